@@ -1,0 +1,203 @@
+/**
+ * Actions: the unit of work. An action has a name that is a valid LLM tool name, a zod input
+ * schema that params are validated against before it runs, and a `run` function that may be
+ * sync or async. An action changes state or asks for effects only through what it returns
+ * (`result(output, { state, effects })`), or fails through `fail(reason, message)` or a throw.
+ *
+ * Pure: no I/O, no XState.
+ */
+import type { z } from 'zod';
+import { DefinitionError } from './errors.js';
+import type { Effect } from './effects.js';
+import { isObjectSchema, isZodSchema, type ObjectSchema } from './schema.js';
+import type { Signal } from './signal.js';
+
+/** Valid LLM tool names, as OpenAI and Anthropic accept them. */
+export const ACTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+const RESULT = Symbol.for('skillstate.result');
+const FAILURE = Symbol.for('skillstate.failure');
+
+/** What an action sees besides its params. Read-only: change state by returning `result(...)`. */
+export interface ActionContext<TState = unknown, TConfig = unknown> {
+  /** The id of the agent running the action. */
+  readonly agentId: string;
+  /** The agent's whole state. */
+  readonly state: Readonly<Record<string, unknown>>;
+  /** The state slice of the skill that owns the action (undefined for the agent's own actions). */
+  readonly skillState: TState;
+  /** The owning skill's config, validated by its config schema. */
+  readonly config: TConfig;
+  /** The owning skill's name (undefined for the agent's own actions). */
+  readonly skill: string | undefined;
+  /** The signal being processed, when the action runs because of one. */
+  readonly signal: Signal | undefined;
+}
+
+/** An action's output together with a state update and effects. Build it with `result()`. */
+export interface ActionResult<TOutput = unknown, TState = unknown> {
+  readonly [RESULT]: true;
+  readonly output: TOutput;
+  /** Fields of the owning skill's slice to change (validated against the slice schema). */
+  readonly state?: Partial<TState>;
+  readonly effects?: readonly Effect[];
+}
+
+/** An expected failure, with a stable reason code. Build it with `fail()`. */
+export interface ActionFailure {
+  readonly [FAILURE]: true;
+  readonly reason: string;
+  readonly message: string;
+  readonly details?: Record<string, unknown>;
+}
+
+/** Returns an output together with a state update and/or effects. */
+export function result<TOutput, TState = unknown>(
+  output: TOutput,
+  changes: { state?: Partial<TState>; effects?: readonly Effect[] } = {},
+): ActionResult<TOutput, TState> {
+  const value: { [RESULT]: true; output: TOutput; state?: Partial<TState>; effects?: readonly Effect[] } = {
+    [RESULT]: true,
+    output,
+  };
+  if (changes.state !== undefined) value.state = changes.state;
+  if (changes.effects !== undefined) value.effects = changes.effects;
+  return value;
+}
+
+/**
+ * Fails the action with a reason code (e.g. `division_by_zero`). The caller receives an
+ * `action_failed` error whose details carry the reason; the agent's state is left unchanged.
+ */
+export function fail(reason: string, message?: string, details?: Record<string, unknown>): ActionFailure {
+  const failure: { [FAILURE]: true; reason: string; message: string; details?: Record<string, unknown> } = {
+    [FAILURE]: true,
+    reason,
+    message: message ?? reason.replace(/_/g, ' '),
+  };
+  if (details !== undefined) failure.details = details;
+  return failure;
+}
+
+export function isActionResult(value: unknown): value is ActionResult {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[RESULT] === true;
+}
+
+export function isActionFailure(value: unknown): value is ActionFailure {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[FAILURE] === true;
+}
+
+/** The output type of an action whose `run` returns `R`. */
+export type OutputOf<R> = R extends ActionFailure ? never : R extends ActionResult<infer O, unknown> ? O : R;
+
+export interface ActionSpec<
+  TInput extends ObjectSchema = ObjectSchema,
+  TOutput = unknown,
+  TState = unknown,
+  TConfig = unknown,
+> {
+  readonly kind: 'action';
+  readonly name: string;
+  readonly description: string;
+  readonly input: TInput;
+  readonly output: z.ZodType<TOutput> | undefined;
+  /** The slice schema the action expects, when it declares one (used for typing and checked by `defineSkill`). */
+  readonly state: ObjectSchema | undefined;
+  run(
+    params: z.output<TInput>,
+    ctx: ActionContext<TState, TConfig>,
+  ): unknown;
+}
+
+/** An action of any input, output and state. */
+export type AnyAction = ActionSpec<ObjectSchema, unknown, unknown, unknown>;
+
+export interface ActionDefinition<
+  TInput extends ObjectSchema,
+  TReturn,
+  TStateSchema extends ObjectSchema | undefined,
+  TConfig,
+> {
+  /** A valid tool name: letters, digits, `_` and `-`, at most 64 characters. */
+  name: string;
+  /** What the action does, for people and language models. */
+  description: string;
+  /** Params are validated against this before `run` is called. */
+  input: TInput;
+  /** When given, the output is validated against it after `run`. */
+  output?: z.ZodType;
+  /** The owning skill's slice schema, to type `ctx.skillState` and the state in `result()`. */
+  state?: TStateSchema;
+  run(
+    params: z.output<TInput>,
+    ctx: ActionContext<TStateSchema extends ObjectSchema ? z.output<TStateSchema> : unknown, TConfig>,
+  ): TReturn;
+}
+
+type StateOf<S> = S extends ObjectSchema ? z.output<S> : unknown;
+
+/**
+ * Defines an action. Throws a `DefinitionError` (code `invalid_action`) naming the action and
+ * the field when the definition cannot work.
+ *
+ * @example
+ * const add = defineAction({
+ *   name: 'add',
+ *   description: 'Add two numbers',
+ *   input: z.object({ a: z.number(), b: z.number() }),
+ *   run: ({ a, b }) => ({ result: a + b }),
+ * });
+ */
+export function defineAction<
+  TInput extends ObjectSchema,
+  TReturn,
+  TStateSchema extends ObjectSchema | undefined = undefined,
+  TConfig = unknown,
+>(
+  definition: ActionDefinition<TInput, TReturn, TStateSchema, TConfig>,
+): ActionSpec<TInput, OutputOf<Awaited<TReturn>>, StateOf<TStateSchema>, TConfig> {
+  const name = definition?.name;
+  const problem = (field: string, message: string): never => {
+    throw new DefinitionError({
+      code: 'invalid_action',
+      message: `action '${String(name)}': ${field} ${message}`,
+      action: typeof name === 'string' ? name : undefined,
+      details: { field },
+    });
+  };
+  if (typeof definition !== 'object' || definition === null) {
+    throw new DefinitionError({ code: 'invalid_action', message: 'defineAction needs a definition object' });
+  }
+  if (typeof name !== 'string' || !ACTION_NAME.test(name)) {
+    problem('name', 'must be 1 to 64 letters, digits, "_" or "-" (a valid tool name)');
+  }
+  if (typeof definition.description !== 'string' || definition.description.trim() === '') {
+    problem('description', 'must be a non-empty string (language models read it to choose the tool)');
+  }
+  if (!isObjectSchema(definition.input)) problem('input', 'must be a zod object schema (z.object({...}))');
+  if (definition.output !== undefined && !isZodSchema(definition.output)) problem('output', 'must be a zod schema');
+  if (definition.state !== undefined && !isObjectSchema(definition.state)) problem('state', 'must be a zod object schema');
+  if (typeof definition.run !== 'function') problem('run', 'must be a function');
+
+  const run = definition.run;
+  return Object.freeze({
+    kind: 'action' as const,
+    name,
+    description: definition.description,
+    input: definition.input,
+    output: definition.output as z.ZodType<OutputOf<Awaited<TReturn>>> | undefined,
+    state: definition.state,
+    run: run as ActionSpec<TInput, OutputOf<Awaited<TReturn>>, StateOf<TStateSchema>, TConfig>['run'],
+  });
+}
+
+/** True when `value` is an action made by `defineAction`. */
+export function isAction(value: unknown): value is AnyAction {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as AnyAction).kind === 'action' &&
+    typeof (value as AnyAction).name === 'string' &&
+    typeof (value as AnyAction).run === 'function'
+  );
+}

@@ -1,0 +1,375 @@
+/**
+ * Agent definitions: an agent's name, its own schema and actions, its routes and the skills
+ * composed onto it. `defineAgent` validates everything at once (state keys unique and clear of
+ * the agent's schema, configs valid, requirements satisfied, no requirement cycle) and throws a
+ * `DefinitionError` naming the culprits. The definition then makes agent values (`new`), runs
+ * them (`cmd`), updates and validates them (`set`, `validate`), and re-links agents parsed
+ * from JSON (`restore`).
+ *
+ * Pure: no I/O, no XState.
+ */
+import { nanoid } from 'nanoid';
+import type { z } from 'zod';
+import { isAction, type AnyAction } from './action.js';
+import { Agent, Catalog, catalogOf, type ActiveSkill, type AgentData, type Blueprint, type MountedSkill } from './catalog.js';
+import { execute, type CmdOptions, type CmdResult } from './cmd.js';
+import { diagnostic, type Diagnostic } from './diagnostics.js';
+import { DefinitionError, errorInfo, formatIssues, StateError, type ErrorInfo } from './errors.js';
+import type { Instruction, RouteTarget } from './instruction.js';
+import { orderByDependencies, unlinkedError } from './mount.js';
+import { deepMerge, isPlainObject } from './plain.js';
+import type { SkillResolver } from './registry.js';
+import { validateRoute, type Route } from './router.js';
+import { EMPTY_SCHEMA, isObjectSchema, parseSync, type ObjectSchema } from './schema.js';
+import {
+  initialSlice,
+  isSkill,
+  resolveSkillConfig,
+  SKILL_NAME,
+  unpackAttachment,
+  type AnySkill,
+  type SkillAttachment,
+  type SkillSpec,
+} from './skill.js';
+
+/** Recursively optional, for initial state and `set`. */
+export type DeepPartial<T> = T extends readonly unknown[] ? T : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> } : T;
+
+type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
+
+type SliceOf<A> = A extends SkillSpec<string, infer K, infer S, unknown>
+  ? { [P in K]: S }
+  : A extends readonly [SkillSpec<string, infer K, infer S, unknown>, unknown]
+    ? { [P in K]: S }
+    : never;
+
+/** The state type of an agent with schema `TSchema` and skills `TSkills`. */
+export type AgentState<TSchema extends ObjectSchema, TSkills extends readonly SkillAttachment[]> = z.output<TSchema> &
+  ([TSkills[number]] extends [never] ? unknown : UnionToIntersection<SliceOf<TSkills[number]>>);
+
+/** The state slice type of a skill. */
+export type SkillState<S> = S extends SkillSpec<string, string, infer T, unknown> ? T : never;
+
+export type Result<T> = { ok: true; value: T } | { ok: false; error: ErrorInfo };
+
+export interface AgentDefinitionInput<TSchema extends ObjectSchema, TSkills extends readonly SkillAttachment[]> {
+  name: string;
+  description?: string;
+  /** The agent's own state schema (skills add theirs under their state keys). */
+  schema?: TSchema;
+  /** Skills composed onto every agent of this definition: a skill, or `[skill, config]`. */
+  skills?: TSkills;
+  /** Agent-level routes; they come before skill routes of the same path and priority. */
+  routes?: readonly Route<RouteTarget>[];
+  /** The agent's own actions (not part of any skill). */
+  actions?: readonly AnyAction[];
+  /** Resolves skills mounted at run time when an agent is restored from JSON. */
+  registry?: SkillResolver;
+}
+
+export interface NewAgentOptions<TState> {
+  id?: string;
+  /** Initial values, merged over the defaults. */
+  state?: DeepPartial<TState>;
+}
+
+export interface AgentDefinition<TState extends object = Record<string, unknown>> {
+  readonly kind: 'agent';
+  readonly name: string;
+  readonly description: string | undefined;
+  /** The agent's schema with each skill's schema nested under its state key. */
+  readonly schema: ObjectSchema;
+  /** Warnings found when the definition was made (shadowed routes, action name clashes). */
+  readonly diagnostics: readonly Diagnostic[];
+  /** @internal What catalogs of this definition's agents are built from. */
+  readonly blueprint: Blueprint;
+  /** A new agent with every default applied. Throws a `StateError` when `state` is invalid. */
+  readonly new: (options?: NewAgentOptions<TState>) => Agent<TState>;
+  /** Runs instructions; never rejects (see `cmd`). */
+  readonly cmd: (agent: Agent<TState>, instructions: Instruction | readonly Instruction[], options?: CmdOptions) => Promise<CmdResult<TState>>;
+  /** Deep-merges `attrs` into the state and validates the result. */
+  readonly set: (agent: Agent<TState>, attrs: DeepPartial<TState>) => Result<Agent<TState>>;
+  /** Validates the state against the schema of the agent and its mounted skills (defaults applied). */
+  readonly validate: (agent: Agent<TState>) => Result<Agent<TState>>;
+  /** Re-links an agent parsed from JSON, resolving its mounted skills by name. */
+  readonly restore: (data: unknown, options?: { skills?: SkillResolver }) => Result<Agent<TState>>;
+  /** The skills attached at definition. */
+  readonly skills: () => AnySkill[];
+  /** Every action of the definition (its own and its skills'), deduplicated. */
+  readonly actions: () => AnyAction[];
+  readonly routes: () => Route<RouteTarget>[];
+  /** The validated config of an attached skill. */
+  readonly skillConfig: (skill: AnySkill | string) => Record<string, unknown> | undefined;
+  /** The state slice of a mounted skill. */
+  readonly skillState: <S extends AnySkill>(agent: Agent<object>, skill: S | string) => SkillState<S> | undefined;
+}
+
+/**
+ * Defines an agent. Throws a `DefinitionError` naming the culprits when two skills share a state
+ * key (`duplicate_state_key`), a state key collides with the agent's schema
+ * (`state_key_conflict`), a config is invalid (`invalid_config`), a skill's requirement is not
+ * attached (`missing_dependency`), or requirements form a cycle (`dependency_cycle`).
+ */
+export function defineAgent<TSchema extends ObjectSchema = z.ZodObject<{}>, const TSkills extends readonly SkillAttachment[] = []>(
+  input: AgentDefinitionInput<TSchema, TSkills>,
+): AgentDefinition<AgentState<TSchema, TSkills> & object> {
+  type TState = AgentState<TSchema, TSkills> & object;
+  if (typeof input !== 'object' || input === null) {
+    throw new DefinitionError({ code: 'invalid_agent', message: 'defineAgent needs a definition object' });
+  }
+  const name = input.name;
+  const invalid = (code: ErrorInfo['code'], message: string, extras: Omit<ErrorInfo, 'code' | 'message'> = {}): never => {
+    throw new DefinitionError({ code, message: `agent '${String(name)}': ${message}`, ...extras });
+  };
+  if (typeof name !== 'string' || !SKILL_NAME.test(name)) {
+    invalid('invalid_agent', 'name must be 1 to 64 letters, digits, "_" or "-", starting with a letter or digit');
+  }
+  if (input.description !== undefined && typeof input.description !== 'string') invalid('invalid_agent', 'description must be a string');
+  const schema = input.schema ?? EMPTY_SCHEMA;
+  if (!isObjectSchema(schema)) invalid('invalid_agent', 'schema must be a zod object schema');
+  const ownKeys = new Set(Object.keys(schema.shape));
+
+  const ownActions = input.actions ?? [];
+  if (!Array.isArray(ownActions) || ownActions.some((action) => !isAction(action))) {
+    invalid('invalid_agent', 'actions must be an array of actions made by defineAction');
+  }
+  const ownNames = new Set<string>();
+  for (const action of ownActions) {
+    if (ownNames.has(action.name)) invalid('invalid_agent', `has two actions named '${action.name}'`);
+    ownNames.add(action.name);
+  }
+
+  const attachments = input.skills ?? [];
+  if (!Array.isArray(attachments)) invalid('invalid_agent', 'skills must be an array of skills or [skill, config] pairs');
+  const active = new Map<string, ActiveSkill>();
+  const stateKeyOwner = new Map<string, string>();
+  for (const attachment of attachments as readonly SkillAttachment[]) {
+    const [skill, rawConfig] = unpackAttachment(attachment);
+    if (!isSkill(skill)) invalid('invalid_agent', 'skills must contain skills made by defineSkill (or [skill, config] pairs)');
+    if (active.has(skill.name)) invalid('invalid_agent', `skill '${skill.name}' is attached twice`, { skill: skill.name });
+    const config = resolveSkillConfig(skill, rawConfig);
+    if (!config.ok) invalid('invalid_config', config.error.message, { skill: skill.name, issues: config.error.issues });
+    const key = skill.stateKey;
+    const holder = stateKeyOwner.get(key);
+    if (holder !== undefined) {
+      invalid('duplicate_state_key', `skills '${holder}' and '${skill.name}' both use state key '${key}'`, {
+        skill: skill.name,
+        subject: key,
+        details: { stateKey: key, skills: [holder, skill.name] },
+      });
+    }
+    if (ownKeys.has(key)) {
+      invalid('state_key_conflict', `state key '${key}' of skill '${skill.name}' collides with a key of the agent's schema`, {
+        skill: skill.name,
+        subject: key,
+      });
+    }
+    stateKeyOwner.set(key, skill.name);
+    active.set(skill.name, { spec: skill, config: (config as { value: Record<string, unknown> }).value });
+  }
+  for (const { spec } of active.values()) {
+    const missing = spec.requires.filter((required) => !active.has(required));
+    if (missing.length) {
+      invalid('missing_dependency', `skill '${spec.name}' requires ${missing.map((m) => `'${m}'`).join(', ')}, which ${missing.length > 1 ? 'are' : 'is'} not attached`, {
+        skill: spec.name,
+        details: { missing },
+      });
+    }
+  }
+  const ordered = orderByDependencies([...active.values()].map((a) => [a.spec, a.config]), () => false);
+  if (!ordered.ok) invalid(ordered.error.code, ordered.error.message, { skill: ordered.error.skill, details: ordered.error.details });
+
+  const routes = input.routes ?? [];
+  if (!Array.isArray(routes)) invalid('invalid_agent', 'routes must be an array of routes');
+  for (const route of routes) {
+    try {
+      validateRoute(route);
+    } catch (error) {
+      invalid('invalid_route', (error as Error).message, { subject: (route as Route<unknown>)?.path });
+    }
+  }
+  for (const { spec, config } of active.values()) {
+    let skillRoutes: readonly Route<RouteTarget>[];
+    try {
+      skillRoutes = spec.routes(config);
+      if (!Array.isArray(skillRoutes)) throw new TypeError('routes(config) did not return an array');
+      for (const route of skillRoutes) validateRoute(route);
+    } catch (error) {
+      invalid('invalid_route', `routes of skill '${spec.name}': ${(error as Error).message}`, { skill: spec.name });
+    }
+  }
+  if (input.registry !== undefined && typeof input.registry?.get !== 'function') {
+    invalid('invalid_agent', 'registry must have a get(name) method (see createSkillRegistry)');
+  }
+
+  const staticSkills = [...active.values()].map((a) => a.spec);
+  const registry = input.registry;
+  const blueprint: Blueprint = {
+    name,
+    schema,
+    ownActions: Object.freeze([...ownActions]),
+    routes: Object.freeze([...routes]),
+    skills: Object.freeze(staticSkills),
+    resolveSkill: (skillName) => active.get(skillName)?.spec ?? registry?.get(skillName),
+  };
+  const catalog = new Catalog(blueprint, active);
+  const diagnostics = [...catalog.router().diagnostics, ...actionClashDiagnostics(catalog)];
+  const mounted: MountedSkill[] = [...active.values()].map(({ spec, config }) => ({ name: spec.name, stateKey: spec.stateKey, config }));
+
+  const definition: AgentDefinition<TState> = {
+    kind: 'agent',
+    name,
+    description: input.description,
+    schema: catalog.schema(),
+    diagnostics: Object.freeze(diagnostics),
+    blueprint,
+    new: (options = {}) => {
+      const state = buildInitialState(blueprint, catalog, options.state);
+      if (!state.ok) throw new StateError(state.error);
+      const id = options.id ?? nanoid();
+      if (typeof id !== 'string' || id.length === 0) {
+        throw new StateError({ code: 'invalid_state', message: `agent '${name}': id must be a non-empty string` });
+      }
+      return Agent.link<TState>(
+        { id, definition: name, state: state.value as TState, mounted: mounted.map((record) => ({ ...record })) },
+        catalog,
+      );
+    },
+    cmd: (agent, instructions, options) => Promise.resolve(execute(agent, instructions, options)),
+    set: (agent, attrs) => setState(agent, attrs),
+    validate: (agent) => validateState(agent),
+    restore: (data, options) => restoreAgent<TState>(blueprint, data, options?.skills),
+    skills: () => [...staticSkills],
+    actions: () => catalog.actionList(),
+    routes: () => catalog.router().router.routes(),
+    skillConfig: (skill) => active.get(typeof skill === 'string' ? skill : skill.name)?.config,
+    skillState: <S extends AnySkill>(agent: Agent<object>, skill: S | string) => {
+      const skillName = typeof skill === 'string' ? skill : skill.name;
+      const record = agent.mounted.find((m) => m.name === skillName);
+      return record ? ((agent.state as Record<string, unknown>)[record.stateKey] as SkillState<S>) : undefined;
+    },
+  };
+  return Object.freeze(definition);
+}
+
+function actionClashDiagnostics(catalog: Catalog): Diagnostic[] {
+  const found: Diagnostic[] = [];
+  for (const [action, entries] of catalog.actions) {
+    if (entries.length < 2) continue;
+    const owners = entries.map((entry) => (entry.skill ? `skill '${entry.skill.spec.name}'` : `agent '${catalog.blueprint.name}'`));
+    found.push(
+      diagnostic('warning', 'action_name_clash', `action '${action}' is offered by ${owners.join(' and ')}; a bare '${action}' runs the one of ${owners[0]}`, {
+        subject: action,
+        details: { providers: owners },
+      }),
+    );
+  }
+  return found;
+}
+
+function buildInitialState(blueprint: Blueprint, catalog: Catalog, initial: unknown): Result<Record<string, unknown>> {
+  const fail = (message: string, issues?: ErrorInfo['issues']): Result<never> => ({
+    ok: false,
+    error: errorInfo('invalid_state', `agent '${blueprint.name}': ${message}`, issues ? { issues } : undefined),
+  });
+  if (initial !== undefined && !isPlainObject(initial)) return fail('initial state must be a plain object');
+  const values = (initial ?? {}) as Record<string, unknown>;
+  const unknownKey = Object.keys(values).find((key) => !catalog.ownKeys.has(key) && !catalog.stateKeys.has(key));
+  if (unknownKey !== undefined && !isOpen(blueprint.schema)) {
+    return fail(`initial state has '${unknownKey}', which is neither a field of the agent's schema nor a skill's state key`);
+  }
+  const own: Record<string, unknown> = {};
+  for (const key of Object.keys(values)) if (!catalog.stateKeys.has(key)) own[key] = values[key];
+  const parsed = parseSync(blueprint.schema, own);
+  if (!parsed.ok) return fail(`invalid initial state: ${formatIssues(parsed.issues)}`, parsed.issues);
+  const state: Record<string, unknown> = { ...parsed.value };
+  for (const { spec, config } of catalog.skills.values()) {
+    const override = values[spec.stateKey];
+    if (override !== undefined && !isPlainObject(override)) return fail(`initial state of skill '${spec.name}' must be a plain object`);
+    const slice = initialSlice(spec, config, override);
+    if (!slice.ok) return { ok: false, error: slice.error };
+    state[spec.stateKey] = slice.value;
+  }
+  return { ok: true, value: state };
+}
+
+function isOpen(schema: ObjectSchema): boolean {
+  return (schema as unknown as { _zod: { def: { catchall?: { _zod?: { def?: { type?: string } } } } } })._zod.def.catchall?._zod?.def?.type === 'unknown';
+}
+
+function setState<TState extends object>(agent: Agent<TState>, attrs: unknown): Result<Agent<TState>> {
+  const catalog = catalogOf(agent);
+  if (!catalog) return { ok: false, error: unlinkedError(agent) };
+  if (!isPlainObject(attrs)) return { ok: false, error: errorInfo('invalid_state', 'set needs a plain object of fields to change') };
+  const unknownKey = Object.keys(attrs).find((key) => !catalog.ownKeys.has(key) && !catalog.stateKeys.has(key));
+  if (unknownKey !== undefined && !isOpen(catalog.blueprint.schema)) {
+    return {
+      ok: false,
+      error: errorInfo('invalid_state', `cannot set '${unknownKey}': it is neither a field of the agent's schema nor the state key of a mounted skill`, {
+        subject: unknownKey,
+      }),
+    };
+  }
+  return validated(agent, catalog, deepMerge(agent.state as Record<string, unknown>, attrs));
+}
+
+function validateState<TState extends object>(agent: Agent<TState>): Result<Agent<TState>> {
+  const catalog = catalogOf(agent);
+  if (!catalog) return { ok: false, error: unlinkedError(agent) };
+  return validated(agent, catalog, agent.state as Record<string, unknown>);
+}
+
+function validated<TState extends object>(agent: Agent<TState>, catalog: Catalog, state: Record<string, unknown>): Result<Agent<TState>> {
+  const parsed = parseSync(catalog.schema(), state);
+  if (!parsed.ok) {
+    return {
+      ok: false,
+      error: errorInfo('invalid_state', `invalid state for agent '${agent.id}': ${formatIssues(parsed.issues)}`, { issues: parsed.issues }),
+    };
+  }
+  return {
+    ok: true,
+    value: Agent.link({ id: agent.id, definition: agent.definition, state: parsed.value as TState, mounted: agent.mounted }, catalog),
+  };
+}
+
+function restoreAgent<TState extends object>(blueprint: Blueprint, data: unknown, extra: SkillResolver | undefined): Result<Agent<TState>> {
+  const bad = (message: string): Result<never> => ({ ok: false, error: errorInfo('invalid_snapshot', `cannot restore agent: ${message}`) });
+  if (!isPlainObject(data) && !(data instanceof Agent)) return bad('the data is not an object');
+  const record = data as Partial<AgentData>;
+  if (typeof record.id !== 'string' || record.id.length === 0) return bad('it has no id');
+  if (record.definition !== blueprint.name) {
+    return bad(`it was made by definition '${String(record.definition)}', not '${blueprint.name}'`);
+  }
+  if (!isPlainObject(record.state)) return bad(`agent '${record.id}' has no state object`);
+  if (!Array.isArray(record.mounted)) return bad(`agent '${record.id}' has no list of mounted skills`);
+  const skills = new Map<string, ActiveSkill>();
+  const mounted: MountedSkill[] = [];
+  for (const entry of record.mounted as unknown[]) {
+    if (!isPlainObject(entry) || typeof entry.name !== 'string') return bad(`agent '${record.id}' has a malformed mounted-skill record`);
+    const spec = blueprint.resolveSkill(entry.name) ?? extra?.get(entry.name);
+    if (!spec) {
+      return {
+        ok: false,
+        error: errorInfo(
+          'unknown_skill',
+          `cannot restore agent '${record.id}': skill '${entry.name}' is mounted on it but neither the definition nor the registry knows it`,
+          { skill: entry.name },
+        ),
+      };
+    }
+    const config = resolveSkillConfig(spec, entry.config);
+    if (!config.ok) return config;
+    skills.set(spec.name, { spec, config: config.value });
+    mounted.push({ name: spec.name, stateKey: spec.stateKey, config: config.value });
+  }
+  const catalog = new Catalog(blueprint, skills);
+  const parsed = parseSync(catalog.schema(), record.state);
+  if (!parsed.ok) {
+    return {
+      ok: false,
+      error: errorInfo('invalid_state', `cannot restore agent '${record.id}': ${formatIssues(parsed.issues)}`, { issues: parsed.issues }),
+    };
+  }
+  return { ok: true, value: Agent.link({ id: record.id, definition: blueprint.name, state: parsed.value as TState, mounted }, catalog) };
+}

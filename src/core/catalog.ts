@@ -1,0 +1,230 @@
+/**
+ * The agent value and the code behind it.
+ *
+ * An `Agent` is plain data — `{ id, definition, state, mounted }` — that serialises to JSON as
+ * is. Running it needs code (actions, schemas, routes), which lives in a `Catalog`: the agent's
+ * definition plus the specs of its mounted skills, indexed for fast lookup. Each agent value
+ * carries its catalog in a private field that JSON, spreading and equality never see. An agent
+ * that lost it (parsed from JSON) is re-linked with `definition.restore(data)`.
+ *
+ * Catalogs are immutable: mounting or unmounting builds a new one, so an old agent value keeps
+ * working with the skills it had.
+ *
+ * Pure: no I/O, no XState.
+ */
+import { z } from 'zod';
+import type { AnyAction } from './action.js';
+import { diagnostic, type Diagnostic } from './diagnostics.js';
+import type { RouteTarget } from './instruction.js';
+import { createRouter, type Route, type Router } from './router.js';
+import type { ObjectSchema } from './schema.js';
+import type { AnySkill } from './skill.js';
+
+/** A mounted skill as the agent records it: by name, with its validated config. */
+export interface MountedSkill {
+  name: string;
+  stateKey: string;
+  config: Record<string, unknown>;
+}
+
+/** The plain-data form of an agent. */
+export interface AgentData<TState extends object = Record<string, unknown>> {
+  id: string;
+  /** The name of the agent definition this agent was made from. */
+  definition: string;
+  state: TState;
+  /** Mounted skills, in mount order. */
+  mounted: MountedSkill[];
+}
+
+/** What a catalog needs to know about the agent definition. */
+export interface Blueprint {
+  readonly name: string;
+  readonly schema: ObjectSchema;
+  readonly ownActions: readonly AnyAction[];
+  readonly routes: readonly Route<RouteTarget>[];
+  /** The skills attached when the agent was defined. */
+  readonly skills: readonly AnySkill[];
+  /** Resolves a skill by name: the definition's skills first, then its registry. */
+  resolveSkill(name: string): AnySkill | undefined;
+}
+
+export interface ActiveSkill {
+  readonly spec: AnySkill;
+  readonly config: Record<string, unknown>;
+}
+
+/** An action the agent can run, with the skill that provides it (undefined: the agent's own). */
+export interface ActionEntry {
+  readonly action: AnyAction;
+  readonly skill: ActiveSkill | undefined;
+}
+
+export class Catalog {
+  /** Bare action name → providers, the agent's own first, then skills in mount order. */
+  readonly actions: ReadonlyMap<string, readonly ActionEntry[]>;
+  /** State key → skill name. */
+  readonly stateKeys: ReadonlyMap<string, string>;
+  readonly ownKeys: ReadonlySet<string>;
+  private routerCache: { router: Router<RouteTarget>; diagnostics: Diagnostic[] } | undefined;
+  private schemaCache: ObjectSchema | undefined;
+
+  constructor(
+    readonly blueprint: Blueprint,
+    readonly skills: ReadonlyMap<string, ActiveSkill>,
+  ) {
+    const actions = new Map<string, ActionEntry[]>();
+    const add = (entry: ActionEntry) => {
+      const list = actions.get(entry.action.name);
+      if (list) list.push(entry);
+      else actions.set(entry.action.name, [entry]);
+    };
+    for (const action of blueprint.ownActions) add({ action, skill: undefined });
+    const stateKeys = new Map<string, string>();
+    for (const active of skills.values()) {
+      stateKeys.set(active.spec.stateKey, active.spec.name);
+      for (const action of active.spec.actions) add({ action, skill: active });
+    }
+    this.actions = actions;
+    this.stateKeys = stateKeys;
+    this.ownKeys = new Set(Object.keys(blueprint.schema.shape));
+  }
+
+  withSkill(spec: AnySkill, config: Record<string, unknown>): Catalog {
+    const skills = new Map(this.skills);
+    skills.set(spec.name, { spec, config });
+    return new Catalog(this.blueprint, skills);
+  }
+
+  withoutSkill(name: string): Catalog {
+    const skills = new Map(this.skills);
+    skills.delete(name);
+    return new Catalog(this.blueprint, skills);
+  }
+
+  /** Every action of the agent, deduplicated, the agent's own first. */
+  actionList(): AnyAction[] {
+    const seen = new Set<AnyAction>();
+    for (const entries of this.actions.values()) for (const entry of entries) seen.add(entry.action);
+    return [...seen];
+  }
+
+  /** Action names registered on the agent, qualified by skill: `skill/action` (or `action` for its own). */
+  registeredActions(): string[] {
+    const names: string[] = [];
+    for (const action of this.blueprint.ownActions) names.push(action.name);
+    for (const active of this.skills.values()) for (const action of active.spec.actions) names.push(`${active.spec.name}/${action.name}`);
+    return names;
+  }
+
+  /** The router over the agent's routes, then each mounted skill's, in mount order. Built once. */
+  router(): { router: Router<RouteTarget>; diagnostics: Diagnostic[] } {
+    if (!this.routerCache) this.routerCache = buildRouter(this);
+    return this.routerCache;
+  }
+
+  /** The agent's schema with every mounted skill's schema nested under its state key. */
+  schema(): ObjectSchema {
+    if (!this.schemaCache) {
+      const shape: Record<string, z.ZodType> = { ...(this.blueprint.schema.shape as Record<string, z.ZodType>) };
+      for (const active of this.skills.values()) shape[active.spec.stateKey] = active.spec.schema.prefault({});
+      this.schemaCache = z.object(shape);
+    }
+    return this.schemaCache;
+  }
+}
+
+/**
+ * Builds the router. A skill route whose target is an action of the skill is pinned to that
+ * skill, so a name shared with another skill cannot divert it. Two routes with the same path
+ * and priority are both kept (the router returns every match) but the later one can never come
+ * first, so it is reported as shadowed.
+ */
+function buildRouter(catalog: Catalog): { router: Router<RouteTarget>; diagnostics: Diagnostic[] } {
+  const router = createRouter<RouteTarget>();
+  const diagnostics: Diagnostic[] = [];
+  const owners = new Map<string, string>();
+  const record = (route: Route<RouteTarget>, owner: string, skill: string | undefined) => {
+    const key = `${route.path}\u0000${route.priority ?? 0}`;
+    const first = owners.get(key);
+    if (first === undefined) owners.set(key, owner);
+    else {
+      diagnostics.push(
+        diagnostic('warning', 'shadowed_route', `route '${route.path}' of ${owner} is shadowed by the same route of ${first}`, {
+          skill,
+          subject: route.path,
+          details: { shadowedBy: first, priority: route.priority ?? 0 },
+        }),
+      );
+    }
+  };
+  const agentOwner = `agent '${catalog.blueprint.name}'`;
+  for (const route of catalog.blueprint.routes) {
+    router.add(route);
+    record(route, agentOwner, undefined);
+  }
+  for (const active of catalog.skills.values()) {
+    const own = new Set(active.spec.actions.map((action) => action.name));
+    for (const route of active.spec.routes(active.config)) {
+      const target = route.target;
+      const pinned: Route<RouteTarget> =
+        typeof target !== 'function' && target.skill === undefined && own.has(typeof target.action === 'string' ? target.action : target.action.name)
+          ? { ...route, target: { ...target, skill: active.spec.name } }
+          : route;
+      router.add(pinned);
+      record(route, `skill '${active.spec.name}'`, active.spec.name);
+    }
+  }
+  return { router, diagnostics };
+}
+
+let readCatalog: (agent: Agent) => Catalog | undefined;
+
+/**
+ * An agent: plain data (`id`, `definition`, `state`, `mounted`) plus a private link to the code
+ * that runs it. Create agents with `definition.new()`; change them with `cmd`, `set`,
+ * `mountSkill` and `unmountSkill`, which return new agents.
+ */
+export class Agent<TState extends object = Record<string, unknown>> implements AgentData<TState> {
+  readonly id: string;
+  readonly definition: string;
+  readonly state: TState;
+  readonly mounted: MountedSkill[];
+  readonly #catalog: Catalog | undefined;
+
+  static {
+    readCatalog = (agent) => (#catalog in agent ? agent.#catalog : undefined);
+  }
+
+  private constructor(data: AgentData<TState>, catalog: Catalog | undefined) {
+    this.id = data.id;
+    this.definition = data.definition;
+    this.state = data.state;
+    this.mounted = data.mounted;
+    this.#catalog = catalog;
+  }
+
+  /** @internal Use `definition.new()` or `definition.restore()`. */
+  static link<S extends object>(data: AgentData<S>, catalog: Catalog): Agent<S> {
+    return new Agent(data, catalog);
+  }
+
+  toJSON(): AgentData<TState> {
+    return { id: this.id, definition: this.definition, state: this.state, mounted: this.mounted };
+  }
+}
+
+/** The catalog behind an agent value, or undefined when it is plain data without one. */
+export function catalogOf(agent: unknown): Catalog | undefined {
+  return agent instanceof Agent ? readCatalog(agent) : undefined;
+}
+
+/** True when `value` is a linked agent made by skillstate. */
+export function isAgent(value: unknown): value is Agent {
+  return catalogOf(value) !== undefined;
+}
+
+/** A new agent value with `state` and the same catalog and mounted skills. */
+export function withState<S extends object>(agent: Agent<S>, state: S, catalog: Catalog): Agent<S> {
+  return Agent.link({ id: agent.id, definition: agent.definition, state, mounted: agent.mounted }, catalog);
+}

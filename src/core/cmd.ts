@@ -1,0 +1,329 @@
+/**
+ * `cmd`: runs instructions against an agent value and returns the new agent and the effects.
+ * For each instruction it resolves the action among the agent's registered actions, validates
+ * the params, runs the action, validates its output and state update, and collects effects.
+ *
+ * It never throws. A malformed instruction, an unknown action, invalid params, a failing or
+ * throwing action, an invalid output, state update or effect each become an `error` effect
+ * naming the action and the reason, and the agent's state stays exactly as it was before that
+ * instruction. By default the remaining instructions are then skipped (`onError: 'continue'`
+ * runs them anyway).
+ *
+ * Sync actions complete synchronously inside `execute`, so the runtime pays for a promise only
+ * when an action is async.
+ *
+ * Pure: no I/O, no XState.
+ */
+import { isActionFailure, isActionResult, type AnyAction } from './action.js';
+import { Agent, catalogOf, type ActionEntry, type Catalog } from './catalog.js';
+import { effectProblem, errorEffect, type Effect } from './effects.js';
+import { describeThrown, errorInfo, formatIssues, type ErrorInfo } from './errors.js';
+import { normalizeInstruction, type Instruction, type NormalizedInstruction } from './instruction.js';
+import { unlinkedError } from './mount.js';
+import { isPlainObject } from './plain.js';
+import { applyPatch, parseSync, parseWith, type Parsed } from './schema.js';
+import type { Signal } from './signal.js';
+
+export interface CmdOptions {
+  /** The signal being processed, passed to actions as `ctx.signal`. */
+  signal?: Signal;
+  /** After a failed instruction: skip the rest (`stop`, the default) or run them (`continue`). */
+  onError?: 'stop' | 'continue';
+}
+
+export type InstructionResult =
+  | { ok: true; action: string; skill: string | undefined; output: unknown }
+  | { ok: false; action: string | undefined; skill: string | undefined; error: ErrorInfo };
+
+export interface CmdResult<TState extends object = Record<string, unknown>> {
+  agent: Agent<TState>;
+  effects: Effect[];
+  /** One entry per instruction that ran, in order. */
+  results: InstructionResult[];
+}
+
+type Step =
+  | { ok: true; agent: Agent<object>; output: unknown; effects: readonly Effect[]; action: string; skill: string | undefined }
+  | { ok: false; error: ErrorInfo; action: string | undefined; skill: string | undefined };
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
+}
+
+/**
+ * Runs instructions against an agent. Resolves with the new agent, the effects and one result
+ * per instruction that ran. Never rejects.
+ */
+export function cmd<TState extends object>(
+  agent: Agent<TState>,
+  instructions: Instruction | readonly Instruction[],
+  options?: CmdOptions,
+): Promise<CmdResult<TState>> {
+  return Promise.resolve(execute(agent, instructions, options));
+}
+
+/**
+ * `cmd` without the promise when every action is sync: returns a `CmdResult` directly, or a
+ * promise of one as soon as an action (or a schema) is async. Never throws.
+ */
+export function execute<TState extends object>(
+  agent: Agent<TState>,
+  instructions: Instruction | readonly Instruction[],
+  options?: CmdOptions,
+): CmdResult<TState> | Promise<CmdResult<TState>> {
+  const list: readonly unknown[] = Array.isArray(instructions) ? instructions : [instructions];
+  const catalog = catalogOf(agent);
+  if (!catalog) {
+    const error = unlinkedError(agent);
+    return { agent, effects: [errorEffect(error)], results: [{ ok: false, action: undefined, skill: undefined, error }] };
+  }
+  const run = new Run(agent as Agent<object>, catalog, list, options);
+  for (let i = 0; i < list.length; i++) {
+    const step = runStep(run.agent, catalog, list[i], options?.signal);
+    if (isThenable(step)) return run.finishAsync(step as Promise<Step>, i) as Promise<CmdResult<TState>>;
+    if (!run.record(step, i)) break;
+  }
+  return run.result() as CmdResult<TState>;
+}
+
+/** Accumulates the outcome of a `cmd` call across its instructions. */
+class Run {
+  readonly effects: Effect[] = [];
+  readonly results: InstructionResult[] = [];
+
+  constructor(
+    public agent: Agent<object>,
+    private readonly catalog: Catalog,
+    private readonly list: readonly unknown[],
+    private readonly options: CmdOptions | undefined,
+  ) {}
+
+  /** Records a step; returns false when the remaining instructions must be skipped. */
+  record(step: Step, index: number): boolean {
+    if (step.ok) {
+      this.agent = step.agent;
+      for (const effect of step.effects) this.effects.push(effect);
+      this.results.push({ ok: true, action: step.action, skill: step.skill, output: step.output });
+      return true;
+    }
+    const remaining = this.list.length - index - 1;
+    const stop = this.options?.onError !== 'continue';
+    const error =
+      stop && remaining > 0
+        ? { ...step.error, message: `${step.error.message} (${remaining} later instruction${remaining > 1 ? 's were' : ' was'} not run)` }
+        : step.error;
+    this.effects.push(errorEffect(error));
+    this.results.push({ ok: false, action: step.action, skill: step.skill, error });
+    return !stop;
+  }
+
+  async finishAsync(pending: Promise<Step>, index: number): Promise<CmdResult<object>> {
+    if (!this.record(await pending, index)) return this.result();
+    for (let i = index + 1; i < this.list.length; i++) {
+      const step = await runStep(this.agent, this.catalog, this.list[i], this.options?.signal);
+      if (!this.record(step, i)) break;
+    }
+    return this.result();
+  }
+
+  result(): CmdResult<object> {
+    return { agent: this.agent, effects: this.effects, results: this.results };
+  }
+}
+
+function failed(error: ErrorInfo): Step {
+  return { ok: false, error, action: error.action, skill: error.skill };
+}
+
+function runStep(agent: Agent<object>, catalog: Catalog, raw: unknown, signal: Signal | undefined): Step | Promise<Step> {
+  const normalized = normalizeInstruction(raw);
+  if (!normalized.ok) return failed(normalized.error);
+  const instruction = normalized.value;
+  const entry = resolveAction(catalog, instruction, agent);
+  if (!('action' in entry)) return failed(entry.error);
+  const parsed = parseWith(entry.action.input, instruction.params);
+  if (isThenable(parsed)) return parsed.then((value) => runAction(agent, catalog, entry, value, signal));
+  return runAction(agent, catalog, entry, parsed, signal);
+}
+
+function runAction(
+  agent: Agent<object>,
+  catalog: Catalog,
+  entry: ActionEntry,
+  params: Parsed<Record<string, unknown>>,
+  signal: Signal | undefined,
+): Step | Promise<Step> {
+  const { action, skill } = entry;
+  const skillName = skill?.spec.name;
+  if (!params.ok) {
+    return failed(
+      errorInfo('invalid_params', `invalid params for action '${action.name}': ${formatIssues(params.issues)}`, {
+        action: action.name,
+        skill: skillName,
+        issues: params.issues,
+      }),
+    );
+  }
+  const state = agent.state as Record<string, unknown>;
+  const ctx = {
+    agentId: agent.id,
+    state,
+    skillState: skill ? state[skill.spec.stateKey] : undefined,
+    config: skill ? skill.config : {},
+    skill: skillName,
+    signal,
+  };
+  let returned: unknown;
+  try {
+    returned = action.run(params.value, ctx);
+  } catch (thrown) {
+    return failed(thrownError(action, skillName, thrown));
+  }
+  if (isThenable(returned)) {
+    return Promise.resolve(returned).then(
+      (value) => finish(agent, catalog, entry, value),
+      (thrown: unknown) => failed(thrownError(action, skillName, thrown)),
+    );
+  }
+  return finish(agent, catalog, entry, returned);
+}
+
+function thrownError(action: AnyAction, skill: string | undefined, thrown: unknown): ErrorInfo {
+  return errorInfo('action_failed', `action '${action.name}' failed: ${describeThrown(thrown)}`, { action: action.name, skill });
+}
+
+function finish(agent: Agent<object>, catalog: Catalog, entry: ActionEntry, returned: unknown): Step {
+  const { action, skill } = entry;
+  const skillName = skill?.spec.name;
+  const extras = { action: action.name, skill: skillName };
+  if (isActionFailure(returned)) {
+    const details: Record<string, unknown> = { reason: returned.reason };
+    if (returned.details) details.details = returned.details;
+    return failed(errorInfo('action_failed', `action '${action.name}' failed: ${returned.message}`, { ...extras, details }));
+  }
+  let output = returned;
+  let patch: unknown;
+  let produced: readonly unknown[] | undefined;
+  if (isActionResult(returned)) {
+    output = returned.output;
+    patch = returned.state;
+    produced = returned.effects;
+  }
+  if (action.output) {
+    const checked = parseSync(action.output, output);
+    if (!checked.ok) {
+      return failed(
+        errorInfo('invalid_output', `action '${action.name}' returned an invalid output: ${formatIssues(checked.issues)}`, {
+          ...extras,
+          issues: checked.issues,
+        }),
+      );
+    }
+    output = checked.value;
+  }
+
+  let next = agent;
+  if (patch !== undefined) {
+    const state = updatedState(agent, catalog, entry, patch);
+    if (!state.ok) return failed(state.error);
+    next = Agent.link({ id: agent.id, definition: agent.definition, state: state.value, mounted: agent.mounted }, catalog);
+  }
+
+  let effects: Effect[] = [];
+  if (produced !== undefined) {
+    if (!Array.isArray(produced)) {
+      return failed(errorInfo('invalid_effect', `action '${action.name}' returned effects that are not an array`, extras));
+    }
+    effects = new Array<Effect>(produced.length);
+    for (let i = 0; i < produced.length; i++) {
+      const effect = produced[i];
+      const problem = effectProblem(effect);
+      if (problem) {
+        return failed(errorInfo('invalid_effect', `action '${action.name}' returned an invalid effect at index ${i}: ${problem}`, extras));
+      }
+      effects[i] = stampSkill(effect as Effect, skillName);
+    }
+  }
+  return { ok: true, agent: next, output, effects, action: action.name, skill: skillName };
+}
+
+/** Records the producing skill on an effect that does not name one. */
+export function stampSkill(effect: Effect, skill: string | undefined): Effect {
+  if (skill === undefined || effect.meta?.skill !== undefined) return effect.meta ? effect : { ...effect, meta: {} };
+  return { ...effect, meta: { ...effect.meta, skill } };
+}
+
+function updatedState(
+  agent: Agent<object>,
+  catalog: Catalog,
+  entry: ActionEntry,
+  patch: unknown,
+): { ok: true; value: Record<string, unknown> } | { ok: false; error: ErrorInfo } {
+  const state = agent.state as Record<string, unknown>;
+  const { action, skill } = entry;
+  const refuse = (detail: string, issues?: ErrorInfo['issues']) => ({
+    ok: false as const,
+    error: errorInfo('invalid_state_update', `action '${action.name}' returned an invalid state update: ${detail}`, {
+      action: action.name,
+      skill: skill?.spec.name,
+      issues,
+    }),
+  });
+  if (skill) {
+    const key = skill.spec.stateKey;
+    const applied = applyPatch(skill.spec.schema, state[key] as Record<string, unknown>, patch);
+    if (!applied.ok) return refuse(formatIssues(applied.issues), applied.issues);
+    return { ok: true, value: { ...state, [key]: applied.value } };
+  }
+  // The agent's own actions update the agent's own fields, never a skill's slice.
+  if (!isPlainObject(patch)) return refuse('a state update must be a plain object');
+  const intruding = Object.keys(patch).find((key) => catalog.stateKeys.has(key));
+  if (intruding !== undefined) return refuse(`'${intruding}' is the state of skill '${catalog.stateKeys.get(intruding)}'`);
+  const own: Record<string, unknown> = {};
+  for (const key of catalog.ownKeys) if (Object.hasOwn(state, key)) own[key] = state[key];
+  const applied = applyPatch(catalog.blueprint.schema, own, patch);
+  if (!applied.ok) return refuse(formatIssues(applied.issues), applied.issues);
+  return { ok: true, value: { ...state, ...applied.value } };
+}
+
+/** Finds the action an instruction names among the agent's registered actions. */
+function resolveAction(catalog: Catalog, instruction: NormalizedInstruction, agent: Agent<object>): ActionEntry | { error: ErrorInfo } {
+  const entries = catalog.actions.get(instruction.action);
+  const extras = { action: instruction.action, skill: instruction.skill };
+  if (!entries) {
+    return { error: errorInfo('unknown_action', `${unregistered(catalog, instruction.action, agent)}`, extras) };
+  }
+  let candidates = entries;
+  if (instruction.skill !== undefined) {
+    candidates = entries.filter((entry) => entry.skill?.spec.name === instruction.skill);
+    if (!candidates.length) {
+      const reason = catalog.skills.has(instruction.skill)
+        ? `skill '${instruction.skill}' has no action '${instruction.action}'`
+        : `skill '${instruction.skill}' is not mounted`;
+      return { error: errorInfo('unknown_action', `action '${instruction.action}' is not registered on agent '${agent.id}': ${reason}`, extras) };
+    }
+  }
+  if (instruction.actionSpec) {
+    const spec = instruction.actionSpec;
+    const found = candidates.find((entry) => entry.action === spec);
+    if (!found) {
+      return {
+        error: errorInfo(
+          'unknown_action',
+          `action '${instruction.action}' is registered on agent '${agent.id}', but not this action object: no active skill provides it`,
+          extras,
+        ),
+      };
+    }
+    return found;
+  }
+  return candidates[0]!;
+}
+
+function unregistered(catalog: Catalog, name: string, agent: Agent<object>): string {
+  const base = `action '${name}' is not registered on agent '${agent.id}': no active skill provides it`;
+  const provider = catalog.blueprint.skills.find(
+    (skill) => skill.actions.some((action) => action.name === name),
+  );
+  return provider ? `${base} (skill '${provider.name}' does, but it is not mounted)` : base;
+}

@@ -1,0 +1,211 @@
+/**
+ * Effects: the closed vocabulary of things the pure core asks the runtime to do. Each effect is
+ * a plain object with a `type` and `meta: { skill?, tags? }`; actions are named by name, never
+ * by function, so effects survive JSON, persistence and the inspector. Skills add no new kinds.
+ *
+ * Pure: no I/O, no XState.
+ */
+import { errorInfo, type ErrorInfo } from './errors.js';
+import { isPlainObject } from './plain.js';
+import { signalProblem, type Signal } from './signal.js';
+
+export interface EffectMeta {
+  /** The skill whose action or hook produced the effect. */
+  skill?: string;
+  tags?: string[];
+}
+
+/** The runtime registers an action on the agent (a skill was mounted). */
+export interface RegisterActionEffect {
+  type: 'register_action';
+  action: string;
+  meta: EffectMeta;
+}
+
+/** The runtime deregisters an action from the agent (a skill was unmounted). */
+export interface DeregisterActionEffect {
+  type: 'deregister_action';
+  action: string;
+  meta: EffectMeta;
+}
+
+/** Run an action on this agent next, through `cmd`. */
+export interface RunEffect {
+  type: 'run';
+  action: string;
+  params: Record<string, unknown>;
+  meta: EffectMeta;
+}
+
+/** Answer the caller of the signal being processed (the `call` that is waiting). */
+export interface ReplyEffect {
+  type: 'reply';
+  data: unknown;
+  meta: EffectMeta;
+}
+
+/** Publish a signal to subscribers and to every agent whose patterns match it. */
+export interface EmitEffect {
+  type: 'emit';
+  signal: Signal;
+  meta: EffectMeta;
+}
+
+/** Start a child agent of this agent from a definition known to the system, by name. */
+export interface SpawnEffect {
+  type: 'spawn';
+  definition: string;
+  id?: string;
+  state?: Record<string, unknown>;
+  meta: EffectMeta;
+}
+
+/** Stop an agent: this one when `agent` is absent. */
+export interface StopEffect {
+  type: 'stop';
+  agent?: string;
+  reason?: string;
+  meta: EffectMeta;
+}
+
+/** Deliver a signal to this agent after `delay` milliseconds (cancelled if the agent stops). */
+export interface ScheduleEffect {
+  type: 'schedule';
+  delay: number;
+  signal: Signal;
+  meta: EffectMeta;
+}
+
+/** Report a failure to the caller and to the system's `errors` subscribers. */
+export interface ErrorEffect {
+  type: 'error';
+  error: ErrorInfo;
+  meta: EffectMeta;
+}
+
+export type Effect =
+  | RegisterActionEffect
+  | DeregisterActionEffect
+  | RunEffect
+  | ReplyEffect
+  | EmitEffect
+  | SpawnEffect
+  | StopEffect
+  | ScheduleEffect
+  | ErrorEffect;
+
+export type EffectType = Effect['type'];
+
+/** The effect kinds, in a fixed order. */
+export const EFFECT_TYPES: readonly EffectType[] = [
+  'register_action',
+  'deregister_action',
+  'run',
+  'reply',
+  'emit',
+  'spawn',
+  'stop',
+  'schedule',
+  'error',
+];
+
+const EFFECT_TYPE_SET: ReadonlySet<string> = new Set(EFFECT_TYPES);
+
+function meta(value: EffectMeta | undefined): EffectMeta {
+  return value ? { ...value } : {};
+}
+
+function guard<K extends EffectType>(type: K) {
+  return (value: unknown): value is Extract<Effect, { type: K }> =>
+    isPlainObject(value) && value.type === type && effectProblem(value) === undefined;
+}
+
+/** Constructors and a type guard for each effect kind. */
+export const Effects = {
+  registerAction: (action: string, m?: EffectMeta): RegisterActionEffect => ({ type: 'register_action', action, meta: meta(m) }),
+  deregisterAction: (action: string, m?: EffectMeta): DeregisterActionEffect => ({ type: 'deregister_action', action, meta: meta(m) }),
+  run: (action: string, params: Record<string, unknown> = {}, m?: EffectMeta): RunEffect => ({ type: 'run', action, params, meta: meta(m) }),
+  reply: (data: unknown, m?: EffectMeta): ReplyEffect => ({ type: 'reply', data, meta: meta(m) }),
+  emit: (signal: Signal, m?: EffectMeta): EmitEffect => ({ type: 'emit', signal, meta: meta(m) }),
+  spawn: (definition: string, options: { id?: string; state?: Record<string, unknown> } = {}, m?: EffectMeta): SpawnEffect => {
+    const effect: SpawnEffect = { type: 'spawn', definition, meta: meta(m) };
+    if (options.id !== undefined) effect.id = options.id;
+    if (options.state !== undefined) effect.state = options.state;
+    return effect;
+  },
+  stop: (options: { agent?: string; reason?: string } = {}, m?: EffectMeta): StopEffect => {
+    const effect: StopEffect = { type: 'stop', meta: meta(m) };
+    if (options.agent !== undefined) effect.agent = options.agent;
+    if (options.reason !== undefined) effect.reason = options.reason;
+    return effect;
+  },
+  schedule: (delay: number, signal: Signal, m?: EffectMeta): ScheduleEffect => ({ type: 'schedule', delay, signal, meta: meta(m) }),
+  error: (error: ErrorInfo, m?: EffectMeta): ErrorEffect => ({ type: 'error', error, meta: meta(m) }),
+
+  isRegisterAction: guard('register_action'),
+  isDeregisterAction: guard('deregister_action'),
+  isRun: guard('run'),
+  isReply: guard('reply'),
+  isEmit: guard('emit'),
+  isSpawn: guard('spawn'),
+  isStop: guard('stop'),
+  isSchedule: guard('schedule'),
+  isError: guard('error'),
+} as const;
+
+/** True when `value` is a well-formed effect of any kind. */
+export function isEffect(value: unknown): value is Effect {
+  return effectProblem(value) === undefined;
+}
+
+/** Why `value` is not a well-formed effect, or undefined when it is. */
+export function effectProblem(value: unknown): string | undefined {
+  if (!isPlainObject(value)) return 'an effect must be a plain object';
+  const type = value.type;
+  if (typeof type !== 'string' || !EFFECT_TYPE_SET.has(type)) {
+    return `unknown effect type '${String(type)}'; known types: ${EFFECT_TYPES.join(', ')}`;
+  }
+  if (value.meta !== undefined && !isPlainObject(value.meta)) return `effect '${type}' has a meta that is not an object`;
+  switch (type as EffectType) {
+    case 'register_action':
+    case 'deregister_action':
+      return typeof value.action === 'string' ? undefined : `effect '${type}' needs an action name`;
+    case 'run':
+      if (typeof value.action !== 'string') return `effect 'run' needs an action name`;
+      return value.params === undefined || isPlainObject(value.params) ? undefined : `effect 'run' of '${value.action}' has params that are not an object`;
+    case 'reply':
+      return undefined;
+    case 'emit': {
+      const problem = signalProblem(value.signal);
+      return problem ? `effect 'emit' carries an invalid signal: ${problem}` : undefined;
+    }
+    case 'spawn':
+      return typeof value.definition === 'string' && value.definition.length > 0
+        ? undefined
+        : `effect 'spawn' needs the name of an agent definition`;
+    case 'stop':
+      return value.agent === undefined || typeof value.agent === 'string' ? undefined : `effect 'stop' has an agent id that is not a string`;
+    case 'schedule': {
+      const delay = value.delay;
+      if (typeof delay !== 'number' || !Number.isFinite(delay) || delay < 0) {
+        return `effect 'schedule' needs a delay in milliseconds (a finite number >= 0), got ${String(delay)}`;
+      }
+      const problem = signalProblem(value.signal);
+      return problem ? `effect 'schedule' carries an invalid signal: ${problem}` : undefined;
+    }
+    case 'error':
+      return isPlainObject(value.error) && typeof value.error.code === 'string' && typeof value.error.message === 'string'
+        ? undefined
+        : `effect 'error' needs an error with a code and a message`;
+  }
+}
+
+/** An `error` effect for a failure, with the skill recorded in its meta. */
+export function errorEffect(error: ErrorInfo): ErrorEffect {
+  return error.skill === undefined ? { type: 'error', error, meta: {} } : { type: 'error', error, meta: { skill: error.skill } };
+}
+
+/** Builds an `error` effect directly from a code and a message. */
+export function failureEffect(code: ErrorInfo['code'], message: string, extras?: Parameters<typeof errorInfo>[2]): ErrorEffect {
+  return errorEffect(errorInfo(code, message, extras));
+}

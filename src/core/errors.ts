@@ -1,0 +1,190 @@
+/**
+ * Errors as data. Every failure skillstate reports carries a stable `code`, the name or path of
+ * the culprit, and a message a person can act on. Definition-time mistakes are thrown as
+ * `SkillstateError` subclasses; run-time failures travel as plain `ErrorInfo` objects inside
+ * results and `error` effects, so they survive JSON, persistence and the inspector.
+ *
+ * Pure: no I/O, no XState.
+ */
+
+/** Every error code skillstate produces. Stable: match on these, not on messages. */
+export type ErrorCode =
+  // signals and patterns
+  | 'invalid_signal'
+  | 'invalid_pattern'
+  | 'invalid_route'
+  | 'invalid_priority'
+  | 'guard_failed'
+  | 'no_route'
+  // definitions
+  | 'invalid_action'
+  | 'invalid_skill'
+  | 'invalid_agent'
+  | 'duplicate_state_key'
+  | 'state_key_conflict'
+  | 'invalid_config'
+  | 'invalid_state'
+  // cmd
+  | 'invalid_instruction'
+  | 'unknown_action'
+  | 'ambiguous_action'
+  | 'invalid_params'
+  | 'action_failed'
+  | 'invalid_output'
+  | 'invalid_state_update'
+  | 'invalid_effect'
+  | 'unlinked_agent'
+  // mount / unmount
+  | 'missing_dependency'
+  | 'required_by'
+  | 'dependency_cycle'
+  | 'unknown_skill'
+  // runtime
+  | 'hook_failed'
+  | 'signal_failed'
+  | 'timeout'
+  | 'mailbox_full'
+  | 'agent_stopped'
+  | 'unknown_agent'
+  | 'duplicate_agent'
+  | 'invalid_snapshot'
+  // document skills
+  | 'invalid_manifest'
+  | 'skill_not_found'
+  | 'resource_refused'
+  | 'resource_not_found'
+  | 'toolset_failed'
+  | 'script_refused'
+  | 'script_failed';
+
+/** One problem found while validating data against a schema (the shape zod reports). */
+export interface Issue {
+  /** Where the problem is, from the root of the validated value. */
+  path: (string | number)[];
+  message: string;
+  /** The schema library's own code for the issue, when it has one. */
+  code?: string;
+}
+
+/** The serialisable form of an error: what results, effects and diagnostics carry. */
+export interface ErrorInfo {
+  code: ErrorCode;
+  message: string;
+  /** Name of the skill involved, when there is one. */
+  skill?: string;
+  /** Name of the action involved, when there is one. */
+  action?: string;
+  /** Path, pattern or name of the offending thing when it is neither a skill nor an action. */
+  subject?: string;
+  /** Validation issues, each with its path. */
+  issues?: Issue[];
+  /** Further machine-readable facts (missing dependencies, the cycle, the reason code...). */
+  details?: Record<string, unknown>;
+}
+
+/** The one base class for errors skillstate throws. */
+export class SkillstateError extends Error {
+  readonly code: ErrorCode;
+  readonly skill: string | undefined;
+  readonly action: string | undefined;
+  readonly subject: string | undefined;
+  readonly issues: Issue[] | undefined;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(info: ErrorInfo, options?: { cause?: unknown }) {
+    super(info.message, options);
+    this.name = new.target.name;
+    this.code = info.code;
+    this.skill = info.skill;
+    this.action = info.action;
+    this.subject = info.subject;
+    this.issues = info.issues;
+    this.details = info.details;
+  }
+
+  /** The plain-data form, safe to put in an effect or a snapshot. */
+  toInfo(): ErrorInfo {
+    return errorInfo(this.code, this.message, {
+      skill: this.skill,
+      action: this.action,
+      subject: this.subject,
+      issues: this.issues,
+      details: this.details,
+    });
+  }
+
+  toJSON(): ErrorInfo {
+    return this.toInfo();
+  }
+}
+
+/** A signal that is not a valid CloudEvent of ours. */
+export class SignalError extends SkillstateError {}
+/** A route or pattern rejected by the router. */
+export class RouteError extends SkillstateError {}
+/** A skill, action or agent definition that cannot work. Thrown when the definition is made. */
+export class DefinitionError extends SkillstateError {}
+/** An initial state that does not satisfy the agent's schema. Thrown by `definition.new()`. */
+export class StateError extends SkillstateError {}
+
+type ErrorExtras = Partial<Omit<ErrorInfo, 'code' | 'message'>>;
+
+/** Builds an `ErrorInfo`, leaving out the fields that are undefined so the object stays tidy. */
+export function errorInfo(code: ErrorCode, message: string, extras?: ErrorExtras): ErrorInfo {
+  const info: ErrorInfo = { code, message };
+  if (extras) {
+    if (extras.skill !== undefined) info.skill = extras.skill;
+    if (extras.action !== undefined) info.action = extras.action;
+    if (extras.subject !== undefined) info.subject = extras.subject;
+    if (extras.issues !== undefined) info.issues = extras.issues;
+    if (extras.details !== undefined) info.details = extras.details;
+  }
+  return info;
+}
+
+/** True when `value` has the shape of an `ErrorInfo`. */
+export function isErrorInfo(value: unknown): value is ErrorInfo {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as ErrorInfo).code === 'string' &&
+    typeof (value as ErrorInfo).message === 'string'
+  );
+}
+
+/**
+ * The message of anything that was thrown. User code may throw strings, plain objects or
+ * `null`; none of them may crash the code that reports the failure.
+ */
+export function describeThrown(thrown: unknown): string {
+  if (thrown instanceof Error) return thrown.message || thrown.name;
+  if (typeof thrown === 'string') return thrown;
+  if (isErrorInfo(thrown)) return thrown.message;
+  try {
+    const text = JSON.stringify(thrown);
+    return text === undefined ? String(thrown) : text;
+  } catch {
+    return String(thrown);
+  }
+}
+
+/** Converts zod issues (or any `{ path, message }` list) into our `Issue` shape. */
+export function toIssues(
+  issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string; code?: string }>,
+): Issue[] {
+  return issues.map((issue) => {
+    const converted: Issue = {
+      path: issue.path.map((key) => (typeof key === 'number' ? key : String(key))),
+      message: issue.message,
+    };
+    if (issue.code !== undefined) converted.code = issue.code;
+    return converted;
+  });
+}
+
+/** Formats issues as `path: message; path: message` for a one-line error message. */
+export function formatIssues(issues: readonly Issue[]): string {
+  return issues
+    .map((issue) => (issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message))
+    .join('; ');
+}

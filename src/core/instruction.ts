@@ -1,0 +1,106 @@
+/**
+ * Instructions: what `cmd` runs. An instruction names an action (by name or by the action
+ * itself) with params, optionally saying which skill's action is meant when two skills share a
+ * name. Route targets produce instructions from signals.
+ *
+ * Pure: no I/O, no XState.
+ */
+import { isAction, type AnyAction } from './action.js';
+import { describeThrown, errorInfo, type ErrorInfo } from './errors.js';
+import { isPlainObject } from './plain.js';
+import type { Signal } from './signal.js';
+
+export interface InstructionObject {
+  action: string | AnyAction;
+  params?: Record<string, unknown>;
+  /** Which skill's action is meant, when several active skills have an action of this name. */
+  skill?: string;
+}
+
+/** An action name, an action, or `{ action, params, skill }`. */
+export type Instruction = string | AnyAction | InstructionObject;
+
+/** An instruction after normalisation. */
+export interface NormalizedInstruction {
+  action: string;
+  /** The action object, when the instruction gave one: resolution then matches by identity. */
+  actionSpec: AnyAction | undefined;
+  params: Record<string, unknown>;
+  skill: string | undefined;
+}
+
+/**
+ * What a route points at: an action (its params taken from the signal's data, overridden by
+ * the route's static params) or a handler that turns the signal into instructions.
+ */
+export type RouteTarget =
+  | InstructionObject
+  | ((signal: Signal) => Instruction | readonly Instruction[]);
+
+/** Normalises an instruction, or explains why it is malformed. Never throws. */
+export function normalizeInstruction(value: unknown): { ok: true; value: NormalizedInstruction } | { ok: false; error: ErrorInfo } {
+  if (typeof value === 'string') {
+    return { ok: true, value: { action: value, actionSpec: undefined, params: {}, skill: undefined } };
+  }
+  if (isAction(value)) {
+    return { ok: true, value: { action: value.name, actionSpec: value, params: {}, skill: undefined } };
+  }
+  if (!isPlainObject(value)) {
+    return { ok: false, error: malformed(`an instruction must be an action name, an action or { action, params }; got ${describeValue(value)}`) };
+  }
+  const { action, params, skill } = value;
+  let name: string;
+  let actionSpec: AnyAction | undefined;
+  if (typeof action === 'string') name = action;
+  else if (isAction(action)) {
+    name = action.name;
+    actionSpec = action;
+  } else {
+    return { ok: false, error: malformed(`instruction has no action: 'action' must be an action name or an action, got ${describeValue(action)}`) };
+  }
+  if (params !== undefined && !isPlainObject(params)) {
+    return { ok: false, error: malformed(`instruction for '${name}' has params that are not an object (got ${describeValue(params)})`, name) };
+  }
+  if (skill !== undefined && typeof skill !== 'string') {
+    return { ok: false, error: malformed(`instruction for '${name}' names a skill that is not a string`, name) };
+  }
+  return { ok: true, value: { action: name, actionSpec, params: params ?? {}, skill } };
+}
+
+function malformed(message: string, action?: string): ErrorInfo {
+  return errorInfo('invalid_instruction', message, action === undefined ? undefined : { action });
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  return typeof value;
+}
+
+/**
+ * Turns a route target and the signal it matched into instructions. For an action target the
+ * params are the signal's data (when it is an object) with the route's static params on top.
+ * A handler that throws or returns something that is not an instruction list yields an error.
+ */
+export function instructionsForTarget(
+  target: RouteTarget,
+  signal: Signal,
+): { ok: true; instructions: Instruction[] } | { ok: false; error: ErrorInfo } {
+  if (typeof target === 'function') {
+    let produced: Instruction | readonly Instruction[];
+    try {
+      produced = target(signal);
+    } catch (thrown) {
+      return {
+        ok: false,
+        error: errorInfo('signal_failed', `route handler for '${signal.type}' threw: ${describeThrown(thrown)}`, { subject: signal.type }),
+      };
+    }
+    return { ok: true, instructions: Array.isArray(produced) ? [...(produced as Instruction[])] : [produced as Instruction] };
+  }
+  const data = isPlainObject(signal.data) ? signal.data : {};
+  const instruction: InstructionObject = { action: target.action, params: target.params ? { ...data, ...target.params } : data };
+  if (target.skill !== undefined) instruction.skill = target.skill;
+  return { ok: true, instructions: [instruction] };
+}

@@ -1,0 +1,267 @@
+/**
+ * Mounting and unmounting skills on an agent value, as pure operations that return the new
+ * agent and the effects the runtime must carry out (one `register_action` or
+ * `deregister_action` per action). They never throw: every refusal is a result with an error
+ * whose code is stable (`missing_dependency`, `state_key_conflict`, `required_by`,
+ * `dependency_cycle`, `invalid_config`, `invalid_state`, `unlinked_agent`).
+ *
+ * Pure: no I/O, no XState.
+ */
+import { catalogOf, Agent, type Catalog } from './catalog.js';
+import { diagnostic, type Diagnostic } from './diagnostics.js';
+import { Effects, type Effect } from './effects.js';
+import { errorInfo, type ErrorInfo } from './errors.js';
+import { initialSlice, isSkill, resolveSkillConfig, unpackAttachment, type AnySkill, type SkillAttachment, type SkillSpec } from './skill.js';
+
+export type MountResult<TState extends object = Record<string, unknown>> =
+  | { ok: true; agent: Agent<TState>; effects: Effect[]; diagnostics: Diagnostic[] }
+  | { ok: false; error: ErrorInfo };
+
+/** The state an agent has once `skill` is mounted. */
+export type WithSkill<TState, TSkill> = TSkill extends SkillSpec<string, infer K, infer S, unknown> ? TState & { [P in K]: S } : TState;
+
+const SKILL_TAGS = ['skill'];
+
+export function unlinkedError(agent: unknown): ErrorInfo {
+  const id = typeof agent === 'object' && agent !== null ? (agent as { id?: unknown }).id : undefined;
+  return errorInfo(
+    'unlinked_agent',
+    `agent${typeof id === 'string' ? ` '${id}'` : ''} is plain data without its definition; ` +
+      'create it with definition.new() or re-link it with definition.restore(data)',
+  );
+}
+
+/**
+ * Mounts `skill` on `agent` with `config` (validated by the skill's config schema).
+ * Already mounted: ok, the same agent, no effects.
+ */
+export function mountSkill<TState extends object, TSkill extends AnySkill>(
+  agent: Agent<TState>,
+  skill: TSkill,
+  config?: Record<string, unknown>,
+): MountResult<WithSkill<TState, TSkill> & object> {
+  const catalog = catalogOf(agent);
+  if (!catalog) return { ok: false, error: unlinkedError(agent) };
+  if (!isSkill(skill)) return { ok: false, error: errorInfo('invalid_skill', 'mountSkill needs a skill made by defineSkill') };
+  if (catalog.skills.has(skill.name)) {
+    return { ok: true, agent: agent as unknown as Agent<WithSkill<TState, TSkill> & object>, effects: [], diagnostics: [] };
+  }
+  return mountInto(agent, catalog, skill, config) as MountResult<WithSkill<TState, TSkill> & object>;
+}
+
+function mountInto<TState extends object>(
+  agent: Agent<TState>,
+  catalog: Catalog,
+  skill: AnySkill,
+  rawConfig: unknown,
+): MountResult<TState> {
+  const config = resolveSkillConfig(skill, rawConfig);
+  if (!config.ok) return config;
+  const missing = skill.requires.filter((name) => !catalog.skills.has(name));
+  if (missing.length) {
+    return {
+      ok: false,
+      error: errorInfo(
+        'missing_dependency',
+        `skill '${skill.name}' requires ${missing.map((name) => `'${name}'`).join(', ')}, which ${missing.length > 1 ? 'are' : 'is'} not mounted`,
+        { skill: skill.name, details: { missing } },
+      ),
+    };
+  }
+  const conflict = stateKeyConflict(agent, catalog, skill);
+  if (conflict) return { ok: false, error: conflict };
+  const slice = initialSlice(skill, config.value);
+  if (!slice.ok) return slice;
+
+  const state = { ...(agent.state as Record<string, unknown>), [skill.stateKey]: slice.value } as TState;
+  const mounted = [...agent.mounted, { name: skill.name, stateKey: skill.stateKey, config: config.value }];
+  const next = Agent.link({ id: agent.id, definition: agent.definition, state, mounted }, catalog.withSkill(skill, config.value));
+  const effects = skill.actions.map((action) => Effects.registerAction(action.name, { skill: skill.name, tags: [...SKILL_TAGS] }));
+  return { ok: true, agent: next, effects, diagnostics: actionClashes(catalog, skill) };
+}
+
+function stateKeyConflict(agent: Agent<object>, catalog: Catalog, skill: AnySkill): ErrorInfo | undefined {
+  const key = skill.stateKey;
+  const owner = catalog.stateKeys.get(key);
+  const message = (holder: string) =>
+    errorInfo('state_key_conflict', `skill '${skill.name}' cannot use state key '${key}': it is taken by ${holder}`, {
+      skill: skill.name,
+      subject: key,
+      details: { stateKey: key, takenBy: holder },
+    });
+  if (owner !== undefined) return message(`skill '${owner}'`);
+  if (catalog.ownKeys.has(key) || Object.hasOwn(agent.state, key)) return message(`the agent '${agent.definition}' schema`);
+  return undefined;
+}
+
+function actionClashes(catalog: Catalog, skill: AnySkill): Diagnostic[] {
+  const found: Diagnostic[] = [];
+  for (const action of skill.actions) {
+    const existing = catalog.actions.get(action.name)?.[0];
+    if (!existing) continue;
+    const owner = existing.skill ? `skill '${existing.skill.spec.name}'` : `agent '${catalog.blueprint.name}'`;
+    found.push(
+      diagnostic(
+        'warning',
+        'action_name_clash',
+        `action '${action.name}' of skill '${skill.name}' has the same name as an action of ${owner}; ` +
+          `a bare '${action.name}' runs the one of ${owner}; name skill '${skill.name}' in the instruction to run this one`,
+        { skill: skill.name, subject: action.name, details: { shadowedBy: owner } },
+      ),
+    );
+  }
+  return found;
+}
+
+/**
+ * Unmounts a skill (given by spec or name). Not mounted: ok, the same agent, no effects.
+ * Refused with `required_by` while another mounted skill requires it.
+ */
+export function unmountSkill<TState extends object>(agent: Agent<TState>, skill: AnySkill | string): MountResult<TState> {
+  const catalog = catalogOf(agent);
+  if (!catalog) return { ok: false, error: unlinkedError(agent) };
+  const name = typeof skill === 'string' ? skill : skill?.name;
+  const active = typeof name === 'string' ? catalog.skills.get(name) : undefined;
+  if (!active) return { ok: true, agent, effects: [], diagnostics: [] };
+  const requiredBy = [...catalog.skills.values()].filter((other) => other.spec.requires.includes(active.spec.name)).map((other) => other.spec.name);
+  if (requiredBy.length) {
+    return {
+      ok: false,
+      error: errorInfo(
+        'required_by',
+        `skill '${active.spec.name}' cannot be unmounted: ${requiredBy.map((n) => `'${n}'`).join(', ')} ${requiredBy.length > 1 ? 'require' : 'requires'} it`,
+        { skill: active.spec.name, details: { requiredBy } },
+      ),
+    };
+  }
+  const state = { ...(agent.state as Record<string, unknown>) };
+  delete state[active.spec.stateKey];
+  const mounted = agent.mounted.filter((record) => record.name !== active.spec.name);
+  const next = Agent.link({ id: agent.id, definition: agent.definition, state: state as TState, mounted }, catalog.withoutSkill(active.spec.name));
+  const effects = active.spec.actions.map((action) => Effects.deregisterAction(action.name, { skill: active.spec.name, tags: [...SKILL_TAGS] }));
+  return { ok: true, agent: next, effects, diagnostics: [] };
+}
+
+/**
+ * Orders skills so that each comes after the skills it requires (already-mounted skills count
+ * as satisfied). Returns a `dependency_cycle` error naming the cycle, or `missing_dependency`.
+ */
+export function orderByDependencies(
+  skills: readonly [AnySkill, unknown][],
+  isMounted: (name: string) => boolean,
+): { ok: true; order: [AnySkill, unknown][] } | { ok: false; error: ErrorInfo } {
+  const byName = new Map<string, [AnySkill, unknown]>();
+  for (const entry of skills) {
+    const existing = byName.get(entry[0].name);
+    if (existing && existing[0] !== entry[0]) {
+      return { ok: false, error: errorInfo('invalid_skill', `two different skills are named '${entry[0].name}'`, { skill: entry[0].name }) };
+    }
+    if (!existing) byName.set(entry[0].name, entry);
+  }
+  const order: [AnySkill, unknown][] = [];
+  const done = new Set<string>();
+  const stack: string[] = [];
+  const visit = (name: string): ErrorInfo | undefined => {
+    if (done.has(name)) return undefined;
+    const at = stack.indexOf(name);
+    if (at >= 0) {
+      const cycle = [...stack.slice(at), name];
+      return errorInfo('dependency_cycle', `skills require each other in a cycle: ${cycle.join(' → ')}`, {
+        skill: name,
+        details: { cycle },
+      });
+    }
+    const entry = byName.get(name)!;
+    stack.push(name);
+    for (const required of entry[0].requires) {
+      if (byName.has(required)) {
+        const error = visit(required);
+        if (error) return error;
+      } else if (!isMounted(required)) {
+        return errorInfo('missing_dependency', `skill '${name}' requires '${required}', which is neither mounted nor being mounted`, {
+          skill: name,
+          details: { missing: [required] },
+        });
+      }
+    }
+    stack.pop();
+    done.add(name);
+    order.push(entry);
+    return undefined;
+  };
+  for (const name of byName.keys()) {
+    const error = visit(name);
+    if (error) return { ok: false, error };
+  }
+  return { ok: true, order };
+}
+
+/**
+ * Mounts several skills, each after the skills it requires. All or nothing: on any error the
+ * result is that error and no skill is mounted.
+ */
+export function mountSkills<TState extends object>(agent: Agent<TState>, skills: readonly SkillAttachment[]): MountResult<TState> {
+  const catalog = catalogOf(agent);
+  if (!catalog) return { ok: false, error: unlinkedError(agent) };
+  if (!Array.isArray(skills)) return { ok: false, error: errorInfo('invalid_skill', 'mountSkills needs an array of skills') };
+  const entries: [AnySkill, unknown][] = [];
+  for (const attachment of skills) {
+    const [skill, config] = unpackAttachment(attachment);
+    if (!isSkill(skill)) return { ok: false, error: errorInfo('invalid_skill', 'mountSkills got something that is not a skill made by defineSkill') };
+    if (!catalog.skills.has(skill.name)) entries.push([skill, config]);
+  }
+  const ordered = orderByDependencies(entries, (name) => catalog.skills.has(name));
+  if (!ordered.ok) return ordered;
+  let current: Agent<TState> = agent;
+  const effects: Effect[] = [];
+  const diagnostics: Diagnostic[] = [];
+  for (const [skill, config] of ordered.order) {
+    const step = mountInto(current, catalogOf(current)!, skill, config);
+    if (!step.ok) return step;
+    current = step.agent;
+    effects.push(...step.effects);
+    diagnostics.push(...step.diagnostics);
+  }
+  return { ok: true, agent: current, effects, diagnostics };
+}
+
+/** Names of the skills mounted on `agent`, in mount order. */
+export function mountedSkills(agent: { mounted: readonly { name: string }[] }): string[] {
+  return agent.mounted.map((record) => record.name);
+}
+
+/** True when `skill` (a spec or a name) is mounted on `agent`. */
+export function isMounted(agent: { mounted: readonly { name: string }[] }, skill: AnySkill | string): boolean {
+  const name = typeof skill === 'string' ? skill : skill.name;
+  return agent.mounted.some((record) => record.name === name);
+}
+
+/** A skill's metadata as plain data (what a UI or a registry listing shows). */
+export interface SkillSummary {
+  name: string;
+  stateKey: string;
+  description: string | undefined;
+  category: string | undefined;
+  vsn: string | undefined;
+  tags: string[];
+  actions: string[];
+  requires: string[];
+  signalPatterns: string[];
+  instructions: string | undefined;
+}
+
+/** The metadata of a skill, as plain data. */
+export function getSpec(skill: AnySkill): SkillSummary {
+  return {
+    name: skill.name,
+    stateKey: skill.stateKey,
+    description: skill.description,
+    category: skill.category,
+    vsn: skill.vsn,
+    tags: [...skill.tags],
+    actions: skill.actions.map((action) => action.name),
+    requires: [...skill.requires],
+    signalPatterns: [...skill.signalPatterns],
+    instructions: skill.instructions,
+  };
+}

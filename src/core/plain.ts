@@ -1,0 +1,37 @@
+/**
+ * Plain-data helpers: recognising plain objects and merging them without ever writing to
+ * `__proto__`. Agent state, skill state and effects are plain data; these keep them so.
+ *
+ * Pure: no I/O, no XState.
+ */
+
+export type PlainObject = Record<string, unknown>;
+
+/** True for `{}` literals and `Object.create(null)` objects; false for arrays, class instances, null. */
+export function isPlainObject(value: unknown): value is PlainObject {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** True when `key` may be used as an object key holding data (guards against prototype pollution). */
+export function isSafeKey(key: string): boolean {
+  return !FORBIDDEN_KEYS.has(key);
+}
+
+/**
+ * Merges `patch` into `base`, recursing into plain objects and replacing everything else
+ * (arrays included). Returns a new object; neither argument is modified.
+ */
+export function deepMerge(base: PlainObject, patch: PlainObject): PlainObject {
+  const merged: PlainObject = { ...base };
+  for (const key of Object.keys(patch)) {
+    if (!isSafeKey(key)) continue;
+    const incoming = patch[key];
+    const existing = merged[key];
+    merged[key] = isPlainObject(existing) && isPlainObject(incoming) ? deepMerge(existing, incoming) : incoming;
+  }
+  return merged;
+}

@@ -1,0 +1,269 @@
+/**
+ * The signal router: a trie over pattern segments. A lookup walks the signal type's segments
+ * through the trie, so its cost depends on the type's depth and on the wildcards present, not
+ * on how many routes are registered.
+ *
+ * `route(signal)` returns every matching target, most specific first (exact segment before `*`
+ * before `**`, position by position), then by priority (higher first), then insertion order.
+ * Matching uses exactly the semantics of `matches()` in `pattern.ts`.
+ *
+ * Pure: no I/O, no XState. Guards are user code: a guard that throws counts as "no match" and
+ * is reported in the result, never thrown.
+ */
+import { describeThrown, errorInfo, RouteError, type ErrorInfo } from './errors.js';
+import { patternProblem, compilePattern, type CompiledPattern } from './pattern.js';
+import { signalTypeSegments, type SignalLike } from './signal.js';
+
+export const MIN_PRIORITY = -100;
+export const MAX_PRIORITY = 100;
+
+export interface Route<T> {
+  /** A pattern: exact segments, `*` (one segment) and `**` (zero or more). */
+  path: string;
+  target: T;
+  /** An integer from -100 to 100; higher runs first among equally specific routes. Default 0. */
+  priority?: number;
+  /** Optional guard: the route matches only when it returns true. */
+  match?: (signal: SignalLike) => boolean;
+}
+
+export interface RouteMatch<T> {
+  path: string;
+  target: T;
+  priority: number;
+  route: Route<T>;
+}
+
+export type RouteResult<T> =
+  | { ok: true; matches: RouteMatch<T>[]; guardErrors: ErrorInfo[] }
+  | { ok: false; error: ErrorInfo; guardErrors: ErrorInfo[] };
+
+export interface Router<T> {
+  /** Adds one route or several. Throws a `RouteError` naming the path when one is invalid. */
+  add(routes: Route<T> | readonly Route<T>[]): Router<T>;
+  /** Removes every route with exactly this path; returns how many were removed. */
+  remove(path: string): number;
+  /** Every target whose route matches the signal, ordered as described above. */
+  route(signal: SignalLike | string): RouteResult<T>;
+  /** The routes in insertion order. */
+  routes(): Route<T>[];
+  readonly size: number;
+}
+
+interface Entry<T> {
+  route: Route<T>;
+  compiled: CompiledPattern;
+  priority: number;
+  order: number;
+}
+
+interface TrieNode<T> {
+  exact: Map<string, TrieNode<T>> | undefined;
+  star: TrieNode<T> | undefined;
+  globstar: TrieNode<T> | undefined;
+  entries: Entry<T>[];
+}
+
+function newNode<T>(): TrieNode<T> {
+  return { exact: undefined, star: undefined, globstar: undefined, entries: [] };
+}
+
+function byPrecedence<T>(a: Entry<T>, b: Entry<T>): number {
+  if (a.compiled.specificity !== b.compiled.specificity) {
+    return a.compiled.specificity > b.compiled.specificity ? -1 : 1;
+  }
+  if (a.priority !== b.priority) return b.priority - a.priority;
+  return a.order - b.order;
+}
+
+/** Checks a route and returns its priority, or throws a `RouteError` that names the path. */
+export function validateRoute(route: Route<unknown>): number {
+  if (typeof route !== 'object' || route === null) {
+    throw new RouteError({ code: 'invalid_route', message: 'a route must be an object with a path and a target' });
+  }
+  const problem = patternProblem(route.path);
+  if (problem) {
+    throw new RouteError({ code: 'invalid_route', message: `invalid route path: ${problem}`, subject: String(route.path) });
+  }
+  if (route.target === undefined || route.target === null) {
+    throw new RouteError({ code: 'invalid_route', message: `route '${route.path}' has no target`, subject: route.path });
+  }
+  if (route.match !== undefined && typeof route.match !== 'function') {
+    throw new RouteError({ code: 'invalid_route', message: `route '${route.path}' has a match guard that is not a function`, subject: route.path });
+  }
+  const priority = route.priority ?? 0;
+  if (!Number.isInteger(priority) || priority < MIN_PRIORITY || priority > MAX_PRIORITY) {
+    throw new RouteError({
+      code: 'invalid_priority',
+      message: `route '${route.path}' has priority ${String(priority)}; it must be an integer from ${MIN_PRIORITY} to ${MAX_PRIORITY}`,
+      subject: route.path,
+    });
+  }
+  return priority;
+}
+
+class TrieRouter<T> implements Router<T> {
+  private readonly root: TrieNode<T> = newNode();
+  private nextOrder = 0;
+  private count = 0;
+
+  get size(): number {
+    return this.count;
+  }
+
+  add(routes: Route<T> | readonly Route<T>[]): Router<T> {
+    const list = Array.isArray(routes) ? (routes as readonly Route<T>[]) : [routes as Route<T>];
+    // Validate everything first, so a bad route in a list adds nothing.
+    const priorities = list.map((route) => validateRoute(route));
+    list.forEach((route, i) => this.insert(route, priorities[i]!));
+    return this;
+  }
+
+  private insert(route: Route<T>, priority: number): void {
+    const compiled = compilePattern(route.path);
+    let node = this.root;
+    for (const segment of compiled.segments) {
+      if (segment.kind === 'globstar') node = node.globstar ??= newNode();
+      else if (segment.kind === 'star') node = node.star ??= newNode();
+      else {
+        node.exact ??= new Map();
+        let child = node.exact.get(segment.value);
+        if (!child) node.exact.set(segment.value, (child = newNode()));
+        node = child;
+      }
+    }
+    node.entries.push({ route, compiled, priority, order: this.nextOrder++ });
+    this.count++;
+  }
+
+  remove(path: string): number {
+    if (patternProblem(path) !== undefined) return 0;
+    const removed = this.removeAt(this.root, compilePattern(path).segments.map((s) => s.value), 0, path);
+    this.count -= removed;
+    return removed;
+  }
+
+  /** Removes the entries for `path` below `node`, pruning nodes left empty. */
+  private removeAt(node: TrieNode<T>, parts: string[], depth: number, path: string): number {
+    if (depth === parts.length) {
+      const before = node.entries.length;
+      node.entries = node.entries.filter((entry) => entry.route.path !== path);
+      return before - node.entries.length;
+    }
+    const part = parts[depth]!;
+    const child = part === '**' ? node.globstar : part === '*' ? node.star : node.exact?.get(part);
+    if (!child) return 0;
+    const removed = this.removeAt(child, parts, depth + 1, path);
+    if (isEmpty(child)) {
+      if (part === '**') node.globstar = undefined;
+      else if (part === '*') node.star = undefined;
+      else node.exact?.delete(part);
+    }
+    return removed;
+  }
+
+  route(signal: SignalLike | string): RouteResult<T> {
+    const type = typeof signal === 'string' ? signal : signal?.type;
+    const segments = signalTypeSegments(type);
+    if (segments === undefined) {
+      return {
+        ok: false,
+        error: errorInfo('invalid_signal', `cannot route '${String(type)}': not a valid signal type`, { subject: String(type) }),
+        guardErrors: [],
+      };
+    }
+    const candidates: Entry<T>[] = [];
+    collect(this.root, segments, 0, candidates, undefined);
+    if (candidates.length > 1) candidates.sort(byPrecedence);
+
+    const subject: SignalLike = typeof signal === 'string' ? { type: signal } : signal;
+    const found: RouteMatch<T>[] = [];
+    const guardErrors: ErrorInfo[] = [];
+    let previous: Entry<T> | undefined;
+    for (const entry of candidates) {
+      if (entry === previous) continue; // reached twice through different `**` expansions
+      previous = entry;
+      const guard = entry.route.match;
+      if (guard) {
+        let passed: boolean;
+        try {
+          passed = guard(subject) === true;
+        } catch (thrown) {
+          guardErrors.push(
+            errorInfo('guard_failed', `guard of route '${entry.route.path}' threw: ${describeThrown(thrown)}`, {
+              subject: entry.route.path,
+            }),
+          );
+          continue;
+        }
+        if (!passed) continue;
+      }
+      found.push({ path: entry.route.path, target: entry.route.target, priority: entry.priority, route: entry.route });
+    }
+    if (found.length === 0) {
+      return {
+        ok: false,
+        error: errorInfo('no_route', `no route matches signal '${type}'`, { subject: type as string }),
+        guardErrors,
+      };
+    }
+    return { ok: true, matches: found, guardErrors };
+  }
+
+  routes(): Route<T>[] {
+    const entries: Entry<T>[] = [];
+    gather(this.root, entries);
+    return entries.sort((a, b) => a.order - b.order).map((entry) => entry.route);
+  }
+}
+
+function isEmpty(node: TrieNode<unknown>): boolean {
+  return node.entries.length === 0 && !node.star && !node.globstar && (!node.exact || node.exact.size === 0);
+}
+
+function gather<T>(node: TrieNode<T>, into: Entry<T>[]): void {
+  into.push(...node.entries);
+  node.exact?.forEach((child) => gather(child, into));
+  if (node.star) gather(node.star, into);
+  if (node.globstar) gather(node.globstar, into);
+}
+
+/**
+ * Collects the entries of every route matching `segments[index..]` below `node`. A `**` node
+ * can be reached at the same index along several paths; `visited` (created on first need)
+ * makes each (node, index) pair walk once, which keeps patterns with several `**` linear.
+ */
+function collect<T>(
+  node: TrieNode<T>,
+  segments: string[],
+  index: number,
+  into: Entry<T>[],
+  visited: Map<TrieNode<T>, Set<number>> | undefined,
+): Map<TrieNode<T>, Set<number>> | undefined {
+  if (index === segments.length) {
+    for (const entry of node.entries) into.push(entry);
+  } else {
+    const child = node.exact?.get(segments[index]!);
+    if (child) visited = collect(child, segments, index + 1, into, visited);
+    if (node.star) visited = collect(node.star, segments, index + 1, into, visited);
+  }
+  const globstar = node.globstar;
+  if (globstar) {
+    visited ??= new Map();
+    let seen = visited.get(globstar);
+    if (!seen) visited.set(globstar, (seen = new Set()));
+    for (let k = index; k <= segments.length; k++) {
+      if (seen.has(k)) continue;
+      seen.add(k);
+      visited = collect(globstar, segments, k, into, visited);
+    }
+  }
+  return visited;
+}
+
+/** Creates a router, optionally with initial routes. */
+export function createRouter<T>(routes: readonly Route<T>[] = []): Router<T> {
+  const router = new TrieRouter<T>();
+  if (routes.length) router.add(routes);
+  return router;
+}

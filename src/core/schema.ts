@@ -1,0 +1,107 @@
+/**
+ * What skillstate needs of zod: recognising object schemas, parsing without throwing, and
+ * validating a state update against a slice schema without re-parsing the whole slice.
+ *
+ * Pure: no I/O, no XState.
+ */
+import { z } from 'zod';
+import { toIssues, type Issue } from './errors.js';
+import { isPlainObject } from './plain.js';
+
+/** A zod object schema, whatever its unknown-key policy (strip, strict or loose). */
+export type ObjectSchema = z.ZodObject<z.core.$ZodShape, z.core.$ZodObjectConfig>;
+
+/** The empty object schema used where a skill or agent declares none. */
+export const EMPTY_SCHEMA: ObjectSchema = z.object({});
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; issues: Issue[] };
+
+interface ZodInternals {
+  _zod?: { def?: { type?: string; checks?: unknown[]; catchall?: unknown } };
+  safeParse?: unknown;
+  shape?: Record<string, z.ZodType>;
+}
+
+/**
+ * True when `value` is a zod object schema. Duck-typed on zod 4's internals so that a schema
+ * built with another copy of zod (a second install in node_modules) is still recognised.
+ */
+export function isObjectSchema(value: unknown): value is ObjectSchema {
+  const internals = value as ZodInternals | null;
+  return (
+    typeof internals === 'object' &&
+    internals !== null &&
+    typeof internals.safeParse === 'function' &&
+    internals._zod?.def?.type === 'object'
+  );
+}
+
+/** True when `value` is any zod schema. */
+export function isZodSchema(value: unknown): value is z.ZodType {
+  const internals = value as ZodInternals | null;
+  return typeof internals === 'object' && internals !== null && typeof internals.safeParse === 'function' && !!internals._zod;
+}
+
+/** Parses synchronously; async refinements make it return a promise instead. Never throws. */
+export function parseWith<T>(schema: z.ZodType<T>, value: unknown): Parsed<T> | Promise<Parsed<T>> {
+  let outcome: ReturnType<typeof schema.safeParse>;
+  try {
+    outcome = schema.safeParse(value);
+  } catch (thrown) {
+    if (thrown instanceof z.core.$ZodAsyncError) return schema.safeParseAsync(value).then(toParsed, parseFailure);
+    return parseFailure(thrown);
+  }
+  return toParsed(outcome);
+}
+
+/** Parses synchronously, reporting async refinements as an issue. Never throws. */
+export function parseSync<T>(schema: z.ZodType<T>, value: unknown): Parsed<T> {
+  try {
+    return toParsed(schema.safeParse(value));
+  } catch (thrown) {
+    return parseFailure(thrown);
+  }
+}
+
+function toParsed<T>(outcome: z.ZodSafeParseResult<T>): Parsed<T> {
+  return outcome.success ? { ok: true, value: outcome.data } : { ok: false, issues: toIssues(outcome.error.issues) };
+}
+
+function parseFailure(thrown: unknown): { ok: false; issues: Issue[] } {
+  const message = thrown instanceof Error ? thrown.message : String(thrown);
+  return { ok: false, issues: [{ path: [], message: `schema threw while parsing: ${message}` }] };
+}
+
+/**
+ * Applies a partial update to an object that already satisfies `schema`, validating only the
+ * keys the update touches when that is equivalent to validating the whole object (no
+ * object-level refinements, no catch-all). Unknown keys are refused: a state update that names
+ * a field the schema does not have is a mistake, and dropping it silently would hide it.
+ */
+export function applyPatch(
+  schema: ObjectSchema,
+  current: Record<string, unknown>,
+  patch: unknown,
+): Parsed<Record<string, unknown>> {
+  if (!isPlainObject(patch)) {
+    return { ok: false, issues: [{ path: [], message: 'a state update must be a plain object' }] };
+  }
+  const def = (schema as unknown as ZodInternals)._zod!.def!;
+  const shape = schema.shape as Record<string, z.ZodType>;
+  if ((def.checks && def.checks.length > 0) || def.catchall !== undefined) {
+    return parseSync(schema, { ...current, ...patch }) as Parsed<Record<string, unknown>>;
+  }
+  const next: Record<string, unknown> = { ...current };
+  const issues: Issue[] = [];
+  for (const key in patch) {
+    const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
+    if (field === undefined) {
+      issues.push({ path: [key], message: `unknown field '${key}'`, code: 'unrecognized_keys' });
+      continue;
+    }
+    const parsed = parseSync(field, patch[key]);
+    if (parsed.ok) next[key] = parsed.value;
+    else for (const issue of parsed.issues) issues.push({ ...issue, path: [key, ...issue.path] });
+  }
+  return issues.length ? { ok: false, issues } : { ok: true, value: next };
+}

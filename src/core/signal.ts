@@ -1,0 +1,144 @@
+/**
+ * Signals: CloudEvents 1.0 envelopes as plain objects. A signal's `type` is a dot-separated
+ * list of segments (`calculator.add`, `user.profile.updated`) that routes and patterns match.
+ *
+ * Pure: no I/O, no XState.
+ */
+import { nanoid } from 'nanoid';
+import { SignalError } from './errors.js';
+
+/** A CloudEvents 1.0 event. Plain data: it round-trips through JSON unchanged. */
+export interface Signal<TData = unknown> {
+  specversion: '1.0';
+  id: string;
+  source: string;
+  type: string;
+  time: string;
+  data?: TData;
+  subject?: string;
+  datacontenttype?: string;
+}
+
+/** What the router and the matcher need of a signal. */
+export interface SignalLike {
+  type: string;
+  data?: unknown;
+}
+
+export interface CreateSignalOptions {
+  /** Where the signal comes from (CloudEvents `source`). Default `skillstate`. */
+  source?: string;
+  subject?: string;
+  /** Overrides the generated id (nanoid). */
+  id?: string;
+  /** Overrides the timestamp; default now, as an ISO 8601 string. */
+  time?: string | Date;
+  datacontenttype?: string;
+}
+
+/** The longest signal type accepted, in characters. Longer types are rejected, not truncated. */
+export const MAX_SIGNAL_TYPE_LENGTH = 2048;
+
+const SEGMENT = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * Splits a signal type into its segments, or returns undefined when the type is invalid
+ * (empty, an empty segment, a character outside `[A-Za-z0-9_-]`, or too long).
+ */
+export function signalTypeSegments(type: unknown): string[] | undefined {
+  if (typeof type !== 'string' || type.length === 0 || type.length > MAX_SIGNAL_TYPE_LENGTH) {
+    return undefined;
+  }
+  const segments = type.split('.');
+  for (const segment of segments) {
+    if (!SEGMENT.test(segment)) return undefined;
+  }
+  return segments;
+}
+
+/** True when `type` is a valid signal type. */
+export function isValidSignalType(type: unknown): type is string {
+  return signalTypeSegments(type) !== undefined;
+}
+
+function describeTypeProblem(type: unknown): string {
+  if (typeof type !== 'string') return `a signal type must be a string, got ${typeof type}`;
+  if (type.length === 0) return 'a signal type must not be empty';
+  if (type.length > MAX_SIGNAL_TYPE_LENGTH) {
+    return `signal type is ${type.length} characters long; the limit is ${MAX_SIGNAL_TYPE_LENGTH}`;
+  }
+  const bad = type.split('.').find((segment) => !SEGMENT.test(segment));
+  if (bad === '') return `signal type '${type}' has an empty segment`;
+  return `signal type '${type}' has an invalid segment '${bad}' (allowed: letters, digits, '_' and '-')`;
+}
+
+/**
+ * Creates a signal. Throws a `SignalError` (code `invalid_signal`) when the type or an option
+ * is invalid, naming the culprit.
+ *
+ * @example createSignal('calculator.add', { a: 1, b: 2 })
+ */
+export function createSignal<TData = undefined>(
+  type: string,
+  data?: TData,
+  options: CreateSignalOptions = {},
+): Signal<TData> {
+  if (!isValidSignalType(type)) {
+    throw new SignalError({ code: 'invalid_signal', message: describeTypeProblem(type), subject: String(type) });
+  }
+  const source = options.source ?? 'skillstate';
+  if (typeof source !== 'string' || source.length === 0) {
+    throw new SignalError({
+      code: 'invalid_signal',
+      message: `signal '${type}' needs a non-empty source`,
+      subject: type,
+    });
+  }
+  const time = options.time instanceof Date ? options.time.toISOString() : (options.time ?? new Date().toISOString());
+  const signal: Signal<TData> = { specversion: '1.0', id: options.id ?? nanoid(), source, type, time };
+  if (data !== undefined) signal.data = data;
+  if (options.subject !== undefined) signal.subject = options.subject;
+  if (options.datacontenttype !== undefined) signal.datacontenttype = options.datacontenttype;
+  else if (data !== undefined) signal.datacontenttype = 'application/json';
+  return signal;
+}
+
+/**
+ * Checks that an untrusted value is a signal we can process, and says why not otherwise.
+ * Returns undefined when it is valid.
+ */
+export function signalProblem(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return 'a signal must be an object';
+  const candidate = value as Partial<Signal>;
+  if (!isValidSignalType(candidate.type)) return describeTypeProblem(candidate.type);
+  if (candidate.specversion !== undefined && candidate.specversion !== '1.0') {
+    return `signal '${candidate.type}' has specversion '${String(candidate.specversion)}'; only '1.0' is supported`;
+  }
+  if (candidate.id !== undefined && typeof candidate.id !== 'string') {
+    return `signal '${candidate.type}' has an id that is not a string`;
+  }
+  return undefined;
+}
+
+/** Accepts a full signal or `{ type, data }` and fills in the CloudEvents fields. */
+export function toSignal(value: Signal | SignalLike | string): Signal {
+  if (typeof value === 'string') return createSignal(value);
+  const problem = signalProblem(value);
+  if (problem) throw new SignalError({ code: 'invalid_signal', message: problem, subject: String(value.type) });
+  const candidate = value as Partial<Signal> & SignalLike;
+  if (
+    candidate.specversion === '1.0' &&
+    typeof candidate.id === 'string' &&
+    typeof candidate.source === 'string' &&
+    typeof candidate.time === 'string'
+  ) {
+    return candidate as Signal;
+  }
+  const options: CreateSignalOptions = {};
+  if (typeof candidate.source === 'string') options.source = candidate.source;
+  if (typeof candidate.id === 'string') options.id = candidate.id;
+  if (typeof candidate.time === 'string') options.time = candidate.time;
+  if (typeof candidate.subject === 'string') options.subject = candidate.subject;
+  if (typeof candidate.datacontenttype === 'string') options.datacontenttype = candidate.datacontenttype;
+  return createSignal(candidate.type, candidate.data, options);
+}
