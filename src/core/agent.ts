@@ -43,8 +43,11 @@ type SliceOf<A> = A extends SkillSpec<string, infer K, infer S, unknown>
     ? { [P in K]: S }
     : never;
 
+/** The agent's own fields (nothing when it declares no schema). */
+type OwnState<TSchema extends ObjectSchema> = [keyof TSchema['shape']] extends [never] ? unknown : z.output<TSchema>;
+
 /** The state type of an agent with schema `TSchema` and skills `TSkills`. */
-export type AgentState<TSchema extends ObjectSchema, TSkills extends readonly SkillAttachment[]> = z.output<TSchema> &
+export type AgentState<TSchema extends ObjectSchema, TSkills extends readonly SkillAttachment[]> = OwnState<TSchema> &
   ([TSkills[number]] extends [never] ? unknown : UnionToIntersection<SliceOf<TSkills[number]>>);
 
 /** The state slice type of a skill. */

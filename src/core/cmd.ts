@@ -20,7 +20,7 @@ import { effectProblem, errorEffect, type Effect } from './effects.js';
 import { describeThrown, errorInfo, formatIssues, type ErrorInfo } from './errors.js';
 import { normalizeInstruction, type Instruction, type NormalizedInstruction } from './instruction.js';
 import { unlinkedError } from './mount.js';
-import { isPlainObject } from './plain.js';
+import { isPlainObject, withKey } from './plain.js';
 import { applyPatch, parseSync, parseWith, type Parsed } from './schema.js';
 import type { Signal } from './signal.js';
 
@@ -253,6 +253,13 @@ export function stampSkill(effect: Effect, skill: string | undefined): Effect {
   return { ...effect, meta: { ...effect.meta, skill } };
 }
 
+function refuseUpdate(action: AnyAction, skill: string | undefined, detail: string, issues?: ErrorInfo['issues']): { ok: false; error: ErrorInfo } {
+  return {
+    ok: false,
+    error: errorInfo('invalid_state_update', `action '${action.name}' returned an invalid state update: ${detail}`, { action: action.name, skill, issues }),
+  };
+}
+
 function updatedState(
   agent: Agent<object>,
   catalog: Catalog,
@@ -261,29 +268,21 @@ function updatedState(
 ): { ok: true; value: Record<string, unknown> } | { ok: false; error: ErrorInfo } {
   const state = agent.state as Record<string, unknown>;
   const { action, skill } = entry;
-  const refuse = (detail: string, issues?: ErrorInfo['issues']) => ({
-    ok: false as const,
-    error: errorInfo('invalid_state_update', `action '${action.name}' returned an invalid state update: ${detail}`, {
-      action: action.name,
-      skill: skill?.spec.name,
-      issues,
-    }),
-  });
   if (skill) {
     const key = skill.spec.stateKey;
     const applied = applyPatch(skill.spec.schema, state[key] as Record<string, unknown>, patch);
-    if (!applied.ok) return refuse(formatIssues(applied.issues), applied.issues);
-    return { ok: true, value: { ...state, [key]: applied.value } };
+    if (!applied.ok) return refuseUpdate(action, skill.spec.name, formatIssues(applied.issues), applied.issues);
+    return { ok: true, value: withKey(state, key, applied.value) };
   }
   // The agent's own actions update the agent's own fields, never a skill's slice.
-  if (!isPlainObject(patch)) return refuse('a state update must be a plain object');
+  if (!isPlainObject(patch)) return refuseUpdate(action, undefined, 'a state update must be a plain object');
   const intruding = Object.keys(patch).find((key) => catalog.stateKeys.has(key));
-  if (intruding !== undefined) return refuse(`'${intruding}' is the state of skill '${catalog.stateKeys.get(intruding)}'`);
+  if (intruding !== undefined) return refuseUpdate(action, undefined, `'${intruding}' is the state of skill '${catalog.stateKeys.get(intruding)}'`);
   const own: Record<string, unknown> = {};
   for (const key of catalog.ownKeys) if (Object.hasOwn(state, key)) own[key] = state[key];
   const applied = applyPatch(catalog.blueprint.schema, own, patch);
-  if (!applied.ok) return refuse(formatIssues(applied.issues), applied.issues);
-  return { ok: true, value: { ...state, ...applied.value } };
+  if (!applied.ok) return refuseUpdate(action, undefined, formatIssues(applied.issues), applied.issues);
+  return { ok: true, value: Object.assign({}, state, applied.value) };
 }
 
 /** Finds the action an instruction names among the agent's registered actions. */

@@ -10,7 +10,7 @@
  * Pure: no I/O, no XState.
  */
 import { RouteError } from './errors.js';
-import { MAX_SIGNAL_TYPE_LENGTH, signalTypeSegments } from './signal.js';
+import { cachedSignalTypeSegments, MAX_SIGNAL_TYPE_LENGTH } from './signal.js';
 
 export type SegmentKind = 'exact' | 'star' | 'globstar';
 
@@ -140,7 +140,7 @@ export function matches(type: string, pattern: string): boolean {
   const compiled = cachedPattern(pattern);
   if (compiled === null) return false;
   if (compiled.exact) return type === pattern;
-  const segments = signalTypeSegments(type);
+  const segments = cachedSignalTypeSegments(type);
   return segments !== undefined && matchSegments(segments, compiled.segments);
 }
 

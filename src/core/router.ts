@@ -12,7 +12,7 @@
  */
 import { describeThrown, errorInfo, RouteError, type ErrorInfo } from './errors.js';
 import { patternProblem, compilePattern, type CompiledPattern } from './pattern.js';
-import { signalTypeSegments, type SignalLike } from './signal.js';
+import { cachedSignalTypeSegments, type SignalLike } from './signal.js';
 
 export const MIN_PRIORITY = -100;
 export const MAX_PRIORITY = 100;
@@ -164,7 +164,7 @@ class TrieRouter<T> implements Router<T> {
 
   route(signal: SignalLike | string): RouteResult<T> {
     const type = typeof signal === 'string' ? signal : signal?.type;
-    const segments = signalTypeSegments(type);
+    const segments = cachedSignalTypeSegments(type);
     if (segments === undefined) {
       return {
         ok: false,
@@ -235,7 +235,7 @@ function gather<T>(node: TrieNode<T>, into: Entry<T>[]): void {
  */
 function collect<T>(
   node: TrieNode<T>,
-  segments: string[],
+  segments: readonly string[],
   index: number,
   into: Entry<T>[],
   visited: Map<TrieNode<T>, Set<number>> | undefined,

@@ -72,6 +72,19 @@ function parseFailure(thrown: unknown): { ok: false; issues: Issue[] } {
   return { ok: false, issues: [{ path: [], message: `schema threw while parsing: ${message}` }] };
 }
 
+const fieldByField = new WeakMap<ObjectSchema, boolean>();
+
+/** True when validating the changed fields alone is as good as validating the whole object. */
+function patchableFieldByField(schema: ObjectSchema): boolean {
+  let answer = fieldByField.get(schema);
+  if (answer === undefined) {
+    const def = (schema as unknown as ZodInternals)._zod!.def!;
+    answer = !(def.checks && def.checks.length > 0) && def.catchall === undefined;
+    fieldByField.set(schema, answer);
+  }
+  return answer;
+}
+
 /**
  * Applies a partial update to an object that already satisfies `schema`, validating only the
  * keys the update touches when that is equivalent to validating the whole object (no
@@ -86,22 +99,32 @@ export function applyPatch(
   if (!isPlainObject(patch)) {
     return { ok: false, issues: [{ path: [], message: 'a state update must be a plain object' }] };
   }
-  const def = (schema as unknown as ZodInternals)._zod!.def!;
   const shape = schema.shape as Record<string, z.ZodType>;
-  if ((def.checks && def.checks.length > 0) || def.catchall !== undefined) {
+  if (!patchableFieldByField(schema)) {
     return parseSync(schema, { ...current, ...patch }) as Parsed<Record<string, unknown>>;
   }
-  const next: Record<string, unknown> = { ...current };
-  const issues: Issue[] = [];
+  const next: Record<string, unknown> = Object.assign({}, current);
+  let issues: Issue[] | undefined;
+  try {
+    issues = validateFields(shape, patch, next);
+  } catch (thrown) {
+    return parseFailure(thrown); // an async refinement, or a schema that throws
+  }
+  return issues ? { ok: false, issues } : { ok: true, value: next };
+}
+
+/** Validates each patched field, writing the parsed values into `next`; returns the issues, if any. */
+function validateFields(shape: Record<string, z.ZodType>, patch: Record<string, unknown>, next: Record<string, unknown>): Issue[] | undefined {
+  let issues: Issue[] | undefined;
   for (const key in patch) {
     const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
     if (field === undefined) {
-      issues.push({ path: [key], message: `unknown field '${key}'`, code: 'unrecognized_keys' });
+      (issues ??= []).push({ path: [key], message: `unknown field '${key}'`, code: 'unrecognized_keys' });
       continue;
     }
-    const parsed = parseSync(field, patch[key]);
-    if (parsed.ok) next[key] = parsed.value;
-    else for (const issue of parsed.issues) issues.push({ ...issue, path: [key, ...issue.path] });
+    const parsed = field.safeParse(patch[key]);
+    if (parsed.success) next[key] = parsed.data;
+    else for (const issue of toIssues(parsed.error.issues)) (issues ??= []).push({ ...issue, path: [key, ...issue.path] });
   }
-  return issues.length ? { ok: false, issues } : { ok: true, value: next };
+  return issues;
 }

@@ -40,6 +40,7 @@ export interface CreateSignalOptions {
 export const MAX_SIGNAL_TYPE_LENGTH = 2048;
 
 const SEGMENT = /^[A-Za-z0-9_-]+$/;
+const SIGNAL_TYPE = /^[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*$/;
 
 /**
  * Splits a signal type into its segments, or returns undefined when the type is invalid
@@ -49,16 +50,32 @@ export function signalTypeSegments(type: unknown): string[] | undefined {
   if (typeof type !== 'string' || type.length === 0 || type.length > MAX_SIGNAL_TYPE_LENGTH) {
     return undefined;
   }
-  const segments = type.split('.');
-  for (const segment of segments) {
-    if (!SEGMENT.test(segment)) return undefined;
+  return SIGNAL_TYPE.test(type) ? type.split('.') : undefined;
+}
+
+const SEGMENT_CACHE_LIMIT = 4096;
+const segmentCache = new Map<string, readonly string[] | null>();
+
+/**
+ * `signalTypeSegments` with a bounded cache: the set of signal types an application uses is
+ * small and repeats, and splitting plus validating costs more than a lookup. The arrays are
+ * shared and frozen.
+ */
+export function cachedSignalTypeSegments(type: unknown): readonly string[] | undefined {
+  if (typeof type !== 'string') return undefined;
+  let segments = segmentCache.get(type);
+  if (segments === undefined) {
+    const split = signalTypeSegments(type);
+    segments = split ? Object.freeze(split) : null;
+    if (segmentCache.size >= SEGMENT_CACHE_LIMIT) segmentCache.clear();
+    segmentCache.set(type, segments);
   }
-  return segments;
+  return segments ?? undefined;
 }
 
 /** True when `type` is a valid signal type. */
 export function isValidSignalType(type: unknown): type is string {
-  return signalTypeSegments(type) !== undefined;
+  return typeof type === 'string' && type.length <= MAX_SIGNAL_TYPE_LENGTH && SIGNAL_TYPE.test(type);
 }
 
 function describeTypeProblem(type: unknown): string {

@@ -1,0 +1,98 @@
+/**
+ * Router lookups with 10, 1,000 and 10,000 routes (mixed exact, `*` and `**`), against a
+ * linear scan of precompiled micromatch matchers over the same routes: the cost the trie saves.
+ */
+import micromatch from 'micromatch';
+import { createRouter, type Router } from '../src/index.js';
+import { compare, formatNs, formatRate, type ReportRow } from './harness.js';
+
+/** Route paths: 80% exact, 10% with a `*`, 10% ending in `**`. */
+export function routePaths(count: number): string[] {
+  const paths: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const kind = i % 10;
+    if (kind < 8) paths.push(`svc${i % 50}.entity${i}.action${i % 7}`);
+    else if (kind === 8) paths.push(`svc${i % 50}.*.updated${i}`);
+    else paths.push(`audit${i}.**`);
+  }
+  return paths;
+}
+
+/** A type that matches route 8 (`svc8.*.updated8`) through its `*`. */
+const WILDCARD_TYPE = 'svc8.anything.updated8';
+
+function buildRouter(paths: string[]): Router<number> {
+  return createRouter(paths.map((path, i) => ({ path, target: i })));
+}
+
+function buildScan(paths: string[]): (type: string) => number[] {
+  const matchers = paths.map((path) => micromatch.matcher(path.replaceAll('.', '/')));
+  return (type) => {
+    const candidate = type.replaceAll('.', '/');
+    const found: number[] = [];
+    for (let i = 0; i < matchers.length; i++) if (matchers[i]!(candidate)) found.push(i);
+    return found;
+  };
+}
+
+export async function run(): Promise<ReportRow[]> {
+  const rows: ReportRow[] = [];
+  const sizes = [10, 1_000, 10_000];
+  const routers = new Map(sizes.map((n) => [n, buildRouter(routePaths(n))]));
+  // The exact type looked up: a route in the middle of each set (index 4 is always exact).
+  const exactType = (n: number) => routePaths(n)[Math.min(4, n - 1)]!;
+  let sink = 0;
+  const trie = await compare(
+    sizes.map((n) => {
+      const router = routers.get(n)!;
+      const type = exactType(n);
+      return { name: `trie ${n}`, fn: () => { const r = router.route(type); if (r.ok) sink += r.matches.length; } };
+    }),
+  );
+  const base = trie[0]!;
+  for (const [i, n] of sizes.entries()) {
+    const result = trie[i]!;
+    rows.push({
+      suite: 'router',
+      name: `exact lookup, ${n.toLocaleString('en')} routes`,
+      value: `${formatRate(result.opsPerSec)} (${formatNs(result.ns)})`,
+      anchor: i === 0 ? undefined : `10 routes: ${formatNs(base.ns)}`,
+      ratio: i === 0 ? undefined : result.ns / base.ns,
+      target: n === 10_000 ? '≥ 1M/s and ≤ 1.5× the 10-route cost' : undefined,
+      pass: n === 10_000 ? result.opsPerSec >= 1e6 && result.ns / base.ns <= 1.5 : undefined,
+    });
+  }
+
+  const wildcard = await compare(
+    sizes.map((n) => {
+      const router = routers.get(n)!;
+      return { name: `wild ${n}`, fn: () => { const r = router.route(WILDCARD_TYPE); if (r.ok) sink += r.matches.length; } };
+    }),
+  );
+  for (const [i, n] of sizes.entries()) {
+    rows.push({ suite: 'router', name: `'*' lookup, ${n.toLocaleString('en')} routes`, value: `${formatRate(wildcard[i]!.opsPerSec)} (${formatNs(wildcard[i]!.ns)})` });
+  }
+
+  for (const n of sizes) {
+    const router = routers.get(n)!;
+    const scan = buildScan(routePaths(n));
+    const type = exactType(n);
+    const [ours, theirs] = await compare(
+      [
+        { name: 'trie', fn: () => { const r = router.route(type); if (r.ok) sink += r.matches.length; } },
+        { name: 'scan', fn: () => { sink += scan(type).length; } },
+      ],
+      { rounds: n >= 10_000 ? 7 : 15 },
+    );
+    rows.push({
+      suite: 'router',
+      name: `micromatch linear scan, ${n.toLocaleString('en')} routes`,
+      value: `${formatRate(theirs!.opsPerSec)} (${formatNs(theirs!.ns)})`,
+      anchor: `trie: ${formatNs(ours!.ns)}`,
+      ratio: theirs!.ns / ours!.ns,
+      target: 'comparison (scan ÷ trie)',
+    });
+  }
+  if (sink < 0) console.log(sink);
+  return rows;
+}
