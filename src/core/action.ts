@@ -1,8 +1,9 @@
 /**
  * Actions: the unit of work. An action has a name that is a valid LLM tool name, a zod input
  * schema that params are validated against before it runs, and a `run` function that may be
- * sync or async. An action changes state or asks for effects only through what it returns
- * (`result(output, { state, effects })`), or fails through `fail(reason, message)` or a throw.
+ * sync or async. An action changes state, asks for effects or mounts skills only through what
+ * it returns (`result(output, { state, effects, mount, unmount })`), or fails through
+ * `fail(reason, message)` or a throw.
  *
  * Pure: no I/O, no XState.
  */
@@ -11,6 +12,7 @@ import { DefinitionError } from './errors.js';
 import type { Effect } from './effects.js';
 import { isObjectSchema, isZodSchema, type ObjectSchema } from './schema.js';
 import type { Signal } from './signal.js';
+import type { AnySkill, SkillAttachment } from './skill.js';
 
 /** Valid LLM tool names, as OpenAI and Anthropic accept them. */
 export const ACTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -34,13 +36,21 @@ export interface ActionContext<TState = unknown, TConfig = unknown> {
   readonly signal: Signal | undefined;
 }
 
-/** An action's output together with a state update and effects. Build it with `result()`. */
-export interface ActionResult<TOutput = unknown, TState = unknown> {
+/** What an action may change besides returning its output. */
+export interface ActionChanges<TState = unknown> {
+  /** Fields of the owning skill's slice to change (validated against the slice schema). */
+  state?: Partial<TState>;
+  effects?: readonly Effect[];
+  /** Skills to mount on the agent (as `mountSkills` would, dependencies first). */
+  mount?: readonly SkillAttachment[];
+  /** Skills to unmount, by spec or name. */
+  unmount?: readonly (AnySkill | string)[];
+}
+
+/** An action's output together with the changes it asks for. Build it with `result()`. */
+export interface ActionResult<TOutput = unknown, TState = unknown> extends Readonly<ActionChanges<TState>> {
   readonly [RESULT]: true;
   readonly output: TOutput;
-  /** Fields of the owning skill's slice to change (validated against the slice schema). */
-  readonly state?: Partial<TState>;
-  readonly effects?: readonly Effect[];
 }
 
 /** An expected failure, with a stable reason code. Build it with `fail()`. */
@@ -51,17 +61,16 @@ export interface ActionFailure {
   readonly details?: Record<string, unknown>;
 }
 
-/** Returns an output together with a state update and/or effects. */
-export function result<TOutput, TState = unknown>(
-  output: TOutput,
-  changes: { state?: Partial<TState>; effects?: readonly Effect[] } = {},
-): ActionResult<TOutput, TState> {
-  const value: { [RESULT]: true; output: TOutput; state?: Partial<TState>; effects?: readonly Effect[] } = {
-    [RESULT]: true,
-    output,
-  };
+/**
+ * Returns an output together with changes: a state update, effects, skills to mount or unmount.
+ * The changes apply all together or not at all.
+ */
+export function result<TOutput, TState = unknown>(output: TOutput, changes: ActionChanges<TState> = {}): ActionResult<TOutput, TState> {
+  const value: ActionChanges<TState> & { [RESULT]: true; output: TOutput } = { [RESULT]: true, output };
   if (changes.state !== undefined) value.state = changes.state;
   if (changes.effects !== undefined) value.effects = changes.effects;
+  if (changes.mount !== undefined) value.mount = changes.mount;
+  if (changes.unmount !== undefined) value.unmount = changes.unmount;
   return value;
 }
 

@@ -14,12 +14,12 @@
  *
  * Pure: no I/O, no XState.
  */
-import { isActionFailure, isActionResult, type AnyAction } from './action.js';
+import { isActionFailure, isActionResult, type ActionResult, type AnyAction } from './action.js';
 import { Agent, catalogOf, type ActionEntry, type Catalog } from './catalog.js';
 import { effectProblem, errorEffect, type Effect } from './effects.js';
 import { describeThrown, errorInfo, formatIssues, type ErrorInfo } from './errors.js';
 import { normalizeInstruction, type Instruction, type NormalizedInstruction } from './instruction.js';
-import { unlinkedError } from './mount.js';
+import { mountSkills, unlinkedError, unmountSkill } from './mount.js';
 import { isPlainObject, withKey } from './plain.js';
 import { applyPatch, parseSync, parseWith, type Parsed } from './schema.js';
 import type { Signal } from './signal.js';
@@ -204,7 +204,9 @@ function finish(agent: Agent<object>, catalog: Catalog, entry: ActionEntry, retu
   let output = returned;
   let patch: unknown;
   let produced: readonly unknown[] | undefined;
+  let changes: ActionResult | undefined;
   if (isActionResult(returned)) {
+    changes = returned;
     output = returned.output;
     patch = returned.state;
     produced = returned.effects;
@@ -244,7 +246,43 @@ function finish(agent: Agent<object>, catalog: Catalog, entry: ActionEntry, retu
       effects[i] = stampSkill(effect as Effect, skillName);
     }
   }
+  if (changes && (changes.mount !== undefined || changes.unmount !== undefined)) {
+    const remounted = applyMounts(next, changes, extras);
+    if (!remounted.ok) return failed(remounted.error);
+    next = remounted.agent;
+    effects = [...effects, ...remounted.effects];
+  }
   return { ok: true, agent: next, output, effects, action: action.name, skill: skillName };
+}
+
+/** Unmounts, then mounts, the skills an action asked for; all or nothing. */
+function applyMounts(
+  agent: Agent<object>,
+  changes: ActionResult,
+  extras: { action: string; skill: string | undefined },
+): { ok: true; agent: Agent<object>; effects: Effect[] } | { ok: false; error: ErrorInfo } {
+  let current = agent;
+  const effects: Effect[] = [];
+  const refuse = (error: ErrorInfo) => ({
+    ok: false as const,
+    error: { ...error, message: `action '${extras.action}' could not change its agent's skills: ${error.message}`, action: extras.action },
+  });
+  if (changes.unmount !== undefined) {
+    if (!Array.isArray(changes.unmount)) return refuse(errorInfo('invalid_skill', 'unmount must be an array of skills or names'));
+    for (const skill of changes.unmount) {
+      const step = unmountSkill(current, skill);
+      if (!step.ok) return refuse(step.error);
+      current = step.agent;
+      effects.push(...step.effects);
+    }
+  }
+  if (changes.mount !== undefined) {
+    const step = mountSkills(current, changes.mount);
+    if (!step.ok) return refuse(step.error);
+    current = step.agent;
+    effects.push(...step.effects);
+  }
+  return { ok: true, agent: current, effects };
 }
 
 /** Records the producing skill on an effect that does not name one. */
