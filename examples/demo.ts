@@ -1,0 +1,58 @@
+/**
+ * The main demo (`npm start`): the pure core on the embedded defaults, no keys, no network.
+ * Define skills and an agent, run `cmd`, mount and unmount a skill, print the effects and the
+ * tools a language model would be given.
+ */
+import { z } from 'zod';
+import { defineAgent, mountSkill, toolsForAgent, unmountSkill, agentToolset } from 'skillstate';
+import { arithmetic, calculator, counter } from 'skillstate/skills';
+
+const heading = (text: string) => console.log(`\n\x1b[1m== ${text}\x1b[0m`);
+const show = (label: string, value: unknown) => console.log(`${label}:`, JSON.stringify(value, null, 2));
+
+heading('1. Define an agent from skills');
+const MathAgent = defineAgent({
+  name: 'math_agent',
+  description: 'Agent with calculation abilities',
+  schema: z.object({ mode: z.enum(['interactive', 'batch']).default('interactive') }),
+  skills: [calculator, [counter, { initial: 10, step: 5 }]],
+});
+let agent = MathAgent.new({ id: 'demo-1' });
+show('state after new()', agent.state);
+show('mounted skills', agent.mounted);
+
+heading('2. Run instructions with cmd');
+const added = await MathAgent.cmd(agent, [
+  { action: 'add', params: { a: 1.555, b: 2.5 } },
+  { action: 'increment' },
+]);
+agent = added.agent;
+show('results', added.results);
+show('state', agent.state);
+
+heading('3. A failing instruction leaves the state as it was');
+const failed = await MathAgent.cmd(agent, { action: 'add', params: { a: 'one', b: 2 } });
+show('error effect', failed.effects[0]);
+console.log('state unchanged:', failed.agent.state === agent.state);
+
+heading('4. Mount a skill at run time');
+const mounted = mountSkill(agent, arithmetic);
+if (!mounted.ok) throw new Error(mounted.error.message);
+show('effects', mounted.effects);
+for (const note of mounted.diagnostics) console.log(`note: ${note.message}`);
+const divided = await MathAgent.cmd(mounted.agent, { action: 'divide', skill: 'arithmetic', params: { a: 1, b: 0 } });
+show('divide by zero', divided.effects[0]);
+
+heading('5. Tools for a language model');
+const toolset = agentToolset(mounted.agent, { strict: true });
+console.log('tools:', toolset.tools.map((tool) => tool.function.name).join(', '));
+for (const note of toolset.diagnostics) console.log(`note: ${note.message}`);
+show('one tool', toolsForAgent(mounted.agent)[0]);
+const call = toolset.toInstruction('arithmetic_multiply', '{"a": 6, "b": 7}');
+if (call.ok) show('tool call → cmd', (await MathAgent.cmd(mounted.agent, call.instruction)).results[0]);
+
+heading('6. Unmount it again');
+const unmounted = unmountSkill(mounted.agent, 'arithmetic');
+if (!unmounted.ok) throw new Error(unmounted.error.message);
+show('effects', unmounted.effects.map((effect) => `${effect.type} ${effect.type === 'deregister_action' ? effect.action : ''}`));
+console.log('back to the agent before the mount:', JSON.stringify(unmounted.agent) === JSON.stringify(agent));
