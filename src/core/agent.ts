@@ -87,24 +87,24 @@ export interface AgentDefinition<TState extends object = Record<string, unknown>
   /** @internal What catalogs of this definition's agents are built from. */
   readonly blueprint: Blueprint;
   /** A new agent with every default applied. Throws a `StateError` when `state` is invalid. */
-  readonly new: (options?: NewAgentOptions<TState>) => Agent<TState>;
+  'new'(options?: NewAgentOptions<TState>): Agent<TState>;
   /** Runs instructions; never rejects (see `cmd`). */
-  readonly cmd: (agent: Agent<TState>, instructions: Instruction | readonly Instruction[], options?: CmdOptions) => Promise<CmdResult<TState>>;
+  cmd(agent: Agent<TState>, instructions: Instruction | readonly Instruction[], options?: CmdOptions): Promise<CmdResult<TState>>;
   /** Deep-merges `attrs` into the state and validates the result. */
-  readonly set: (agent: Agent<TState>, attrs: DeepPartial<TState>) => Result<Agent<TState>>;
+  set(agent: Agent<TState>, attrs: DeepPartial<TState>): Result<Agent<TState>>;
   /** Validates the state against the schema of the agent and its mounted skills (defaults applied). */
-  readonly validate: (agent: Agent<TState>) => Result<Agent<TState>>;
+  validate(agent: Agent<TState>): Result<Agent<TState>>;
   /** Re-links an agent parsed from JSON, resolving its mounted skills by name. */
-  readonly restore: (data: unknown, options?: { skills?: SkillResolver }) => Result<Agent<TState>>;
+  restore(data: unknown, options?: { skills?: SkillResolver }): Result<Agent<TState>>;
   /** The skills attached at definition. */
-  readonly skills: () => AnySkill[];
+  skills(): AnySkill[];
   /** Every action of the definition (its own and its skills'), deduplicated. */
-  readonly actions: () => AnyAction[];
-  readonly routes: () => Route<RouteTarget>[];
+  actions(): AnyAction[];
+  routes(): Route<RouteTarget>[];
   /** The validated config of an attached skill. */
-  readonly skillConfig: (skill: AnySkill | string) => Record<string, unknown> | undefined;
+  skillConfig(skill: AnySkill | string): Record<string, unknown> | undefined;
   /** The state slice of a mounted skill. */
-  readonly skillState: <S extends AnySkill>(agent: Agent<object>, skill: S | string) => SkillState<S> | undefined;
+  skillState<S extends AnySkill>(agent: Agent<object>, skill: S | string): SkillState<S> | undefined;
 }
 
 /**

@@ -42,6 +42,8 @@ export type ErrorCode =
   // runtime
   | 'hook_failed'
   | 'signal_failed'
+  | 'effect_loop'
+  | 'skill_failed'
   | 'timeout'
   | 'mailbox_full'
   | 'agent_stopped'

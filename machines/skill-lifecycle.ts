@@ -1,0 +1,237 @@
+/**
+ * The lifecycle of one skill on one agent, as a child machine of the agent:
+ *
+ *   inactive ──activate──▶ active ──deactivate──▶ inactive
+ *                            │ a child crashes past its restart budget
+ *                            ▼
+ *                          failed ──activate──▶ active (a remount starts afresh)
+ *
+ * While `active` it runs the skill's children (actor logic from `skill.children(config)`) and
+ * supervises them: a crashed child is restarted under its policy — `permanent` (always),
+ * `transient` (only after a failure), `temporary` (never) — at most `maxRestarts` times within
+ * `withinMs`; past that the lifecycle goes to `failed`, stops every child and tells the agent,
+ * instead of looping. Every state change is reported to the agent (`skill.lifecycle`).
+ *
+ * Child logic is referenced by name (`setup({ actors })` via `provide`), which is what lets
+ * XState persist and inspect it.
+ */
+import { assign, enqueueActions, sendParent, setup, type AnyActorLogic } from 'xstate';
+import type { ErrorInfo } from '../src/core/errors.js';
+import type { ChildSpec, RestartPolicy } from '../src/core/skill.js';
+
+export type LifecycleState = 'inactive' | 'active' | 'failed';
+
+/** A child as the lifecycle runs it: plain data; its logic is provided under `actor`. */
+export interface ChildPlan {
+  id: string;
+  /** The name its logic is provided under. */
+  actor: string;
+  input: unknown;
+  restart: RestartPolicy;
+  maxRestarts: number;
+  withinMs: number;
+}
+
+export interface LifecycleInput {
+  agentId: string;
+  skill: string;
+  children: ChildPlan[];
+  /** Where to start (a restored agent resumes its skills where they were). */
+  start: LifecycleState;
+}
+
+export interface LifecycleContext {
+  agentId: string;
+  skill: string;
+  children: ChildPlan[];
+  /** Restart times per child, within the current window. */
+  restarts: Record<string, number[]>;
+  failure: ErrorInfo | null;
+  start: LifecycleState;
+}
+
+export type LifecycleEvent =
+  | { type: 'activate' }
+  | { type: 'deactivate' }
+  | { type: `xstate.error.actor.${string}`; error: unknown }
+  | { type: `xstate.done.actor.${string}`; output: unknown };
+
+/** What the lifecycle tells its agent on every state change. */
+export interface LifecycleReport {
+  type: 'skill.lifecycle';
+  skill: string;
+  state: LifecycleState;
+  error?: ErrorInfo;
+  /** A child that crashed and was restarted (with the reason), when that is what happened. */
+  restarted?: { child: string; reason: string };
+}
+
+export const DEFAULT_MAX_RESTARTS = 3;
+export const DEFAULT_RESTART_WINDOW_MS = 5_000;
+
+/** The systemId of a skill's lifecycle: stable, naming the agent and the skill. */
+export function lifecycleSystemId(agentId: string, skill: string): string {
+  return `${agentId}/skills/${skill}`;
+}
+
+/** The systemId of a skill's child actor. */
+export function childSystemId(agentId: string, skill: string, child: string): string {
+  return `${agentId}/skills/${skill}/${child}`;
+}
+
+function childIdOf(eventType: string): string {
+  return eventType.slice(eventType.indexOf('.actor.') + '.actor.'.length);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Plans a skill's children and the logic to provide for them. */
+export function planChildren(skill: string, specs: readonly ChildSpec[]): { plans: ChildPlan[]; actors: Record<string, AnyActorLogic> } {
+  const plans: ChildPlan[] = [];
+  const actors: Record<string, AnyActorLogic> = {};
+  for (const spec of specs) {
+    const actor = `${skill}.${spec.id}`;
+    actors[actor] = spec.logic as unknown as AnyActorLogic;
+    plans.push({
+      id: spec.id,
+      actor,
+      input: spec.input,
+      restart: spec.restart ?? 'permanent',
+      maxRestarts: spec.maxRestarts ?? DEFAULT_MAX_RESTARTS,
+      withinMs: spec.withinMs ?? DEFAULT_RESTART_WINDOW_MS,
+    });
+  }
+  return { plans, actors };
+}
+
+/** True when another restart of `plan` fits in its budget at time `now`. */
+function withinBudget(context: LifecycleContext, plan: ChildPlan, now: number): boolean {
+  const recent = (context.restarts[plan.id] ?? []).filter((at) => now - at < plan.withinMs);
+  return recent.length < plan.maxRestarts;
+}
+
+/** Spawn options of a planned child (its logic is provided under `plan.actor`, a name the base machine does not declare). */
+function childOptions(context: LifecycleContext, plan: ChildPlan): { id: string; systemId: string; input: unknown } {
+  return { id: plan.id, systemId: childSystemId(context.agentId, context.skill, plan.id), input: plan.input };
+}
+
+function planFor(context: LifecycleContext, eventType: string): ChildPlan | undefined {
+  const id = childIdOf(eventType);
+  return context.children.find((plan) => plan.id === id);
+}
+
+export const skillLifecycleMachine = setup({
+  types: {} as {
+    context: LifecycleContext;
+    events: LifecycleEvent;
+    input: LifecycleInput;
+  },
+  guards: {
+    startsActive: ({ context }) => context.start === 'active',
+    startsFailed: ({ context }) => context.start === 'failed',
+    mayRestartAfterError: ({ context, event }) => {
+      const plan = planFor(context, event.type);
+      return plan !== undefined && plan.restart !== 'temporary' && withinBudget(context, plan, Date.now());
+    },
+    isTemporary: ({ context, event }) => planFor(context, event.type)?.restart === 'temporary',
+    mayRestartAfterDone: ({ context, event }) => {
+      const plan = planFor(context, event.type);
+      return plan !== undefined && plan.restart === 'permanent' && withinBudget(context, plan, Date.now());
+    },
+    isPermanent: ({ context, event }) => planFor(context, event.type)?.restart === 'permanent',
+  },
+  actions: {
+    startChildren: enqueueActions(({ context, enqueue }) => {
+      for (const plan of context.children) {
+        enqueue.spawnChild(plan.actor as never, childOptions(context, plan) as never);
+      }
+    }),
+    stopChildren: enqueueActions(({ context, enqueue }) => {
+      for (const plan of context.children) enqueue.stopChild(plan.id);
+    }),
+    restartChild: enqueueActions(({ context, event, enqueue }) => {
+      const plan = planFor(context, event.type)!;
+      const now = Date.now();
+      const recent = (context.restarts[plan.id] ?? []).filter((at) => now - at < plan.withinMs);
+      enqueue.stopChild(plan.id);
+      enqueue.spawnChild(plan.actor as never, childOptions(context, plan) as never);
+      enqueue.assign({ restarts: { ...context.restarts, [plan.id]: [...recent, now] } });
+      const reason = 'error' in event ? `crashed: ${messageOf(event.error)}` : 'stopped';
+      enqueue.sendParent({ type: 'skill.lifecycle', skill: context.skill, state: 'active', restarted: { child: plan.id, reason } } satisfies LifecycleReport);
+    }),
+    forgetChild: enqueueActions(({ context, event, enqueue }) => {
+      const plan = planFor(context, event.type);
+      if (plan) enqueue.stopChild(plan.id);
+    }),
+    recordFailure: assign({
+      failure: ({ context, event }) => {
+        const plan = planFor(context, event.type);
+        const what = plan ? `child '${plan.id}'` : `child '${childIdOf(event.type)}'`;
+        const cause = 'error' in event ? `crashed: ${messageOf(event.error)}` : 'stopped';
+        const budget = plan ? ` (more than ${plan.maxRestarts} restarts within ${plan.withinMs} ms)` : '';
+        return {
+          code: 'skill_failed',
+          message: `skill '${context.skill}' failed: ${what} ${cause}${budget}`,
+          skill: context.skill,
+        } satisfies ErrorInfo;
+      },
+    }),
+    clearFailure: assign({ failure: null, restarts: {} }),
+    reportActive: sendParent(({ context }) => ({ type: 'skill.lifecycle', skill: context.skill, state: 'active' }) satisfies LifecycleReport),
+    reportInactive: sendParent(({ context }) => ({ type: 'skill.lifecycle', skill: context.skill, state: 'inactive' }) satisfies LifecycleReport),
+    reportFailed: sendParent(({ context }) => {
+      const report: LifecycleReport = { type: 'skill.lifecycle', skill: context.skill, state: 'failed' };
+      if (context.failure) report.error = context.failure;
+      return report;
+    }),
+  },
+}).createMachine({
+  id: 'skillLifecycle',
+  context: ({ input }) => ({
+    agentId: input.agentId,
+    skill: input.skill,
+    children: input.children,
+    restarts: {},
+    failure: null,
+    start: input.start,
+  }),
+  initial: 'starting',
+  states: {
+    starting: {
+      always: [
+        { guard: 'startsActive', target: 'active' },
+        { guard: 'startsFailed', target: 'failed' },
+        { target: 'inactive' },
+      ],
+    },
+    inactive: {
+      on: { activate: { target: 'active' } },
+    },
+    active: {
+      entry: ['startChildren', 'reportActive'],
+      exit: 'stopChildren',
+      on: {
+        deactivate: { target: 'inactive', actions: 'reportInactive' },
+        'xstate.error.actor.*': [
+          { guard: 'mayRestartAfterError', actions: 'restartChild' },
+          { guard: 'isTemporary', actions: 'forgetChild' },
+          { target: 'failed', actions: 'recordFailure' },
+        ],
+        'xstate.done.actor.*': [
+          { guard: 'mayRestartAfterDone', actions: 'restartChild' },
+          { guard: 'isPermanent', target: 'failed', actions: 'recordFailure' },
+          { actions: 'forgetChild' },
+        ],
+      },
+    },
+    failed: {
+      entry: 'reportFailed',
+      on: {
+        activate: { target: 'active', actions: 'clearFailure' },
+        deactivate: { target: 'inactive', actions: ['clearFailure', 'reportInactive'] },
+      },
+    },
+  },
+});

@@ -1,0 +1,423 @@
+/**
+ * One running agent: its XState actor, its mailbox, the callers waiting on it, its timers and
+ * the state of its skill lifecycles. It is both the host the agent machine talks to and the
+ * `AgentRef` users hold.
+ *
+ * Mailbox discipline: one item at a time, in arrival order. An item goes straight to the actor
+ * when the agent is idle and nothing waits (the sync fast path: no queue, no promise); otherwise
+ * it waits, bounded by the mailbox capacity, and overflow is an error to the sender.
+ */
+import type { AgentDefinition } from '../core/agent.js';
+import { catalogOf, type Agent, type MountedSkill } from '../core/catalog.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import type { Effect } from '../core/effects.js';
+import { errorInfo } from '../core/errors.js';
+import { toSignal, type Signal, type SignalLike } from '../core/signal.js';
+import type { AnySkill } from '../core/skill.js';
+import type { AgentActor, AgentHost, AgentItemEvent } from '../../machines/agent.js';
+import type { LifecycleReport, LifecycleState } from '../../machines/skill-lifecycle.js';
+import { RuntimeError } from './errors.js';
+import { Mailbox } from './mailbox.js';
+import type { StepOutcome } from './step.js';
+import type { SystemRuntime } from './system-runtime.js';
+
+export interface CallOptions {
+  /** Milliseconds to wait for the answer; default the system's `callTimeout` (5000). */
+  timeout?: number;
+}
+
+/** What `mount` and `unmount` resolve with. */
+export interface MountReport {
+  skill: string;
+  /** False when the skill was already mounted (or already not). */
+  changed: boolean;
+  effects: Effect[];
+  diagnostics: Diagnostic[];
+}
+
+export type AgentStatus = 'idle' | 'working' | 'stopped';
+
+/** A read-only view of a running agent. */
+export interface AgentView<TState extends object = Record<string, unknown>> {
+  id: string;
+  definition: string;
+  status: AgentStatus;
+  /** The agent value (plain data plus its link to the code): usable with `cmd`, `toolsForAgent`... */
+  agent: Agent<TState>;
+  state: TState;
+  mounted: MountedSkill[];
+  /** Each skill's lifecycle state, by skill name. */
+  lifecycles: Record<string, LifecycleState>;
+  /** Actions the system has registered for the agent (`skill/action`, or `action` for its own). */
+  registeredActions: string[];
+  /** Items waiting in the mailbox. */
+  mailbox: number;
+  parent: string | undefined;
+  children: string[];
+}
+
+/** An agent snapshot: plain JSON that `system.restore()` turns back into a running agent. */
+export interface AgentSnapshot {
+  format: 'skillstate/agent@1';
+  id: string;
+  definition: string;
+  parent?: string;
+  agent: { id: string; definition: string; state: Record<string, unknown>; mounted: MountedSkill[] };
+  lifecycles: Record<string, LifecycleState>;
+  children: string[];
+}
+
+/** A running agent, as users hold it. */
+export interface AgentRef<TState extends object = Record<string, unknown>> {
+  readonly id: string;
+  /** The name of the agent's definition. */
+  readonly definition: string;
+  readonly parent: string | undefined;
+  /** The XState actor, for users who want to subscribe to it or inspect it. */
+  readonly actor: AgentActor;
+  /** Fire and forget. Throws `SignalError` for an invalid signal, `RuntimeError` (`mailbox_full`, `agent_stopped`). */
+  send(signal: Signal | SignalLike | string): void;
+  /** Resolves with the result (after `transformResult`); rejects with a `RuntimeError` carrying the code. */
+  call(signal: Signal | SignalLike | string, options?: CallOptions): Promise<unknown>;
+  /** Mounts a skill at run time, in mailbox order. A skill given by name is looked up in the system. */
+  mount(skill: AnySkill | string, config?: Record<string, unknown>): Promise<MountReport>;
+  unmount(skill: AnySkill | string): Promise<MountReport>;
+  getSnapshot(): AgentView<TState>;
+  /** A JSON-serialisable snapshot of the last committed state. */
+  persist(): AgentSnapshot;
+  /** Ids of the agent's child agents. */
+  children(): string[];
+  /** Stops the agent and its children. */
+  stop(): Promise<void>;
+}
+
+interface Ticket {
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  settled: boolean;
+}
+
+interface Item {
+  event: AgentItemEvent;
+  ticket: Ticket | undefined;
+  call: boolean;
+}
+
+type Phase = 'idle' | 'processing' | 'working';
+
+export class AgentProcess<TState extends object = Record<string, unknown>> implements AgentHost, AgentRef<TState> {
+  actor!: AgentActor;
+  readonly definition: string;
+  readonly childIds = new Set<string>();
+  /** Skills given to `mount` by value, until they are in the agent's catalog. */
+  private readonly givenSkills = new Map<string, AnySkill>();
+  private readonly mailbox: Mailbox<Item>;
+  private phase: Phase = 'idle';
+  private current: Item | undefined;
+  private stopped = false;
+  readonly lifecycles = new Map<string, LifecycleState>();
+  readonly registered = new Set<string>();
+  readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  /** Patterns this agent is indexed under for emitted signals. */
+  patterns: readonly string[] = [];
+
+  constructor(
+    readonly id: string,
+    readonly def: AgentDefinition<TState>,
+    readonly system: SystemRuntime,
+    readonly parent: string | undefined,
+    private readonly resume: ReadonlyMap<string, LifecycleState> | undefined,
+  ) {
+    this.definition = def.name;
+    this.mailbox = new Mailbox(system.mailboxLimit);
+  }
+
+  // ── AgentRef ──────────────────────────────────────────────────────────────────────────────
+
+  send(signal: Signal | SignalLike | string): void {
+    const checked = toSignal(signal);
+    this.system.trace?.({ kind: 'signal', agent: this.id, id: checked.id, type: checked.type, call: false });
+    this.enqueue({ event: { type: 'signal', signal: checked }, ticket: undefined, call: false });
+  }
+
+  call(signal: Signal | SignalLike | string, options: CallOptions = {}): Promise<unknown> {
+    let checked: Signal;
+    try {
+      checked = toSignal(signal);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    this.system.trace?.({ kind: 'signal', agent: this.id, id: checked.id, type: checked.type, call: true });
+    const timeout = options.timeout ?? this.system.callTimeout;
+    return this.submit({ type: 'signal', signal: checked }, true, timeout, `call '${checked.type}'`);
+  }
+
+  mount(skill: AnySkill | string, config?: Record<string, unknown>): Promise<MountReport> {
+    const name = typeof skill === 'string' ? skill : skill?.name;
+    if (typeof name !== 'string') return Promise.reject(new RuntimeError(errorInfo('invalid_skill', 'mount needs a skill or a skill name'), this.id));
+    if (typeof skill !== 'string') this.givenSkills.set(name, skill);
+    const event: AgentItemEvent = config === undefined ? { type: 'mount', skill: name } : { type: 'mount', skill: name, config };
+    return this.submit(event, false, undefined, `mount '${name}'`) as Promise<MountReport>;
+  }
+
+  unmount(skill: AnySkill | string): Promise<MountReport> {
+    const name = typeof skill === 'string' ? skill : skill?.name;
+    if (typeof name !== 'string') return Promise.reject(new RuntimeError(errorInfo('invalid_skill', 'unmount needs a skill or a skill name'), this.id));
+    return this.submit({ type: 'unmount', skill: name }, false, undefined, `unmount '${name}'`) as Promise<MountReport>;
+  }
+
+  getSnapshot(): AgentView<TState> {
+    const agent = this.agent;
+    return {
+      id: this.id,
+      definition: this.definition,
+      status: this.stopped ? 'stopped' : this.phase === 'working' ? 'working' : 'idle',
+      agent,
+      state: agent.state,
+      mounted: agent.mounted,
+      lifecycles: Object.fromEntries(this.lifecycles),
+      registeredActions: [...this.registered],
+      mailbox: this.mailbox.size,
+      parent: this.parent,
+      children: [...this.childIds],
+    };
+  }
+
+  persist(): AgentSnapshot {
+    const data = this.agent.toJSON();
+    const snapshot: AgentSnapshot = {
+      format: 'skillstate/agent@1',
+      id: this.id,
+      definition: this.definition,
+      agent: structuredClone({ id: data.id, definition: data.definition, state: data.state as Record<string, unknown>, mounted: data.mounted }),
+      lifecycles: Object.fromEntries(this.lifecycles),
+      children: [...this.childIds],
+    };
+    if (this.parent !== undefined) snapshot.parent = this.parent;
+    return snapshot;
+  }
+
+  children(): string[] {
+    return [...this.childIds];
+  }
+
+  stop(): Promise<void> {
+    return this.system.stopAgent(this.id, 'stopped by request');
+  }
+
+  /** The last committed agent value. */
+  get agent(): Agent<TState> {
+    return this.actor.getSnapshot().context.agent as Agent<TState>;
+  }
+
+  get isStopped(): boolean {
+    return this.stopped;
+  }
+
+  // ── Mailbox ───────────────────────────────────────────────────────────────────────────────
+
+  private submit(event: AgentItemEvent, call: boolean, timeout: number | undefined, what: string): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const ticket: Ticket = { resolve, reject, timer: undefined, settled: false };
+      if (timeout !== undefined && Number.isFinite(timeout) && timeout >= 0) {
+        ticket.timer = setTimeout(() => {
+          this.settle(ticket, new RuntimeError(errorInfo('timeout', `${what} to agent '${this.id}' got no answer within ${timeout} ms`), this.id));
+        }, timeout);
+      }
+      try {
+        this.enqueue({ event, ticket, call });
+      } catch (error) {
+        this.settle(ticket, error);
+      }
+    });
+  }
+
+  private enqueue(item: Item): void {
+    if (this.stopped) {
+      throw new RuntimeError(errorInfo('agent_stopped', `agent '${this.id}' is stopped`), this.id);
+    }
+    if (this.phase === 'idle' && this.mailbox.size === 0) {
+      this.dispatch(item);
+      return;
+    }
+    if (!this.mailbox.push(item)) {
+      throw new RuntimeError(
+        errorInfo('mailbox_full', `agent '${this.id}' has ${this.mailbox.capacity} items waiting; its mailbox is full`, {
+          details: { capacity: this.mailbox.capacity },
+        }),
+        this.id,
+      );
+    }
+  }
+
+  private dispatch(item: Item): void {
+    this.phase = 'processing';
+    this.current = item;
+    this.actor.send(item.event);
+  }
+
+  private drain(): void {
+    while (this.phase === 'idle' && !this.stopped) {
+      const next = this.mailbox.shift();
+      if (next === undefined) return;
+      this.dispatch(next);
+    }
+  }
+
+  private settle(ticket: Ticket, error: unknown, value?: unknown): void {
+    if (ticket.settled) return;
+    ticket.settled = true;
+    if (ticket.timer !== undefined) clearTimeout(ticket.timer);
+    if (error !== undefined) ticket.reject(error);
+    else ticket.resolve(value);
+  }
+
+  // ── AgentHost (called by the agent machine) ────────────────────────────────────────────────
+
+  isCall(event: AgentItemEvent): boolean {
+    return this.current?.event === event && this.current.call;
+  }
+
+  resolveSkill(name: string): AnySkill | undefined {
+    return (
+      catalogOf(this.actor?.getSnapshot().context.agent)?.skills.get(name)?.spec ??
+      this.givenSkills.get(name) ??
+      this.def.blueprint.resolveSkill(name) ??
+      this.system.skills.get(name)
+    );
+  }
+
+  resumeState(skill: string): LifecycleState | undefined {
+    return this.resume?.get(skill);
+  }
+
+  began(): void {
+    this.phase = 'working';
+  }
+
+  deferred(event: AgentItemEvent): void {
+    if (!this.mailbox.push({ event, ticket: undefined, call: false })) {
+      this.system.report(this.id, errorInfo('mailbox_full', `agent '${this.id}': an event sent to its actor while busy was dropped: the mailbox is full`));
+    }
+  }
+
+  crashed(error: unknown): void {
+    const item = this.current;
+    this.current = undefined;
+    this.phase = 'idle';
+    const info = errorInfo('signal_failed', `agent '${this.id}': a step failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);
+    this.system.report(this.id, info);
+    if (item?.ticket) this.settle(item.ticket, new RuntimeError(info, this.id));
+    this.drain();
+  }
+
+  finished(event: AgentItemEvent, outcome: StepOutcome): void {
+    const item = this.current;
+    const mine = item !== undefined && item.event === event;
+    if (mine) {
+      this.current = undefined;
+      this.phase = 'idle';
+    }
+    this.complete(event, outcome, mine ? item : undefined);
+    if (mine) this.drain();
+  }
+
+  lifecycle(report: LifecycleReport): void {
+    this.lifecycles.set(report.skill, report.state);
+    const trace = this.system.trace;
+    if (trace) {
+      const record: Parameters<typeof trace>[0] = { kind: 'lifecycle', agent: this.id, skill: report.skill, state: report.state };
+      if (report.restarted) record.restarted = report.restarted;
+      if (report.error) record.error = report.error;
+      trace(record);
+    }
+    if (report.restarted) {
+      this.system.diagnose(this.id, {
+        level: 'warning',
+        code: 'child_restarted',
+        message: `agent '${this.id}': child '${report.restarted.child}' of skill '${report.skill}' ${report.restarted.reason}; restarted`,
+        skill: report.skill,
+      });
+    }
+    if (report.state === 'failed' && report.error) this.system.report(this.id, report.error);
+  }
+
+  toJSON(): unknown {
+    return { agent: this.id };
+  }
+
+  // ── Completing a step ────────────────────────────────────────────────────────────────────
+
+  private complete(event: AgentItemEvent, outcome: StepOutcome, item: Item | undefined): void {
+    const trace = this.system.trace;
+    if (trace) {
+      const record: Parameters<typeof trace>[0] = {
+        kind: 'step',
+        agent: this.id,
+        item: event.type,
+        subject: event.type === 'signal' ? (outcome.signal ?? event.signal).type : event.skill,
+        ok: outcome.error === undefined,
+        effects: outcome.effects.map((effect) => effect.type),
+      };
+      if (outcome.error) record.error = outcome.error;
+      trace(record);
+    }
+    for (const diagnostic of outcome.diagnostics) this.system.diagnose(this.id, diagnostic);
+    if (event.type !== 'signal' && typeof event.skill === 'string') this.givenSkills.delete(event.skill);
+    const answered = item?.ticket !== undefined && !item.ticket.settled;
+    if (outcome.effects.length) this.system.interpret(this.id, outcome.effects, answered);
+    if (outcome.agent.mounted !== this.patternsFor) this.system.reindex(this, outcome.agent);
+
+    const ticket = item?.ticket;
+    if (!ticket) return;
+    if (ticket.settled) {
+      trace?.({
+        kind: 'diagnostic',
+        agent: this.id,
+        diagnostic: { level: 'info', code: 'late_result', message: `agent '${this.id}': the answer to ${event.type} came after its caller gave up` },
+      });
+      return;
+    }
+    if (outcome.error) {
+      this.settle(ticket, new RuntimeError(outcome.error, this.id));
+      return;
+    }
+    if (event.type === 'signal') this.settle(ticket, undefined, outcome.result);
+    else {
+      const result = (outcome.result ?? {}) as { mounted?: boolean; unmounted?: boolean };
+      const report: MountReport = {
+        skill: event.skill,
+        changed: result.mounted ?? result.unmounted ?? false,
+        effects: outcome.effects,
+        diagnostics: outcome.diagnostics,
+      };
+      this.settle(ticket, undefined, report);
+    }
+  }
+
+  /** The mounted list the pattern index was last built from. */
+  patternsFor: readonly MountedSkill[] | undefined;
+
+  // ── Stopping ─────────────────────────────────────────────────────────────────────────────
+
+  /** Stops the actor, answers every waiting caller with `agent_stopped`, cancels timers. */
+  terminate(reason: string): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    const stoppedError = () => new RuntimeError(errorInfo('agent_stopped', `agent '${this.id}' stopped (${reason}) before answering`), this.id);
+    if (this.current?.ticket) this.settle(this.current.ticket, stoppedError());
+    for (const item of this.mailbox.drain()) if (item.ticket) this.settle(item.ticket, stoppedError());
+    const stopActor = () => {
+      this.actor.send({ type: 'stop' });
+      this.actor.stop();
+    };
+    // Stopping an actor from inside its own step would cut the step short: wait for it to end.
+    if (this.phase === 'processing') queueMicrotask(stopActor);
+    else stopActor();
+    this.current = undefined;
+    this.phase = 'idle';
+  }
+}

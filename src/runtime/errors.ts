@@ -1,0 +1,16 @@
+/**
+ * Errors the runtime hands to callers: a rejected `call`, a refused `send` (full mailbox,
+ * stopped agent), a restore that cannot work. Each carries the stable code of the `ErrorInfo`
+ * it was made from, so callers match on `error.code`.
+ */
+import { SkillstateError, type ErrorInfo } from '../core/errors.js';
+
+export class RuntimeError extends SkillstateError {
+  /** The agent the error concerns, when there is one. */
+  readonly agentId: string | undefined;
+
+  constructor(info: ErrorInfo, agentId?: string, options?: { cause?: unknown }) {
+    super(info, options);
+    this.agentId = agentId;
+  }
+}

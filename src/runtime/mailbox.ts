@@ -1,0 +1,47 @@
+/**
+ * A bounded FIFO queue: an agent's mailbox. Push and shift are O(1) amortised (a ring buffer
+ * over a growing array), so a burst of 10,000 signals costs linear time, not quadratic.
+ */
+export class Mailbox<T> {
+  private items: (T | undefined)[] = new Array(16);
+  private head = 0;
+  private count = 0;
+
+  constructor(readonly capacity: number) {}
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** Adds an item; returns false (and adds nothing) when the mailbox is full. */
+  push(item: T): boolean {
+    if (this.count >= this.capacity) return false;
+    if (this.count === this.items.length) this.grow();
+    this.items[(this.head + this.count) % this.items.length] = item;
+    this.count++;
+    return true;
+  }
+
+  shift(): T | undefined {
+    if (this.count === 0) return undefined;
+    const item = this.items[this.head];
+    this.items[this.head] = undefined;
+    this.head = (this.head + 1) % this.items.length;
+    this.count--;
+    return item;
+  }
+
+  /** Removes and returns every item, oldest first. */
+  drain(): T[] {
+    const all: T[] = [];
+    for (let item = this.shift(); item !== undefined; item = this.shift()) all.push(item);
+    return all;
+  }
+
+  private grow(): void {
+    const next = new Array<T | undefined>(this.items.length * 2);
+    for (let i = 0; i < this.count; i++) next[i] = this.items[(this.head + i) % this.items.length];
+    this.items = next;
+    this.head = 0;
+  }
+}

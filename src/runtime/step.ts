@@ -1,0 +1,376 @@
+/**
+ * One step of an agent: what happens to its state when it processes one item of its mailbox —
+ * a signal, a mount or an unmount. This is seed 000's "callback flow":
+ *
+ *   skills whose signalPatterns match → their handleSignal hooks, in mount order
+ *   (continue / rewrite / handle / fail) → router over skill and agent routes → instructions →
+ *   cmd → `run` effects carried out inline → mount hooks of skills mounted on the way →
+ *   transformResult (for calls, chained across skills) → effects for the system to interpret.
+ *
+ * A step is atomic: when anything in it fails, the agent stays exactly as it was before the
+ * step, and the outcome carries the error. The step never throws; it returns synchronously
+ * unless some user code it calls is async.
+ *
+ * No XState here: the agent machine calls `runStep` and interprets the outcome.
+ */
+import { Agent, catalogOf, type Catalog } from '../core/catalog.js';
+import { execute, stampSkill } from '../core/cmd.js';
+import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
+import { effectProblem, errorEffect, type Effect, type RunEffect } from '../core/effects.js';
+import { errorInfo, formatIssues, type ErrorInfo } from '../core/errors.js';
+import { instructionsForTarget, type InstructionObject } from '../core/instruction.js';
+import { mountSkill, unlinkedError, unmountSkill } from '../core/mount.js';
+import { matchesAny } from '../core/pattern.js';
+import { isPlainObject, withKey } from '../core/plain.js';
+import { applyPatch } from '../core/schema.js';
+import { signalProblem, type Signal } from '../core/signal.js';
+import type { AnySkill, MountOutcome, SignalDecision, SkillHookContext } from '../core/skill.js';
+import { callSafely, then } from './hooks.js';
+
+/** How deep `run` effects may chain (a run producing a run...) before the step is failed. */
+export const MAX_RUN_DEPTH = 16;
+
+export type WorkItem =
+  | { kind: 'signal'; signal: Signal; call: boolean }
+  | { kind: 'mount'; skill: AnySkill; config: Record<string, unknown> | undefined }
+  | { kind: 'unmount'; skill: string };
+
+export interface StepOutcome {
+  /** The agent after the step; the agent before it when the step failed. */
+  agent: Agent<object>;
+  /** Effects for the system to interpret (never `run`: those were carried out in the step). */
+  effects: Effect[];
+  /** For a call: the reply, or the last action's output, after `transformResult`. */
+  result: unknown;
+  error: ErrorInfo | undefined;
+  diagnostics: Diagnostic[];
+  /** The signal as the router saw it, after rewrites. */
+  signal: Signal | undefined;
+}
+
+type Maybe<T> = T | Promise<T>;
+
+/** Processes one mailbox item. Never throws. */
+export function runStep(agent: Agent<object>, item: WorkItem): Maybe<StepOutcome> {
+  const catalog = catalogOf(agent);
+  if (!catalog) return failedOutcome(agent, unlinkedError(agent), [], undefined);
+  switch (item.kind) {
+    case 'signal':
+      return new SignalStep(agent, catalog, item.signal, item.call).run();
+    case 'mount':
+      return mountStep(agent, item.skill, item.config);
+    case 'unmount':
+      return unmountStep(agent, item.skill);
+  }
+}
+
+function failedOutcome(agent: Agent<object>, error: ErrorInfo, diagnostics: Diagnostic[], signal: Signal | undefined): StepOutcome {
+  return { agent, effects: [errorEffect(error)], result: undefined, error, diagnostics, signal };
+}
+
+function hookContext(agent: Agent<object>, skill: AnySkill, config: Record<string, unknown>): SkillHookContext {
+  return { agentId: agent.id, skill: skill.name, state: (agent.state as Record<string, unknown>)[skill.stateKey], config };
+}
+
+/** Applies a hook's slice update, validated like an action's. */
+function patchSlice(agent: Agent<object>, catalog: Catalog, skill: AnySkill, patch: unknown, what: string): { ok: true; agent: Agent<object> } | { ok: false; error: ErrorInfo } {
+  const state = agent.state as Record<string, unknown>;
+  const applied = applyPatch(skill.schema, state[skill.stateKey] as Record<string, unknown>, patch);
+  if (!applied.ok) {
+    return {
+      ok: false,
+      error: errorInfo('invalid_state_update', `${what} returned an invalid state update: ${formatIssues(applied.issues)}`, {
+        skill: skill.name,
+        issues: applied.issues,
+      }),
+    };
+  }
+  return { ok: true, agent: Agent.link({ id: agent.id, definition: agent.definition, state: withKey(state, skill.stateKey, applied.value), mounted: agent.mounted }, catalog) };
+}
+
+/** Checks and stamps effects a hook returned. */
+function hookEffects(effects: unknown, skill: AnySkill, what: string): { ok: true; effects: Effect[] } | { ok: false; error: ErrorInfo } {
+  if (effects === undefined) return { ok: true, effects: [] };
+  if (!Array.isArray(effects)) return { ok: false, error: errorInfo('invalid_effect', `${what} returned effects that are not an array`, { skill: skill.name }) };
+  const stamped: Effect[] = [];
+  for (const [i, effect] of effects.entries()) {
+    const problem = effectProblem(effect);
+    if (problem) return { ok: false, error: errorInfo('invalid_effect', `${what} returned an invalid effect at index ${i}: ${problem}`, { skill: skill.name }) };
+    stamped.push(stampSkill(effect as Effect, skill.name));
+  }
+  return { ok: true, effects: stamped };
+}
+
+/**
+ * The signal pipeline for one signal. Holds the candidate agent and the effects gathered so
+ * far; on failure everything gathered is dropped and the original agent is returned.
+ */
+class SignalStep {
+  private agent: Agent<object>;
+  private readonly effects: Effect[] = [];
+  private readonly diagnostics: Diagnostic[] = [];
+  private result: unknown = undefined;
+  private replied = false;
+
+  constructor(
+    private readonly original: Agent<object>,
+    private catalog: Catalog,
+    private signal: Signal,
+    private readonly call: boolean,
+  ) {
+    this.agent = original;
+  }
+
+  run(): Maybe<StepOutcome> {
+    return then(this.handlers(0), (handled) => {
+      if (handled !== true) return handled === false ? this.route() : handled;
+      return this.afterActions();
+    });
+  }
+
+  private fail(error: ErrorInfo): StepOutcome {
+    return failedOutcome(this.original, error, this.diagnostics, this.signal);
+  }
+
+  /** Skills whose patterns match, in mount order. */
+  private interested(): AnySkill[] {
+    const found: AnySkill[] = [];
+    for (const active of this.catalog.skills.values()) {
+      if (active.spec.signalPatterns.length && matchesAny(this.signal.type, active.spec.signalPatterns)) found.push(active.spec);
+    }
+    return found;
+  }
+
+  /**
+   * Runs the `handleSignal` hooks from index `from` on. Resolves true when a skill handled the
+   * signal, false when the router should take it, or a failed outcome.
+   */
+  private handlers(from: number, skills = this.interested()): Maybe<boolean | StepOutcome> {
+    for (let i = from; i < skills.length; i++) {
+      const skill = skills[i]!;
+      if (!skill.handleSignal) continue;
+      const config = this.catalog.skills.get(skill.name)!.config;
+      const what = `handleSignal of skill '${skill.name}'`;
+      const decided = callSafely({ what, skill: skill.name }, () => skill.handleSignal!(this.signal, hookContext(this.agent, skill, config)));
+      const next = (outcome: Awaited<typeof decided>): Maybe<boolean | StepOutcome> => {
+        if (!outcome.ok) return this.fail(outcome.error);
+        const verdict = this.decide(skill, outcome.value, what);
+        if (verdict === 'continue') return this.handlers(i + 1, skills);
+        return verdict;
+      };
+      return then(decided, next);
+    }
+    return false;
+  }
+
+  private decide(skill: AnySkill, decision: void | SignalDecision, what: string): 'continue' | boolean | StepOutcome {
+    if (decision === undefined || decision === null) return 'continue';
+    if (!isPlainObject(decision) || typeof decision.decision !== 'string') {
+      return this.fail(errorInfo('hook_failed', `${what} returned something that is not a decision (use Decision.continue/rewrite/handle/fail)`, { skill: skill.name }));
+    }
+    switch (decision.decision) {
+      case 'continue':
+        return 'continue';
+      case 'rewrite': {
+        const problem = signalProblem(decision.signal);
+        if (problem) return this.fail(errorInfo('hook_failed', `${what} rewrote the signal into an invalid one: ${problem}`, { skill: skill.name }));
+        this.signal = decision.signal;
+        return 'continue';
+      }
+      case 'fail': {
+        const error = decision.error ?? errorInfo('signal_failed', `${what} refused the signal`);
+        return this.fail({ ...error, skill: error.skill ?? skill.name });
+      }
+      case 'handle': {
+        if (decision.state !== undefined) {
+          const patched = patchSlice(this.agent, this.catalog, skill, decision.state, what);
+          if (!patched.ok) return this.fail(patched.error);
+          this.agent = patched.agent;
+        }
+        const checked = hookEffects(decision.effects, skill, what);
+        if (!checked.ok) return this.fail(checked.error);
+        this.gather(checked.effects);
+        if (decision.output !== undefined) this.result = decision.output;
+        return true;
+      }
+      default:
+        return this.fail(errorInfo('hook_failed', `${what} returned an unknown decision '${String((decision as { decision: unknown }).decision)}'`, { skill: skill.name }));
+    }
+  }
+
+  private route(): Maybe<StepOutcome> {
+    const routed = this.catalog.router().router.route(this.signal);
+    for (const guardError of routed.guardErrors) {
+      this.diagnostics.push(diagnostic('warning', 'guard_failed', guardError.message, { subject: guardError.subject }));
+    }
+    if (!routed.ok) return this.fail(routed.error);
+    const target = routed.matches[0]!.target;
+    const produced = instructionsForTarget(target, this.signal);
+    if (!produced.ok) return this.fail(produced.error);
+    return then(this.instructions(produced.instructions), (failed) => failed ?? this.afterActions());
+  }
+
+  /** Runs instructions through `cmd`; returns a failed outcome, or undefined on success. */
+  private instructions(instructions: unknown[]): Maybe<StepOutcome | undefined> {
+    return then(execute(this.agent, instructions as InstructionObject[], { signal: this.signal }), (ran) => {
+      const failure = ran.results.find((r) => !r.ok);
+      if (failure && !failure.ok) return this.fail(failure.error);
+      this.agent = ran.agent;
+      this.catalog = catalogOf(ran.agent)!;
+      const last = ran.results.at(-1);
+      if (last?.ok && !this.replied) this.result = last.output;
+      this.gather(ran.effects);
+      return undefined;
+    });
+  }
+
+  /** Keeps effects for the system, setting aside `reply` (it answers the caller) and `run` (carried out next). */
+  private pendingRuns: RunEffect[] = [];
+  private gather(effects: readonly Effect[]): void {
+    for (const effect of effects) {
+      if (effect.type === 'run') this.pendingRuns.push(effect);
+      else if (effect.type === 'reply') {
+        this.result = effect.data;
+        this.replied = true;
+        this.effects.push(effect);
+      } else this.effects.push(effect);
+    }
+  }
+
+  /** Carries out `run` effects (breadth first, bounded), then mount hooks, then transforms. */
+  private afterActions(depth = 0): Maybe<StepOutcome> {
+    if (this.pendingRuns.length) {
+      if (depth >= MAX_RUN_DEPTH) {
+        return this.fail(errorInfo('effect_loop', `signal '${this.signal.type}': 'run' effects chained more than ${MAX_RUN_DEPTH} deep`, { subject: this.signal.type }));
+      }
+      const runs = this.pendingRuns;
+      this.pendingRuns = [];
+      const instructions = runs.map((run) => this.runInstruction(run));
+      return then(this.instructions(instructions), (failed) => failed ?? this.afterActions(depth + 1));
+    }
+    return then(runMountHooks(this.original, this.agent), (hooked) => {
+      if (!hooked.ok) return this.fail(hooked.error);
+      this.agent = hooked.agent;
+      this.catalog = catalogOf(hooked.agent)!;
+      this.gather(hooked.effects);
+      if (this.pendingRuns.length) return this.afterActions(depth + 1);
+      return this.call ? this.transform() : this.finish();
+    });
+  }
+
+  /** A `run` effect as an instruction: pinned to the skill that produced it when it has that action. */
+  private runInstruction(run: RunEffect): InstructionObject {
+    const instruction: InstructionObject = { action: run.action, params: run.params ?? {} };
+    const skill = run.meta.skill;
+    if (skill !== undefined && this.catalog.skills.get(skill)?.spec.actions.some((a) => a.name === run.action)) instruction.skill = skill;
+    return instruction;
+  }
+
+  private transform(from = 0, skills = this.interested()): Maybe<StepOutcome> {
+    for (let i = from; i < skills.length; i++) {
+      const skill = skills[i]!;
+      if (!skill.transformResult) continue;
+      const config = this.catalog.skills.get(skill.name)!.config;
+      const what = `transformResult of skill '${skill.name}'`;
+      const transformed = callSafely({ what, skill: skill.name }, () =>
+        skill.transformResult!(this.signal, this.result, hookContext(this.agent, skill, config)),
+      );
+      return then(transformed, (outcome) => {
+        if (!outcome.ok) return this.fail(outcome.error);
+        this.result = outcome.value;
+        return this.transform(i + 1, skills);
+      });
+    }
+    return this.finish();
+  }
+
+  private finish(): StepOutcome {
+    const reported = this.effects.find((effect) => effect.type === 'error');
+    return {
+      agent: this.agent,
+      effects: this.effects,
+      result: this.result,
+      error: reported?.type === 'error' ? reported.error : undefined,
+      diagnostics: this.diagnostics,
+      signal: this.signal,
+    };
+  }
+}
+
+/**
+ * Runs the `mount` hook of every skill mounted on `after` but not on `before`, in mount order,
+ * applying their slice updates and collecting their effects.
+ */
+export function runMountHooks(
+  before: Agent<object>,
+  after: Agent<object>,
+): Maybe<{ ok: true; agent: Agent<object>; effects: Effect[] } | { ok: false; error: ErrorInfo }> {
+  if (after.mounted === before.mounted || after.mounted.length === 0) return { ok: true, agent: after, effects: [] };
+  const had = new Set(before.mounted.map((record) => record.name));
+  const added = after.mounted.filter((record) => !had.has(record.name));
+  const effects: Effect[] = [];
+  const next = (index: number, agent: Agent<object>): Maybe<{ ok: true; agent: Agent<object>; effects: Effect[] } | { ok: false; error: ErrorInfo }> => {
+    for (let i = index; i < added.length; i++) {
+      const catalog = catalogOf(agent)!;
+      const active = catalog.skills.get(added[i]!.name)!;
+      const skill = active.spec;
+      if (!skill.mount) continue;
+      const what = `mount hook of skill '${skill.name}'`;
+      const called = callSafely({ what, skill: skill.name }, () => skill.mount!(hookContext(agent, skill, active.config)));
+      return then(called, (outcome) => {
+        if (!outcome.ok) return outcome;
+        const value = outcome.value as void | MountOutcome;
+        let current = agent;
+        if (value !== undefined && value !== null) {
+          if (!isPlainObject(value)) return { ok: false as const, error: errorInfo('hook_failed', `${what} must return nothing or { state, effects }`, { skill: skill.name }) };
+          if (value.state !== undefined) {
+            const patched = patchSlice(current, catalog, skill, value.state, what);
+            if (!patched.ok) return patched;
+            current = patched.agent;
+          }
+          const checked = hookEffects(value.effects, skill, what);
+          if (!checked.ok) return checked;
+          effects.push(...checked.effects);
+        }
+        return next(i + 1, current);
+      });
+    }
+    return { ok: true, agent, effects };
+  };
+  return next(0, after);
+}
+
+function mountStep(agent: Agent<object>, skill: AnySkill, config: Record<string, unknown> | undefined): Maybe<StepOutcome> {
+  const mounted = mountSkill(agent, skill, config);
+  if (!mounted.ok) return failedOutcome(agent, mounted.error, [], undefined);
+  return then(runMountHooks(agent, mounted.agent), (hooked) => {
+    if (!hooked.ok) return failedOutcome(agent, hooked.error, mounted.diagnostics, undefined);
+    const runs = hooked.effects.filter((effect) => effect.type === 'run');
+    if (runs.length) {
+      const error = errorInfo('invalid_effect', `mount hook of skill '${skill.name}' returned 'run' effects; run actions from signals instead`, { skill: skill.name });
+      return failedOutcome(agent, error, mounted.diagnostics, undefined);
+    }
+    const effects = [...mounted.effects, ...hooked.effects];
+    return {
+      agent: hooked.agent,
+      effects,
+      result: { skill: skill.name, mounted: mounted.agent !== agent, effects },
+      error: undefined,
+      diagnostics: mounted.diagnostics,
+      signal: undefined,
+    };
+  });
+}
+
+function unmountStep(agent: Agent<object>, skill: string): StepOutcome {
+  const unmounted = unmountSkill(agent, skill);
+  if (!unmounted.ok) return failedOutcome(agent, unmounted.error, [], undefined);
+  return {
+    agent: unmounted.agent,
+    effects: unmounted.effects,
+    result: { skill, unmounted: unmounted.agent !== agent, effects: unmounted.effects },
+    error: undefined,
+    diagnostics: [],
+    signal: undefined,
+  };
+}

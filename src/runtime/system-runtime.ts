@@ -1,0 +1,485 @@
+/**
+ * The agent system: a registry of running agents (not their parent: see `machines/system.ts`),
+ * the supervising system actor that carries out their effects, subscriptions to emitted
+ * signals, errors and diagnostics, persistence and inspection wiring.
+ *
+ * `createAgentSystem()` in `system.ts` is the public face; this class is the machinery.
+ */
+import { nanoid } from 'nanoid';
+import { createActor, type InspectionEvent, type Observer } from 'xstate';
+import type { AgentDefinition } from '../core/agent.js';
+import { catalogOf, type Agent, type Catalog } from '../core/catalog.js';
+import { diagnostic as makeDiagnostic, type Diagnostic } from '../core/diagnostics.js';
+import type { Effect } from '../core/effects.js';
+import { DefinitionError, errorInfo, type ErrorInfo } from '../core/errors.js';
+import { isPlainObject } from '../core/plain.js';
+import { createSkillRegistry, type SkillRegistry } from '../core/registry.js';
+import { createRouter, type Router } from '../core/router.js';
+import type { Signal } from '../core/signal.js';
+import { isSkill, type AnySkill } from '../core/skill.js';
+import { agentMachine } from '../../machines/agent.js';
+import type { LifecycleState } from '../../machines/skill-lifecycle.js';
+import { systemMachine, type SystemActor, type SystemHost } from '../../machines/system.js';
+import { AgentProcess, type AgentRef, type AgentSnapshot } from './agent-process.js';
+import { RuntimeError } from './errors.js';
+import { createTracer, type TraceOption, type Tracer } from './trace.js';
+
+/** Anything XState accepts as an inspector, or an `@statelyai/inspect` inspector (its `.inspect` is used). */
+export type InspectOption = Observer<InspectionEvent> | ((event: InspectionEvent) => void) | { inspect: Observer<InspectionEvent> | ((event: InspectionEvent) => void) };
+
+export interface AgentSystemOptions {
+  /** An XState inspector: every agent, lifecycle and skill child is reported to it. Off by default (it costs). */
+  inspect?: InspectOption;
+  /** Every signal, step, effect, lifecycle transition and diagnostic as JSON lines. */
+  trace?: TraceOption;
+  /** Items an agent's mailbox holds at most (default 10,000). */
+  mailboxLimit?: number;
+  /** Default `call` timeout in milliseconds (default 5,000). */
+  callTimeout?: number;
+  /** Definitions the system can spawn by name (`spawn` effects) and restore. Spawned definitions are added. */
+  definitions?: readonly AgentDefinition<object>[];
+  /** Skills the system can mount by name and resolve when restoring agents. */
+  skills?: readonly AnySkill[] | SkillRegistry;
+  /**
+   * Called with errors nobody else received (a failed `send`, a crashed skill...). Default:
+   * one line on stderr. Errors are also published as `skillstate.error` signals.
+   */
+  onUnhandledError?: (error: ErrorInfo, agentId: string | undefined) => void;
+  /** Called with diagnostics nobody subscribed to. Default: warnings on stderr. */
+  onUnhandledDiagnostic?: (diagnostic: Diagnostic, agentId: string | undefined) => void;
+}
+
+export interface SpawnOptions<TState> {
+  id?: string;
+  /** Initial state, merged over the defaults. */
+  state?: Partial<TState> | Record<string, unknown>;
+  /** The parent agent (stopping it stops this one). */
+  parent?: string | AgentRef<object>;
+}
+
+export type Listener<T> = (value: T) => void;
+
+/** Emitted when an error is reported: data `{ agent, error }`. */
+export const ERROR_SIGNAL = 'skillstate.error';
+/** Emitted for each diagnostic: data `{ agent, diagnostic }`. */
+export const DIAGNOSTIC_SIGNAL = 'skillstate.diagnostic';
+
+const listenCache = new WeakMap<Catalog, readonly string[]>();
+
+/** The patterns an agent listens to for emitted signals: its route paths and its skills' signal patterns. */
+function listenPatterns(catalog: Catalog): readonly string[] {
+  let patterns = listenCache.get(catalog);
+  if (!patterns) {
+    const set = new Set<string>();
+    for (const route of catalog.router().router.routes()) set.add(route.path);
+    for (const active of catalog.skills.values()) for (const pattern of active.spec.signalPatterns) set.add(pattern);
+    patterns = [...set];
+    listenCache.set(catalog, patterns);
+  }
+  return patterns;
+}
+
+/** A multimap from patterns to members, with a trie over the patterns for lookup by signal type. */
+class PatternIndex<T> {
+  private readonly members = new Map<string, Set<T>>();
+  private readonly router: Router<string> = createRouter();
+
+  add(pattern: string, member: T): void {
+    let set = this.members.get(pattern);
+    if (!set) {
+      this.members.set(pattern, (set = new Set()));
+      this.router.add({ path: pattern, target: pattern });
+    }
+    set.add(member);
+  }
+
+  delete(pattern: string, member: T): void {
+    const set = this.members.get(pattern);
+    if (!set) return;
+    set.delete(member);
+    if (set.size === 0) {
+      this.members.delete(pattern);
+      this.router.remove(pattern);
+    }
+  }
+
+  /** Members whose pattern matches `type`, each once. */
+  lookup(type: string): Set<T> {
+    const found = new Set<T>();
+    const routed = this.router.route(type);
+    if (routed.ok) for (const match of routed.matches) for (const member of this.members.get(match.target)!) found.add(member);
+    return found;
+  }
+
+  clear(): void {
+    for (const pattern of this.members.keys()) this.router.remove(pattern);
+    this.members.clear();
+  }
+}
+
+function normalizeInspect(option: InspectOption | undefined): Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined {
+  if (option === undefined) return undefined;
+  if (typeof option === 'object' && option !== null && 'inspect' in option) return option.inspect;
+  return option;
+}
+
+export class SystemRuntime implements SystemHost {
+  readonly agents = new Map<string, AgentProcess<object>>();
+  readonly definitions = new Map<string, AgentDefinition<object>>();
+  readonly skills: SkillRegistry;
+  readonly mailboxLimit: number;
+  readonly callTimeout: number;
+  readonly trace: Tracer | undefined;
+  readonly inspect: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
+  readonly actor: SystemActor;
+  private readonly subscriptions = new PatternIndex<Listener<Signal>>();
+  private readonly listeners = new PatternIndex<string>();
+  private readonly errorListeners = new Set<(error: ErrorInfo, agentId: string | undefined) => void>();
+  private readonly diagnosticListeners = new Set<(diagnostic: Diagnostic, agentId: string | undefined) => void>();
+  private shutDown = false;
+
+  constructor(private readonly options: AgentSystemOptions = {}) {
+    const limit = options.mailboxLimit ?? 10_000;
+    if (!Number.isInteger(limit) || limit < 1) throw new DefinitionError({ code: 'invalid_agent', message: `mailboxLimit must be a positive integer, got ${String(limit)}` });
+    this.mailboxLimit = limit;
+    this.callTimeout = options.callTimeout ?? 5_000;
+    this.skills = Array.isArray(options.skills) || options.skills === undefined ? createSkillRegistry((options.skills as readonly AnySkill[]) ?? []) : (options.skills as SkillRegistry);
+    for (const definition of options.definitions ?? []) this.register(definition);
+    this.trace = createTracer(options.trace);
+    this.inspect = normalizeInspect(options.inspect);
+    this.actor = createActor(systemMachine, { input: { host: this }, ...(this.inspect ? { inspect: this.inspect } : {}) });
+    this.actor.subscribe({ error: (error) => this.report(undefined, errorInfo('signal_failed', `the system actor failed: ${String(error)}`)) });
+    this.actor.start();
+  }
+
+  // ── Definitions and skills ─────────────────────────────────────────────────────────────────
+
+  register(definition: AgentDefinition<object>): void {
+    if (typeof definition !== 'object' || definition === null || definition.kind !== 'agent') {
+      throw new DefinitionError({ code: 'invalid_agent', message: 'expected an agent definition made by defineAgent' });
+    }
+    const existing = this.definitions.get(definition.name);
+    if (existing && existing !== definition) {
+      throw new DefinitionError({
+        code: 'invalid_agent',
+        message: `a different agent definition named '${definition.name}' is already registered in this system; definitions are found by name, so names must be unique`,
+      });
+    }
+    this.definitions.set(definition.name, definition);
+  }
+
+  // ── Agents ──────────────────────────────────────────────────────────────────────────────
+
+  spawn<TState extends object>(definition: AgentDefinition<TState>, options: SpawnOptions<TState> = {}): AgentProcess<TState> {
+    this.assertRunning();
+    this.register(definition as AgentDefinition<object>);
+    const id = options.id ?? nanoid();
+    if (typeof id !== 'string' || id.length === 0) throw new RuntimeError(errorInfo('invalid_agent', 'an agent id must be a non-empty string'));
+    if (this.agents.has(id)) throw new RuntimeError(errorInfo('duplicate_agent', `an agent with id '${id}' is already running`, { subject: id }), id);
+    const parent = this.parentId(options.parent);
+    const agent = definition.new({ id, state: options.state as never });
+    return this.start(definition, agent, parent, undefined);
+  }
+
+  private parentId(parent: string | AgentRef<object> | undefined): string | undefined {
+    if (parent === undefined) return undefined;
+    const id = typeof parent === 'string' ? parent : parent.id;
+    const process = this.agents.get(id);
+    if (!process || process.isStopped) throw new RuntimeError(errorInfo('unknown_agent', `parent agent '${id}' is not running`, { subject: id }), id);
+    return id;
+  }
+
+  private start<TState extends object>(
+    definition: AgentDefinition<TState>,
+    agent: Agent<TState>,
+    parent: string | undefined,
+    resume: ReadonlyMap<string, LifecycleState> | undefined,
+  ): AgentProcess<TState> {
+    const process = new AgentProcess<TState>(agent.id, definition, this, parent, resume);
+    process.actor = createActor(agentMachine, {
+      input: { agent: agent as Agent<object>, host: process },
+      ...(this.inspect ? { inspect: this.inspect } : {}),
+    });
+    process.actor.subscribe({ error: (error) => this.actorFailed(process as AgentProcess<object>, error) });
+    this.agents.set(agent.id, process as AgentProcess<object>);
+    if (parent !== undefined) this.agents.get(parent)!.childIds.add(agent.id);
+    const catalog = catalogOf(agent)!;
+    for (const action of catalog.blueprint.ownActions) process.registered.add(action.name);
+    for (const active of catalog.skills.values()) for (const action of active.spec.actions) process.registered.add(`${active.spec.name}/${action.name}`);
+    process.actor.start();
+    this.reindex(process as AgentProcess<object>, agent as Agent<object>);
+    if (this.trace) {
+      const record: Parameters<Tracer>[0] = { kind: 'spawn', agent: agent.id, definition: definition.name };
+      if (parent !== undefined) record.parent = parent;
+      if (resume !== undefined) record.restored = true;
+      this.trace(record);
+    }
+    return process;
+  }
+
+  private actorFailed(process: AgentProcess<object>, error: unknown): void {
+    this.report(process.id, errorInfo('signal_failed', `agent '${process.id}': its actor failed: ${error instanceof Error ? error.message : String(error)}`));
+    void this.stopAgent(process.id, 'its actor failed');
+  }
+
+  /** Stops an agent, its children first. */
+  stopAgent(id: string, reason: string): Promise<void> {
+    const process = this.agents.get(id);
+    if (!process) return Promise.reject(new RuntimeError(errorInfo('unknown_agent', `no agent '${id}' is running`, { subject: id }), id));
+    this.stopTree(process, reason);
+    return Promise.resolve();
+  }
+
+  private stopTree(process: AgentProcess<object>, reason: string): void {
+    for (const child of [...process.childIds]) {
+      const childProcess = this.agents.get(child);
+      if (childProcess) this.stopTree(childProcess, `its parent '${process.id}' stopped`);
+    }
+    process.terminate(reason);
+    this.agents.delete(process.id);
+    if (process.parent !== undefined) this.agents.get(process.parent)?.childIds.delete(process.id);
+    for (const pattern of process.patterns) this.listeners.delete(pattern, process.id);
+    process.patterns = [];
+    this.trace?.({ kind: 'stop', agent: process.id, reason });
+  }
+
+  /** Indexes the agent under the patterns it listens to (after spawn and after each mount change). */
+  reindex(process: AgentProcess<object>, agent: Agent<object>): void {
+    process.patternsFor = agent.mounted;
+    if (process.isStopped) return;
+    const next = listenPatterns(catalogOf(agent)!);
+    if (next === process.patterns) return;
+    for (const pattern of process.patterns) this.listeners.delete(pattern, process.id);
+    for (const pattern of next) this.listeners.add(pattern, process.id);
+    process.patterns = next;
+  }
+
+  restore(snapshot: unknown): AgentProcess<object> {
+    this.assertRunning();
+    const bad = (message: string) => new RuntimeError(errorInfo('invalid_snapshot', `cannot restore: ${message}`));
+    if (!isPlainObject(snapshot) || snapshot.format !== 'skillstate/agent@1') throw bad("not an agent snapshot (format 'skillstate/agent@1')");
+    const data = snapshot as unknown as AgentSnapshot;
+    if (typeof data.id !== 'string' || !isPlainObject(data.agent)) throw bad('the snapshot has no id or no agent');
+    const definition = this.definitions.get(data.definition);
+    if (!definition) {
+      throw bad(`agent '${data.id}' was made by definition '${String(data.definition)}', which this system does not know; pass it in createAgentSystem({ definitions }) or system.register() it`);
+    }
+    if (this.agents.has(data.id)) throw new RuntimeError(errorInfo('duplicate_agent', `an agent with id '${data.id}' is already running`, { subject: data.id }), data.id);
+    const restored = definition.restore(data.agent, { skills: this.skills });
+    if (!restored.ok) throw new RuntimeError(restored.error, data.id);
+    const parent = data.parent !== undefined && this.agents.has(data.parent) ? data.parent : undefined;
+    if (data.parent !== undefined && parent === undefined) {
+      this.diagnose(data.id, makeDiagnostic('warning', 'orphan_restored', `agent '${data.id}' was restored without its parent '${data.parent}', which is not running`, { subject: data.id }));
+    }
+    const lifecycles = isPlainObject(data.lifecycles) ? (data.lifecycles as Record<string, LifecycleState>) : {};
+    return this.start(definition, restored.value, parent, new Map(Object.entries(lifecycles)));
+  }
+
+  // ── Effects (called by the system actor) ────────────────────────────────────────────────────
+
+  /** Hands a step's effects to the system actor. `answered`: a caller already receives the step's error. */
+  interpret(agentId: string, effects: readonly Effect[], answered: boolean): void {
+    this.actor.send({ type: 'effects', agent: agentId, effects, answered });
+  }
+
+  carryOut(agentId: string, effect: Effect, answered: boolean): void {
+    this.trace?.({ kind: 'effect', agent: agentId, effect });
+    const process = this.agents.get(agentId);
+    switch (effect.type) {
+      case 'register_action':
+        process?.registered.add(effect.meta.skill === undefined ? effect.action : `${effect.meta.skill}/${effect.action}`);
+        return;
+      case 'deregister_action':
+        process?.registered.delete(effect.meta.skill === undefined ? effect.action : `${effect.meta.skill}/${effect.action}`);
+        return;
+      case 'run':
+      case 'reply':
+        return; // carried out within the step; traced above
+      case 'emit':
+        this.publish(effect.signal, agentId);
+        return;
+      case 'spawn':
+        this.spawnFromEffect(agentId, effect);
+        return;
+      case 'stop': {
+        const target = effect.agent ?? agentId;
+        if (!this.agents.has(target)) {
+          this.report(agentId, errorInfo('unknown_agent', `agent '${agentId}' asked to stop agent '${target}', which is not running`, { subject: target }));
+          return;
+        }
+        void this.stopAgent(target, effect.reason ?? `stopped by agent '${agentId}'`);
+        return;
+      }
+      case 'schedule':
+        this.schedule(agentId, effect.delay, effect.signal);
+        return;
+      case 'error':
+        this.report(agentId, effect.error, answered);
+        return;
+    }
+  }
+
+  private spawnFromEffect(parentId: string, effect: Extract<Effect, { type: 'spawn' }>): void {
+    const definition = this.definitions.get(effect.definition);
+    if (!definition) {
+      this.report(parentId, errorInfo('unknown_agent', `agent '${parentId}' asked to spawn definition '${effect.definition}', which this system does not know`, { subject: effect.definition }));
+      return;
+    }
+    try {
+      const options: SpawnOptions<object> = { parent: parentId };
+      if (effect.id !== undefined) options.id = effect.id;
+      if (effect.state !== undefined) options.state = effect.state;
+      this.spawn(definition, options);
+    } catch (error) {
+      const info = error instanceof RuntimeError || error instanceof DefinitionError ? error.toInfo() : errorInfo('invalid_state', String(error));
+      this.report(parentId, { ...info, message: `agent '${parentId}' could not spawn '${effect.definition}': ${info.message}` });
+    }
+  }
+
+  private schedule(agentId: string, delay: number, signal: Signal): void {
+    const process = this.agents.get(agentId);
+    if (!process || process.isStopped) return;
+    const timer = setTimeout(() => {
+      process.timers.delete(timer);
+      try {
+        process.send(signal);
+      } catch (error) {
+        this.report(agentId, errorInfo('mailbox_full', `scheduled signal '${signal.type}' for agent '${agentId}' could not be delivered: ${(error as Error).message}`));
+      }
+    }, delay);
+    process.timers.add(timer);
+  }
+
+  // ── Publishing ─────────────────────────────────────────────────────────────────────────────
+
+  /** Delivers an emitted signal to subscribers and to every other agent whose patterns match. */
+  publish(signal: Signal, from: string | undefined): number {
+    let delivered = 0;
+    for (const listener of this.subscriptions.lookup(signal.type)) {
+      delivered++;
+      try {
+        listener(signal);
+      } catch (error) {
+        this.diagnose(from, makeDiagnostic('warning', 'listener_failed', `a subscriber to '${signal.type}' threw: ${(error as Error)?.message ?? String(error)}`, { subject: signal.type }));
+      }
+    }
+    for (const id of this.listeners.lookup(signal.type)) {
+      if (id === from) continue;
+      const process = this.agents.get(id);
+      if (!process) continue;
+      delivered++;
+      try {
+        process.send(signal);
+      } catch (error) {
+        this.report(id, errorInfo('mailbox_full', `emitted signal '${signal.type}' could not be delivered to agent '${id}': ${(error as Error).message}`));
+      }
+    }
+    if (delivered === 0 && signal.type !== ERROR_SIGNAL && signal.type !== DIAGNOSTIC_SIGNAL) {
+      this.diagnose(from, makeDiagnostic('warning', 'dropped_signal', `signal '${signal.type}' emitted${from ? ` by agent '${from}'` : ''} reached no subscriber and no agent`, { subject: signal.type }));
+    }
+    return delivered;
+  }
+
+  subscribe(pattern: string, listener: Listener<Signal>): () => void {
+    this.subscriptions.add(pattern, listener);
+    return () => this.subscriptions.delete(pattern, listener);
+  }
+
+  onError(listener: (error: ErrorInfo, agentId: string | undefined) => void): () => void {
+    this.errorListeners.add(listener);
+    return () => this.errorListeners.delete(listener);
+  }
+
+  onDiagnostic(listener: (diagnostic: Diagnostic, agentId: string | undefined) => void): () => void {
+    this.diagnosticListeners.add(listener);
+    return () => this.diagnosticListeners.delete(listener);
+  }
+
+  /** Reports an error: listeners, `skillstate.error` subscribers, else the unhandled handler. */
+  report(agentId: string | undefined, error: ErrorInfo, answered = false): void {
+    let heard = answered;
+    for (const listener of this.errorListeners) {
+      heard = true;
+      try {
+        listener(error, agentId);
+      } catch {
+        // A failing error listener must not hide the error from the others.
+      }
+    }
+    if (this.publishQuietly(ERROR_SIGNAL, { agent: agentId, error })) heard = true;
+    if (heard) return;
+    if (this.options.onUnhandledError) this.options.onUnhandledError(error, agentId);
+    else process.stderr.write(`[skillstate] ${agentId ? `agent '${agentId}': ` : ''}${error.code}: ${error.message}\n`);
+  }
+
+  /** Reports a diagnostic: listeners, `skillstate.diagnostic` subscribers, the trace, else the unhandled handler. */
+  diagnose(agentId: string | undefined, diagnostic: Diagnostic): void {
+    this.trace?.(agentId === undefined ? { kind: 'diagnostic', diagnostic } : { kind: 'diagnostic', agent: agentId, diagnostic });
+    let heard = false;
+    for (const listener of this.diagnosticListeners) {
+      heard = true;
+      try {
+        listener(diagnostic, agentId);
+      } catch {
+        // as above
+      }
+    }
+    if (this.publishQuietly(DIAGNOSTIC_SIGNAL, { agent: agentId, diagnostic })) heard = true;
+    if (heard || this.trace) return;
+    if (this.options.onUnhandledDiagnostic) this.options.onUnhandledDiagnostic(diagnostic, agentId);
+    else if (diagnostic.level !== 'info') process.stderr.write(`[skillstate] ${diagnostic.level}: ${diagnostic.message}\n`);
+  }
+
+  /** Publishes a system signal to subscribers only; returns whether anyone heard it. */
+  private publishQuietly(type: string, data: Record<string, unknown>): boolean {
+    const listeners = this.subscriptions.lookup(type);
+    if (listeners.size === 0) return false;
+    const signal: Signal = { specversion: '1.0', id: nanoid(), source: 'skillstate', type, time: new Date().toISOString(), data };
+    for (const listener of listeners) {
+      try {
+        listener(signal);
+      } catch {
+        // as above
+      }
+    }
+    return true;
+  }
+
+  toJSON(): unknown {
+    return { system: 'skillstate', agents: this.agents.size };
+  }
+
+  // ── Lifetime ─────────────────────────────────────────────────────────────────────────────
+
+  private assertRunning(): void {
+    if (this.shutDown) throw new RuntimeError(errorInfo('agent_stopped', 'the agent system has been shut down'));
+  }
+
+  async shutdown(): Promise<void> {
+    if (this.shutDown) return;
+    for (const process of [...this.agents.values()]) {
+      if (process.parent === undefined || !this.agents.has(process.parent)) this.stopTree(process, 'the system shut down');
+    }
+    this.shutDown = true;
+    this.actor.stop();
+    this.subscriptions.clear();
+    this.listeners.clear();
+    this.errorListeners.clear();
+    this.diagnosticListeners.clear();
+    this.trace?.close();
+    // Let actors stopped from inside a step finish stopping.
+    await new Promise<void>((resolve) => queueMicrotask(resolve));
+  }
+
+  get isShutDown(): boolean {
+    return this.shutDown;
+  }
+
+  /** Registers skills the system can mount by name and use when restoring. */
+  registerSkills(skills: readonly AnySkill[]): void {
+    for (const skill of skills) {
+      if (!isSkill(skill)) throw new DefinitionError({ code: 'invalid_skill', message: 'only skills made by defineSkill can be registered' });
+    }
+    this.skills.register(skills);
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * `createAgentSystem`: the entry point of the runtime. A system spawns agents as XState actors,
+ * carries out their effects through its supervising system actor, delivers emitted signals to
+ * subscribers and agents, and persists and restores agents. Systems are independent: two in
+ * one process share nothing.
+ */
+import type { AgentDefinition } from '../core/agent.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import type { ErrorInfo } from '../core/errors.js';
+import type { SkillRegistry } from '../core/registry.js';
+import { createSignal, type Signal, type SignalLike, toSignal } from '../core/signal.js';
+import type { AnySkill } from '../core/skill.js';
+import type { SystemActor } from '../../machines/system.js';
+import type { AgentRef, AgentSnapshot } from './agent-process.js';
+import { SystemRuntime, type AgentSystemOptions, type SpawnOptions } from './system-runtime.js';
+
+export interface AgentSystem {
+  /** Starts an agent of `definition`. Throws `StateError` for an invalid initial state, `RuntimeError` for a taken id or a missing parent. */
+  spawn<TState extends object>(definition: AgentDefinition<TState>, options?: SpawnOptions<TState>): AgentRef<TState>;
+  get(id: string): AgentRef | undefined;
+  /** Running agents, in spawn order. */
+  list(): AgentRef[];
+  /** Stops an agent and its children. Rejects with `unknown_agent` for an id that is not running. */
+  stop(id: string): Promise<void>;
+  /** Listens to emitted signals whose type matches `pattern` (the one matcher: `*`, `**`). Returns the unsubscribe function. */
+  subscribe(pattern: string, listener: (signal: Signal) => void): () => void;
+  /** Publishes a signal from outside any agent, as an `emit` effect would. Returns how many subscribers and agents got it. */
+  publish(signal: Signal | SignalLike | string): number;
+  /** Errors reported by any agent (failed sends, crashed skills, effects that could not be carried out). */
+  onError(listener: (error: ErrorInfo, agentId: string | undefined) => void): () => void;
+  /** Diagnostics: shadowed routes, dropped signals, restarted children... */
+  onDiagnostic(listener: (diagnostic: Diagnostic, agentId: string | undefined) => void): () => void;
+  /** Makes a definition known by name (for `spawn` effects and `restore`). */
+  register(definition: AgentDefinition<object>): void;
+  /** Snapshots of every running agent, parents before children. */
+  persistAll(): AgentSnapshot[];
+  /** Restores an agent from `ref.persist()` output (after a JSON round trip, in another process...). */
+  restore(snapshot: unknown): AgentRef;
+  /** Restores several agents, parents before children whatever their order. */
+  restoreAll(snapshots: readonly unknown[]): AgentRef[];
+  /** Skills the system can mount by name and resolve when restoring agents. */
+  readonly skills: SkillRegistry;
+  /** The supervising system actor. */
+  readonly actor: SystemActor;
+  /** Stops every agent and the system actor; the system refuses new work afterwards. */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Creates an agent system.
+ *
+ * @example
+ * const system = createAgentSystem();
+ * const agent = system.spawn(MathAgent);
+ * await agent.call(createSignal('calculator.add', { a: 1, b: 2 }));
+ */
+export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem {
+  const runtime = new SystemRuntime(options);
+  return {
+    spawn: (definition, spawnOptions) => runtime.spawn(definition, spawnOptions),
+    get: (id) => runtime.agents.get(id) as AgentRef | undefined,
+    list: () => [...runtime.agents.values()] as AgentRef[],
+    stop: (id) => runtime.stopAgent(id, 'stopped by request'),
+    subscribe: (pattern, listener) => runtime.subscribe(pattern, listener),
+    publish: (signal) => runtime.publish(typeof signal === 'string' ? createSignal(signal) : toSignal(signal), undefined),
+    onError: (listener) => runtime.onError(listener),
+    onDiagnostic: (listener) => runtime.onDiagnostic(listener),
+    register: (definition) => runtime.register(definition),
+    persistAll: () => orderParentsFirst([...runtime.agents.values()].map((agent) => agent.persist())),
+    restore: (snapshot) => runtime.restore(snapshot) as AgentRef,
+    restoreAll: (snapshots) => orderParentsFirst(snapshots as AgentSnapshot[]).map((snapshot) => runtime.restore(snapshot) as AgentRef),
+    skills: runtime.skills,
+    actor: runtime.actor,
+    shutdown: () => runtime.shutdown(),
+  };
+}
+
+/** Orders snapshots so that each parent comes before its children. */
+function orderParentsFirst(snapshots: readonly AgentSnapshot[]): AgentSnapshot[] {
+  const byId = new Map(snapshots.map((snapshot) => [snapshot?.id, snapshot]));
+  const ordered: AgentSnapshot[] = [];
+  const placed = new Set<AgentSnapshot>();
+  const place = (snapshot: AgentSnapshot, depth: number) => {
+    if (placed.has(snapshot)) return;
+    const parent = snapshot?.parent !== undefined ? byId.get(snapshot.parent) : undefined;
+    if (parent && depth < snapshots.length) place(parent, depth + 1);
+    placed.add(snapshot);
+    ordered.push(snapshot);
+  };
+  for (const snapshot of snapshots) place(snapshot, 0);
+  return ordered;
+}
+
+export type { AgentSystemOptions, SpawnOptions, AnySkill };

@@ -1,0 +1,49 @@
+/**
+ * The plain trace: every signal, step, effect, lifecycle transition and diagnostic as one JSON
+ * line, for people without a browser (`createAgentSystem({ trace: 'trace.jsonl' })`, or
+ * `trace: true` for stderr). Off unless asked for, and then the only cost is building lines.
+ */
+import { closeSync, openSync, writeSync } from 'node:fs';
+import type { Diagnostic } from '../core/diagnostics.js';
+import type { Effect } from '../core/effects.js';
+import type { ErrorInfo } from '../core/errors.js';
+
+export type TraceRecord =
+  | { kind: 'spawn'; agent: string; definition: string; parent?: string; restored?: boolean }
+  | { kind: 'stop'; agent: string; reason: string }
+  | { kind: 'signal'; agent: string; id: string; type: string; call: boolean }
+  | { kind: 'step'; agent: string; item: 'signal' | 'mount' | 'unmount'; subject: string; ok: boolean; error?: ErrorInfo; effects: string[] }
+  | { kind: 'effect'; agent: string; effect: Effect }
+  | { kind: 'lifecycle'; agent: string; skill: string; state: string; restarted?: { child: string; reason: string }; error?: ErrorInfo }
+  | { kind: 'diagnostic'; agent?: string; diagnostic: Diagnostic };
+
+/** A line as written: the record with a timestamp first. */
+export type TraceLine = { time: string } & TraceRecord;
+
+/** Where trace lines go: stderr (`true`), a file path, a stream, or a function. */
+export type TraceOption = boolean | string | { write(line: string): unknown } | ((line: TraceLine) => void);
+
+export interface Tracer {
+  (record: TraceRecord): void;
+  close(): void;
+}
+
+/** Builds the tracer for an option, or undefined when tracing is off. */
+export function createTracer(option: TraceOption | undefined): Tracer | undefined {
+  if (option === undefined || option === false) return undefined;
+  let emit: (line: TraceLine) => void;
+  let close = () => {};
+  if (typeof option === 'function') emit = option;
+  else if (option === true) emit = (line) => process.stderr.write(`${JSON.stringify(line)}\n`);
+  else if (typeof option === 'string') {
+    const fd = openSync(option, 'a');
+    emit = (line) => writeSync(fd, `${JSON.stringify(line)}\n`);
+    close = () => closeSync(fd);
+  } else {
+    const stream = option;
+    emit = (line) => stream.write(`${JSON.stringify(line)}\n`);
+  }
+  const tracer = ((record: TraceRecord) => emit({ time: new Date().toISOString(), ...record })) as Tracer;
+  tracer.close = close;
+  return tracer;
+}
