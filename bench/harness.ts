@@ -29,6 +29,8 @@ export interface CompareOptions {
   rounds?: number;
   /** Target duration of one round of one case, in milliseconds. */
   roundMs?: number;
+  /** Time each case runs before measuring, so every case is measured once the JIT has settled. */
+  warmupMs?: number;
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
@@ -69,7 +71,16 @@ function percentile(sorted: number[], p: number): number {
 export async function compare(cases: BenchCase[], options: CompareOptions = {}): Promise<CaseResult[]> {
   const rounds = options.rounds ?? 15;
   const roundMs = options.roundMs ?? 40;
+  const warmupMs = options.warmupMs ?? 300;
   for (const c of cases) await c.setup?.();
+  for (const c of cases) {
+    const until = performance.now() + warmupMs;
+    let batch = 16;
+    while (performance.now() < until) {
+      await timeLoop(c.fn, batch);
+      batch = Math.min(batch * 2, 4096);
+    }
+  }
   const iterations: number[] = [];
   for (const c of cases) iterations.push(await calibrate(c.fn, roundMs));
   const samples: number[][] = cases.map(() => []);

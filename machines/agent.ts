@@ -15,13 +15,13 @@
  * What the step asks of the outside world (answering the caller, effects for the system actor,
  * the next mailbox item) is handed to the agent's host as actions, after the transition.
  */
-import { enqueueActions, fromPromise, setup, type ActorRefFrom, type AnyActorRef } from 'xstate';
+import { enqueueActions, fromPromise, setup, type ActorRefFrom, type AnyActorLogic, type AnyActorRef } from 'xstate';
 import type { Agent } from '../src/core/catalog.js';
 import type { AnySkill } from '../src/core/skill.js';
 import type { Signal } from '../src/core/signal.js';
 import { isThenable } from '../src/runtime/hooks.js';
 import { runStep, type StepOutcome, type WorkItem } from '../src/runtime/step.js';
-import { lifecycleSystemId, planChildren, skillLifecycleMachine, type LifecycleInput, type LifecycleReport, type LifecycleState } from './skill-lifecycle.js';
+import { lifecycleMachines, lifecycleSystemId, planChildren, type LifecycleInput, type LifecycleReport, type LifecycleState } from './skill-lifecycle.js';
 
 /** Items as events: plain data, so the inspector and traces show them as they are. */
 export type AgentItemEvent =
@@ -95,7 +95,7 @@ interface CommitEnqueuer {
   (action: () => void): void;
   assign(values: Partial<AgentContext>): void;
   sendTo(target: AnyActorRef, event: { type: 'activate' | 'deactivate' }): void;
-  spawnChild(src: 'skillLifecycle' | typeof skillLifecycleMachine, options: { id: string; systemId: string; input: LifecycleInput }): void;
+  spawnChild(src: LifecycleActorName | AnyActorLogic, options: { id: string; systemId: string; input: LifecycleInput }): void;
 }
 
 /**
@@ -115,14 +115,27 @@ function commit(enqueue: CommitEnqueuer, context: AgentContext, children: Record
 }
 
 function applyLifecycleOp(enqueue: CommitEnqueuer, op: LifecycleOp): void {
-  if (op.op === 'spawn') enqueue.spawnChild(op.logic ?? 'skillLifecycle', { id: op.id, systemId: op.systemId, input: op.input });
+  if (op.op === 'spawn') enqueue.spawnChild(op.src, { id: op.id, systemId: op.systemId, input: op.input });
   else enqueue.sendTo(op.child, { type: op.op });
 }
 
 /** What reconciling lifecycles with the mounted skills asks the machine to do. */
 type LifecycleOp =
-  | { op: 'spawn'; id: string; systemId: string; input: LifecycleInput; logic: typeof skillLifecycleMachine | undefined }
+  | { op: 'spawn'; id: string; systemId: string; input: LifecycleInput; src: LifecycleActorName | AnyActorLogic }
   | { op: 'activate' | 'deactivate'; child: AnyActorRef };
+
+/** The plain lifecycle machines, by the name the agent machine declares them under. */
+const PLAIN_LIFECYCLES = {
+  skillLifecycle: lifecycleMachines.plain.active,
+  skillLifecycleInactive: lifecycleMachines.plain.inactive,
+  skillLifecycleFailed: lifecycleMachines.plain.failed,
+} as const;
+type LifecycleActorName = keyof typeof PLAIN_LIFECYCLES;
+const PLAIN_BY_STATE: Record<LifecycleState, LifecycleActorName> = {
+  active: 'skillLifecycle',
+  inactive: 'skillLifecycleInactive',
+  failed: 'skillLifecycleFailed',
+};
 
 /** Lifecycle changes between two agent values: spawn or activate new skills, deactivate removed ones. */
 function reconcile(host: AgentHost, children: Record<string, AnyActorRef | undefined>, before: Agent<object>, after: Agent<object>): LifecycleOp[] {
@@ -143,9 +156,9 @@ function reconcile(host: AgentHost, children: Record<string, AnyActorRef | undef
 }
 
 /**
- * How to spawn a skill's lifecycle. Skills without children (most) share the lifecycle machine,
- * referenced by name; a skill with children gets the machine with their logic provided under
- * names, so its own children are referenced by name inside it.
+ * How to spawn a skill's lifecycle. Skills without children (most) share the plain lifecycle
+ * machines, referenced by name; a skill with children gets the supervising machine with their
+ * logic provided under names, so its own children are referenced by name inside it.
  */
 function lifecycleSpawn(host: AgentHost, agentId: string, skillName: string, config: Record<string, unknown>, start: LifecycleState): LifecycleOp {
   const skill = host.resolveSkill(skillName);
@@ -155,7 +168,7 @@ function lifecycleSpawn(host: AgentHost, agentId: string, skillName: string, con
     id: lifecycleId(skillName),
     systemId: lifecycleSystemId(agentId, skillName),
     input: { agentId, skill: skillName, children: plans, start },
-    logic: plans.length ? skillLifecycleMachine.provide({ actors: actors as never }) : undefined,
+    src: plans.length ? lifecycleMachines.supervising[start].provide({ actors: actors as never }) : PLAIN_BY_STATE[start],
   };
 }
 
@@ -166,7 +179,7 @@ export const agentMachine = setup({
     input: AgentInput;
   },
   actors: {
-    skillLifecycle: skillLifecycleMachine,
+    ...PLAIN_LIFECYCLES,
     pendingStep: fromPromise<{ event: AgentItemEvent; outcome: StepOutcome }, Promise<{ event: AgentItemEvent; outcome: StepOutcome }>>(({ input }) => input),
   },
   actions: {

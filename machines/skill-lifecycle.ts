@@ -9,11 +9,12 @@
  * While `active` it runs the skill's children (actor logic from `skill.children(config)`) and
  * supervises them: a crashed child is restarted under its policy — `permanent` (always),
  * `transient` (only after a failure), `temporary` (never) — at most `maxRestarts` times within
- * `withinMs`; past that the lifecycle goes to `failed`, stops every child and tells the agent,
- * instead of looping. Every state change is reported to the agent (`skill.lifecycle`).
+ * `withinMs`; past that the lifecycle goes to `failed`, stops every child and tells the agent
+ * (`skill.lifecycle`), instead of looping. Restarts are reported the same way; activation and
+ * deactivation come from the agent, which records them itself.
  *
- * Child logic is referenced by name (`setup({ actors })` via `provide`), which is what lets
- * XState persist and inspect it.
+ * A skill's child logic is provided to its lifecycle under names (`provide({ actors })`) and
+ * spawned by name, which is what lets XState inspect and persist it.
  */
 import { assign, enqueueActions, sendParent, setup, type AnyActorLogic } from 'xstate';
 import type { ErrorInfo } from '../src/core/errors.js';
@@ -47,7 +48,6 @@ export interface LifecycleContext {
   /** Restart times per child, within the current window. */
   restarts: Record<string, number[]>;
   failure: ErrorInfo | null;
-  start: LifecycleState;
 }
 
 export type LifecycleEvent =
@@ -122,15 +122,13 @@ function planFor(context: LifecycleContext, eventType: string): ChildPlan | unde
   return context.children.find((plan) => plan.id === id);
 }
 
-export const skillLifecycleMachine = setup({
+const supervision = setup({
   types: {} as {
     context: LifecycleContext;
     events: LifecycleEvent;
     input: LifecycleInput;
   },
   guards: {
-    startsActive: ({ context }) => context.start === 'active',
-    startsFailed: ({ context }) => context.start === 'failed',
     mayRestartAfterError: ({ context, event }) => {
       const plan = planFor(context, event.type);
       return plan !== undefined && plan.restart !== 'temporary' && withinBudget(context, plan, Date.now());
@@ -144,9 +142,7 @@ export const skillLifecycleMachine = setup({
   },
   actions: {
     startChildren: enqueueActions(({ context, enqueue }) => {
-      for (const plan of context.children) {
-        enqueue.spawnChild(plan.actor as never, childOptions(context, plan) as never);
-      }
+      for (const plan of context.children) enqueue.spawnChild(plan.actor as never, childOptions(context, plan) as never);
     }),
     stopChildren: enqueueActions(({ context, enqueue }) => {
       for (const plan of context.children) enqueue.stopChild(plan.id);
@@ -179,59 +175,83 @@ export const skillLifecycleMachine = setup({
       },
     }),
     clearFailure: assign({ failure: null, restarts: {} }),
-    reportActive: sendParent(({ context }) => ({ type: 'skill.lifecycle', skill: context.skill, state: 'active' }) satisfies LifecycleReport),
-    reportInactive: sendParent(({ context }) => ({ type: 'skill.lifecycle', skill: context.skill, state: 'inactive' }) satisfies LifecycleReport),
     reportFailed: sendParent(({ context }) => {
       const report: LifecycleReport = { type: 'skill.lifecycle', skill: context.skill, state: 'failed' };
       if (context.failure) report.error = context.failure;
       return report;
     }),
   },
-}).createMachine({
-  id: 'skillLifecycle',
-  context: ({ input }) => ({
-    agentId: input.agentId,
-    skill: input.skill,
-    children: input.children,
-    restarts: {},
-    failure: null,
-    start: input.start,
-  }),
-  initial: 'starting',
-  states: {
-    starting: {
-      always: [
-        { guard: 'startsActive', target: 'active' },
-        { guard: 'startsFailed', target: 'failed' },
-        { target: 'inactive' },
-      ],
-    },
-    inactive: {
-      on: { activate: { target: 'active' } },
-    },
-    active: {
-      entry: ['startChildren', 'reportActive'],
-      exit: 'stopChildren',
-      on: {
-        deactivate: { target: 'inactive', actions: 'reportInactive' },
-        'xstate.error.actor.*': [
-          { guard: 'mayRestartAfterError', actions: 'restartChild' },
-          { guard: 'isTemporary', actions: 'forgetChild' },
-          { target: 'failed', actions: 'recordFailure' },
-        ],
-        'xstate.done.actor.*': [
-          { guard: 'mayRestartAfterDone', actions: 'restartChild' },
-          { guard: 'isPermanent', target: 'failed', actions: 'recordFailure' },
-          { actions: 'forgetChild' },
-        ],
-      },
-    },
-    failed: {
-      entry: 'reportFailed',
-      on: {
-        activate: { target: 'active', actions: 'clearFailure' },
-        deactivate: { target: 'inactive', actions: ['clearFailure', 'reportInactive'] },
-      },
-    },
-  },
 });
+
+const context = ({ input }: { input: LifecycleInput }): LifecycleContext => ({
+  agentId: input.agentId,
+  skill: input.skill,
+  children: input.children,
+  restarts: {},
+  failure: null,
+});
+
+/**
+ * The lifecycle of a skill without children: three states and nothing to supervise. Most skills
+ * are like this, and an agent spawns one per skill, so it is kept as light as a machine can be.
+ * The agent records its transitions itself (it is the one sending `activate` and `deactivate`).
+ */
+function plainLifecycle(initial: LifecycleState) {
+  return supervision.createMachine({
+    id: 'skillLifecycle',
+    context,
+    initial,
+    states: {
+      inactive: { on: { activate: { target: 'active' } } },
+      active: { on: { deactivate: { target: 'inactive' } } },
+      failed: { on: { activate: { target: 'active' }, deactivate: { target: 'inactive' } } },
+    },
+  });
+}
+
+/** The lifecycle of a skill with children: runs them while active and supervises them. */
+function supervisingLifecycle(initial: LifecycleState) {
+  return supervision.createMachine({
+    id: 'skillLifecycle',
+    context,
+    initial,
+    states: {
+      inactive: {
+        on: { activate: { target: 'active' } },
+      },
+      active: {
+        entry: 'startChildren',
+        exit: 'stopChildren',
+        on: {
+          deactivate: { target: 'inactive' },
+          'xstate.error.actor.*': [
+            { guard: 'mayRestartAfterError', actions: 'restartChild' },
+            { guard: 'isTemporary', actions: 'forgetChild' },
+            { target: 'failed', actions: 'recordFailure' },
+          ],
+          'xstate.done.actor.*': [
+            { guard: 'mayRestartAfterDone', actions: 'restartChild' },
+            { guard: 'isPermanent', target: 'failed', actions: 'recordFailure' },
+            { actions: 'forgetChild' },
+          ],
+        },
+      },
+      failed: {
+        entry: 'reportFailed',
+        on: {
+          activate: { target: 'active', actions: 'clearFailure' },
+          deactivate: { target: 'inactive', actions: 'clearFailure' },
+        },
+      },
+    },
+  });
+}
+
+/** The lifecycle machines, by start state and by whether the skill has children. */
+export const lifecycleMachines = {
+  plain: { active: plainLifecycle('active'), inactive: plainLifecycle('inactive'), failed: plainLifecycle('failed') },
+  supervising: { active: supervisingLifecycle('active'), inactive: supervisingLifecycle('inactive'), failed: supervisingLifecycle('failed') },
+} as const;
+
+/** The lifecycle most skills get: no children, starting active. */
+export const skillLifecycleMachine = lifecycleMachines.plain.active;

@@ -111,13 +111,21 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   readonly definition: string;
   readonly childIds = new Set<string>();
   /** Skills given to `mount` by value, until they are in the agent's catalog. */
-  private readonly givenSkills = new Map<string, AnySkill>();
+  private givenSkills: Map<string, AnySkill> | undefined;
   private readonly mailbox: Mailbox<Item>;
   private phase: Phase = 'idle';
   private current: Item | undefined;
   private stopped = false;
-  readonly lifecycles = new Map<string, LifecycleState>();
-  readonly registered = new Set<string>();
+  /** Skills whose lifecycle failed (until remounted). Allocated on first need: most agents never have one. */
+  private failedSkills: Set<string> | undefined;
+  /** Skills unmounted while running: their lifecycle child stays, inactive. */
+  private retiredSkills: Set<string> | undefined;
+  /**
+   * The actions registered for the agent, kept by `register_action` / `deregister_action`
+   * effects. Until the first such effect it is the shared list its catalog started with.
+   */
+  private registered: Set<string> | undefined;
+  registeredAtStart: readonly string[] = [];
   readonly timers = new Set<ReturnType<typeof setTimeout>>();
   /** Patterns this agent is indexed under for emitted signals. */
   patterns: readonly string[] = [];
@@ -131,6 +139,30 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   ) {
     this.definition = def.name;
     this.mailbox = new Mailbox(system.mailboxLimit);
+    if (resume) {
+      for (const [skill, state] of resume) {
+        if (state === 'failed') (this.failedSkills ??= new Set()).add(skill);
+      }
+    }
+  }
+
+  registeredActions(): string[] {
+    return this.registered ? [...this.registered] : [...this.registeredAtStart];
+  }
+
+  /** Applies a `register_action` (true) or `deregister_action` (false) effect. */
+  registerAction(name: string, registered: boolean): void {
+    this.registered ??= new Set(this.registeredAtStart);
+    if (registered) this.registered.add(name);
+    else this.registered.delete(name);
+  }
+
+  /** Each skill's lifecycle state: failed, else active while mounted, else inactive once unmounted. */
+  lifecycles(agent: Agent<object> = this.agent): Record<string, LifecycleState> {
+    const states: Record<string, LifecycleState> = {};
+    for (const record of agent.mounted) states[record.name] = this.failedSkills?.has(record.name) ? 'failed' : 'active';
+    if (this.retiredSkills) for (const skill of this.retiredSkills) states[skill] ??= 'inactive';
+    return states;
   }
 
   // ── AgentRef ──────────────────────────────────────────────────────────────────────────────
@@ -156,7 +188,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   mount(skill: AnySkill | string, config?: Record<string, unknown>): Promise<MountReport> {
     const name = typeof skill === 'string' ? skill : skill?.name;
     if (typeof name !== 'string') return Promise.reject(new RuntimeError(errorInfo('invalid_skill', 'mount needs a skill or a skill name'), this.id));
-    if (typeof skill !== 'string') this.givenSkills.set(name, skill);
+    if (typeof skill !== 'string') (this.givenSkills ??= new Map()).set(name, skill);
     const event: AgentItemEvent = config === undefined ? { type: 'mount', skill: name } : { type: 'mount', skill: name, config };
     return this.submit(event, false, undefined, `mount '${name}'`) as Promise<MountReport>;
   }
@@ -176,8 +208,8 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       agent,
       state: agent.state,
       mounted: agent.mounted,
-      lifecycles: Object.fromEntries(this.lifecycles),
-      registeredActions: [...this.registered],
+      lifecycles: this.lifecycles(agent),
+      registeredActions: this.registeredActions(),
       mailbox: this.mailbox.size,
       parent: this.parent,
       children: [...this.childIds],
@@ -191,7 +223,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       id: this.id,
       definition: this.definition,
       agent: structuredClone({ id: data.id, definition: data.definition, state: data.state as Record<string, unknown>, mounted: data.mounted }),
-      lifecycles: Object.fromEntries(this.lifecycles),
+      lifecycles: this.lifecycles(),
       children: [...this.childIds],
     };
     if (this.parent !== undefined) snapshot.parent = this.parent;
@@ -282,7 +314,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   resolveSkill(name: string): AnySkill | undefined {
     return (
       catalogOf(this.actor?.getSnapshot().context.agent)?.skills.get(name)?.spec ??
-      this.givenSkills.get(name) ??
+      this.givenSkills?.get(name) ??
       this.def.blueprint.resolveSkill(name) ??
       this.system.skills.get(name)
     );
@@ -324,7 +356,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   }
 
   lifecycle(report: LifecycleReport): void {
-    this.lifecycles.set(report.skill, report.state);
+    if (report.state === 'failed') (this.failedSkills ??= new Set()).add(report.skill);
     const trace = this.system.trace;
     if (trace) {
       const record: Parameters<typeof trace>[0] = { kind: 'lifecycle', agent: this.id, skill: report.skill, state: report.state };
@@ -364,10 +396,13 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       trace(record);
     }
     for (const diagnostic of outcome.diagnostics) this.system.diagnose(this.id, diagnostic);
-    if (event.type !== 'signal' && typeof event.skill === 'string') this.givenSkills.delete(event.skill);
+    if (outcome.agent.mounted !== this.knownMounted) {
+      this.recordLifecycles(outcome.agent);
+      this.system.reindex(this, outcome.agent);
+    }
+    if (event.type !== 'signal' && typeof event.skill === 'string') this.givenSkills?.delete(event.skill);
     const answered = item?.ticket !== undefined && !item.ticket.settled;
     if (outcome.effects.length) this.system.interpret(this.id, outcome.effects, answered);
-    if (outcome.agent.mounted !== this.patternsFor) this.system.reindex(this, outcome.agent);
 
     const ticket = item?.ticket;
     if (!ticket) return;
@@ -396,8 +431,27 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     }
   }
 
-  /** The mounted list the pattern index was last built from. */
-  patternsFor: readonly MountedSkill[] | undefined;
+  /** Lifecycle transitions the agent machine just made by mounting and unmounting skills. */
+  private recordLifecycles(after: Agent<object>): void {
+    const before = new Set((this.knownMounted ?? []).map((record) => record.name));
+    const now = new Set(after.mounted.map((record) => record.name));
+    const trace = this.system.trace;
+    for (const name of now) {
+      if (before.has(name)) continue;
+      this.failedSkills?.delete(name);
+      this.retiredSkills?.delete(name);
+      trace?.({ kind: 'lifecycle', agent: this.id, skill: name, state: 'active' });
+    }
+    for (const name of before) {
+      if (now.has(name)) continue;
+      this.failedSkills?.delete(name);
+      (this.retiredSkills ??= new Set()).add(name);
+      trace?.({ kind: 'lifecycle', agent: this.id, skill: name, state: 'inactive' });
+    }
+  }
+
+  /** The mounted skills as of the last step (lifecycles and the pattern index follow it). */
+  knownMounted: readonly MountedSkill[] | undefined;
 
   // ── Stopping ─────────────────────────────────────────────────────────────────────────────
 
@@ -410,10 +464,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     const stoppedError = () => new RuntimeError(errorInfo('agent_stopped', `agent '${this.id}' stopped (${reason}) before answering`), this.id);
     if (this.current?.ticket) this.settle(this.current.ticket, stoppedError());
     for (const item of this.mailbox.drain()) if (item.ticket) this.settle(item.ticket, stoppedError());
-    const stopActor = () => {
-      this.actor.send({ type: 'stop' });
-      this.actor.stop();
-    };
+    const stopActor = () => this.actor.stop();
     // Stopping an actor from inside its own step would cut the step short: wait for it to end.
     if (this.phase === 'processing') queueMicrotask(stopActor);
     else stopActor();

@@ -3,7 +3,8 @@
  * over a growing array), so a burst of 10,000 signals costs linear time, not quadratic.
  */
 export class Mailbox<T> {
-  private items: (T | undefined)[] = new Array(16);
+  // Allocated on the first push: most agents never queue anything.
+  private items: (T | undefined)[] = [];
   private head = 0;
   private count = 0;
 
@@ -39,7 +40,7 @@ export class Mailbox<T> {
   }
 
   private grow(): void {
-    const next = new Array<T | undefined>(this.items.length * 2);
+    const next = new Array<T | undefined>(Math.max(16, this.items.length * 2));
     for (let i = 0; i < this.count; i++) next[i] = this.items[(this.head + i) % this.items.length];
     this.items = next;
     this.head = 0;

@@ -65,6 +65,14 @@ export const ERROR_SIGNAL = 'skillstate.error';
 export const DIAGNOSTIC_SIGNAL = 'skillstate.diagnostic';
 
 const listenCache = new WeakMap<Catalog, readonly string[]>();
+const registeredCache = new WeakMap<Catalog, readonly string[]>();
+
+/** The registered-action names of a catalog, computed once per catalog and shared by its agents. */
+function registeredNames(catalog: Catalog): readonly string[] {
+  let names = registeredCache.get(catalog);
+  if (!names) registeredCache.set(catalog, (names = catalog.registeredActions()));
+  return names;
+}
 
 /** The patterns an agent listens to for emitted signals: its route paths and its skills' signal patterns. */
 function listenPatterns(catalog: Catalog): readonly string[] {
@@ -203,9 +211,7 @@ export class SystemRuntime implements SystemHost {
     process.actor.subscribe({ error: (error) => this.actorFailed(process as AgentProcess<object>, error) });
     this.agents.set(agent.id, process as AgentProcess<object>);
     if (parent !== undefined) this.agents.get(parent)!.childIds.add(agent.id);
-    const catalog = catalogOf(agent)!;
-    for (const action of catalog.blueprint.ownActions) process.registered.add(action.name);
-    for (const active of catalog.skills.values()) for (const action of active.spec.actions) process.registered.add(`${active.spec.name}/${action.name}`);
+    process.registeredAtStart = registeredNames(catalogOf(agent)!);
     process.actor.start();
     this.reindex(process as AgentProcess<object>, agent as Agent<object>);
     if (this.trace) {
@@ -245,7 +251,7 @@ export class SystemRuntime implements SystemHost {
 
   /** Indexes the agent under the patterns it listens to (after spawn and after each mount change). */
   reindex(process: AgentProcess<object>, agent: Agent<object>): void {
-    process.patternsFor = agent.mounted;
+    process.knownMounted = agent.mounted;
     if (process.isStopped) return;
     const next = listenPatterns(catalogOf(agent)!);
     if (next === process.patterns) return;
@@ -287,10 +293,8 @@ export class SystemRuntime implements SystemHost {
     const process = this.agents.get(agentId);
     switch (effect.type) {
       case 'register_action':
-        process?.registered.add(effect.meta.skill === undefined ? effect.action : `${effect.meta.skill}/${effect.action}`);
-        return;
       case 'deregister_action':
-        process?.registered.delete(effect.meta.skill === undefined ? effect.action : `${effect.meta.skill}/${effect.action}`);
+        process?.registerAction(effect.meta.skill === undefined ? effect.action : `${effect.meta.skill}/${effect.action}`, effect.type === 'register_action');
         return;
       case 'run':
       case 'reply':

@@ -1,0 +1,192 @@
+/**
+ * The runtime against bare XState doing the same job by hand:
+ * - a routed signal → sync action → state update, against a bare actor handling an event with
+ *   a nested `assign`;
+ * - a `call` round trip with a sync action, against the same bare send+assign;
+ * - spawning an agent with 3 skills, against a bare agent machine with 3 child machines (time
+ *   and retained heap);
+ * - spawning 1,000 / 10,000 / 100,000 agents: the per-agent cost must stay flat;
+ * - the cost of tracing and of an inspector, against inspection off.
+ */
+import { assign, createActor, createMachine, enqueueActions, setup } from 'xstate';
+import { z } from 'zod';
+import { createAgentSystem, createSignal, defineAction, defineAgent, defineSkill, result } from '../src/index.js';
+import { compare, formatBytes, formatNs, formatRate, retainedBytes, type ReportRow } from './harness.js';
+
+const counterState = z.object({ count: z.number().int().default(0) });
+const increment = defineAction({
+  name: 'increment',
+  description: 'Add one to the count',
+  input: z.object({}),
+  state: counterState,
+  run: (_params, { skillState }) => result({ count: skillState.count + 1 }, { state: { count: skillState.count + 1 } }),
+});
+const counterSkill = defineSkill({
+  name: 'counter',
+  schema: counterState,
+  actions: [increment],
+  routes: [{ path: 'counter.increment', target: { action: 'increment' } }],
+});
+const skill = (name: string) => defineSkill({ name, schema: z.object({ n: z.number().default(0) }) });
+const CounterAgent = defineAgent({ name: 'bench_counter', skills: [counterSkill] });
+const ThreeSkills = defineAgent({ name: 'bench_three', skills: [skill('alpha'), skill('beta'), skill('gamma')] });
+
+/** The bare anchor: an actor holding the same nested state, incremented by an assign. */
+const bareCounter = setup({
+  types: {} as { context: { state: { counter: { count: number } } }; events: { type: 'counter.increment' } },
+}).createMachine({
+  context: { state: { counter: { count: 0 } } },
+  on: {
+    'counter.increment': {
+      actions: assign({
+        state: ({ context }) => ({ ...context.state, counter: { ...context.state.counter, count: context.state.counter.count + 1 } }),
+      }),
+    },
+  },
+});
+
+/** The bare spawn anchor: an agent machine with three child machines, as our agents have three lifecycles. */
+const bareChild = createMachine({ initial: 'inactive', states: { inactive: { on: { activate: 'active' } }, active: { on: { deactivate: 'inactive' } } } });
+const bareAgent = setup({ actors: { child: bareChild } }).createMachine({
+  context: { state: { alpha: { n: 0 }, beta: { n: 0 }, gamma: { n: 0 } } },
+  entry: enqueueActions(({ enqueue }) => {
+    for (const id of ['alpha', 'beta', 'gamma']) enqueue.spawnChild('child', { id, systemId: `bare/${id}` });
+  }),
+});
+
+export async function run(): Promise<ReportRow[]> {
+  const rows: ReportRow[] = [];
+  const quiet = { onUnhandledError: () => {}, onUnhandledDiagnostic: () => {} };
+
+  // ── routed signal → sync action → state update ──
+  {
+    const system = createAgentSystem(quiet);
+    const agent = system.spawn(CounterAgent, { id: 'bench' });
+    const bare = createActor(bareCounter).start();
+    const signal = createSignal('counter.increment');
+    const event = { type: 'counter.increment' as const };
+    const [anchor, ours] = await compare([
+      { name: 'bare', fn: () => bare.send(event) },
+      { name: 'agent', fn: () => agent.send(signal) },
+    ]);
+    rows.push({
+      suite: 'runtime',
+      name: 'routed signal → sync action → state update',
+      value: `${formatRate(ours!.opsPerSec)} (${formatNs(ours!.ns)})`,
+      anchor: `bare send+assign: ${formatNs(anchor!.ns)}`,
+      ratio: ours!.ns / anchor!.ns,
+      target: '≤ 3×',
+      pass: ours!.ns / anchor!.ns <= 3,
+    });
+
+    const [anchor2, call] = await compare([
+      { name: 'bare', fn: () => bare.send(event) },
+      { name: 'call', fn: () => agent.call(signal) },
+    ]);
+    rows.push({
+      suite: 'runtime',
+      name: 'call round trip, sync action',
+      value: formatNs(call!.ns),
+      anchor: `bare send+assign: ${formatNs(anchor2!.ns)}`,
+      ratio: call!.ns / anchor2!.ns,
+      target: '≤ 8× (median)',
+      pass: call!.ns / anchor2!.ns <= 8,
+    });
+    await system.shutdown();
+  }
+
+  // ── spawning an agent with 3 skills ──
+  {
+    const system = createAgentSystem(quiet);
+    let n = 0;
+    const [anchor, ours] = await compare(
+      [
+        { name: 'bare', fn: () => createActor(bareAgent).start().stop() },
+        {
+          name: 'agent',
+          fn: () => {
+            const ref = system.spawn(ThreeSkills, { id: `a${n++}` });
+            void ref.stop();
+          },
+        },
+      ],
+      { rounds: 11 },
+    );
+    rows.push({
+      suite: 'runtime',
+      name: 'spawn an agent with 3 skills (time)',
+      value: formatNs(ours!.ns),
+      anchor: `bare agent + 3 children: ${formatNs(anchor!.ns)}`,
+      ratio: ours!.ns / anchor!.ns,
+      target: '≤ 1.5×',
+      pass: ours!.ns / anchor!.ns <= 1.5,
+    });
+    const count = 2_000;
+    const bareHeap = await retainedBytes(count, () => createActor(bareAgent).start());
+    const oursHeap = await retainedBytes(count, (i) => system.spawn(ThreeSkills, { id: `heap${i}` }));
+    rows.push({
+      suite: 'runtime',
+      name: 'spawn an agent with 3 skills (heap)',
+      value: `${formatBytes(oursHeap.perItem)} per agent`,
+      anchor: `bare: ${formatBytes(bareHeap.perItem)}`,
+      ratio: oursHeap.perItem / bareHeap.perItem,
+      target: '≤ 1.5×',
+      pass: oursHeap.perItem / bareHeap.perItem <= 1.5,
+    });
+    for (const actor of bareHeap.keep) actor.stop();
+    await system.shutdown();
+  }
+
+  // ── spawning many agents ──
+  {
+    const perAgent: Record<number, number> = {};
+    const barePerAgent: Record<number, number> = {};
+    for (const count of [1_000, 10_000, 100_000]) {
+      const system = createAgentSystem(quiet);
+      (globalThis as { gc?: () => void }).gc?.();
+      let start = performance.now();
+      for (let i = 0; i < count; i++) system.spawn(ThreeSkills, { id: `m${i}` });
+      perAgent[count] = ((performance.now() - start) * 1e6) / count;
+      await system.shutdown();
+      (globalThis as { gc?: () => void }).gc?.();
+      const actors = [];
+      start = performance.now();
+      for (let i = 0; i < count; i++) actors.push(createActor(bareAgent).start());
+      barePerAgent[count] = ((performance.now() - start) * 1e6) / count;
+      for (const actor of actors) actor.stop();
+    }
+    for (const count of [1_000, 10_000, 100_000]) {
+      const ratio = perAgent[count]! / perAgent[1_000]!;
+      rows.push({
+        suite: 'runtime',
+        name: `spawn ${count.toLocaleString('en')} agents (per agent)`,
+        value: formatNs(perAgent[count]!),
+        anchor: count === 1_000 ? `bare: ${formatNs(barePerAgent[count]!)}` : `at 1k: ${formatNs(perAgent[1_000]!)}; bare at this size: ${formatNs(barePerAgent[count]!)} (${(barePerAgent[count]! / barePerAgent[1_000]!).toFixed(2)}× its 1k)`,
+        ratio: count === 1_000 ? perAgent[count]! / barePerAgent[count]! : ratio,
+        target: count === 100_000 ? '≤ 1.3× the 1k cost' : count === 1_000 ? 'vs bare (informational)' : undefined,
+        pass: count === 100_000 ? ratio <= 1.3 : undefined,
+      });
+    }
+  }
+
+  // ── inspection ──
+  {
+    const plain = createAgentSystem(quiet);
+    const traced = createAgentSystem({ ...quiet, trace: () => {} });
+    const inspected = createAgentSystem({ ...quiet, inspect: () => {} });
+    const a = plain.spawn(CounterAgent);
+    const b = traced.spawn(CounterAgent);
+    const c = inspected.spawn(CounterAgent);
+    const signal = createSignal('counter.increment');
+    const [off, trace, inspect] = await compare([
+      { name: 'off', fn: () => a.send(signal) },
+      { name: 'trace', fn: () => b.send(signal) },
+      { name: 'inspect', fn: () => c.send(signal) },
+    ]);
+    rows.push({ suite: 'runtime', name: 'inspection off', value: formatNs(off!.ns), target: 'costs nothing (no observer is installed)' });
+    rows.push({ suite: 'runtime', name: 'trace on (JSON lines to a function)', value: formatNs(trace!.ns), anchor: `off: ${formatNs(off!.ns)}`, ratio: trace!.ns / off!.ns, target: 'reported' });
+    rows.push({ suite: 'runtime', name: 'inspector on (an empty observer)', value: formatNs(inspect!.ns), anchor: `off: ${formatNs(off!.ns)}`, ratio: inspect!.ns / off!.ns, target: 'reported' });
+    await Promise.all([plain.shutdown(), traced.shutdown(), inspected.shutdown()]);
+  }
+  return rows;
+}
