@@ -13,7 +13,7 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 /** Applies `next` to a value that may be a promise, staying synchronous when it is not. */
-export function then<T, U>(value: T | Promise<T>, next: (resolved: T) => U | Promise<U>): U | Promise<U> {
+export function andThen<T, U>(value: T | Promise<T>, next: (resolved: T) => U | Promise<U>): U | Promise<U> {
   return isThenable(value) ? (value as Promise<T>).then(next) : next(value as T);
 }
 

@@ -9,3 +9,4 @@ export type { TraceOption, TraceRecord, TraceLine } from './trace.js';
 export { MAX_RUN_DEPTH, type StepOutcome } from './step.js';
 export type { LifecycleState } from '../../machines/skill-lifecycle.js';
 export { lifecycleSystemId, childSystemId } from '../../machines/skill-lifecycle.js';
+export { startInspector, freePort, type InspectorHandle, type InspectorOptions } from './inspection.js';

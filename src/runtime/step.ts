@@ -25,7 +25,7 @@ import { isPlainObject, withKey } from '../core/plain.js';
 import { applyPatch } from '../core/schema.js';
 import { signalProblem, type Signal } from '../core/signal.js';
 import type { AnySkill, MountOutcome, SignalDecision, SkillHookContext } from '../core/skill.js';
-import { callSafely, then } from './hooks.js';
+import { callSafely, andThen } from './hooks.js';
 
 /** How deep `run` effects may chain (a run producing a run...) before the step is failed. */
 export const MAX_RUN_DEPTH = 16;
@@ -122,7 +122,7 @@ class SignalStep {
   }
 
   run(): Maybe<StepOutcome> {
-    return then(this.handlers(0), (handled) => {
+    return andThen(this.handlers(0), (handled) => {
       if (handled !== true) return handled === false ? this.route() : handled;
       return this.afterActions();
     });
@@ -158,7 +158,7 @@ class SignalStep {
         if (verdict === 'continue') return this.handlers(i + 1, skills);
         return verdict;
       };
-      return then(decided, next);
+      return andThen(decided, next);
     }
     return false;
   }
@@ -207,12 +207,12 @@ class SignalStep {
     const target = routed.matches[0]!.target;
     const produced = instructionsForTarget(target, this.signal);
     if (!produced.ok) return this.fail(produced.error);
-    return then(this.instructions(produced.instructions), (failed) => failed ?? this.afterActions());
+    return andThen(this.instructions(produced.instructions), (failed) => failed ?? this.afterActions());
   }
 
   /** Runs instructions through `cmd`; returns a failed outcome, or undefined on success. */
   private instructions(instructions: unknown[]): Maybe<StepOutcome | undefined> {
-    return then(execute(this.agent, instructions as InstructionObject[], { signal: this.signal }), (ran) => {
+    return andThen(execute(this.agent, instructions as InstructionObject[], { signal: this.signal }), (ran) => {
       const failure = ran.results.find((r) => !r.ok);
       if (failure && !failure.ok) return this.fail(failure.error);
       this.agent = ran.agent;
@@ -246,9 +246,9 @@ class SignalStep {
       const runs = this.pendingRuns;
       this.pendingRuns = [];
       const instructions = runs.map((run) => this.runInstruction(run));
-      return then(this.instructions(instructions), (failed) => failed ?? this.afterActions(depth + 1));
+      return andThen(this.instructions(instructions), (failed) => failed ?? this.afterActions(depth + 1));
     }
-    return then(runMountHooks(this.original, this.agent), (hooked) => {
+    return andThen(runMountHooks(this.original, this.agent), (hooked) => {
       if (!hooked.ok) return this.fail(hooked.error);
       this.agent = hooked.agent;
       this.catalog = catalogOf(hooked.agent)!;
@@ -275,7 +275,7 @@ class SignalStep {
       const transformed = callSafely({ what, skill: skill.name }, () =>
         skill.transformResult!(this.signal, this.result, hookContext(this.agent, skill, config)),
       );
-      return then(transformed, (outcome) => {
+      return andThen(transformed, (outcome) => {
         if (!outcome.ok) return this.fail(outcome.error);
         this.result = outcome.value;
         return this.transform(i + 1, skills);
@@ -317,7 +317,7 @@ export function runMountHooks(
       if (!skill.mount) continue;
       const what = `mount hook of skill '${skill.name}'`;
       const called = callSafely({ what, skill: skill.name }, () => skill.mount!(hookContext(agent, skill, active.config)));
-      return then(called, (outcome) => {
+      return andThen(called, (outcome) => {
         if (!outcome.ok) return outcome;
         const value = outcome.value as void | MountOutcome;
         let current = agent;
@@ -343,7 +343,7 @@ export function runMountHooks(
 function mountStep(agent: Agent<object>, skill: AnySkill, config: Record<string, unknown> | undefined): Maybe<StepOutcome> {
   const mounted = mountSkill(agent, skill, config);
   if (!mounted.ok) return failedOutcome(agent, mounted.error, [], undefined);
-  return then(runMountHooks(agent, mounted.agent), (hooked) => {
+  return andThen(runMountHooks(agent, mounted.agent), (hooked) => {
     if (!hooked.ok) return failedOutcome(agent, hooked.error, mounted.diagnostics, undefined);
     const runs = hooked.effects.filter((effect) => effect.type === 'run');
     if (runs.length) {

@@ -205,6 +205,7 @@ export class SystemRuntime implements SystemHost {
   ): AgentProcess<TState> {
     const process = new AgentProcess<TState>(agent.id, definition, this, parent, resume);
     process.actor = createActor(agentMachine, {
+      id: agent.id,
       input: { agent: agent as Agent<object>, host: process },
       ...(this.inspect ? { inspect: this.inspect } : {}),
     });

@@ -1,0 +1,102 @@
+/**
+ * Skills and agents the runtime tests share: real actions (sync and async), real hooks, real
+ * XState child logic that can be told to crash.
+ */
+import { fromCallback } from 'xstate';
+import { z } from 'zod';
+import {
+  Decision,
+  Effects,
+  createAgentSystem,
+  createSignal,
+  defineAction,
+  defineAgent,
+  defineSkill,
+  fail,
+  result,
+  type AgentSystemOptions,
+} from '../../src/index.js';
+
+export const notes = z.object({ items: z.array(z.string()).default([]) });
+
+/** Appends to a list; `delay` makes it async; `explode` makes it throw. */
+export const append = defineAction({
+  name: 'append',
+  description: 'Append an item to the list',
+  input: z.object({ item: z.string(), delay: z.number().int().min(0).optional(), explode: z.boolean().optional() }),
+  state: notes,
+  run: async ({ item, delay, explode }, { skillState }) => {
+    if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
+    if (explode) throw new Error(`exploded on '${item}'`);
+    const items = [...skillState.items, item];
+    return result({ count: items.length }, { state: { items } });
+  },
+});
+
+/** The same, synchronously. */
+export const appendNow = defineAction({
+  name: 'append_now',
+  description: 'Append an item to the list, synchronously',
+  input: z.object({ item: z.string() }),
+  state: notes,
+  run: ({ item }, { skillState }) => {
+    const items = [...skillState.items, item];
+    return result({ count: items.length }, { state: { items } });
+  },
+});
+
+export const listItems = defineAction({
+  name: 'list_items',
+  description: 'List the items',
+  input: z.object({}),
+  state: notes,
+  run: (_params, { skillState }) => ({ items: skillState.items }),
+});
+
+export const refuse = defineAction({
+  name: 'refuse',
+  description: 'Always fails with a reason',
+  input: z.object({}),
+  run: () => fail('refused', 'this action always refuses'),
+});
+
+export const notebook = defineSkill({
+  name: 'notebook',
+  schema: notes,
+  actions: [append, appendNow, listItems, refuse],
+  routes: [
+    { path: 'notes.add', target: { action: 'append' } },
+    { path: 'notes.add_now', target: { action: 'append_now' } },
+    { path: 'notes.list', target: { action: 'list_items' } },
+    { path: 'notes.refuse', target: { action: 'refuse' } },
+  ],
+});
+
+/** A child that crashes when told to, and counts its starts in `starts`. */
+export function crashableChild(starts: { count: number }) {
+  return fromCallback<{ type: 'crash' } | { type: 'ping' }>(({ receive }) => {
+    starts.count++;
+    receive((event) => {
+      if (event.type === 'crash') throw new Error('child crashed on purpose');
+    });
+    return () => {};
+  });
+}
+
+export function quietSystem(options: AgentSystemOptions = {}) {
+  return createAgentSystem({ onUnhandledError: () => {}, onUnhandledDiagnostic: () => {}, ...options });
+}
+
+export const NotesAgent = defineAgent({ name: 'notes_agent', skills: [notebook] });
+
+export { Decision, Effects, createSignal, defineAction, defineAgent, defineSkill, result, z };
+
+/** What `fn` throws (undefined when it does not throw). */
+export function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
