@@ -269,7 +269,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     if (this.stopped) {
       throw new RuntimeError(errorInfo('agent_stopped', `agent '${this.id}' is stopped`), this.id);
     }
-    if (this.phase === 'idle' && this.mailbox.size === 0) {
+    if (this.phase === 'idle' && this.mailbox.size === 0 && this.system.inStep === 0) {
       this.dispatch(item);
       return;
     }
@@ -281,12 +281,30 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
         this.id,
       );
     }
+    // Sent from inside another agent's step (an emit, a listener): run it once that step is over.
+    if (this.phase === 'idle') this.scheduleDrain();
+  }
+
+  private drainScheduled = false;
+
+  private scheduleDrain(): void {
+    if (this.drainScheduled) return;
+    this.drainScheduled = true;
+    queueMicrotask(() => {
+      this.drainScheduled = false;
+      this.drain();
+    });
   }
 
   private dispatch(item: Item): void {
     this.phase = 'processing';
     this.current = item;
-    this.actor.send(item.event);
+    this.system.inStep++;
+    try {
+      this.actor.send(item.event);
+    } finally {
+      this.system.inStep--;
+    }
   }
 
   private drain(): void {
@@ -351,8 +369,13 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       this.current = undefined;
       this.phase = 'idle';
     }
-    this.complete(event, outcome, mine ? item : undefined);
-    if (mine) this.drain();
+    this.system.inStep++;
+    try {
+      this.complete(event, outcome, mine ? item : undefined);
+      if (mine) this.drain();
+    } finally {
+      this.system.inStep--;
+    }
   }
 
   lifecycle(report: LifecycleReport): void {

@@ -145,6 +145,12 @@ export class SystemRuntime implements SystemHost {
   private readonly errorListeners = new Set<(error: ErrorInfo, agentId: string | undefined) => void>();
   private readonly diagnosticListeners = new Set<(diagnostic: Diagnostic, agentId: string | undefined) => void>();
   private shutDown = false;
+  /**
+   * How many agent steps are running on the stack. Work for another actor that arises inside a
+   * step (delivering an emitted signal, spawning, stopping) waits until the stack unwinds, so no
+   * actor is ever driven from inside another actor's action.
+   */
+  inStep = 0;
 
   constructor(private readonly options: AgentSystemOptions = {}) {
     const limit = options.mailboxLimit ?? 10_000;
@@ -304,7 +310,7 @@ export class SystemRuntime implements SystemHost {
         this.publish(effect.signal, agentId);
         return;
       case 'spawn':
-        this.spawnFromEffect(agentId, effect);
+        this.afterStep(() => this.spawnFromEffect(agentId, effect));
         return;
       case 'stop': {
         const target = effect.agent ?? agentId;
@@ -312,7 +318,9 @@ export class SystemRuntime implements SystemHost {
           this.report(agentId, errorInfo('unknown_agent', `agent '${agentId}' asked to stop agent '${target}', which is not running`, { subject: target }));
           return;
         }
-        void this.stopAgent(target, effect.reason ?? `stopped by agent '${agentId}'`);
+        this.afterStep(() => {
+          if (this.agents.has(target)) void this.stopAgent(target, effect.reason ?? `stopped by agent '${agentId}'`);
+        });
         return;
       }
       case 'schedule':
@@ -322,6 +330,12 @@ export class SystemRuntime implements SystemHost {
         this.report(agentId, effect.error, answered);
         return;
     }
+  }
+
+  /** Runs `work` now, or once the agent steps on the stack are over. */
+  private afterStep(work: () => void): void {
+    if (this.inStep === 0) work();
+    else queueMicrotask(work);
   }
 
   private spawnFromEffect(parentId: string, effect: Extract<Effect, { type: 'spawn' }>): void {

@@ -1,0 +1,125 @@
+/** The system actor carries out the effects steps produce. */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AgentSystem, Signal } from '../../src/index.js';
+import { Effects, NotesAgent, createSignal, defineAction, defineAgent, notebook, quietSystem, result, z } from './fixtures.js';
+
+let system: AgentSystem;
+afterEach(async () => {
+  await system?.shutdown();
+});
+
+/** An agent whose `do` action returns the effects given in the signal. */
+const perform = defineAction({
+  name: 'perform',
+  description: 'Return the effects it is given',
+  input: z.object({ effects: z.array(z.any()).default([]), output: z.unknown().optional() }),
+  run: ({ effects, output }) => result(output ?? 'done', { effects }),
+});
+const Performer = defineAgent({ name: 'performer', actions: [perform], routes: [{ path: 'do', target: { action: 'perform' } }] });
+const perform_ = (effects: unknown[]) => createSignal('do', { effects });
+
+describe('effects', () => {
+  it('emit: reaches subscribers whose pattern matches and every other agent whose routes match', async () => {
+    system = quietSystem();
+    const heard: string[] = [];
+    system.subscribe('news.**', (signal) => heard.push(`news.**:${signal.type}`));
+    system.subscribe('other.*', (signal) => heard.push(`other.*:${signal.type}`));
+    const listener = system.spawn(defineAgent({ name: 'listener', skills: [notebook] }), { id: 'listener' });
+    const performer = system.spawn(Performer, { id: 'performer' });
+    await performer.call(perform_([Effects.emit(createSignal('news.sports.today')), Effects.emit(createSignal('notes.add_now', { item: 'from performer' }))]));
+    expect(heard).toEqual(['news.**:news.sports.today']);
+    expect(listener.getSnapshot().state).toEqual({ notebook: { items: ['from performer'] } });
+  });
+
+  it('emit: a signal nobody wants is reported as dropped, not lost silently', async () => {
+    system = quietSystem();
+    const diagnostics: string[] = [];
+    system.onDiagnostic((d) => diagnostics.push(`${d.code}: ${d.message}`));
+    await system.spawn(Performer, { id: 'p' }).call(perform_([Effects.emit(createSignal('into.the.void'))]));
+    expect(diagnostics).toEqual(["dropped_signal: signal 'into.the.void' emitted by agent 'p' reached no subscriber and no agent"]);
+  });
+
+  it('emit: the emitter does not receive its own signal', async () => {
+    system = quietSystem();
+    const Echo = defineAgent({ name: 'echo', skills: [notebook], actions: [perform], routes: [{ path: 'do', target: { action: 'perform' } }] });
+    const agent = system.spawn(Echo, { id: 'echo' });
+    const other = system.spawn(NotesAgent, { id: 'other' });
+    await agent.call(perform_([Effects.emit(createSignal('notes.add_now', { item: 'x' }))]));
+    expect(agent.getSnapshot().state).toMatchObject({ notebook: { items: [] } });
+    expect(other.getSnapshot().state).toEqual({ notebook: { items: ['x'] } });
+  });
+
+  it('spawn: starts a child agent of a known definition, linked to its parent', async () => {
+    system = quietSystem({ definitions: [NotesAgent] });
+    const parent = system.spawn(Performer, { id: 'parent' });
+    await parent.call(perform_([Effects.spawn('notes_agent', { id: 'kid', state: { notebook: { items: ['born'] } } })]));
+    expect(parent.children()).toEqual(['kid']);
+    expect(system.get('kid')!.getSnapshot()).toMatchObject({ parent: 'parent', state: { notebook: { items: ['born'] } } });
+    await parent.stop();
+    expect(system.get('kid')).toBeUndefined();
+  });
+
+  it('spawn: an unknown definition is an error for the errors subscription, naming it', async () => {
+    system = quietSystem();
+    const errors: string[] = [];
+    system.onError((error, agent) => errors.push(`${agent}: ${error.code}: ${error.message}`));
+    await system.spawn(Performer, { id: 'p' }).call(perform_([Effects.spawn('nobody_knows_me')]));
+    expect(errors).toEqual(["p: unknown_agent: agent 'p' asked to spawn definition 'nobody_knows_me', which this system does not know"]);
+  });
+
+  it('stop: stops the named agent, or the agent itself', async () => {
+    system = quietSystem();
+    const victim = system.spawn(NotesAgent, { id: 'victim' });
+    const performer = system.spawn(Performer, { id: 'p' });
+    await performer.call(perform_([Effects.stop({ agent: 'victim' })]));
+    expect(victim.getSnapshot().status).toBe('stopped');
+    await expect(performer.call(perform_([Effects.stop()]))).resolves.toBe('done');
+    expect(performer.getSnapshot().status).toBe('stopped');
+    expect(system.list()).toEqual([]);
+  });
+
+  it('schedule: delivers the signal to the agent after the delay; cancelled when the agent stops', async () => {
+    system = quietSystem();
+    const Both = defineAgent({ name: 'both', skills: [notebook], actions: [perform], routes: [{ path: 'do', target: { action: 'perform' } }] });
+    const agent = system.spawn(Both, { id: 'a' });
+    await agent.call(perform_([Effects.schedule(15, createSignal('notes.add_now', { item: 'later' }))]));
+    expect(agent.getSnapshot().state).toMatchObject({ notebook: { items: [] } });
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(agent.getSnapshot().state).toMatchObject({ notebook: { items: ['later'] } });
+
+    const other = system.spawn(Both, { id: 'b' });
+    const errors: unknown[] = [];
+    system.onError((error) => errors.push(error));
+    await other.call(perform_([Effects.schedule(15, createSignal('notes.add_now', { item: 'never' }))]));
+    await other.stop();
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(errors).toEqual([]);
+    expect(other.getSnapshot().state).toMatchObject({ notebook: { items: [] } });
+  });
+
+  it('error: goes to the caller and to the errors subscription', async () => {
+    system = quietSystem();
+    const errors: string[] = [];
+    system.onError((error, agent) => errors.push(`${agent}: ${error.code}`));
+    const agent = system.spawn(Performer, { id: 'p' });
+    await expect(agent.call(perform_([Effects.error({ code: 'signal_failed', message: 'reported by the action' })]))).rejects.toMatchObject({
+      code: 'signal_failed',
+      message: 'reported by the action',
+    });
+    expect(errors).toEqual(['p: signal_failed']);
+  });
+
+  it('an invalid effect fails the step with invalid_effect and changes nothing', async () => {
+    system = quietSystem();
+    const agent = system.spawn(Performer);
+    await expect(agent.call(perform_([{ type: 'teleport' }]))).rejects.toMatchObject({ code: 'invalid_effect', message: expect.stringContaining("unknown effect type 'teleport'") });
+  });
+
+  it('errors are also published as skillstate.error signals', async () => {
+    system = quietSystem();
+    const seen: Signal[] = [];
+    system.subscribe('skillstate.error', (signal) => seen.push(signal));
+    system.spawn(NotesAgent, { id: 'n' }).send(createSignal('no.route.here'));
+    expect(seen).toEqual([expect.objectContaining({ type: 'skillstate.error', data: { agent: 'n', error: expect.objectContaining({ code: 'no_route' }) } })]);
+  });
+});
