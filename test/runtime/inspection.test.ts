@@ -1,0 +1,114 @@
+/** Inspection for real: the Stately inspector server, a WebSocket client, and the JSON-lines trace. */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { startInspector, type AgentSystem, type InspectorHandle, type TraceLine } from '../../src/index.js';
+import { arithmetic, calculator, counter } from '../../skills/index.js';
+import { createSignal, defineAgent, quietSystem } from './fixtures.js';
+
+let system: AgentSystem | undefined;
+let inspector: InspectorHandle | undefined;
+let client: WebSocket | undefined;
+afterEach(async () => {
+  client?.close();
+  await system?.shutdown();
+  await inspector?.stop();
+  system = inspector = client = undefined;
+});
+
+const MathAgent = defineAgent({ name: 'math_agent', skills: [calculator, counter] });
+
+interface Message {
+  type: string;
+  name?: string;
+  sessionId?: string;
+  parentId?: string;
+  event?: { type: string };
+}
+
+describe('the Stately inspector', () => {
+  it('streams the agent and each skill lifecycle child to a WebSocket client of the inspector server', async () => {
+    inspector = await startInspector();
+    expect(inspector.url).toBe(`http://localhost:${inspector.port}`);
+    const messages: Message[] = [];
+    client = new WebSocket(inspector.socketUrl);
+    await new Promise<void>((resolve, reject) => {
+      client!.once('open', () => resolve());
+      client!.once('error', reject);
+    });
+    client.on('message', (data) => messages.push(JSON.parse(String(data)) as Message));
+
+    system = quietSystem({ inspect: inspector.inspect });
+    const agent = system.spawn(MathAgent, { id: 'inspected' });
+    await agent.mount(arithmetic);
+    await agent.call(createSignal('counter.increment'));
+
+    const registered = (name: string) => messages.find((m) => m.type === '@xstate.actor' && m.name === name);
+    const deadline = Date.now() + 10_000;
+    while (!(registered('inspected') && registered('skill:calculator') && registered('skill:counter') && registered('skill:arithmetic')) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const agentActor = registered('inspected');
+    expect(agentActor).toBeDefined();
+    for (const skill of ['calculator', 'counter', 'arithmetic']) {
+      expect(registered(`skill:${skill}`)).toMatchObject({ parentId: agentActor!.sessionId });
+    }
+    expect(messages.some((m) => m.type === '@xstate.event' && m.event?.type === 'signal')).toBe(true);
+  });
+});
+
+describe('the trace', () => {
+  it('writes every signal, step, effect and lifecycle transition as JSON lines to a file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'skillstate-trace-'));
+    try {
+      const file = join(dir, 'trace.jsonl');
+      system = quietSystem({ trace: file });
+      const agent = system.spawn(MathAgent, { id: 't' });
+      await agent.call(createSignal('calculator.add', { a: 1, b: 2 }));
+      await agent.mount(arithmetic);
+      await agent.unmount('arithmetic');
+      agent.send(createSignal('no.route'));
+      await system.shutdown();
+      const lines = (await readFile(file, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as TraceLine);
+      expect(lines.every((line) => typeof line.time === 'string')).toBe(true);
+      const summary = lines.map((line) => {
+        switch (line.kind) {
+          case 'spawn':
+          case 'stop':
+            return `${line.kind}:${line.agent}`;
+          case 'signal':
+            return `signal:${line.type}`;
+          case 'step':
+            return `step:${line.item}:${line.subject}:${line.ok ? 'ok' : line.error?.code}`;
+          case 'effect':
+            return `effect:${line.effect.type}`;
+          case 'lifecycle':
+            return `lifecycle:${line.skill}:${line.state}`;
+          case 'diagnostic':
+            return `diagnostic:${line.diagnostic.code}`;
+        }
+      });
+      expect(summary).toEqual([
+        'spawn:t',
+        'signal:calculator.add',
+        'step:signal:calculator.add:ok',
+        'step:mount:arithmetic:ok',
+        // arithmetic's add, subtract and multiply share their names with calculator's
+        ...Array(3).fill('diagnostic:action_name_clash'),
+        'lifecycle:arithmetic:active',
+        ...Array(4).fill('effect:register_action'),
+        'step:unmount:arithmetic:ok',
+        'lifecycle:arithmetic:inactive',
+        ...Array(4).fill('effect:deregister_action'),
+        'signal:no.route',
+        'step:signal:no.route:no_route',
+        'effect:error',
+        'stop:t',
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

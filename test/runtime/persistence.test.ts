@@ -1,0 +1,136 @@
+/** Persistence: snapshots are plain JSON and restore to agents that behave the same. */
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createFileStore, createMemoryStore, RuntimeError, type AgentSystem, type SnapshotStore } from '../../src/index.js';
+import { arithmetic, calculator, counter } from '../../skills/index.js';
+import { NotesAgent, createSignal, crashableChild, defineAgent, defineSkill, quietSystem, thrown } from './fixtures.js';
+
+let systems: AgentSystem[] = [];
+let dirs: string[] = [];
+afterEach(async () => {
+  for (const system of systems) await system.shutdown();
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  systems = [];
+  dirs = [];
+});
+const make = (...args: Parameters<typeof quietSystem>) => {
+  const system = quietSystem(...args);
+  systems.push(system);
+  return system;
+};
+
+const MathAgent = defineAgent({ name: 'math_agent', skills: [calculator, [counter, { initial: 3 }]] });
+
+describe('persist and restore', () => {
+  it('round-trips through JSON: the restored agent answers the same signals with the same results', async () => {
+    const first = make({ skills: [arithmetic] });
+    const original = first.spawn(MathAgent, { id: 'm1' });
+    await original.call(createSignal('calculator.add', { a: 1, b: 2 }));
+    original.send(createSignal('counter.increment'));
+    await original.mount('arithmetic');
+    const snapshot = JSON.parse(JSON.stringify(original.persist()));
+    expect(snapshot).toMatchObject({
+      format: 'skillstate/agent@1',
+      id: 'm1',
+      definition: 'math_agent',
+      agent: { state: { calculator: { last_result: 3 }, counter: { count: 4 }, arithmetic: {} } },
+      lifecycles: { calculator: 'active', counter: 'active', arithmetic: 'active' },
+    });
+
+    const second = make({ definitions: [MathAgent], skills: [arithmetic] });
+    const restored = second.restore(snapshot);
+    expect(restored.getSnapshot().state).toEqual(original.getSnapshot().state);
+    expect(restored.getSnapshot().registeredActions).toEqual(original.getSnapshot().registeredActions);
+    for (const signal of [createSignal('counter.increment'), createSignal('arithmetic.multiply', { a: 3, b: 4 }), createSignal('counter.get')]) {
+      await expect(restored.call(signal)).resolves.toEqual(await original.call(signal));
+    }
+    expect(restored.getSnapshot().state).toEqual(original.getSnapshot().state);
+  });
+
+  it('restores lifecycles where they were, a failed skill staying failed', async () => {
+    const starts = { count: 0 };
+    const worker = defineSkill({ name: 'worker', children: () => [{ id: 'loop', logic: crashableChild(starts), maxRestarts: 0 }] });
+    const first = make({ skills: [worker] });
+    const agent = first.spawn(NotesAgent, { id: 'w' });
+    await agent.mount('worker');
+    agent.actor.system.get('w/skills/worker/loop')!.send({ type: 'crash' });
+    const snapshot = JSON.parse(JSON.stringify(agent.persist()));
+    expect(snapshot.lifecycles).toEqual({ notebook: 'active', worker: 'failed' });
+    const second = make({ definitions: [NotesAgent], skills: [worker] });
+    const restored = second.restore(snapshot);
+    expect(restored.getSnapshot().lifecycles).toEqual({ notebook: 'active', worker: 'failed' });
+    expect((restored.actor.getSnapshot().children['skill:worker'] as { getSnapshot(): { value: string } }).getSnapshot().value).toBe('failed');
+    expect(starts.count).toBe(1);
+  });
+
+  it('restores parents before children, whatever the order of the snapshots', () => {
+    const first = make();
+    const parent = first.spawn(NotesAgent, { id: 'parent' });
+    first.spawn(NotesAgent, { id: 'child', parent });
+    const snapshots = JSON.parse(JSON.stringify(first.persistAll().reverse()));
+    const second = make({ definitions: [NotesAgent] });
+    const restored = second.restoreAll(snapshots);
+    expect(restored.map((ref) => ref.id)).toEqual(['parent', 'child']);
+    expect(second.get('parent')!.children()).toEqual(['child']);
+  });
+
+  it.each([
+    ['not a snapshot', { hello: 'world' }, 'invalid_snapshot', "not an agent snapshot (format 'skillstate/agent@1')"],
+    ['an unknown definition', { format: 'skillstate/agent@1', id: 'x', definition: 'ghost', agent: {} }, 'invalid_snapshot', "definition 'ghost', which this system does not know"],
+    [
+      'an unknown skill',
+      { format: 'skillstate/agent@1', id: 'x', definition: 'notes_agent', agent: { id: 'x', definition: 'notes_agent', state: {}, mounted: [{ name: 'mystery', stateKey: 'mystery', config: {} }] } },
+      'unknown_skill',
+      "skill 'mystery' is mounted on it",
+    ],
+    [
+      'an invalid state',
+      { format: 'skillstate/agent@1', id: 'x', definition: 'notes_agent', agent: { id: 'x', definition: 'notes_agent', state: { notebook: { items: 'no' } }, mounted: [{ name: 'notebook', stateKey: 'notebook', config: {} }] } },
+      'invalid_state',
+      'notebook.items',
+    ],
+  ])('refuses %s with a typed error', (_name, snapshot, code, message) => {
+    const system = make({ definitions: [NotesAgent] });
+    const error = thrown(() => system.restore(snapshot));
+    expect(error).toBeInstanceOf(RuntimeError);
+    expect(error).toMatchObject({ code });
+    expect((error as Error).message).toContain(message);
+    expect(system.list()).toEqual([]);
+  });
+});
+
+describe('snapshot stores', () => {
+  async function exercise(store: SnapshotStore) {
+    const system = make();
+    const agent = system.spawn(NotesAgent, { id: 'a/b c' });
+    agent.send(createSignal('notes.add_now', { item: 'kept' }));
+    await store.save(agent.persist());
+    expect(await store.list()).toEqual(['a/b c']);
+    const loaded = await store.load('a/b c');
+    await agent.stop();
+    const restored = make({ definitions: [NotesAgent] }).restore(loaded);
+    expect(restored.getSnapshot().state).toEqual({ notebook: { items: ['kept'] } });
+    expect(await store.load('missing')).toBeUndefined();
+    expect(await store.delete('a/b c')).toBe(true);
+    expect(await store.delete('a/b c')).toBe(false);
+    expect(await store.list()).toEqual([]);
+  }
+
+  it('the memory store keeps snapshots as JSON copies', () => exercise(createMemoryStore()));
+
+  it('the file store keeps one JSON file per agent, written atomically', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'skillstate-store-'));
+    dirs.push(dir);
+    await exercise(createFileStore(dir));
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('the file store reports a corrupt file as invalid_snapshot, naming it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'skillstate-store-'));
+    dirs.push(dir);
+    await writeFile(join(dir, 'broken.agent.json'), '{ not json');
+    await expect(createFileStore(dir).load('broken')).rejects.toMatchObject({ code: 'invalid_snapshot', message: expect.stringContaining('broken.agent.json') });
+  });
+});

@@ -1,0 +1,93 @@
+/** Supervision of skill children: restart policies, a bounded restart rate, a visible failure. */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AgentRef, AgentSystem, RestartPolicy } from '../../src/index.js';
+import { NotesAgent, createSignal, crashableChild, defineSkill, quietSystem } from './fixtures.js';
+
+let system: AgentSystem;
+afterEach(async () => {
+  await system?.shutdown();
+});
+
+function workerSkill(starts: { count: number }, restart: RestartPolicy, maxRestarts = 2) {
+  return defineSkill({ name: 'worker', children: () => [{ id: 'loop', logic: crashableChild(starts), restart, maxRestarts, withinMs: 60_000 }] });
+}
+
+function crash(agent: AgentRef<object>) {
+  agent.actor.system.get(`${agent.id}/skills/worker/loop`)!.send({ type: 'crash' });
+}
+
+const lifecycleState = (agent: AgentRef<object>) =>
+  (agent.actor.getSnapshot().children['skill:worker'] as { getSnapshot(): { value: string } }).getSnapshot().value;
+
+describe('supervision of skill children', () => {
+  it('permanent: restarts a crashed child, within the budget, and says so', async () => {
+    const starts = { count: 0 };
+    const diagnostics: string[] = [];
+    system = quietSystem();
+    system.onDiagnostic((d) => diagnostics.push(d.code));
+    const agent = system.spawn(NotesAgent, { id: 'w' });
+    await agent.mount(workerSkill(starts, 'permanent'));
+    crash(agent);
+    crash(agent);
+    expect(starts.count).toBe(3);
+    expect(lifecycleState(agent)).toBe('active');
+    expect(diagnostics).toEqual(['child_restarted', 'child_restarted']);
+  });
+
+  it('past the bound the skill goes to failed, stops its children and reports it, instead of looping', async () => {
+    const starts = { count: 0 };
+    const errors: string[] = [];
+    system = quietSystem();
+    system.onError((error, agentId) => errors.push(`${agentId}: ${error.code}: ${error.message}`));
+    const agent = system.spawn(NotesAgent, { id: 'w' });
+    await agent.mount(workerSkill(starts, 'permanent', 2));
+    crash(agent);
+    crash(agent);
+    crash(agent);
+    expect(starts.count).toBe(3);
+    expect(lifecycleState(agent)).toBe('failed');
+    expect(agent.getSnapshot().lifecycles.worker).toBe('failed');
+    expect(agent.actor.system.get('w/skills/worker/loop')).toBeUndefined();
+    expect(errors).toEqual([
+      "w: skill_failed: skill 'worker' failed: child 'loop' crashed: child crashed on purpose (more than 2 restarts within 60000 ms)",
+    ]);
+    await expect(agent.call(createSignal('notes.add_now', { item: 'still here' }))).resolves.toEqual({ count: 1 });
+  });
+
+  it('temporary: a crashed child is not restarted, and the skill stays active', async () => {
+    const starts = { count: 0 };
+    system = quietSystem();
+    const agent = system.spawn(NotesAgent);
+    await agent.mount(workerSkill(starts, 'temporary'));
+    crash(agent);
+    expect(starts.count).toBe(1);
+    expect(lifecycleState(agent)).toBe('active');
+  });
+
+  it('remounting a failed skill starts it afresh', async () => {
+    const starts = { count: 0 };
+    system = quietSystem();
+    const agent = system.spawn(NotesAgent);
+    const skill = workerSkill(starts, 'transient', 0);
+    await agent.mount(skill);
+    crash(agent);
+    expect(lifecycleState(agent)).toBe('failed');
+    await agent.unmount('worker');
+    expect(agent.getSnapshot().lifecycles.worker).toBe('inactive');
+    await agent.mount(skill);
+    expect(lifecycleState(agent)).toBe('active');
+    expect(agent.getSnapshot().lifecycles.worker).toBe('active');
+    expect(starts.count).toBe(2);
+  });
+
+  it('no crash of a child ever stops the agent actor or reaches Node as an uncaught exception', async () => {
+    const starts = { count: 0 };
+    system = quietSystem();
+    const agent = system.spawn(NotesAgent);
+    await agent.mount(workerSkill(starts, 'permanent', 1));
+    for (let i = 0; i < 5; i++) agent.actor.system.get(`${agent.id}/skills/worker/loop`)?.send({ type: 'crash' });
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(agent.actor.getSnapshot().status).toBe('active');
+    await expect(agent.call(createSignal('notes.list'))).resolves.toEqual({ items: [] });
+  });
+});
