@@ -20,7 +20,7 @@ import { orderByDependencies, unlinkedError } from './mount.js';
 import { deepMerge, isPlainObject } from './plain.js';
 import type { SkillResolver } from './registry.js';
 import { validateRoute, type Route } from './router.js';
-import { EMPTY_SCHEMA, isObjectSchema, parseSync, type ObjectSchema } from './schema.js';
+import { EMPTY_SCHEMA, isObjectSchema, parseSync, strayKey, type ObjectSchema } from './schema.js';
 import {
   initialSlice,
   isSkill,
@@ -289,11 +289,22 @@ function buildInitialState(blueprint: Blueprint, catalog: Catalog, initial: unkn
   for (const { spec, config } of catalog.skills.values()) {
     const override = values[spec.stateKey];
     if (override !== undefined && !isPlainObject(override)) return fail(`initial state of skill '${spec.name}' must be a plain object`);
+    const stray = override === undefined ? undefined : strayKey(spec.schema, override);
+    if (stray !== undefined) {
+      return fail(`initial state of skill '${spec.name}' has '${stray}', which is not a field of its schema`, [
+        { path: [spec.stateKey, stray], message: `unknown field '${stray}'`, code: 'unrecognized_keys' },
+      ]);
+    }
     const slice = initialSlice(spec, config, override);
-    if (!slice.ok) return { ok: false, error: slice.error };
+    // The slice's issue paths start inside the slice; the caller gave the whole state.
+    if (!slice.ok) return { ok: false, error: withIssuesUnder(slice.error, spec.stateKey) };
     state[spec.stateKey] = slice.value;
   }
   return { ok: true, value: state };
+}
+
+function withIssuesUnder(error: ErrorInfo, key: string): ErrorInfo {
+  return error.issues ? { ...error, issues: error.issues.map((issue) => ({ ...issue, path: [key, ...issue.path] })) } : error;
 }
 
 function isOpen(schema: ObjectSchema): boolean {
@@ -312,6 +323,18 @@ function setState<TState extends object>(agent: Agent<TState>, attrs: unknown): 
         subject: unknownKey,
       }),
     };
+  }
+  for (const key of Object.keys(attrs)) {
+    const skill = catalog.stateKeys.get(key);
+    const patch = attrs[key];
+    if (skill === undefined || !isPlainObject(patch)) continue;
+    const stray = strayKey(catalog.skills.get(skill)!.spec.schema, patch);
+    if (stray !== undefined) {
+      return {
+        ok: false,
+        error: errorInfo('invalid_state', `cannot set '${key}.${stray}': skill '${skill}' has no field '${stray}'`, { skill, subject: `${key}.${stray}` }),
+      };
+    }
   }
   return validated(agent, catalog, deepMerge(agent.state as Record<string, unknown>, attrs));
 }

@@ -72,6 +72,16 @@ function parseFailure(thrown: unknown): { ok: false; issues: Issue[] } {
   return { ok: false, issues: [{ path: [], message: `schema threw while parsing: ${message}` }] };
 }
 
+/**
+ * The first key of `value` that `schema` does not declare and would silently drop (a strip-mode
+ * object), or undefined. Strict objects report unknown keys themselves; loose ones keep them.
+ */
+export function strayKey(schema: ObjectSchema, value: Record<string, unknown>): string | undefined {
+  if ((schema as unknown as ZodInternals)._zod!.def!.catchall !== undefined) return undefined;
+  const shape = schema.shape as Record<string, unknown>;
+  return Object.keys(value).find((key) => !Object.hasOwn(shape, key));
+}
+
 const fieldByField = new WeakMap<ObjectSchema, boolean>();
 
 /** True when validating the changed fields alone is as good as validating the whole object. */
