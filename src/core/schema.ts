@@ -111,6 +111,8 @@ export function applyPatch(
   }
   const shape = schema.shape as Record<string, z.ZodType>;
   if (!patchableFieldByField(schema)) {
+    const stray = strayKey(schema, patch);
+    if (stray !== undefined) return { ok: false, issues: [unknownField(stray)] };
     return parseSync(schema, { ...current, ...patch }) as Parsed<Record<string, unknown>>;
   }
   const next: Record<string, unknown> = Object.assign({}, current);
@@ -129,7 +131,7 @@ function validateFields(shape: Record<string, z.ZodType>, patch: Record<string, 
   for (const key in patch) {
     const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
     if (field === undefined) {
-      (issues ??= []).push({ path: [key], message: `unknown field '${key}'`, code: 'unrecognized_keys' });
+      (issues ??= []).push(unknownField(key));
       continue;
     }
     const parsed = field.safeParse(patch[key]);
@@ -137,4 +139,8 @@ function validateFields(shape: Record<string, z.ZodType>, patch: Record<string, 
     else for (const issue of toIssues(parsed.error.issues)) (issues ??= []).push({ ...issue, path: [key, ...issue.path] });
   }
   return issues;
+}
+
+function unknownField(key: string): Issue {
+  return { path: [key], message: `unknown field '${key}'`, code: 'unrecognized_keys' };
 }
