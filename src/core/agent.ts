@@ -384,11 +384,16 @@ function restoreAgent<TState extends object>(blueprint: Blueprint, data: unknown
         ),
       };
     }
+    if (skills.has(spec.name)) {
+      return { ok: false, error: errorInfo('invalid_snapshot', `cannot restore agent '${record.id}': skill '${spec.name}' is mounted twice`, { skill: spec.name }) };
+    }
     const config = resolveSkillConfig(spec, entry.config);
     if (!config.ok) return config;
     skills.set(spec.name, { spec, config: config.value });
     mounted.push({ name: spec.name, stateKey: spec.stateKey, config: config.value });
   }
+  const inconsistent = snapshotConflict(record.id, blueprint, skills);
+  if (inconsistent) return { ok: false, error: inconsistent };
   const catalog = new Catalog(blueprint, skills);
   const parsed = parseSync(catalog.schema(), record.state);
   if (!parsed.ok) {
@@ -398,4 +403,30 @@ function restoreAgent<TState extends object>(blueprint: Blueprint, data: unknown
     };
   }
   return { ok: true, value: Agent.link({ id: record.id, definition: blueprint.name, state: parsed.value as TState, mounted }, catalog) };
+}
+
+/** What makes a set of mounted skills impossible to have reached by mounting: a shared state key or a missing requirement. */
+function snapshotConflict(id: string, blueprint: Blueprint, skills: ReadonlyMap<string, ActiveSkill>): ErrorInfo | undefined {
+  const ownKeys = new Set(Object.keys(blueprint.schema.shape));
+  const keyOwner = new Map<string, string>();
+  for (const { spec } of skills.values()) {
+    const holder = ownKeys.has(spec.stateKey) ? `the agent '${blueprint.name}' schema` : keyOwner.has(spec.stateKey) ? `skill '${keyOwner.get(spec.stateKey)}'` : undefined;
+    if (holder !== undefined) {
+      return errorInfo('state_key_conflict', `cannot restore agent '${id}': skill '${spec.name}' uses state key '${spec.stateKey}', which is taken by ${holder}`, {
+        skill: spec.name,
+        subject: spec.stateKey,
+      });
+    }
+    keyOwner.set(spec.stateKey, spec.name);
+  }
+  for (const { spec } of skills.values()) {
+    const missing = spec.requires.filter((required) => !skills.has(required));
+    if (missing.length) {
+      return errorInfo('missing_dependency', `cannot restore agent '${id}': skill '${spec.name}' requires ${missing.map((m) => `'${m}'`).join(', ')}, which ${missing.length > 1 ? 'are' : 'is'} not mounted`, {
+        skill: spec.name,
+        details: { missing },
+      });
+    }
+  }
+  return undefined;
 }

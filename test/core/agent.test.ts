@@ -379,6 +379,30 @@ describe('restore(data)', () => {
     expect(!restored.ok && restored.error.code).toBe('invalid_snapshot');
   });
 
+  it('refuses a snapshot that mounts the same skill twice (invalid_snapshot)', () => {
+    const data = viaJson(MathAgent.new({ id: 'twice' }));
+    data.mounted.push({ ...data.mounted[0]! });
+    expect(MathAgent.restore(data)).toMatchObject({ ok: false, error: { code: 'invalid_snapshot', skill: 'calculator' } });
+  });
+
+  it('refuses a snapshot whose mounted skills could never have been mounted together', () => {
+    const Open = defineAgent({ name: 'open', schema: z.object({ mode: z.looseObject({}).default({}) }), skills: [auth, httpClient] });
+    const squatter = defineSkill({ name: 'squatter', stateKey: 'mode' });
+    const twin = defineSkill({ name: 'twin', stateKey: 'auth' });
+    const skills = createSkillRegistry([squatter, twin, search]);
+    const withSkill = (name: string, stateKey: string) => {
+      const data = viaJson(Open.new({ id: 'o' }));
+      data.mounted.push({ name, stateKey, config: {} });
+      return data;
+    };
+    expect(Open.restore(withSkill('squatter', 'mode'), { skills })).toMatchObject({ ok: false, error: { code: 'state_key_conflict', skill: 'squatter' } });
+    expect(Open.restore(withSkill('twin', 'auth'), { skills })).toMatchObject({ ok: false, error: { code: 'state_key_conflict', skill: 'twin' } });
+    const withoutAuth = viaJson(Open.new({ id: 'o' }).toJSON());
+    withoutAuth.mounted = withoutAuth.mounted.filter((m) => m.name !== 'auth');
+    withoutAuth.mounted.push({ name: 'search', stateKey: 'search', config: {} });
+    expect(Open.restore(withoutAuth, { skills })).toMatchObject({ ok: false, error: { code: 'missing_dependency', skill: 'search', details: { missing: ['auth'] } } });
+  });
+
   it('refuses a snapshot whose state fails the schema (invalid_state) or whose config is invalid (invalid_config)', () => {
     const data = viaJson(MathAgent.new());
     (data.state as { calculator: { precision: unknown } }).calculator.precision = 99;

@@ -245,6 +245,17 @@ describe('a failing instruction yields an error effect naming the action and rea
     expect(run.results).toEqual([{ ok: false, action: reported.action, skill: reported.skill, error: reported }]);
   });
 
+  it('a __proto__ key in params is data, never taken for params, and pollutes nothing', async () => {
+    const run = await Lab.cmd(newLab(), { action: 'bump', params: JSON.parse('{"__proto__": {"by": 50}}') });
+    expect(run.results[0]).toEqual({ ok: true, action: 'bump', skill: 'probe', output: { n: 1 } });
+    expect(({} as Record<string, unknown>).by).toBeUndefined();
+  });
+
+  it('a huge action name is just an unknown action', async () => {
+    const run = await Lab.cmd(newLab(), 'x'.repeat(1_000_000));
+    expect(errorsOf(run).map((e) => e.code)).toEqual(['unknown_action']);
+  });
+
   it('invalid params carry zod issues with their paths', async () => {
     const run = await Lab.cmd(newLab(), { action: 'add', params: { a: 'one' } });
     const error = errorsOf(run)[0]!;
