@@ -291,7 +291,21 @@ describe('introspection', () => {
       signalPatterns: ['arithmetic.calculate'],
       instructions: arithmetic.instructions,
     });
-    expect(viaJson(getSpec(search))).toEqual({ ...getSpec(search), description: undefined, category: undefined, vsn: undefined, instructions: undefined });
+    expect(getSpec(search)).toStrictEqual({
+      name: 'search',
+      stateKey: 'search',
+      description: undefined,
+      category: undefined,
+      vsn: undefined,
+      tags: [],
+      actions: ['query'],
+      requires: ['auth', 'http_client'],
+      signalPatterns: [],
+      instructions: undefined,
+    });
+    // A copy: changing it does not change the skill.
+    getSpec(search).requires.push('more');
+    expect(search.requires).toEqual(['auth', 'http_client']);
   });
 
   it('mountedSkills and isMounted work on plain data too', () => {
