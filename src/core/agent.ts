@@ -20,7 +20,7 @@ import { orderByDependencies, unlinkedError } from './mount.js';
 import { deepMerge, isPlainObject } from './plain.js';
 import type { SkillResolver } from './registry.js';
 import { validateRoute, type Route } from './router.js';
-import { EMPTY_SCHEMA, isObjectSchema, parseSync, type ObjectSchema } from './schema.js';
+import { EMPTY_SCHEMA, isObjectSchema, parseSync, strayKey, type ObjectSchema } from './schema.js';
 import {
   initialSlice,
   isSkill,
@@ -289,11 +289,22 @@ function buildInitialState(blueprint: Blueprint, catalog: Catalog, initial: unkn
   for (const { spec, config } of catalog.skills.values()) {
     const override = values[spec.stateKey];
     if (override !== undefined && !isPlainObject(override)) return fail(`initial state of skill '${spec.name}' must be a plain object`);
+    const stray = override === undefined ? undefined : strayKey(spec.schema, override);
+    if (stray !== undefined) {
+      return fail(`initial state of skill '${spec.name}' has '${stray}', which is not a field of its schema`, [
+        { path: [spec.stateKey, stray], message: `unknown field '${stray}'`, code: 'unrecognized_keys' },
+      ]);
+    }
     const slice = initialSlice(spec, config, override);
-    if (!slice.ok) return { ok: false, error: slice.error };
+    // The slice's issue paths start inside the slice; the caller gave the whole state.
+    if (!slice.ok) return { ok: false, error: withIssuesUnder(slice.error, spec.stateKey) };
     state[spec.stateKey] = slice.value;
   }
   return { ok: true, value: state };
+}
+
+function withIssuesUnder(error: ErrorInfo, key: string): ErrorInfo {
+  return error.issues ? { ...error, issues: error.issues.map((issue) => ({ ...issue, path: [key, ...issue.path] })) } : error;
 }
 
 function isOpen(schema: ObjectSchema): boolean {
@@ -312,6 +323,18 @@ function setState<TState extends object>(agent: Agent<TState>, attrs: unknown): 
         subject: unknownKey,
       }),
     };
+  }
+  for (const key of Object.keys(attrs)) {
+    const skill = catalog.stateKeys.get(key);
+    const patch = attrs[key];
+    if (skill === undefined || !isPlainObject(patch)) continue;
+    const stray = strayKey(catalog.skills.get(skill)!.spec.schema, patch);
+    if (stray !== undefined) {
+      return {
+        ok: false,
+        error: errorInfo('invalid_state', `cannot set '${key}.${stray}': skill '${skill}' has no field '${stray}'`, { skill, subject: `${key}.${stray}` }),
+      };
+    }
   }
   return validated(agent, catalog, deepMerge(agent.state as Record<string, unknown>, attrs));
 }
@@ -361,11 +384,16 @@ function restoreAgent<TState extends object>(blueprint: Blueprint, data: unknown
         ),
       };
     }
+    if (skills.has(spec.name)) {
+      return { ok: false, error: errorInfo('invalid_snapshot', `cannot restore agent '${record.id}': skill '${spec.name}' is mounted twice`, { skill: spec.name }) };
+    }
     const config = resolveSkillConfig(spec, entry.config);
     if (!config.ok) return config;
     skills.set(spec.name, { spec, config: config.value });
     mounted.push({ name: spec.name, stateKey: spec.stateKey, config: config.value });
   }
+  const inconsistent = snapshotConflict(record.id, blueprint, skills);
+  if (inconsistent) return { ok: false, error: inconsistent };
   const catalog = new Catalog(blueprint, skills);
   const parsed = parseSync(catalog.schema(), record.state);
   if (!parsed.ok) {
@@ -375,4 +403,30 @@ function restoreAgent<TState extends object>(blueprint: Blueprint, data: unknown
     };
   }
   return { ok: true, value: Agent.link({ id: record.id, definition: blueprint.name, state: parsed.value as TState, mounted }, catalog) };
+}
+
+/** What makes a set of mounted skills impossible to have reached by mounting: a shared state key or a missing requirement. */
+function snapshotConflict(id: string, blueprint: Blueprint, skills: ReadonlyMap<string, ActiveSkill>): ErrorInfo | undefined {
+  const ownKeys = new Set(Object.keys(blueprint.schema.shape));
+  const keyOwner = new Map<string, string>();
+  for (const { spec } of skills.values()) {
+    const holder = ownKeys.has(spec.stateKey) ? `the agent '${blueprint.name}' schema` : keyOwner.has(spec.stateKey) ? `skill '${keyOwner.get(spec.stateKey)}'` : undefined;
+    if (holder !== undefined) {
+      return errorInfo('state_key_conflict', `cannot restore agent '${id}': skill '${spec.name}' uses state key '${spec.stateKey}', which is taken by ${holder}`, {
+        skill: spec.name,
+        subject: spec.stateKey,
+      });
+    }
+    keyOwner.set(spec.stateKey, spec.name);
+  }
+  for (const { spec } of skills.values()) {
+    const missing = spec.requires.filter((required) => !skills.has(required));
+    if (missing.length) {
+      return errorInfo('missing_dependency', `cannot restore agent '${id}': skill '${spec.name}' requires ${missing.map((m) => `'${m}'`).join(', ')}, which ${missing.length > 1 ? 'are' : 'is'} not mounted`, {
+        skill: spec.name,
+        details: { missing },
+      });
+    }
+  }
+  return undefined;
 }

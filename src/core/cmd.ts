@@ -79,7 +79,7 @@ export function execute<TState extends object>(
   }
   const run = new Run(agent as Agent<object>, catalog, list, options);
   for (let i = 0; i < list.length; i++) {
-    const step = runStep(run.agent, catalog, list[i], options?.signal);
+    const step = runStep(run.agent, run.catalog, list[i], options?.signal);
     if (isThenable(step)) return run.finishAsync(step as Promise<Step>, i) as Promise<CmdResult<TState>>;
     if (!run.record(step, i)) break;
   }
@@ -93,7 +93,8 @@ class Run {
 
   constructor(
     public agent: Agent<object>,
-    private readonly catalog: Catalog,
+    /** The catalog of `agent`: an instruction that mounts or unmounts a skill changes it for the next ones. */
+    public catalog: Catalog,
     private readonly list: readonly unknown[],
     private readonly options: CmdOptions | undefined,
   ) {}
@@ -102,6 +103,7 @@ class Run {
   record(step: Step, index: number): boolean {
     if (step.ok) {
       this.agent = step.agent;
+      this.catalog = catalogOf(step.agent) ?? this.catalog;
       for (const effect of step.effects) this.effects.push(effect);
       this.results.push({ ok: true, action: step.action, skill: step.skill, output: step.output });
       return true;
@@ -176,16 +178,28 @@ function runAction(
   let returned: unknown;
   try {
     returned = action.run(params.value, ctx);
+    if (isThenable(returned)) {
+      return Promise.resolve(returned).then(
+        (value) => safeFinish(agent, catalog, entry, value),
+        (thrown: unknown) => failed(thrownError(action, skillName, thrown)),
+      );
+    }
   } catch (thrown) {
     return failed(thrownError(action, skillName, thrown));
   }
-  if (isThenable(returned)) {
-    return Promise.resolve(returned).then(
-      (value) => finish(agent, catalog, entry, value),
-      (thrown: unknown) => failed(thrownError(action, skillName, thrown)),
-    );
+  return safeFinish(agent, catalog, entry, returned);
+}
+
+/**
+ * `finish`, with a throw while inspecting what the action returned (a getter that throws, a
+ * proxy) reported as the action's failure: cmd never throws.
+ */
+function safeFinish(agent: Agent<object>, catalog: Catalog, entry: ActionEntry, returned: unknown): Step {
+  try {
+    return finish(agent, catalog, entry, returned);
+  } catch (thrown) {
+    return failed(thrownError(entry.action, entry.skill?.spec.name, thrown));
   }
-  return finish(agent, catalog, entry, returned);
 }
 
 function thrownError(action: AnyAction, skill: string | undefined, thrown: unknown): ErrorInfo {

@@ -165,7 +165,10 @@ export function effectProblem(value: unknown): string | undefined {
   if (typeof type !== 'string' || !EFFECT_TYPE_SET.has(type)) {
     return `unknown effect type '${String(type)}'; known types: ${EFFECT_TYPES.join(', ')}`;
   }
-  if (value.meta !== undefined && !isPlainObject(value.meta)) return `effect '${type}' has a meta that is not an object`;
+  if (value.meta !== undefined) {
+    const problem = metaProblem(type, value.meta);
+    if (problem) return problem;
+  }
   switch (type as EffectType) {
     case 'register_action':
     case 'deregister_action':
@@ -198,6 +201,16 @@ export function effectProblem(value: unknown): string | undefined {
         ? undefined
         : `effect 'error' needs an error with a code and a message`;
   }
+}
+
+/** Why an effect's meta is not `{ skill?: string, tags?: string[] }`, or undefined when it is. */
+function metaProblem(type: string, meta: unknown): string | undefined {
+  if (!isPlainObject(meta)) return `effect '${type}' has a meta that is not an object`;
+  if (meta.skill !== undefined && typeof meta.skill !== 'string') return `effect '${type}' has a meta whose skill is not a string`;
+  if (meta.tags !== undefined && !(Array.isArray(meta.tags) && meta.tags.every((tag) => typeof tag === 'string'))) {
+    return `effect '${type}' has meta tags that are not an array of strings`;
+  }
+  return undefined;
 }
 
 /** An `error` effect for a failure, with the skill recorded in its meta. */

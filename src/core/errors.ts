@@ -159,14 +159,22 @@ export function isErrorInfo(value: unknown): value is ErrorInfo {
  * `null`; none of them may crash the code that reports the failure.
  */
 export function describeThrown(thrown: unknown): string {
-  if (thrown instanceof Error) return thrown.message || thrown.name;
-  if (typeof thrown === 'string') return thrown;
-  if (isErrorInfo(thrown)) return thrown.message;
+  try {
+    if (thrown instanceof Error) return String(thrown.message || thrown.name);
+    if (typeof thrown === 'string') return thrown;
+    if (isErrorInfo(thrown)) return thrown.message;
+  } catch {
+    // a getter or a proxy that throws: fall through to the generic descriptions
+  }
   try {
     const text = JSON.stringify(thrown);
     return text === undefined ? String(thrown) : text;
   } catch {
-    return String(thrown);
+    try {
+      return String(thrown);
+    } catch {
+      return `a thrown ${typeof thrown} that cannot be described`;
+    }
   }
 }
 

@@ -97,7 +97,19 @@ export function instructionsForTarget(
         error: errorInfo('signal_failed', `route handler for '${signal.type}' threw: ${describeThrown(thrown)}`, { subject: signal.type }),
       };
     }
-    return { ok: true, instructions: Array.isArray(produced) ? [...(produced as Instruction[])] : [produced as Instruction] };
+    const instructions = Array.isArray(produced) ? [...(produced as unknown[])] : [produced as unknown];
+    for (const instruction of instructions) {
+      const normalized = normalizeInstruction(instruction);
+      if (!normalized.ok) {
+        return {
+          ok: false,
+          error: errorInfo('invalid_instruction', `route handler for '${signal.type}' returned an invalid instruction: ${normalized.error.message}`, {
+            subject: signal.type,
+          }),
+        };
+      }
+    }
+    return { ok: true, instructions: instructions as Instruction[] };
   }
   const data = isPlainObject(signal.data) ? signal.data : {};
   const instruction: InstructionObject = { action: target.action, params: target.params ? { ...data, ...target.params } : data };

@@ -172,17 +172,19 @@ export function orderByDependencies(
       });
     }
     const entry = byName.get(name)!;
+    const missing = entry[0].requires.filter((required) => !byName.has(required) && !isMounted(required));
+    if (missing.length) {
+      return errorInfo(
+        'missing_dependency',
+        `skill '${name}' requires ${missing.map((m) => `'${m}'`).join(', ')}, which ${missing.length > 1 ? 'are' : 'is'} neither mounted nor being mounted`,
+        { skill: name, details: { missing } },
+      );
+    }
     stack.push(name);
     for (const required of entry[0].requires) {
-      if (byName.has(required)) {
-        const error = visit(required);
-        if (error) return error;
-      } else if (!isMounted(required)) {
-        return errorInfo('missing_dependency', `skill '${name}' requires '${required}', which is neither mounted nor being mounted`, {
-          skill: name,
-          details: { missing: [required] },
-        });
-      }
+      if (!byName.has(required)) continue;
+      const error = visit(required);
+      if (error) return error;
     }
     stack.pop();
     done.add(name);

@@ -31,7 +31,9 @@ export function deepMerge(base: PlainObject, patch: PlainObject): PlainObject {
     if (!isSafeKey(key)) continue;
     const incoming = patch[key];
     const existing = merged[key];
-    merged[key] = isPlainObject(existing) && isPlainObject(incoming) ? deepMerge(existing, incoming) : incoming;
+    // A plain object is merged even where there is nothing to merge into, so that unsafe keys
+    // nested in it are dropped too.
+    merged[key] = isPlainObject(incoming) ? deepMerge(isPlainObject(existing) ? existing : {}, incoming) : incoming;
   }
   return merged;
 }

@@ -72,6 +72,16 @@ function parseFailure(thrown: unknown): { ok: false; issues: Issue[] } {
   return { ok: false, issues: [{ path: [], message: `schema threw while parsing: ${message}` }] };
 }
 
+/**
+ * The first key of `value` that `schema` does not declare and would silently drop (a strip-mode
+ * object), or undefined. Strict objects report unknown keys themselves; loose ones keep them.
+ */
+export function strayKey(schema: ObjectSchema, value: Record<string, unknown>): string | undefined {
+  if ((schema as unknown as ZodInternals)._zod!.def!.catchall !== undefined) return undefined;
+  const shape = schema.shape as Record<string, unknown>;
+  return Object.keys(value).find((key) => !Object.hasOwn(shape, key));
+}
+
 const fieldByField = new WeakMap<ObjectSchema, boolean>();
 
 /** True when validating the changed fields alone is as good as validating the whole object. */
@@ -101,6 +111,8 @@ export function applyPatch(
   }
   const shape = schema.shape as Record<string, z.ZodType>;
   if (!patchableFieldByField(schema)) {
+    const stray = strayKey(schema, patch);
+    if (stray !== undefined) return { ok: false, issues: [unknownField(stray)] };
     return parseSync(schema, { ...current, ...patch }) as Parsed<Record<string, unknown>>;
   }
   const next: Record<string, unknown> = Object.assign({}, current);
@@ -119,7 +131,7 @@ function validateFields(shape: Record<string, z.ZodType>, patch: Record<string, 
   for (const key in patch) {
     const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
     if (field === undefined) {
-      (issues ??= []).push({ path: [key], message: `unknown field '${key}'`, code: 'unrecognized_keys' });
+      (issues ??= []).push(unknownField(key));
       continue;
     }
     const parsed = field.safeParse(patch[key]);
@@ -127,4 +139,8 @@ function validateFields(shape: Record<string, z.ZodType>, patch: Record<string, 
     else for (const issue of toIssues(parsed.error.issues)) (issues ??= []).push({ ...issue, path: [key, ...issue.path] });
   }
   return issues;
+}
+
+function unknownField(key: string): Issue {
+  return { path: [key], message: `unknown field '${key}'`, code: 'unrecognized_keys' };
 }

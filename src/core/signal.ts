@@ -111,13 +111,31 @@ export function createSignal<TData = undefined>(
       subject: type,
     });
   }
-  const time = options.time instanceof Date ? options.time.toISOString() : (options.time ?? new Date().toISOString());
-  const signal: Signal<TData> = { specversion: '1.0', id: options.id ?? nanoid(), source, type, time };
+  const id = options.id ?? nanoid();
+  if (typeof id !== 'string' || id.length === 0) {
+    throw new SignalError({ code: 'invalid_signal', message: `signal '${type}' needs a non-empty string id`, subject: type });
+  }
+  const time = signalTime(type, options.time);
+  const signal: Signal<TData> = { specversion: '1.0', id, source, type, time };
   if (data !== undefined) signal.data = data;
   if (options.subject !== undefined) signal.subject = options.subject;
   if (options.datacontenttype !== undefined) signal.datacontenttype = options.datacontenttype;
   else if (data !== undefined) signal.datacontenttype = 'application/json';
   return signal;
+}
+
+/** The signal's time as an ISO 8601 string; an invalid Date or an unparseable string is refused. */
+function signalTime(type: string, time: unknown): string {
+  if (time === undefined) return new Date().toISOString();
+  const parsed = time instanceof Date ? time : typeof time === 'string' ? new Date(time) : undefined;
+  if (parsed === undefined || Number.isNaN(parsed.getTime())) {
+    throw new SignalError({
+      code: 'invalid_signal',
+      message: `signal '${type}' has time ${JSON.stringify(String(time))}, which is not a timestamp (give a Date or an ISO 8601 string)`,
+      subject: type,
+    });
+  }
+  return time instanceof Date ? time.toISOString() : (time as string);
 }
 
 /**

@@ -8,7 +8,7 @@
  * Pure: no I/O, no XState. Hooks are stored here, never called here.
  */
 import type { z } from 'zod';
-import { isAction, type AnyAction } from './action.js';
+import { ACTION_NAME, isAction, type AnyAction } from './action.js';
 import { describeThrown, DefinitionError, errorInfo, formatIssues, type ErrorInfo, type Issue } from './errors.js';
 import type { Effect } from './effects.js';
 import type { RouteTarget } from './instruction.js';
@@ -270,6 +270,12 @@ export function defineSkill<
   if (tools !== undefined && typeof tools !== 'function' && !Array.isArray(tools)) {
     invalid('tools', 'must be an array of function tools or a function of the config');
   }
+  if (Array.isArray(tools)) {
+    tools.forEach((tool, i) => {
+      const problem = toolProblem(tool);
+      if (problem) invalid(`tools[${i}]`, problem);
+    });
+  }
   if (definition.metadata !== undefined && !isPlainObject(definition.metadata)) invalid('metadata', 'must be a plain object');
 
   const initialState = definition.initialState;
@@ -297,6 +303,21 @@ export function defineSkill<
   if (definition.transformResult) spec.transformResult = definition.transformResult.bind(definition);
   if (definition.children) spec.children = definition.children.bind(definition);
   return Object.freeze(spec);
+}
+
+/**
+ * Why `tool` is not an OpenAI-style function tool (`{ type: 'function', function: { name,
+ * description, parameters } }` with a valid tool name), or undefined when it is.
+ */
+export function toolProblem(tool: unknown): string | undefined {
+  if (!isPlainObject(tool) || tool.type !== 'function' || !isPlainObject(tool.function)) {
+    return "is not a function tool ({ type: 'function', function: { name, description, parameters } })";
+  }
+  const { name, description, parameters } = tool.function;
+  if (typeof name !== 'string' || !ACTION_NAME.test(name)) return `has name ${JSON.stringify(name)}, which is not a valid tool name`;
+  if (typeof description !== 'string') return `('${name}') needs a description string`;
+  if (!isPlainObject(parameters)) return `('${name}') needs parameters as a JSON Schema object`;
+  return undefined;
 }
 
 /** True when `value` is a skill made by `defineSkill`. */

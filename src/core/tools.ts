@@ -16,10 +16,11 @@ import { z } from 'zod';
 import { ACTION_NAME, type AnyAction } from './action.js';
 import { catalogOf, type Agent, type Catalog } from './catalog.js';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
-import { errorInfo, type ErrorInfo } from './errors.js';
+import { describeThrown, errorInfo, type ErrorInfo } from './errors.js';
 import type { InstructionObject } from './instruction.js';
 import { unlinkedError } from './mount.js';
 import { isPlainObject } from './plain.js';
+import { toolProblem, type AnySkill } from './skill.js';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -53,7 +54,7 @@ export interface ToolBinding {
 export interface Toolset {
   tools: FunctionTool[];
   bindings: ReadonlyMap<string, ToolBinding>;
-  /** Renamed tools, strict-mode fallbacks and override tools that match no action. */
+  /** Renamed tools, strict-mode fallbacks, override tools that match no action, and invalid overrides. */
   diagnostics: Diagnostic[];
   /** Turns a tool call (arguments as an object or a JSON string) into an instruction for `cmd`. */
   toInstruction(tool: string, args: unknown): { ok: true; instruction: InstructionObject } | { ok: false; error: ErrorInfo };
@@ -168,8 +169,12 @@ function toStrictSchema(schema: JsonSchema, path: string[], nullablePaths: strin
 }
 
 function nullable(schema: JsonSchema): JsonSchema {
-  if (typeof schema.type === 'string') return { ...schema, type: [schema.type, 'null'] };
-  if (Array.isArray(schema.type)) return schema.type.includes('null') ? schema : { ...schema, type: [...schema.type, 'null'] };
+  // An enum or a const restricts the values as well as the type: null must be let through both.
+  if ('const' in schema) return schema.const === null ? schema : { anyOf: [schema, { type: 'null' }] };
+  const values = Array.isArray(schema.enum) ? schema.enum : undefined;
+  const withNull = values && !values.includes(null) ? { ...schema, enum: [...values, null] } : schema;
+  if (typeof schema.type === 'string') return { ...withNull, type: [schema.type, 'null'] };
+  if (Array.isArray(schema.type)) return schema.type.includes('null') ? withNull : { ...withNull, type: [...schema.type, 'null'] };
   return { anyOf: [schema, { type: 'null' }] };
 }
 
@@ -232,7 +237,18 @@ export function agentToolset(agent: Agent<object>, options: Omit<ToolOptions, 'n
       if (!isPlainObject(params)) {
         return { ok: false, error: errorInfo('invalid_params', `arguments of tool '${tool}' must be a JSON object`, { action: binding.action, skill: binding.skill }) };
       }
-      const copy = structuredClone(params);
+      let copy: Record<string, unknown>;
+      try {
+        copy = structuredClone(params);
+      } catch (error) {
+        return {
+          ok: false,
+          error: errorInfo('invalid_params', `arguments of tool '${tool}' are not plain data: ${describeThrown(error)}`, {
+            action: binding.action,
+            skill: binding.skill,
+          }),
+        };
+      }
       for (const path of binding.nullablePaths) dropNulls(copy, path);
       const instruction: InstructionObject = { action: binding.action, params: copy };
       if (binding.skill !== undefined) instruction.skill = binding.skill;
@@ -281,7 +297,7 @@ function collectTools(
   for (const action of catalog.blueprint.ownActions) addAction(action, undefined, `agent '${catalog.blueprint.name}'`);
   for (const active of catalog.skills.values()) {
     const owner = `skill '${active.spec.name}'`;
-    const override = active.spec.tools(active.config);
+    const override = overrideTools(active.spec, active.config, diagnostics);
     if (override === undefined) {
       for (const action of active.spec.actions) addAction(action, active.spec.name, owner);
       continue;
@@ -303,4 +319,30 @@ function collectTools(
       }
     }
   }
+}
+
+/**
+ * A skill's override tools, checked: an override that throws or is not a list falls back to the
+ * derived tools, and a malformed tool is left out; each is reported as `invalid_tools`.
+ */
+function overrideTools(skill: AnySkill, config: Record<string, unknown>, diagnostics: Diagnostic[]): readonly FunctionTool[] | undefined {
+  const report = (message: string) =>
+    diagnostics.push(diagnostic('warning', 'invalid_tools', `tools of skill '${skill.name}' ${message}`, { skill: skill.name }));
+  let override: unknown;
+  try {
+    override = skill.tools(config);
+  } catch (thrown) {
+    report(`threw: ${describeThrown(thrown)}; its actions are offered as derived tools instead`);
+    return undefined;
+  }
+  if (override === undefined) return undefined;
+  if (!Array.isArray(override)) {
+    report('are not a list of function tools; its actions are offered as derived tools instead');
+    return undefined;
+  }
+  return override.filter((tool: unknown, i: number) => {
+    const problem = toolProblem(tool);
+    if (problem) report(`[${i}] ${problem}; it is left out`);
+    return problem === undefined;
+  }) as FunctionTool[];
 }

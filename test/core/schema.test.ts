@@ -1,0 +1,102 @@
+/**
+ * Schema helpers: recognising zod object schemas (whatever copy of zod made them), parsing
+ * without throwing, and applying a state update to a slice — only known fields, each validated,
+ * the current value never modified.
+ */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { isObjectSchema } from '../../src/index.js';
+import { applyPatch, isZodSchema, parseSync, parseWith, strayKey } from '../../src/core/schema.js';
+
+const slice = z.object({ count: z.number().int().default(0), label: z.string().optional() });
+const refined = z.object({ min: z.number(), max: z.number() }).refine((s) => s.min <= s.max, { message: 'min must not exceed max' });
+
+describe('isObjectSchema and isZodSchema', () => {
+  it.each([[z.object({})], [z.strictObject({ a: z.string() })], [z.looseObject({})], [refined]])('recognise an object schema', (schema) => {
+    expect(isObjectSchema(schema)).toBe(true);
+    expect(isZodSchema(schema)).toBe(true);
+  });
+
+  it.each([[z.string()], [z.array(z.object({}))], [z.object({}).optional()], [{ shape: {} }], [null], [5]])('refuse anything else as an object schema', (value) => {
+    expect(isObjectSchema(value)).toBe(false);
+  });
+
+  it('recognise a schema by its internals, not by identity with this copy of zod', () => {
+    const lookalike = { safeParse: () => ({ success: true }), _zod: { def: { type: 'object' } } };
+    expect(isObjectSchema(lookalike)).toBe(true);
+  });
+});
+
+describe('parseSync and parseWith', () => {
+  it('return the parsed value or the issues with their paths', () => {
+    expect(parseSync(slice, {})).toEqual({ ok: true, value: { count: 0 } });
+    const failed = parseSync(slice, { count: 'x' });
+    expect(failed.ok).toBe(false);
+    expect(!failed.ok && failed.issues.map((i) => [i.path, i.code])).toEqual([[['count'], 'invalid_type']]);
+  });
+
+  it('never throw, even when a refinement throws', () => {
+    const throwing = z.object({ a: z.number() }).refine(() => { throw new Error('refinement exploded'); });
+    expect(parseSync(throwing, { a: 1 })).toEqual({ ok: false, issues: [{ path: [], message: 'schema threw while parsing: refinement exploded' }] });
+  });
+
+  it('parseWith switches to async for async refinements; parseSync reports them as an issue', async () => {
+    const asyncSchema = z.object({ a: z.number() }).refine(async (s) => s.a > 0, { message: 'must be positive' });
+    const pending = parseWith(asyncSchema, { a: -1 });
+    expect(pending).toBeInstanceOf(Promise);
+    expect(await pending).toMatchObject({ ok: false, issues: [{ message: 'must be positive' }] });
+    expect(await parseWith(asyncSchema, { a: 1 })).toEqual({ ok: true, value: { a: 1 } });
+    expect(parseSync(asyncSchema, { a: 1 }).ok).toBe(false);
+  });
+});
+
+describe('applyPatch', () => {
+  it('validates the changed fields and returns a new slice, leaving the current one alone', () => {
+    const current = { count: 1 };
+    expect(applyPatch(slice, current, { count: 2, label: 'two' })).toEqual({ ok: true, value: { count: 2, label: 'two' } });
+    expect(current).toEqual({ count: 1 });
+  });
+
+  it('reports each invalid field with its path', () => {
+    expect(applyPatch(slice, { count: 1 }, { count: 1.5, label: 3 })).toMatchObject({
+      ok: false,
+      issues: [{ path: ['count'] }, { path: ['label'] }],
+    });
+  });
+
+  it.each([
+    ['a plain schema', slice, { count: 1 }],
+    ['a schema with an object-level refinement', refined, { min: 1, max: 2 }],
+  ])('refuses an unknown field with %s (never drops it silently)', (_label, schema, current) => {
+    const patched = applyPatch(schema as typeof slice, current, { bogus: true });
+    expect(patched.ok).toBe(false);
+    expect(!patched.ok && patched.issues).toContainEqual(expect.objectContaining({ path: ['bogus'], code: 'unrecognized_keys' }));
+  });
+
+  it('refuses a __proto__ key', () => {
+    expect(applyPatch(slice, { count: 1 }, JSON.parse('{"__proto__": {"count": 5}}')).ok).toBe(false);
+    expect(applyPatch(refined, { min: 1, max: 2 }, JSON.parse('{"__proto__": {"min": 5}}')).ok).toBe(false);
+  });
+
+  it('checks an object-level refinement against the whole slice after the update', () => {
+    expect(applyPatch(refined, { min: 1, max: 2 }, { min: 5 })).toMatchObject({ ok: false, issues: [{ message: 'min must not exceed max' }] });
+    expect(applyPatch(refined, { min: 1, max: 2 }, { max: 9 })).toEqual({ ok: true, value: { min: 1, max: 9 } });
+  });
+
+  it('keeps unknown fields of a loose schema and lets a strict schema report them', () => {
+    expect(applyPatch(z.looseObject({ a: z.number() }), { a: 1 }, { extra: 2 })).toEqual({ ok: true, value: { a: 1, extra: 2 } });
+    expect(applyPatch(z.strictObject({ a: z.number() }), { a: 1 }, { extra: 2 }).ok).toBe(false);
+  });
+
+  it.each([[null], [5], [[1]], ['x']])('refuses an update that is not a plain object (%j)', (patch) => {
+    expect(applyPatch(slice, { count: 1 }, patch)).toEqual({ ok: false, issues: [{ path: [], message: 'a state update must be a plain object' }] });
+  });
+});
+
+describe('strayKey', () => {
+  it('names the first key a strip-mode object would drop', () => {
+    expect(strayKey(slice, { count: 1, oops: 2 })).toBe('oops');
+    expect(strayKey(slice, { count: 1 })).toBeUndefined();
+    expect(strayKey(z.looseObject({}), { any: 1 })).toBeUndefined();
+  });
+});
