@@ -39,6 +39,7 @@ export type ErrorCode =
   | 'required_by'
   | 'dependency_cycle'
   | 'unknown_skill'
+  | 'skill_conflict'
   // runtime
   | 'hook_failed'
   | 'signal_failed'

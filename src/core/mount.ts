@@ -3,7 +3,7 @@
  * agent and the effects the runtime must carry out (one `register_action` or
  * `deregister_action` per action). They never throw: every refusal is a result with an error
  * whose code is stable (`missing_dependency`, `state_key_conflict`, `required_by`,
- * `dependency_cycle`, `invalid_config`, `invalid_state`, `unlinked_agent`).
+ * `dependency_cycle`, `invalid_config`, `invalid_state`, `skill_conflict`, `unlinked_agent`).
  *
  * Pure: no I/O, no XState.
  */
@@ -33,7 +33,8 @@ export function unlinkedError(agent: unknown): ErrorInfo {
 
 /**
  * Mounts `skill` on `agent` with `config` (validated by the skill's config schema).
- * Already mounted: ok, the same agent, no effects.
+ * Already mounted: ok, the same agent, no effects. A different skill of the same name mounted:
+ * `skill_conflict`.
  */
 export function mountSkill<TState extends object, TSkill extends AnySkill>(
   agent: Agent<TState>,
@@ -43,10 +44,21 @@ export function mountSkill<TState extends object, TSkill extends AnySkill>(
   const catalog = catalogOf(agent);
   if (!catalog) return { ok: false, error: unlinkedError(agent) };
   if (!isSkill(skill)) return { ok: false, error: errorInfo('invalid_skill', 'mountSkill needs a skill made by defineSkill') };
-  if (catalog.skills.has(skill.name)) {
+  const mounted = catalog.skills.get(skill.name);
+  if (mounted) {
+    if (mounted.spec !== skill) return { ok: false, error: sameNameError(agent, skill.name) };
     return { ok: true, agent: agent as unknown as Agent<WithSkill<TState, TSkill> & object>, effects: [], diagnostics: [] };
   }
   return mountInto(agent, catalog, skill, config) as MountResult<WithSkill<TState, TSkill> & object>;
+}
+
+/** Two different skills cannot share a name on one agent: names are how agents record skills. */
+function sameNameError(agent: Agent<object>, name: string): ErrorInfo {
+  return errorInfo(
+    'skill_conflict',
+    `a different skill named '${name}' is already mounted on agent '${agent.id}'; unmount it before mounting this one`,
+    { skill: name },
+  );
 }
 
 function mountInto<TState extends object>(
@@ -210,7 +222,9 @@ export function mountSkills<TState extends object>(agent: Agent<TState>, skills:
   for (const attachment of skills) {
     const [skill, config] = unpackAttachment(attachment);
     if (!isSkill(skill)) return { ok: false, error: errorInfo('invalid_skill', 'mountSkills got something that is not a skill made by defineSkill') };
-    if (!catalog.skills.has(skill.name)) entries.push([skill, config]);
+    const mounted = catalog.skills.get(skill.name);
+    if (mounted && mounted.spec !== skill) return { ok: false, error: sameNameError(agent, skill.name) };
+    if (!mounted) entries.push([skill, config]);
   }
   const ordered = orderByDependencies(entries, (name) => catalog.skills.has(name));
   if (!ordered.ok) return ordered;

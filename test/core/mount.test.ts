@@ -356,3 +356,23 @@ describe('mounting then unmounting gives back the original agent (property)', ()
     );
   });
 });
+
+describe('a skill name belongs to one skill per agent', () => {
+  it('refuses to mount a different skill under the name of a mounted one (skill_conflict), leaving the agent as it was', () => {
+    const first = defineSkill({ name: 'twin', description: 'the first' });
+    const second = defineSkill({ name: 'twin', description: 'the second' });
+    const Agent = defineAgent({ name: 'twins', skills: [first] });
+    const agent = Agent.new({ id: 'a' });
+    for (const attempt of [mountSkill(agent, second), mountSkills(agent, [second])]) {
+      expect(attempt).toEqual({
+        ok: false,
+        error: {
+          code: 'skill_conflict',
+          message: "a different skill named 'twin' is already mounted on agent 'a'; unmount it before mounting this one",
+          skill: 'twin',
+        },
+      });
+    }
+    expect(mountSkill(agent, first)).toMatchObject({ ok: true, agent, effects: [] });
+  });
+});
