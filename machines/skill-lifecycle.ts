@@ -147,15 +147,22 @@ const supervision = setup({
     stopChildren: enqueueActions(({ context, enqueue }) => {
       for (const plan of context.children) enqueue.stopChild(plan.id);
     }),
-    restartChild: enqueueActions(({ context, event, enqueue }) => {
+    respawnChild: enqueueActions(({ context, event, enqueue }) => {
       const plan = planFor(context, event.type)!;
-      const now = Date.now();
-      const recent = (context.restarts[plan.id] ?? []).filter((at) => now - at < plan.withinMs);
       enqueue.stopChild(plan.id);
       enqueue.spawnChild(plan.actor as never, childOptions(context, plan) as never);
-      enqueue.assign({ restarts: { ...context.restarts, [plan.id]: [...recent, now] } });
+    }),
+    countRestart: assign({
+      restarts: ({ context, event }) => {
+        const plan = planFor(context, event.type)!;
+        const now = Date.now();
+        const recent = (context.restarts[plan.id] ?? []).filter((at) => now - at < plan.withinMs);
+        return { ...context.restarts, [plan.id]: [...recent, now] };
+      },
+    }),
+    reportRestart: sendParent(({ context, event }) => {
       const reason = 'error' in event ? `crashed: ${messageOf(event.error)}` : 'stopped';
-      enqueue.sendParent({ type: 'skill.lifecycle', skill: context.skill, state: 'active', restarted: { child: plan.id, reason } } satisfies LifecycleReport);
+      return { type: 'skill.lifecycle', skill: context.skill, state: 'active', restarted: { child: childIdOf(event.type), reason } } satisfies LifecycleReport;
     }),
     forgetChild: enqueueActions(({ context, event, enqueue }) => {
       const plan = planFor(context, event.type);
@@ -225,12 +232,12 @@ function supervisingLifecycle(initial: LifecycleState) {
         on: {
           deactivate: { target: 'inactive' },
           'xstate.error.actor.*': [
-            { guard: 'mayRestartAfterError', actions: 'restartChild' },
+            { guard: 'mayRestartAfterError', actions: ['respawnChild', 'countRestart', 'reportRestart'] },
             { guard: 'isTemporary', actions: 'forgetChild' },
             { target: 'failed', actions: 'recordFailure' },
           ],
           'xstate.done.actor.*': [
-            { guard: 'mayRestartAfterDone', actions: 'restartChild' },
+            { guard: 'mayRestartAfterDone', actions: ['respawnChild', 'countRestart', 'reportRestart'] },
             { guard: 'isPermanent', target: 'failed', actions: 'recordFailure' },
             { actions: 'forgetChild' },
           ],

@@ -55,8 +55,13 @@ export interface AgentTestModel {
   /** The abstract model, an XState machine (inspect it, draw it). */
   readonly machine: ReturnType<typeof createMachine>;
   readonly model: TestModel<ReturnType<ReturnType<typeof createMachine>['getInitialSnapshot']>, ModelEvent, unknown>;
+  /** Shortest paths to every model state (xstate/graph), each path extended by every signal and fault once. */
   shortestPaths(): ModelPath[];
-  simplePaths(): ModelPath[];
+  /**
+   * Paths that never revisit a skill set, depth first, at most `max` of them (default 200).
+   * Their number grows exponentially with the optional skills; the cap keeps it usable.
+   */
+  simplePaths(options?: { max?: number }): ModelPath[];
   /** Replays a path against a real agent, checking the invariants after each step. Throws on the first violation. */
   run(path: ModelPath): Promise<void>;
 }
@@ -123,20 +128,44 @@ export function createAgentTestModel(definition: AgentDefinition<object>, option
 
   const toPaths = (paths: ReturnType<typeof model.getShortestPaths>): ModelPath[] =>
     paths.map((path) => {
-      const events = path.steps.map((step) => step.event).filter((event) => !event.type.startsWith('xstate.'));
-      const end = String(path.state.value);
-      return {
-        description: events.length ? events.map((event) => event.type).join(' → ') : '(initial state)',
-        events,
-        mounted: mountedOf(end),
-      };
+      const events = path.steps.map((step) => step.event).filter((event) => !event.type.startsWith('xstate.') && !selfEvent(event.type));
+      return { description: events.length ? events.map((event) => event.type).join(' → ') : '(initial state)', events, mounted: mountedOf(String(path.state.value)) };
     });
+  const selfEvent = (type: string) => type.startsWith('signal.') || type.startsWith('fault.');
+
+  const selfEvents = [...Object.keys(signals).map((name) => `signal.${name}`), ...Object.keys(faults).map((name) => `fault.${name}`)];
+  /** A path ending in `state`, followed by every signal and fault once (they do not change the skill set). */
+  const exercised = (path: ModelPath): ModelPath => {
+    if (!selfEvents.length) return path;
+    const events = [...path.events, ...selfEvents.map((type) => ({ type }))];
+    return { ...path, events, description: events.map((event) => event.type).join(' → ') };
+  };
+
+  const simplePaths = (max: number): ModelPath[] => {
+    const found: ModelPath[] = [];
+    const walk = (key: string, events: ModelEvent[], visited: Set<string>) => {
+      if (found.length >= max) return;
+      let extended = false;
+      for (const [event, target] of Object.entries(states[key]!.on)) {
+        if (target === key || visited.has(target) || found.length >= max) continue;
+        extended = true;
+        visited.add(target);
+        walk(target, [...events, { type: event }], visited);
+        visited.delete(target);
+      }
+      if (!extended && events.length) {
+        found.push(exercised({ description: '', events, mounted: mountedOf(key) }));
+      }
+    };
+    walk('none', [], new Set(['none']));
+    return found;
+  };
 
   return {
     machine,
     model,
-    shortestPaths: () => toPaths(model.getShortestPaths()),
-    simplePaths: () => toPaths(model.getSimplePaths()),
+    shortestPaths: () => toPaths(model.getShortestPaths()).map(exercised),
+    simplePaths: (options = {}) => simplePaths(options.max ?? 200),
     async run(path) {
       const system = createAgentSystem({ onUnhandledError: () => {}, onUnhandledDiagnostic: () => {}, ...options.system });
       const agent = system.spawn(definition as AgentDefinition<object>);
