@@ -1,11 +1,17 @@
 /**
- * The main demo (`npm start`): the pure core on the embedded defaults, no keys, no network.
- * Define skills and an agent, run `cmd`, mount and unmount a skill, print the effects and the
- * tools a language model would be given.
+ * The main demo (`npm start`), on the embedded defaults: no keys, no network, no services.
+ * Part one is the pure core: define skills and an agent, run `cmd`, mount and unmount a skill,
+ * print the effects and the tools a language model would be given. Part two runs agents as
+ * XState actors: send and call signals, mount at run time, parent and child agents,
+ * persistence, and a model-based test.
  */
 import { z } from 'zod';
 import { defineAgent, mountSkill, toolsForAgent, unmountSkill, agentToolset } from 'skillstate';
 import { arithmetic, calculator, counter } from 'skillstate/skills';
+import { parentChildTour } from './parent-child.js';
+import { persistenceTour } from './persistence.js';
+import { modelTestTour } from './model-test.js';
+import { runtimeTour } from './runtime.js';
 
 const heading = (text: string) => console.log(`\n\x1b[1m== ${text}\x1b[0m`);
 const show = (label: string, value: unknown) => console.log(`${label}:`, JSON.stringify(value, null, 2));
@@ -56,3 +62,15 @@ const unmounted = unmountSkill(mounted.agent, 'arithmetic');
 if (!unmounted.ok) throw new Error(unmounted.error.message);
 show('effects', unmounted.effects.map((effect) => `${effect.type} ${effect.type === 'deregister_action' ? effect.action : ''}`));
 console.log('back to the agent before the mount:', JSON.stringify(unmounted.agent) === JSON.stringify(agent));
+
+heading('7. Agents as actors: send, call, mount at run time');
+await runtimeTour();
+
+heading('8. Parent and child agents');
+await parentChildTour();
+
+heading('9. Persistence round trip');
+await persistenceTour();
+
+heading('10. Model-based test of an agent definition');
+await modelTestTour();

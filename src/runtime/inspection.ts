@@ -44,6 +44,19 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** The part of the `ws` socket inside `@statelyai/inspect`'s WebSocket adapter that stopping cleanly needs. */
+interface InspectorSocket {
+  readyState: number;
+  onerror: unknown;
+  onclose: unknown;
+  on(event: 'error', listener: () => void): void;
+  once(event: 'open' | 'close', listener: () => void): void;
+}
+
+function socketOf(inspector: ReturnType<typeof createWebSocketInspector>): InspectorSocket | undefined {
+  return (inspector.adapter as unknown as { ws?: InspectorSocket }).ws;
+}
+
 /** Resolves once something accepts connections on the loopback port (the server listens asynchronously). */
 async function listening(port: number, attempts = 100): Promise<void> {
   for (let i = 0; i < attempts; i++) {
@@ -75,16 +88,36 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
   await listening(port);
   const socketUrl = `ws://127.0.0.1:${port}`;
   const inspector = createWebSocketInspector({ url: socketUrl });
+  const socket = socketOf(inspector);
+  if (socket && socket.readyState === 0) {
+    // Wait for the connection, so events flow from the first actor on and stop() finds it open.
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new RuntimeError(errorInfo('signal_failed', `could not connect to the inspector server at ${socketUrl}`))), 5_000);
+      socket.once('open', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
   return {
     inspect: inspector.inspect,
     url: `http://localhost:${port}`,
     socketUrl,
     port,
     async stop() {
+      // The inspector reconnects on any socket error, forever, every 5 s; a deliberate stop must
+      // not count as one, so its handlers are detached before the socket is closed.
+      const socket = socketOf(inspector);
+      let closed: Promise<unknown> = Promise.resolve();
+      if (socket) {
+        socket.onerror = null;
+        socket.onclose = null;
+        socket.on('error', () => {});
+        if (socket.readyState < 3) closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      }
       inspector.stop();
+      await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 500))]);
       server.stop();
-      // Let the sockets close before the caller moves on (and before the event loop is asked to end).
-      await new Promise((resolve) => setTimeout(resolve, 20));
     },
   };
 }

@@ -1,0 +1,34 @@
+/** Every example is a program a user copies: each one runs, as a real subprocess, and exits cleanly. */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+function run(file: string, args: string[] = []) {
+  const outcome = spawnSync(process.execPath, ['--import', 'tsx', file, ...args], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+  return { code: outcome.status, stdout: outcome.stdout, stderr: outcome.stderr };
+}
+
+describe('examples', () => {
+  it.each([
+    ['examples/runtime.ts', [], ['call answered: {"result":42} (calculator.result)', 'call rejected: no_route', '1/0 → action_failed {"reason":"division_by_zero"}']],
+    ['examples/parent-child.ts', [], ["boss's children: w1, w2", 'after stopping boss, running agents: 0']],
+    ['examples/persistence.ts', [], ['still counts: {"count":3}', 'still has arithmetic: {"result":15}']],
+    ['examples/model-test.ts', [], ['5 of 5 paths hold']],
+    ['examples/inspector.ts', ['--once'], ['Stately inspector: open http://localhost:', 'lifecycle children: skill:counter, skill:arithmetic']],
+  ])('%s runs and exits 0', (file, args, expected) => {
+    const { code, stdout, stderr } = run(file, args);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    for (const line of expected) expect(stdout).toContain(line);
+  });
+
+  it('npm start (examples/demo.ts) runs every section and exits 0', () => {
+    const { code, stdout, stderr } = run('examples/demo.ts');
+    expect(code).toBe(0);
+    expect(stderr).toBe('');
+    for (const section of ['1. Define an agent from skills', '6. Unmount it again', '10. Model-based test of an agent definition']) expect(stdout).toContain(section);
+    expect(stdout).toContain('back to the agent before the mount: true');
+  }, 60_000);
+});
