@@ -125,6 +125,18 @@ class PatternIndex<T> {
   }
 }
 
+/** Calls every listener, shielding each from the others' failures; returns whether there was one. */
+function notify<T>(listeners: ReadonlySet<(value: T, agentId: string | undefined) => void>, value: T, agentId: string | undefined): boolean {
+  for (const listener of listeners) {
+    try {
+      listener(value, agentId);
+    } catch {
+      // A failing listener must not keep the report from the others.
+    }
+  }
+  return listeners.size > 0;
+}
+
 function normalizeInspect(option: InspectOption | undefined): Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined {
   if (option === undefined) return undefined;
   if (typeof option === 'object' && option !== null && 'inspect' in option) return option.inspect;
@@ -416,17 +428,8 @@ export class SystemRuntime implements SystemHost {
 
   /** Reports an error: listeners, `skillstate.error` subscribers, else the unhandled handler. */
   report(agentId: string | undefined, error: ErrorInfo, answered = false): void {
-    let heard = answered;
-    for (const listener of this.errorListeners) {
-      heard = true;
-      try {
-        listener(error, agentId);
-      } catch {
-        // A failing error listener must not hide the error from the others.
-      }
-    }
-    if (this.publishQuietly(ERROR_SIGNAL, { agent: agentId, error })) heard = true;
-    if (heard) return;
+    const heard = notify(this.errorListeners, error, agentId);
+    if (this.publishQuietly(ERROR_SIGNAL, { agent: agentId, error }) || heard || answered) return;
     if (this.options.onUnhandledError) this.options.onUnhandledError(error, agentId);
     else process.stderr.write(`[skillstate] ${agentId ? `agent '${agentId}': ` : ''}${error.code}: ${error.message}\n`);
   }
@@ -434,17 +437,8 @@ export class SystemRuntime implements SystemHost {
   /** Reports a diagnostic: listeners, `skillstate.diagnostic` subscribers, the trace, else the unhandled handler. */
   diagnose(agentId: string | undefined, diagnostic: Diagnostic): void {
     this.trace?.(agentId === undefined ? { kind: 'diagnostic', diagnostic } : { kind: 'diagnostic', agent: agentId, diagnostic });
-    let heard = false;
-    for (const listener of this.diagnosticListeners) {
-      heard = true;
-      try {
-        listener(diagnostic, agentId);
-      } catch {
-        // as above
-      }
-    }
-    if (this.publishQuietly(DIAGNOSTIC_SIGNAL, { agent: agentId, diagnostic })) heard = true;
-    if (heard || this.trace) return;
+    const heard = notify(this.diagnosticListeners, diagnostic, agentId);
+    if (this.publishQuietly(DIAGNOSTIC_SIGNAL, { agent: agentId, diagnostic }) || heard || this.trace) return;
     if (this.options.onUnhandledDiagnostic) this.options.onUnhandledDiagnostic(diagnostic, agentId);
     else if (diagnostic.level !== 'info') process.stderr.write(`[skillstate] ${diagnostic.level}: ${diagnostic.message}\n`);
   }
@@ -458,7 +452,7 @@ export class SystemRuntime implements SystemHost {
       try {
         listener(signal);
       } catch {
-        // as above
+        // A failing listener must not keep the report from the others.
       }
     }
     return true;
