@@ -95,6 +95,25 @@ export async function run(): Promise<ReportRow[]> {
     await system.shutdown();
   }
 
+  // ── inspection ──
+  {
+    const plain = createAgentSystem(quiet);
+    const traced = createAgentSystem({ ...quiet, trace: () => {} });
+    const inspected = createAgentSystem({ ...quiet, inspect: () => {} });
+    const a = plain.spawn(CounterAgent);
+    const b = traced.spawn(CounterAgent);
+    const c = inspected.spawn(CounterAgent);
+    const signal = createSignal('counter.increment');
+    const [off, trace, inspect] = await compare([
+      { name: 'off', fn: () => a.send(signal) },
+      { name: 'trace', fn: () => b.send(signal) },
+      { name: 'inspect', fn: () => c.send(signal) },
+    ]);
+    rows.push({ suite: 'runtime', name: 'inspection off', value: formatNs(off!.ns), target: 'costs nothing (no observer is installed)' });
+    rows.push({ suite: 'runtime', name: 'trace on (JSON lines to a function)', value: formatNs(trace!.ns), anchor: `off: ${formatNs(off!.ns)}`, ratio: trace!.ns / off!.ns, target: 'reported' });
+    rows.push({ suite: 'runtime', name: 'inspector on (an empty observer)', value: formatNs(inspect!.ns), anchor: `off: ${formatNs(off!.ns)}`, ratio: inspect!.ns / off!.ns, target: 'reported' });
+    await Promise.all([plain.shutdown(), traced.shutdown(), inspected.shutdown()]);
+  }
   // ── spawning an agent with 3 skills ──
   {
     const system = createAgentSystem(quiet);
@@ -110,7 +129,7 @@ export async function run(): Promise<ReportRow[]> {
           },
         },
       ],
-      { rounds: 11 },
+      { rounds: 25 },
     );
     rows.push({
       suite: 'runtime',
@@ -141,6 +160,11 @@ export async function run(): Promise<ReportRow[]> {
   {
     const perAgent: Record<number, number> = {};
     const barePerAgent: Record<number, number> = {};
+    // Warm both paths up first, so the 1k figure is not the JIT's first run.
+    const warm = createAgentSystem(quiet);
+    for (let i = 0; i < 3_000; i++) warm.spawn(ThreeSkills, { id: `warm${i}` });
+    await warm.shutdown();
+    for (let i = 0; i < 3_000; i++) createActor(bareAgent).start().stop();
     for (const count of [1_000, 10_000, 100_000]) {
       const system = createAgentSystem(quiet);
       (globalThis as { gc?: () => void }).gc?.();
@@ -169,24 +193,5 @@ export async function run(): Promise<ReportRow[]> {
     }
   }
 
-  // ── inspection ──
-  {
-    const plain = createAgentSystem(quiet);
-    const traced = createAgentSystem({ ...quiet, trace: () => {} });
-    const inspected = createAgentSystem({ ...quiet, inspect: () => {} });
-    const a = plain.spawn(CounterAgent);
-    const b = traced.spawn(CounterAgent);
-    const c = inspected.spawn(CounterAgent);
-    const signal = createSignal('counter.increment');
-    const [off, trace, inspect] = await compare([
-      { name: 'off', fn: () => a.send(signal) },
-      { name: 'trace', fn: () => b.send(signal) },
-      { name: 'inspect', fn: () => c.send(signal) },
-    ]);
-    rows.push({ suite: 'runtime', name: 'inspection off', value: formatNs(off!.ns), target: 'costs nothing (no observer is installed)' });
-    rows.push({ suite: 'runtime', name: 'trace on (JSON lines to a function)', value: formatNs(trace!.ns), anchor: `off: ${formatNs(off!.ns)}`, ratio: trace!.ns / off!.ns, target: 'reported' });
-    rows.push({ suite: 'runtime', name: 'inspector on (an empty observer)', value: formatNs(inspect!.ns), anchor: `off: ${formatNs(off!.ns)}`, ratio: inspect!.ns / off!.ns, target: 'reported' });
-    await Promise.all([plain.shutdown(), traced.shutdown(), inspected.shutdown()]);
-  }
   return rows;
 }

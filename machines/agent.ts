@@ -3,9 +3,13 @@
  * namespaced skill state, visible as is in the inspector — and it processes one mailbox item
  * at a time: a `signal`, a `mount` or an `unmount`.
  *
- *   idle ──item (sync step)──▶ idle          (the common case: no promise, no extra event)
- *   idle ──item (async step)──▶ working ──step done──▶ idle
- *   any ──stop──▶ stopped
+ * A sync step (the common case) is done within the item's own transition: no promise, no extra
+ * event. An async step sets `busy`, runs as a promise child (`step`), and is committed when the
+ * child is done; items sent to the actor meanwhile are handed back to the mailbox.
+ *
+ * The machine is flat — one state, `busy` in the context — and stopping is `actor.stop()` (the
+ * system stops children first): every state node costs on every transition and every spawn, and
+ * agents are spawned by the hundred thousand.
  *
  * Each mounted skill has a lifecycle child (`machines/skill-lifecycle.ts`), spawned by name,
  * whose systemId names the agent and the skill. After every step the machine reconciles them
@@ -16,12 +20,12 @@
  * the next mailbox item) is handed to the agent's host as actions, after the transition.
  */
 import { enqueueActions, fromPromise, setup, type ActorRefFrom, type AnyActorLogic, type AnyActorRef } from 'xstate';
-import type { Agent } from '../src/core/catalog.js';
+import { catalogOf, type Agent } from '../src/core/catalog.js';
 import type { AnySkill } from '../src/core/skill.js';
 import type { Signal } from '../src/core/signal.js';
 import { isThenable } from '../src/runtime/hooks.js';
 import { runStep, type StepOutcome, type WorkItem } from '../src/runtime/step.js';
-import { lifecycleMachines, lifecycleSystemId, planChildren, type LifecycleInput, type LifecycleReport, type LifecycleState } from './skill-lifecycle.js';
+import { lifecycleMachines, lifecycleSystemId, planChildren, type ChildPlan, type LifecycleInput, type LifecycleReport, type LifecycleState } from './skill-lifecycle.js';
 
 /** Items as events: plain data, so the inspector and traces show them as they are. */
 export type AgentItemEvent =
@@ -29,11 +33,13 @@ export type AgentItemEvent =
   | { type: 'mount'; skill: string; config?: Record<string, unknown> }
   | { type: 'unmount'; skill: string };
 
+type StepResult = { event: AgentItemEvent; outcome: StepOutcome };
+
 export type AgentEvent =
   | AgentItemEvent
-  | { type: 'step.async'; pending: Promise<{ event: AgentItemEvent; outcome: StepOutcome }> }
-  | LifecycleReport
-  | { type: 'stop' };
+  | { type: 'xstate.done.actor.step'; output: StepResult }
+  | { type: 'xstate.error.actor.step'; error: unknown }
+  | LifecycleReport;
 
 /** What the agent machine needs from the runtime around it. */
 export interface AgentHost {
@@ -60,6 +66,8 @@ export interface AgentHost {
 export interface AgentContext {
   agent: Agent<object>;
   host: AgentHost;
+  /** An async step is running; items wait in the mailbox. */
+  busy: boolean;
 }
 
 export interface AgentInput {
@@ -108,7 +116,7 @@ function commit(enqueue: CommitEnqueuer, context: AgentContext, children: Record
   if (after !== before) {
     enqueue.assign({ agent: after });
     if (after.mounted !== before.mounted) {
-      for (const op of reconcile(context.host, children, before, after)) applyLifecycleOp(enqueue, op);
+      for (const op of reconcile(children, before, after)) applyLifecycleOp(enqueue, op);
     }
   }
   enqueue(() => context.host.finished(event, outcome));
@@ -138,14 +146,14 @@ const PLAIN_BY_STATE: Record<LifecycleState, LifecycleActorName> = {
 };
 
 /** Lifecycle changes between two agent values: spawn or activate new skills, deactivate removed ones. */
-function reconcile(host: AgentHost, children: Record<string, AnyActorRef | undefined>, before: Agent<object>, after: Agent<object>): LifecycleOp[] {
+function reconcile(children: Record<string, AnyActorRef | undefined>, before: Agent<object>, after: Agent<object>): LifecycleOp[] {
   const ops: LifecycleOp[] = [];
   const was = new Set(before.mounted.map((record) => record.name));
   const now = new Set(after.mounted.map((record) => record.name));
   for (const record of after.mounted) {
     if (was.has(record.name)) continue;
     const child = children[lifecycleId(record.name)];
-    ops.push(child ? { op: 'activate', child } : lifecycleSpawn(host, after.id, record.name, record.config, 'active'));
+    ops.push(child ? { op: 'activate', child } : lifecycleSpawn(catalogOf(after)?.skills.get(record.name)?.spec, after.id, record.name, record.config, 'active'));
   }
   for (const record of before.mounted) {
     if (now.has(record.name)) continue;
@@ -160,17 +168,19 @@ function reconcile(host: AgentHost, children: Record<string, AnyActorRef | undef
  * machines, referenced by name; a skill with children gets the supervising machine with their
  * logic provided under names, so its own children are referenced by name inside it.
  */
-function lifecycleSpawn(host: AgentHost, agentId: string, skillName: string, config: Record<string, unknown>, start: LifecycleState): LifecycleOp {
-  const skill = host.resolveSkill(skillName);
-  const { plans, actors } = planChildren(skillName, skill?.children?.(config) ?? []);
+function lifecycleSpawn(skill: AnySkill | undefined, agentId: string, skillName: string, config: Record<string, unknown>, start: LifecycleState): LifecycleOp {
+  const specs = skill?.children?.(config);
+  const planned = specs?.length ? planChildren(skillName, specs) : undefined;
   return {
     op: 'spawn',
     id: lifecycleId(skillName),
     systemId: lifecycleSystemId(agentId, skillName),
-    input: { agentId, skill: skillName, children: plans, start },
-    src: plans.length ? lifecycleMachines.supervising[start].provide({ actors: actors as never }) : PLAIN_BY_STATE[start],
+    input: { agentId, skill: skillName, children: planned?.plans ?? NO_CHILDREN, start },
+    src: planned ? lifecycleMachines.supervising[start].provide({ actors: planned.actors as never }) : PLAIN_BY_STATE[start],
   };
 }
+
+const NO_CHILDREN: ChildPlan[] = [];
 
 export const agentMachine = setup({
   types: {} as {
@@ -180,13 +190,18 @@ export const agentMachine = setup({
   },
   actors: {
     ...PLAIN_LIFECYCLES,
-    pendingStep: fromPromise<{ event: AgentItemEvent; outcome: StepOutcome }, Promise<{ event: AgentItemEvent; outcome: StepOutcome }>>(({ input }) => input),
+    pendingStep: fromPromise<StepResult, Promise<StepResult>>(({ input }) => input),
+  },
+  guards: {
+    busy: ({ context }) => context.busy,
   },
   actions: {
     startLifecycles: enqueueActions(({ context, enqueue }) => {
+      const catalog = catalogOf(context.agent);
       for (const record of context.agent.mounted) {
         const start = context.host.resumeState(record.name) ?? 'active';
-        applyLifecycleOp(enqueue as unknown as CommitEnqueuer, lifecycleSpawn(context.host, context.agent.id, record.name, record.config, start));
+        const op = lifecycleSpawn(catalog?.skills.get(record.name)?.spec, context.agent.id, record.name, record.config, start);
+        applyLifecycleOp(enqueue as unknown as CommitEnqueuer, op);
       }
     }),
     process: enqueueActions(({ context, event, enqueue, self }) => {
@@ -200,52 +215,38 @@ export const agentMachine = setup({
       const stepped = runStep(context.agent, item);
       if (isThenable(stepped)) {
         const pending = (stepped as Promise<StepOutcome>).then((outcome) => ({ event: itemEvent, outcome }));
+        enqueue.assign({ busy: true });
+        enqueue.spawnChild('pendingStep', { id: 'step', input: pending });
         enqueue(() => context.host.began());
-        enqueue.raise({ type: 'step.async', pending });
         return;
       }
       commit(enqueue as unknown as CommitEnqueuer, context, children(self), itemEvent, stepped as StepOutcome);
     }),
     commitAsync: enqueueActions(({ context, event, enqueue, self }) => {
-      const { event: itemEvent, outcome } = (event as unknown as { output: { event: AgentItemEvent; outcome: StepOutcome } }).output;
+      const { event: itemEvent, outcome } = (event as Extract<AgentEvent, { type: 'xstate.done.actor.step' }>).output;
+      enqueue.stopChild('step');
+      enqueue.assign({ busy: false });
       commit(enqueue as unknown as CommitEnqueuer, context, children(self), itemEvent, outcome);
     }),
     defer: ({ context, event }) => context.host.deferred(event as AgentItemEvent),
-    stepCrashed: ({ context, event }) => context.host.crashed((event as unknown as { error: unknown }).error),
+    stepCrashed: enqueueActions(({ context, event, enqueue }) => {
+      enqueue.stopChild('step');
+      enqueue.assign({ busy: false });
+      enqueue(() => context.host.crashed((event as Extract<AgentEvent, { type: 'xstate.error.actor.step' }>).error));
+    }),
     reportLifecycle: ({ context, event }) => context.host.lifecycle(event as LifecycleReport),
   },
 }).createMachine({
   id: 'agent',
-  context: ({ input }) => ({ agent: input.agent, host: input.host }),
+  context: ({ input }) => ({ agent: input.agent, host: input.host, busy: false }),
   entry: 'startLifecycles',
-  initial: 'idle',
   on: {
+    signal: [{ guard: 'busy', actions: 'defer' }, { actions: 'process' }],
+    mount: [{ guard: 'busy', actions: 'defer' }, { actions: 'process' }],
+    unmount: [{ guard: 'busy', actions: 'defer' }, { actions: 'process' }],
+    'xstate.done.actor.step': { actions: 'commitAsync' },
+    'xstate.error.actor.step': { actions: 'stepCrashed' },
     'skill.lifecycle': { actions: 'reportLifecycle' },
-    stop: { target: '.stopped' },
-  },
-  states: {
-    idle: {
-      on: {
-        signal: { actions: 'process' },
-        mount: { actions: 'process' },
-        unmount: { actions: 'process' },
-        'step.async': { target: 'working' },
-      },
-    },
-    working: {
-      invoke: {
-        src: 'pendingStep',
-        input: ({ event }) => (event as Extract<AgentEvent, { type: 'step.async' }>).pending,
-        onDone: { target: 'idle', actions: 'commitAsync' },
-        onError: { target: 'idle', actions: 'stepCrashed' },
-      },
-      on: {
-        signal: { actions: 'defer' },
-        mount: { actions: 'defer' },
-        unmount: { actions: 'defer' },
-      },
-    },
-    stopped: { type: 'final' },
   },
 });
 
