@@ -3,3 +3,4 @@
  * Everything a user imports comes from here or from a named subpath.
  */
 export * from './core/index.js';
+export * from './manifest/index.js';

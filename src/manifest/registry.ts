@@ -96,6 +96,7 @@ export class DocumentSkillRegistry implements SkillResolver {
   /** Skills registered by hand (memory, path): kept across `refresh()`. */
   readonly #pinned = new Set<string>();
   readonly #activated = new Map<string, Promise<ActivatedSkill>>();
+  readonly #contents = new Map<string, Promise<LoadedSkill>>();
   readonly #specs = new Map<string, AnySkill>();
   readonly #options: RegistryOptions;
   #diagnostics: Diagnostic[] = [];
@@ -175,6 +176,7 @@ export class DocumentSkillRegistry implements SkillResolver {
 
   #forget(name: string): void {
     this.#activated.delete(name);
+    this.#contents.delete(name);
     this.#specs.delete(name);
   }
 
@@ -207,6 +209,27 @@ export class DocumentSkillRegistry implements SkillResolver {
     return removed;
   }
 
+  #unknown(name: string): ManifestError {
+    const known = this.names();
+    return manifestError('skill_not_found', `no skill named '${name}'; available: ${known.join(', ') || '(none)'}`, { subject: name, details: { available: known } });
+  }
+
+  /** The skill's body and resources (`load()`), read once and shared; toolsets are not imported. */
+  content(name: string): Promise<LoadedSkill> {
+    const entry = this.#entries.get(name);
+    if (!entry) return Promise.reject(this.#unknown(name));
+    let pending = this.#contents.get(name);
+    if (!pending) {
+      pending = loadContent(entry).then((loaded) => {
+        if (this.#entries.get(name) === entry) for (const item of loaded.diagnostics ?? []) this.#report(item);
+        return loaded;
+      });
+      pending.catch(() => this.#contents.delete(name));
+      this.#contents.set(name, pending);
+    }
+    return pending;
+  }
+
   /**
    * Loads a skill (body, resources list, toolsets) and builds its `SkillSpec`, once: later calls
    * share the result. Throws `skill_not_found` (listing the known names), `invalid_manifest` or
@@ -214,19 +237,13 @@ export class DocumentSkillRegistry implements SkillResolver {
    */
   activate(name: string): Promise<ActivatedSkill> {
     const entry = this.#entries.get(name);
-    if (!entry) {
-      const known = this.names();
-      return Promise.reject(
-        manifestError('skill_not_found', `no skill named '${name}'; available: ${known.join(', ') || '(none)'}`, { subject: name, details: { available: known } }),
-      );
-    }
+    if (!entry) return Promise.reject(this.#unknown(name));
     let pending = this.#activated.get(name);
     if (!pending) {
-      pending = loadEntry(entry).then((activated) => {
-        if (this.#entries.get(name) === entry) {
-          this.#specs.set(name, activated.spec);
-          for (const item of activated.loaded.diagnostics ?? []) this.#report(item);
-        }
+      pending = this.content(name).then(async (loaded) => {
+        const actions: readonly AnyAction[] = entry.skill.loadActions ? await entry.skill.loadActions() : [];
+        const activated = { entry, spec: documentSkillSpec(entry, loaded, actions), loaded };
+        if (this.#entries.get(name) === entry) this.#specs.set(name, activated.spec);
         return activated;
       });
       pending.catch(() => this.#activated.delete(name));
@@ -285,16 +302,13 @@ function describe(entry: SkillEntry): string {
   return entry.rootPath ? `${entry.source} (${entry.rootPath})` : entry.source;
 }
 
-async function loadEntry(entry: SkillEntry): Promise<ActivatedSkill> {
-  let loaded: LoadedSkill;
+async function loadContent(entry: SkillEntry): Promise<LoadedSkill> {
   try {
-    loaded = await entry.skill.load();
+    return await entry.skill.load();
   } catch (error) {
     if (error instanceof ManifestError) throw error;
     throw manifestError('invalid_manifest', `skill '${entry.name}' could not be loaded: ${(error as Error).message}`, { skill: entry.name, subject: entry.file }, error);
   }
-  const actions: readonly AnyAction[] = entry.skill.loadActions ? await entry.skill.loadActions() : [];
-  return { entry, spec: documentSkillSpec(entry, loaded, actions), loaded };
 }
 
 /** Creates an empty registry; add skills with `register` or `registerPath`. */
