@@ -216,18 +216,17 @@ async function visitFolder(visit: Visit, options: FolderSkillOptions): Promise<F
   } catch {
     return { kind: 'gone' };
   }
-  const children: { dir: string; skip: 'hidden' | 'ignored' | undefined }[] = [];
-  for (const name of names) {
-    const dir = path.join(visit.dir, name);
-    let isDirectory = false;
+  // stat (not Dirent types) so that links to folders are followed; in parallel, as a folder may hold thousands.
+  const kinds = await inPool(names, 32, async (name) => {
     try {
-      isDirectory = (await stat(dir)).isDirectory();
+      return (await stat(path.join(visit.dir, name))).isDirectory();
     } catch {
-      continue;
+      return false;
     }
-    if (!isDirectory) continue;
-    children.push({ dir, skip: IGNORED.has(name) ? 'ignored' : name.startsWith('.') ? 'hidden' : undefined });
-  }
+  });
+  const children = names
+    .filter((_, i) => kinds[i])
+    .map((name) => ({ dir: path.join(visit.dir, name), skip: IGNORED.has(name) ? ('ignored' as const) : name.startsWith('.') ? ('hidden' as const) : undefined }));
   return { kind: 'container', real, children };
 }
 

@@ -19,7 +19,8 @@ import { loadToolsets } from './toolsets.js';
 /** The manifest file names looked for, in order (the reference validator accepts both). */
 export const MANIFEST_NAMES = ['SKILL.md', 'skill.md'] as const;
 
-const CHUNK = 4096;
+/** First read: enough for most front matter; doubled until the block closes. */
+const CHUNK = 1024;
 
 export interface ManifestHead {
   /** The text read: at least the whole front matter, or the whole file. */

@@ -93,6 +93,7 @@ export function loadFrontMatterYaml(
   const maxAliasCount = options.maxAliasCount ?? DEFAULT_MAX_ALIAS_COUNT;
   let doc = parseYaml(yaml);
   let repaired: string[] = [];
+  let quoted = yaml;
   if (doc.errors.length && options.repair !== false) {
     const attempt = quotePlainValuesWithColons(yaml);
     if (attempt.fields.length) {
@@ -100,6 +101,7 @@ export function loadFrontMatterYaml(
       if (!second.errors.length) {
         doc = second;
         repaired = attempt.fields;
+        quoted = attempt.yaml;
       }
     }
   }
@@ -111,17 +113,19 @@ export function loadFrontMatterYaml(
     return { ok: false, message: `Invalid YAML in frontmatter: ${(error as Error).message} (more than ${maxAliasCount} alias expansions)` };
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data) || !isMap(doc.contents)) return { ok: false, message: NOT_A_MAPPING };
+  // The source text of numeric top-level scalars, so that `version: 1.0` is not read as 1.
   const sources: Record<string, string> = {};
-  for (const pair of doc.contents.items) {
-    const key = (pair.key as { value?: unknown } | null)?.value;
-    const source = (pair.value as { srcToken?: { source?: unknown } } | null)?.srcToken?.source;
-    if (typeof key === 'string' && typeof source === 'string') sources[key] = source;
+  for (const [key, value] of Object.entries(data)) {
+    if (typeof value !== 'number') continue;
+    if (!/^[\w-]+$/.test(key)) continue;
+    const match = new RegExp(`^${key}:[ \\t]*([^\\s#]+)`, 'm').exec(repaired.length ? quoted : yaml);
+    if (match) sources[key] = match[1]!;
   }
   return { ok: true, value: { data: data as Record<string, unknown>, repaired, sources } };
 }
 
 function parseYaml(yaml: string): Document.Parsed {
-  return parseDocument(yaml, { keepSourceTokens: true, prettyErrors: true, uniqueKeys: true });
+  return parseDocument(yaml, { prettyErrors: true, uniqueKeys: true });
 }
 
 function firstLine(message: string): string {
