@@ -109,6 +109,7 @@ export function scriptEnvironment(extra: Readonly<Record<string, string>> = {}):
  * killed); throws `script_refused` or `script_failed`.
  */
 export async function runSkillScript(owner: ScriptOwner, script: string, args: readonly string[] = [], options: ScriptOptions = {}): Promise<ScriptResult> {
+  if (typeof owner !== 'string' && (typeof owner !== 'object' || owner === null)) throw refused('?', script, 'no skill was given', 'no_root');
   const skill = typeof owner === 'string' ? path.basename(owner) : owner.name;
   const root = typeof owner === 'string' ? owner : owner.rootPath;
   if (!root) throw refused(skill, script, 'the skill has no folder, so it has no scripts', 'no_root');
