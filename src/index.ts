@@ -3,4 +3,5 @@
  * Everything a user imports comes from here or from a named subpath.
  */
 export * from './core/index.js';
+export * from './manifest/index.js';
 export * from './runtime/index.js';

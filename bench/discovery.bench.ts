@@ -1,0 +1,79 @@
+/**
+ * Discovery of 1,000 generated SKILL.md folders, each with a 64 KiB body that must stay unread:
+ * skillstate's `scanSkillSources` side by side with the workspace-skills loaders of @mastra/core
+ * (`Workspace` + `LocalFilesystem`, `workspace.skills.list()`) and @voltagent/core (`Workspace` +
+ * `NodeFilesystemBackend`, `workspace.skills.discoverSkills({ refresh: true })`) on the same tree.
+ * Bytes read by skillstate are counted, to prove bodies stay untouched.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { scanSkillSources } from '../src/index.js';
+import { compare, formatBytes, formatNs, type ReportRow } from './harness.js';
+
+const COUNT = 1000;
+const BODY = `# Body\n\n${'This body is large and must not be read at discovery. '.repeat(1200)}\n`;
+
+async function generate(): Promise<string> {
+  const base = await mkdtemp(path.join(os.tmpdir(), 'skillstate-bench-'));
+  const root = path.join(base, 'skills');
+  for (let i = 0; i < COUNT; i++) {
+    const name = `skill-${String(i).padStart(4, '0')}`;
+    await mkdir(path.join(root, name), { recursive: true });
+    const front = `---\nname: ${name}\ndescription: Skill ${i} does task ${i % 37} for the user. It has a second sentence.\nversion: 1.0.${i}\ntriggers:\n  keywords: [task${i % 37}, topic${i}]\n  verbs: [do${i % 11}]\n---\n`;
+    await writeFile(path.join(root, name, 'SKILL.md'), front + BODY);
+  }
+  return base;
+}
+
+export async function run(): Promise<ReportRow[]> {
+  const base = await generate();
+  const root = path.join(base, 'skills');
+  const rows: ReportRow[] = [];
+  try {
+    const check = await scanSkillSources({ extra: [root] });
+    const totalBytes = COUNT * Buffer.byteLength(BODY);
+    const { Workspace: MastraWorkspace, LocalFilesystem } = await import('@mastra/core/workspace');
+    const volt = await import('@voltagent/core');
+    const mastraCount = (await new MastraWorkspace({ filesystem: new LocalFilesystem({ basePath: base }), skills: ['skills'] }).skills!.list()).length;
+    const voltWorkspace = new volt.Workspace({ filesystem: { backend: new volt.NodeFilesystemBackend({ rootDir: base }) }, skills: { rootPaths: ['/skills'] } } as never);
+    const voltSkills = (voltWorkspace as unknown as { skills: { discoverSkills(o: { refresh: boolean }): Promise<{ name: string }[]> } }).skills;
+    const voltFound = await voltSkills.discoverSkills({ refresh: true });
+    let sink = 0;
+    const [ours, mastra, voltagent] = await compare(
+      [
+        { name: 'skillstate', fn: async () => { sink += (await scanSkillSources({ extra: [root] })).entries.length; } },
+        { name: 'mastra', fn: async () => { sink += (await new MastraWorkspace({ filesystem: new LocalFilesystem({ basePath: base }), skills: ['skills'] }).skills!.list()).length; } },
+        { name: 'voltagent', fn: async () => { sink += (await voltSkills.discoverSkills({ refresh: true })).length; } },
+      ],
+      { rounds: 5, roundMs: 1 },
+    );
+    rows.push({
+      suite: 'discovery',
+      name: `skillstate, ${COUNT} folders (front matter only)`,
+      value: formatNs(ours!.ns),
+      target: '≤ 300 ms',
+      pass: ours!.ns <= 300e6 && check.entries.length === COUNT,
+    });
+    rows.push({
+      suite: 'discovery',
+      name: 'skillstate bytes read (bodies untouched)',
+      value: `${formatBytes(check.stats.bytesRead)} of ${formatBytes(totalBytes + COUNT * 200)}`,
+      target: '< 5% of the tree',
+      pass: check.stats.bytesRead < totalBytes * 0.05,
+    });
+    rows.push({ suite: 'discovery', name: `@mastra/core Workspace skills.list() (${mastraCount} found)`, value: formatNs(mastra!.ns), anchor: `skillstate ${formatNs(ours!.ns)}`, ratio: mastra!.ns / ours!.ns, target: 'comparison (mastra ÷ skillstate)' });
+    rows.push({
+      suite: 'discovery',
+      name: `@voltagent/core Workspace discoverSkills (${new Set(voltFound.map((s) => s.name)).size} names, ${voltFound.length} entries)`,
+      value: formatNs(voltagent!.ns),
+      anchor: `skillstate ${formatNs(ours!.ns)}`,
+      ratio: voltagent!.ns / ours!.ns,
+      target: 'comparison (voltagent ÷ skillstate)',
+    });
+    if (sink < 0) console.log(sink);
+  } finally {
+    await rm(base, { recursive: true, force: true });
+  }
+  return rows;
+}

@@ -1,0 +1,40 @@
+/**
+ * Document skills, end to end (`npx tsx examples/document-skills.ts`; no network, no keys):
+ * discover the bundled SKILL.md skills, show the four disclosure tiers, load a skill through
+ * `cmd` (it is mounted: its toolset's tools become the agent's), read a resource, run a script.
+ */
+import { BUNDLED_SKILLS_DIR, cmd, createDocumentSkillRegistry, createSkillTools, defineAgent, disclose, discoverSkills, runSkillScript, toolsForAgent } from 'skillstate';
+
+const heading = (text: string) => console.log(`\n\x1b[1m== ${text}\x1b[0m`);
+
+heading('1. Discover the bundled skills (front matter only)');
+const registry = await discoverSkills({ bundled: BUNDLED_SKILLS_DIR });
+for (const entry of registry.entries()) console.log(`${entry.name} ${entry.version ?? ''} (${entry.source}): ${entry.briefDescription}`);
+
+heading('2. Progressive disclosure: four tiers');
+const empty = await disclose(createDocumentSkillRegistry(), 'hello');
+console.log(`no skills           → tier ${empty.tier}, ${empty.chars} chars, offer tools: ${empty.offerTools}`);
+for (const query of ['what is the weather?', 'what can you do?', 'please greet Bob']) {
+  const shown = await disclose(registry, query);
+  console.log(`${JSON.stringify(query).padEnd(20)}→ tier ${shown.tier} (${shown.reason}), ${shown.chars} chars${shown.detailed.length ? `, in full: ${shown.detailed.join(', ')}` : ''}`);
+}
+console.log((await disclose(registry, 'what is the weather?')).text);
+
+heading('3. load_skill through cmd mounts the skill');
+const Assistant = defineAgent({ name: 'assistant', skills: [createSkillTools(registry)], registry });
+const agent = Assistant.new({ id: 'demo' });
+const loaded = await cmd(agent, { action: 'load_skill', params: { name: 'hello-extended' } });
+console.log('effects:', loaded.effects.map((effect) => `${effect.type} ${'action' in effect ? effect.action : ''}`).join(', '));
+console.log('tools now:', toolsForAgent(loaded.agent).map((tool) => tool.function.name).join(', '));
+const hello = await cmd(loaded.agent, { action: 'say_hello', params: { name: 'Ada', style: 'excited' } });
+console.log('say_hello →', JSON.stringify(hello.results[0]?.ok ? hello.results[0].output : hello.results[0]));
+
+heading('4. Read a resource (and a wrong-case name)');
+const read = await cmd(loaded.agent, { action: 'read_skill_resource', params: { skill: 'csv-tools', path: 'reference.md' } });
+if (read.results[0]?.ok) console.log((read.results[0].output as { content: string }).content.split('\n').slice(0, 3).join('\n'));
+const wrong = await cmd(loaded.agent, { action: 'read_skill_resource', params: { skill: 'csv-tools', path: 'REFERENCE.md' } });
+if (wrong.results[0] && !wrong.results[0].ok) console.log('→', wrong.results[0].error.message);
+
+heading('5. Run a script (no shell, limits on time, output and arguments)');
+const summary = await runSkillScript(registry.entry('csv-tools')!, 'summarize', ['data/sample.csv'], { timeoutMs: 10_000 });
+console.log(`exit ${summary.exitCode} in ${summary.durationMs.toFixed(0)} ms:`, summary.stdout.trim());

@@ -1,0 +1,66 @@
+/**
+ * `skillstate run <skill> <script> [args...]`: runs a skill's script under the script limits and
+ * passes its output through. The exit code is the script's (124 after a time-out).
+ */
+import { parseArgs } from 'node:util';
+import { runSkillScript } from '../../manifest/scripts.js';
+import { UsageError, type Command } from '../io.js';
+import { discoverFromFlags, SOURCE_HELP, SOURCE_OPTIONS } from '../sources.js';
+
+export const runCommand: Command = {
+  name: 'run',
+  summary: "run a skill's script (no shell, time and output limits)",
+  help: `Usage: skillstate run [--timeout ms] [sources] <skill> <script> [args...]
+
+Runs a script of a skill: a name its manifest declares under 'scripts', or a path relative to its
+root. No shell; working directory the skill's root; interpreter from the extension (.sh, .py,
+.js, .mjs, .ts) or the #! line; a scrubbed environment; at most 100 arguments and 4096 argument
+bytes; killed after the timeout (default 60000 ms) or 1 MiB of output. Everything after the
+script name is passed to the script. Exit code: the script's, or 124 after a time-out.
+
+${SOURCE_HELP}`,
+  async run(args, io) {
+    // Options are read only before the script name; the rest belongs to the script.
+    const split = splitAtScript(args);
+    const { values, positionals } = parseArgs({ args: split.own, allowPositionals: true, options: { ...SOURCE_OPTIONS, timeout: { type: 'string' } } });
+    if (values.help) {
+      io.out(`${this.help}\n`);
+      return 0;
+    }
+    if (positionals.length !== 2) throw new UsageError('run needs a skill name and a script');
+    const [skill, script] = positionals as [string, string];
+    const timeoutMs = values.timeout === undefined ? undefined : Number(values.timeout);
+    if (timeoutMs !== undefined && !(timeoutMs > 0)) throw new UsageError('--timeout must be a positive number of milliseconds');
+    const registry = await discoverFromFlags(values, io);
+    const entry = registry.entry(skill);
+    if (!entry) await registry.content(skill); // throws skill_not_found with the available names
+    const result = await runSkillScript(entry!, script, split.rest, { timeoutMs });
+    io.out(result.stdout);
+    io.err(result.stderr);
+    if (result.truncated) io.err(`note: output passed the limit; the script was stopped and the rest dropped\n`);
+    if (result.timedOut) {
+      io.err(`error: script '${script}' timed out after ${timeoutMs ?? 60_000} ms and was killed\n`);
+      return 124;
+    }
+    return result.exitCode ?? 1;
+  },
+};
+
+/** Splits the arguments after the second positional (the script); a `--` right after it is dropped. */
+function splitAtScript(args: string[]): { own: string[]; rest: string[] } {
+  const valued = new Set(['--project', '--user', '--path', '--timeout']);
+  let positionals = 0;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') return { own: args.slice(0, i), rest: args.slice(i + 1) };
+    if (arg.startsWith('-')) {
+      if (valued.has(arg)) i++;
+      continue;
+    }
+    if (++positionals === 2) {
+      const rest = args.slice(i + 1);
+      return { own: args.slice(0, i + 1), rest: rest[0] === '--' ? rest.slice(1) : rest };
+    }
+  }
+  return { own: args, rest: [] };
+}

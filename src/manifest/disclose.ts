@@ -1,0 +1,173 @@
+/**
+ * Progressive disclosure (seed 002's four tiers, seed 003's injection format): given the
+ * registry and the user's query, decide how much of the skills a language model should see.
+ *
+ * - Tier 0 — nothing: there are no skills (no catalog, and no `load_skill` tool either).
+ * - Tier 1 — a breadcrumb, `[N skills available]`: skills exist, all have triggers, none match.
+ * - Tier 2 — the catalog (names and brief descriptions): the user asks what the agent can do or
+ *   to list skills, or some skills have no triggers (so they could never be reached otherwise).
+ * - Tier 3 — the full bodies of the top matches (default 3), ranked by explicit mention of the
+ *   skill's name, then the longest exact trigger phrase, then recent use, then name.
+ *
+ * Preloaded skills (named, or given by path and registered on the spot) are always shown in full.
+ * Skills with `default_enabled: false` are left out unless enabled by name. `planDisclosure` is
+ * the synchronous decision; `disclose` also reads the bodies it needs and renders the text.
+ *
+ * I/O: only reading bodies (and preloaded folders) through the registry.
+ */
+import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
+import { DEFAULT_MAX_QUERY_CHARS, rankMatches, TriggerIndex, type SkillUsage, type TriggerMatch } from './match.js';
+import type { DocumentSkillRegistry, SkillEntry } from './registry.js';
+import { estimateTokens, renderDisclosure, type Budget, type Cut } from './render.js';
+
+export type Tier = 0 | 1 | 2 | 3;
+
+/** Queries that ask what the agent can do, or for the list of skills. */
+export const CATALOG_QUERY =
+  /\b(?:what (?:can|could) you do|what are you able to do|what do you know how to do|what are your (?:skills|capabilities|abilities)|(?:list|show)(?: me)?(?: all| your| the| available)* skills|(?:which|what) skills|available skills|your capabilities)\b/i;
+
+export interface DiscloseOptions {
+  /** How many matching skills to show in full (default 3). */
+  maxSkills?: number;
+  /** Skills always shown in full: registry names, or folders (registered on the spot). */
+  preload?: readonly string[];
+  /** Recent use per skill (larger = more recent), the third ranking key. */
+  usage?: SkillUsage;
+  budget?: Budget;
+  /** Only this much of the query is matched against (default 4,096 characters). */
+  maxQueryChars?: number;
+  /** Skills with `default_enabled: false` to include anyway. */
+  enable?: readonly string[];
+  /** What counts as asking for the catalog (default `CATALOG_QUERY`). */
+  catalogQuery?: RegExp;
+}
+
+/** The decision, before any body is read. */
+export interface DisclosurePlan {
+  tier: Tier;
+  /** Skills that can be disclosed (enabled ones). */
+  available: SkillEntry[];
+  /** Every matching skill, ranked. */
+  matches: TriggerMatch[];
+  /** Skills to show in full, in order: preloaded first, then the top matches. */
+  detailed: string[];
+  preloaded: string[];
+  queryTruncated: boolean;
+  /** Why this tier. */
+  reason: string;
+}
+
+export interface Disclosure extends DisclosurePlan {
+  /** The exact text for the model ('' at tier 0). */
+  text: string;
+  chars: number;
+  /** Estimated tokens (four characters each). */
+  tokens: number;
+  /** Names in the rendered catalog. */
+  catalog: string[];
+  /** What the budget removed. */
+  cuts: Cut[];
+  /** Whether to offer the `load_skill` tool (false at tier 0). */
+  offerTools: boolean;
+  diagnostics: Diagnostic[];
+}
+
+const indexCache = new WeakMap<DocumentSkillRegistry, { key: string; available: SkillEntry[]; index: TriggerIndex }>();
+
+function indexFor(registry: DocumentSkillRegistry, enable: readonly string[]): { available: SkillEntry[]; index: TriggerIndex } {
+  const key = `${registry.revision}\u0000${enable.join('\u0000')}`;
+  const cached = indexCache.get(registry);
+  if (cached && cached.key === key) return cached;
+  const available = registry.entries({ includeDisabled: true }).filter((entry) => entry.enabled || enable.includes(entry.name));
+  const built = { key, available, index: new TriggerIndex(available) };
+  indexCache.set(registry, built);
+  return built;
+}
+
+/** Decides the tier and the skills to show for `query`. Synchronous: preloaded names must be registered. */
+export function planDisclosure(registry: DocumentSkillRegistry, query: string, options: DiscloseOptions = {}): DisclosurePlan {
+  const { available, index } = indexFor(registry, options.enable ?? []);
+  const preloaded = (options.preload ?? []).filter((name) => registry.has(name));
+  const maxQuery = options.maxQueryChars ?? DEFAULT_MAX_QUERY_CHARS;
+  const text = typeof query === 'string' ? query : '';
+  const found = index.match(text, maxQuery);
+  const matches = rankMatches(found.matches.values(), options.usage);
+  const plan = (tier: Tier, reason: string, top: string[] = []): DisclosurePlan => {
+    const detailed = [...preloaded, ...top.filter((name) => !preloaded.includes(name))];
+    return { tier: detailed.length ? 3 : tier, available, matches, detailed, preloaded, queryTruncated: found.truncated, reason: detailed.length && tier !== 3 ? `${reason}; preloaded skills shown in full` : reason };
+  };
+  if (!available.length) return plan(0, 'no skills');
+  const bounded = text.length > maxQuery ? text.slice(0, maxQuery) : text;
+  if ((options.catalogQuery ?? CATALOG_QUERY).test(bounded)) return plan(2, 'the query asks what the agent can do');
+  if (matches.length) return plan(3, 'triggers match the query', matches.slice(0, options.maxSkills ?? 3).map((m) => m.name));
+  if (index.untriggered > 0) return plan(2, `${index.untriggered} skill${index.untriggered === 1 ? ' has' : 's have'} no triggers`);
+  return plan(1, 'no trigger matches the query');
+}
+
+/**
+ * Registers the folders among `preload` (entries containing a path separator, or starting with
+ * `.` or `~`) and returns every entry's registry name. Unknown names throw `skill_not_found`.
+ */
+export async function preloadSkills(registry: DocumentSkillRegistry, preload: readonly string[]): Promise<string[]> {
+  const names: string[] = [];
+  for (const item of preload) {
+    if (registry.has(item)) names.push(item);
+    else if (/[\\/]/.test(item) || item.startsWith('.') || item.startsWith('~')) {
+      const dir = item.startsWith('~') ? item.replace(/^~/, process.env.HOME ?? '~') : item;
+      names.push((await registry.registerPath(dir)).name);
+    } else await registry.content(item); // throws skill_not_found, listing the available names
+  }
+  return names;
+}
+
+/**
+ * Discloses the registry's skills for `query`: decides the tier, reads the bodies it shows and
+ * renders seed 003's format within the budget.
+ */
+export async function disclose(registry: DocumentSkillRegistry, query: string, options: DiscloseOptions = {}): Promise<Disclosure> {
+  const diagnostics: Diagnostic[] = [];
+  const preload = options.preload?.length ? await preloadSkills(registry, options.preload) : [];
+  const plan = planDisclosure(registry, query, { ...options, preload });
+  if (plan.queryTruncated) {
+    const max = options.maxQueryChars ?? DEFAULT_MAX_QUERY_CHARS;
+    diagnostics.push(diagnostic('info', 'query_truncated', `the query has ${query.length} characters; only the first ${max} were matched against triggers`, { details: { length: query.length, max } }));
+  }
+  if (plan.tier === 0) return { ...plan, text: '', chars: 0, tokens: 0, catalog: [], cuts: [], offerTools: false, diagnostics };
+  const byName = new Map(plan.available.map((entry) => [entry.name, entry]));
+  const details = await Promise.all(
+    plan.detailed.map(async (name) => {
+      const entry = byName.get(name) ?? registry.entry(name)!;
+      const loaded = await registry.content(name);
+      return { name, rootPath: entry.rootPath, body: loaded.instructions, preloaded: plan.preloaded.includes(name) };
+    }),
+  );
+  const catalogEntries = plan.tier === 2 && !details.length ? plan.available : plan.detailed.map((name) => byName.get(name) ?? registry.entry(name)!);
+  const omitted = Math.max(0, plan.available.length - catalogEntries.filter((entry) => byName.has(entry.name)).length);
+  const rendered = renderDisclosure(
+    {
+      tier: plan.tier,
+      available: plan.available.length,
+      catalog: catalogEntries.map((entry) => ({ name: entry.name, brief: entry.briefDescription })),
+      omitted: plan.tier === 2 && !details.length ? 0 : omitted,
+      details,
+    },
+    options.budget,
+  );
+  for (const cut of rendered.cuts) {
+    diagnostics.push(diagnostic('warning', 'disclosure_cut', describeCut(cut), { skill: cut.skill, details: { kind: cut.kind, count: cut.count } }));
+  }
+  return { ...plan, text: rendered.text, chars: rendered.text.length, tokens: estimateTokens(rendered.text), catalog: rendered.catalog, cuts: rendered.cuts, offerTools: true, diagnostics };
+}
+
+function describeCut(cut: Cut): string {
+  switch (cut.kind) {
+    case 'catalog_entries':
+      return `the budget left ${cut.count} skill${cut.count === 1 ? '' : 's'} out of the catalog`;
+    case 'body_truncated':
+      return `the budget cut ${cut.count} characters from the body of skill '${cut.skill}'`;
+    case 'skill_dropped':
+      return `the budget dropped the details of skill '${cut.skill}'`;
+    case 'breadcrumb_only':
+      return 'the budget is too small for any catalog: only the breadcrumb is shown';
+  }
+}

@@ -1,0 +1,242 @@
+/**
+ * Discovery: finding SKILL.md folders under the skill sources — project (`./.agent/skills`),
+ * user (`~/.agent/skills`), bundled (this package's `skills/`) and extra paths — and building a
+ * registry from them. On a name clash the more specific source wins (project > user > bundled >
+ * extra: extra paths add skills, they never replace ones the project, the user or the package
+ * provide) and a warning names both paths.
+ *
+ * The walk reads front matter only (bodies wait for activation), skips hidden folders,
+ * `node_modules` and `.git`, bounds depth, folder count and skill count, follows symbolic links
+ * by real path (a cycle ends, a skill reached twice loads once), and reports every folder it
+ * skips as a diagnostic. Plain files (such as the code skills beside the bundled folders) are not
+ * folders and are passed over without a word.
+ *
+ * I/O: reads directories and the start of SKILL.md files. Never writes.
+ */
+import { readdir, realpath, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
+import { ManifestError } from './errors.js';
+import { loadSkillFolder, type FolderSkillOptions } from './folder.js';
+import { DocumentSkillRegistry, skillEntry, type RegistryOptions, type ScanResult, type ShadowedSkill, type SkillEntry, type SkillSourceKind } from './registry.js';
+
+/** The folder of skills shipped with skillstate. */
+export const BUNDLED_SKILLS_DIR = fileURLToPath(new URL('../../skills', import.meta.url));
+
+/** Where to look. `false` turns a default source off. */
+export interface SkillSources {
+  project?: string | false;
+  user?: string | false;
+  bundled?: string | false;
+  extra?: readonly string[];
+}
+
+/** The default sources: `<cwd>/.agent/skills`, `<home>/.agent/skills` and the bundled skills. */
+export function defaultSkillSources(options: { cwd?: string; home?: string } = {}): SkillSources {
+  return {
+    project: path.join(options.cwd ?? process.cwd(), '.agent', 'skills'),
+    user: path.join(options.home ?? os.homedir(), '.agent', 'skills'),
+    bundled: BUNDLED_SKILLS_DIR,
+    extra: [],
+  };
+}
+
+export interface DiscoverOptions extends FolderSkillOptions, Pick<RegistryOptions, 'onDiagnostic'> {
+  /** How deep below a source skill folders may sit (default 4; a skill directly in the source is depth 1). */
+  maxDepth?: number;
+  /** At most this many skills (default 2,000); folders past it are skipped and reported. */
+  maxSkills?: number;
+  /** At most this many folders visited (default 20,000). */
+  maxFolders?: number;
+  /** Folders read at once (default 32). */
+  concurrency?: number;
+}
+
+export interface ScanStats {
+  folders: number;
+  skills: number;
+  /** Bytes of SKILL.md files read (front matter only). */
+  bytesRead: number;
+}
+
+interface Container {
+  path: string;
+  found: number;
+  parent: Container | undefined;
+}
+
+interface Visit {
+  dir: string;
+  depth: number;
+  parent: Container | undefined;
+}
+
+const IGNORED = new Set(['node_modules', '.git']);
+const SOURCE_ORDER = ['project', 'user', 'bundled', 'extra'] as const;
+
+function sourceRoots(sources: SkillSources): { kind: SkillSourceKind; path: string }[] {
+  const roots: { kind: SkillSourceKind; path: string }[] = [];
+  for (const kind of SOURCE_ORDER) {
+    if (kind === 'extra') for (const extra of sources.extra ?? []) roots.push({ kind, path: path.resolve(extra) });
+    else {
+      const value = sources[kind];
+      if (typeof value === 'string') roots.push({ kind, path: path.resolve(value) });
+    }
+  }
+  return roots;
+}
+
+/** Runs `fn` over `items` with at most `limit` at once; results in input order. */
+async function inPool<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/** Scans the sources and returns the winning entries, the shadowed ones and every diagnostic. */
+export async function scanSkillSources(sources: SkillSources, options: DiscoverOptions = {}): Promise<ScanResult & { stats: ScanStats }> {
+  const maxDepth = options.maxDepth ?? 4;
+  const maxSkills = options.maxSkills ?? 2000;
+  const maxFolders = options.maxFolders ?? 20_000;
+  const concurrency = options.concurrency ?? 32;
+  const diagnostics: Diagnostic[] = [];
+  const skipped = (subject: string, reason: string, message: string, level: 'info' | 'warning' | 'error' = 'warning', extra: Record<string, unknown> = {}) =>
+    diagnostics.push(diagnostic(level, 'skill_skipped', message, { subject, details: { reason, ...extra } }));
+  const stats: ScanStats = { folders: 0, skills: 0, bytesRead: 0 };
+  const winners = new Map<string, SkillEntry>();
+  const shadowed: ShadowedSkill[] = [];
+  const seenReal = new Map<string, string>();
+
+  for (const root of sourceRoots(sources)) {
+    try {
+      if (!(await stat(root.path)).isDirectory()) {
+        diagnostics.push(diagnostic('warning', 'source_missing', `${root.kind} skills source ${root.path} is not a folder`, { subject: root.path }));
+        continue;
+      }
+    } catch {
+      diagnostics.push(diagnostic('info', 'source_missing', `${root.kind} skills source ${root.path} does not exist`, { subject: root.path }));
+      continue;
+    }
+    const containers: Container[] = [];
+    let level: Visit[] = [{ dir: root.path, depth: 0, parent: undefined }];
+    while (level.length) {
+      const outcomes = await inPool(level, concurrency, (visit) => visitFolder(visit, options));
+      const nextLevel: Visit[] = [];
+      for (const [i, outcome] of outcomes.entries()) {
+        const visit = level[i]!;
+        if (outcome.kind === 'gone') continue;
+        if (stats.folders >= maxFolders) {
+          skipped(visit.dir, 'over_folder_limit', `${visit.dir} skipped: more than ${maxFolders} folders visited`);
+          continue;
+        }
+        stats.folders++;
+        const firstSeen = seenReal.get(outcome.real);
+        if (firstSeen !== undefined) {
+          skipped(visit.dir, 'already_seen', `${visit.dir} skipped: it is ${outcome.real}, already visited as ${firstSeen} (a link cycle or a second link)`, 'info', { real: outcome.real });
+          continue;
+        }
+        seenReal.set(outcome.real, visit.dir);
+        if (outcome.kind === 'invalid') {
+          skipped(visit.dir, 'invalid_manifest', `${visit.dir} skipped: ${outcome.error.message}`, 'error', { code: outcome.error.code });
+          continue;
+        }
+        if (outcome.kind === 'skill') {
+          stats.bytesRead += outcome.bytesRead;
+          if (stats.skills >= maxSkills) {
+            skipped(visit.dir, 'over_skill_limit', `${visit.dir} skipped: more than ${maxSkills} skills`);
+            continue;
+          }
+          stats.skills++;
+          for (let c = visit.parent; c; c = c.parent) c.found++;
+          const entry = skillEntry(outcome.result.skill, root.kind, outcome.result.diagnostics);
+          diagnostics.push(...outcome.result.diagnostics);
+          const kept = winners.get(entry.name);
+          if (kept) {
+            shadowed.push({ name: entry.name, kept: { source: kept.source, path: kept.rootPath }, shadowed: { source: entry.source, path: entry.rootPath } });
+            diagnostics.push(
+              diagnostic('warning', 'skill_shadowed', `skill '${entry.name}' in ${entry.source} (${entry.rootPath}) is shadowed by ${kept.source} (${kept.rootPath})`, {
+                skill: entry.name,
+                subject: entry.rootPath,
+                details: { kept: kept.rootPath, keptSource: kept.source, shadowed: entry.rootPath, shadowedSource: entry.source },
+              }),
+            );
+          } else winners.set(entry.name, entry);
+          continue;
+        }
+        const container: Container = { path: visit.dir, found: 0, parent: visit.parent };
+        if (visit.depth > 0) containers.push(container);
+        for (const child of outcome.children) {
+          if (child.skip) skipped(child.dir, child.skip, `${child.dir} skipped: ${child.skip === 'hidden' ? 'hidden folder' : `'${path.basename(child.dir)}' folders are never searched`}`, 'info');
+          else if (visit.depth + 1 > maxDepth) skipped(child.dir, 'too_deep', `${child.dir} skipped: deeper than ${maxDepth} levels below ${root.path}`);
+          else nextLevel.push({ dir: child.dir, depth: visit.depth + 1, parent: container });
+        }
+      }
+      level = nextLevel;
+    }
+    for (const container of containers) {
+      if (container.found === 0) skipped(container.path, 'no_skill_md', `${container.path} skipped: no SKILL.md in it or in its folders`, 'info');
+    }
+  }
+  return { entries: [...winners.values()], shadowed, diagnostics, stats };
+}
+
+type FolderOutcome =
+  | { kind: 'gone' }
+  | { kind: 'skill'; real: string; result: Awaited<ReturnType<typeof loadSkillFolder>>; bytesRead: number }
+  | { kind: 'invalid'; real: string; error: ManifestError }
+  | { kind: 'container'; real: string; children: { dir: string; skip: 'hidden' | 'ignored' | undefined }[] };
+
+/** Looks at one folder: a skill (front matter read), an invalid one, or a container of folders. */
+async function visitFolder(visit: Visit, options: FolderSkillOptions): Promise<FolderOutcome> {
+  let real: string;
+  try {
+    real = await realpath(visit.dir);
+  } catch {
+    return { kind: 'gone' };
+  }
+  try {
+    const result = await loadSkillFolder(visit.dir, options);
+    return { kind: 'skill', real, result, bytesRead: result.bytesRead };
+  } catch (error) {
+    if (!(error instanceof ManifestError)) throw error;
+    if (error.code !== 'skill_not_found') return { kind: 'invalid', real, error };
+  }
+  let names: string[];
+  try {
+    names = (await readdir(real)).sort();
+  } catch {
+    return { kind: 'gone' };
+  }
+  // stat (not Dirent types) so that links to folders are followed; in parallel, as a folder may hold thousands.
+  const kinds = await inPool(names, 32, async (name) => {
+    try {
+      return (await stat(path.join(visit.dir, name))).isDirectory();
+    } catch {
+      return false;
+    }
+  });
+  const children = names
+    .filter((_, i) => kinds[i])
+    .map((name) => ({ dir: path.join(visit.dir, name), skip: IGNORED.has(name) ? ('ignored' as const) : name.startsWith('.') ? ('hidden' as const) : undefined }));
+  return { kind: 'container', real, children };
+}
+
+/**
+ * Discovers skills from `sources` (default: project, user and bundled) and returns a registry
+ * whose `refresh()` scans the same sources again. Every skipped folder, shadowed skill and
+ * lenient fix-up is in `registry.diagnostics`.
+ */
+export async function discoverSkills(sources: SkillSources = defaultSkillSources(), options: DiscoverOptions = {}): Promise<DocumentSkillRegistry> {
+  const registry = new DocumentSkillRegistry({ ...options, scan: () => scanSkillSources(sources, options) });
+  await registry.refresh();
+  return registry;
+}

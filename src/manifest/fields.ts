@@ -1,0 +1,323 @@
+/**
+ * The manifest's fields and their rules. The Agent Skills reference validator (skills-ref) is
+ * the authority for the standard fields — `name`, `description`, `license`, `compatibility`,
+ * `metadata`, `allowed-tools` — and its messages are reproduced word for word. Seed 002's fields
+ * (`version`, `toolsets`, `scripts`, `triggers`, `default_enabled`, `brief_description`) are
+ * checked in the same style.
+ *
+ * Each problem has a level: `fatal` (the skill cannot be loaded at all), `spec` (an error for
+ * strict validation, a warning when loading leniently) or `advice` (a warning either way).
+ * Lengths count code points, not UTF-16 units.
+ *
+ * Pure: no I/O.
+ */
+import { isPlainObject } from '../core/plain.js';
+import { SKILL_NAME } from '../core/skill.js';
+import { compileTriggerPattern, type TriggerSpec } from './triggers.js';
+
+export const MAX_NAME_LENGTH = 64;
+export const MAX_DESCRIPTION_LENGTH = 1024;
+/** Seed 002's limit for descriptions of skills that use its fields: advice, not an error. */
+export const SEED_DESCRIPTION_LENGTH = 500;
+export const MAX_COMPATIBILITY_LENGTH = 500;
+export const MAX_BRIEF_LENGTH = 200;
+
+/** The fields the Agent Skills specification allows. */
+export const STANDARD_FIELDS = ['allowed-tools', 'compatibility', 'description', 'license', 'metadata', 'name'] as const;
+/** The fields seed 002 adds. */
+export const SEED_FIELDS = ['brief_description', 'default_enabled', 'scripts', 'toolsets', 'triggers', 'version'] as const;
+
+/** Which field set strict validation accepts: the Agent Skills standard alone, or with seed 002's fields. */
+export type ManifestSpec = 'agentskills' | 'skillstate';
+
+/** `"toolsets/index:HelloToolset"`: a module path relative to the skill root and an export name. */
+export interface ToolsetRef {
+  ref: string;
+  path: string;
+  exportName: string;
+}
+
+/** A script the manifest declares: a path relative to the skill root, optionally named. */
+export interface ScriptRef {
+  name: string;
+  path: string;
+  description: string | undefined;
+}
+
+/** A SKILL.md front matter, checked and normalised. */
+export interface SkillManifest {
+  name: string;
+  description: string;
+  /** `brief_description`, or the description's first sentence. */
+  briefDescription: string;
+  version: string | undefined;
+  license: string | undefined;
+  compatibility: string | undefined;
+  allowedTools: string[];
+  metadata: Record<string, unknown>;
+  toolsets: ToolsetRef[];
+  scripts: ScriptRef[];
+  triggers: TriggerSpec;
+  defaultEnabled: boolean;
+  /** Fields no specification defines, kept as they were. */
+  extra: Record<string, unknown>;
+}
+
+export type ProblemLevel = 'fatal' | 'spec' | 'advice';
+
+export interface FieldProblem {
+  level: ProblemLevel;
+  /** Stable diagnostic code, e.g. `manifest_name_mismatch`. */
+  code: string;
+  field: string;
+  message: string;
+}
+
+export interface FieldOptions {
+  /** The folder the SKILL.md sits in, for the name rule. */
+  dirName?: string | undefined;
+  spec?: ManifestSpec;
+  /** Original source text of top-level scalars (`version: 1.0` stays "1.0"). */
+  sources?: Record<string, string>;
+}
+
+/** Length in code points, the unit every limit of the specification counts in. */
+export function codePointLength(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
+
+/** The description's first sentence, capped at 200 code points. */
+export function firstSentence(description: string): string {
+  const flat = description.replace(/\s+/g, ' ').trim();
+  const end = /[.!?](?=\s|$)/u.exec(flat);
+  const sentence = end ? flat.slice(0, end.index + 1) : flat;
+  const chars = [...sentence];
+  return chars.length > MAX_BRIEF_LENGTH ? `${chars.slice(0, MAX_BRIEF_LENGTH - 1).join('')}…` : sentence;
+}
+
+/** Python's `repr` of a sorted list of strings, as the reference validator prints it. */
+function pythonList(items: readonly string[]): string {
+  return `[${items.map((item) => `'${item}'`).join(', ')}]`;
+}
+
+/** Checks front-matter data. Returns the manifest (unless a problem is fatal) and every problem. */
+export function checkManifestFields(
+  data: Record<string, unknown>,
+  options: FieldOptions = {},
+): { manifest: SkillManifest | undefined; problems: FieldProblem[] } {
+  const problems: FieldProblem[] = [];
+  const add = (level: ProblemLevel, code: string, field: string, message: string) => problems.push({ level, code, field, message });
+  const spec = options.spec ?? 'skillstate';
+  const allowed: readonly string[] = spec === 'agentskills' ? STANDARD_FIELDS : [...STANDARD_FIELDS, ...SEED_FIELDS];
+  const seedStyle = SEED_FIELDS.some((field) => field in data);
+
+  const unexpected = Object.keys(data).filter((key) => !allowed.includes(key)).sort();
+  if (unexpected.length) {
+    add('spec', 'manifest_unknown_fields', unexpected.join(', '), `Unexpected fields in frontmatter: ${unexpected.join(', ')}. Only ${pythonList([...allowed].sort())} are allowed.`);
+  }
+
+  const name = checkName(data, options.dirName, add);
+  const description = checkDescription(data, seedStyle, add);
+  const license = optionalString(data, 'license', add);
+  const compatibility = optionalString(data, 'compatibility', add);
+  if (compatibility !== undefined && codePointLength(compatibility) > MAX_COMPATIBILITY_LENGTH) {
+    add('spec', 'manifest_compatibility_long', 'compatibility', `Compatibility exceeds ${MAX_COMPATIBILITY_LENGTH} character limit (${codePointLength(compatibility)} chars)`);
+  }
+  const allowedTools = checkAllowedTools(data['allowed-tools'], add);
+  const metadata = checkMetadata(data.metadata, add);
+  const version = checkVersion(data.version, options.sources?.version, add);
+  const toolsets = checkToolsets(data.toolsets, add);
+  const scripts = checkScripts(data.scripts, add);
+  const triggers = checkTriggers(data.triggers, add);
+  let defaultEnabled = true;
+  if (data.default_enabled !== undefined) {
+    if (typeof data.default_enabled === 'boolean') defaultEnabled = data.default_enabled;
+    else add('spec', 'manifest_field_invalid', 'default_enabled', "Field 'default_enabled' must be true or false");
+  }
+  let brief = optionalString(data, 'brief_description', add);
+  if (brief !== undefined && codePointLength(brief) > MAX_BRIEF_LENGTH) {
+    add('advice', 'manifest_brief_long', 'brief_description', `Brief description exceeds ${MAX_BRIEF_LENGTH} character limit (${codePointLength(brief)} chars); it is shortened in catalogs`);
+    brief = firstSentence(brief);
+  }
+
+  const extra: Record<string, unknown> = {};
+  for (const key of Object.keys(data)) if (!(STANDARD_FIELDS as readonly string[]).includes(key) && !(SEED_FIELDS as readonly string[]).includes(key)) extra[key] = data[key];
+  if (name === undefined || description === undefined || problems.some((problem) => problem.level === 'fatal')) return { manifest: undefined, problems };
+  return {
+    manifest: {
+      name,
+      description,
+      briefDescription: brief?.trim() || firstSentence(description),
+      version,
+      license,
+      compatibility,
+      allowedTools,
+      metadata,
+      toolsets,
+      scripts,
+      triggers,
+      defaultEnabled,
+      extra,
+    },
+    problems,
+  };
+}
+
+type Add = (level: ProblemLevel, code: string, field: string, message: string) => void;
+
+function checkName(data: Record<string, unknown>, dirName: string | undefined, add: Add): string | undefined {
+  if (!('name' in data)) {
+    add('fatal', 'manifest_missing_field', 'name', 'Missing required field in frontmatter: name');
+    return undefined;
+  }
+  const raw = data.name;
+  if (typeof raw !== 'string' || !raw.trim()) {
+    add('fatal', 'manifest_field_invalid', 'name', "Field 'name' must be a non-empty string");
+    return undefined;
+  }
+  const name = raw.trim().normalize('NFKC');
+  const length = codePointLength(name);
+  if (length > MAX_NAME_LENGTH) add('spec', 'manifest_name_format', 'name', `Skill name '${name}' exceeds ${MAX_NAME_LENGTH} character limit (${length} chars)`);
+  if (name !== name.toLowerCase()) add('spec', 'manifest_name_format', 'name', `Skill name '${name}' must be lowercase`);
+  if (name.startsWith('-') || name.endsWith('-')) add('spec', 'manifest_name_format', 'name', 'Skill name cannot start or end with a hyphen');
+  if (name.includes('--')) add('spec', 'manifest_name_format', 'name', 'Skill name cannot contain consecutive hyphens');
+  if (!/^[\p{L}\p{N}-]+$/u.test(name)) {
+    add('spec', 'manifest_name_format', 'name', `Skill name '${name}' contains invalid characters. Only letters, digits, and hyphens are allowed.`);
+  }
+  if (dirName !== undefined && dirName.normalize('NFKC') !== name) {
+    add('spec', 'manifest_name_mismatch', 'name', `Directory name '${dirName}' must match skill name '${name}'`);
+  }
+  if (!SKILL_NAME.test(name)) {
+    add('fatal', 'manifest_name_unusable', 'name', `Skill name '${name}' cannot be used by skillstate: it must be 1 to 64 ASCII letters, digits, '_' or '-', starting with a letter or digit`);
+  }
+  return name;
+}
+
+function checkDescription(data: Record<string, unknown>, seedStyle: boolean, add: Add): string | undefined {
+  if (!('description' in data)) {
+    add('fatal', 'manifest_missing_field', 'description', 'Missing required field in frontmatter: description');
+    return undefined;
+  }
+  const description = data.description;
+  if (typeof description !== 'string' || !description.trim()) {
+    add('fatal', 'manifest_field_invalid', 'description', "Field 'description' must be a non-empty string");
+    return undefined;
+  }
+  const length = codePointLength(description);
+  if (length > MAX_DESCRIPTION_LENGTH) {
+    add('spec', 'manifest_description_long', 'description', `Description exceeds ${MAX_DESCRIPTION_LENGTH} character limit (${length} chars)`);
+  } else if (seedStyle && length > SEED_DESCRIPTION_LENGTH) {
+    add('advice', 'manifest_description_long', 'description', `Description is ${length} characters; seed 002 skills keep it within ${SEED_DESCRIPTION_LENGTH} (use brief_description for catalogs)`);
+  }
+  return description.trim();
+}
+
+function optionalString(data: Record<string, unknown>, field: string, add: Add): string | undefined {
+  const value = data[field];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return value;
+  add('spec', 'manifest_field_invalid', field, `Field '${field}' must be a string`);
+  return undefined;
+}
+
+function checkAllowedTools(value: unknown, add: Add): string[] {
+  if (value === undefined || value === null) return [];
+  if (typeof value === 'string') return value.split(/\s+/).filter(Boolean);
+  if (Array.isArray(value)) {
+    if (value.every((item) => typeof item === 'string')) return value as string[];
+    add('spec', 'manifest_field_invalid', 'allowed-tools', "Field 'allowed-tools' list items must all be strings");
+    return value.filter((item): item is string => typeof item === 'string');
+  }
+  add('spec', 'manifest_field_invalid', 'allowed-tools', "Field 'allowed-tools' must be either a string or a list of strings");
+  return [];
+}
+
+function checkMetadata(value: unknown, add: Add): Record<string, unknown> {
+  if (value === undefined || value === null) return {};
+  if (!isPlainObject(value)) {
+    add('spec', 'manifest_field_invalid', 'metadata', "Field 'metadata' must be a mapping");
+    return {};
+  }
+  const nested = Object.keys(value).filter((key) => typeof value[key] === 'object' && value[key] !== null);
+  if (nested.length) {
+    add('advice', 'manifest_metadata_nested', 'metadata', `Field 'metadata' should map keys to strings; ${nested.map((key) => `'${key}'`).join(', ')} ${nested.length > 1 ? 'hold' : 'holds'} nested values, kept as they are`);
+  }
+  return value;
+}
+
+const SEMVER = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
+
+function checkVersion(value: unknown, source: string | undefined, add: Add): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  const text = typeof value === 'string' ? value : typeof value === 'number' ? (source ?? String(value)) : undefined;
+  if (text === undefined) {
+    add('spec', 'manifest_field_invalid', 'version', "Field 'version' must be a semantic version (e.g. 1.0.0)");
+    return undefined;
+  }
+  if (!SEMVER.test(text)) add('spec', 'manifest_field_invalid', 'version', `Field 'version' must be a semantic version (e.g. 1.0.0), got '${text}'`);
+  return text;
+}
+
+function stringList(value: unknown, field: string, add: Add): string[] {
+  if (value === undefined || value === null) return [];
+  const list = typeof value === 'string' ? [value] : value;
+  if (!Array.isArray(list) || list.some((item) => typeof item !== 'string')) {
+    add('spec', 'manifest_field_invalid', field, `Field '${field}' must be a list of strings`);
+    return Array.isArray(list) ? list.filter((item): item is string => typeof item === 'string') : [];
+  }
+  return list as string[];
+}
+
+function checkToolsets(value: unknown, add: Add): ToolsetRef[] {
+  const refs: ToolsetRef[] = [];
+  for (const ref of stringList(value, 'toolsets', add)) {
+    const match = /^([^:]+):([A-Za-z_$][\w$]*)$/.exec(ref.trim());
+    if (!match) {
+      add('spec', 'manifest_toolset_invalid', 'toolsets', `Toolset '${ref}' must have the form "path:Export" (e.g. "toolsets/index:HelloToolset")`);
+      continue;
+    }
+    refs.push({ ref, path: match[1]!, exportName: match[2]! });
+  }
+  return refs;
+}
+
+function checkScripts(value: unknown, add: Add): ScriptRef[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) {
+    add('spec', 'manifest_field_invalid', 'scripts', "Field 'scripts' must be a list of paths or {name, path, description} mappings");
+    return [];
+  }
+  const scripts: ScriptRef[] = [];
+  for (const item of value) {
+    if (typeof item === 'string' && item.trim()) {
+      scripts.push({ name: item.split('/').pop()!, path: item, description: undefined });
+    } else if (isPlainObject(item) && typeof item.path === 'string') {
+      const name = typeof item.name === 'string' ? item.name : item.path.split('/').pop()!;
+      scripts.push({ name, path: item.path, description: typeof item.description === 'string' ? item.description : undefined });
+    } else {
+      add('spec', 'manifest_field_invalid', 'scripts', `Script entry ${JSON.stringify(item)} must be a path or a {name, path, description} mapping`);
+    }
+  }
+  return scripts;
+}
+
+function checkTriggers(value: unknown, add: Add): TriggerSpec {
+  const triggers: TriggerSpec = { keywords: [], verbs: [], patterns: [] };
+  if (value === undefined || value === null) return triggers;
+  if (!isPlainObject(value)) {
+    add('spec', 'manifest_field_invalid', 'triggers', "Field 'triggers' must be a mapping with keywords, verbs and patterns");
+    return triggers;
+  }
+  const unknown = Object.keys(value).filter((key) => !['keywords', 'verbs', 'patterns'].includes(key));
+  if (unknown.length) add('spec', 'manifest_field_invalid', 'triggers', `Unexpected fields in triggers: ${unknown.join(', ')}. Only keywords, verbs and patterns are allowed.`);
+  triggers.keywords = stringList(value.keywords, 'triggers.keywords', add).filter((word) => word.trim());
+  triggers.verbs = stringList(value.verbs, 'triggers.verbs', add).filter((word) => word.trim());
+  for (const pattern of stringList(value.patterns, 'triggers.patterns', add)) {
+    const compiled = compileTriggerPattern(pattern);
+    if (compiled.ok) triggers.patterns.push(pattern);
+    else add('spec', 'trigger_pattern_refused', 'triggers.patterns', `Trigger pattern '${pattern}' ${compiled.reason}`);
+  }
+  return triggers;
+}

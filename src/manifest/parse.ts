@@ -1,0 +1,124 @@
+/**
+ * `parseSkillManifest`: a SKILL.md's text in, its checked manifest and body out. Two modes:
+ *
+ * - lenient (the default, what discovery and loading use): accepts what real skills contain and
+ *   reports each fix-up as a diagnostic — a BOM, CRLF line ends, an unquoted `: ` in a value, a
+ *   name that does not match its folder, an over-long description, unknown fields, nested
+ *   metadata, a refused trigger pattern (dropped);
+ * - strict (`strict: true`, what `validateSkillDir` and `skillstate validate` use): every
+ *   problem of the specification is an error, in the reference validator's words.
+ *
+ * Fatal problems throw a `ManifestError` with code `invalid_manifest` naming the file.
+ *
+ * Pure: no I/O.
+ */
+import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
+import { manifestError } from './errors.js';
+import { checkManifestFields, type FieldProblem, type ManifestSpec, type SkillManifest } from './fields.js';
+import { loadFrontMatterYaml, splitFrontMatter } from './frontmatter.js';
+
+/** SKILL.md files larger than this are refused (front matter and body together). */
+export const DEFAULT_MAX_MANIFEST_BYTES = 256 * 1024;
+
+export interface ParseOptions {
+  /** The file the text came from, named in errors and diagnostics. */
+  file?: string;
+  /** The folder name the skill's `name` must equal (after NFKC). */
+  dirName?: string;
+  /** Every specification problem is an error (default false: lenient). */
+  strict?: boolean;
+  /** Field set accepted in strict mode (default `skillstate`: the standard plus seed 002's fields). */
+  spec?: ManifestSpec;
+  maxAliasCount?: number;
+  /** Refuse texts longer than this many UTF-8 bytes (default 256 KiB). */
+  maxBytes?: number;
+}
+
+export interface ParsedManifest {
+  manifest: SkillManifest;
+  /** The markdown after the front matter (LF line ends, leading blank lines removed). */
+  body: string;
+  /** Warnings and notes about what was accepted leniently. */
+  diagnostics: Diagnostic[];
+  /** The front matter as YAML loaded it. */
+  data: Record<string, unknown>;
+}
+
+/** Problems found when reading a manifest without throwing (see `inspectSkillManifest`). */
+export interface ManifestReport {
+  parsed: ParsedManifest | undefined;
+  /** Messages of problems that are errors in this mode, reference wording. */
+  errors: string[];
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * Parses a SKILL.md. Throws a `ManifestError` (`invalid_manifest`) naming the file when the
+ * manifest cannot be used (or, with `strict`, breaks any rule); otherwise returns the manifest,
+ * the body and the diagnostics.
+ */
+export function parseSkillManifest(text: string, options: ParseOptions = {}): ParsedManifest {
+  const report = inspectSkillManifest(text, options);
+  if (report.parsed && report.errors.length === 0) return report.parsed;
+  const where = options.file ?? 'SKILL.md';
+  throw manifestError('invalid_manifest', `${where}: ${report.errors.join('; ')}`, {
+    subject: where,
+    issues: report.errors.map((message) => ({ path: [], message })),
+    details: { errors: report.errors },
+  });
+}
+
+/** Like `parseSkillManifest`, but returns every problem instead of throwing. */
+export function inspectSkillManifest(text: string, options: ParseOptions = {}): ManifestReport {
+  const file = options.file;
+  const strict = options.strict === true;
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_MANIFEST_BYTES;
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > maxBytes) {
+    return { parsed: undefined, errors: [`SKILL.md is ${bytes} bytes, over the ${maxBytes}-byte limit`], diagnostics: [] };
+  }
+  const split = splitFrontMatter(text);
+  if (!split.ok) return { parsed: undefined, errors: [split.message], diagnostics: [] };
+  const diagnostics: Diagnostic[] = [];
+  const note = (level: 'info' | 'warning', code: string, message: string, details?: Record<string, unknown>) =>
+    diagnostics.push(diagnostic(level, code, file ? `${file}: ${message}` : message, { subject: file, details }));
+  if (split.value.bom) note('info', 'manifest_bom', 'a UTF-8 byte-order mark was removed');
+  if (split.value.crlf) note('info', 'manifest_crlf', 'CRLF line ends were read as LF');
+
+  const loaded = loadFrontMatterYaml(split.value.yaml, { maxAliasCount: options.maxAliasCount ?? 100, repair: !strict });
+  if (!loaded.ok) return { parsed: undefined, errors: [loaded.message], diagnostics };
+  for (const field of loaded.value.repaired) {
+    note('warning', 'manifest_yaml_recovered', `field '${field}' holds an unquoted ': ', which is invalid YAML; it was read as a quoted string`, { field });
+  }
+  const { manifest, problems } = checkManifestFields(loaded.value.data, {
+    dirName: options.dirName,
+    spec: options.spec,
+    sources: loaded.value.sources,
+  });
+  const errors: string[] = [];
+  for (const problem of problems) {
+    if (problem.level === 'fatal' || (strict && problem.level === 'spec')) errors.push(problem.message);
+    else note('warning', problem.code, describeLenient(problem), { field: problem.field });
+  }
+  const skill = manifest?.name;
+  if (skill) for (const item of diagnostics) item.skill = skill;
+  if (!manifest) return { parsed: undefined, errors, diagnostics };
+  const body = split.value.body.replace(/^\n+/, '');
+  return { parsed: { manifest, body, diagnostics, data: loaded.value.data }, errors, diagnostics };
+}
+
+/** The lenient reading of a problem: what the rule says and what was done about it. */
+function describeLenient(problem: FieldProblem): string {
+  switch (problem.code) {
+    case 'manifest_name_mismatch':
+      return `${problem.message}; the skill is registered under its manifest name`;
+    case 'manifest_unknown_fields':
+      return `${problem.message} They are kept in the manifest's extra fields.`;
+    case 'trigger_pattern_refused':
+      return `${problem.message}; the pattern is ignored`;
+    case 'manifest_toolset_invalid':
+      return `${problem.message}; the toolset is ignored`;
+    default:
+      return problem.message;
+  }
+}

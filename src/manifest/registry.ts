@@ -1,0 +1,317 @@
+/**
+ * The document-skill registry: every known document skill by name (its entry: manifest facts,
+ * source, root path, triggers), and the skills already loaded as `SkillSpec`s. It is a
+ * `SkillResolver` — `get(name)` answers synchronously for loaded skills, which is what restoring
+ * an agent from JSON needs — and `load(names)` loads named skills first. Each registry is a value
+ * the caller owns; two registries never share state.
+ *
+ * Skills come from discovery (`discoverSkills` builds a registry and `refresh()` scans again),
+ * from a folder registered on the spot (`registerPath`, how preloading by path works), or from
+ * memory (`register`). A name registered twice keeps the later registration and reports the
+ * earlier one as shadowed.
+ *
+ * I/O: only through the skills' own `load()` and the scanner it was given.
+ */
+import type { AnyAction } from '../core/action.js';
+import { diagnostic, type Diagnostic, type DiagnosticListener } from '../core/diagnostics.js';
+import type { SkillResolver } from '../core/registry.js';
+import type { AnySkill } from '../core/skill.js';
+import type { DocumentSkill, LoadedSkill } from './document.js';
+import { ManifestError, manifestError } from './errors.js';
+import { firstSentence, type SkillManifest } from './fields.js';
+import { loadSkillFolder, type FolderSkillOptions } from './folder.js';
+import { documentSkillSpec } from './spec.js';
+import type { TriggerSpec } from './triggers.js';
+
+/** Where a skill came from. Discovery precedence: project > user > bundled > extra. */
+export type SkillSourceKind = 'project' | 'user' | 'bundled' | 'extra' | 'path' | 'memory';
+
+/** A registered skill, as known without loading its body. */
+export interface SkillEntry {
+  readonly name: string;
+  readonly description: string;
+  /** `brief_description`, or the description's first sentence: what catalogs show. */
+  readonly briefDescription: string;
+  readonly version: string | undefined;
+  readonly source: SkillSourceKind;
+  readonly rootPath: string | undefined;
+  readonly file: string | undefined;
+  readonly manifest: SkillManifest | undefined;
+  readonly triggers: TriggerSpec;
+  /** `default_enabled`: disabled skills are left out of disclosure unless enabled by name. */
+  readonly enabled: boolean;
+  readonly skill: DocumentSkill;
+  /** Warnings about this skill's manifest. */
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** A skill that lost a name clash to another. */
+export interface ShadowedSkill {
+  name: string;
+  kept: { source: SkillSourceKind; path: string | undefined };
+  shadowed: { source: SkillSourceKind; path: string | undefined };
+}
+
+/** A loaded skill: its entry, its `SkillSpec` and what `load()` returned. */
+export interface ActivatedSkill {
+  entry: SkillEntry;
+  spec: AnySkill;
+  loaded: LoadedSkill;
+}
+
+/** What a scan of skill sources produced (see `scanSkillSources`). */
+export interface ScanResult {
+  entries: SkillEntry[];
+  shadowed: ShadowedSkill[];
+  diagnostics: Diagnostic[];
+}
+
+export interface RegistryOptions extends FolderSkillOptions {
+  onDiagnostic?: DiagnosticListener;
+  /** Re-runs discovery; set by `discoverSkills`. */
+  scan?: () => Promise<ScanResult>;
+}
+
+/** Builds a registry entry for a document skill. */
+export function skillEntry(skill: DocumentSkill, source: SkillSourceKind, diagnostics: readonly Diagnostic[] = []): SkillEntry {
+  const manifest = skill.manifest;
+  return {
+    name: skill.name,
+    description: skill.description,
+    briefDescription: manifest?.briefDescription ?? firstSentence(skill.description),
+    version: skill.version,
+    source,
+    rootPath: skill.rootPath,
+    file: skill.file,
+    manifest,
+    triggers: manifest?.triggers ?? { keywords: [], verbs: [], patterns: [] },
+    enabled: manifest?.defaultEnabled ?? true,
+    skill,
+    diagnostics,
+  };
+}
+
+export class DocumentSkillRegistry implements SkillResolver {
+  readonly #entries = new Map<string, SkillEntry>();
+  /** Skills registered by hand (memory, path): kept across `refresh()`. */
+  readonly #pinned = new Set<string>();
+  readonly #activated = new Map<string, Promise<ActivatedSkill>>();
+  readonly #contents = new Map<string, Promise<LoadedSkill>>();
+  readonly #specs = new Map<string, AnySkill>();
+  readonly #options: RegistryOptions;
+  #diagnostics: Diagnostic[] = [];
+  #shadowed: ShadowedSkill[] = [];
+  #revision = 0;
+
+  constructor(options: RegistryOptions = {}) {
+    this.#options = options;
+  }
+
+  /** Grows by one on every change: caches keyed on a registry compare it. */
+  get revision(): number {
+    return this.#revision;
+  }
+
+  /** Every diagnostic of the last scan and of later registrations. */
+  get diagnostics(): readonly Diagnostic[] {
+    return this.#diagnostics;
+  }
+
+  get shadowed(): readonly ShadowedSkill[] {
+    return this.#shadowed;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** The loaded `SkillSpec` named `name` (undefined until `load` or `activate`). Sync: a `SkillResolver`. */
+  get(name: string): AnySkill | undefined {
+    return this.#specs.get(name);
+  }
+
+  entry(name: string): SkillEntry | undefined {
+    return this.#entries.get(name);
+  }
+
+  has(name: string): boolean {
+    return this.#entries.has(name);
+  }
+
+  names(): string[] {
+    return [...this.#entries.keys()].sort();
+  }
+
+  /** Entries sorted by name; disabled ones only with `includeDisabled`. */
+  entries(options: { includeDisabled?: boolean } = {}): SkillEntry[] {
+    return [...this.#entries.values()].filter((entry) => options.includeDisabled || entry.enabled).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  #report(item: Diagnostic): void {
+    this.#diagnostics.push(item);
+    this.#options.onDiagnostic?.(item);
+  }
+
+  #put(entry: SkillEntry): void {
+    const previous = this.#entries.get(entry.name);
+    if (previous && previous.skill !== entry.skill) {
+      const clash: ShadowedSkill = {
+        name: entry.name,
+        kept: { source: entry.source, path: entry.rootPath },
+        shadowed: { source: previous.source, path: previous.rootPath },
+      };
+      this.#shadowed.push(clash);
+      this.#report(
+        diagnostic('warning', 'skill_shadowed', `skill '${entry.name}' from ${describe(entry)} replaces the one from ${describe(previous)}`, {
+          skill: entry.name,
+          subject: entry.rootPath,
+          details: { kept: clash.kept, shadowed: clash.shadowed },
+        }),
+      );
+      this.#forget(entry.name);
+    }
+    this.#entries.set(entry.name, entry);
+    this.#revision++;
+  }
+
+  #forget(name: string): void {
+    this.#activated.delete(name);
+    this.#contents.delete(name);
+    this.#specs.delete(name);
+  }
+
+  /** Registers a document skill (from memory, or any implementation of the interface). */
+  register(skill: DocumentSkill, source: SkillSourceKind = 'memory'): SkillEntry {
+    if (typeof skill?.name !== 'string' || typeof skill.load !== 'function') {
+      throw manifestError('invalid_manifest', 'register() needs a document skill: { name, description, load() }');
+    }
+    const entry = skillEntry(skill, source);
+    this.#put(entry);
+    this.#pinned.add(entry.name);
+    return entry;
+  }
+
+  /** Loads the SKILL.md folder at `dir` and registers it under its manifest name (preloading by path). */
+  async registerPath(dir: string): Promise<SkillEntry> {
+    const folder = await loadSkillFolder(dir, this.#options);
+    for (const item of folder.diagnostics) this.#report(item);
+    const entry = skillEntry(folder.skill, 'path', folder.diagnostics);
+    this.#put(entry);
+    this.#pinned.add(entry.name);
+    return entry;
+  }
+
+  unregister(name: string): boolean {
+    this.#pinned.delete(name);
+    this.#forget(name);
+    const removed = this.#entries.delete(name);
+    if (removed) this.#revision++;
+    return removed;
+  }
+
+  #unknown(name: string): ManifestError {
+    const known = this.names();
+    return manifestError('skill_not_found', `no skill named '${name}'; available: ${known.join(', ') || '(none)'}`, { subject: name, details: { available: known } });
+  }
+
+  /** The skill's body and resources (`load()`), read once and shared; toolsets are not imported. */
+  content(name: string): Promise<LoadedSkill> {
+    const entry = this.#entries.get(name);
+    if (!entry) return Promise.reject(this.#unknown(name));
+    let pending = this.#contents.get(name);
+    if (!pending) {
+      pending = loadContent(entry).then((loaded) => {
+        if (this.#entries.get(name) === entry) for (const item of loaded.diagnostics ?? []) this.#report(item);
+        return loaded;
+      });
+      pending.catch(() => this.#contents.delete(name));
+      this.#contents.set(name, pending);
+    }
+    return pending;
+  }
+
+  /**
+   * Loads a skill (body, resources list, toolsets) and builds its `SkillSpec`, once: later calls
+   * share the result. Throws `skill_not_found` (listing the known names), `invalid_manifest` or
+   * `toolset_failed`.
+   */
+  activate(name: string): Promise<ActivatedSkill> {
+    const entry = this.#entries.get(name);
+    if (!entry) return Promise.reject(this.#unknown(name));
+    let pending = this.#activated.get(name);
+    if (!pending) {
+      pending = this.content(name).then(async (loaded) => {
+        const actions: readonly AnyAction[] = entry.skill.loadActions ? await entry.skill.loadActions() : [];
+        const activated = { entry, spec: documentSkillSpec(entry, loaded, actions), loaded };
+        if (this.#entries.get(name) === entry) this.#specs.set(name, activated.spec);
+        return activated;
+      });
+      pending.catch(() => this.#activated.delete(name));
+      this.#activated.set(name, pending);
+    }
+    return pending;
+  }
+
+  /** Loads the named skills so that `get()` resolves them synchronously (before restoring an agent). */
+  async load(names: string | readonly string[]): Promise<AnySkill[]> {
+    const list = typeof names === 'string' ? [names] : names;
+    return Promise.all(list.map(async (name) => (await this.activate(name)).spec));
+  }
+
+  /** A sync resolver over the loaded skills, for `definition.restore(data, { skills })`. */
+  resolver(): SkillResolver {
+    return { get: (name) => this.#specs.get(name) };
+  }
+
+  /** Scans the sources again: new skills appear, removed ones go, changed ones are reloaded on use. */
+  async refresh(): Promise<readonly Diagnostic[]> {
+    if (!this.#options.scan) return [];
+    const result = await this.#options.scan();
+    this.applyScan(result);
+    return result.diagnostics;
+  }
+
+  /** @internal Replaces the discovered entries with a scan's; hand-registered skills stay on top. */
+  applyScan(result: ScanResult): void {
+    this.#diagnostics = [];
+    this.#shadowed = [...result.shadowed];
+    for (const item of result.diagnostics) this.#report(item);
+    const next = new Map<string, SkillEntry>();
+    for (const entry of result.entries) next.set(entry.name, entry);
+    for (const [name, entry] of this.#entries) {
+      if (!this.#pinned.has(name)) continue;
+      const discovered = next.get(name);
+      if (discovered) {
+        this.#shadowed.push({ name, kept: { source: entry.source, path: entry.rootPath }, shadowed: { source: discovered.source, path: discovered.rootPath } });
+        this.#report(diagnostic('warning', 'skill_shadowed', `skill '${name}' registered from ${describe(entry)} shadows the one discovered in ${describe(discovered)}`, { skill: name, subject: discovered.rootPath }));
+      }
+      next.set(name, entry);
+    }
+    for (const [name, entry] of this.#entries) {
+      const replacement = next.get(name);
+      if (!replacement || replacement.file !== entry.file || JSON.stringify(replacement.manifest) !== JSON.stringify(entry.manifest)) this.#forget(name);
+      else if (replacement !== entry) next.set(name, entry);
+    }
+    this.#entries.clear();
+    for (const [name, entry] of next) this.#entries.set(name, entry);
+    this.#revision++;
+  }
+}
+
+function describe(entry: SkillEntry): string {
+  return entry.rootPath ? `${entry.source} (${entry.rootPath})` : entry.source;
+}
+
+async function loadContent(entry: SkillEntry): Promise<LoadedSkill> {
+  try {
+    return await entry.skill.load();
+  } catch (error) {
+    if (error instanceof ManifestError) throw error;
+    throw manifestError('invalid_manifest', `skill '${entry.name}' could not be loaded: ${(error as Error).message}`, { skill: entry.name, subject: entry.file }, error);
+  }
+}
+
+/** Creates an empty registry; add skills with `register` or `registerPath`. */
+export function createDocumentSkillRegistry(options: RegistryOptions = {}): DocumentSkillRegistry {
+  return new DocumentSkillRegistry(options);
+}

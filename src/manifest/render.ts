@@ -1,0 +1,153 @@
+/**
+ * Rendering disclosed skills in seed 003's injection format — `## Agent Skills`, the
+ * `### Skill Catalog`, the `### Critical Rules for Using Skills` on path resolution, then
+ * `### Skill Details` with each skill's `**Root Path:**` and its body — within a budget. When the
+ * text does not fit, it is cut in grades, each cut reported: catalog entries of skills not shown
+ * in full go first, then bodies are shortened (lowest-ranked first, preloaded skills last), then
+ * whole skills are dropped, and as a last resort only the breadcrumb is left.
+ *
+ * Pure: no I/O. Every manifest-supplied string goes through `escape.ts`.
+ */
+import { codeSpan, escapeInline, wrapBody } from './escape.js';
+
+export const CRITICAL_RULES = `### Critical Rules for Using Skills
+
+> **Path Resolution Required for Skill Files**
+>
+> Skill instructions use relative paths (e.g., \`./scripts/run.sh\` or \`scripts/run.sh\`) to refer to internal files.
+> However, standard tools resolve relative paths against the User's Workspace, not the skill directory.
+>
+> When using ANY file from a skill, you MUST convert its path to ABSOLUTE:
+> \`Root Path\` + \`Relative Path\` = \`Absolute Path\`
+>
+> **Examples:**
+>
+> 1. Root Path: \`/path/to/skill\`
+>    Relative: \`./scripts/run.sh\`
+>    Result: \`/path/to/skill/scripts/run.sh\`
+>
+> 2. Root Path: \`/path/to/skill\`
+>    Relative: \`scripts/run.sh\`
+>    Result: \`/path/to/skill/scripts/run.sh\``;
+
+/** A budget for the rendered text, in characters or estimated tokens (4 characters each). */
+export interface Budget {
+  chars?: number;
+  tokens?: number;
+}
+
+/** Something the budget removed. */
+export interface Cut {
+  kind: 'catalog_entries' | 'body_truncated' | 'skill_dropped' | 'breadcrumb_only';
+  skill?: string;
+  /** Catalog entries removed, or characters of a body removed. */
+  count: number;
+}
+
+export interface CatalogLine {
+  name: string;
+  brief: string;
+}
+
+export interface DetailBlock {
+  name: string;
+  rootPath: string | undefined;
+  body: string;
+  preloaded: boolean;
+}
+
+export interface RenderInput {
+  tier: 1 | 2 | 3;
+  /** Skills available in total (the breadcrumb's N). */
+  available: number;
+  catalog: CatalogLine[];
+  /** Skills not in `catalog` (named by a "more skills" line). */
+  omitted: number;
+  details: DetailBlock[];
+}
+
+/** Characters to tokens, the usual estimate of four characters per token. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+export function breadcrumb(available: number): string {
+  return `[${available} skill${available === 1 ? '' : 's'} available]`;
+}
+
+const BRIEF_CHARS = 200;
+const MIN_BODY_CHARS = 200;
+
+function renderText(input: RenderInput): string {
+  if (input.tier === 1) return breadcrumb(input.available);
+  const parts = ['## Agent Skills', '### Skill Catalog'];
+  const lines = input.catalog.map((line) => `- **${escapeInline(line.name)}**: ${escapeInline(line.brief, BRIEF_CHARS)}`);
+  if (input.omitted > 0) lines.push(`- … ${input.omitted} more skill${input.omitted === 1 ? '' : 's'}: call \`list_skills\` to see them`);
+  parts.push(lines.join('\n') || '(none)');
+  if (!input.details.length) {
+    parts.push('To load a skill, use the `load_skill` tool.');
+    return `${parts.join('\n\n')}\n`;
+  }
+  parts.push('To load a skill not shown in detail below, use the `load_skill` tool.', CRITICAL_RULES, '### Skill Details');
+  for (const detail of input.details) {
+    const root = detail.rootPath ? codeSpan(detail.rootPath) : '(none: this skill lives in memory; read its files with `read_skill_resource`)';
+    parts.push(`#### ${escapeInline(detail.name)}`, `**Root Path:** ${root}`, wrapBody(detail.name, detail.body));
+  }
+  return `${parts.join('\n\n')}\n`;
+}
+
+/** Renders the disclosure, cutting it to the budget in grades. Returns the text and every cut. */
+export function renderDisclosure(input: RenderInput, budget: Budget = {}): { text: string; cuts: Cut[]; catalog: string[] } {
+  const limits = [budget.chars, budget.tokens === undefined ? undefined : budget.tokens * 4].filter((n): n is number => typeof n === 'number');
+  const limit = limits.length ? Math.max(0, Math.min(...limits)) : Infinity;
+  const state: RenderInput = { ...input, catalog: [...input.catalog], details: input.details.map((d) => ({ ...d })) };
+  const cuts: Cut[] = [];
+  let text = renderText(state);
+  const names = () => (input.tier === 1 ? [] : state.catalog.map((line) => line.name));
+  if (text.length <= limit) return { text, cuts, catalog: names() };
+
+  // 1. Catalog entries of skills not shown in full, from the end.
+  const shown = new Set(state.details.map((d) => d.name));
+  const lineLength = (line: CatalogLine) => escapeInline(line.name).length + escapeInline(line.brief, BRIEF_CHARS).length + 8;
+  let removed = 0;
+  while (text.length > limit) {
+    let overflow = text.length - limit;
+    const drop = new Set<number>();
+    for (let i = state.catalog.length - 1; i >= 0 && overflow > 0; i--) {
+      if (shown.has(state.catalog[i]!.name)) continue;
+      drop.add(i);
+      overflow -= lineLength(state.catalog[i]!);
+    }
+    if (!drop.size) break;
+    state.catalog = state.catalog.filter((_, i) => !drop.has(i));
+    state.omitted += drop.size;
+    removed += drop.size;
+    text = renderText(state);
+  }
+  if (removed) cuts.push({ kind: 'catalog_entries', count: removed });
+
+  // 2. Shorten bodies, lowest-ranked first, preloaded last; 3. then drop whole skills.
+  const order = () => [...state.details].reverse().sort((a, b) => Number(a.preloaded) - Number(b.preloaded));
+  for (const detail of order()) {
+    if (text.length <= limit) break;
+    const overflow = text.length - limit;
+    const note = `\n\n[… ${detail.body.length} characters cut: call \`load_skill\` with "${detail.name}" for the full text]`;
+    const keep = Math.max(MIN_BODY_CHARS, detail.body.length - overflow - note.length);
+    if (keep >= detail.body.length) continue;
+    const cutChars = detail.body.length - keep;
+    detail.body = `${detail.body.slice(0, keep)}\n\n[… ${cutChars} characters cut: call \`load_skill\` with "${detail.name}" for the full text]`;
+    cuts.push({ kind: 'body_truncated', skill: detail.name, count: cutChars });
+    text = renderText(state);
+  }
+  for (const detail of order()) {
+    if (text.length <= limit) break;
+    state.details = state.details.filter((d) => d !== detail);
+    cuts.push({ kind: 'skill_dropped', skill: detail.name, count: 1 });
+    text = renderText(state);
+  }
+  if (text.length > limit) {
+    cuts.push({ kind: 'breadcrumb_only', count: state.catalog.length });
+    return { text: breadcrumb(input.available), cuts, catalog: [] };
+  }
+  return { text, cuts, catalog: names() };
+}

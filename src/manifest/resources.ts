@@ -1,0 +1,185 @@
+/**
+ * Resources: the files of a skill besides its SKILL.md, listed when the skill is loaded and read
+ * only when asked for. `readSkillResource` is what the `read_skill_resource` tool and the
+ * `skillstate read` command use: a relative path inside the skill only (`..`, absolute paths and
+ * links leaving the root are refused), binary files reported rather than dumped, size capped,
+ * and a missing file answered with the list of files that exist (and the likely one, when only
+ * the letter case differs).
+ *
+ * I/O: reads the skill's folder. Never writes, never follows a path outside the skill's root.
+ */
+import { open, readdir, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
+import { confine, isInside, normalizeRelative } from './confine.js';
+import type { LoadedSkill, ResourceReadOptions, SkillResource } from './document.js';
+import { manifestError } from './errors.js';
+
+export const DEFAULT_MAX_RESOURCE_BYTES = 256 * 1024;
+export const MAX_LISTED_RESOURCES = 1000;
+const MAX_LIST_DEPTH = 8;
+const SKIPPED = new Set(['node_modules', '.git']);
+
+/** A resource read from disk, checked to stay inside `root` every time it is read. */
+export function fileResource(root: string, relative: string, size?: number): SkillResource {
+  return {
+    size,
+    async read(options: ResourceReadOptions = {}) {
+      const confined = await confine(root, relative);
+      if (!confined.ok) {
+        const code = confined.reason === 'missing' ? 'resource_not_found' : 'resource_refused';
+        throw manifestError(code, confined.message, { subject: relative, details: { reason: confined.reason } });
+      }
+      const handle = await open(confined.real, 'r');
+      try {
+        const info = await handle.stat();
+        if (!info.isFile()) throw manifestError('resource_refused', `'${relative}' is not a regular file`, { subject: relative });
+        const limit = Math.min(info.size, options.maxBytes ?? info.size);
+        const buffer = Buffer.alloc(limit);
+        let offset = 0;
+        while (offset < limit) {
+          const { bytesRead } = await handle.read(buffer, offset, limit - offset, offset);
+          if (bytesRead === 0) break;
+          offset += bytesRead;
+        }
+        return buffer.subarray(0, offset);
+      } finally {
+        await handle.close();
+      }
+    },
+  };
+}
+
+/**
+ * Lists the files under a skill's root (SKILL.md excluded), following links that stay inside
+ * the root. Hidden entries, `node_modules` and `.git` are not listed; links leaving the root,
+ * link cycles and lists past 1,000 files are reported.
+ */
+export async function listResources(root: string): Promise<{ resources: Map<string, SkillResource>; diagnostics: Diagnostic[] }> {
+  const resources = new Map<string, SkillResource>();
+  const diagnostics: Diagnostic[] = [];
+  const realRoot = await realpath(root);
+  const seen = new Set<string>([realRoot]);
+  const walk = async (dir: string, prefix: string, depth: number): Promise<void> => {
+    let names: string[];
+    try {
+      names = (await readdir(dir)).sort();
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (name.startsWith('.') || SKIPPED.has(name)) continue;
+      const relative = prefix ? `${prefix}/${name}` : name;
+      if (!prefix && (name === 'SKILL.md' || name === 'skill.md')) continue;
+      const full = path.join(dir, name);
+      let real: string;
+      try {
+        real = await realpath(full);
+      } catch {
+        diagnostics.push(diagnostic('warning', 'resource_skipped', `'${relative}' is a broken link`, { subject: full }));
+        continue;
+      }
+      if (!isInside(realRoot, real)) {
+        diagnostics.push(diagnostic('warning', 'resource_skipped', `'${relative}' links outside the skill's root (to '${real}'); it is not offered`, { subject: full }));
+        continue;
+      }
+      const info = await stat(real);
+      if (info.isDirectory()) {
+        if (seen.has(real)) continue;
+        seen.add(real);
+        if (depth >= MAX_LIST_DEPTH) {
+          diagnostics.push(diagnostic('warning', 'resource_skipped', `'${relative}' is nested deeper than ${MAX_LIST_DEPTH} levels; not listed`, { subject: full }));
+          continue;
+        }
+        await walk(full, relative, depth + 1);
+      } else if (info.isFile()) {
+        if (resources.size >= MAX_LISTED_RESOURCES) {
+          diagnostics.push(diagnostic('warning', 'resource_skipped', `more than ${MAX_LISTED_RESOURCES} files; '${relative}' and later ones are not listed`, { subject: full }));
+          return;
+        }
+        resources.set(relative, fileResource(root, relative, info.size));
+      }
+    }
+  };
+  await walk(realRoot, '', 0);
+  return { resources, diagnostics };
+}
+
+export interface ResourceContent {
+  path: string;
+  /** Size in bytes of the whole resource (when known). */
+  size: number | undefined;
+  binary: boolean;
+  /** The text, when the resource is text; up to `maxBytes`. */
+  text: string | undefined;
+  truncated: boolean;
+}
+
+/** True when bytes look binary: a NUL in the first 8 KiB, or not valid UTF-8. */
+export function looksBinary(bytes: Uint8Array): boolean {
+  const head = bytes.subarray(0, 8192);
+  if (head.includes(0)) return true;
+  try {
+    // A cut in the middle of a multi-byte character at the end is not binary.
+    new TextDecoder('utf-8', { fatal: true }).decode(head.subarray(0, trimPartialUtf8(head)));
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+function trimPartialUtf8(bytes: Uint8Array): number {
+  let end = bytes.length;
+  for (let back = 1; back <= 3 && end - back >= 0; back++) {
+    const byte = bytes[end - back]!;
+    if ((byte & 0xc0) === 0x80) continue;
+    const needed = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return needed > back ? end - back : end;
+  }
+  return end;
+}
+
+/**
+ * Reads one resource of a loaded skill by relative path. Throws a `ManifestError`:
+ * `resource_refused` for `..`, absolute paths and links leaving the root; `resource_not_found`
+ * listing the files that exist.
+ */
+export async function readSkillResource(
+  skill: string,
+  loaded: LoadedSkill,
+  requested: string,
+  options: { maxBytes?: number } = {},
+): Promise<ResourceContent> {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_RESOURCE_BYTES;
+  const normal = normalizeRelative(requested);
+  if (!normal.ok) {
+    throw manifestError('resource_refused', `skill '${skill}': ${normal.message}`, { skill, subject: requested, details: { reason: normal.reason } });
+  }
+  const resource = loaded.resources.get(normal.relative);
+  if (!resource) {
+    const available = [...loaded.resources.keys()];
+    const lower = normal.relative.toLowerCase();
+    const likely = available.find((key) => key.toLowerCase() === lower);
+    const hint = likely ? ` Did you mean '${likely}'?` : '';
+    throw manifestError(
+      'resource_not_found',
+      `skill '${skill}' has no resource '${normal.relative}'.${hint} Available: ${available.length ? available.join(', ') : '(none)'}`,
+      { skill, subject: normal.relative, details: { available, likely } },
+    );
+  }
+  let content: Uint8Array | string;
+  try {
+    content = await resource.read({ maxBytes: maxBytes + 1 });
+  } catch (error) {
+    if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('resource_')) {
+      throw manifestError(error.code as 'resource_refused', `skill '${skill}': ${error.message}`, { skill, subject: normal.relative });
+    }
+    throw manifestError('resource_not_found', `skill '${skill}': '${normal.relative}' could not be read: ${(error as Error).message}`, { skill, subject: normal.relative });
+  }
+  const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+  const size = resource.size ?? (bytes.byteLength <= maxBytes ? bytes.byteLength : undefined);
+  if (looksBinary(bytes)) return { path: normal.relative, size, binary: true, text: undefined, truncated: false };
+  const truncated = bytes.byteLength > maxBytes;
+  const kept = truncated ? bytes.subarray(0, trimPartialUtf8(bytes.subarray(0, maxBytes))) : bytes;
+  return { path: normal.relative, size, binary: false, text: Buffer.from(kept).toString('utf8'), truncated };
+}

@@ -1,0 +1,203 @@
+/**
+ * Scripts (seed 002's post-MVP limits, enforced here): a skill's script runs as a subprocess,
+ * never through a shell. The working directory is the skill's root; the interpreter is chosen by
+ * extension (`.sh` bash, `.py` python3, `.js`/`.mjs`/`.cjs` node, `.ts`/`.mts` node with tsx) or
+ * by the file's own `#!` line; the script must be a regular file inside the root (real path, so
+ * links cannot lead out); at most 100 arguments and 4,096 argument bytes; the environment is
+ * scrubbed to a short allow-list; the run is killed — its whole process group — after the
+ * timeout (default 60 s) or once its output passes 1 MiB, and the result says so.
+ *
+ * Refusals throw a `ManifestError` with code `script_refused`; a script that cannot be started
+ * throws `script_failed`. A script that runs and fails is not an error: see `exitCode`.
+ *
+ * I/O: spawns processes, reads the script's first line.
+ */
+import { spawn } from 'node:child_process';
+import { open, stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { confine } from './confine.js';
+import { manifestError, type ManifestError } from './errors.js';
+import type { ScriptRef } from './fields.js';
+
+export const DEFAULT_SCRIPT_TIMEOUT_MS = 60_000;
+export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
+export const MAX_SCRIPT_ARGS = 100;
+export const MAX_SCRIPT_ARG_BYTES = 4096;
+/** The only variables a script inherits (others may be added with `env`). */
+export const ENV_ALLOW_LIST = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TMPDIR', 'TEMP', 'TMP', 'TZ', 'TERM', 'USER', 'LOGNAME', 'SYSTEMROOT'] as const;
+
+/** The skill a script belongs to: a registry entry, a document skill, or a root path. */
+export type ScriptOwner = string | { name: string; rootPath?: string | undefined; manifest?: { scripts: readonly ScriptRef[] } | undefined };
+
+export interface ScriptOptions {
+  /** Milliseconds before the process group is killed (default 60,000). */
+  timeoutMs?: number;
+  /** Bytes of stdout and stderr together before the process group is killed (default 1 MiB). */
+  maxOutputBytes?: number;
+  /** Variables to set on top of the scrubbed environment. */
+  env?: Readonly<Record<string, string>>;
+  /** Text written to the script's standard input (default: none, stdin closed). */
+  input?: string;
+}
+
+export interface ScriptResult {
+  /** The command run: the interpreter, its arguments, the script and its arguments. */
+  command: string[];
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** The output passed the cap: the rest was dropped and the process killed. */
+  truncated: boolean;
+  timedOut: boolean;
+  durationMs: number;
+}
+
+function refused(skill: string, script: string, message: string, reason: string): ManifestError {
+  return manifestError('script_refused', `skill '${skill}': script '${script}' refused: ${message}`, { skill, subject: script, details: { reason } });
+}
+
+/** The interpreter command for a script, from its extension or its `#!` line. */
+async function interpreterFor(file: string): Promise<string[] | undefined> {
+  const ext = path.extname(file).toLowerCase();
+  if (ext === '.sh' || ext === '.bash') return ['bash'];
+  if (ext === '.py') return ['python3'];
+  if (ext === '.js' || ext === '.mjs' || ext === '.cjs') return [process.execPath];
+  if (ext === '.ts' || ext === '.mts') return [process.execPath, createRequire(import.meta.url).resolve('tsx/cli')];
+  const handle = await open(file, 'r');
+  try {
+    const buffer = Buffer.alloc(256);
+    const { bytesRead } = await handle.read(buffer, 0, 256, 0);
+    const line = buffer.subarray(0, bytesRead).toString('utf8').split('\n')[0]!;
+    if (!line.startsWith('#!')) return undefined;
+    const parts = line.slice(2).trim().split(/\s+/).filter(Boolean);
+    return parts.length ? parts : undefined;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Checks the argument limits; returns the problem, if any. */
+function argumentProblem(args: readonly unknown[]): string | undefined {
+  if (!Array.isArray(args)) return 'arguments must be an array of strings';
+  if (args.length > MAX_SCRIPT_ARGS) return `${args.length} arguments, more than the ${MAX_SCRIPT_ARGS} allowed`;
+  let bytes = 0;
+  for (const arg of args) {
+    if (typeof arg !== 'string') return 'every argument must be a string';
+    if (arg.includes('\0')) return 'an argument contains a NUL character';
+    bytes += Buffer.byteLength(arg, 'utf8');
+  }
+  if (bytes > MAX_SCRIPT_ARG_BYTES) return `arguments total ${bytes} bytes, more than the ${MAX_SCRIPT_ARG_BYTES} allowed`;
+  return undefined;
+}
+
+/** The scrubbed environment: the allow-list from this process, then `extra`. */
+export function scriptEnvironment(extra: Readonly<Record<string, string>> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const key of ENV_ALLOW_LIST) {
+    const value = process.env[key];
+    if (value !== undefined) env[key] = value;
+  }
+  return { ...env, ...extra };
+}
+
+/**
+ * Runs a script of a skill: `script` is a name the manifest declares under `scripts`, or a path
+ * relative to the skill's root. Resolves with the result once the process has ended (or been
+ * killed); throws `script_refused` or `script_failed`.
+ */
+export async function runSkillScript(owner: ScriptOwner, script: string, args: readonly string[] = [], options: ScriptOptions = {}): Promise<ScriptResult> {
+  if (typeof owner !== 'string' && (typeof owner !== 'object' || owner === null)) throw refused('?', script, 'no skill was given', 'no_root');
+  const skill = typeof owner === 'string' ? path.basename(owner) : owner.name;
+  const root = typeof owner === 'string' ? owner : owner.rootPath;
+  if (!root) throw refused(skill, script, 'the skill has no folder, so it has no scripts', 'no_root');
+  const declared = typeof owner === 'string' ? undefined : owner.manifest?.scripts.find((ref) => ref.name === script);
+  const relative = declared?.path ?? script;
+  const problem = argumentProblem(args);
+  if (problem) throw refused(skill, script, problem, 'arguments');
+  const confined = await confine(root, relative);
+  if (!confined.ok) throw refused(skill, script, confined.message, confined.reason);
+  if (!(await stat(confined.real)).isFile()) throw refused(skill, script, `'${confined.relative}' is not a regular file`, 'not_a_file');
+  const interpreter = await interpreterFor(confined.real);
+  if (!interpreter) throw refused(skill, script, `no interpreter for '${confined.relative}': use .sh, .py, .js, .mjs or .ts, or start it with a #! line`, 'no_interpreter');
+
+  const timeoutMs = options.timeoutMs ?? DEFAULT_SCRIPT_TIMEOUT_MS;
+  const maxOutput = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  const command = [...interpreter, confined.real, ...args];
+  const started = performance.now();
+  const child = spawn(command[0]!, command.slice(1), {
+    cwd: root,
+    env: scriptEnvironment(options.env),
+    detached: true,
+    shell: false,
+    windowsHide: true,
+    stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+  });
+  return new Promise<ScriptResult>((resolve, reject) => {
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let total = 0;
+    let truncated = false;
+    let timedOut = false;
+    let settled = false;
+    const killGroup = () => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, timeoutMs);
+    const collect = (into: Buffer[]) => (chunk: Buffer) => {
+      if (truncated) return;
+      const room = maxOutput - total;
+      if (chunk.length > room) {
+        into.push(chunk.subarray(0, room));
+        total = maxOutput;
+        truncated = true;
+        killGroup();
+        return;
+      }
+      into.push(chunk);
+      total += chunk.length;
+    };
+    child.stdout!.on('data', collect(out));
+    child.stderr!.on('data', collect(err));
+    if (options.input !== undefined) child.stdin!.end(options.input);
+    const finish = (exitCode: number | null, signal: NodeJS.Signals | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({
+        command,
+        exitCode,
+        signal,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+        truncated,
+        timedOut,
+        durationMs: performance.now() - started,
+      });
+    };
+    child.on('error', (error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      reject(manifestError('script_failed', `skill '${skill}': script '${script}' could not be started with '${command[0]}': ${error.message}`, { skill, subject: script }, error));
+    });
+    // 'close' waits for the pipes; if a stray process keeps them open after the exit, give up after a second.
+    child.on('close', (code, signal) => finish(code, signal));
+    child.on('exit', (code, signal) => {
+      setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        finish(code, signal);
+      }, 1000).unref();
+    });
+  });
+}

@@ -1,0 +1,64 @@
+/**
+ * A document skill as a `SkillSpec`: once loaded, a document skill is a skill like any code
+ * skill — its body becomes the `instructions`, its toolsets' tools become its actions, and its
+ * root path, source, version and manifest go into `metadata`. Mounting this spec on an agent is
+ * what activating the skill means.
+ *
+ * Pure: no I/O (the body and the actions are already loaded).
+ */
+import type { AnyAction } from '../core/action.js';
+import { DefinitionError } from '../core/errors.js';
+import { defineSkill, type AnySkill } from '../core/skill.js';
+import { manifestError } from './errors.js';
+import type { LoadedSkill } from './document.js';
+import type { SkillEntry } from './registry.js';
+
+const SEMVER = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
+
+/** What a document skill's spec records in `metadata`. */
+export interface DocumentSkillMetadata {
+  kind: 'document';
+  source: string;
+  rootPath: string | undefined;
+  file: string | undefined;
+  version: string | undefined;
+  briefDescription: string;
+  resources: string[];
+  allowedTools: string[];
+  license: string | undefined;
+}
+
+/** Builds the `SkillSpec` of a loaded document skill. Throws `toolset_failed` if its actions do not fit a skill. */
+export function documentSkillSpec(entry: SkillEntry, loaded: LoadedSkill, actions: readonly AnyAction[]): AnySkill {
+  const metadata: DocumentSkillMetadata = {
+    kind: 'document',
+    source: entry.source,
+    rootPath: entry.rootPath,
+    file: entry.file,
+    version: entry.version,
+    briefDescription: entry.briefDescription,
+    resources: [...loaded.resources.keys()],
+    allowedTools: entry.manifest?.allowedTools ?? [],
+    license: entry.manifest?.license,
+  };
+  try {
+    return defineSkill({
+      name: entry.name,
+      description: entry.description,
+      category: 'document',
+      tags: ['document', entry.source],
+      vsn: entry.version !== undefined && SEMVER.test(entry.version) ? entry.version : undefined,
+      instructions: loaded.instructions,
+      actions,
+      metadata: { ...metadata },
+    });
+  } catch (error) {
+    if (!(error instanceof DefinitionError)) throw error;
+    throw manifestError('toolset_failed', `skill '${entry.name}': its tools cannot form a skill: ${error.message}`, { skill: entry.name }, error);
+  }
+}
+
+/** The metadata of a document skill's spec, or undefined for a code skill. */
+export function documentMetadata(skill: AnySkill): DocumentSkillMetadata | undefined {
+  return skill.metadata.kind === 'document' ? (skill.metadata as unknown as DocumentSkillMetadata) : undefined;
+}
