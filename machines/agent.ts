@@ -1,7 +1,8 @@
 /**
  * The agent machine: one XState actor per agent. Its context holds the agent value — the
  * namespaced skill state, visible as is in the inspector — and it processes one mailbox item
- * at a time: a `signal`, a `mount` or an `unmount`.
+ * at a time: a `signal`, a `run` of instructions (a model's tool calls), a `mount` or an
+ * `unmount`.
  *
  * A sync step (the common case) is done within the item's own transition: no promise, no extra
  * event. An async step sets `busy`, runs as a promise child (`step`), and is committed when the
@@ -21,6 +22,7 @@
  */
 import { enqueueActions, fromPromise, setup, type ActorRefFrom, type AnyActorLogic, type AnyActorRef } from 'xstate';
 import { catalogOf, type Agent } from '../src/core/catalog.js';
+import type { InstructionObject } from '../src/core/instruction.js';
 import type { AnySkill } from '../src/core/skill.js';
 import type { Signal } from '../src/core/signal.js';
 import { isThenable } from '../src/runtime/hooks.js';
@@ -30,6 +32,7 @@ import { lifecycleMachines, lifecycleSystemId, planChildren, type ChildPlan, typ
 /** Items as events: plain data, so the inspector and traces show them as they are. */
 export type AgentItemEvent =
   | { type: 'signal'; signal: Signal }
+  | { type: 'run'; instructions: InstructionObject[] }
   | { type: 'mount'; skill: string; config?: Record<string, unknown> }
   | { type: 'unmount'; skill: string };
 
@@ -48,6 +51,8 @@ export interface AgentHost {
   isCall(event: AgentItemEvent): boolean;
   /** The spec of a skill named in a `mount` event. */
   resolveSkill(name: string): AnySkill | undefined;
+  /** Loads a skill known by name but not loaded yet (a document skill); undefined when nobody knows it. */
+  loadSkill(name: string): Promise<AnySkill | undefined>;
   /** Lifecycle states to resume, for an agent restored from a snapshot. */
   resumeState(skill: string): LifecycleState | undefined;
   /** The step for `event` is over: answer its caller, interpret effects, move to the next item. */
@@ -84,6 +89,8 @@ function toItem(event: AgentItemEvent, host: AgentHost): WorkItem | { error: str
   switch (event.type) {
     case 'signal':
       return { kind: 'signal', signal: event.signal, call: host.isCall(event) };
+    case 'run':
+      return { kind: 'instructions', instructions: event.instructions };
     case 'mount': {
       const skill = host.resolveSkill(event.skill);
       if (!skill) return { error: event.skill };
@@ -207,12 +214,7 @@ export const agentMachine = setup({
     process: enqueueActions(({ context, event, enqueue, self }) => {
       const itemEvent = event as AgentItemEvent;
       const item = toItem(itemEvent, context.host);
-      if ('error' in item) {
-        const outcome = unknownSkillOutcome(context.agent, item.error);
-        enqueue(() => context.host.finished(itemEvent, outcome));
-        return;
-      }
-      const stepped = runStep(context.agent, item);
+      const stepped = 'error' in item ? loadThenMount(context, itemEvent as Extract<AgentItemEvent, { type: 'mount' }>) : runStep(context.agent, item);
       if (isThenable(stepped)) {
         const pending = (stepped as Promise<StepOutcome>).then((outcome) => ({ event: itemEvent, outcome }));
         enqueue.assign({ busy: true });
@@ -242,6 +244,7 @@ export const agentMachine = setup({
   entry: 'startLifecycles',
   on: {
     signal: [{ guard: 'busy', actions: 'defer' }, { actions: 'process' }],
+    run: [{ guard: 'busy', actions: 'defer' }, { actions: 'process' }],
     mount: [{ guard: 'busy', actions: 'defer' }, { actions: 'process' }],
     unmount: [{ guard: 'busy', actions: 'defer' }, { actions: 'process' }],
     'xstate.done.actor.step': { actions: 'commitAsync' },
@@ -250,14 +253,26 @@ export const agentMachine = setup({
   },
 });
 
+/** A mount of a skill not loaded yet: load it (an async step, so it keeps its place in the mailbox), then mount it. */
+function loadThenMount(context: AgentContext, event: Extract<AgentItemEvent, { type: 'mount' }>): Promise<StepOutcome> {
+  const agent = context.agent;
+  return context.host.loadSkill(event.skill).then(
+    (skill) => (skill ? runStep(agent, { kind: 'mount', skill, config: event.config }) : unknownSkillOutcome(agent, event.skill)),
+    (error: unknown) => unknownSkillOutcome(agent, event.skill, error),
+  );
+}
+
 function children(self: AnyActorRef): Record<string, AnyActorRef | undefined> {
   return self.getSnapshot().children as Record<string, AnyActorRef | undefined>;
 }
 
-function unknownSkillOutcome(agent: Agent<object>, skill: string): StepOutcome {
+function unknownSkillOutcome(agent: Agent<object>, skill: string, cause?: unknown): StepOutcome {
+  const reason = cause === undefined
+    ? 'the system does not know it (pass the skill itself, register it, or give the system a resolver that knows it)'
+    : `loading it failed: ${cause instanceof Error ? cause.message : String(cause)}`;
   const error = {
     code: 'unknown_skill' as const,
-    message: `cannot mount skill '${skill}' on agent '${agent.id}': the system does not know it (pass the skill itself, or register it)`,
+    message: `cannot mount skill '${skill}' on agent '${agent.id}': ${reason}`,
     skill,
   };
   return { agent, effects: [{ type: 'error', error, meta: { skill } }], result: undefined, error, diagnostics: [], signal: undefined };

@@ -13,7 +13,9 @@ import type { Diagnostic } from '../core/diagnostics.js';
 import type { Effect } from '../core/effects.js';
 import { errorInfo } from '../core/errors.js';
 import { toSignal, type Signal, type SignalLike } from '../core/signal.js';
+import { normalizeInstruction, type Instruction, type InstructionObject } from '../core/instruction.js';
 import type { AnySkill } from '../core/skill.js';
+import { agentToolset, type Toolset } from '../core/tools.js';
 import type { AgentActor, AgentHost, AgentItemEvent } from '../../machines/agent.js';
 import type { LifecycleReport, LifecycleState } from '../../machines/skill-lifecycle.js';
 import { RuntimeError } from './errors.js';
@@ -79,6 +81,16 @@ export interface AgentRef<TState extends object = Record<string, unknown>> {
   send(signal: Signal | SignalLike | string): void;
   /** Resolves with the result (after `transformResult`); rejects with a `RuntimeError` carrying the code. */
   call(signal: Signal | SignalLike | string, options?: CallOptions): Promise<unknown>;
+  /**
+   * Runs instructions on the agent, in mailbox order, like a signal's step but without routing:
+   * this is how a language model's tool calls reach a running agent. Resolves with the last
+   * action's output (or the reply); rejects with a `RuntimeError`. Atomic, like every step.
+   */
+  run(instructions: Instruction | readonly Instruction[], options?: CallOptions): Promise<unknown>;
+  /** The agent's tools for a language model, as `agentToolset` builds them for its current skills. */
+  tools(options?: { strict?: boolean }): Toolset;
+  /** Runs a model's tool call (arguments as an object or JSON text) through `run`. */
+  callTool(name: string, args: unknown, options?: CallOptions): Promise<unknown>;
   /** Mounts a skill at run time, in mailbox order. A skill given by name is looked up in the system. */
   mount(skill: AnySkill | string, config?: Record<string, unknown>): Promise<MountReport>;
   unmount(skill: AnySkill | string): Promise<MountReport>;
@@ -89,6 +101,18 @@ export interface AgentRef<TState extends object = Record<string, unknown>> {
   children(): string[];
   /** Stops the agent and its children. */
   stop(): Promise<void>;
+}
+
+const toolsets = new WeakMap<object, { plain?: Toolset; strict?: Toolset }>();
+
+/** The toolset of an agent value, built once per set of mounted skills (its catalog). */
+function toolsetFor(agent: Agent<object>, strict: boolean): Toolset {
+  const catalog = catalogOf(agent);
+  if (!catalog) return agentToolset(agent, { strict });
+  let cached = toolsets.get(catalog);
+  if (!cached) toolsets.set(catalog, (cached = {}));
+  const key = strict ? 'strict' : 'plain';
+  return (cached[key] ??= agentToolset(agent, { strict }));
 }
 
 interface Ticket {
@@ -183,6 +207,29 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     this.system.trace?.({ kind: 'signal', agent: this.id, id: checked.id, type: checked.type, call: true });
     const timeout = options.timeout ?? this.system.callTimeout;
     return this.submit({ type: 'signal', signal: checked }, true, timeout, `call '${checked.type}'`);
+  }
+
+  run(instructions: Instruction | readonly Instruction[], options: CallOptions = {}): Promise<unknown> {
+    const list = Array.isArray(instructions) ? (instructions as readonly Instruction[]) : [instructions as Instruction];
+    const plain: InstructionObject[] = [];
+    for (const instruction of list) {
+      const normalized = normalizeInstruction(instruction);
+      if (!normalized.ok) return Promise.reject(new RuntimeError(normalized.error, this.id));
+      const { action, params, skill } = normalized.value;
+      plain.push(skill === undefined ? { action, params } : { action, params, skill });
+    }
+    const what = `run of ${plain.map((i) => `'${String(i.action)}'`).join(', ')}`;
+    return this.submit({ type: 'run', instructions: plain }, true, options.timeout ?? this.system.callTimeout, what);
+  }
+
+  tools(options: { strict?: boolean } = {}): Toolset {
+    return toolsetFor(this.agent, options.strict === true);
+  }
+
+  callTool(name: string, args: unknown, options?: CallOptions): Promise<unknown> {
+    const converted = this.tools().toInstruction(name, args);
+    if (!converted.ok) return Promise.reject(new RuntimeError(converted.error, this.id));
+    return this.run(converted.instruction, options);
   }
 
   mount(skill: AnySkill | string, config?: Record<string, unknown>): Promise<MountReport> {
@@ -334,8 +381,12 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       catalogOf(this.actor?.getSnapshot().context.agent)?.skills.get(name)?.spec ??
       this.givenSkills?.get(name) ??
       this.def.blueprint.resolveSkill(name) ??
-      this.system.skills.get(name)
+      this.system.resolveSkill(name)
     );
+  }
+
+  loadSkill(name: string): Promise<AnySkill | undefined> {
+    return this.system.loadSkill(name);
   }
 
   resumeState(skill: string): LifecycleState | undefined {
@@ -411,7 +462,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
         kind: 'step',
         agent: this.id,
         item: event.type,
-        subject: event.type === 'signal' ? (outcome.signal ?? event.signal).type : event.skill,
+        subject: event.type === 'signal' ? (outcome.signal ?? event.signal).type : event.type === 'run' ? event.instructions.map((i) => String(i.action)).join(',') : event.skill,
         ok: outcome.error === undefined,
         effects: outcome.effects.map((effect) => effect.type),
       };
@@ -423,7 +474,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       this.recordLifecycles(outcome.agent);
       this.system.reindex(this, outcome.agent);
     }
-    if (event.type !== 'signal' && typeof event.skill === 'string') this.givenSkills?.delete(event.skill);
+    if ((event.type === 'mount' || event.type === 'unmount') && typeof event.skill === 'string') this.givenSkills?.delete(event.skill);
     const answered = item?.ticket !== undefined && !item.ticket.settled;
     if (outcome.effects.length) this.system.interpret(this.id, outcome.effects, answered);
 
@@ -441,7 +492,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       this.settle(ticket, new RuntimeError(outcome.error, this.id));
       return;
     }
-    if (event.type === 'signal') this.settle(ticket, undefined, outcome.result);
+    if (event.type === 'signal' || event.type === 'run') this.settle(ticket, undefined, outcome.result);
     else {
       const result = (outcome.result ?? {}) as { mounted?: boolean; unmounted?: boolean };
       const report: MountReport = {

@@ -32,6 +32,7 @@ export const MAX_RUN_DEPTH = 16;
 
 export type WorkItem =
   | { kind: 'signal'; signal: Signal; call: boolean }
+  | { kind: 'instructions'; instructions: InstructionObject[] }
   | { kind: 'mount'; skill: AnySkill; config: Record<string, unknown> | undefined }
   | { kind: 'unmount'; skill: string };
 
@@ -56,7 +57,9 @@ export function runStep(agent: Agent<object>, item: WorkItem): Maybe<StepOutcome
   if (!catalog) return failedOutcome(agent, unlinkedError(agent), [], undefined);
   switch (item.kind) {
     case 'signal':
-      return new SignalStep(agent, catalog, item.signal, item.call).run();
+      return new Step(agent, catalog, item.signal, item.call).runSignal();
+    case 'instructions':
+      return new Step(agent, catalog, undefined, false).runInstructions(item.instructions);
     case 'mount':
       return mountStep(agent, item.skill, item.config);
     case 'unmount':
@@ -102,10 +105,11 @@ function hookEffects(effects: unknown, skill: AnySkill, what: string): { ok: tru
 }
 
 /**
- * The signal pipeline for one signal. Holds the candidate agent and the effects gathered so
- * far; on failure everything gathered is dropped and the original agent is returned.
+ * One step: the signal pipeline for a signal, or instructions run directly (a model's tool
+ * calls). Holds the candidate agent and the effects gathered so far; on failure everything
+ * gathered is dropped and the original agent is returned.
  */
-class SignalStep {
+class Step {
   private agent: Agent<object>;
   private readonly effects: Effect[] = [];
   private readonly diagnostics: Diagnostic[] = [];
@@ -115,17 +119,26 @@ class SignalStep {
   constructor(
     private readonly original: Agent<object>,
     private catalog: Catalog,
-    private signal: Signal,
+    private signal: Signal | undefined,
     private readonly call: boolean,
   ) {
     this.agent = original;
   }
 
-  run(): Maybe<StepOutcome> {
+  runSignal(): Maybe<StepOutcome> {
     return andThen(this.handlers(0), (handled) => {
       if (handled !== true) return handled === false ? this.route() : handled;
       return this.afterActions();
     });
+  }
+
+  runInstructions(instructions: InstructionObject[]): Maybe<StepOutcome> {
+    return andThen(this.instructions(instructions), (failed) => failed ?? this.afterActions());
+  }
+
+  /** The signal of a signal step (the pipeline's stages that use it only run for signals). */
+  private get current(): Signal {
+    return this.signal!;
   }
 
   private fail(error: ErrorInfo): StepOutcome {
@@ -136,7 +149,7 @@ class SignalStep {
   private interested(): AnySkill[] {
     const found: AnySkill[] = [];
     for (const active of this.catalog.skills.values()) {
-      if (active.spec.signalPatterns.length && matchesAny(this.signal.type, active.spec.signalPatterns)) found.push(active.spec);
+      if (active.spec.signalPatterns.length && matchesAny(this.current.type, active.spec.signalPatterns)) found.push(active.spec);
     }
     return found;
   }
@@ -151,7 +164,7 @@ class SignalStep {
       if (!skill.handleSignal) continue;
       const config = this.catalog.skills.get(skill.name)!.config;
       const what = `handleSignal of skill '${skill.name}'`;
-      const decided = callSafely({ what, skill: skill.name }, () => skill.handleSignal!(this.signal, hookContext(this.agent, skill, config)));
+      const decided = callSafely({ what, skill: skill.name }, () => skill.handleSignal!(this.current, hookContext(this.agent, skill, config)));
       const next = (outcome: Awaited<typeof decided>): Maybe<boolean | StepOutcome> => {
         if (!outcome.ok) return this.fail(outcome.error);
         const verdict = this.decide(skill, outcome.value, what);
@@ -199,13 +212,13 @@ class SignalStep {
   }
 
   private route(): Maybe<StepOutcome> {
-    const routed = this.catalog.router().router.route(this.signal);
+    const routed = this.catalog.router().router.route(this.current);
     for (const guardError of routed.guardErrors) {
       this.diagnostics.push(diagnostic('warning', 'guard_failed', guardError.message, { subject: guardError.subject }));
     }
     if (!routed.ok) return this.fail(routed.error);
     const target = routed.matches[0]!.target;
-    const produced = instructionsForTarget(target, this.signal);
+    const produced = instructionsForTarget(target, this.current);
     if (!produced.ok) return this.fail(produced.error);
     return andThen(this.instructions(produced.instructions), (failed) => failed ?? this.afterActions());
   }
@@ -241,7 +254,8 @@ class SignalStep {
   private afterActions(depth = 0): Maybe<StepOutcome> {
     if (this.pendingRuns.length) {
       if (depth >= MAX_RUN_DEPTH) {
-        return this.fail(errorInfo('effect_loop', `signal '${this.signal.type}': 'run' effects chained more than ${MAX_RUN_DEPTH} deep`, { subject: this.signal.type }));
+        const what = this.signal ? `signal '${this.signal.type}'` : 'instructions';
+        return this.fail(errorInfo('effect_loop', `${what}: 'run' effects chained more than ${MAX_RUN_DEPTH} deep`, { subject: this.signal?.type }));
       }
       const runs = this.pendingRuns;
       this.pendingRuns = [];
@@ -254,7 +268,7 @@ class SignalStep {
       this.catalog = catalogOf(hooked.agent)!;
       this.gather(hooked.effects);
       if (this.pendingRuns.length) return this.afterActions(depth + 1);
-      return this.call ? this.transform() : this.finish();
+      return this.call && this.signal ? this.transform() : this.finish();
     });
   }
 
@@ -273,7 +287,7 @@ class SignalStep {
       const config = this.catalog.skills.get(skill.name)!.config;
       const what = `transformResult of skill '${skill.name}'`;
       const transformed = callSafely({ what, skill: skill.name }, () =>
-        skill.transformResult!(this.signal, this.result, hookContext(this.agent, skill, config)),
+        skill.transformResult!(this.current, this.result, hookContext(this.agent, skill, config)),
       );
       return andThen(transformed, (outcome) => {
         if (!outcome.ok) return this.fail(outcome.error);

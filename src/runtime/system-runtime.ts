@@ -13,7 +13,7 @@ import { diagnostic as makeDiagnostic, type Diagnostic } from '../core/diagnosti
 import type { Effect } from '../core/effects.js';
 import { DefinitionError, errorInfo, type ErrorInfo } from '../core/errors.js';
 import { isPlainObject } from '../core/plain.js';
-import { createSkillRegistry, type SkillRegistry } from '../core/registry.js';
+import { createSkillRegistry, type SkillRegistry, type SkillResolver } from '../core/registry.js';
 import { createRouter, type Router } from '../core/router.js';
 import type { Signal } from '../core/signal.js';
 import { isSkill, type AnySkill } from '../core/skill.js';
@@ -40,6 +40,12 @@ export interface AgentSystemOptions {
   definitions?: readonly AgentDefinition<object>[];
   /** Skills the system can mount by name and resolve when restoring agents. */
   skills?: readonly AnySkill[] | SkillRegistry;
+  /**
+   * More places to find skills by name, after `skills`: a document-skill registry, for one.
+   * A resolver with `load(names)` is asked to load a skill that is mounted by name and not yet
+   * loaded.
+   */
+  resolvers?: readonly SkillResolver[];
   /**
    * Called with errors nobody else received (a failed `send`, a crashed skill...). Default:
    * one line on stderr. Errors are also published as `skillstate.error` signals.
@@ -147,6 +153,7 @@ export class SystemRuntime implements SystemHost {
   readonly agents = new Map<string, AgentProcess<object>>();
   readonly definitions = new Map<string, AgentDefinition<object>>();
   readonly skills: SkillRegistry;
+  private readonly resolvers: SkillResolver[];
   readonly mailboxLimit: number;
   readonly callTimeout: number;
   readonly trace: Tracer | undefined;
@@ -170,6 +177,10 @@ export class SystemRuntime implements SystemHost {
     this.mailboxLimit = limit;
     this.callTimeout = options.callTimeout ?? 5_000;
     this.skills = Array.isArray(options.skills) || options.skills === undefined ? createSkillRegistry((options.skills as readonly AnySkill[]) ?? []) : (options.skills as SkillRegistry);
+    this.resolvers = [...(options.resolvers ?? [])];
+    for (const resolver of this.resolvers) {
+      if (typeof resolver?.get !== 'function') throw new DefinitionError({ code: 'invalid_skill', message: 'each of resolvers must have a get(name) method' });
+    }
     for (const definition of options.definitions ?? []) this.register(definition);
     this.trace = createTracer(options.trace);
     this.inspect = normalizeInspect(options.inspect);
@@ -179,6 +190,29 @@ export class SystemRuntime implements SystemHost {
   }
 
   // ── Definitions and skills ─────────────────────────────────────────────────────────────────
+
+  /** A skill by name: the system's own skills first, then the resolvers, in order. */
+  resolveSkill(name: string): AnySkill | undefined {
+    const own = this.skills.get(name);
+    if (own) return own;
+    for (const resolver of this.resolvers) {
+      const found = resolver.get(name);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  /** Asks the resolvers that can load skills to load `name`; resolves with the skill, if any loaded it. */
+  async loadSkill(name: string): Promise<AnySkill | undefined> {
+    for (const resolver of this.resolvers) {
+      const loader = resolver as SkillResolver & { has?(name: string): boolean; load?(names: string[]): Promise<unknown> };
+      if (typeof loader.load !== 'function' || (typeof loader.has === 'function' && !loader.has(name))) continue;
+      await loader.load([name]);
+      const found = loader.get(name);
+      if (found) return found;
+    }
+    return undefined;
+  }
 
   register(definition: AgentDefinition<object>): void {
     if (typeof definition !== 'object' || definition === null || definition.kind !== 'agent') {
@@ -279,6 +313,16 @@ export class SystemRuntime implements SystemHost {
     process.patterns = next;
   }
 
+  /** `restore`, after asking the resolvers to load the snapshot's mounted skills (document skills). */
+  async loadAndRestore(snapshot: unknown): Promise<AgentProcess<object>> {
+    const mounted = isPlainObject(snapshot) && isPlainObject(snapshot.agent) && Array.isArray(snapshot.agent.mounted) ? (snapshot.agent.mounted as unknown[]) : [];
+    for (const record of mounted) {
+      const name = isPlainObject(record) && typeof record.name === 'string' ? record.name : undefined;
+      if (name !== undefined && !this.resolveSkill(name)) await this.loadSkill(name);
+    }
+    return this.restore(snapshot);
+  }
+
   restore(snapshot: unknown): AgentProcess<object> {
     this.assertRunning();
     const bad = (message: string) => new RuntimeError(errorInfo('invalid_snapshot', `cannot restore: ${message}`));
@@ -290,7 +334,7 @@ export class SystemRuntime implements SystemHost {
       throw bad(`agent '${data.id}' was made by definition '${String(data.definition)}', which this system does not know; pass it in createAgentSystem({ definitions }) or system.register() it`);
     }
     if (this.agents.has(data.id)) throw new RuntimeError(errorInfo('duplicate_agent', `an agent with id '${data.id}' is already running`, { subject: data.id }), data.id);
-    const restored = definition.restore(data.agent, { skills: this.skills });
+    const restored = definition.restore(data.agent, { skills: { get: (name) => this.resolveSkill(name) } });
     if (!restored.ok) throw new RuntimeError(restored.error, data.id);
     const parent = data.parent !== undefined && this.agents.has(data.parent) ? data.parent : undefined;
     if (data.parent !== undefined && parent === undefined) {

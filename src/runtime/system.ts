@@ -36,6 +36,8 @@ export interface AgentSystem {
   persistAll(): AgentSnapshot[];
   /** Restores an agent from `ref.persist()` output (after a JSON round trip, in another process...). */
   restore(snapshot: unknown): AgentRef;
+  /** `restore`, after loading the snapshot's mounted skills through the resolvers (document skills are loaded lazily). */
+  loadAndRestore(snapshot: unknown): Promise<AgentRef>;
   /** Restores several agents, parents before children whatever their order. */
   restoreAll(snapshots: readonly unknown[]): AgentRef[];
   /** Skills the system can mount by name and resolve when restoring agents. */
@@ -68,6 +70,7 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
     register: (definition) => runtime.register(definition),
     persistAll: () => orderParentsFirst([...runtime.agents.values()].map((agent) => agent.persist())),
     restore: (snapshot) => runtime.restore(snapshot) as AgentRef,
+    loadAndRestore: (snapshot) => runtime.loadAndRestore(snapshot) as Promise<AgentRef>,
     restoreAll: (snapshots) => orderParentsFirst(snapshots as AgentSnapshot[]).map((snapshot) => runtime.restore(snapshot) as AgentRef),
     skills: runtime.skills,
     actor: runtime.actor,
