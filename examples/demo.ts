@@ -3,13 +3,16 @@
  * Part one is the pure core: define skills and an agent, run `cmd`, mount and unmount a skill,
  * print the effects and the tools a language model would be given. Part two runs agents as
  * XState actors: send and call signals, mount at run time, parent and child agents,
- * persistence, and a model-based test.
+ * persistence, and a model-based test. Part three is document skills: SKILL.md folders
+ * discovered, disclosed to a model tier by tier, loaded with `load_skill`, their resources read
+ * and their scripts run.
  */
 import { z } from 'zod';
 import { defineAgent, mountSkill, toolsForAgent, unmountSkill, agentToolset } from 'skillstate';
 import { arithmetic, calculator, counter } from 'skillstate/skills';
 import { parentChildTour } from './parent-child.js';
 import { persistenceTour } from './persistence.js';
+import { documentSkillsTour } from './document-skills.js';
 import { modelTestTour } from './model-test.js';
 import { runtimeTour } from './runtime.js';
 
@@ -74,3 +77,6 @@ await persistenceTour();
 
 heading('10. Model-based test of an agent definition');
 await modelTestTour();
+
+heading('11. Document skills');
+await documentSkillsTour(console.log, (text) => console.log(`\x1b[2m-- ${text}\x1b[0m`));

@@ -5,36 +5,41 @@
  */
 import { BUNDLED_SKILLS_DIR, cmd, createDocumentSkillRegistry, createSkillTools, defineAgent, disclose, discoverSkills, runSkillScript, toolsForAgent } from 'skillstate';
 
-const heading = (text: string) => console.log(`\n\x1b[1m== ${text}\x1b[0m`);
+export async function documentSkillsTour(
+  log: (line: string) => void = console.log,
+  heading: (text: string) => void = (text) => log(`\n\x1b[1m== ${text}\x1b[0m`),
+): Promise<void> {
+  heading('Discover the bundled skills (front matter only)');
+  const registry = await discoverSkills({ bundled: BUNDLED_SKILLS_DIR });
+  for (const entry of registry.entries()) log(`${entry.name} ${entry.version ?? ''} (${entry.source}): ${entry.briefDescription}`);
 
-heading('1. Discover the bundled skills (front matter only)');
-const registry = await discoverSkills({ bundled: BUNDLED_SKILLS_DIR });
-for (const entry of registry.entries()) console.log(`${entry.name} ${entry.version ?? ''} (${entry.source}): ${entry.briefDescription}`);
+  heading('Progressive disclosure: four tiers');
+  const empty = await disclose(createDocumentSkillRegistry(), 'hello');
+  log(`no skills           → tier ${empty.tier}, ${empty.chars} chars, offer tools: ${empty.offerTools}`);
+  for (const query of ['what is the weather?', 'what can you do?', 'please greet Bob']) {
+    const shown = await disclose(registry, query);
+    log(`${JSON.stringify(query).padEnd(20)}→ tier ${shown.tier} (${shown.reason}), ${shown.chars} chars${shown.detailed.length ? `, in full: ${shown.detailed.join(', ')}` : ''}`);
+  }
+  log((await disclose(registry, 'what is the weather?')).text);
 
-heading('2. Progressive disclosure: four tiers');
-const empty = await disclose(createDocumentSkillRegistry(), 'hello');
-console.log(`no skills           → tier ${empty.tier}, ${empty.chars} chars, offer tools: ${empty.offerTools}`);
-for (const query of ['what is the weather?', 'what can you do?', 'please greet Bob']) {
-  const shown = await disclose(registry, query);
-  console.log(`${JSON.stringify(query).padEnd(20)}→ tier ${shown.tier} (${shown.reason}), ${shown.chars} chars${shown.detailed.length ? `, in full: ${shown.detailed.join(', ')}` : ''}`);
+  heading('load_skill through cmd mounts the skill');
+  const Assistant = defineAgent({ name: 'assistant', skills: [createSkillTools(registry)], registry });
+  const agent = Assistant.new({ id: 'demo' });
+  const loaded = await cmd(agent, { action: 'load_skill', params: { name: 'hello-extended' } });
+  log(`effects: ${loaded.effects.map((effect) => `${effect.type} ${'action' in effect ? effect.action : ''}`).join(', ')}`);
+  log(`tools now: ${toolsForAgent(loaded.agent).map((tool) => tool.function.name).join(', ')}`);
+  const hello = await cmd(loaded.agent, { action: 'say_hello', params: { name: 'Ada', style: 'excited' } });
+  log(`say_hello → ${JSON.stringify(hello.results[0]?.ok ? hello.results[0].output : hello.results[0])}`);
+
+  heading('Read a resource (and a wrong-case name)');
+  const read = await cmd(loaded.agent, { action: 'read_skill_resource', params: { skill: 'csv-tools', path: 'reference.md' } });
+  if (read.results[0]?.ok) log((read.results[0].output as { content: string }).content.split('\n').slice(0, 3).join('\n'));
+  const wrong = await cmd(loaded.agent, { action: 'read_skill_resource', params: { skill: 'csv-tools', path: 'REFERENCE.md' } });
+  if (wrong.results[0] && !wrong.results[0].ok) log(`→ ${wrong.results[0].error.message}`);
+
+  heading('Run a script (no shell, limits on time, output and arguments)');
+  const summary = await runSkillScript(registry.entry('csv-tools')!, 'summarize', ['data/sample.csv'], { timeoutMs: 10_000 });
+  log(`exit ${summary.exitCode} in ${summary.durationMs.toFixed(0)} ms: ${summary.stdout.trim()}`);
 }
-console.log((await disclose(registry, 'what is the weather?')).text);
 
-heading('3. load_skill through cmd mounts the skill');
-const Assistant = defineAgent({ name: 'assistant', skills: [createSkillTools(registry)], registry });
-const agent = Assistant.new({ id: 'demo' });
-const loaded = await cmd(agent, { action: 'load_skill', params: { name: 'hello-extended' } });
-console.log('effects:', loaded.effects.map((effect) => `${effect.type} ${'action' in effect ? effect.action : ''}`).join(', '));
-console.log('tools now:', toolsForAgent(loaded.agent).map((tool) => tool.function.name).join(', '));
-const hello = await cmd(loaded.agent, { action: 'say_hello', params: { name: 'Ada', style: 'excited' } });
-console.log('say_hello →', JSON.stringify(hello.results[0]?.ok ? hello.results[0].output : hello.results[0]));
-
-heading('4. Read a resource (and a wrong-case name)');
-const read = await cmd(loaded.agent, { action: 'read_skill_resource', params: { skill: 'csv-tools', path: 'reference.md' } });
-if (read.results[0]?.ok) console.log((read.results[0].output as { content: string }).content.split('\n').slice(0, 3).join('\n'));
-const wrong = await cmd(loaded.agent, { action: 'read_skill_resource', params: { skill: 'csv-tools', path: 'REFERENCE.md' } });
-if (wrong.results[0] && !wrong.results[0].ok) console.log('→', wrong.results[0].error.message);
-
-heading('5. Run a script (no shell, limits on time, output and arguments)');
-const summary = await runSkillScript(registry.entry('csv-tools')!, 'summarize', ['data/sample.csv'], { timeoutMs: 10_000 });
-console.log(`exit ${summary.exitCode} in ${summary.durationMs.toFixed(0)} ms:`, summary.stdout.trim());
+if (import.meta.url === `file://${process.argv[1]}`) await documentSkillsTour();

@@ -16,6 +16,7 @@ describe('examples', () => {
     ['examples/parent-child.ts', [], ["boss's children: w1, w2", 'after stopping boss, running agents: 0']],
     ['examples/persistence.ts', [], ['still counts: {"count":3}', 'still has arithmetic: {"result":15}']],
     ['examples/model-test.ts', [], ['5 of 5 paths hold']],
+    ['examples/document-skills.ts', [], ['tier 3 (triggers match the query)', 'tools now: load_skill, list_skills, read_skill_resource, say_hello, wave', "Did you mean 'reference.md'?", 'exit 0 in']],
     ['examples/inspector.ts', ['--once'], ['Stately inspector: open http://localhost:', 'lifecycle children: skill:counter, skill:arithmetic']],
   ])('%s runs and exits 0', (file, args, expected) => {
     const { code, stdout, stderr } = run(file, args);
@@ -28,7 +29,7 @@ describe('examples', () => {
     const { code, stdout, stderr } = run('examples/demo.ts');
     expect(code).toBe(0);
     expect(stderr).toBe('');
-    for (const section of ['1. Define an agent from skills', '6. Unmount it again', '10. Model-based test of an agent definition']) expect(stdout).toContain(section);
+    for (const section of ['1. Define an agent from skills', '6. Unmount it again', '10. Model-based test of an agent definition', '11. Document skills']) expect(stdout).toContain(section);
     expect(stdout).toContain('back to the agent before the mount: true');
   }, 60_000);
 });
