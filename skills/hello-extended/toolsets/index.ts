@@ -4,7 +4,7 @@
  * skillstate imports this file when the skill is activated and registers both as its actions.
  */
 import { z } from 'zod';
-import { defineAction } from '../../../src/index.js';
+import { defineAction } from 'skillstate';
 
 /** A tool in seed 002's shape: skillstate adapts it into an action named `say_hello`. */
 export const sayHello = {
