@@ -18,90 +18,11 @@ import type { AnySkill } from '../core/skill.js';
 import { agentToolset, type Toolset } from '../core/tools.js';
 import type { AgentActor, AgentHost, AgentItemEvent } from '../../machines/agent.js';
 import type { LifecycleReport, LifecycleState } from '../../machines/skill-lifecycle.js';
+import type { AgentRef, AgentSnapshot, AgentView, CallOptions, MountReport } from './agent-ref.js';
 import { RuntimeError } from './errors.js';
 import { Mailbox } from './mailbox.js';
 import type { StepOutcome } from './step.js';
 import type { SystemRuntime } from './system-runtime.js';
-
-export interface CallOptions {
-  /** Milliseconds to wait for the answer; default the system's `callTimeout` (5000). */
-  timeout?: number;
-}
-
-/** What `mount` and `unmount` resolve with. */
-export interface MountReport {
-  skill: string;
-  /** False when the skill was already mounted (or already not). */
-  changed: boolean;
-  effects: Effect[];
-  diagnostics: Diagnostic[];
-}
-
-export type AgentStatus = 'idle' | 'working' | 'stopped';
-
-/** A read-only view of a running agent. */
-export interface AgentView<TState extends object = Record<string, unknown>> {
-  id: string;
-  definition: string;
-  status: AgentStatus;
-  /** The agent value (plain data plus its link to the code): usable with `cmd`, `toolsForAgent`... */
-  agent: Agent<TState>;
-  state: TState;
-  mounted: MountedSkill[];
-  /** Each skill's lifecycle state, by skill name. */
-  lifecycles: Record<string, LifecycleState>;
-  /** Actions the system has registered for the agent (`skill/action`, or `action` for its own). */
-  registeredActions: string[];
-  /** Items waiting in the mailbox. */
-  mailbox: number;
-  parent: string | undefined;
-  children: string[];
-}
-
-/** An agent snapshot: plain JSON that `system.restore()` turns back into a running agent. */
-export interface AgentSnapshot {
-  format: 'skillstate/agent@1';
-  id: string;
-  definition: string;
-  parent?: string;
-  agent: { id: string; definition: string; state: Record<string, unknown>; mounted: MountedSkill[] };
-  lifecycles: Record<string, LifecycleState>;
-  children: string[];
-}
-
-/** A running agent, as users hold it. */
-export interface AgentRef<TState extends object = Record<string, unknown>> {
-  readonly id: string;
-  /** The name of the agent's definition. */
-  readonly definition: string;
-  readonly parent: string | undefined;
-  /** The XState actor, for users who want to subscribe to it or inspect it. */
-  readonly actor: AgentActor;
-  /** Fire and forget. Throws `SignalError` for an invalid signal, `RuntimeError` (`mailbox_full`, `agent_stopped`). */
-  send(signal: Signal | SignalLike | string): void;
-  /** Resolves with the result (after `transformResult`); rejects with a `RuntimeError` carrying the code. */
-  call(signal: Signal | SignalLike | string, options?: CallOptions): Promise<unknown>;
-  /**
-   * Runs instructions on the agent, in mailbox order, like a signal's step but without routing:
-   * this is how a language model's tool calls reach a running agent. Resolves with the last
-   * action's output (or the reply); rejects with a `RuntimeError`. Atomic, like every step.
-   */
-  run(instructions: Instruction | readonly Instruction[], options?: CallOptions): Promise<unknown>;
-  /** The agent's tools for a language model, as `agentToolset` builds them for its current skills. */
-  tools(options?: { strict?: boolean }): Toolset;
-  /** Runs a model's tool call (arguments as an object or JSON text) through `run`. */
-  callTool(name: string, args: unknown, options?: CallOptions): Promise<unknown>;
-  /** Mounts a skill at run time, in mailbox order. A skill given by name is looked up in the system. */
-  mount(skill: AnySkill | string, config?: Record<string, unknown>): Promise<MountReport>;
-  unmount(skill: AnySkill | string): Promise<MountReport>;
-  getSnapshot(): AgentView<TState>;
-  /** A JSON-serialisable snapshot of the last committed state. */
-  persist(): AgentSnapshot;
-  /** Ids of the agent's child agents. */
-  children(): string[];
-  /** Stops the agent and its children. */
-  stop(): Promise<void>;
-}
 
 const toolsets = new WeakMap<object, { plain?: Toolset; strict?: Toolset }>();
 

@@ -6,7 +6,7 @@
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { errorInfo } from '../core/errors.js';
-import type { AgentSnapshot } from './agent-process.js';
+import type { AgentSnapshot } from './agent-ref.js';
 import { RuntimeError } from './errors.js';
 
 export interface SnapshotStore {

@@ -20,7 +20,10 @@ import { isSkill, type AnySkill } from '../core/skill.js';
 import { agentMachine } from '../../machines/agent.js';
 import type { LifecycleState } from '../../machines/skill-lifecycle.js';
 import { systemMachine, type SystemActor, type SystemHost } from '../../machines/system.js';
-import { AgentProcess, type AgentRef, type AgentSnapshot } from './agent-process.js';
+import { AgentProcess } from './agent-process.js';
+import type { AgentRef, AgentSnapshot } from './agent-ref.js';
+import { Broadcaster, DIAGNOSTIC_SIGNAL, ERROR_SIGNAL } from './broadcast.js';
+import { listenPatterns, PatternIndex, registeredNames } from './pattern-index.js';
 import { RuntimeError } from './errors.js';
 import { createTracer, type TraceOption, type Tracer } from './trace.js';
 
@@ -63,85 +66,6 @@ export interface SpawnOptions<TState> {
   parent?: string | AgentRef<object>;
 }
 
-export type Listener<T> = (value: T) => void;
-
-/** Emitted when an error is reported: data `{ agent, error }`. */
-export const ERROR_SIGNAL = 'skillstate.error';
-/** Emitted for each diagnostic: data `{ agent, diagnostic }`. */
-export const DIAGNOSTIC_SIGNAL = 'skillstate.diagnostic';
-
-const listenCache = new WeakMap<Catalog, readonly string[]>();
-const registeredCache = new WeakMap<Catalog, readonly string[]>();
-
-/** The registered-action names of a catalog, computed once per catalog and shared by its agents. */
-function registeredNames(catalog: Catalog): readonly string[] {
-  let names = registeredCache.get(catalog);
-  if (!names) registeredCache.set(catalog, (names = catalog.registeredActions()));
-  return names;
-}
-
-/** The patterns an agent listens to for emitted signals: its route paths and its skills' signal patterns. */
-function listenPatterns(catalog: Catalog): readonly string[] {
-  let patterns = listenCache.get(catalog);
-  if (!patterns) {
-    const set = new Set<string>();
-    for (const route of catalog.router().router.routes()) set.add(route.path);
-    for (const active of catalog.skills.values()) for (const pattern of active.spec.signalPatterns) set.add(pattern);
-    patterns = [...set];
-    listenCache.set(catalog, patterns);
-  }
-  return patterns;
-}
-
-/** A multimap from patterns to members, with a trie over the patterns for lookup by signal type. */
-class PatternIndex<T> {
-  private readonly members = new Map<string, Set<T>>();
-  private readonly router: Router<string> = createRouter();
-
-  add(pattern: string, member: T): void {
-    let set = this.members.get(pattern);
-    if (!set) {
-      this.members.set(pattern, (set = new Set()));
-      this.router.add({ path: pattern, target: pattern });
-    }
-    set.add(member);
-  }
-
-  delete(pattern: string, member: T): void {
-    const set = this.members.get(pattern);
-    if (!set) return;
-    set.delete(member);
-    if (set.size === 0) {
-      this.members.delete(pattern);
-      this.router.remove(pattern);
-    }
-  }
-
-  /** Members whose pattern matches `type`, each once. */
-  lookup(type: string): Set<T> {
-    const found = new Set<T>();
-    const routed = this.router.route(type);
-    if (routed.ok) for (const match of routed.matches) for (const member of this.members.get(match.target)!) found.add(member);
-    return found;
-  }
-
-  clear(): void {
-    for (const pattern of this.members.keys()) this.router.remove(pattern);
-    this.members.clear();
-  }
-}
-
-/** Calls every listener, shielding each from the others' failures; returns whether there was one. */
-function notify<T>(listeners: ReadonlySet<(value: T, agentId: string | undefined) => void>, value: T, agentId: string | undefined): boolean {
-  for (const listener of listeners) {
-    try {
-      listener(value, agentId);
-    } catch {
-      // A failing listener must not keep the report from the others.
-    }
-  }
-  return listeners.size > 0;
-}
 
 function normalizeInspect(option: InspectOption | undefined): Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined {
   if (option === undefined) return undefined;
@@ -159,10 +83,8 @@ export class SystemRuntime implements SystemHost {
   readonly trace: Tracer | undefined;
   readonly inspect: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
   readonly actor: SystemActor;
-  private readonly subscriptions = new PatternIndex<Listener<Signal>>();
+  readonly broadcast: Broadcaster;
   private readonly listeners = new PatternIndex<string>();
-  private readonly errorListeners = new Set<(error: ErrorInfo, agentId: string | undefined) => void>();
-  private readonly diagnosticListeners = new Set<(diagnostic: Diagnostic, agentId: string | undefined) => void>();
   private shutDown = false;
   /**
    * How many agent steps are running on the stack. Work for another actor that arises inside a
@@ -183,6 +105,7 @@ export class SystemRuntime implements SystemHost {
     }
     for (const definition of options.definitions ?? []) this.register(definition);
     this.trace = createTracer(options.trace);
+    this.broadcast = new Broadcaster(options, this.trace);
     this.inspect = normalizeInspect(options.inspect);
     this.actor = createActor(systemMachine, { input: { host: this }, ...(this.inspect ? { inspect: this.inspect } : {}) });
     this.actor.subscribe({ error: (error) => this.report(undefined, errorInfo('signal_failed', `the system actor failed: ${String(error)}`)) });
@@ -429,15 +352,7 @@ export class SystemRuntime implements SystemHost {
 
   /** Delivers an emitted signal to subscribers and to every other agent whose patterns match. */
   publish(signal: Signal, from: string | undefined): number {
-    let delivered = 0;
-    for (const listener of this.subscriptions.lookup(signal.type)) {
-      delivered++;
-      try {
-        listener(signal);
-      } catch (error) {
-        this.diagnose(from, makeDiagnostic('warning', 'listener_failed', `a subscriber to '${signal.type}' threw: ${(error as Error)?.message ?? String(error)}`, { subject: signal.type }));
-      }
-    }
+    let delivered = this.broadcast.toSubscribers(signal, from);
     for (const id of this.listeners.lookup(signal.type)) {
       if (id === from) continue;
       const process = this.agents.get(id);
@@ -455,51 +370,12 @@ export class SystemRuntime implements SystemHost {
     return delivered;
   }
 
-  subscribe(pattern: string, listener: Listener<Signal>): () => void {
-    this.subscriptions.add(pattern, listener);
-    return () => this.subscriptions.delete(pattern, listener);
-  }
-
-  onError(listener: (error: ErrorInfo, agentId: string | undefined) => void): () => void {
-    this.errorListeners.add(listener);
-    return () => this.errorListeners.delete(listener);
-  }
-
-  onDiagnostic(listener: (diagnostic: Diagnostic, agentId: string | undefined) => void): () => void {
-    this.diagnosticListeners.add(listener);
-    return () => this.diagnosticListeners.delete(listener);
-  }
-
-  /** Reports an error: listeners, `skillstate.error` subscribers, else the unhandled handler. */
   report(agentId: string | undefined, error: ErrorInfo, answered = false): void {
-    const heard = notify(this.errorListeners, error, agentId);
-    if (this.publishQuietly(ERROR_SIGNAL, { agent: agentId, error }) || heard || answered) return;
-    if (this.options.onUnhandledError) this.options.onUnhandledError(error, agentId);
-    else process.stderr.write(`[skillstate] ${agentId ? `agent '${agentId}': ` : ''}${error.code}: ${error.message}\n`);
+    this.broadcast.report(agentId, error, answered);
   }
 
-  /** Reports a diagnostic: listeners, `skillstate.diagnostic` subscribers, the trace, else the unhandled handler. */
   diagnose(agentId: string | undefined, diagnostic: Diagnostic): void {
-    this.trace?.(agentId === undefined ? { kind: 'diagnostic', diagnostic } : { kind: 'diagnostic', agent: agentId, diagnostic });
-    const heard = notify(this.diagnosticListeners, diagnostic, agentId);
-    if (this.publishQuietly(DIAGNOSTIC_SIGNAL, { agent: agentId, diagnostic }) || heard || this.trace) return;
-    if (this.options.onUnhandledDiagnostic) this.options.onUnhandledDiagnostic(diagnostic, agentId);
-    else if (diagnostic.level !== 'info') process.stderr.write(`[skillstate] ${diagnostic.level}: ${diagnostic.message}\n`);
-  }
-
-  /** Publishes a system signal to subscribers only; returns whether anyone heard it. */
-  private publishQuietly(type: string, data: Record<string, unknown>): boolean {
-    const listeners = this.subscriptions.lookup(type);
-    if (listeners.size === 0) return false;
-    const signal: Signal = { specversion: '1.0', id: nanoid(), source: 'skillstate', type, time: new Date().toISOString(), data };
-    for (const listener of listeners) {
-      try {
-        listener(signal);
-      } catch {
-        // A failing listener must not keep the report from the others.
-      }
-    }
-    return true;
+    this.broadcast.diagnose(agentId, diagnostic);
   }
 
   toJSON(): unknown {
@@ -519,10 +395,8 @@ export class SystemRuntime implements SystemHost {
     }
     this.shutDown = true;
     this.actor.stop();
-    this.subscriptions.clear();
+    this.broadcast.clear();
     this.listeners.clear();
-    this.errorListeners.clear();
-    this.diagnosticListeners.clear();
     this.trace?.close();
     // Let actors stopped from inside a step finish stopping.
     await new Promise<void>((resolve) => queueMicrotask(resolve));

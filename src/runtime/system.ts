@@ -11,7 +11,7 @@ import type { SkillRegistry } from '../core/registry.js';
 import { createSignal, type Signal, type SignalLike, toSignal } from '../core/signal.js';
 import type { AnySkill } from '../core/skill.js';
 import type { SystemActor } from '../../machines/system.js';
-import type { AgentRef, AgentSnapshot } from './agent-process.js';
+import type { AgentRef, AgentSnapshot } from './agent-ref.js';
 import { SystemRuntime, type AgentSystemOptions, type SpawnOptions } from './system-runtime.js';
 
 export interface AgentSystem {
@@ -63,10 +63,10 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
     get: (id) => runtime.agents.get(id) as AgentRef | undefined,
     list: () => [...runtime.agents.values()] as AgentRef[],
     stop: (id) => runtime.stopAgent(id, 'stopped by request'),
-    subscribe: (pattern, listener) => runtime.subscribe(pattern, listener),
+    subscribe: (pattern, listener) => runtime.broadcast.subscribe(pattern, listener),
     publish: (signal) => runtime.publish(typeof signal === 'string' ? createSignal(signal) : toSignal(signal), undefined),
-    onError: (listener) => runtime.onError(listener),
-    onDiagnostic: (listener) => runtime.onDiagnostic(listener),
+    onError: (listener) => runtime.broadcast.onError(listener),
+    onDiagnostic: (listener) => runtime.broadcast.onDiagnostic(listener),
     register: (definition) => runtime.register(definition),
     persistAll: () => orderParentsFirst([...runtime.agents.values()].map((agent) => agent.persist())),
     restore: (snapshot) => runtime.restore(snapshot) as AgentRef,

@@ -22,7 +22,7 @@ import type { AgentDefinition } from '../core/agent.js';
 import { catalogOf } from '../core/catalog.js';
 import { createSignal, type Signal, type SignalLike } from '../core/signal.js';
 import type { AnySkill } from '../core/skill.js';
-import type { AgentRef } from '../runtime/agent-process.js';
+import type { AgentRef } from '../runtime/agent-ref.js';
 import { RuntimeError } from '../runtime/errors.js';
 import { createAgentSystem, type AgentSystem } from '../runtime/system.js';
 import type { AgentSystemOptions } from '../runtime/system-runtime.js';
