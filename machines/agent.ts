@@ -6,7 +6,8 @@
  *
  * A sync step (the common case) is done within the item's own transition: no promise, no extra
  * event. An async step sets `busy`, runs as a promise child (`step`), and is committed when the
- * child is done; items sent to the actor meanwhile are handed back to the mailbox.
+ * child is done. Items reach the machine through the host's mailbox, one at a time; an item event
+ * the host did not hand over (sent to the actor directly, or while busy) is handed back to it.
  *
  * The machine is flat — one state, `busy` in the context — and stopping is `actor.stop()` (the
  * system stops children first): every state node costs on every transition and every spawn, and
@@ -14,7 +15,10 @@
  *
  * Each mounted skill has a lifecycle child (`machines/skill-lifecycle.ts`), spawned by name,
  * whose systemId names the agent and the skill. After every step the machine reconciles them
- * with the mounted skills: new skills get an active lifecycle, unmounted ones go inactive.
+ * with the mounted skills: new skills get an active lifecycle, unmounted ones go inactive. A
+ * remounted skill's inactive lifecycle is activated again, unless it runs children: then a fresh
+ * one starts the children of the skill and config now mounted. The children are the ones the
+ * step checked (`src/runtime/skill-checks.ts`): no user code runs in a transition here.
  *
  * The step itself (`src/runtime/step.ts`) never throws, so no user code can stop this actor.
  * What the step asks of the outside world (answering the caller, effects for the system actor,
@@ -23,11 +27,23 @@
 import { enqueueActions, fromPromise, setup, type ActorRefFrom, type AnyActorLogic, type AnyActorRef } from 'xstate';
 import { catalogOf, type Agent } from '../src/core/catalog.js';
 import type { InstructionObject } from '../src/core/instruction.js';
+import type { ActiveSkill } from '../src/core/catalog.js';
+import type { ErrorInfo } from '../src/core/errors.js';
 import type { AnySkill } from '../src/core/skill.js';
 import type { Signal } from '../src/core/signal.js';
 import { isThenable } from '../src/runtime/hooks.js';
+import { childSpecs } from '../src/runtime/skill-checks.js';
 import { runStep, type StepOutcome, type WorkItem } from '../src/runtime/step.js';
-import { lifecycleMachines, lifecycleSystemId, planChildren, type ChildPlan, type LifecycleInput, type LifecycleReport, type LifecycleState } from './skill-lifecycle.js';
+import {
+  lifecycleMachines,
+  lifecycleSystemId,
+  planChildren,
+  type ChildPlan,
+  type LifecycleContext,
+  type LifecycleInput,
+  type LifecycleReport,
+  type LifecycleState,
+} from './skill-lifecycle.js';
 
 /** Items as events: plain data, so the inspector and traces show them as they are. */
 export type AgentItemEvent =
@@ -49,8 +65,10 @@ export interface AgentHost {
   readonly id: string;
   /** Whether the item being processed was a call (so `transformResult` runs). */
   isCall(event: AgentItemEvent): boolean;
-  /** The spec of a skill named in a `mount` event. */
-  resolveSkill(name: string): AnySkill | undefined;
+  /** Whether `event` is the item the host handed over (anything else goes back through its mailbox). */
+  owns(event: AgentItemEvent): boolean;
+  /** The skill a `mount` event mounts: found, failed to be found (a resolver threw), or unknown (undefined: try loading it). */
+  resolveSkill(event: Extract<AgentItemEvent, { type: 'mount' }>): { skill: AnySkill } | { error: ErrorInfo } | undefined;
   /** Loads a skill known by name but not loaded yet (a document skill); undefined when nobody knows it. */
   loadSkill(name: string): Promise<AnySkill | undefined>;
   /** Lifecycle states to resume, for an agent restored from a snapshot. */
@@ -59,8 +77,8 @@ export interface AgentHost {
   finished(event: AgentItemEvent, outcome: StepOutcome): void;
   /** A step went async; items arriving meanwhile wait in the mailbox. */
   began(): void;
-  /** An item event arrived while a step was running (sent to the actor directly). */
-  deferred(event: AgentItemEvent): void;
+  /** An item event the host did not hand over (sent to the actor directly): it goes through the mailbox. */
+  received(event: AgentItemEvent): void;
   /** An async step's promise rejected (the step never rejects; this is a last line of defence). */
   crashed(error: unknown): void;
   lifecycle(report: LifecycleReport): void;
@@ -85,16 +103,18 @@ export function lifecycleId(skill: string): string {
   return `skill:${skill}`;
 }
 
-function toItem(event: AgentItemEvent, host: AgentHost): WorkItem | { error: string } {
+/** The work an item event asks for; `load` when a mounted skill must be loaded first; `refused` when it cannot be found. */
+function toItem(event: AgentItemEvent, host: AgentHost): WorkItem | { load: string } | { refused: ErrorInfo } {
   switch (event.type) {
     case 'signal':
       return { kind: 'signal', signal: event.signal, call: host.isCall(event) };
     case 'run':
       return { kind: 'instructions', instructions: event.instructions };
     case 'mount': {
-      const skill = host.resolveSkill(event.skill);
-      if (!skill) return { error: event.skill };
-      return { kind: 'mount', skill, config: event.config };
+      const found = host.resolveSkill(event);
+      if (found === undefined) return { load: event.skill };
+      if ('error' in found) return { refused: found.error };
+      return { kind: 'mount', skill: found.skill, config: event.config };
     }
     case 'unmount':
       return { kind: 'unmount', skill: event.skill };
@@ -111,6 +131,7 @@ interface CommitEnqueuer {
   assign(values: Partial<AgentContext>): void;
   sendTo(target: AnyActorRef, event: { type: 'activate' | 'deactivate' }): void;
   spawnChild(src: LifecycleActorName | AnyActorLogic, options: { id: string; systemId: string; input: LifecycleInput }): void;
+  stopChild(target: AnyActorRef): void;
 }
 
 /**
@@ -131,13 +152,14 @@ function commit(enqueue: CommitEnqueuer, context: AgentContext, children: Record
 
 function applyLifecycleOp(enqueue: CommitEnqueuer, op: LifecycleOp): void {
   if (op.op === 'spawn') enqueue.spawnChild(op.src, { id: op.id, systemId: op.systemId, input: op.input });
+  else if (op.op === 'stop') enqueue.stopChild(op.child);
   else enqueue.sendTo(op.child, { type: op.op });
 }
 
 /** What reconciling lifecycles with the mounted skills asks the machine to do. */
 type LifecycleOp =
   | { op: 'spawn'; id: string; systemId: string; input: LifecycleInput; src: LifecycleActorName | AnyActorLogic }
-  | { op: 'activate' | 'deactivate'; child: AnyActorRef };
+  | { op: 'activate' | 'deactivate' | 'stop'; child: AnyActorRef };
 
 /** The plain lifecycle machines, by the name the agent machine declares them under. */
 const PLAIN_LIFECYCLES = {
@@ -157,10 +179,18 @@ function reconcile(children: Record<string, AnyActorRef | undefined>, before: Ag
   const ops: LifecycleOp[] = [];
   const was = new Set(before.mounted.map((record) => record.name));
   const now = new Set(after.mounted.map((record) => record.name));
+  const catalog = catalogOf(after);
   for (const record of after.mounted) {
     if (was.has(record.name)) continue;
+    const active = catalog?.skills.get(record.name);
     const child = children[lifecycleId(record.name)];
-    ops.push(child ? { op: 'activate', child } : lifecycleSpawn(catalogOf(after)?.skills.get(record.name)?.spec, after.id, record.name, record.config, 'active'));
+    // An inactive lifecycle remembers the children (and their logic) of the skill it was spawned
+    // for: reused only when neither it nor the skill mounted now has any.
+    if (child && childSpecs(active).length === 0 && !supervises(child)) ops.push({ op: 'activate', child });
+    else {
+      if (child) ops.push({ op: 'stop', child });
+      ops.push(lifecycleSpawn(active, after.id, record.name, 'active'));
+    }
   }
   for (const record of before.mounted) {
     if (now.has(record.name)) continue;
@@ -170,14 +200,18 @@ function reconcile(children: Record<string, AnyActorRef | undefined>, before: Ag
   return ops;
 }
 
+function supervises(lifecycle: AnyActorRef): boolean {
+  return ((lifecycle.getSnapshot() as { context?: LifecycleContext }).context?.children.length ?? 0) > 0;
+}
+
 /**
  * How to spawn a skill's lifecycle. Skills without children (most) share the plain lifecycle
  * machines, referenced by name; a skill with children gets the supervising machine with their
  * logic provided under names, so its own children are referenced by name inside it.
  */
-function lifecycleSpawn(skill: AnySkill | undefined, agentId: string, skillName: string, config: Record<string, unknown>, start: LifecycleState): LifecycleOp {
-  const specs = skill?.children?.(config);
-  const planned = specs?.length ? planChildren(skillName, specs) : undefined;
+function lifecycleSpawn(active: ActiveSkill | undefined, agentId: string, skillName: string, start: LifecycleState): LifecycleOp {
+  const specs = childSpecs(active);
+  const planned = specs.length ? planChildren(skillName, specs) : undefined;
   return {
     op: 'spawn',
     id: lifecycleId(skillName),
@@ -200,21 +234,27 @@ export const agentMachine = setup({
     pendingStep: fromPromise<StepResult, Promise<StepResult>>(({ input }) => input),
   },
   guards: {
-    busy: ({ context }) => context.busy,
+    // Busy with an async step, or not the item the host handed over: back to the mailbox.
+    notNow: ({ context, event }) => context.busy || !context.host.owns(event as AgentItemEvent),
   },
   actions: {
     startLifecycles: enqueueActions(({ context, enqueue }) => {
       const catalog = catalogOf(context.agent);
       for (const record of context.agent.mounted) {
         const start = context.host.resumeState(record.name) ?? 'active';
-        const op = lifecycleSpawn(catalog?.skills.get(record.name)?.spec, context.agent.id, record.name, record.config, start);
+        const op = lifecycleSpawn(catalog?.skills.get(record.name), context.agent.id, record.name, start);
         applyLifecycleOp(enqueue as unknown as CommitEnqueuer, op);
       }
     }),
     process: enqueueActions(({ context, event, enqueue, self }) => {
       const itemEvent = event as AgentItemEvent;
       const item = toItem(itemEvent, context.host);
-      const stepped = 'error' in item ? loadThenMount(context, itemEvent as Extract<AgentItemEvent, { type: 'mount' }>) : runStep(context.agent, item);
+      const stepped =
+        'load' in item
+          ? loadThenMount(context, itemEvent as Extract<AgentItemEvent, { type: 'mount' }>)
+          : 'refused' in item
+            ? refusedOutcome(context.agent, item.refused)
+            : runStep(context.agent, item);
       if (isThenable(stepped)) {
         const pending = (stepped as Promise<StepOutcome>).then((outcome) => ({ event: itemEvent, outcome }));
         enqueue.assign({ busy: true });
@@ -230,7 +270,7 @@ export const agentMachine = setup({
       enqueue.assign({ busy: false });
       commit(enqueue as unknown as CommitEnqueuer, context, children(self), itemEvent, outcome);
     }),
-    defer: ({ context, event }) => context.host.deferred(event as AgentItemEvent),
+    handBack: ({ context, event }) => context.host.received(event as AgentItemEvent),
     stepCrashed: enqueueActions(({ context, event, enqueue }) => {
       enqueue.stopChild('step');
       enqueue.assign({ busy: false });
@@ -243,10 +283,10 @@ export const agentMachine = setup({
   context: ({ input }) => ({ agent: input.agent, host: input.host, busy: false }),
   entry: 'startLifecycles',
   on: {
-    signal: [{ guard: 'busy', actions: 'defer' }, { actions: 'process' }],
-    run: [{ guard: 'busy', actions: 'defer' }, { actions: 'process' }],
-    mount: [{ guard: 'busy', actions: 'defer' }, { actions: 'process' }],
-    unmount: [{ guard: 'busy', actions: 'defer' }, { actions: 'process' }],
+    signal: [{ guard: 'notNow', actions: 'handBack' }, { actions: 'process' }],
+    run: [{ guard: 'notNow', actions: 'handBack' }, { actions: 'process' }],
+    mount: [{ guard: 'notNow', actions: 'handBack' }, { actions: 'process' }],
+    unmount: [{ guard: 'notNow', actions: 'handBack' }, { actions: 'process' }],
     'xstate.done.actor.step': { actions: 'commitAsync' },
     'xstate.error.actor.step': { actions: 'stepCrashed' },
     'skill.lifecycle': { actions: 'reportLifecycle' },
@@ -264,6 +304,10 @@ function loadThenMount(context: AgentContext, event: Extract<AgentItemEvent, { t
 
 function children(self: AnyActorRef): Record<string, AnyActorRef | undefined> {
   return self.getSnapshot().children as Record<string, AnyActorRef | undefined>;
+}
+
+function refusedOutcome(agent: Agent<object>, error: ErrorInfo): StepOutcome {
+  return { agent, effects: [{ type: 'error', error, meta: error.skill === undefined ? {} : { skill: error.skill } }], result: undefined, error, diagnostics: [], signal: undefined };
 }
 
 function unknownSkillOutcome(agent: Agent<object>, skill: string, cause?: unknown): StepOutcome {

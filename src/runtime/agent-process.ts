@@ -5,13 +5,19 @@
  *
  * Mailbox discipline: one item at a time, in arrival order. An item goes straight to the actor
  * when the agent is idle and nothing waits (the sync fast path: no queue, no promise); otherwise
- * it waits, bounded by the mailbox capacity, and overflow is an error to the sender.
+ * it waits, bounded by the mailbox capacity, and overflow is an error to the sender. An item
+ * event sent to the actor directly (`ref.actor.send`) is handed back here and takes its turn in
+ * the mailbox like any other: there is one way in.
+ *
+ * The agent users see (`getSnapshot`, `persist`, `tools`) is the last committed one, recorded
+ * when a step finishes: subscribers and listeners called while the step's effects are carried
+ * out already see the state the step produced.
  */
 import type { AgentDefinition } from '../core/agent.js';
 import { catalogOf, type Agent, type MountedSkill } from '../core/catalog.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { Effect } from '../core/effects.js';
-import { errorInfo } from '../core/errors.js';
+import { describeThrown, errorInfo, SkillstateError, type ErrorInfo } from '../core/errors.js';
 import { toSignal, type Signal, type SignalLike } from '../core/signal.js';
 import { normalizeInstruction, type Instruction, type InstructionObject } from '../core/instruction.js';
 import type { AnySkill } from '../core/skill.js';
@@ -23,6 +29,7 @@ import { RuntimeError } from './errors.js';
 import { Mailbox } from './mailbox.js';
 import type { StepOutcome } from './step.js';
 import type { SystemRuntime } from './system-runtime.js';
+import { clearTimer, setTimer, type Timer } from './timers.js';
 
 const toolsets = new WeakMap<object, { plain?: Toolset; strict?: Toolset }>();
 
@@ -39,7 +46,7 @@ function toolsetFor(agent: Agent<object>, strict: boolean): Toolset {
 interface Ticket {
   resolve(value: unknown): void;
   reject(error: unknown): void;
-  timer: ReturnType<typeof setTimeout> | undefined;
+  timer: Timer | undefined;
   settled: boolean;
 }
 
@@ -47,6 +54,8 @@ interface Item {
   event: AgentItemEvent;
   ticket: Ticket | undefined;
   call: boolean;
+  /** The skill given to `mount` by value: it travels with its own item, never found by name. */
+  skill?: AnySkill;
 }
 
 type Phase = 'idle' | 'processing' | 'working';
@@ -55,9 +64,9 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   actor!: AgentActor;
   readonly definition: string;
   readonly childIds = new Set<string>();
-  /** Skills given to `mount` by value, until they are in the agent's catalog. */
-  private givenSkills: Map<string, AnySkill> | undefined;
   private readonly mailbox: Mailbox<Item>;
+  /** The agent as of the last finished step (the actor's context holds the same once its transition is done). */
+  private committed: Agent<TState>;
   private phase: Phase = 'idle';
   private current: Item | undefined;
   private stopped = false;
@@ -71,22 +80,29 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
    */
   private registered: Set<string> | undefined;
   registeredAtStart: readonly string[] = [];
-  readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  readonly timers = new Set<Timer>();
   /** Patterns this agent is indexed under for emitted signals. */
   patterns: readonly string[] = [];
 
+  readonly id: string;
+
   constructor(
-    readonly id: string,
+    initial: Agent<TState>,
     readonly def: AgentDefinition<TState>,
     readonly system: SystemRuntime,
     readonly parent: string | undefined,
     private readonly resume: ReadonlyMap<string, LifecycleState> | undefined,
   ) {
+    this.id = initial.id;
+    this.committed = initial;
     this.definition = def.name;
     this.mailbox = new Mailbox(system.mailboxLimit);
     if (resume) {
+      const mounted = new Set(initial.mounted.map((record) => record.name));
       for (const [skill, state] of resume) {
-        if (state === 'failed') (this.failedSkills ??= new Set()).add(skill);
+        // A mounted skill resumes failed or active; one that was unmounted keeps its inactive lifecycle on record.
+        if (!mounted.has(skill)) (this.retiredSkills ??= new Set()).add(skill);
+        else if (state === 'failed') (this.failedSkills ??= new Set()).add(skill);
       }
     }
   }
@@ -156,9 +172,8 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   mount(skill: AnySkill | string, config?: Record<string, unknown>): Promise<MountReport> {
     const name = typeof skill === 'string' ? skill : skill?.name;
     if (typeof name !== 'string') return Promise.reject(new RuntimeError(errorInfo('invalid_skill', 'mount needs a skill or a skill name'), this.id));
-    if (typeof skill !== 'string') (this.givenSkills ??= new Map()).set(name, skill);
     const event: AgentItemEvent = config === undefined ? { type: 'mount', skill: name } : { type: 'mount', skill: name, config };
-    return this.submit(event, false, undefined, `mount '${name}'`) as Promise<MountReport>;
+    return this.submit(event, false, undefined, `mount '${name}'`, typeof skill === 'string' ? undefined : skill) as Promise<MountReport>;
   }
 
   unmount(skill: AnySkill | string): Promise<MountReport> {
@@ -208,7 +223,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
 
   /** The last committed agent value. */
   get agent(): Agent<TState> {
-    return this.actor.getSnapshot().context.agent as Agent<TState>;
+    return this.committed;
   }
 
   get isStopped(): boolean {
@@ -217,16 +232,18 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
 
   // ── Mailbox ───────────────────────────────────────────────────────────────────────────────
 
-  private submit(event: AgentItemEvent, call: boolean, timeout: number | undefined, what: string): Promise<unknown> {
+  private submit(event: AgentItemEvent, call: boolean, timeout: number | undefined, what: string, skill?: AnySkill): Promise<unknown> {
     return new Promise((resolve, reject) => {
       const ticket: Ticket = { resolve, reject, timer: undefined, settled: false };
-      if (timeout !== undefined && Number.isFinite(timeout) && timeout >= 0) {
-        ticket.timer = setTimeout(() => {
-          this.settle(ticket, new RuntimeError(errorInfo('timeout', `${what} to agent '${this.id}' got no answer within ${timeout} ms`), this.id));
-        }, timeout);
+      if (timeout !== undefined && timeout !== Infinity) {
+        // A deadline already past (a negative or NaN timeout) is a timeout of 0, never no timeout at all.
+        const ms = timeout > 0 ? timeout : 0;
+        ticket.timer = setTimer(() => {
+          this.settle(ticket, new RuntimeError(errorInfo('timeout', `${what} to agent '${this.id}' got no answer within ${ms} ms`), this.id));
+        }, ms);
       }
       try {
-        this.enqueue({ event, ticket, call });
+        this.enqueue(skill === undefined ? { event, ticket, call } : { event, ticket, call, skill });
       } catch (error) {
         this.settle(ticket, error);
       }
@@ -286,7 +303,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   private settle(ticket: Ticket, error: unknown, value?: unknown): void {
     if (ticket.settled) return;
     ticket.settled = true;
-    if (ticket.timer !== undefined) clearTimeout(ticket.timer);
+    if (ticket.timer !== undefined) clearTimer(ticket.timer);
     if (error !== undefined) ticket.reject(error);
     else ticket.resolve(value);
   }
@@ -297,13 +314,22 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     return this.current?.event === event && this.current.call;
   }
 
-  resolveSkill(name: string): AnySkill | undefined {
-    return (
-      catalogOf(this.actor?.getSnapshot().context.agent)?.skills.get(name)?.spec ??
-      this.givenSkills?.get(name) ??
-      this.def.blueprint.resolveSkill(name) ??
-      this.system.resolveSkill(name)
-    );
+  owns(event: AgentItemEvent): boolean {
+    return this.current?.event === event;
+  }
+
+  resolveSkill(event: Extract<AgentItemEvent, { type: 'mount' }>): { skill: AnySkill } | { error: ErrorInfo } | undefined {
+    // The skill given with this very mount comes first: a different skill of the same name already
+    // mounted must be refused (skill_conflict), not taken for it.
+    if (this.current?.event === event && this.current.skill) return { skill: this.current.skill };
+    const name = event.skill;
+    try {
+      const skill = catalogOf(this.committed)?.skills.get(name)?.spec ?? this.def.blueprint.resolveSkill(name) ?? this.system.resolveSkill(name);
+      return skill ? { skill } : undefined;
+    } catch (error) {
+      const info = error instanceof SkillstateError ? error.toInfo() : errorInfo('unknown_skill', `finding skill '${name}' failed: ${describeThrown(error)}`, { skill: name });
+      return { error: { ...info, message: `cannot mount skill '${name}' on agent '${this.id}': ${info.message}` } };
+    }
   }
 
   loadSkill(name: string): Promise<AnySkill | undefined> {
@@ -311,16 +337,43 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   }
 
   resumeState(skill: string): LifecycleState | undefined {
-    return this.resume?.get(skill);
+    // A mounted skill is active or failed: a snapshot that says anything else is not believed.
+    return this.resume?.get(skill) === 'failed' ? 'failed' : undefined;
   }
 
   began(): void {
     this.phase = 'working';
   }
 
-  deferred(event: AgentItemEvent): void {
-    if (!this.mailbox.push({ event, ticket: undefined, call: false })) {
-      this.system.report(this.id, errorInfo('mailbox_full', `agent '${this.id}': an event sent to its actor while busy was dropped: the mailbox is full`));
+  received(event: AgentItemEvent): void {
+    try {
+      this.enqueue({ event: this.checked(event), ticket: undefined, call: false });
+    } catch (error) {
+      const info = error instanceof SkillstateError ? error.toInfo() : errorInfo('invalid_signal', describeThrown(error));
+      this.system.report(this.id, { ...info, message: `agent '${this.id}': an event sent to its actor directly was refused: ${info.message}` });
+    }
+  }
+
+  /** An item event from outside the mailbox, checked as `send`, `run`, `mount` and `unmount` check theirs. */
+  private checked(event: AgentItemEvent): AgentItemEvent {
+    switch (event.type) {
+      case 'signal':
+        return { type: 'signal', signal: toSignal(event.signal) };
+      case 'run': {
+        const list: unknown[] = Array.isArray(event.instructions) ? event.instructions : [event.instructions];
+        const instructions: InstructionObject[] = [];
+        for (const instruction of list) {
+          const normalized = normalizeInstruction(instruction);
+          if (!normalized.ok) throw new RuntimeError(normalized.error, this.id);
+          const { action, params, skill } = normalized.value;
+          instructions.push(skill === undefined ? { action, params } : { action, params, skill });
+        }
+        return { type: 'run', instructions };
+      }
+      case 'mount':
+      case 'unmount':
+        if (typeof event.skill !== 'string') throw new RuntimeError(errorInfo('invalid_skill', `${event.type} needs a skill name`), this.id);
+        return event;
     }
   }
 
@@ -341,6 +394,10 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       this.current = undefined;
       this.phase = 'idle';
     }
+    // Stopped while the step ran (user code stopped it): its caller has had agent_stopped, and the
+    // step's state and effects are dropped, exactly as for an async step cut short by a stop.
+    if (this.stopped) return;
+    this.committed = outcome.agent as Agent<TState>;
     this.system.inStep++;
     try {
       this.complete(event, outcome, mine ? item : undefined);
@@ -395,7 +452,6 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       this.recordLifecycles(outcome.agent);
       this.system.reindex(this, outcome.agent);
     }
-    if ((event.type === 'mount' || event.type === 'unmount') && typeof event.skill === 'string') this.givenSkills?.delete(event.skill);
     const answered = item?.ticket !== undefined && !item.ticket.settled;
     if (outcome.effects.length) this.system.interpret(this.id, outcome.effects, answered);
 
@@ -454,7 +510,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   terminate(reason: string): void {
     if (this.stopped) return;
     this.stopped = true;
-    for (const timer of this.timers) clearTimeout(timer);
+    for (const timer of this.timers) clearTimer(timer);
     this.timers.clear();
     const stoppedError = () => new RuntimeError(errorInfo('agent_stopped', `agent '${this.id}' stopped (${reason}) before answering`), this.id);
     if (this.current?.ticket) this.settle(this.current.ticket, stoppedError());

@@ -3,11 +3,12 @@
  * pattern, the one matcher), error listeners, diagnostic listeners, and — when nobody listens —
  * the unhandled handlers, which by default write to stderr. Errors and diagnostics are also
  * published as `skillstate.error` / `skillstate.diagnostic` signals. A listener that throws never
- * keeps a report from the others.
+ * keeps a report from the others, and no listener or handler ever throws into the caller: reports
+ * are made from inside actors' actions, where a throw would stop the actor.
  */
 import { nanoid } from 'nanoid';
 import { diagnostic as makeDiagnostic, type Diagnostic } from '../core/diagnostics.js';
-import type { ErrorInfo } from '../core/errors.js';
+import { describeThrown, type ErrorInfo } from '../core/errors.js';
 import type { Signal } from '../core/signal.js';
 import { PatternIndex } from './pattern-index.js';
 import type { Tracer } from './trace.js';
@@ -69,7 +70,7 @@ export class Broadcaster {
       try {
         listener(signal);
       } catch (error) {
-        this.diagnose(from, makeDiagnostic('warning', 'listener_failed', `a subscriber to '${signal.type}' threw: ${(error as Error)?.message ?? String(error)}`, { subject: signal.type }));
+        this.diagnose(from, makeDiagnostic('warning', 'listener_failed', `a subscriber to '${signal.type}' threw: ${describeThrown(error)}`, { subject: signal.type }));
       }
     }
     return listeners.size;
@@ -79,8 +80,8 @@ export class Broadcaster {
   report(agentId: string | undefined, error: ErrorInfo, answered = false): void {
     const heard = notify(this.errorListeners, error, agentId);
     if (this.quietly(ERROR_SIGNAL, { agent: agentId, error }) || heard || answered) return;
-    if (this.unhandled.onUnhandledError) this.unhandled.onUnhandledError(error, agentId);
-    else process.stderr.write(`[skillstate] ${agentId ? `agent '${agentId}': ` : ''}${error.code}: ${error.message}\n`);
+    if (this.unhandled.onUnhandledError && this.safely(this.unhandled.onUnhandledError, error, agentId)) return;
+    process.stderr.write(`[skillstate] ${agentId ? `agent '${agentId}': ` : ''}${error.code}: ${error.message}\n`);
   }
 
   /** Reports a diagnostic: the trace, listeners, `skillstate.diagnostic` subscribers, else the unhandled handler. */
@@ -88,8 +89,19 @@ export class Broadcaster {
     this.trace?.(agentId === undefined ? { kind: 'diagnostic', diagnostic } : { kind: 'diagnostic', agent: agentId, diagnostic });
     const heard = notify(this.diagnosticListeners, diagnostic, agentId);
     if (this.quietly(DIAGNOSTIC_SIGNAL, { agent: agentId, diagnostic }) || heard || this.trace) return;
-    if (this.unhandled.onUnhandledDiagnostic) this.unhandled.onUnhandledDiagnostic(diagnostic, agentId);
-    else if (diagnostic.level !== 'info') process.stderr.write(`[skillstate] ${diagnostic.level}: ${diagnostic.message}\n`);
+    if (this.unhandled.onUnhandledDiagnostic && this.safely(this.unhandled.onUnhandledDiagnostic, diagnostic, agentId)) return;
+    if (diagnostic.level !== 'info') process.stderr.write(`[skillstate] ${diagnostic.level}: ${diagnostic.message}\n`);
+  }
+
+  /** Calls an unhandled handler; false when it threw (the report then goes to stderr, with why). */
+  private safely<T>(handler: Reported<T>, value: T, agentId: string | undefined): boolean {
+    try {
+      handler(value, agentId);
+      return true;
+    } catch (error) {
+      process.stderr.write(`[skillstate] an unhandled-report handler threw: ${describeThrown(error)}\n`);
+      return false;
+    }
   }
 
   /** Publishes a system signal to subscribers only; returns whether anyone heard it. */

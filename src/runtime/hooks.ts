@@ -34,12 +34,15 @@ function failure(site: HookSite, thrown: unknown): { ok: false; error: ErrorInfo
 /** Runs `fn`, turning a throw or a rejection into a failed outcome. Never throws, never rejects. */
 export function callSafely<T>(site: HookSite, fn: () => T | Promise<T>): Outcome<T> | Promise<Outcome<T>> {
   let returned: T | Promise<T>;
+  let thenable: boolean;
   try {
     returned = fn();
+    // Inside the try: reading `then` of what user code returned may itself throw (a getter, a proxy).
+    thenable = isThenable(returned);
   } catch (thrown) {
     return failure(site, thrown);
   }
-  if (isThenable(returned)) {
+  if (thenable) {
     return Promise.resolve(returned).then(
       (value): Outcome<T> => ({ ok: true, value: value as T }),
       (thrown: unknown) => failure(site, thrown),

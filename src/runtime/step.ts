@@ -8,8 +8,10 @@
  *   transformResult (for calls, chained across skills) → effects for the system to interpret.
  *
  * A step is atomic: when anything in it fails, the agent stays exactly as it was before the
- * step, and the outcome carries the error. The step never throws; it returns synchronously
- * unless some user code it calls is async.
+ * step, and the outcome carries the error. The step never throws — whatever user code returns
+ * is read inside a guard, since a throw here would stop the agent's actor — and it returns
+ * synchronously unless some user code it calls is async. Skills mounted on the way are checked
+ * here too (routes, children: `skill-checks.ts`), so that nothing about them can fail later.
  *
  * No XState here: the agent machine calls `runStep` and interprets the outcome.
  */
@@ -17,7 +19,7 @@ import { Agent, catalogOf, type Catalog } from '../core/catalog.js';
 import { execute, stampSkill } from '../core/cmd.js';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import { effectProblem, errorEffect, type Effect, type RunEffect } from '../core/effects.js';
-import { errorInfo, formatIssues, type ErrorInfo } from '../core/errors.js';
+import { describeThrown, errorInfo, formatIssues, type ErrorInfo } from '../core/errors.js';
 import { instructionsForTarget, type InstructionObject } from '../core/instruction.js';
 import { mountSkill, unlinkedError, unmountSkill } from '../core/mount.js';
 import { matchesAny } from '../core/pattern.js';
@@ -26,6 +28,8 @@ import { applyPatch } from '../core/schema.js';
 import { signalProblem, type Signal } from '../core/signal.js';
 import type { AnySkill, MountOutcome, SignalDecision, SkillHookContext } from '../core/skill.js';
 import { callSafely, andThen } from './hooks.js';
+import { forgedRegistration, isRegistration, registrationProblem } from './registration.js';
+import { checkRouter, checkSkill } from './skill-checks.js';
 
 /** How deep `run` effects may chain (a run producing a run...) before the step is failed. */
 export const MAX_RUN_DEPTH = 16;
@@ -99,7 +103,9 @@ function hookEffects(effects: unknown, skill: AnySkill, what: string): { ok: tru
   for (const [i, effect] of effects.entries()) {
     const problem = effectProblem(effect);
     if (problem) return { ok: false, error: errorInfo('invalid_effect', `${what} returned an invalid effect at index ${i}: ${problem}`, { skill: skill.name }) };
-    stamped.push(stampSkill(effect as Effect, skill.name));
+    const checked = stampSkill(effect as Effect, skill.name);
+    if (isRegistration(checked)) return { ok: false, error: forgedRegistration(checked, what) };
+    stamped.push(checked);
   }
   return { ok: true, effects: stamped };
 }
@@ -167,7 +173,12 @@ class Step {
       const decided = callSafely({ what, skill: skill.name }, () => skill.handleSignal!(this.current, hookContext(this.agent, skill, config)));
       const next = (outcome: Awaited<typeof decided>): Maybe<boolean | StepOutcome> => {
         if (!outcome.ok) return this.fail(outcome.error);
-        const verdict = this.decide(skill, outcome.value, what);
+        let verdict: ReturnType<Step['decide']>;
+        try {
+          verdict = this.decide(skill, outcome.value, what);
+        } catch (thrown) {
+          return this.fail(errorInfo('hook_failed', `${what} returned a decision that cannot be read: ${describeThrown(thrown)}`, { skill: skill.name }));
+        }
         if (verdict === 'continue') return this.handlers(i + 1, skills);
         return verdict;
       };
@@ -228,8 +239,12 @@ class Step {
     return andThen(execute(this.agent, instructions as InstructionObject[], { signal: this.signal }), (ran) => {
       const failure = ran.results.find((r) => !r.ok);
       if (failure && !failure.ok) return this.fail(failure.error);
+      const catalog = catalogOf(ran.agent)!;
+      const by = `action ${ran.results.map((r) => `'${r.action}'`).join(', ')}`;
+      const forged = registrationProblem(this.catalog, catalog, ran.effects, by);
+      if (forged) return this.fail(forged);
       this.agent = ran.agent;
-      this.catalog = catalogOf(ran.agent)!;
+      this.catalog = catalog;
       const last = ran.results.at(-1);
       if (last?.ok && !this.replied) this.result = last.output;
       this.gather(ran.effects);
@@ -239,6 +254,8 @@ class Step {
 
   /** Keeps effects for the system, setting aside `reply` (it answers the caller) and `run` (carried out next). */
   private pendingRuns: RunEffect[] = [];
+  /** The agent as of the last mount hooks: skills mounted since then have not had theirs yet. */
+  private hooked: Agent<object> | undefined;
   private gather(effects: readonly Effect[]): void {
     for (const effect of effects) {
       if (effect.type === 'run') this.pendingRuns.push(effect);
@@ -262,9 +279,10 @@ class Step {
       const instructions = runs.map((run) => this.runInstruction(run));
       return andThen(this.instructions(instructions), (failed) => failed ?? this.afterActions(depth + 1));
     }
-    return andThen(runMountHooks(this.original, this.agent), (hooked) => {
+    return andThen(runMountHooks(this.hooked ?? this.original, this.agent), (hooked) => {
       if (!hooked.ok) return this.fail(hooked.error);
       this.agent = hooked.agent;
+      this.hooked = hooked.agent;
       this.catalog = catalogOf(hooked.agent)!;
       this.gather(hooked.effects);
       if (this.pendingRuns.length) return this.afterActions(depth + 1);
@@ -312,8 +330,9 @@ class Step {
 }
 
 /**
- * Runs the `mount` hook of every skill mounted on `after` but not on `before`, in mount order,
- * applying their slice updates and collecting their effects.
+ * Checks every skill mounted on `after` but not on `before` (routes, children) and the router
+ * they join, then runs their `mount` hooks in mount order, applying their slice updates and
+ * collecting their effects.
  */
 export function runMountHooks(
   before: Agent<object>,
@@ -322,6 +341,14 @@ export function runMountHooks(
   if (after.mounted === before.mounted || after.mounted.length === 0) return { ok: true, agent: after, effects: [] };
   const had = new Set(before.mounted.map((record) => record.name));
   const added = after.mounted.filter((record) => !had.has(record.name));
+  if (added.length === 0) return { ok: true, agent: after, effects: [] };
+  const mountedCatalog = catalogOf(after)!;
+  for (const record of added) {
+    const problem = checkSkill(mountedCatalog.skills.get(record.name)!);
+    if (problem) return { ok: false, error: problem };
+  }
+  const routing = checkRouter(mountedCatalog);
+  if (routing) return { ok: false, error: routing };
   const effects: Effect[] = [];
   const next = (index: number, agent: Agent<object>): Maybe<{ ok: true; agent: Agent<object>; effects: Effect[] } | { ok: false; error: ErrorInfo }> => {
     for (let i = index; i < added.length; i++) {
@@ -335,16 +362,20 @@ export function runMountHooks(
         if (!outcome.ok) return outcome;
         const value = outcome.value as void | MountOutcome;
         let current = agent;
-        if (value !== undefined && value !== null) {
-          if (!isPlainObject(value)) return { ok: false as const, error: errorInfo('hook_failed', `${what} must return nothing or { state, effects }`, { skill: skill.name }) };
-          if (value.state !== undefined) {
-            const patched = patchSlice(current, catalog, skill, value.state, what);
-            if (!patched.ok) return patched;
-            current = patched.agent;
+        try {
+          if (value !== undefined && value !== null) {
+            if (!isPlainObject(value)) return { ok: false as const, error: errorInfo('hook_failed', `${what} must return nothing or { state, effects }`, { skill: skill.name }) };
+            if (value.state !== undefined) {
+              const patched = patchSlice(current, catalog, skill, value.state, what);
+              if (!patched.ok) return patched;
+              current = patched.agent;
+            }
+            const checked = hookEffects(value.effects, skill, what);
+            if (!checked.ok) return checked;
+            effects.push(...checked.effects);
           }
-          const checked = hookEffects(value.effects, skill, what);
-          if (!checked.ok) return checked;
-          effects.push(...checked.effects);
+        } catch (thrown) {
+          return { ok: false as const, error: errorInfo('hook_failed', `${what} returned something that cannot be read: ${describeThrown(thrown)}`, { skill: skill.name }) };
         }
         return next(i + 1, current);
       });

@@ -11,7 +11,7 @@ import type { AgentDefinition } from '../core/agent.js';
 import { catalogOf, type Agent, type Catalog } from '../core/catalog.js';
 import { diagnostic as makeDiagnostic, type Diagnostic } from '../core/diagnostics.js';
 import type { Effect } from '../core/effects.js';
-import { DefinitionError, errorInfo, type ErrorInfo } from '../core/errors.js';
+import { DefinitionError, describeThrown, errorInfo, SkillstateError, type ErrorInfo } from '../core/errors.js';
 import { isPlainObject } from '../core/plain.js';
 import { createSkillRegistry, type SkillRegistry, type SkillResolver } from '../core/registry.js';
 import { createRouter, type Router } from '../core/router.js';
@@ -25,6 +25,8 @@ import type { AgentRef, AgentSnapshot } from './agent-ref.js';
 import { Broadcaster, DIAGNOSTIC_SIGNAL, ERROR_SIGNAL } from './broadcast.js';
 import { listenPatterns, PatternIndex, registeredNames } from './pattern-index.js';
 import { RuntimeError } from './errors.js';
+import { checkCatalog } from './skill-checks.js';
+import { clearTimer, setTimer } from './timers.js';
 import { createTracer, type TraceOption, type Tracer } from './trace.js';
 
 /** Anything XState accepts as an inspector, or an `@statelyai/inspect` inspector (its `.inspect` is used). */
@@ -67,10 +69,26 @@ export interface SpawnOptions<TState> {
 }
 
 
-function normalizeInspect(option: InspectOption | undefined): Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined {
+/**
+ * The inspector as a function XState can call from inside any actor's transition, where a throw
+ * would stop the actor: an inspector that throws is reported once on stderr and otherwise ignored.
+ */
+const LIFECYCLE_STATES: ReadonlySet<LifecycleState> = new Set(['active', 'inactive', 'failed']);
+
+function normalizeInspect(option: InspectOption | undefined): ((event: InspectionEvent) => void) | undefined {
   if (option === undefined) return undefined;
-  if (typeof option === 'object' && option !== null && 'inspect' in option) return option.inspect;
-  return option;
+  const observer = typeof option === 'object' && option !== null && 'inspect' in option ? option.inspect : option;
+  const next = typeof observer === 'function' ? observer : (event: InspectionEvent) => observer.next?.(event);
+  let broken = false;
+  return (event) => {
+    try {
+      next(event);
+    } catch (error) {
+      if (broken) return;
+      broken = true;
+      process.stderr.write(`[skillstate] the inspector failed and later failures are not reported: ${describeThrown(error)}\n`);
+    }
+  };
 }
 
 export class SystemRuntime implements SystemHost {
@@ -81,7 +99,7 @@ export class SystemRuntime implements SystemHost {
   readonly mailboxLimit: number;
   readonly callTimeout: number;
   readonly trace: Tracer | undefined;
-  readonly inspect: Observer<InspectionEvent> | ((event: InspectionEvent) => void) | undefined;
+  readonly inspect: ((event: InspectionEvent) => void) | undefined;
   readonly actor: SystemActor;
   readonly broadcast: Broadcaster;
   private readonly listeners = new PatternIndex<string>();
@@ -97,7 +115,11 @@ export class SystemRuntime implements SystemHost {
     const limit = options.mailboxLimit ?? 10_000;
     if (!Number.isInteger(limit) || limit < 1) throw new DefinitionError({ code: 'invalid_agent', message: `mailboxLimit must be a positive integer, got ${String(limit)}` });
     this.mailboxLimit = limit;
-    this.callTimeout = options.callTimeout ?? 5_000;
+    const callTimeout = options.callTimeout ?? 5_000;
+    if (typeof callTimeout !== 'number' || !(callTimeout >= 0)) {
+      throw new DefinitionError({ code: 'invalid_agent', message: `callTimeout must be a number of milliseconds >= 0 (or Infinity), got ${String(callTimeout)}` });
+    }
+    this.callTimeout = callTimeout;
     this.skills = Array.isArray(options.skills) || options.skills === undefined ? createSkillRegistry((options.skills as readonly AnySkill[]) ?? []) : (options.skills as SkillRegistry);
     this.resolvers = [...(options.resolvers ?? [])];
     for (const resolver of this.resolvers) {
@@ -114,13 +136,22 @@ export class SystemRuntime implements SystemHost {
 
   // ── Definitions and skills ─────────────────────────────────────────────────────────────────
 
-  /** A skill by name: the system's own skills first, then the resolvers, in order. */
+  /**
+   * A skill by name: the system's own skills first, then the resolvers, in order. A registry or
+   * resolver that throws is user code failing: a `RuntimeError` (`unknown_skill`) naming it.
+   */
   resolveSkill(name: string): AnySkill | undefined {
-    const own = this.skills.get(name);
-    if (own) return own;
-    for (const resolver of this.resolvers) {
-      const found = resolver.get(name);
-      if (found) return found;
+    let where = 'the system skill registry';
+    try {
+      const own = this.skills.get(name);
+      if (own) return own;
+      for (const [index, resolver] of this.resolvers.entries()) {
+        where = `resolver ${index}`;
+        const found = resolver.get(name);
+        if (found) return found;
+      }
+    } catch (error) {
+      throw new RuntimeError(errorInfo('unknown_skill', `${where} failed to look up skill '${name}': ${describeThrown(error)}`, { skill: name }));
     }
     return undefined;
   }
@@ -178,7 +209,11 @@ export class SystemRuntime implements SystemHost {
     parent: string | undefined,
     resume: ReadonlyMap<string, LifecycleState> | undefined,
   ): AgentProcess<TState> {
-    const process = new AgentProcess<TState>(agent.id, definition, this, parent, resume);
+    // Routes and children of every skill, checked before anything starts (remembered per catalog,
+    // so agents of one definition pay once): a bad one is an error here, not a dead actor.
+    const problem = checkCatalog(catalogOf(agent)!);
+    if (problem) throw new RuntimeError({ ...problem, message: `cannot start agent '${agent.id}': ${problem.message}` }, agent.id);
+    const process = new AgentProcess<TState>(agent, definition, this, parent, resume);
     process.actor = createActor(agentMachine, {
       id: agent.id,
       input: { agent: agent as Agent<object>, host: process },
@@ -256,6 +291,8 @@ export class SystemRuntime implements SystemHost {
     if (!definition) {
       throw bad(`agent '${data.id}' was made by definition '${String(data.definition)}', which this system does not know; pass it in createAgentSystem({ definitions }) or system.register() it`);
     }
+    // The registry is keyed by the agent's own id: a snapshot whose two ids differ would take the place of another agent.
+    if (data.agent.id !== data.id) throw bad(`the snapshot of '${data.id}' holds agent '${String(data.agent.id)}'; the two ids must be the same`);
     if (this.agents.has(data.id)) throw new RuntimeError(errorInfo('duplicate_agent', `an agent with id '${data.id}' is already running`, { subject: data.id }), data.id);
     const restored = definition.restore(data.agent, { skills: { get: (name) => this.resolveSkill(name) } });
     if (!restored.ok) throw new RuntimeError(restored.error, data.id);
@@ -263,8 +300,11 @@ export class SystemRuntime implements SystemHost {
     if (data.parent !== undefined && parent === undefined) {
       this.diagnose(data.id, makeDiagnostic('warning', 'orphan_restored', `agent '${data.id}' was restored without its parent '${data.parent}', which is not running`, { subject: data.id }));
     }
-    const lifecycles = isPlainObject(data.lifecycles) ? (data.lifecycles as Record<string, LifecycleState>) : {};
-    return this.start(definition, restored.value, parent, new Map(Object.entries(lifecycles)));
+    const lifecycles = isPlainObject(data.lifecycles) ? (data.lifecycles as Record<string, unknown>) : {};
+    for (const [skill, state] of Object.entries(lifecycles)) {
+      if (!LIFECYCLE_STATES.has(state as LifecycleState)) throw bad(`agent '${data.id}' has lifecycle '${String(state)}' for skill '${skill}'; expected active, inactive or failed`);
+    }
+    return this.start(definition, restored.value, parent, new Map(Object.entries(lifecycles as Record<string, LifecycleState>)));
   }
 
   // ── Effects (called by the system actor) ────────────────────────────────────────────────────
@@ -274,7 +314,19 @@ export class SystemRuntime implements SystemHost {
     this.actor.send({ type: 'effects', agent: agentId, effects, answered });
   }
 
+  /**
+   * Carries out one effect, for the system actor. Never throws: the system actor carries out
+   * every agent's effects, and a throw would stop it for all of them.
+   */
   carryOut(agentId: string, effect: Effect, answered: boolean): void {
+    try {
+      this.carryOutEffect(agentId, effect, answered);
+    } catch (error) {
+      this.report(agentId, errorInfo('signal_failed', `agent '${agentId}': effect '${effect.type}' could not be carried out: ${describeThrown(error)}`));
+    }
+  }
+
+  private carryOutEffect(agentId: string, effect: Effect, answered: boolean): void {
     this.trace?.({ kind: 'effect', agent: agentId, effect });
     const process = this.agents.get(agentId);
     switch (effect.type) {
@@ -297,8 +349,13 @@ export class SystemRuntime implements SystemHost {
           this.report(agentId, errorInfo('unknown_agent', `agent '${agentId}' asked to stop agent '${target}', which is not running`, { subject: target }));
           return;
         }
+        const reason = effect.reason ?? `stopped by agent '${agentId}'`;
+        // An agent that stops itself takes nothing more from its mailbox: what waits there gets
+        // agent_stopped now (its own actor stops once this step's transition is over); its
+        // children and its registration go after the step, like any other work for other actors.
+        if (target === agentId) process?.terminate(reason);
         this.afterStep(() => {
-          if (this.agents.has(target)) void this.stopAgent(target, effect.reason ?? `stopped by agent '${agentId}'`);
+          if (this.agents.has(target)) void this.stopAgent(target, reason);
         });
         return;
       }
@@ -329,7 +386,7 @@ export class SystemRuntime implements SystemHost {
       if (effect.state !== undefined) options.state = effect.state;
       this.spawn(definition, options);
     } catch (error) {
-      const info = error instanceof RuntimeError || error instanceof DefinitionError ? error.toInfo() : errorInfo('invalid_state', String(error));
+      const info = error instanceof SkillstateError ? error.toInfo() : errorInfo('invalid_state', describeThrown(error));
       this.report(parentId, { ...info, message: `agent '${parentId}' could not spawn '${effect.definition}': ${info.message}` });
     }
   }
@@ -337,7 +394,7 @@ export class SystemRuntime implements SystemHost {
   private schedule(agentId: string, delay: number, signal: Signal): void {
     const process = this.agents.get(agentId);
     if (!process || process.isStopped) return;
-    const timer = setTimeout(() => {
+    const timer = setTimer(() => {
       process.timers.delete(timer);
       try {
         process.send(signal);
@@ -384,7 +441,8 @@ export class SystemRuntime implements SystemHost {
 
   // ── Lifetime ─────────────────────────────────────────────────────────────────────────────
 
-  private assertRunning(): void {
+  /** Throws `agent_stopped` once the system is shut down. */
+  assertRunning(): void {
     if (this.shutDown) throw new RuntimeError(errorInfo('agent_stopped', 'the agent system has been shut down'));
   }
 

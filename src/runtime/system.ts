@@ -6,12 +6,13 @@
  */
 import type { AgentDefinition } from '../core/agent.js';
 import type { Diagnostic } from '../core/diagnostics.js';
-import type { ErrorInfo } from '../core/errors.js';
+import { errorInfo, type ErrorInfo } from '../core/errors.js';
 import type { SkillRegistry } from '../core/registry.js';
 import { createSignal, type Signal, type SignalLike, toSignal } from '../core/signal.js';
 import type { AnySkill } from '../core/skill.js';
 import type { SystemActor } from '../../machines/system.js';
 import type { AgentRef, AgentSnapshot } from './agent-ref.js';
+import { RuntimeError } from './errors.js';
 import { SystemRuntime, type AgentSystemOptions, type SpawnOptions } from './system-runtime.js';
 
 export interface AgentSystem {
@@ -24,7 +25,7 @@ export interface AgentSystem {
   stop(id: string): Promise<void>;
   /** Listens to emitted signals whose type matches `pattern` (the one matcher: `*`, `**`). Returns the unsubscribe function. */
   subscribe(pattern: string, listener: (signal: Signal) => void): () => void;
-  /** Publishes a signal from outside any agent, as an `emit` effect would. Returns how many subscribers and agents got it. */
+  /** Publishes a signal from outside any agent, as an `emit` effect would. Returns how many subscribers and agents got it. Throws `agent_stopped` after shutdown. */
   publish(signal: Signal | SignalLike | string): number;
   /** Errors reported by any agent (failed sends, crashed skills, effects that could not be carried out). */
   onError(listener: (error: ErrorInfo, agentId: string | undefined) => void): () => void;
@@ -38,7 +39,11 @@ export interface AgentSystem {
   restore(snapshot: unknown): AgentRef;
   /** `restore`, after loading the snapshot's mounted skills through the resolvers (document skills are loaded lazily). */
   loadAndRestore(snapshot: unknown): Promise<AgentRef>;
-  /** Restores several agents, parents before children whatever their order. */
+  /**
+   * Restores several agents, parents before children whatever their order. All or nothing: when
+   * one snapshot cannot be restored (or parent links form a cycle), the ones restored by this call
+   * are stopped again and the error is thrown.
+   */
   restoreAll(snapshots: readonly unknown[]): AgentRef[];
   /** Skills the system can mount by name and resolve when restoring agents. */
   readonly skills: SkillRegistry;
@@ -64,33 +69,55 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
     list: () => [...runtime.agents.values()] as AgentRef[],
     stop: (id) => runtime.stopAgent(id, 'stopped by request'),
     subscribe: (pattern, listener) => runtime.broadcast.subscribe(pattern, listener),
-    publish: (signal) => runtime.publish(typeof signal === 'string' ? createSignal(signal) : toSignal(signal), undefined),
+    publish: (signal) => {
+      runtime.assertRunning();
+      return runtime.publish(typeof signal === 'string' ? createSignal(signal) : toSignal(signal), undefined);
+    },
     onError: (listener) => runtime.broadcast.onError(listener),
     onDiagnostic: (listener) => runtime.broadcast.onDiagnostic(listener),
     register: (definition) => runtime.register(definition),
     persistAll: () => orderParentsFirst([...runtime.agents.values()].map((agent) => agent.persist())),
     restore: (snapshot) => runtime.restore(snapshot) as AgentRef,
     loadAndRestore: (snapshot) => runtime.loadAndRestore(snapshot) as Promise<AgentRef>,
-    restoreAll: (snapshots) => orderParentsFirst(snapshots as AgentSnapshot[]).map((snapshot) => runtime.restore(snapshot) as AgentRef),
+    restoreAll: (snapshots) => restoreAll(runtime, snapshots),
     skills: runtime.skills,
     actor: runtime.actor,
     shutdown: () => runtime.shutdown(),
   };
 }
 
-/** Orders snapshots so that each parent comes before its children. */
+function restoreAll(runtime: SystemRuntime, snapshots: readonly unknown[]): AgentRef[] {
+  const restored: AgentRef[] = [];
+  try {
+    for (const snapshot of orderParentsFirst(snapshots as AgentSnapshot[])) restored.push(runtime.restore(snapshot) as AgentRef);
+  } catch (error) {
+    // Children were restored after their parents: stopping the parents first stops them too.
+    for (const ref of restored) if (runtime.agents.get(ref.id) === ref) void runtime.stopAgent(ref.id, 'restoreAll failed');
+    throw error;
+  }
+  return restored;
+}
+
+/** Orders snapshots so that each parent comes before its children; parent links that form a cycle are an `invalid_snapshot` error. */
 function orderParentsFirst(snapshots: readonly AgentSnapshot[]): AgentSnapshot[] {
   const byId = new Map(snapshots.map((snapshot) => [snapshot?.id, snapshot]));
   const ordered: AgentSnapshot[] = [];
   const placed = new Set<AgentSnapshot>();
-  const place = (snapshot: AgentSnapshot, depth: number) => {
+  const placing = new Set<AgentSnapshot>();
+  const place = (snapshot: AgentSnapshot, path: string[]) => {
     if (placed.has(snapshot)) return;
+    if (placing.has(snapshot)) {
+      const cycle = [...path.slice(path.indexOf(snapshot.id)), snapshot.id].map((id) => `'${id}'`).join(' → ');
+      throw new RuntimeError(errorInfo('invalid_snapshot', `cannot restore: the parent links of the snapshots form a cycle: ${cycle}`, { subject: snapshot.id }));
+    }
+    placing.add(snapshot);
     const parent = snapshot?.parent !== undefined ? byId.get(snapshot.parent) : undefined;
-    if (parent && depth < snapshots.length) place(parent, depth + 1);
+    if (parent) place(parent, [...path, snapshot.id]);
+    placing.delete(snapshot);
     placed.add(snapshot);
     ordered.push(snapshot);
   };
-  for (const snapshot of snapshots) place(snapshot, 0);
+  for (const snapshot of snapshots) place(snapshot, []);
   return ordered;
 }
 

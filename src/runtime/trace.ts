@@ -2,11 +2,15 @@
  * The plain trace: every signal, step, effect, lifecycle transition and diagnostic as one JSON
  * line, for people without a browser (`createAgentSystem({ trace: 'trace.jsonl' })`, or
  * `trace: true` for stderr). Off unless asked for, and then the only cost is building lines.
+ *
+ * The tracer is called from inside actors' actions, so it never throws: a record that JSON
+ * cannot encode (a BigInt or a cycle in a signal's data) is written without its payload, and a
+ * trace function or stream that throws is reported once on stderr and otherwise ignored.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { Effect } from '../core/effects.js';
-import type { ErrorInfo } from '../core/errors.js';
+import { describeThrown, type ErrorInfo } from '../core/errors.js';
 
 export type TraceRecord =
   | { kind: 'spawn'; agent: string; definition: string; parent?: string; restored?: boolean }
@@ -34,16 +38,42 @@ export function createTracer(option: TraceOption | undefined): Tracer | undefine
   let emit: (line: TraceLine) => void;
   let close = () => {};
   if (typeof option === 'function') emit = option;
-  else if (option === true) emit = (line) => process.stderr.write(`${JSON.stringify(line)}\n`);
+  else if (option === true) emit = (line) => process.stderr.write(`${encode(line)}\n`);
   else if (typeof option === 'string') {
     const fd = openSync(option, 'a');
-    emit = (line) => writeSync(fd, `${JSON.stringify(line)}\n`);
+    emit = (line) => writeSync(fd, `${encode(line)}\n`);
     close = () => closeSync(fd);
   } else {
     const stream = option;
-    emit = (line) => stream.write(`${JSON.stringify(line)}\n`);
+    emit = (line) => stream.write(`${encode(line)}\n`);
   }
-  const tracer = ((record: TraceRecord) => emit({ time: new Date().toISOString(), ...record })) as Tracer;
-  tracer.close = close;
+  let broken = false;
+  const tracer = ((record: TraceRecord) => {
+    try {
+      emit({ time: new Date().toISOString(), ...record });
+    } catch (error) {
+      if (broken) return;
+      broken = true;
+      process.stderr.write(`[skillstate] the trace failed and later failures are not reported: ${describeThrown(error)}\n`);
+    }
+  }) as Tracer;
+  tracer.close = () => {
+    try {
+      close();
+    } catch {
+      // closing a trace file that is already gone changes nothing
+    }
+  };
   return tracer;
+}
+
+/** A line as JSON; a record whose payload JSON cannot encode keeps its kind and agent and says why. */
+function encode(line: TraceLine): string {
+  try {
+    return JSON.stringify(line);
+  } catch (error) {
+    const kept: Record<string, unknown> = { time: line.time, kind: line.kind, unencodable: describeThrown(error) };
+    if ('agent' in line) kept.agent = line.agent;
+    return JSON.stringify(kept);
+  }
 }

@@ -100,3 +100,31 @@ export function thrown(fn: () => unknown): unknown {
   }
   return undefined;
 }
+
+/**
+ * Collects what escapes to Node as an uncaught exception or an unhandled rejection while a test
+ * file runs; call at the top level of the file, assert `toEqual([])` after each test.
+ */
+export function collectEscapes(hooks: { beforeAll(fn: () => void): void; afterAll(fn: () => void): void }): unknown[] {
+  const escaped: unknown[] = [];
+  const onEscape = (error: unknown) => escaped.push(error);
+  hooks.beforeAll(() => {
+    process.on('uncaughtException', onEscape);
+    process.on('unhandledRejection', onEscape);
+  });
+  hooks.afterAll(() => {
+    process.off('uncaughtException', onEscape);
+    process.off('unhandledRejection', onEscape);
+  });
+  return escaped;
+}
+
+/** The notebook's items of an agent. */
+export function itemsOf(agent: { getSnapshot(): { state: unknown } }): string[] {
+  return (agent.getSnapshot().state as { notebook: { items: string[] } }).notebook.items;
+}
+
+/** Waits for timers and microtasks queued so far (real time, a few milliseconds). */
+export function settleDown(ms = 5): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

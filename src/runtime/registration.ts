@@ -1,0 +1,58 @@
+/**
+ * `register_action` and `deregister_action` effects describe mounts: one per action of a skill
+ * mounted or unmounted. The system keeps an agent's registered actions by carrying them out, so
+ * DESIGN.md's invariant — the registered actions equal the active skills' actions — holds only
+ * if no other such effect reaches it. An action or a hook that returns one of its own is refused
+ * here, with an error saying how to change an agent's actions (mount a skill), instead of
+ * quietly leaving the agent listing an action it cannot run or hiding one it can.
+ */
+import type { Catalog } from '../core/catalog.js';
+import type { Effect } from '../core/effects.js';
+import { errorInfo, type ErrorInfo } from '../core/errors.js';
+
+/** True for the effect kinds that only mounting and unmounting may produce. */
+export function isRegistration(effect: Effect): boolean {
+  return effect.type === 'register_action' || effect.type === 'deregister_action';
+}
+
+/** The refusal for a registration effect returned by a hook or an action. */
+export function forgedRegistration(effect: Effect, by: string): ErrorInfo {
+  const name = 'action' in effect ? effect.action : '?';
+  return errorInfo('invalid_effect', `${by} returned a '${effect.type}' effect for '${name}': actions are registered by mounting and unmounting skills, not by effects`, {
+    skill: effect.meta.skill,
+  });
+}
+
+/**
+ * Checks that the registration effects among `effects` are exactly those the skill changes
+ * from `before` to `after` explain (counted as a net change per `skill/action`, so an unmount
+ * and a remount in one step balance out). Cheap when nothing was mounted and no such effect is there.
+ */
+export function registrationProblem(before: Catalog, after: Catalog, effects: readonly Effect[], by: string): ErrorInfo | undefined {
+  if (before.skills === after.skills && !effects.some(isRegistration)) return undefined;
+  // What the effects register, minus what the skill changes explain: all zeros when they agree.
+  const unexplained = new Map<string, number>();
+  const add = (key: string, delta: number) => unexplained.set(key, (unexplained.get(key) ?? 0) + delta);
+  for (const effect of effects) {
+    if (isRegistration(effect)) add(registrationKey(effect), effect.type === 'register_action' ? 1 : -1);
+  }
+  for (const [name, active] of after.skills) {
+    if (before.skills.get(name)?.spec !== active.spec) for (const action of active.spec.actions) add(`${name}/${action.name}`, -1);
+  }
+  for (const [name, active] of before.skills) {
+    if (after.skills.get(name)?.spec !== active.spec) for (const action of active.spec.actions) add(`${name}/${action.name}`, 1);
+  }
+  for (const [key, count] of unexplained) {
+    if (count === 0) continue;
+    const culprit = effects.find((effect) => isRegistration(effect) && registrationKey(effect) === key);
+    if (culprit) return forgedRegistration(culprit, by);
+    return errorInfo('invalid_effect', `${by} changed the agent's skills without the registration effect for '${key}'`);
+  }
+  return undefined;
+}
+
+/** `skill/action`, or `action` for the agent's own: the name the system registers. */
+function registrationKey(effect: Effect): string {
+  const action = 'action' in effect ? effect.action : '';
+  return effect.meta.skill === undefined ? action : `${effect.meta.skill}/${action}`;
+}
