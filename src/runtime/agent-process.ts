@@ -70,6 +70,8 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   private phase: Phase = 'idle';
   private current: Item | undefined;
   private stopped = false;
+  /** Why the agent takes no more items, once it asked to stop itself and until it is stopped. */
+  private closing: string | undefined;
   /** Skills whose lifecycle failed (until remounted). Allocated on first need: most agents never have one. */
   private failedSkills: Set<string> | undefined;
   /** Skills unmounted while running: their lifecycle child stays, inactive. */
@@ -251,8 +253,8 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   }
 
   private enqueue(item: Item): void {
-    if (this.stopped) {
-      throw new RuntimeError(errorInfo('agent_stopped', `agent '${this.id}' is stopped`), this.id);
+    if (this.stopped || this.closing !== undefined) {
+      throw new RuntimeError(errorInfo('agent_stopped', `agent '${this.id}' is ${this.stopped ? 'stopped' : `stopping (${this.closing})`}`), this.id);
     }
     if (this.phase === 'idle' && this.mailbox.size === 0 && this.system.inStep === 0) {
       this.dispatch(item);
@@ -293,7 +295,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   }
 
   private drain(): void {
-    while (this.phase === 'idle' && !this.stopped) {
+    while (this.phase === 'idle' && !this.stopped && this.closing === undefined) {
       const next = this.mailbox.shift();
       if (next === undefined) return;
       this.dispatch(next);
@@ -506,15 +508,29 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
 
   // ── Stopping ─────────────────────────────────────────────────────────────────────────────
 
+  /**
+   * The agent asked to stop itself: it takes nothing more from its mailbox. What waits there,
+   * and anything sent from now on, gets `agent_stopped`; the actor stops with `terminate`, once
+   * the step that asked is over.
+   */
+  close(reason: string): void {
+    if (this.stopped || this.closing !== undefined) return;
+    this.closing = reason;
+    for (const item of this.mailbox.drain()) if (item.ticket) this.settle(item.ticket, this.stoppedError(reason));
+  }
+
+  private stoppedError(reason: string): RuntimeError {
+    return new RuntimeError(errorInfo('agent_stopped', `agent '${this.id}' stopped (${reason}) before answering`), this.id);
+  }
+
   /** Stops the actor, answers every waiting caller with `agent_stopped`, cancels timers. */
   terminate(reason: string): void {
     if (this.stopped) return;
     this.stopped = true;
     for (const timer of this.timers) clearTimer(timer);
     this.timers.clear();
-    const stoppedError = () => new RuntimeError(errorInfo('agent_stopped', `agent '${this.id}' stopped (${reason}) before answering`), this.id);
-    if (this.current?.ticket) this.settle(this.current.ticket, stoppedError());
-    for (const item of this.mailbox.drain()) if (item.ticket) this.settle(item.ticket, stoppedError());
+    if (this.current?.ticket) this.settle(this.current.ticket, this.stoppedError(reason));
+    for (const item of this.mailbox.drain()) if (item.ticket) this.settle(item.ticket, this.stoppedError(reason));
     const stopActor = () => this.actor.stop();
     // Stopping an actor from inside its own step would cut the step short: wait for it to end.
     if (this.phase === 'processing') queueMicrotask(stopActor);

@@ -15,12 +15,10 @@ export function isRegistration(effect: Effect): boolean {
   return effect.type === 'register_action' || effect.type === 'deregister_action';
 }
 
-/** The refusal for a registration effect returned by a hook or an action. */
-export function forgedRegistration(effect: Effect, by: string): ErrorInfo {
+/** The refusal for a registration effect returned by a hook or an action (`by`, of `skill` when known). */
+export function forgedRegistration(effect: Effect, by: string, skill?: string): ErrorInfo {
   const name = 'action' in effect ? effect.action : '?';
-  return errorInfo('invalid_effect', `${by} returned a '${effect.type}' effect for '${name}': actions are registered by mounting and unmounting skills, not by effects`, {
-    skill: effect.meta.skill,
-  });
+  return errorInfo('invalid_effect', `${by} returned a '${effect.type}' effect for '${name}': actions are registered by mounting and unmounting skills, not by effects`, { skill });
 }
 
 /**
@@ -28,7 +26,7 @@ export function forgedRegistration(effect: Effect, by: string): ErrorInfo {
  * from `before` to `after` explain (counted as a net change per `skill/action`, so an unmount
  * and a remount in one step balance out). Cheap when nothing was mounted and no such effect is there.
  */
-export function registrationProblem(before: Catalog, after: Catalog, effects: readonly Effect[], by: string): ErrorInfo | undefined {
+export function registrationProblem(before: Catalog, after: Catalog, effects: readonly Effect[], by: string, skill?: string): ErrorInfo | undefined {
   if (before.skills === after.skills && !effects.some(isRegistration)) return undefined;
   // What the effects register, minus what the skill changes explain: all zeros when they agree.
   const unexplained = new Map<string, number>();
@@ -45,8 +43,8 @@ export function registrationProblem(before: Catalog, after: Catalog, effects: re
   for (const [key, count] of unexplained) {
     if (count === 0) continue;
     const culprit = effects.find((effect) => isRegistration(effect) && registrationKey(effect) === key);
-    if (culprit) return forgedRegistration(culprit, by);
-    return errorInfo('invalid_effect', `${by} changed the agent's skills without the registration effect for '${key}'`);
+    if (culprit) return forgedRegistration(culprit, by, skill);
+    return errorInfo('invalid_effect', `${by} changed the agent's skills without the registration effect for '${key}'`, { skill });
   }
   return undefined;
 }

@@ -7,8 +7,8 @@
  * an actor's transition, where a throw would stop the actor.
  *
  * The checked children are kept per active skill, so a lifecycle starts exactly what was
- * checked and `children(config)` is not called again for every spawn. Checks of a whole catalog
- * are kept per catalog: agents of one definition share theirs, so spawning pays one lookup.
+ * checked and `children(config)` is not called again for every spawn. A catalog that passed is
+ * remembered: agents of one definition share theirs, so spawning pays one lookup.
  */
 import type { ActiveSkill, Catalog } from '../core/catalog.js';
 import { describeThrown, errorInfo, type ErrorInfo } from '../core/errors.js';
@@ -19,24 +19,23 @@ const NO_CHILDREN: readonly ChildSpec[] = Object.freeze([]);
 const RESTART_POLICIES: ReadonlySet<RestartPolicy> = new Set(['permanent', 'transient', 'temporary']);
 
 const checkedChildren = new WeakMap<ActiveSkill, readonly ChildSpec[]>();
-const checkedCatalogs = new WeakMap<Catalog, ErrorInfo | null>();
+/** Catalogs that passed. A failure is not kept: the code behind it may be fixed (or flaky) and is asked again. */
+const checkedCatalogs = new WeakSet<Catalog>();
 
 /** Checks a skill's routes and children for its config; undefined when both are sound. */
 export function checkSkill(active: ActiveSkill): ErrorInfo | undefined {
   return checkRoutes(active) ?? checkChildren(active);
 }
 
-/** Checks every skill of a catalog, then the router they make together. Remembered per catalog. */
+/** Checks every skill of a catalog, then the router they make together. A catalog that passed is remembered. */
 export function checkCatalog(catalog: Catalog): ErrorInfo | undefined {
-  const known = checkedCatalogs.get(catalog);
-  if (known !== undefined) return known ?? undefined;
-  let problem: ErrorInfo | undefined;
+  if (checkedCatalogs.has(catalog)) return undefined;
   for (const active of catalog.skills.values()) {
-    problem = checkSkill(active);
-    if (problem) break;
+    const problem = checkSkill(active);
+    if (problem) return problem;
   }
-  problem ??= checkRouter(catalog);
-  checkedCatalogs.set(catalog, problem ?? null);
+  const problem = checkRouter(catalog);
+  if (!problem) checkedCatalogs.add(catalog);
   return problem;
 }
 

@@ -104,7 +104,7 @@ function hookEffects(effects: unknown, skill: AnySkill, what: string): { ok: tru
     const problem = effectProblem(effect);
     if (problem) return { ok: false, error: errorInfo('invalid_effect', `${what} returned an invalid effect at index ${i}: ${problem}`, { skill: skill.name }) };
     const checked = stampSkill(effect as Effect, skill.name);
-    if (isRegistration(checked)) return { ok: false, error: forgedRegistration(checked, what) };
+    if (isRegistration(checked)) return { ok: false, error: forgedRegistration(checked, what, skill.name) };
     stamped.push(checked);
   }
   return { ok: true, effects: stamped };
@@ -241,7 +241,7 @@ class Step {
       if (failure && !failure.ok) return this.fail(failure.error);
       const catalog = catalogOf(ran.agent)!;
       const by = `action ${ran.results.map((r) => `'${r.action}'`).join(', ')}`;
-      const forged = registrationProblem(this.catalog, catalog, ran.effects, by);
+      const forged = registrationProblem(this.catalog, catalog, ran.effects, by, ran.results.length === 1 ? ran.results[0]!.skill : undefined);
       if (forged) return this.fail(forged);
       this.agent = ran.agent;
       this.catalog = catalog;

@@ -350,10 +350,10 @@ export class SystemRuntime implements SystemHost {
           return;
         }
         const reason = effect.reason ?? `stopped by agent '${agentId}'`;
-        // An agent that stops itself takes nothing more from its mailbox: what waits there gets
-        // agent_stopped now (its own actor stops once this step's transition is over); its
-        // children and its registration go after the step, like any other work for other actors.
-        if (target === agentId) process?.terminate(reason);
+        // An agent that stops itself takes nothing more from its mailbox (what waits there gets
+        // agent_stopped now); the stop itself comes after the step, in effect order, like any
+        // other work for other actors: a child spawned by an earlier effect is stopped with it.
+        if (target === agentId) process?.close(reason);
         this.afterStep(() => {
           if (this.agents.has(target)) void this.stopAgent(target, reason);
         });

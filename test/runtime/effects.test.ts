@@ -123,3 +123,66 @@ describe('effects', () => {
     expect(seen).toEqual([expect.objectContaining({ type: 'skillstate.error', data: { agent: 'n', error: expect.objectContaining({ code: 'no_route' }) } })]);
   });
 });
+
+describe('effects at the edges', () => {
+  const Both = defineAgent({ name: 'both', skills: [notebook], actions: [perform], routes: [{ path: 'do', target: { action: 'perform' } }] });
+  const itemsOf = (agent: { getSnapshot(): { state: unknown } }) => (agent.getSnapshot().state as { notebook: { items: string[] } }).notebook.items;
+
+  it('schedule with delay 0: delivered after the step, behind what was already waiting', async () => {
+    system = quietSystem();
+    const agent = system.spawn(Both, { id: 'a' });
+    agent.send(perform_([Effects.schedule(0, createSignal('notes.add_now', { item: 'scheduled' }))]));
+    agent.send(createSignal('notes.add_now', { item: 'sent' }));
+    expect(itemsOf(agent)).toEqual(['sent']);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(itemsOf(agent)).toEqual(['sent', 'scheduled']);
+  });
+
+  it('schedule longer than a timer can hold (2^31 ms): not delivered at once, and cancelled when the agent stops', async () => {
+    system = quietSystem();
+    const errors: unknown[] = [];
+    system.onError((error) => errors.push(error));
+    const agent = system.spawn(Both, { id: 'a' });
+    await agent.call(perform_([Effects.schedule(3_000_000_000, createSignal('notes.add_now', { item: 'in a month' }))]));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(itemsOf(agent)).toEqual([]);
+    await agent.stop();
+    expect(errors).toEqual([]);
+  });
+
+  it('emit to 1,000 agents: each gets the signal once, the emitter not at all', async () => {
+    system = quietSystem();
+    const listeners = Array.from({ length: 1000 }, (_, i) => system.spawn(NotesAgent, { id: `n${i}` }));
+    const emitter = system.spawn(Both, { id: 'emitter' });
+    await expect(emitter.call(perform_([Effects.emit(createSignal('notes.add_now', { item: 'hello' }))]))).resolves.toBe('done');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(listeners.filter((agent) => itemsOf(agent).join() === 'hello')).toHaveLength(1000);
+    expect(itemsOf(emitter)).toEqual([]);
+  });
+
+  it('spawn with an invalid state: the error names the definition and the problem, with its own code', async () => {
+    system = quietSystem({ definitions: [NotesAgent] });
+    const errors: string[] = [];
+    system.onError((error) => errors.push(`${error.code}: ${error.message}`));
+    await system.spawn(Performer, { id: 'p' }).call(perform_([Effects.spawn('notes_agent', { id: 'kid', state: { notebook: { items: 'nope' } } })]));
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    expect(errors).toEqual([
+      "invalid_state: agent 'p' could not spawn 'notes_agent': invalid state for skill 'notebook': items: Invalid input: expected array, received string",
+    ]);
+    expect(system.get('kid')).toBeUndefined();
+  });
+
+  it('two systems sharing one definition: an emit in one never reaches an agent of the other', async () => {
+    system = quietSystem();
+    const other = quietSystem();
+    try {
+      const here = system.spawn(NotesAgent, { id: 'same' });
+      const there = other.spawn(NotesAgent, { id: 'same' });
+      await system.spawn(Both, { id: 'emitter' }).call(perform_([Effects.emit(createSignal('notes.add_now', { item: 'local' }))]));
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      expect([itemsOf(here), itemsOf(there)]).toEqual([['local'], []]);
+    } finally {
+      await other.shutdown();
+    }
+  });
+});

@@ -91,3 +91,93 @@ describe('call timeouts', () => {
     expect(agent.getSnapshot()).toMatchObject({ status: 'idle', mailbox: 0 });
   });
 });
+
+describe('items sent to the actor directly (ref.actor.send)', () => {
+  it('take their turn in the mailbox: an async one does not wedge the agent, and arrival order holds', async () => {
+    system = quietSystem();
+    const agent = system.spawn(NotesAgent, { id: 'n' });
+    agent.actor.send({ type: 'signal', signal: createSignal('notes.add', { item: 'direct async', delay: 5 }) });
+    agent.send(createSignal('notes.add_now', { item: 'queued' }));
+    agent.actor.send({ type: 'signal', signal: createSignal('notes.add_now', { item: 'direct sync' }) });
+    expect(agent.getSnapshot()).toMatchObject({ status: 'working', mailbox: 2 });
+    await expect(agent.call(createSignal('notes.list'))).resolves.toEqual({ items: ['direct async', 'queued', 'direct sync'] });
+    expect(agent.getSnapshot()).toMatchObject({ status: 'idle', mailbox: 0 });
+  });
+
+  it('a sync one sent while idle is done before send returns, like ref.send', () => {
+    system = quietSystem();
+    const agent = system.spawn(NotesAgent, { id: 'n' });
+    agent.actor.send({ type: 'run', instructions: [{ action: 'append_now', params: { item: 'ran' } }] });
+    expect(items(system, 'n')).toEqual(['ran']);
+  });
+
+  it('are checked like ref.send: an invalid one is reported, naming the agent, and the agent goes on', async () => {
+    const errors: string[] = [];
+    system = quietSystem();
+    system.onError((error, agentId) => errors.push(`${agentId}: ${error.code}: ${error.message}`));
+    const agent = system.spawn(NotesAgent, { id: 'n' });
+    agent.actor.send({ type: 'signal', signal: { type: 'bad..type' } as never });
+    agent.actor.send({ type: 'mount', skill: 42 as never });
+    expect(errors).toEqual([
+      "n: invalid_signal: agent 'n': an event sent to its actor directly was refused: signal type 'bad..type' has an empty segment",
+      "n: invalid_skill: agent 'n': an event sent to its actor directly was refused: mount needs a skill name",
+    ]);
+    await expect(agent.call(createSignal('notes.list'))).resolves.toEqual({ items: [] });
+  });
+
+  it('overflowing the mailbox is reported as mailbox_full, never dropped silently', async () => {
+    const errors: string[] = [];
+    system = quietSystem({ mailboxLimit: 1 });
+    system.onError((error) => errors.push(error.code));
+    const agent = system.spawn(NotesAgent, { id: 'n' });
+    const busy = agent.call(createSignal('notes.add', { item: 'busy', delay: 5 }));
+    agent.actor.send({ type: 'signal', signal: createSignal('notes.add_now', { item: 'fits' }) });
+    agent.actor.send({ type: 'signal', signal: createSignal('notes.add_now', { item: 'overflows' }) });
+    expect(errors).toEqual(['mailbox_full']);
+    await busy;
+    await expect(agent.call(createSignal('notes.list'))).resolves.toEqual({ items: ['busy', 'fits'] });
+  });
+});
+
+describe('call timeouts at the edges', () => {
+  it('0: a sync answer still arrives (it is ready before the timer runs); an async one times out and is still processed', async () => {
+    system = quietSystem();
+    const agent = system.spawn(NotesAgent, { id: 'n' });
+    await expect(agent.call(createSignal('notes.add_now', { item: 'a' }), { timeout: 0 })).resolves.toEqual({ count: 1 });
+    await expect(agent.call(createSignal('notes.add', { item: 'b', delay: 2 }), { timeout: 0 })).rejects.toMatchObject({
+      code: 'timeout',
+      message: "call 'notes.add' to agent 'n' got no answer within 0 ms",
+    });
+    await expect(agent.call(createSignal('notes.list'))).resolves.toEqual({ items: ['a', 'b'] });
+  });
+
+  it('Infinity: waits as long as the answer takes', async () => {
+    system = quietSystem({ callTimeout: 1 });
+    const agent = system.spawn(NotesAgent);
+    await expect(agent.call(createSignal('notes.add', { item: 'slow', delay: 10 }), { timeout: Infinity })).resolves.toEqual({ count: 1 });
+  });
+
+  it.each([
+    ['negative', -5],
+    ['NaN', Number.NaN],
+  ])('%s: a deadline already past is a timeout of 0, not a call that may wait for ever', async (_name, timeout) => {
+    system = quietSystem();
+    const agent = system.spawn(NotesAgent, { id: 'n' });
+    const busy = agent.call(createSignal('notes.add', { item: 'busy', delay: 10 }));
+    await expect(agent.call(createSignal('notes.list'), { timeout })).rejects.toMatchObject({
+      code: 'timeout',
+      message: "call 'notes.list' to agent 'n' got no answer within 0 ms",
+    });
+    await busy;
+  });
+
+  it('longer than a timer can hold (2^31 ms, about 25 days): it does not go off at once', async () => {
+    system = quietSystem();
+    const agent = system.spawn(NotesAgent);
+    await expect(agent.call(createSignal('notes.add', { item: 'slow', delay: 15 }), { timeout: 3_000_000_000 })).resolves.toEqual({ count: 1 });
+  });
+
+  it('a system callTimeout that is not a number of milliseconds >= 0 is refused when the system is made', () => {
+    expect(() => quietSystem({ callTimeout: -1 })).toThrow(expect.objectContaining({ code: 'invalid_agent', message: 'callTimeout must be a number of milliseconds >= 0 (or Infinity), got -1' }));
+  });
+});

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFileStore, createMemoryStore, RuntimeError, type AgentSystem, type SnapshotStore } from '../../src/index.js';
 import { arithmetic, calculator, counter } from '../../skills/index.js';
+import { checkAgentInvariants } from '../../src/testing/index.js';
 import { NotesAgent, createSignal, crashableChild, defineAgent, defineSkill, quietSystem, thrown } from './fixtures.js';
 
 let systems: AgentSystem[] = [];
@@ -132,5 +133,107 @@ describe('snapshot stores', () => {
     dirs.push(dir);
     await writeFile(join(dir, 'broken.agent.json'), '{ not json');
     await expect(createFileStore(dir).load('broken')).rejects.toMatchObject({ code: 'invalid_snapshot', message: expect.stringContaining('broken.agent.json') });
+  });
+});
+
+describe('bad and odd snapshots', () => {
+  const snapshotOf = (id: string, extra: Record<string, unknown> = {}, agentId = id) => ({
+    format: 'skillstate/agent@1',
+    id,
+    definition: 'notes_agent',
+    agent: { id: agentId, definition: 'notes_agent', state: { notebook: { items: [] } }, mounted: [{ name: 'notebook', stateKey: 'notebook', config: {} }] },
+    lifecycles: { notebook: 'active' },
+    children: [],
+    ...extra,
+  });
+
+  it('a snapshot whose id is not its agent id is refused: it cannot take the place of a running agent', () => {
+    const system = make({ definitions: [NotesAgent] });
+    const running = system.spawn(NotesAgent, { id: 'existing', state: { notebook: { items: ['precious'] } } });
+    const error = thrown(() => system.restore(snapshotOf('fresh', {}, 'existing')));
+    expect(error).toBeInstanceOf(RuntimeError);
+    expect(error).toMatchObject({ code: 'invalid_snapshot', message: "cannot restore: the snapshot of 'fresh' holds agent 'existing'; the two ids must be the same" });
+    expect(system.list()).toEqual([running]);
+    expect(running.getSnapshot().state).toEqual({ notebook: { items: ['precious'] } });
+  });
+
+  it('a lifecycle state that does not exist is refused, naming the skill', () => {
+    const system = make({ definitions: [NotesAgent] });
+    const error = thrown(() => system.restore(snapshotOf('x', { lifecycles: { notebook: 'exploded' } })));
+    expect(error).toMatchObject({ code: 'invalid_snapshot', message: "cannot restore: agent 'x' has lifecycle 'exploded' for skill 'notebook'; expected active, inactive or failed" });
+    expect(system.list()).toEqual([]);
+  });
+
+  it('a mounted skill recorded as inactive resumes active, its children running', () => {
+    const starts = { count: 0 };
+    const worker = defineSkill({ name: 'worker', children: () => [{ id: 'loop', logic: crashableChild(starts) }] });
+    const WorkerAgent = defineAgent({ name: 'worker_agent', skills: [worker] });
+    const system = make({ definitions: [WorkerAgent] });
+    const restored = system.restore({
+      format: 'skillstate/agent@1',
+      id: 'w',
+      definition: 'worker_agent',
+      agent: { id: 'w', definition: 'worker_agent', state: { worker: {} }, mounted: [{ name: 'worker', stateKey: 'worker', config: {} }] },
+      lifecycles: { worker: 'inactive' },
+      children: [],
+    });
+    expect(restored.getSnapshot().lifecycles).toEqual({ worker: 'active' });
+    expect(starts.count).toBe(1);
+    expect(checkAgentInvariants(restored, ['worker'])).toEqual([]);
+  });
+
+  it('persist → restore → persist is a fixed point, skills unmounted before the snapshot included', async () => {
+    const extra = defineSkill({ name: 'extra' });
+    const first = make({ skills: [extra] });
+    const agent = first.spawn(NotesAgent, { id: 'r' });
+    agent.send(createSignal('notes.add_now', { item: 'kept' }));
+    await agent.mount('extra');
+    await agent.unmount('extra');
+    const snapshot = JSON.parse(JSON.stringify(agent.persist()));
+    expect(snapshot.lifecycles).toEqual({ notebook: 'active', extra: 'inactive' });
+    const restored = make({ skills: [extra], definitions: [NotesAgent] }).restore(snapshot);
+    expect(JSON.parse(JSON.stringify(restored.persist()))).toEqual(snapshot);
+  });
+
+  it('a snapshot taken while an async step runs holds the last committed state; the step is not half in it', async () => {
+    const system = make({ definitions: [NotesAgent] });
+    const agent = system.spawn(NotesAgent, { id: 'busy' });
+    agent.send(createSignal('notes.add_now', { item: 'committed' }));
+    const inFlight = agent.call(createSignal('notes.add', { item: 'in flight', delay: 5 }));
+    expect(agent.getSnapshot().status).toBe('working');
+    const snapshot = JSON.parse(JSON.stringify(agent.persist()));
+    await inFlight;
+    await agent.stop();
+    const restored = system.restore(snapshot);
+    expect(restored.getSnapshot().state).toEqual({ notebook: { items: ['committed'] } });
+    expect(checkAgentInvariants(restored)).toEqual([]);
+  });
+
+  it('restoring a child whose parent is not running: restored as an orphan, with a diagnostic naming both', () => {
+    const system = make({ definitions: [NotesAgent] });
+    const diagnostics: string[] = [];
+    system.onDiagnostic((d) => diagnostics.push(`${d.code}: ${d.message}`));
+    const restored = system.restore(snapshotOf('child', { parent: 'gone' }));
+    expect(restored.parent).toBeUndefined();
+    expect(diagnostics).toEqual(["orphan_restored: agent 'child' was restored without its parent 'gone', which is not running"]);
+  });
+
+  it('restoreAll refuses parent links that form a cycle, naming it, and starts nothing', () => {
+    const system = make({ definitions: [NotesAgent] });
+    const error = thrown(() => system.restoreAll([snapshotOf('a', { parent: 'b' }), snapshotOf('b', { parent: 'a' })]));
+    expect(error).toBeInstanceOf(RuntimeError);
+    expect(error).toMatchObject({ code: 'invalid_snapshot', message: "cannot restore: the parent links of the snapshots form a cycle: 'a' → 'b' → 'a'" });
+    expect(thrown(() => system.restoreAll([snapshotOf('self', { parent: 'self' })]))).toMatchObject({
+      message: "cannot restore: the parent links of the snapshots form a cycle: 'self' → 'self'",
+    });
+    expect(system.list()).toEqual([]);
+  });
+
+  it('restoreAll is all or nothing: when one snapshot is bad, the ones restored before it are stopped again', () => {
+    const system = make({ definitions: [NotesAgent] });
+    const error = thrown(() => system.restoreAll([snapshotOf('parent'), snapshotOf('child', { parent: 'parent' }), { format: 'skillstate/agent@1', id: 'broken' }]));
+    expect(error).toMatchObject({ code: 'invalid_snapshot', message: 'cannot restore: the snapshot has no id or no agent' });
+    expect(system.list()).toEqual([]);
+    expect(system.restoreAll([snapshotOf('parent'), snapshotOf('child', { parent: 'parent' })]).map((ref) => ref.id)).toEqual(['parent', 'child']);
   });
 });

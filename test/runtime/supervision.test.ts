@@ -1,7 +1,9 @@
 /** Supervision of skill children: restart policies, a bounded restart rate, a visible failure. */
 import { afterEach, describe, expect, it } from 'vitest';
+import { fromCallback, fromPromise } from 'xstate';
 import type { AgentRef, AgentSystem, RestartPolicy } from '../../src/index.js';
-import { NotesAgent, createSignal, crashableChild, defineSkill, quietSystem } from './fixtures.js';
+import { checkAgentInvariants } from '../../src/testing/index.js';
+import { NotesAgent, createSignal, crashableChild, defineAgent, defineSkill, notebook, quietSystem } from './fixtures.js';
 
 let system: AgentSystem;
 afterEach(async () => {
@@ -89,5 +91,93 @@ describe('supervision of skill children', () => {
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(agent.actor.getSnapshot().status).toBe('active');
     await expect(agent.call(createSignal('notes.list'))).resolves.toEqual({ items: [] });
+  });
+});
+
+describe('supervision at the edges', () => {
+  const bornDead = (starts: { count: number }) =>
+    fromCallback(() => {
+      starts.count++;
+      throw new Error('born dead');
+    });
+
+  it('a child that crashes while it starts is restarted within the budget, then the skill fails, reported once', async () => {
+    const starts = { count: 0 };
+    const errors: string[] = [];
+    const diagnostics: string[] = [];
+    system = quietSystem();
+    system.onError((error, agentId) => errors.push(`${agentId}: ${error.code}: ${error.message}`));
+    system.onDiagnostic((d) => diagnostics.push(d.code));
+    const agent = system.spawn(NotesAgent, { id: 'w' });
+    await expect(agent.mount(defineSkill({ name: 'worker', children: () => [{ id: 'loop', logic: bornDead(starts), maxRestarts: 2, withinMs: 60_000 }] }))).resolves.toMatchObject({ changed: true });
+    expect(starts.count).toBe(3);
+    expect(diagnostics).toEqual(['child_restarted', 'child_restarted']);
+    expect(errors).toEqual(["w: skill_failed: skill 'worker' failed: child 'loop' crashed: born dead (more than 2 restarts within 60000 ms)"]);
+    expect(agent.getSnapshot().lifecycles.worker).toBe('failed');
+    expect(checkAgentInvariants(agent, ['worker'])).toEqual([]);
+    await expect(agent.call(createSignal('notes.list'))).resolves.toEqual({ items: [] });
+  });
+
+  it('a static skill whose child dies at birth: spawn still gives a running agent, the skill failed and reported once', async () => {
+    const starts = { count: 0 };
+    const errors: string[] = [];
+    system = quietSystem();
+    system.onError((error) => errors.push(error.code));
+    const Doomed = defineAgent({ name: 'doomed', skills: [notebook, defineSkill({ name: 'worker', children: () => [{ id: 'loop', logic: bornDead(starts), maxRestarts: 1 }] })] });
+    const agent = system.spawn(Doomed, { id: 'd' });
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    expect(starts.count).toBe(2);
+    expect(errors).toEqual(['skill_failed']);
+    expect(agent.getSnapshot().lifecycles).toEqual({ notebook: 'active', worker: 'failed' });
+    await expect(agent.call(createSignal('notes.add_now', { item: 'alive' }))).resolves.toEqual({ count: 1 });
+  });
+
+  it('two children crashing past their budget at once: the skill fails once, and every child is stopped', async () => {
+    const errors: string[] = [];
+    system = quietSystem();
+    system.onError((error) => errors.push(error.code));
+    const agent = system.spawn(NotesAgent, { id: 'w' });
+    await agent.mount(
+      defineSkill({
+        name: 'worker',
+        children: () => [
+          { id: 'a', logic: crashableChild({ count: 0 }), maxRestarts: 0 },
+          { id: 'b', logic: crashableChild({ count: 0 }), maxRestarts: 0 },
+        ],
+      }),
+    );
+    const [a, b] = ['a', 'b'].map((id) => agent.actor.system.get(`w/skills/worker/${id}`)!);
+    a!.send({ type: 'crash' });
+    b!.send({ type: 'crash' });
+    expect(errors).toEqual(['skill_failed']);
+    expect([a!.getSnapshot().status, b!.getSnapshot().status]).toEqual(['error', 'stopped']);
+    expect(checkAgentInvariants(agent, ['worker'])).toEqual([]);
+  });
+
+  it('a child that finishes: transient is not restarted; permanent is restarted within its budget, then the skill fails', async () => {
+    const done = (runs: { count: number }) => fromPromise(async () => void runs.count++);
+    const transientRuns = { count: 0 };
+    const permanentRuns = { count: 0 };
+    system = quietSystem();
+    const diagnostics: string[] = [];
+    system.onDiagnostic((d) => diagnostics.push(d.message));
+    const agent = system.spawn(NotesAgent, { id: 'w' });
+    await agent.mount(
+      defineSkill({
+        name: 'worker',
+        children: () => [
+          { id: 'once', logic: done(transientRuns), restart: 'transient' },
+          { id: 'again', logic: done(permanentRuns), restart: 'permanent', maxRestarts: 2, withinMs: 60_000 },
+        ],
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(transientRuns.count).toBe(1);
+    expect(permanentRuns.count).toBe(3);
+    expect(diagnostics).toEqual([
+      "agent 'w': child 'again' of skill 'worker' stopped; restarted",
+      "agent 'w': child 'again' of skill 'worker' stopped; restarted",
+    ]);
+    expect(agent.getSnapshot().lifecycles.worker).toBe('failed');
   });
 });

@@ -192,6 +192,15 @@ describe("a skill's routes and children are checked when it is mounted, and a ba
     expect(system.list()).toEqual([]);
   });
 
+  it('a failed check is not remembered: once the skill code works, the same definition spawns', () => {
+    const flaky = { broken: true };
+    const Flaky = defineAgent({ name: 'flaky', skills: [defineSkill({ name: 'kids', children: () => { if (flaky.broken) throw new Error('not yet'); return []; } })] });
+    system = quietSystem();
+    expect(thrown(() => system!.spawn(Flaky))).toMatchObject({ code: 'hook_failed' });
+    flaky.broken = false;
+    expect(system.spawn(Flaky, { id: 'ok' }).getSnapshot().lifecycles).toEqual({ kids: 'active' });
+  });
+
   it('restoring an agent with a mounted skill whose routes are broken throws a typed error and starts nothing', () => {
     const flaky = { broken: false };
     const extra = defineSkill({ name: 'extra', routes: () => { if (flaky.broken) throw new Error('routes gone'); return []; } });
