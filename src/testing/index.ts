@@ -20,6 +20,7 @@ import { createMachine } from 'xstate';
 import { createTestModel, type TestModel } from 'xstate/graph';
 import type { AgentDefinition } from '../core/agent.js';
 import { catalogOf } from '../core/catalog.js';
+import { DefinitionError } from '../core/errors.js';
 import { createSignal, type Signal, type SignalLike } from '../core/signal.js';
 import type { AnySkill } from '../core/skill.js';
 import type { AgentRef } from '../runtime/agent-ref.js';
@@ -88,6 +89,16 @@ function mountedOf(key: string): string[] {
 export function createAgentTestModel(definition: AgentDefinition<object>, options: AgentModelOptions = {}): AgentTestModel {
   const optional = [...(options.skills ?? [])];
   const staticNames = new Set(definition.skills().map((skill) => skill.name));
+  // The model keeps the definition's own skills mounted; one listed as optional too would be
+  // expected to come and go, and every path would report a violation that is not there.
+  const both = optional.find((skill) => staticNames.has(skill.name));
+  if (both) {
+    throw new DefinitionError({
+      code: 'invalid_skill',
+      message: `skill '${both.name}' is one of the skills of agent '${definition.name}', which the model keeps mounted; list only optional skills in skills`,
+      skill: both.name,
+    });
+  }
   const byName = new Map(optional.map((skill) => [skill.name, skill]));
   const signals = options.signals ?? {};
   const faults = options.faults ?? {};
@@ -216,7 +227,7 @@ async function assertStep(
   options: AgentModelOptions,
   where: string,
 ): Promise<void> {
-  const violations = checkAgentInvariants(agent, [...optional.keys()]);
+  const violations = checkAgentInvariants(agent, [...optional.values()]);
   const mounted = agent.getSnapshot().mounted.map((record) => record.name).filter((name) => !staticNames.has(name));
   if ([...mounted].sort().join() !== [...expected].sort().join()) {
     violations.push(`mounted optional skills are [${mounted.join(', ')}], the model expects [${expected.join(', ')}]`);
@@ -234,9 +245,11 @@ async function assertStep(
 
 /**
  * Checks DESIGN.md's invariants on a running agent and returns the violations (empty when all
- * hold). `knownSkills` names skills that may have been mounted at some point.
+ * hold). `knownSkills` are skills that may have been mounted at some point: give the skills
+ * themselves (or their names) so that a slice left under a state key other than the skill's
+ * name is found too.
  */
-export function checkAgentInvariants(agent: AgentRef<object>, knownSkills: readonly string[] = []): string[] {
+export function checkAgentInvariants(agent: AgentRef<object>, knownSkills: readonly (string | AnySkill)[] = []): string[] {
   const violations: string[] = [];
   const view = agent.getSnapshot();
   if (view.status === 'stopped') return ['the agent is stopped'];
@@ -250,13 +263,15 @@ export function checkAgentInvariants(agent: AgentRef<object>, knownSkills: reado
   const mounted = new Map(view.mounted.map((record) => [record.name, record]));
   const state = view.state as Record<string, unknown>;
   const children = agent.actor.getSnapshot().children as Record<string, AnyActorRef | undefined>;
-  const names = new Set([...knownSkills, ...mounted.keys(), ...Object.keys(view.lifecycles)]);
+  const knownKeys = new Map<string, string>();
+  for (const skill of knownSkills) if (typeof skill !== 'string') knownKeys.set(skill.name, skill.stateKey);
+  const names = new Set([...knownSkills.map((skill) => (typeof skill === 'string' ? skill : skill.name)), ...mounted.keys(), ...Object.keys(view.lifecycles)]);
   for (const name of names) {
     const record = mounted.get(name);
     const active = catalog.skills.get(name);
     if (record && !Object.hasOwn(state, record.stateKey)) violations.push(`skill '${name}' is mounted but has no state under '${record.stateKey}'`);
     if (!record) {
-      const key = catalog.blueprint.resolveSkill(name)?.stateKey ?? name;
+      const key = knownKeys.get(name) ?? catalog.blueprint.resolveSkill(name)?.stateKey ?? name;
       if (Object.hasOwn(state, key) && !catalog.ownKeys.has(key)) violations.push(`skill '${name}' is not mounted but its state '${key}' remains`);
     }
     const lifecycle = children[lifecycleId(name)];
