@@ -29,6 +29,11 @@ export interface SkillResource {
 export interface LoadedSkill {
   instructions: string;
   resources: Map<string, SkillResource>;
+  /**
+   * The folder the resources live in, when they are files: a path that is not among them is
+   * then checked against it, so one that leads outside is refused rather than reported missing.
+   */
+  root?: string;
   /** What loading noticed (resources skipped, links leaving the root...). */
   diagnostics?: Diagnostic[];
 }

@@ -118,7 +118,7 @@ function folderSkill(rootPath: string, file: string, parsed: ParsedManifest, opt
       const report = inspectSkillManifest(head.text, { file, maxAliasCount: options.maxAliasCount, maxBytes: options.maxManifestBytes });
       if (!report.parsed) throw manifestError('invalid_manifest', `${file}: ${report.errors.join('; ')}`, { subject: file, skill: manifest.name });
       const listed = await listResources(rootPath);
-      return { instructions: report.parsed.body, resources: listed.resources, diagnostics: listed.diagnostics };
+      return { instructions: report.parsed.body, resources: listed.resources, root: rootPath, diagnostics: listed.diagnostics };
     },
     loadActions: () => loadToolsets(rootPath, manifest.toolsets, manifest.name),
   };

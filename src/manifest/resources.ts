@@ -156,6 +156,16 @@ export async function readSkillResource(
     throw manifestError('resource_refused', `skill '${skill}': ${normal.message}`, { skill, subject: requested, details: { reason: normal.reason } });
   }
   const resource = loaded.resources.get(normal.relative);
+  if (!resource && loaded.root !== undefined) {
+    const confined = await confine(loaded.root, normal.relative);
+    if (!confined.ok && confined.reason === 'escapes') {
+      throw manifestError('resource_refused', `skill '${skill}': '${normal.relative}' leads outside the skill's root (through a symbolic link); only files inside it can be read`, {
+        skill,
+        subject: normal.relative,
+        details: { reason: 'escapes' },
+      });
+    }
+  }
   if (!resource) {
     const available = [...loaded.resources.keys()];
     const lower = normal.relative.toLowerCase();

@@ -121,9 +121,18 @@ describe('read_skill_resource', () => {
     const { result } = await read({ 'leaky/SKILL.md': simpleSkill('leaky'), 'outside.txt': 'secret' }, 'leaky', 'escape.txt', async (root) => {
       await symlink(path.join(root, 'outside.txt'), path.join(root, 'leaky', 'escape.txt'));
     });
-    // the listing never offers the link, so it is reported as missing, not read
-    expect(result).toMatchObject({ ok: false });
+    // the listing never offers the link; asking for it by name is refused, and nothing is read
+    expect(result).toMatchObject({ ok: false, error: { details: { reason: 'resource_refused' } } });
+    expect(!result.ok && result.error.message).toContain("'escape.txt' leads outside the skill's root");
     expect(!result.ok && result.error.message).not.toContain('secret');
+  });
+
+  it('refuses a path through a linked folder that leaves the root', async () => {
+    const { result } = await read({ 'leaky/SKILL.md': simpleSkill('leaky'), 'elsewhere/notes.txt': 'secret' }, 'leaky', 'docs/notes.txt', async (root) => {
+      await symlink(path.join(root, 'elsewhere'), path.join(root, 'leaky', 'docs'));
+    });
+    expect(result).toMatchObject({ ok: false, error: { details: { reason: 'resource_refused' } } });
+    expect(!result.ok && result.error.message).toContain("'docs/notes.txt' leads outside the skill's root");
   });
 
   it('refuses a link that leaves the root after the listing was made', async () => {
