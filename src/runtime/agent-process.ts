@@ -15,7 +15,7 @@
  */
 import type { AgentDefinition } from '../core/agent.js';
 import { catalogOf, type Agent, type MountedSkill } from '../core/catalog.js';
-import type { Diagnostic } from '../core/diagnostics.js';
+import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import type { Effect } from '../core/effects.js';
 import { describeThrown, errorInfo, SkillstateError, type ErrorInfo } from '../core/errors.js';
 import { toSignal, type Signal, type SignalLike } from '../core/signal.js';
@@ -474,12 +474,17 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     if (event.type === 'signal' || event.type === 'run') this.settle(ticket, undefined, outcome.result);
     else {
       const result = (outcome.result ?? {}) as { mounted?: boolean; unmounted?: boolean };
-      const report: MountReport = {
-        skill: event.skill,
-        changed: result.mounted ?? result.unmounted ?? false,
-        effects: outcome.effects,
-        diagnostics: outcome.diagnostics,
-      };
+      const changed = result.mounted ?? result.unmounted ?? false;
+      const diagnostics = outcome.diagnostics;
+      if (event.type === 'mount' && !changed && this.failedSkills?.has(event.skill)) {
+        // Mounting is idempotent, so this mount restarts nothing: say how to restart the skill.
+        const note = diagnostic('warning', 'skill_still_failed', `agent '${this.id}': skill '${event.skill}' is already mounted and has failed; unmount it and mount it again to restart its children`, {
+          skill: event.skill,
+        });
+        this.system.diagnose(this.id, note);
+        diagnostics.push(note);
+      }
+      const report: MountReport = { skill: event.skill, changed, effects: outcome.effects, diagnostics };
       this.settle(ticket, undefined, report);
     }
   }

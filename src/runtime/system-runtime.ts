@@ -68,13 +68,12 @@ export interface SpawnOptions<TState> {
   parent?: string | AgentRef<object>;
 }
 
+const LIFECYCLE_STATES: ReadonlySet<LifecycleState> = new Set(['active', 'inactive', 'failed']);
 
 /**
  * The inspector as a function XState can call from inside any actor's transition, where a throw
  * would stop the actor: an inspector that throws is reported once on stderr and otherwise ignored.
  */
-const LIFECYCLE_STATES: ReadonlySet<LifecycleState> = new Set(['active', 'inactive', 'failed']);
-
 function normalizeInspect(option: InspectOption | undefined): ((event: InspectionEvent) => void) | undefined {
   if (option === undefined) return undefined;
   const observer = typeof option === 'object' && option !== null && 'inspect' in option ? option.inspect : option;

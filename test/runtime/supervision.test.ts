@@ -82,6 +82,25 @@ describe('supervision of skill children', () => {
     expect(starts.count).toBe(2);
   });
 
+  it('mounting a failed skill again changes nothing, and says how to restart it', async () => {
+    const starts = { count: 0 };
+    const notes: string[] = [];
+    system = quietSystem();
+    system.onDiagnostic((note) => notes.push(note.code));
+    const agent = system.spawn(NotesAgent);
+    const skill = workerSkill(starts, 'transient', 0);
+    await agent.mount(skill);
+    crash(agent);
+    const report = await agent.mount(skill);
+    expect(report).toMatchObject({ skill: 'worker', changed: false, effects: [] });
+    expect(report.diagnostics.map((note) => note.message)).toEqual([
+      `agent '${agent.id}': skill 'worker' is already mounted and has failed; unmount it and mount it again to restart its children`,
+    ]);
+    expect(notes).toEqual(['skill_still_failed']);
+    expect(agent.getSnapshot().lifecycles.worker).toBe('failed');
+    expect(starts.count).toBe(1);
+  });
+
   it('no crash of a child ever stops the agent actor or reaches Node as an uncaught exception', async () => {
     const starts = { count: 0 };
     system = quietSystem();
