@@ -50,7 +50,9 @@ export type AgentItemEvent =
   | { type: 'signal'; signal: Signal }
   | { type: 'run'; instructions: InstructionObject[] }
   | { type: 'mount'; skill: string; config?: Record<string, unknown> }
-  | { type: 'unmount'; skill: string };
+  | { type: 'unmount'; skill: string }
+  /** The first item of a spawned agent whose skills have `mount` hooks: it runs them. */
+  | { type: 'start' };
 
 type StepResult = { event: AgentItemEvent; outcome: StepOutcome };
 
@@ -118,6 +120,8 @@ function toItem(event: AgentItemEvent, host: AgentHost): WorkItem | { load: stri
     }
     case 'unmount':
       return { kind: 'unmount', skill: event.skill };
+    case 'start':
+      return { kind: 'start' };
   }
 }
 
@@ -287,6 +291,7 @@ export const agentMachine = setup({
     run: [{ guard: 'notNow', actions: 'handBack' }, { actions: 'process' }],
     mount: [{ guard: 'notNow', actions: 'handBack' }, { actions: 'process' }],
     unmount: [{ guard: 'notNow', actions: 'handBack' }, { actions: 'process' }],
+    start: [{ guard: 'notNow', actions: 'handBack' }, { actions: 'process' }],
     'xstate.done.actor.step': { actions: 'commitAsync' },
     'xstate.error.actor.step': { actions: 'stepCrashed' },
     'skill.lifecycle': { actions: 'reportLifecycle' },

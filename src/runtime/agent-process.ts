@@ -43,6 +43,21 @@ function toolsetFor(agent: Agent<object>, strict: boolean): Toolset {
   return (cached[key] ??= agentToolset(agent, { strict }));
 }
 
+/** What a step record in the trace names: the signal's type, the actions run, or the skill. */
+function traceSubject(event: AgentItemEvent, outcome: StepOutcome): string {
+  switch (event.type) {
+    case 'signal':
+      return (outcome.signal ?? event.signal).type;
+    case 'run':
+      return event.instructions.map((instruction) => String(instruction.action)).join(',');
+    case 'mount':
+    case 'unmount':
+      return event.skill;
+    case 'start':
+      return 'mount hooks';
+  }
+}
+
 interface Ticket {
   resolve(value: unknown): void;
   reject(error: unknown): void;
@@ -356,6 +371,14 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     }
   }
 
+  /**
+   * Queues the agent's first item: the `mount` hooks of the skills it was defined with. Before
+   * anything else, so every signal finds them run.
+   */
+  runMountHooks(): void {
+    this.enqueue({ event: { type: 'start' }, ticket: undefined, call: false });
+  }
+
   /** An item event from outside the mailbox, checked as `send`, `run`, `mount` and `unmount` check theirs. */
   private checked(event: AgentItemEvent): AgentItemEvent {
     switch (event.type) {
@@ -376,6 +399,8 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       case 'unmount':
         if (typeof event.skill !== 'string') throw new RuntimeError(errorInfo('invalid_skill', `${event.type} needs a skill name`), this.id);
         return event;
+      case 'start':
+        throw new RuntimeError(errorInfo('invalid_signal', "'start' is the runtime's own first item of a spawned agent; it cannot be sent"), this.id);
     }
   }
 
@@ -442,7 +467,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
         kind: 'step',
         agent: this.id,
         item: event.type,
-        subject: event.type === 'signal' ? (outcome.signal ?? event.signal).type : event.type === 'run' ? event.instructions.map((i) => String(i.action)).join(',') : event.skill,
+        subject: traceSubject(event, outcome),
         ok: outcome.error === undefined,
         effects: outcome.effects.map((effect) => effect.type),
       };
@@ -471,7 +496,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       this.settle(ticket, new RuntimeError(outcome.error, this.id));
       return;
     }
-    if (event.type === 'signal' || event.type === 'run') this.settle(ticket, undefined, outcome.result);
+    if (event.type === 'signal' || event.type === 'run' || event.type === 'start') this.settle(ticket, undefined, outcome.result);
     else {
       const result = (outcome.result ?? {}) as { mounted?: boolean; unmounted?: boolean };
       const changed = result.mounted ?? result.unmounted ?? false;

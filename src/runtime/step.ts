@@ -1,6 +1,7 @@
 /**
  * One step of an agent: what happens to its state when it processes one item of its mailbox —
- * a signal, a mount or an unmount. This is seed 000's "callback flow":
+ * a signal, a mount, an unmount, or the start of a spawned agent (its skills' `mount` hooks).
+ * For a signal, this is seed 000's "callback flow":
  *
  *   skills whose signalPatterns match → their handleSignal hooks, in mount order
  *   (continue / rewrite / handle / fail) → router over skill and agent routes → instructions →
@@ -15,7 +16,7 @@
  *
  * No XState here: the agent machine calls `runStep` and interprets the outcome.
  */
-import { Agent, catalogOf, type Catalog } from '../core/catalog.js';
+import { Agent, catalogOf, type Catalog, type MountedSkill } from '../core/catalog.js';
 import { execute, stampSkill } from '../core/cmd.js';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import { effectProblem, errorEffect, type Effect, type RunEffect } from '../core/effects.js';
@@ -38,7 +39,8 @@ export type WorkItem =
   | { kind: 'signal'; signal: Signal; call: boolean }
   | { kind: 'instructions'; instructions: InstructionObject[] }
   | { kind: 'mount'; skill: AnySkill; config: Record<string, unknown> | undefined }
-  | { kind: 'unmount'; skill: string };
+  | { kind: 'unmount'; skill: string }
+  | { kind: 'start' };
 
 export interface StepOutcome {
   /** The agent after the step; the agent before it when the step failed. */
@@ -68,6 +70,8 @@ export function runStep(agent: Agent<object>, item: WorkItem): Maybe<StepOutcome
       return mountStep(agent, item.skill, item.config);
     case 'unmount':
       return unmountStep(agent, item.skill);
+    case 'start':
+      return startStep(agent);
   }
 }
 
@@ -349,8 +353,15 @@ export function runMountHooks(
   }
   const routing = checkRouter(mountedCatalog);
   if (routing) return { ok: false, error: routing };
+  return callMountHooks(after, added);
+}
+
+type HookedOutcome = { ok: true; agent: Agent<object>; effects: Effect[] } | { ok: false; error: ErrorInfo };
+
+/** Calls the `mount` hooks of `skills` (mounted on `after`) in order, applying their slice updates. */
+function callMountHooks(after: Agent<object>, added: readonly MountedSkill[]): Maybe<HookedOutcome> {
   const effects: Effect[] = [];
-  const next = (index: number, agent: Agent<object>): Maybe<{ ok: true; agent: Agent<object>; effects: Effect[] } | { ok: false; error: ErrorInfo }> => {
+  const next = (index: number, agent: Agent<object>): Maybe<HookedOutcome> => {
     for (let i = index; i < added.length; i++) {
       const catalog = catalogOf(agent)!;
       const active = catalog.skills.get(added[i]!.name)!;
@@ -385,16 +396,35 @@ export function runMountHooks(
   return next(0, after);
 }
 
+/** A `run` effect from a mount hook is refused: there is no signal whose step it could continue. */
+function runFromMountHook(effects: readonly Effect[]): ErrorInfo | undefined {
+  const run = effects.find((effect) => effect.type === 'run');
+  if (!run) return undefined;
+  const skill = run.meta.skill;
+  return errorInfo('invalid_effect', `mount hook of skill '${skill}' returned 'run' effects; run actions from signals instead`, { skill });
+}
+
+/**
+ * The start of a spawned agent: the `mount` hooks of the skills it was defined with, in mount
+ * order, as when each is mounted at run time. When one fails, the agent keeps the state it was
+ * created with and the error is reported.
+ */
+function startStep(agent: Agent<object>): Maybe<StepOutcome> {
+  return andThen(callMountHooks(agent, agent.mounted), (hooked) => {
+    if (!hooked.ok) return failedOutcome(agent, hooked.error, [], undefined);
+    const refused = runFromMountHook(hooked.effects);
+    if (refused) return failedOutcome(agent, refused, [], undefined);
+    return { agent: hooked.agent, effects: hooked.effects, result: undefined, error: undefined, diagnostics: [], signal: undefined };
+  });
+}
+
 function mountStep(agent: Agent<object>, skill: AnySkill, config: Record<string, unknown> | undefined): Maybe<StepOutcome> {
   const mounted = mountSkill(agent, skill, config);
   if (!mounted.ok) return failedOutcome(agent, mounted.error, [], undefined);
   return andThen(runMountHooks(agent, mounted.agent), (hooked) => {
     if (!hooked.ok) return failedOutcome(agent, hooked.error, mounted.diagnostics, undefined);
-    const runs = hooked.effects.filter((effect) => effect.type === 'run');
-    if (runs.length) {
-      const error = errorInfo('invalid_effect', `mount hook of skill '${skill.name}' returned 'run' effects; run actions from signals instead`, { skill: skill.name });
-      return failedOutcome(agent, error, mounted.diagnostics, undefined);
-    }
+    const refused = runFromMountHook(hooked.effects);
+    if (refused) return failedOutcome(agent, refused, mounted.diagnostics, undefined);
     const effects = [...mounted.effects, ...hooked.effects];
     return {
       agent: hooked.agent,

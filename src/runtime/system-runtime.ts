@@ -68,6 +68,15 @@ export interface SpawnOptions<TState> {
   parent?: string | AgentRef<object>;
 }
 
+const withMountHooks = new WeakMap<Catalog, boolean>();
+
+/** Whether any skill of a catalog has a `mount` hook (remembered: agents of one definition share it). */
+function hasMountHooks(catalog: Catalog): boolean {
+  let known = withMountHooks.get(catalog);
+  if (known === undefined) withMountHooks.set(catalog, (known = [...catalog.skills.values()].some((active) => active.spec.mount !== undefined)));
+  return known;
+}
+
 const LIFECYCLE_STATES: ReadonlySet<LifecycleState> = new Set(['active', 'inactive', 'failed']);
 
 /**
@@ -191,7 +200,10 @@ export class SystemRuntime implements SystemHost {
     if (this.agents.has(id)) throw new RuntimeError(errorInfo('duplicate_agent', `an agent with id '${id}' is already running`, { subject: id }), id);
     const parent = this.parentId(options.parent);
     const agent = definition.new({ id, state: options.state as never });
-    return this.start(definition, agent, parent, undefined);
+    const process = this.start(definition, agent, parent, undefined);
+    // A restored agent's state already holds what its hooks did: only a new agent runs them.
+    if (hasMountHooks(catalogOf(agent)!)) process.runMountHooks();
+    return process;
   }
 
   private parentId(parent: string | AgentRef<object> | undefined): string | undefined {
@@ -229,6 +241,10 @@ export class SystemRuntime implements SystemHost {
       if (parent !== undefined) record.parent = parent;
       if (resume !== undefined) record.restored = true;
       this.trace(record);
+      // The lifecycles of the skills it starts with begin active (or failed, when restored so).
+      for (const { name } of agent.mounted) {
+        this.trace({ kind: 'lifecycle', agent: agent.id, skill: name, state: resume?.get(name) === 'failed' ? 'failed' : 'active' });
+      }
     }
     return process;
   }

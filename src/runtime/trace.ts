@@ -16,7 +16,7 @@ export type TraceRecord =
   | { kind: 'spawn'; agent: string; definition: string; parent?: string; restored?: boolean }
   | { kind: 'stop'; agent: string; reason: string }
   | { kind: 'signal'; agent: string; id: string; type: string; call: boolean }
-  | { kind: 'step'; agent: string; item: 'signal' | 'run' | 'mount' | 'unmount'; subject: string; ok: boolean; error?: ErrorInfo; effects: string[] }
+  | { kind: 'step'; agent: string; item: 'signal' | 'run' | 'mount' | 'unmount' | 'start'; subject: string; ok: boolean; error?: ErrorInfo; effects: string[] }
   | { kind: 'effect'; agent: string; effect: Effect }
   | { kind: 'lifecycle'; agent: string; skill: string; state: string; restarted?: { child: string; reason: string }; error?: ErrorInfo }
   | { kind: 'diagnostic'; agent?: string; diagnostic: Diagnostic };

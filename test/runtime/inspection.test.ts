@@ -92,6 +92,8 @@ describe('the trace', () => {
       });
       expect(summary).toEqual([
         'spawn:t',
+        'lifecycle:calculator:active',
+        'lifecycle:counter:active',
         'signal:calculator.add',
         'step:signal:calculator.add:ok',
         'step:mount:arithmetic:ok',

@@ -94,6 +94,74 @@ describe('mounting at run time', () => {
   });
 });
 
+describe("the mount hooks of an agent's own skills", () => {
+  const calls: string[] = [];
+  const opening = z.object({ opened: z.string().default(''), order: z.array(z.string()).default([]) });
+  const ledger = defineSkill({
+    name: 'ledger',
+    schema: opening,
+    actions: [defineAction({ name: 'read_ledger', description: 'Read it', input: z.object({}), state: opening, run: (_p, ctx) => ctx.skillState })],
+    routes: [{ path: 'ledger.read', target: { action: 'read_ledger' } }],
+    mount: async (ctx) => {
+      calls.push(`ledger:${ctx.agentId}`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return { state: { opened: `opened for ${ctx.agentId}`, order: [...ctx.state.order, 'ledger'] }, effects: [Effects.emit(createSignal('ledger.opened', { by: ctx.agentId }))] };
+    },
+  });
+  const audit = defineSkill({ name: 'audit', mount: (ctx) => void calls.push(`audit:${ctx.agentId}`) });
+  const Books = defineAgent({ name: 'books', skills: [ledger, audit] });
+
+  afterEach(() => {
+    calls.length = 0;
+  });
+
+  it('run when the agent is spawned, in mount order, before its first signal, their effects carried out', async () => {
+    const opened: unknown[] = [];
+    system = quietSystem();
+    system.subscribe('ledger.opened', (signal) => opened.push(signal.data));
+    const agent = system.spawn(Books, { id: 'b1' });
+    // The async hook is still running: the call waits behind it in the mailbox.
+    await expect(agent.call(createSignal('ledger.read'))).resolves.toEqual({ opened: 'opened for b1', order: ['ledger'] });
+    expect(calls).toEqual(['ledger:b1', 'audit:b1']);
+    expect(opened).toEqual([{ by: 'b1' }]);
+  });
+
+  it('a failing hook at spawn is reported, naming the skill; the agent keeps its new state and answers', async () => {
+    const errors: string[] = [];
+    const jammed = defineSkill({ name: 'jammed', mount: () => { throw new Error('drawer stuck'); } });
+    system = quietSystem();
+    system.onError((error) => errors.push(`${error.code}: ${error.message}`));
+    const agent = system.spawn(defineAgent({ name: 'jammed_books', skills: [ledger, jammed] }), { id: 'b2' });
+    await expect(agent.call(createSignal('ledger.read'))).resolves.toEqual({ opened: '', order: [] });
+    expect(errors).toEqual(["hook_failed: mount hook of skill 'jammed' failed: drawer stuck"]);
+    expect(agent.getSnapshot().lifecycles).toEqual({ ledger: 'active', jammed: 'active' });
+  });
+
+  it('are not run again when the agent is restored from a snapshot', async () => {
+    system = quietSystem();
+    const agent = system.spawn(Books, { id: 'b3' });
+    await agent.call(createSignal('ledger.read'));
+    const snapshot = JSON.parse(JSON.stringify(agent.persist()));
+    await agent.stop();
+    calls.length = 0;
+    const restored = system.restore(snapshot);
+    await expect(restored.call(createSignal('ledger.read'))).resolves.toEqual({ opened: 'opened for b3', order: ['ledger'] });
+    expect(calls).toEqual([]);
+  });
+
+  it("cannot be run again by sending the agent's actor a start event", async () => {
+    const errors: string[] = [];
+    system = quietSystem();
+    system.onError((error) => errors.push(error.message));
+    const agent = system.spawn(Books, { id: 'b4' });
+    await agent.call(createSignal('ledger.read'));
+    agent.actor.send({ type: 'start' });
+    await expect(agent.call(createSignal('ledger.read'))).resolves.toEqual({ opened: 'opened for b4', order: ['ledger'] });
+    expect(calls).toEqual(['ledger:b4', 'audit:b4']);
+    expect(errors).toEqual(["agent 'b4': an event sent to its actor directly was refused: 'start' is the runtime's own first item of a spawned agent; it cannot be sent"]);
+  });
+});
+
 describe('unmounting at run time', () => {
   it('removes the slice, deregisters the actions, takes the routes away', async () => {
     system = quietSystem();
