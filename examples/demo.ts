@@ -17,7 +17,13 @@ import { modelTestTour } from './model-test.js';
 import { runtimeTour } from './runtime.js';
 
 const heading = (text: string) => console.log(`\n\x1b[1m== ${text}\x1b[0m`);
-const show = (label: string, value: unknown) => console.log(`${label}:`, JSON.stringify(value, null, 2));
+/** Short values on one line, lists one item a line, anything longer indented. */
+function show(label: string, value: unknown): void {
+  const flat = JSON.stringify(value);
+  if (flat === undefined || flat.length <= 120) console.log(`${label}: ${flat}`);
+  else if (Array.isArray(value)) console.log(`${label}:\n${value.map((item) => `  ${typeof item === 'string' ? item : JSON.stringify(item)}`).join('\n')}`);
+  else console.log(`${label}:`, JSON.stringify(value, null, 2));
+}
 
 heading('1. Define an agent from skills');
 const MathAgent = defineAgent({

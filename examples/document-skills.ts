@@ -15,12 +15,12 @@ export async function documentSkillsTour(
 
   heading('Progressive disclosure: four tiers');
   const empty = await disclose(createDocumentSkillRegistry(), 'hello');
-  log(`no skills           → tier ${empty.tier}, ${empty.chars} chars, offer tools: ${empty.offerTools}`);
+  log(`${'(no skills)'.padEnd(24)}→ tier ${empty.tier}, ${empty.chars} chars, offer tools: ${empty.offerTools}`);
   for (const query of ['what is the weather?', 'what can you do?', 'please greet Bob']) {
     const shown = await disclose(registry, query);
-    log(`${JSON.stringify(query).padEnd(20)}→ tier ${shown.tier} (${shown.reason}), ${shown.chars} chars${shown.detailed.length ? `, in full: ${shown.detailed.join(', ')}` : ''}`);
+    log(`${JSON.stringify(query).padEnd(24)}→ tier ${shown.tier} (${shown.reason}), ${shown.chars} chars${shown.detailed.length ? `, in full: ${shown.detailed.join(', ')}` : ''}`);
   }
-  log((await disclose(registry, 'what is the weather?')).text);
+  log(`tier 1 text: ${(await disclose(registry, 'what is the weather?')).text}`);
 
   heading('load_skill through cmd mounts the skill');
   const Assistant = defineAgent({ name: 'assistant', skills: [createSkillTools(registry)], registry });
