@@ -1,6 +1,16 @@
 import { defineConfig } from 'vitest/config';
 
+// Inside this repository `skillstate` means the TypeScript sources, not the build in dist/: the
+// condition reaches the test workers and every program the tests start (examples, README blocks,
+// the CLI, toolsets importing `skillstate`).
+const SOURCE_CONDITION = '--conditions=skillstate-source';
+if (!process.env.NODE_OPTIONS?.includes(SOURCE_CONDITION)) {
+  process.env.NODE_OPTIONS = [process.env.NODE_OPTIONS, SOURCE_CONDITION].filter(Boolean).join(' ');
+}
+
 export default defineConfig({
+  resolve: { conditions: ['skillstate-source'] },
+  ssr: { resolve: { conditions: ['skillstate-source'] } },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 20_000,

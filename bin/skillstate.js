@@ -1,8 +1,12 @@
 #!/usr/bin/env node
-// The `skillstate` command. Registers tsx so the TypeScript sources run without a build step,
-// then hands over to src/cli/main.ts.
-import { register } from 'tsx/esm/api';
+// The `skillstate` command. An installed package runs its build (`dist/`); inside the repository,
+// where the `skillstate-source` condition is set (or before the first build), it runs the
+// TypeScript sources through tsx.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-register();
-const { main } = await import(new URL('../src/cli/main.ts', import.meta.url).href);
+let entry = import.meta.resolve('skillstate/cli');
+if (!existsSync(fileURLToPath(entry))) entry = new URL('../src/cli/main.ts', import.meta.url).href;
+if (entry.endsWith('.ts')) (await import('tsx/esm/api')).register();
+const { main } = await import(entry);
 process.exitCode = await main(process.argv.slice(2));

@@ -1,5 +1,5 @@
 /**
- * Document skills, end to end (`npx tsx examples/document-skills.ts`; no network, no keys):
+ * Document skills, end to end (`npm run example examples/document-skills.ts`; no network, no keys):
  * discover the bundled SKILL.md skills, show the four disclosure tiers, load a skill through
  * `cmd` (it is mounted: its toolset's tools become the agent's), read a resource, run a script.
  */

@@ -1,8 +1,8 @@
 /**
  * Watch agents and their skill lifecycles in the Stately inspector. Starts a local inspector
  * server, prints the URL to open, and runs a few signals through an agent. Run:
- *   npx tsx examples/inspector.ts            # keeps running until Ctrl-C
- *   npx tsx examples/inspector.ts --once     # runs the signals and exits (what CI does)
+ *   npm run example -- examples/inspector.ts          # keeps running until Ctrl-C
+ *   npm run example -- examples/inspector.ts --once   # runs the signals and exits (what CI does)
  * Without a browser, use the trace instead: createAgentSystem({ trace: 'trace.jsonl' }).
  */
 import { createAgentSystem, createSignal, defineAgent, startInspector } from 'skillstate';

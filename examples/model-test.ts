@@ -6,7 +6,7 @@
  *
  *   for (const path of model.shortestPaths()) it(path.description, () => model.run(path));
  *
- * Run: npx tsx examples/model-test.ts
+ * Run: npm run example examples/model-test.ts
  */
 import { z } from 'zod';
 import { createSignal, defineAgent, defineSkill } from 'skillstate';

@@ -1,7 +1,7 @@
 /**
  * Parent and child agents: a supervisor spawns workers through `spawn` effects, hands them
  * jobs by emitting signals, and stopping the supervisor stops the workers.
- * Run: npx tsx examples/parent-child.ts
+ * Run: npm run example examples/parent-child.ts
  */
 import { z } from 'zod';
 import { Effects, createAgentSystem, createSignal, defineAction, defineAgent, defineSkill, result } from 'skillstate';

@@ -1,6 +1,6 @@
 /**
  * Persistence: snapshot an agent to a folder, restore it in a fresh system (as a new process
- * would), and check it answers the same. Run: npx tsx examples/persistence.ts
+ * would), and check it answers the same. Run: npm run example examples/persistence.ts
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

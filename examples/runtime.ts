@@ -1,6 +1,6 @@
 /**
  * Agents as actors in a Node app: spawn an agent, send and call signals, mount a skill at run
- * time, watch emitted signals and errors. Run: npx tsx examples/runtime.ts
+ * time, watch emitted signals and errors. Run: npm run example examples/runtime.ts
  */
 import { z } from 'zod';
 import { Effects, createAgentSystem, createSignal, defineAction, defineAgent, result } from 'skillstate';

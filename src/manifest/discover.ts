@@ -13,6 +13,7 @@
  *
  * I/O: reads directories and the start of SKILL.md files. Never writes.
  */
+import { existsSync } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,8 +23,16 @@ import { ManifestError } from './errors.js';
 import { loadSkillFolder, type FolderSkillOptions } from './folder.js';
 import { DocumentSkillRegistry, skillEntry, type RegistryOptions, type ScanResult, type ShadowedSkill, type SkillEntry, type SkillSourceKind } from './registry.js';
 
-/** The folder of skills shipped with skillstate. */
-export const BUNDLED_SKILLS_DIR = fileURLToPath(new URL('../../skills', import.meta.url));
+/** The folder holding the package's package.json, above `from` (the sources, or the build in `dist/`). */
+function packageRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    if (path.dirname(dir) === dir) return path.resolve(from, '..', '..');
+  }
+}
+
+/** The folder of skills shipped with skillstate: `skills/` at the package's root. */
+export const BUNDLED_SKILLS_DIR = path.join(packageRoot(fileURLToPath(new URL('.', import.meta.url))), 'skills');
 
 /** Where to look. `false` turns a default source off. */
 export interface SkillSources {
