@@ -159,7 +159,10 @@ export function signalProblem(value: unknown): string | undefined {
 export function toSignal(value: Signal | SignalLike | string): Signal {
   if (typeof value === 'string') return createSignal(value);
   const problem = signalProblem(value);
-  if (problem) throw new SignalError({ code: 'invalid_signal', message: problem, subject: String(value.type) });
+  if (problem) {
+    const type = typeof value === 'object' && value !== null ? (value as { type?: unknown }).type : undefined;
+    throw new SignalError({ code: 'invalid_signal', message: problem, subject: typeof type === 'string' ? type : String(value) });
+  }
   const candidate = value as Partial<Signal> & SignalLike;
   if (
     candidate.specversion === '1.0' &&

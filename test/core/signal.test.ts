@@ -202,6 +202,11 @@ describe('signalProblem', () => {
 });
 
 describe('toSignal', () => {
+  it.each([null, undefined, 42, true])('refuses %s with a SignalError, not a TypeError', (value) => {
+    const error = thrownBy(() => toSignal(value as never), SignalError, 'invalid_signal');
+    expect(error.message).toBe('a signal must be an object');
+  });
+
   it('creates a signal from a type string', () => {
     const signal = toSignal('a.b');
     expect(signal.type).toBe('a.b');

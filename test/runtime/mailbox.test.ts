@@ -75,6 +75,9 @@ describe('the mailbox', () => {
     const agent = system.spawn(NotesAgent);
     expect(() => agent.send({ type: 'bad..type' })).toThrow(expect.objectContaining({ code: 'invalid_signal', subject: 'bad..type' }));
     await expect(agent.call({ type: '' })).rejects.toMatchObject({ code: 'invalid_signal' });
+    // Untyped callers (plain JavaScript, JSON off the wire) can pass anything at all.
+    expect(() => agent.send(null as never)).toThrow(expect.objectContaining({ name: 'SignalError', code: 'invalid_signal' }));
+    await expect(agent.call(undefined as never)).rejects.toMatchObject({ name: 'SignalError', code: 'invalid_signal' });
     await expect(agent.call(createSignal('notes.list'))).resolves.toEqual({ items: [] });
   });
 });
