@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { ACTION_NAME, type AnyAction } from './action.js';
 import { catalogOf, type Agent, type Catalog } from './catalog.js';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
-import { describeThrown, errorInfo, type ErrorInfo } from './errors.js';
+import { DefinitionError, describeThrown, errorInfo, type ErrorInfo } from './errors.js';
 import type { InstructionObject } from './instruction.js';
 import { unlinkedError } from './mount.js';
 import { isPlainObject } from './plain.js';
@@ -192,7 +192,10 @@ function dropNulls(value: unknown, path: readonly string[], depth = 0): void {
   } else dropNulls(value[key], path, depth + 1);
 }
 
-/** The function tools for every action of every active skill (and the agent's own actions). */
+/**
+ * The function tools for every action of every active skill (and the agent's own actions).
+ * Throws `DefinitionError` (`unlinked_agent`) for plain agent data without its definition.
+ */
 export function toolsForAgent(agent: Agent<object>, options: Omit<ToolOptions, 'name'> = {}): FunctionTool[] {
   return agentToolset(agent, options).tools;
 }
@@ -200,19 +203,21 @@ export function toolsForAgent(agent: Agent<object>, options: Omit<ToolOptions, '
 /**
  * The agent's tools with their bindings to actions, the diagnostics (renames, strict-mode
  * fallbacks, override tools bound to no action) and a way back from a tool call to an instruction.
+ * Throws `DefinitionError` (`unlinked_agent`) for plain agent data without its definition: an
+ * empty tool list would hide the mistake.
  */
 export function agentToolset(agent: Agent<object>, options: Omit<ToolOptions, 'name'> = {}): Toolset {
   const catalog = catalogOf(agent);
+  if (!catalog) throw new DefinitionError(unlinkedError(agent));
   const tools: FunctionTool[] = [];
   const bindings = new Map<string, ToolBinding>();
   const diagnostics: Diagnostic[] = [];
-  if (catalog) collectTools(catalog, options, tools, bindings, diagnostics);
+  collectTools(catalog, options, tools, bindings, diagnostics);
   return {
     tools,
     bindings,
     diagnostics,
     toInstruction(tool, args) {
-      if (!catalog) return { ok: false, error: unlinkedError(agent) };
       const binding = bindings.get(tool);
       if (!binding) {
         return {

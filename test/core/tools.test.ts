@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   ACTION_NAME,
+  DefinitionError,
   agentToolset,
   defineAction,
   defineAgent,
@@ -20,7 +21,7 @@ import {
   type JsonSchema,
 } from '../../src/index.js';
 import { add, arithmetic, calculator, counter } from '../../skills/index.js';
-import { viaJson } from './support.js';
+import { thrownBy, viaJson } from './support.js';
 
 // ---------------------------------------------------------------------------------------------
 // OpenAI strict mode, as documented for Structured Outputs / function calling with strict: true:
@@ -170,8 +171,13 @@ describe('toolsForAgent: OpenAI function tools', () => {
     expect(toolForAction(add).function.parameters.properties).toMatchObject({ a: { type: 'number' } });
   });
 
-  it('gives no tools for an agent that is plain data', () => {
-    expect(toolsForAgent(viaJson(Host.new()) as never)).toEqual([]);
+  it('refuses an agent that is plain data, saying how to re-link it, rather than giving no tools', () => {
+    const error = thrownBy(() => toolsForAgent(viaJson(Host.new({ id: 'h1' })) as never), DefinitionError, 'unlinked_agent');
+    expect(error.message).toContain("agent 'h1' is plain data without its definition");
+    expect(error.message).toContain('definition.restore(data)');
+    const relinked = Host.restore(viaJson(Host.new()));
+    if (!relinked.ok) throw new Error(relinked.error.message);
+    expect(toolsForAgent(relinked.value)).toEqual(toolsForAgent(Host.new()));
   });
 });
 
@@ -473,7 +479,7 @@ describe('toInstruction(tool, args)', () => {
     });
   });
 
-  it('an agent that is plain data → unlinked_agent', () => {
-    expect(agentToolset(viaJson(Host.new()) as never).toInstruction('reset', {})).toMatchObject({ ok: false, error: { code: 'unlinked_agent' } });
+  it('an agent that is plain data → unlinked_agent, before any tool call', () => {
+    thrownBy(() => agentToolset(viaJson(Host.new()) as never), DefinitionError, 'unlinked_agent');
   });
 });
