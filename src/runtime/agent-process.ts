@@ -24,7 +24,7 @@ import type { AnySkill } from '../core/skill.js';
 import { agentToolset, type Toolset } from '../core/tools.js';
 import type { AgentActor, AgentHost, AgentItemEvent } from '../../machines/agent.js';
 import type { LifecycleReport, LifecycleState } from '../../machines/skill-lifecycle.js';
-import type { AgentRef, AgentSnapshot, AgentView, CallOptions, MountReport } from './agent-ref.js';
+import type { AgentRef, AgentSnapshot, AgentView, CallOptions, MountReport, ScheduledSignal } from './agent-ref.js';
 import { RuntimeError } from './errors.js';
 import { Mailbox } from './mailbox.js';
 import type { StepOutcome } from './step.js';
@@ -97,7 +97,8 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
    */
   private registered: Set<string> | undefined;
   registeredAtStart: readonly string[] = [];
-  readonly timers = new Set<Timer>();
+  /** Signals scheduled for this agent that have not fired yet, by timer (made on first use). */
+  scheduled: Map<Timer, ScheduledSignal> | undefined;
   /** Patterns this agent is indexed under for emitted signals. */
   patterns: readonly string[] = [];
 
@@ -227,6 +228,9 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       children: [...this.childIds],
     };
     if (this.parent !== undefined) snapshot.parent = this.parent;
+    if (this.scheduled?.size) {
+      snapshot.scheduled = [...this.scheduled.values()].sort((a, b) => a.due.localeCompare(b.due)).map((entry) => structuredClone(entry));
+    }
     return snapshot;
   }
 
@@ -557,8 +561,8 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   terminate(reason: string): void {
     if (this.stopped) return;
     this.stopped = true;
-    for (const timer of this.timers) clearTimer(timer);
-    this.timers.clear();
+    if (this.scheduled) for (const timer of this.scheduled.keys()) clearTimer(timer);
+    this.scheduled = undefined;
     if (this.current?.ticket) this.settle(this.current.ticket, this.stoppedError(reason));
     for (const item of this.mailbox.drain()) if (item.ticket) this.settle(item.ticket, this.stoppedError(reason));
     const stopActor = () => this.actor.stop();

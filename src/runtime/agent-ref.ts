@@ -48,6 +48,12 @@ export interface AgentView<TState extends object = Record<string, unknown>> {
   children: string[];
 }
 
+/** A signal a `schedule` effect will deliver to the agent, and when (ISO 8601). */
+export interface ScheduledSignal {
+  due: string;
+  signal: Signal;
+}
+
 /** An agent snapshot: plain JSON that `system.restore()` turns back into a running agent. */
 export interface AgentSnapshot {
   format: 'skillstate/agent@1';
@@ -57,6 +63,11 @@ export interface AgentSnapshot {
   agent: { id: string; definition: string; state: Record<string, unknown>; mounted: MountedSkill[] };
   lifecycles: Record<string, LifecycleState>;
   children: string[];
+  /**
+   * Scheduled signals that had not fired when the snapshot was taken, soonest first. A restored
+   * agent gets each at its due time, or at once when that time has passed.
+   */
+  scheduled?: ScheduledSignal[];
 }
 
 /** A running agent, as users hold it. */

@@ -2,7 +2,7 @@
 export { createAgentSystem, type AgentSystem } from './system.js';
 export type { AgentSystemOptions, SpawnOptions, InspectOption } from './system-runtime.js';
 export { ERROR_SIGNAL, DIAGNOSTIC_SIGNAL } from './broadcast.js';
-export type { AgentRef, AgentView, AgentSnapshot, AgentStatus, CallOptions, MountReport } from './agent-ref.js';
+export type { AgentRef, AgentView, AgentSnapshot, ScheduledSignal, AgentStatus, CallOptions, MountReport } from './agent-ref.js';
 export { RuntimeError } from './errors.js';
 export { createMemoryStore, createFileStore, type SnapshotStore } from './persistence.js';
 export type { TraceOption, TraceRecord, TraceLine } from './trace.js';

@@ -15,7 +15,7 @@ import { DefinitionError, describeThrown, errorInfo, SkillstateError, type Error
 import { isPlainObject } from '../core/plain.js';
 import { createSkillRegistry, type SkillRegistry, type SkillResolver } from '../core/registry.js';
 import { createRouter, type Router } from '../core/router.js';
-import type { Signal } from '../core/signal.js';
+import { toSignal, type Signal } from '../core/signal.js';
 import { isSkill, type AnySkill } from '../core/skill.js';
 import { agentMachine } from '../../machines/agent.js';
 import type { LifecycleState } from '../../machines/skill-lifecycle.js';
@@ -319,7 +319,12 @@ export class SystemRuntime implements SystemHost {
     for (const [skill, state] of Object.entries(lifecycles)) {
       if (!LIFECYCLE_STATES.has(state as LifecycleState)) throw bad(`agent '${data.id}' has lifecycle '${String(state)}' for skill '${skill}'; expected active, inactive or failed`);
     }
-    return this.start(definition, restored.value, parent, new Map(Object.entries(lifecycles as Record<string, LifecycleState>)));
+    const scheduled = scheduledSignals(data);
+    if (typeof scheduled === 'string') throw bad(`agent '${data.id}': ${scheduled}`);
+    const process = this.start(definition, restored.value, parent, new Map(Object.entries(lifecycles as Record<string, LifecycleState>)));
+    const now = Date.now();
+    for (const { due, signal } of scheduled) this.schedule(process.id, Math.max(0, due - now), signal, due);
+    return process;
   }
 
   // ── Effects (called by the system actor) ────────────────────────────────────────────────────
@@ -406,18 +411,19 @@ export class SystemRuntime implements SystemHost {
     }
   }
 
-  private schedule(agentId: string, delay: number, signal: Signal): void {
+  /** Delivers `signal` to the agent after `delay` ms; `due` is when that is, as a snapshot records it. */
+  private schedule(agentId: string, delay: number, signal: Signal, due = Date.now() + delay): void {
     const process = this.agents.get(agentId);
     if (!process || process.isStopped) return;
     const timer = setTimer(() => {
-      process.timers.delete(timer);
+      process.scheduled?.delete(timer);
       try {
         process.send(signal);
       } catch (error) {
         this.report(agentId, errorInfo('mailbox_full', `scheduled signal '${signal.type}' for agent '${agentId}' could not be delivered: ${(error as Error).message}`));
       }
     }, delay);
-    process.timers.add(timer);
+    (process.scheduled ??= new Map()).set(timer, { due: new Date(due).toISOString(), signal });
   }
 
   // ── Publishing ─────────────────────────────────────────────────────────────────────────────
@@ -486,4 +492,24 @@ export class SystemRuntime implements SystemHost {
     }
     this.skills.register(skills);
   }
+}
+
+/** The snapshot's scheduled signals with their due times in milliseconds, or what is wrong with them. */
+function scheduledSignals(snapshot: AgentSnapshot): Array<{ due: number; signal: Signal }> | string {
+  if (snapshot.scheduled === undefined) return [];
+  if (!Array.isArray(snapshot.scheduled)) return 'scheduled must be an array of { due, signal }';
+  const entries: Array<{ due: number; signal: Signal }> = [];
+  for (const [index, entry] of snapshot.scheduled.entries()) {
+    if (!isPlainObject(entry)) return `scheduled[${index}] is not an object with due and signal`;
+    const due = typeof entry.due === 'string' ? Date.parse(entry.due) : Number.NaN;
+    if (Number.isNaN(due)) return `scheduled[${index}] has due ${JSON.stringify(entry.due)}, which is not an ISO 8601 time`;
+    let signal: Signal;
+    try {
+      signal = toSignal(entry.signal as Signal);
+    } catch (error) {
+      return `scheduled[${index}] holds an invalid signal: ${(error as Error).message}`;
+    }
+    entries.push({ due, signal });
+  }
+  return entries;
 }

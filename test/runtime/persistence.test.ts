@@ -2,11 +2,11 @@
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createFileStore, createMemoryStore, RuntimeError, type AgentSystem, type SnapshotStore } from '../../src/index.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createFileStore, createMemoryStore, RuntimeError, type AgentSnapshot, type AgentSystem, type SnapshotStore } from '../../src/index.js';
 import { arithmetic, calculator, counter } from '../../skills/index.js';
 import { checkAgentInvariants } from '../../src/testing/index.js';
-import { NotesAgent, createSignal, crashableChild, defineAgent, defineSkill, quietSystem, thrown } from './fixtures.js';
+import { Effects, NotesAgent, createSignal, crashableChild, defineAction, defineAgent, defineSkill, itemsOf, notebook, quietSystem, result, thrown, z } from './fixtures.js';
 
 let systems: AgentSystem[] = [];
 let dirs: string[] = [];
@@ -235,5 +235,78 @@ describe('bad and odd snapshots', () => {
     expect(error).toMatchObject({ code: 'invalid_snapshot', message: 'cannot restore: the snapshot has no id or no agent' });
     expect(system.list()).toEqual([]);
     expect(system.restoreAll([snapshotOf('parent'), snapshotOf('child', { parent: 'parent' })]).map((ref) => ref.id)).toEqual(['parent', 'child']);
+  });
+});
+
+describe('scheduled signals in snapshots', () => {
+  const remindLater = defineAction({
+    name: 'remind_later',
+    description: 'Add an item to the notebook after a delay',
+    input: z.object({ item: z.string(), inMs: z.number().int().min(0) }),
+    run: ({ item, inMs }) => result({ scheduled: item }, { effects: [Effects.schedule(inMs, createSignal('notes.add_now', { item }))] }),
+  });
+  const reminders = defineSkill({ name: 'reminders', actions: [remindLater], routes: [{ path: 'notes.later', target: { action: 'remind_later' } }] });
+  const Planner = defineAgent({ name: 'planner', skills: [notebook, reminders] });
+  const HOUR = 3_600_000;
+
+  async function plannerSnapshot(): Promise<AgentSnapshot> {
+    const system = make({ definitions: [Planner] });
+    const agent = system.spawn(Planner, { id: 'p1' });
+    await agent.call(createSignal('notes.later', { item: 'in an hour', inMs: HOUR }));
+    await agent.call(createSignal('notes.later', { item: 'in a minute', inMs: 60_000 }));
+    const snapshot = JSON.parse(JSON.stringify(agent.persist())) as AgentSnapshot;
+    await system.shutdown();
+    return snapshot;
+  }
+
+  it('travel in the snapshot, soonest first, each with its due time', async () => {
+    const before = Date.now();
+    const snapshot = await plannerSnapshot();
+    expect(snapshot.scheduled?.map((entry) => entry.signal.data)).toEqual([{ item: 'in a minute' }, { item: 'in an hour' }]);
+    const [minute, hour] = snapshot.scheduled!.map((entry) => Date.parse(entry.due));
+    expect(minute).toBeGreaterThanOrEqual(before + 60_000);
+    expect(hour! - minute!).toBeGreaterThanOrEqual(HOUR - 60_000 - 1_000);
+    expect(hour! - minute!).toBeLessThanOrEqual(HOUR - 60_000 + 1_000);
+  });
+
+  it('are re-armed for their due time on restore, not for a fresh delay', async () => {
+    const snapshot = await plannerSnapshot();
+    const back = make({ definitions: [Planner] }).restore(snapshot);
+    expect(back.persist().scheduled).toEqual(snapshot.scheduled);
+    expect(itemsOf(back)).toEqual([]);
+  });
+
+  it('one that fell due while the agent was down is delivered as soon as it is restored; the others wait', async () => {
+    const snapshot = await plannerSnapshot();
+    snapshot.scheduled![0]!.due = new Date(Date.now() - 60_000).toISOString();
+    const back = make({ definitions: [Planner] }).restore(snapshot);
+    await vi.waitFor(() => expect(itemsOf(back)).toEqual(['in a minute']));
+    expect(back.persist().scheduled?.map((entry) => entry.signal.data)).toEqual([{ item: 'in an hour' }]);
+  });
+
+  it('a signal that has fired, or an agent that stopped, leaves nothing scheduled', async () => {
+    const system = make({ definitions: [Planner] });
+    const agent = system.spawn(Planner, { id: 'p2' });
+    await agent.call(createSignal('notes.later', { item: 'now', inMs: 0 }));
+    await vi.waitFor(() => expect(itemsOf(agent)).toEqual(['now']));
+    expect(agent.persist()).not.toHaveProperty('scheduled');
+    await agent.call(createSignal('notes.later', { item: 'never', inMs: HOUR }));
+    expect(agent.persist().scheduled).toHaveLength(1);
+    await agent.stop();
+    expect(agent.persist()).not.toHaveProperty('scheduled');
+  });
+
+  it.each([
+    ['not an array', { scheduled: 'soon' }, "cannot restore: agent 'p3': scheduled must be an array of { due, signal }"],
+    ['an entry that is not an object', { scheduled: [7] }, "cannot restore: agent 'p3': scheduled[0] is not an object with due and signal"],
+    ['a due time that is not a time', { scheduled: [{ due: 'tomorrow-ish', signal: createSignal('notes.add_now', { item: 'x' }) }] }, `cannot restore: agent 'p3': scheduled[0] has due "tomorrow-ish", which is not an ISO 8601 time`],
+    ['an invalid signal', { scheduled: [{ due: new Date().toISOString(), signal: { type: 'notes..add' } }] }, "cannot restore: agent 'p3': scheduled[0] holds an invalid signal: signal type 'notes..add' has an empty segment"],
+  ])('a snapshot with %s is refused, naming the entry, and nothing starts', (_label, extra, message) => {
+    const system = make({ definitions: [Planner] });
+    const snapshot = { format: 'skillstate/agent@1', id: 'p3', definition: 'planner', agent: { id: 'p3', definition: 'planner', state: {}, mounted: [] }, lifecycles: {}, children: [], ...extra };
+    const error = thrown(() => system.restore(snapshot));
+    expect(error).toMatchObject({ code: 'invalid_snapshot' });
+    expect((error as Error).message).toContain(message);
+    expect(system.list()).toEqual([]);
   });
 });
