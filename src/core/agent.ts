@@ -17,7 +17,7 @@ import { diagnostic, type Diagnostic } from './diagnostics.js';
 import { DefinitionError, errorInfo, formatIssues, StateError, type ErrorInfo } from './errors.js';
 import type { Instruction, RouteTarget } from './instruction.js';
 import { orderByDependencies, unlinkedError } from './mount.js';
-import { deepMerge, isPlainObject } from './plain.js';
+import { deepMerge, describeValue, isPlainObject } from './plain.js';
 import type { SkillResolver } from './registry.js';
 import { validateRoute, type Route } from './router.js';
 import { EMPTY_SCHEMA, isObjectSchema, parseSync, strayKey, type ObjectSchema } from './schema.js';
@@ -227,6 +227,9 @@ export function defineAgent<TSchema extends ObjectSchema = z.ZodObject<{}>, cons
     diagnostics: Object.freeze(diagnostics),
     blueprint,
     new: (options = {}) => {
+      if (!isPlainObject(options)) {
+        throw new StateError({ code: 'invalid_state', message: `agent '${name}': new() takes { id?, state? }, got ${describeValue(options)}` });
+      }
       const state = buildInitialState(blueprint, catalog, options.state);
       if (!state.ok) throw new StateError(state.error);
       const id = options.id ?? nanoid();

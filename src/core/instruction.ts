@@ -7,7 +7,7 @@
  */
 import { isAction, type AnyAction } from './action.js';
 import { describeThrown, errorInfo, type ErrorInfo } from './errors.js';
-import { isPlainObject } from './plain.js';
+import { describeValue, isPlainObject } from './plain.js';
 import type { Signal } from './signal.js';
 
 export interface InstructionObject {
@@ -69,13 +69,6 @@ export function normalizeInstruction(value: unknown): { ok: true; value: Normali
 
 function malformed(message: string, action?: string): ErrorInfo {
   return errorInfo('invalid_instruction', message, action === undefined ? undefined : { action });
-}
-
-function describeValue(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'object') return 'an object';
-  return typeof value;
 }
 
 /**

@@ -47,3 +47,11 @@ export function withKey<T extends PlainObject>(object: T, key: string, value: un
   copy[key] = value;
   return copy as T;
 }
+
+/** What kind of value this is, for an error message: 'null', 'an array', 'an object', 'number'... */
+export function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  return typeof value;
+}

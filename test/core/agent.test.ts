@@ -51,6 +51,15 @@ describe("new(): seed 000's math agent", () => {
     thrownBy(() => MathAgent.new({ id: '' }), StateError, 'invalid_state');
   });
 
+  it.each([
+    [null, 'null'],
+    [5, 'number'],
+    [[{ id: 'x' }], 'an array'],
+  ])('refuses options that are not an object (%j) with a StateError saying what it takes', (options, got) => {
+    const error = thrownBy(() => MathAgent.new(options as never), StateError, 'invalid_state');
+    expect(error.message).toBe(`agent 'math_agent': new() takes { id?, state? }, got ${got}`);
+  });
+
   it('gives each agent its own state objects', () => {
     const a = MathAgent.new();
     const b = MathAgent.new();
