@@ -12,7 +12,7 @@ import { catalogOf, type Agent, type Catalog } from '../core/catalog.js';
 import { diagnostic as makeDiagnostic, type Diagnostic } from '../core/diagnostics.js';
 import type { Effect } from '../core/effects.js';
 import { DefinitionError, describeThrown, errorInfo, SkillstateError, type ErrorInfo } from '../core/errors.js';
-import { isPlainObject } from '../core/plain.js';
+import { describeValue, isPlainObject } from '../core/plain.js';
 import { createSkillRegistry, type SkillRegistry, type SkillResolver } from '../core/registry.js';
 import { createRouter, type Router } from '../core/router.js';
 import { toSignal, type Signal } from '../core/signal.js';
@@ -120,6 +120,9 @@ export class SystemRuntime implements SystemHost {
   inStep = 0;
 
   constructor(private readonly options: AgentSystemOptions = {}) {
+    if (!isPlainObject(options as unknown)) {
+      throw new DefinitionError({ code: 'invalid_agent', message: `createAgentSystem takes an options object, got ${describeValue(options)}` });
+    }
     const limit = options.mailboxLimit ?? 10_000;
     if (!Number.isInteger(limit) || limit < 1) throw new DefinitionError({ code: 'invalid_agent', message: `mailboxLimit must be a positive integer, got ${String(limit)}` });
     this.mailboxLimit = limit;
@@ -194,6 +197,9 @@ export class SystemRuntime implements SystemHost {
 
   spawn<TState extends object>(definition: AgentDefinition<TState>, options: SpawnOptions<TState> = {}): AgentProcess<TState> {
     this.assertRunning();
+    if (!isPlainObject(options as unknown)) {
+      throw new RuntimeError(errorInfo('invalid_agent', `spawn takes { id?, state?, parent? } as its options, got ${describeValue(options)}`));
+    }
     this.register(definition as AgentDefinition<object>);
     const id = options.id ?? nanoid();
     if (typeof id !== 'string' || id.length === 0) throw new RuntimeError(errorInfo('invalid_agent', 'an agent id must be a non-empty string'));

@@ -44,6 +44,22 @@ describe('createAgentSystem: spawning and finding agents', () => {
     expect(() => system.spawn(NotesAgent, { parent: 'ghost' })).toThrow(/parent agent 'ghost' is not running/);
   });
 
+  it('refuses spawn options that are not an object, and starts nothing', () => {
+    system = quietSystem();
+    for (const [options, got] of [[null, 'null'], ['n1', 'string']] as const) {
+      const error = thrown(() => system.spawn(NotesAgent, options as never));
+      expect(error).toBeInstanceOf(RuntimeError);
+      expect(error).toMatchObject({ code: 'invalid_agent', message: `spawn takes { id?, state?, parent? } as its options, got ${got}` });
+    }
+    expect(system.list()).toEqual([]);
+  });
+
+  it('refuses system options that are not an object, or out of range, naming the option', () => {
+    expect(() => createAgentSystem(5 as never)).toThrow(expect.objectContaining({ name: 'DefinitionError', message: 'createAgentSystem takes an options object, got number' }));
+    expect(() => createAgentSystem({ mailboxLimit: 0 })).toThrow('mailboxLimit must be a positive integer, got 0');
+    expect(() => createAgentSystem({ callTimeout: -1 })).toThrow('callTimeout must be a number of milliseconds >= 0 (or Infinity), got -1');
+  });
+
   it('refuses two different definitions with the same name in one system', () => {
     system = quietSystem();
     system.spawn(NotesAgent);
