@@ -46,9 +46,13 @@ type SliceOf<A> = A extends SkillSpec<string, infer K, infer S, unknown>
 /** The agent's own fields (nothing when it declares no schema). */
 type OwnState<TSchema extends ObjectSchema> = [keyof TSchema['shape']] extends [never] ? unknown : z.output<TSchema>;
 
+/** One object type instead of an intersection, so an editor shows the state as one object. */
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+
 /** The state type of an agent with schema `TSchema` and skills `TSkills`. */
-export type AgentState<TSchema extends ObjectSchema, TSkills extends readonly SkillAttachment[]> = OwnState<TSchema> &
-  ([TSkills[number]] extends [never] ? unknown : UnionToIntersection<SliceOf<TSkills[number]>>);
+export type AgentState<TSchema extends ObjectSchema, TSkills extends readonly SkillAttachment[]> = Simplify<
+  OwnState<TSchema> & ([TSkills[number]] extends [never] ? unknown : UnionToIntersection<SliceOf<TSkills[number]>>)
+>;
 
 /** The state slice type of a skill. */
 export type SkillState<S> = S extends SkillSpec<string, string, infer T, unknown> ? T : never;
@@ -115,8 +119,8 @@ export interface AgentDefinition<TState extends object = Record<string, unknown>
  */
 export function defineAgent<TSchema extends ObjectSchema = z.ZodObject<{}>, const TSkills extends readonly SkillAttachment[] = []>(
   input: AgentDefinitionInput<TSchema, TSkills>,
-): AgentDefinition<AgentState<TSchema, TSkills> & object> {
-  type TState = AgentState<TSchema, TSkills> & object;
+): AgentDefinition<AgentState<TSchema, TSkills>> {
+  type TState = AgentState<TSchema, TSkills>;
   if (typeof input !== 'object' || input === null) {
     throw new DefinitionError({ code: 'invalid_agent', message: 'defineAgent needs a definition object' });
   }

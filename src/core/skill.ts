@@ -159,7 +159,7 @@ export interface SkillDefinition<
   /** Overrides the tools derived from the actions. */
   tools?: readonly FunctionTool[] | ((config: z.output<TConfigSchema>) => readonly FunctionTool[]);
   /** The initial slice (before schema defaults), from the config. */
-  initialState?: (config: z.output<TConfigSchema>) => Partial<z.input<TSchema>> | Record<string, unknown>;
+  initialState?: (config: z.output<TConfigSchema>) => Partial<z.input<TSchema>>;
   metadata?: Record<string, unknown>;
   mount?(
     ctx: SkillHookContext<z.output<TSchema>, z.output<TConfigSchema>>,

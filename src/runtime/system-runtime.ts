@@ -7,7 +7,7 @@
  */
 import { nanoid } from 'nanoid';
 import { createActor, type InspectionEvent, type Observer } from 'xstate';
-import type { AgentDefinition } from '../core/agent.js';
+import type { AgentDefinition, DeepPartial } from '../core/agent.js';
 import { catalogOf, type Agent, type Catalog } from '../core/catalog.js';
 import { diagnostic as makeDiagnostic, type Diagnostic } from '../core/diagnostics.js';
 import type { Effect } from '../core/effects.js';
@@ -62,8 +62,8 @@ export interface AgentSystemOptions {
 
 export interface SpawnOptions<TState> {
   id?: string;
-  /** Initial state, merged over the defaults. */
-  state?: Partial<TState> | Record<string, unknown>;
+  /** Initial state, merged over the defaults (as in `definition.new({ state })`). */
+  state?: DeepPartial<TState>;
   /** The parent agent (stopping it stops this one). */
   parent?: string | AgentRef<object>;
 }

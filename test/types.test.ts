@@ -1,0 +1,121 @@
+/**
+ * The public API's types: what a user gets from inference. `npm test` runs `tsc --noEmit` over
+ * this file, so a wrong inference or a lost `@ts-expect-error` fails the run; vitest runs the
+ * few runtime lines.
+ */
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { z } from 'zod';
+import {
+  createAgentSystem,
+  createSignal,
+  defineAction,
+  defineAgent,
+  defineSkill,
+  mountSkill,
+  result,
+  toolsForAgent,
+  type ActionContext,
+  type Agent,
+  type AgentRef,
+  type FunctionTool,
+  type Signal,
+  type SkillState,
+} from '../src/index.js';
+
+const counterState = z.object({ count: z.number().int().default(0), step: z.number().int().default(1) });
+const counterConfig = z.object({ initial: z.number().int().default(0) });
+
+const increment = defineAction({
+  name: 'increment',
+  description: 'Add the step',
+  input: z.object({ times: z.number().int().default(1), note: z.string().optional() }),
+  state: counterState,
+  run: (params, context) => {
+    // Input as parsed: defaults filled in, optional fields optional.
+    expectTypeOf(params).toEqualTypeOf<{ times: number; note?: string | undefined }>();
+    expectTypeOf(context.skillState).toEqualTypeOf<{ count: number; step: number }>();
+    expectTypeOf(context).toExtend<ActionContext<{ count: number; step: number }>>();
+    const count = context.skillState.count + context.skillState.step * params.times;
+    return result({ count }, { state: { count } });
+  },
+});
+
+const counter = defineSkill({
+  name: 'counter',
+  schema: counterState,
+  configSchema: counterConfig,
+  initialState: (config) => {
+    expectTypeOf(config).toEqualTypeOf<{ initial: number }>();
+    return { count: config.initial };
+  },
+  actions: [increment],
+});
+
+const notes = defineSkill({ name: 'notes', stateKey: 'notebook', schema: z.object({ items: z.array(z.string()).default([]) }) });
+
+const Assistant = defineAgent({
+  name: 'assistant',
+  schema: z.object({ mode: z.enum(['chat', 'batch']).default('chat') }),
+  skills: [[counter, { initial: 3 }], notes],
+});
+
+type AssistantState = { mode: 'chat' | 'batch'; counter: { count: number; step: number }; notebook: { items: string[] } };
+
+describe('types users get from inference', () => {
+  it('an agent definition knows its state: its own schema and each skill slice under its state key', () => {
+    const agent = Assistant.new();
+    expectTypeOf(agent).toEqualTypeOf<Agent<AssistantState>>();
+    expectTypeOf(agent.state.counter.count).toBeNumber();
+    expectTypeOf(agent.state.notebook.items).toEqualTypeOf<string[]>();
+    expectTypeOf(agent.state.mode).toEqualTypeOf<'chat' | 'batch'>();
+    // @ts-expect-error the skill's state lives under its stateKey, not its name
+    void agent.state.notes;
+    expectTypeOf<SkillState<typeof counter>>().toEqualTypeOf<{ count: number; step: number }>();
+  });
+
+  it('cmd and mountSkill keep the agent type', async () => {
+    const agent = Assistant.new();
+    const ran = await Assistant.cmd(agent, { action: 'increment', params: { times: 2 } });
+    expectTypeOf(ran.agent).toEqualTypeOf<Agent<AssistantState>>();
+    expect(ran.agent.state.counter.count).toBe(5);
+    const extra = defineSkill({ name: 'extra', schema: z.object({ hits: z.number().default(0) }) });
+    const mounted = mountSkill(agent, extra);
+    if (!mounted.ok) throw new Error(mounted.error.message);
+    // The mounted skill's slice joins the agent's state type.
+    expectTypeOf(mounted.agent.state.extra).toEqualTypeOf<{ hits: number }>();
+    expectTypeOf(mounted.agent.state.counter.count).toBeNumber();
+    expect(mounted.agent.state.extra).toEqual({ hits: 0 });
+    expectTypeOf(toolsForAgent(agent)).toEqualTypeOf<FunctionTool[]>();
+  });
+
+  it('a running agent carries the same state type', async () => {
+    const system = createAgentSystem();
+    try {
+      const ref = system.spawn(Assistant, { id: 'typed', state: { mode: 'batch' } });
+      expectTypeOf(ref).toEqualTypeOf<AgentRef<AssistantState>>();
+      expectTypeOf(ref.getSnapshot().state.counter.step).toBeNumber();
+      expectTypeOf(ref.call).parameter(0).toExtend<Signal | string | { type: string; data?: unknown }>();
+      expectTypeOf(ref.call(createSignal('x'))).resolves.toBeUnknown();
+    } finally {
+      await system.shutdown();
+    }
+  });
+
+  it('refuses at compile time what would fail at run time', () => {
+    defineAction({
+      name: 'shout',
+      description: 'Upper-case a number?',
+      input: z.object({ n: z.number() }),
+      // @ts-expect-error n is a number
+      run: ({ n }) => n.toUpperCase(),
+    });
+    defineSkill({
+      name: 'typed_init',
+      schema: counterState,
+      // @ts-expect-error count must be a number
+      initialState: () => ({ count: 'zero' }),
+    });
+    // @ts-expect-error spawn's state is checked against the agent's state
+    void (() => createAgentSystem().spawn(Assistant, { state: { mode: 'sleepy' } }));
+  });
+});
