@@ -71,6 +71,7 @@ describe('types users get from inference', () => {
     // @ts-expect-error the skill's state lives under its stateKey, not its name
     void agent.state.notes;
     expectTypeOf<SkillState<typeof counter>>().toEqualTypeOf<{ count: number; step: number }>();
+    expectTypeOf(Assistant.skillState(agent, counter)).toEqualTypeOf<{ count: number; step: number } | undefined>();
   });
 
   it('cmd and mountSkill keep the agent type', async () => {
@@ -115,6 +116,8 @@ describe('types users get from inference', () => {
       // @ts-expect-error count must be a number
       initialState: () => ({ count: 'zero' }),
     });
+    // @ts-expect-error a skill's config is checked against its configSchema
+    void (() => defineAgent({ name: 'bad_config', skills: [[counter, { initial: 'three' }]] }));
     // @ts-expect-error spawn's state is checked against the agent's state
     void (() => createAgentSystem().spawn(Assistant, { state: { mode: 'sleepy' } }));
   });

@@ -59,13 +59,21 @@ export type SkillState<S> = S extends SkillSpec<string, string, infer T, unknown
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: ErrorInfo };
 
+/** The config given with a skill: any of its config fields (the rest take their defaults). */
+type ConfigOf<S> = S extends SkillSpec<string, string, unknown, infer C> ? DeepPartial<C> : Record<string, unknown>;
+
+/** `[skill, config]` pairs whose config is checked against the skill's config type. */
+type CheckedAttachments<T extends readonly SkillAttachment[]> = {
+  [I in keyof T]: T[I] extends readonly [infer S, unknown] ? readonly [S, ConfigOf<S>] : T[I];
+};
+
 export interface AgentDefinitionInput<TSchema extends ObjectSchema, TSkills extends readonly SkillAttachment[]> {
   name: string;
   description?: string;
   /** The agent's own state schema (skills add theirs under their state keys). */
   schema?: TSchema;
   /** Skills composed onto every agent of this definition: a skill, or `[skill, config]`. */
-  skills?: TSkills;
+  skills?: TSkills & CheckedAttachments<TSkills>;
   /** Agent-level routes; they come before skill routes of the same path and priority. */
   routes?: readonly Route<RouteTarget>[];
   /** The agent's own actions (not part of any skill). */

@@ -23,7 +23,7 @@ describe('initial state', () => {
 
   it('an invalid config is refused when the agent is defined', () => {
     expect(() => defineAgent({ name: 'bad', skills: [[counter, { step: 0.5 }]] })).toThrow(DefinitionError);
-    expect(() => defineAgent({ name: 'bad', skills: [[counter, { initial: 'ten' }]] })).toThrow(DefinitionError);
+    expect(() => defineAgent({ name: 'bad', skills: [[counter, { initial: 'ten' } as never]] })).toThrow(DefinitionError);
   });
 });
 
