@@ -97,6 +97,8 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
    */
   private registered: Set<string> | undefined;
   registeredAtStart: readonly string[] = [];
+  /** The `mount` hooks of the skills it was spawned with have not finished (see `runMountHooks`). */
+  starting = false;
   /** Signals scheduled for this agent that have not fired yet, by timer (made on first use). */
   scheduled: Map<Timer, ScheduledSignal> | undefined;
   /** Patterns this agent is indexed under for emitted signals. */
@@ -228,6 +230,8 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       children: [...this.childIds],
     };
     if (this.parent !== undefined) snapshot.parent = this.parent;
+    // The committed state is still the one before the hooks: the restored agent runs them.
+    if (this.starting) snapshot.starting = true;
     if (this.scheduled?.size) {
       snapshot.scheduled = [...this.scheduled.values()].sort((a, b) => a.due.localeCompare(b.due)).map((entry) => structuredClone(entry));
     }
@@ -380,6 +384,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
    * anything else, so every signal finds them run.
    */
   runMountHooks(): void {
+    this.starting = true;
     this.enqueue({ event: { type: 'start' }, ticket: undefined, call: false });
   }
 
@@ -465,6 +470,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   // ── Completing a step ────────────────────────────────────────────────────────────────────
 
   private complete(event: AgentItemEvent, outcome: StepOutcome, item: Item | undefined): void {
+    if (event.type === 'start') this.starting = false;
     const trace = this.system.trace;
     if (trace) {
       const record: Parameters<typeof trace>[0] = {

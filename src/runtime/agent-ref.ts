@@ -68,6 +68,11 @@ export interface AgentSnapshot {
    * agent gets each at its due time, or at once when that time has passed.
    */
   scheduled?: ScheduledSignal[];
+  /**
+   * Present when the snapshot was taken before the `mount` hooks of the skills the agent was
+   * spawned with had finished: the restored agent runs them, as a spawned one does.
+   */
+  starting?: true;
 }
 
 /** A running agent, as users hold it. */

@@ -328,6 +328,7 @@ export class SystemRuntime implements SystemHost {
     const scheduled = scheduledSignals(data);
     if (typeof scheduled === 'string') throw bad(`agent '${data.id}': ${scheduled}`);
     const process = this.start(definition, restored.value, parent, new Map(Object.entries(lifecycles as Record<string, LifecycleState>)));
+    if (data.starting === true && hasMountHooks(catalogOf(restored.value)!)) process.runMountHooks();
     const now = Date.now();
     for (const { due, signal } of scheduled) this.schedule(process.id, Math.max(0, due - now), signal, due);
     return process;

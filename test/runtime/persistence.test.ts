@@ -310,3 +310,38 @@ describe('scheduled signals in snapshots', () => {
     expect(system.list()).toEqual([]);
   });
 });
+
+describe('a snapshot taken while the mount hooks of a new agent are still running', () => {
+  const opened = z.object({ opened: z.number().default(0) });
+  let release = () => {};
+  const door = defineSkill({
+    name: 'door',
+    schema: opened,
+    actions: [defineAction({ name: 'peek', description: 'Read the state', input: z.object({}), state: opened, run: (_p, { skillState }) => skillState })],
+    routes: [{ path: 'door.peek', target: { action: 'peek' } }],
+    mount: async ({ state }) => {
+      await new Promise<void>((resolve) => (release = resolve));
+      return { state: { opened: state.opened + 1 } };
+    },
+  });
+  const House = defineAgent({ name: 'house', skills: [door] });
+
+  it('says so, and the restored agent runs the hooks once, as a spawned one does', async () => {
+    const system = make({ definitions: [House] });
+    const agent = system.spawn(House, { id: 'h1' });
+    const early = JSON.parse(JSON.stringify(agent.persist())) as AgentSnapshot;
+    expect(early.starting).toBe(true);
+    expect(early.agent.state).toEqual({ door: { opened: 0 } });
+    release();
+    await expect(agent.call(createSignal('door.peek'))).resolves.toEqual({ opened: 1 });
+    expect(agent.persist()).not.toHaveProperty('starting');
+    await system.shutdown();
+
+    const back = make({ definitions: [House] }).restore(early);
+    const answer = back.call(createSignal('door.peek'));
+    await vi.waitFor(() => expect(back.getSnapshot().status).toBe('working'));
+    release();
+    await expect(answer).resolves.toEqual({ opened: 1 });
+    expect(back.persist()).not.toHaveProperty('starting');
+  });
+});
