@@ -118,6 +118,12 @@ describe('types users get from inference', () => {
     });
     // @ts-expect-error a skill's config is checked against its configSchema
     void (() => defineAgent({ name: 'bad_config', skills: [[counter, { initial: 'three' }]] }));
+    const system = createAgentSystem();
+    const ref = system.spawn(Assistant);
+    // @ts-expect-error a skill mounted at run time has its config checked too
+    void (() => ref.mount(counter, { initial: 'three' }));
+    void (() => ref.mount('counter', { anything: 'goes by name' }));
+    void system.shutdown();
     // @ts-expect-error spawn's state is checked against the agent's state
     void (() => createAgentSystem().spawn(Assistant, { state: { mode: 'sleepy' } }));
   });

@@ -59,12 +59,16 @@ export type SkillState<S> = S extends SkillSpec<string, string, infer T, unknown
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: ErrorInfo };
 
-/** The config given with a skill: any of its config fields (the rest take their defaults). */
-type ConfigOf<S> = S extends SkillSpec<string, string, unknown, infer C> ? DeepPartial<C> : Record<string, unknown>;
+/**
+ * The config given with a skill, when it is attached or mounted: any of its config fields (the
+ * rest take their defaults).
+ */
+export type SkillConfigInput<S> =
+  S extends SkillSpec<string, string, unknown, infer C> ? (unknown extends C ? Record<string, unknown> : DeepPartial<C>) : Record<string, unknown>;
 
 /** `[skill, config]` pairs whose config is checked against the skill's config type. */
 type CheckedAttachments<T extends readonly SkillAttachment[]> = {
-  [I in keyof T]: T[I] extends readonly [infer S, unknown] ? readonly [S, ConfigOf<S>] : T[I];
+  [I in keyof T]: T[I] extends readonly [infer S, unknown] ? readonly [S, SkillConfigInput<S>] : T[I];
 };
 
 export interface AgentDefinitionInput<TSchema extends ObjectSchema, TSkills extends readonly SkillAttachment[]> {

@@ -3,6 +3,7 @@
  * the snapshot it persists to, and the reports of its calls. Types only; `agent-process.ts`
  * implements them.
  */
+import type { SkillConfigInput } from '../core/agent.js';
 import type { Agent, MountedSkill } from '../core/catalog.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { Effect } from '../core/effects.js';
@@ -98,7 +99,8 @@ export interface AgentRef<TState extends object = Record<string, unknown>> {
   /** Runs a model's tool call (arguments as an object or JSON text) through `run`. */
   callTool(name: string, args: unknown, options?: CallOptions): Promise<unknown>;
   /** Mounts a skill at run time, in mailbox order. A skill given by name is looked up in the system. */
-  mount(skill: AnySkill | string, config?: Record<string, unknown>): Promise<MountReport>;
+  mount<S extends AnySkill>(skill: S, config?: SkillConfigInput<S>): Promise<MountReport>;
+  mount(skill: string, config?: Record<string, unknown>): Promise<MountReport>;
   unmount(skill: AnySkill | string): Promise<MountReport>;
   getSnapshot(): AgentView<TState>;
   /** A JSON-serialisable snapshot of the last committed state. */

@@ -41,7 +41,7 @@ describe('mounting at run time', () => {
     system = quietSystem();
     const agent = system.spawn(NotesAgent);
     await expect(agent.mount(needsAuth)).rejects.toMatchObject({ code: 'missing_dependency', details: { missing: ['auth'] } });
-    await expect(agent.mount(Configured, { level: 'high' })).rejects.toMatchObject({ code: 'invalid_config', skill: 'configured' });
+    await expect(agent.mount(Configured, { level: 'high' } as never)).rejects.toMatchObject({ code: 'invalid_config', skill: 'configured' });
     await expect(agent.mount('never-registered')).rejects.toMatchObject({ code: 'unknown_skill' });
     await expect(agent.mount(defineSkill({ name: 'other', stateKey: 'notebook' }))).rejects.toMatchObject({ code: 'state_key_conflict' });
     expect(agent.getSnapshot().mounted.map((m) => m.name)).toEqual(['notebook']);
