@@ -46,7 +46,8 @@ export interface ScriptResult {
   /** The command run: the interpreter, its arguments, the script and its arguments. */
   command: string[];
   exitCode: number | null;
-  signal: NodeJS.Signals | null;
+  /** The signal that ended the process ('SIGKILL' after a timeout or an output flood), or null. */
+  signal: string | null;
   stdout: string;
   stderr: string;
   /** The output passed the cap: the rest was dropped and the process killed. */
