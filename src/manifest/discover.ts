@@ -131,8 +131,15 @@ export async function scanSkillSources(sources: SkillSources, options: DiscoverO
         diagnostics.push(diagnostic('warning', 'source_missing', `${root.kind} skills source ${root.path} is not a folder`, { subject: root.path }));
         continue;
       }
-    } catch {
-      diagnostics.push(diagnostic('info', 'source_missing', `${root.kind} skills source ${root.path} does not exist`, { subject: root.path }));
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') {
+        // The usual places may well be empty; a path someone named should exist.
+        const level = root.kind === 'extra' ? 'warning' : 'info';
+        diagnostics.push(diagnostic(level, 'source_missing', `${root.kind} skills source ${root.path} does not exist`, { subject: root.path }));
+      } else {
+        diagnostics.push(diagnostic('warning', 'source_missing', `${root.kind} skills source ${root.path} cannot be read: ${(error as Error).message}`, { subject: root.path }));
+      }
       continue;
     }
     const containers: Container[] = [];

@@ -96,9 +96,12 @@ describe('discoverSkills', () => {
     expect(skipped(registry.diagnostics, 'already_seen')).toEqual([path.join(user, 'one')]);
   });
 
-  it('notes missing sources', async () => {
-    const registry = await discoverSkills({ project: '/nonexistent/skillstate/.agent/skills' });
-    expect(registry.diagnostics).toEqual([expect.objectContaining({ level: 'info', code: 'source_missing' })]);
+  it('notes missing sources: a usual place as information, a path someone named as a warning', async () => {
+    const registry = await discoverSkills({ project: '/nonexistent/skillstate/.agent/skills', extra: ['/nonexistent/skillstate/mine'] });
+    expect(registry.diagnostics).toEqual([
+      expect.objectContaining({ level: 'info', code: 'source_missing', subject: '/nonexistent/skillstate/.agent/skills' }),
+      expect.objectContaining({ level: 'warning', code: 'source_missing', message: 'extra skills source /nonexistent/skillstate/mine does not exist' }),
+    ]);
   });
 
   it('refresh() picks up added and removed skills', async () => {
