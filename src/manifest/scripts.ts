@@ -53,6 +53,8 @@ export interface ScriptResult {
   /** The output passed the cap: the rest was dropped and the process killed. */
   truncated: boolean;
   timedOut: boolean;
+  /** The script exited leaving processes running in its process group; they were killed. */
+  strayProcessesKilled: boolean;
   durationMs: number;
 }
 
@@ -182,6 +184,7 @@ export async function runSkillScript(owner: ScriptOwner, script: string, args: r
         stderr: Buffer.concat(err).toString('utf8'),
         truncated,
         timedOut,
+        strayProcessesKilled: strays,
         durationMs: performance.now() - started,
       });
     };
@@ -191,9 +194,21 @@ export async function runSkillScript(owner: ScriptOwner, script: string, args: r
       clearTimeout(timer);
       reject(manifestError('script_failed', `skill '${skill}': script '${script}' could not be started with '${command[0]}': ${error.message}`, { skill, subject: script }, error));
     });
-    // 'close' waits for the pipes; if a stray process keeps them open after the exit, give up after a second.
+    // The limits hold for everything the script started: what it leaves running in its process
+    // group when it exits is killed (and reported), so nothing outlives the run.
+    let strays = false;
     child.on('close', (code, signal) => finish(code, signal));
     child.on('exit', (code, signal) => {
+      if (child.pid !== undefined) {
+        try {
+          process.kill(-child.pid, 0);
+          strays = true;
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          // The group is empty: nothing was left behind.
+        }
+      }
+      // 'close' waits for the pipes; should anything still hold them open, give up after a second.
       setTimeout(() => {
         child.stdout?.destroy();
         child.stderr?.destroy();

@@ -1,12 +1,27 @@
-import { symlink } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { readFile, symlink } from 'node:fs/promises';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { BUNDLED_SKILLS_DIR, discoverSkills, ManifestError, runSkillScript } from '../../src/index.js';
 import { simpleSkill, tree } from './tree.js';
 
 async function skill(files: Record<string, string>) {
   const root = await tree({ 'tool/SKILL.md': simpleSkill('tool'), ...Object.fromEntries(Object.entries(files).map(([k, v]) => [`tool/${k}`, v])) });
   return { root, dir: path.join(root, 'tool') };
+}
+
+/** Whether a process runs (a zombie waiting to be reaped does not). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
 }
 
 async function refusal(promise: Promise<unknown>): Promise<ManifestError> {
@@ -50,6 +65,17 @@ describe('runSkillScript', () => {
     const { dir } = await skill({ 'slow.sh': 'sleep 30 & sleep 30; echo never' });
     const result = await runSkillScript(dir, 'slow.sh', [], { timeoutMs: 1000 });
     expect(result).toMatchObject({ timedOut: true, signal: 'SIGKILL', stdout: '' });
+  });
+
+  it('kills what a script leaves running when it exits, and says so', async () => {
+    const { dir } = await skill({ 'daemon.sh': 'sleep 300 & echo $! > stray.pid; echo started' });
+    const result = await runSkillScript(dir, 'daemon.sh');
+    expect(result).toMatchObject({ exitCode: 0, stdout: 'started\n', timedOut: false, strayProcessesKilled: true });
+    const pid = Number(await readFile(path.join(dir, 'stray.pid'), 'utf8'));
+    await vi.waitFor(() => expect(isRunning(pid)).toBe(false));
+    expect(await runSkillScript(dir, 'daemon.sh', [], { timeoutMs: 5_000 }).then((again) => again.strayProcessesKilled)).toBe(true);
+    const { dir: tidy } = await skill({ 'tidy.sh': 'echo done' });
+    expect((await runSkillScript(tidy, 'tidy.sh')).strayProcessesKilled).toBe(false);
   });
 
   it('stops a flood of output at the cap and marks it truncated', async () => {
