@@ -95,12 +95,14 @@ describe('skillstate CLI', () => {
   });
 
   it('run: passes the script output and exit code through, 124 on time-out', async () => {
-    const cwd = await tree({ '.agent/skills/slow/SKILL.md': simpleSkill('slow'), '.agent/skills/slow/wait.sh': 'echo started; sleep 20', '.agent/skills/slow/code.sh': 'echo "args: $*"; exit 7' });
+    const cwd = await tree({ '.agent/skills/slow/SKILL.md': simpleSkill('slow'), '.agent/skills/slow/wait.sh': 'echo started; sleep 20', '.agent/skills/slow/code.sh': 'echo "args: $*"; exit 7', '.agent/skills/slow/bg.sh': 'sleep 300 & echo left' });
     const ran = skillstate(['run', '--no-user', 'csv-tools', 'summarize', 'data/sample.csv'], cwd);
     expect(ran.code).toBe(0);
     expect(JSON.parse(ran.stdout).rows).toBe(4);
     const code = skillstate(['run', '--no-user', 'slow', 'code.sh', '--flag', 'x'], cwd);
-    expect(code).toMatchObject({ code: 7, stdout: 'args: --flag x\n' });
+    expect(code).toMatchObject({ code: 7, stdout: 'args: --flag x\n', stderr: '' });
+    const stray = skillstate(['run', '--no-user', 'slow', 'bg.sh'], cwd);
+    expect(stray).toMatchObject({ code: 0, stdout: 'left\n', stderr: 'note: the script left processes running when it exited; they were killed\n' });
     const timed = skillstate(['run', '--no-user', '--timeout', '1000', 'slow', 'wait.sh'], cwd);
     expect(timed.code).toBe(124);
     expect(timed.stdout).toBe('started\n');

@@ -38,6 +38,7 @@ ${SOURCE_HELP}`,
     io.out(result.stdout);
     io.err(result.stderr);
     if (result.truncated) io.err(`note: output passed the limit; the script was stopped and the rest dropped\n`);
+    if (result.strayProcessesKilled) io.err(`note: the script left processes running when it exited; they were killed\n`);
     if (result.timedOut) {
       io.err(`error: script '${script}' timed out after ${timeoutMs ?? 60_000} ms and was killed\n`);
       return 124;
