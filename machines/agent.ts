@@ -25,15 +25,15 @@
  * the next mailbox item) is handed to the agent's host as actions, after the transition.
  */
 import { enqueueActions, fromPromise, setup, type ActorRefFrom, type AnyActorLogic, type AnyActorRef } from 'xstate';
-import { catalogOf, type Agent } from '../src/core/catalog.js';
+import { catalogOf, type Agent } from '../src/core/agent-value.js';
 import type { InstructionObject } from '../src/core/instruction.js';
 import type { ActiveSkill } from '../src/core/catalog.js';
 import type { ErrorInfo } from '../src/core/errors.js';
 import type { AnySkill } from '../src/core/skill.js';
 import type { Signal } from '../src/core/signal.js';
-import { isThenable } from '../src/runtime/hooks.js';
-import { childSpecs } from '../src/runtime/skill-checks.js';
-import { runStep, type StepOutcome, type WorkItem } from '../src/runtime/step.js';
+import { isThenable } from '../src/core/maybe-async.js';
+import { childSpecs } from '../src/engine/skill-checks.js';
+import { runStep, type StepOutcome, type WorkItem } from '../src/engine/step.js';
 import {
   lifecycleMachines,
   lifecycleSystemId,

@@ -6,7 +6,7 @@
  */
 import type { ParseArgsConfig } from 'node:util';
 import { defaultSkillSources, discoverSkills } from '../manifest/discover.js';
-import type { DocumentSkillRegistry } from '../manifest/registry.js';
+import type { DocumentSkillRegistry } from '../manifest/document-registry.js';
 import type { CliIO } from './io.js';
 import { withProgress } from './progress.js';
 

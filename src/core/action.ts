@@ -12,7 +12,6 @@ import { DefinitionError } from './errors.js';
 import type { Effect } from './effects.js';
 import { isObjectSchema, isZodSchema, type ObjectSchema } from './schema.js';
 import type { Signal } from './signal.js';
-import type { AnySkill, SkillAttachment } from './skill.js';
 
 /** Valid LLM tool names, as OpenAI and Anthropic accept them. */
 export const ACTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -36,15 +35,25 @@ export interface ActionContext<TState = unknown, TConfig = unknown> {
   readonly signal: Signal | undefined;
 }
 
+/**
+ * A skill as an action names it to mount or unmount: any skill made by `defineSkill` fits (it is
+ * checked when the mount is applied). Described by shape, so actions need not import skills,
+ * which are made of actions.
+ */
+export interface SkillHandle {
+  readonly kind: 'skill';
+  readonly name: string;
+}
+
 /** What an action may change besides returning its output. */
 export interface ActionChanges<TState = unknown> {
   /** Fields of the owning skill's slice to change (validated against the slice schema). */
   state?: Partial<TState>;
   effects?: readonly Effect[];
   /** Skills to mount on the agent (as `mountSkills` would, dependencies first). */
-  mount?: readonly SkillAttachment[];
+  mount?: readonly (SkillHandle | readonly [SkillHandle, Record<string, unknown>])[];
   /** Skills to unmount, by spec or name. */
-  unmount?: readonly (AnySkill | string)[];
+  unmount?: readonly (SkillHandle | string)[];
 }
 
 /** An action's output together with the changes it asks for. Build it with `result()`. */

@@ -1,11 +1,7 @@
 /**
- * The agent value and the code behind it.
- *
- * An `Agent` is plain data — `{ id, definition, state, mounted }` — that serialises to JSON as
- * is. Running it needs code (actions, schemas, routes), which lives in a `Catalog`: the agent's
- * definition plus the specs of its mounted skills, indexed for fast lookup. Each agent value
- * carries its catalog in a private field that JSON, spreading and equality never see. An agent
- * that lost it (parsed from JSON) is re-linked with `definition.restore(data)`.
+ * The code behind an agent value: a `Catalog` is the agent's definition plus the specs of its
+ * mounted skills, indexed for fast lookup (actions by name, state keys, the router, the schema).
+ * Every agent value carries its catalog (`agent-value.ts`).
  *
  * Catalogs are immutable: mounting or unmounting builds a new one, so an old agent value keeps
  * working with the skills it had.
@@ -19,23 +15,6 @@ import type { RouteTarget } from './instruction.js';
 import { createRouter, type Route, type Router } from './router.js';
 import type { ObjectSchema } from './schema.js';
 import type { AnySkill } from './skill.js';
-
-/** A mounted skill as the agent records it: by name, with its validated config. */
-export interface MountedSkill {
-  name: string;
-  stateKey: string;
-  config: Record<string, unknown>;
-}
-
-/** The plain-data form of an agent. */
-export interface AgentData<TState extends object = Record<string, unknown>> {
-  id: string;
-  /** The name of the agent definition this agent was made from. */
-  definition: string;
-  state: TState;
-  /** Mounted skills, in mount order. */
-  mounted: MountedSkill[];
-}
 
 /** What a catalog needs to know about the agent definition. */
 export interface Blueprint {
@@ -178,53 +157,7 @@ function buildRouter(catalog: Catalog): { router: Router<RouteTarget>; diagnosti
   return { router, diagnostics };
 }
 
-let readCatalog: (agent: Agent) => Catalog | undefined;
-
-/**
- * An agent: plain data (`id`, `definition`, `state`, `mounted`) plus a private link to the code
- * that runs it. Create agents with `definition.new()`; change them with `cmd`, `set`,
- * `mountSkill` and `unmountSkill`, which return new agents.
- */
-export class Agent<TState extends object = Record<string, unknown>> implements AgentData<TState> {
-  readonly id: string;
-  readonly definition: string;
-  readonly state: TState;
-  readonly mounted: MountedSkill[];
-  readonly #catalog: Catalog | undefined;
-
-  static {
-    readCatalog = (agent) => (#catalog in agent ? agent.#catalog : undefined);
-  }
-
-  private constructor(data: AgentData<TState>, catalog: Catalog | undefined) {
-    this.id = data.id;
-    this.definition = data.definition;
-    this.state = data.state;
-    this.mounted = data.mounted;
-    this.#catalog = catalog;
-  }
-
-  /** @internal Use `definition.new()` or `definition.restore()`. */
-  static link<S extends object>(data: AgentData<S>, catalog: Catalog): Agent<S> {
-    return new Agent(data, catalog);
-  }
-
-  toJSON(): AgentData<TState> {
-    return { id: this.id, definition: this.definition, state: this.state, mounted: this.mounted };
-  }
-}
-
-/** The catalog behind an agent value, or undefined when it is plain data without one. */
-export function catalogOf(agent: unknown): Catalog | undefined {
-  return agent instanceof Agent ? readCatalog(agent) : undefined;
-}
-
-/** True when `value` is a linked agent made by skillstate. */
-export function isAgent(value: unknown): value is Agent {
-  return catalogOf(value) !== undefined;
-}
-
-/** A new agent value with `state` and the same catalog and mounted skills. */
-export function withState<S extends object>(agent: Agent<S>, state: S, catalog: Catalog): Agent<S> {
-  return Agent.link({ id: agent.id, definition: agent.definition, state, mounted: agent.mounted }, catalog);
+/** How messages name the provider of an action: `skill 'x'`, or `agent 'y'` for the agent's own. */
+export function providerName(catalog: Catalog, entry: ActionEntry): string {
+  return entry.skill ? `skill '${entry.skill.spec.name}'` : `agent '${catalog.blueprint.name}'`;
 }

@@ -15,14 +15,18 @@
  * Pure: no I/O, no XState.
  */
 import { isActionFailure, isActionResult, type ActionResult, type AnyAction } from './action.js';
-import { Agent, catalogOf, type ActionEntry, type Catalog } from './catalog.js';
+import { type ActionEntry, type Catalog } from './catalog.js';
+import { Agent, catalogOf } from './agent-value.js';
 import { effectProblem, errorEffect, type Effect } from './effects.js';
 import { describeThrown, errorInfo, formatIssues, type ErrorInfo } from './errors.js';
 import { normalizeInstruction, type Instruction, type NormalizedInstruction } from './instruction.js';
-import { mountSkills, unlinkedError, unmountSkill } from './mount.js';
+import { mountSkills, unmountSkill } from './mount.js';
+import { unlinkedError } from './agent-value.js';
 import { isPlainObject, withKey } from './plain.js';
 import { applyPatch, parseSync, parseWith, type Parsed } from './schema.js';
 import type { Signal } from './signal.js';
+import type { SkillAttachment } from './skill.js';
+import { isThenable } from './maybe-async.js';
 
 export interface CmdOptions {
   /** The signal being processed, passed to actions as `ctx.signal`. */
@@ -45,10 +49,6 @@ export interface CmdResult<TState extends object = Record<string, unknown>> {
 type Step =
   | { ok: true; agent: Agent<object>; output: unknown; effects: readonly Effect[]; action: string; skill: string | undefined }
   | { ok: false; error: ErrorInfo; action: string | undefined; skill: string | undefined };
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
-}
 
 /**
  * Runs instructions against an agent. Resolves with the new agent, the effects and one result
@@ -291,7 +291,8 @@ function applyMounts(
     }
   }
   if (changes.mount !== undefined) {
-    const step = mountSkills(current, changes.mount);
+    // Typed by shape in `ActionChanges` (actions cannot import skills); `mountSkills` checks each is a skill.
+    const step = mountSkills(current, changes.mount as readonly SkillAttachment[]);
     if (!step.ok) return refuse(step.error);
     current = step.agent;
     effects.push(...step.effects);

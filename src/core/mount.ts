@@ -7,8 +7,10 @@
  *
  * Pure: no I/O, no XState.
  */
-import { catalogOf, Agent, type Catalog } from './catalog.js';
-import { diagnostic, type Diagnostic } from './diagnostics.js';
+import { providerName, type Catalog } from './catalog.js';
+import { Agent, catalogOf, unlinkedError } from './agent-value.js';
+import { actionClashDiagnostic, missingDependencyError, missingRequirements, stateKeyConflictError, stateKeyHolder } from './skill-rules.js';
+import type { Diagnostic } from './diagnostics.js';
 import { Effects, type Effect } from './effects.js';
 import { errorInfo, type ErrorInfo } from './errors.js';
 import { initialSlice, isSkill, resolveSkillConfig, unpackAttachment, type AnySkill, type SkillAttachment, type SkillSpec } from './skill.js';
@@ -21,15 +23,6 @@ export type MountResult<TState extends object = Record<string, unknown>> =
 export type WithSkill<TState, TSkill> = TSkill extends SkillSpec<string, infer K, infer S, unknown> ? TState & { [P in K]: S } : TState;
 
 const SKILL_TAGS = ['skill'];
-
-export function unlinkedError(agent: unknown): ErrorInfo {
-  const id = typeof agent === 'object' && agent !== null ? (agent as { id?: unknown }).id : undefined;
-  return errorInfo(
-    'unlinked_agent',
-    `agent${typeof id === 'string' ? ` '${id}'` : ''} is plain data without its definition; ` +
-      'create it with definition.new() or re-link it with definition.restore(data)',
-  );
-}
 
 /**
  * Mounts `skill` on `agent` with `config` (validated by the skill's config schema).
@@ -69,17 +62,8 @@ function mountInto<TState extends object>(
 ): MountResult<TState> {
   const config = resolveSkillConfig(skill, rawConfig);
   if (!config.ok) return config;
-  const missing = skill.requires.filter((name) => !catalog.skills.has(name));
-  if (missing.length) {
-    return {
-      ok: false,
-      error: errorInfo(
-        'missing_dependency',
-        `skill '${skill.name}' requires ${missing.map((name) => `'${name}'`).join(', ')}, which ${missing.length > 1 ? 'are' : 'is'} not mounted`,
-        { skill: skill.name, details: { missing } },
-      ),
-    };
-  }
+  const missing = missingRequirements(skill.requires, (name) => catalog.skills.has(name));
+  if (missing.length) return { ok: false, error: missingDependencyError(skill.name, missing, 'not mounted') };
   const conflict = stateKeyConflict(agent, catalog, skill);
   if (conflict) return { ok: false, error: conflict };
   const slice = initialSlice(skill, config.value);
@@ -95,14 +79,8 @@ function mountInto<TState extends object>(
 function stateKeyConflict(agent: Agent<object>, catalog: Catalog, skill: AnySkill): ErrorInfo | undefined {
   const key = skill.stateKey;
   const owner = catalog.stateKeys.get(key);
-  const message = (holder: string) =>
-    errorInfo('state_key_conflict', `skill '${skill.name}' cannot use state key '${key}': it is taken by ${holder}`, {
-      skill: skill.name,
-      subject: key,
-      details: { stateKey: key, takenBy: holder },
-    });
-  if (owner !== undefined) return message(`skill '${owner}'`);
-  if (catalog.ownKeys.has(key) || Object.hasOwn(agent.state, key)) return message(`the agent '${agent.definition}' schema`);
+  if (owner !== undefined) return stateKeyConflictError(skill.name, key, stateKeyHolder({ skill: owner }));
+  if (catalog.ownKeys.has(key) || Object.hasOwn(agent.state, key)) return stateKeyConflictError(skill.name, key, stateKeyHolder({ agent: agent.definition }));
   return undefined;
 }
 
@@ -111,16 +89,7 @@ function actionClashes(catalog: Catalog, skill: AnySkill): Diagnostic[] {
   for (const action of skill.actions) {
     const existing = catalog.actions.get(action.name)?.[0];
     if (!existing) continue;
-    const owner = existing.skill ? `skill '${existing.skill.spec.name}'` : `agent '${catalog.blueprint.name}'`;
-    found.push(
-      diagnostic(
-        'warning',
-        'action_name_clash',
-        `action '${action.name}' of skill '${skill.name}' has the same name as an action of ${owner}; ` +
-          `a bare '${action.name}' runs the one of ${owner}; name skill '${skill.name}' in the instruction to run this one`,
-        { skill: skill.name, subject: action.name, details: { shadowedBy: owner } },
-      ),
-    );
+    found.push(actionClashDiagnostic(action.name, [providerName(catalog, existing), `skill '${skill.name}'`], skill.name));
   }
   return found;
 }
@@ -184,14 +153,8 @@ export function orderByDependencies(
       });
     }
     const entry = byName.get(name)!;
-    const missing = entry[0].requires.filter((required) => !byName.has(required) && !isMounted(required));
-    if (missing.length) {
-      return errorInfo(
-        'missing_dependency',
-        `skill '${name}' requires ${missing.map((m) => `'${m}'`).join(', ')}, which ${missing.length > 1 ? 'are' : 'is'} neither mounted nor being mounted`,
-        { skill: name, details: { missing } },
-      );
-    }
+    const missing = missingRequirements(entry[0].requires, (required) => byName.has(required) || isMounted(required));
+    if (missing.length) return missingDependencyError(name, missing, 'neither mounted nor being mounted');
     stack.push(name);
     for (const required of entry[0].requires) {
       if (!byName.has(required)) continue;
@@ -250,34 +213,4 @@ export function mountedSkills(agent: { mounted: readonly { name: string }[] }): 
 export function isMounted(agent: { mounted: readonly { name: string }[] }, skill: AnySkill | string): boolean {
   const name = typeof skill === 'string' ? skill : skill.name;
   return agent.mounted.some((record) => record.name === name);
-}
-
-/** A skill's metadata as plain data (what a UI or a registry listing shows). */
-export interface SkillSummary {
-  name: string;
-  stateKey: string;
-  description: string | undefined;
-  category: string | undefined;
-  vsn: string | undefined;
-  tags: string[];
-  actions: string[];
-  requires: string[];
-  signalPatterns: string[];
-  instructions: string | undefined;
-}
-
-/** The metadata of a skill, as plain data. */
-export function getSpec(skill: AnySkill): SkillSummary {
-  return {
-    name: skill.name,
-    stateKey: skill.stateKey,
-    description: skill.description,
-    category: skill.category,
-    vsn: skill.vsn,
-    tags: [...skill.tags],
-    actions: skill.actions.map((action) => action.name),
-    requires: [...skill.requires],
-    signalPatterns: [...skill.signalPatterns],
-    instructions: skill.instructions,
-  };
 }

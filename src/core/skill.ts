@@ -8,7 +8,7 @@
  * Pure: no I/O, no XState. Hooks are stored here, never called here.
  */
 import type { z } from 'zod';
-import { ACTION_NAME, isAction, type AnyAction } from './action.js';
+import { isAction, type AnyAction } from './action.js';
 import { describeThrown, DefinitionError, errorInfo, formatIssues, type ErrorInfo, type Issue } from './errors.js';
 import type { Effect } from './effects.js';
 import type { RouteTarget } from './instruction.js';
@@ -17,7 +17,10 @@ import { deepMerge, isPlainObject, isSafeKey } from './plain.js';
 import { validateRoute, type Route } from './router.js';
 import { EMPTY_SCHEMA, isObjectSchema, parseSync, type ObjectSchema } from './schema.js';
 import type { Signal } from './signal.js';
-import type { FunctionTool } from './tools.js';
+import { toolProblem, type FunctionTool } from './function-tool.js';
+
+/** A semantic version (`1.2.3`, `1.2.3-beta.1`): what a skill's `vsn` and a document skill's `version` must be. */
+export const SEMVER = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
 
 /** Skill names and state keys: letters, digits, `_` and `-`, starting with a letter or digit. */
 export const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
@@ -213,7 +216,7 @@ export function defineSkill<
   optionalString('category');
   optionalString('vsn');
   optionalString('instructions');
-  if (definition.vsn !== undefined && !/^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/.test(definition.vsn)) {
+  if (definition.vsn !== undefined && !SEMVER.test(definition.vsn)) {
     invalid('vsn', `'${definition.vsn}' is not a semantic version (e.g. 1.0.0)`);
   }
 
@@ -305,21 +308,6 @@ export function defineSkill<
   return Object.freeze(spec);
 }
 
-/**
- * Why `tool` is not an OpenAI-style function tool (`{ type: 'function', function: { name,
- * description, parameters } }` with a valid tool name), or undefined when it is.
- */
-export function toolProblem(tool: unknown): string | undefined {
-  if (!isPlainObject(tool) || tool.type !== 'function' || !isPlainObject(tool.function)) {
-    return "is not a function tool ({ type: 'function', function: { name, description, parameters } })";
-  }
-  const { name, description, parameters } = tool.function;
-  if (typeof name !== 'string' || !ACTION_NAME.test(name)) return `has name ${JSON.stringify(name)}, which is not a valid tool name`;
-  if (typeof description !== 'string') return `('${name}') needs a description string`;
-  if (!isPlainObject(parameters)) return `('${name}') needs parameters as a JSON Schema object`;
-  return undefined;
-}
-
 /** True when `value` is a skill made by `defineSkill`. */
 export function isSkill(value: unknown): value is AnySkill {
   return (
@@ -385,4 +373,34 @@ export function initialSlice(
 /** Splits an attachment into its skill and raw config. */
 export function unpackAttachment(attachment: SkillAttachment): [AnySkill, unknown] {
   return Array.isArray(attachment) ? [attachment[0] as AnySkill, attachment[1]] : [attachment as AnySkill, undefined];
+}
+
+/** A skill's metadata as plain data (what a UI or a registry listing shows). */
+export interface SkillSummary {
+  name: string;
+  stateKey: string;
+  description: string | undefined;
+  category: string | undefined;
+  vsn: string | undefined;
+  tags: string[];
+  actions: string[];
+  requires: string[];
+  signalPatterns: string[];
+  instructions: string | undefined;
+}
+
+/** The metadata of a skill, as plain data. */
+export function getSpec(skill: AnySkill): SkillSummary {
+  return {
+    name: skill.name,
+    stateKey: skill.stateKey,
+    description: skill.description,
+    category: skill.category,
+    vsn: skill.vsn,
+    tags: [...skill.tags],
+    actions: skill.actions.map((action) => action.name),
+    requires: [...skill.requires],
+    signalPatterns: [...skill.signalPatterns],
+    instructions: skill.instructions,
+  };
 }

@@ -17,7 +17,8 @@
  */
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import { DEFAULT_MAX_QUERY_CHARS, rankMatches, TriggerIndex, type SkillUsage, type TriggerMatch } from './match.js';
-import type { DocumentSkillRegistry, SkillEntry } from './registry.js';
+import type { DocumentSkillRegistry } from './document-registry.js';
+import type { SkillEntry } from './skill-entry.js';
 import { estimateTokens, renderDisclosure, type Budget, type Cut } from './render.js';
 
 export type Tier = 0 | 1 | 2 | 3;

@@ -21,7 +21,8 @@ import { fileURLToPath } from 'node:url';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import { ManifestError } from './errors.js';
 import { loadSkillFolder, type FolderSkillOptions } from './folder.js';
-import { DocumentSkillRegistry, skillEntry, type RegistryOptions, type ScanResult, type ShadowedSkill, type SkillEntry, type SkillSourceKind } from './registry.js';
+import { DocumentSkillRegistry, type RegistryOptions, type ScanResult, type ShadowedSkill } from './document-registry.js';
+import { skillEntry, type SkillEntry, type SkillSourceKind } from './skill-entry.js';
 
 /** The folder holding the package's package.json, above `from` (the sources, or the build in `dist/`). */
 function packageRoot(from: string): string {

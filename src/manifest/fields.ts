@@ -12,7 +12,7 @@
  * Pure: no I/O.
  */
 import { isPlainObject } from '../core/plain.js';
-import { SKILL_NAME } from '../core/skill.js';
+import { SEMVER, SKILL_NAME } from '../core/skill.js';
 import { compileTriggerPattern, type TriggerSpec } from './triggers.js';
 
 export const MAX_NAME_LENGTH = 64;
@@ -247,7 +247,6 @@ function checkMetadata(value: unknown, add: Add): Record<string, unknown> {
   return value;
 }
 
-const SEMVER = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
 
 function checkVersion(value: unknown, source: string | undefined, add: Add): string | undefined {
   if (value === undefined || value === null) return undefined;

@@ -24,15 +24,8 @@ export { validateSkillDir, type ValidationResult } from './validate.js';
 export { compileTriggerPattern, type TriggerSpec, type TriggerPattern } from './triggers.js';
 export { defineDocumentSkill, type DocumentSkill, type DocumentSkillDefinition, type LoadedSkill, type SkillResource, type ResourceReadOptions } from './document.js';
 export { loadSkillFolder, readManifestHead, type FolderSkillResult } from './folder.js';
-export {
-  DocumentSkillRegistry,
-  createDocumentSkillRegistry,
-  type SkillEntry,
-  type SkillSourceKind,
-  type ShadowedSkill,
-  type ActivatedSkill,
-  type RegistryOptions,
-} from './registry.js';
+export { DocumentSkillRegistry, createDocumentSkillRegistry, type ShadowedSkill, type ActivatedSkill, type RegistryOptions } from './document-registry.js';
+export { type SkillEntry, type SkillSourceKind } from './skill-entry.js';
 export { discoverSkills, scanSkillSources, defaultSkillSources, BUNDLED_SKILLS_DIR, type SkillSources, type DiscoverOptions, type ScanStats } from './discover.js';
 export { documentMetadata, type DocumentSkillMetadata } from './spec.js';
 export { TriggerIndex, rankMatches, DEFAULT_MAX_QUERY_CHARS, type TriggerMatch, type SkillUsage } from './match.js';
@@ -53,4 +46,4 @@ export {
   type ScriptResult,
   type ScriptOwner,
 } from './scripts.js';
-export { createSkillTools, type SkillToolsOptions, type LoadSkillOutput } from './tools.js';
+export { createSkillTools, type SkillToolsOptions, type LoadSkillOutput } from './skill-tools.js';

@@ -8,7 +8,7 @@
  *
  * Pure: no I/O.
  */
-import type { SkillEntry } from './registry.js';
+import type { SkillEntry } from './skill-entry.js';
 import { compileTriggerPattern, isSymbolic, runTriggerPattern, symbolicRegex, words, type TriggerPattern } from './triggers.js';
 
 export const DEFAULT_MAX_QUERY_CHARS = 4096;

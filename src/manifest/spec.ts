@@ -8,12 +8,11 @@
  */
 import type { AnyAction } from '../core/action.js';
 import { DefinitionError } from '../core/errors.js';
-import { defineSkill, type AnySkill } from '../core/skill.js';
+import { defineSkill, SEMVER, type AnySkill } from '../core/skill.js';
 import { manifestError } from './errors.js';
 import type { LoadedSkill } from './document.js';
-import type { SkillEntry } from './registry.js';
+import type { SkillEntry } from './skill-entry.js';
 
-const SEMVER = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
 
 /** What a document skill's spec records in `metadata`. */
 export interface DocumentSkillMetadata {

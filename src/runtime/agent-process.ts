@@ -13,21 +13,21 @@
  * when a step finishes: subscribers and listeners called while the step's effects are carried
  * out already see the state the step produced.
  */
-import type { AgentDefinition } from '../core/agent.js';
-import { catalogOf, type Agent, type MountedSkill } from '../core/catalog.js';
+import type { AgentDefinition } from '../core/agent-definition.js';
+import { catalogOf, type Agent, type MountedSkill } from '../core/agent-value.js';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import type { Effect } from '../core/effects.js';
 import { describeThrown, errorInfo, SkillstateError, type ErrorInfo } from '../core/errors.js';
 import { toSignal, type Signal, type SignalLike } from '../core/signal.js';
 import { normalizeInstruction, type Instruction, type InstructionObject } from '../core/instruction.js';
 import type { AnySkill } from '../core/skill.js';
-import { agentToolset, type Toolset } from '../core/tools.js';
+import { agentToolset, type Toolset } from '../core/toolset.js';
 import type { AgentActor, AgentHost, AgentItemEvent } from '../../machines/agent.js';
 import type { LifecycleReport, LifecycleState } from '../../machines/skill-lifecycle.js';
 import type { AgentRef, AgentSnapshot, AgentView, CallOptions, MountReport, ScheduledSignal } from './agent-ref.js';
 import { RuntimeError } from './errors.js';
-import { Mailbox } from './mailbox.js';
-import type { StepOutcome } from './step.js';
+import { Mailbox } from './queue.js';
+import type { StepOutcome } from '../engine/step.js';
 import type { SystemRuntime } from './system-runtime.js';
 import { clearTimer, setTimer, type Timer } from './timers.js';
 

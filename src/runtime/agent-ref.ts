@@ -3,14 +3,14 @@
  * the snapshot it persists to, and the reports of its calls. Types only; `agent-process.ts`
  * implements them.
  */
-import type { SkillConfigInput } from '../core/agent.js';
-import type { Agent, MountedSkill } from '../core/catalog.js';
+import type { SkillConfigInput } from '../core/agent-definition.js';
+import type { Agent, MountedSkill } from '../core/agent-value.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { Effect } from '../core/effects.js';
 import type { Instruction } from '../core/instruction.js';
 import type { Signal, SignalLike } from '../core/signal.js';
 import type { AnySkill } from '../core/skill.js';
-import type { Toolset } from '../core/tools.js';
+import type { Toolset } from '../core/toolset.js';
 import type { AgentActor } from '../../machines/agent.js';
 import type { LifecycleState } from '../../machines/skill-lifecycle.js';
 

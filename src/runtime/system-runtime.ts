@@ -7,13 +7,14 @@
  */
 import { nanoid } from 'nanoid';
 import { createActor, type InspectionEvent, type Observer } from 'xstate';
-import type { AgentDefinition, DeepPartial } from '../core/agent.js';
-import { catalogOf, type Agent, type Catalog } from '../core/catalog.js';
+import type { AgentDefinition, DeepPartial } from '../core/agent-definition.js';
+import { type Catalog } from '../core/catalog.js';
+import { catalogOf, type Agent } from '../core/agent-value.js';
 import { diagnostic as makeDiagnostic, type Diagnostic } from '../core/diagnostics.js';
 import type { Effect } from '../core/effects.js';
 import { DefinitionError, describeThrown, errorInfo, SkillstateError, type ErrorInfo } from '../core/errors.js';
 import { describeValue, isPlainObject } from '../core/plain.js';
-import { createSkillRegistry, type SkillRegistry, type SkillResolver } from '../core/registry.js';
+import { createSkillRegistry, type SkillRegistry, type SkillResolver } from '../core/skill-registry.js';
 import { createRouter, type Router } from '../core/router.js';
 import { toSignal, type Signal } from '../core/signal.js';
 import { isSkill, type AnySkill } from '../core/skill.js';
@@ -25,7 +26,7 @@ import type { AgentRef, AgentSnapshot } from './agent-ref.js';
 import { Broadcaster, DIAGNOSTIC_SIGNAL, ERROR_SIGNAL } from './broadcast.js';
 import { listenPatterns, PatternIndex, registeredNames } from './pattern-index.js';
 import { RuntimeError } from './errors.js';
-import { checkCatalog } from './skill-checks.js';
+import { checkCatalog } from '../engine/skill-checks.js';
 import { clearTimer, setTimer } from './timers.js';
 import { createTracer, type TraceOption, type Tracer } from './trace.js';
 

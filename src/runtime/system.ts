@@ -4,10 +4,10 @@
  * subscribers and agents, and persists and restores agents. Systems are independent: two in
  * one process share nothing.
  */
-import type { AgentDefinition } from '../core/agent.js';
+import type { AgentDefinition } from '../core/agent-definition.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { errorInfo, type ErrorInfo } from '../core/errors.js';
-import type { SkillRegistry } from '../core/registry.js';
+import type { SkillRegistry } from '../core/skill-registry.js';
 import { createSignal, type Signal, type SignalLike, toSignal } from '../core/signal.js';
 import type { AnySkill } from '../core/skill.js';
 import type { SystemActor } from '../../machines/system.js';

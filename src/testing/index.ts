@@ -18,8 +18,8 @@
 import type { AnyActorRef } from 'xstate';
 import { createMachine } from 'xstate';
 import { createTestModel, type TestModel } from 'xstate/graph';
-import type { AgentDefinition } from '../core/agent.js';
-import { catalogOf } from '../core/catalog.js';
+import type { AgentDefinition } from '../core/agent-definition.js';
+import { catalogOf } from '../core/agent-value.js';
 import { DefinitionError } from '../core/errors.js';
 import { createSignal, type Signal, type SignalLike } from '../core/signal.js';
 import type { AnySkill } from '../core/skill.js';

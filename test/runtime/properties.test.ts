@@ -14,7 +14,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentRef } from '../../src/index.js';
 import { RuntimeError } from '../../src/index.js';
-import { Mailbox } from '../../src/runtime/mailbox.js';
+import { Mailbox } from '../../src/runtime/queue.js';
 import { checkAgentInvariants } from '../../src/testing/index.js';
 import { NotesAgent, collectEscapes, createSignal, crashableChild, defineAction, defineSkill, quietSystem, settleDown, z } from './fixtures.js';
 

@@ -14,26 +14,16 @@
  */
 import { z } from 'zod';
 import { ACTION_NAME, type AnyAction } from './action.js';
-import { catalogOf, type Agent, type Catalog } from './catalog.js';
+import { type Catalog } from './catalog.js';
+import { catalogOf, type Agent } from './agent-value.js';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
 import { DefinitionError, describeThrown, errorInfo, type ErrorInfo } from './errors.js';
 import type { InstructionObject } from './instruction.js';
-import { unlinkedError } from './mount.js';
+import { unlinkedError } from './agent-value.js';
 import { isPlainObject } from './plain.js';
-import { toolProblem, type AnySkill } from './skill.js';
+import type { AnySkill } from './skill.js';
+import { toolProblem, type FunctionTool, type JsonSchema } from './function-tool.js';
 
-export type JsonSchema = Record<string, unknown>;
-
-/** An OpenAI-style function tool. */
-export interface FunctionTool {
-  type: 'function';
-  function: {
-    name: string;
-    description: string;
-    parameters: JsonSchema;
-    strict?: boolean;
-  };
-}
 
 export interface ToolOptions {
   /** Produce OpenAI strict-mode schemas (and set `strict: true`) where the input allows it. */

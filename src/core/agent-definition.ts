@@ -11,14 +11,18 @@
 import { nanoid } from 'nanoid';
 import type { z } from 'zod';
 import { isAction, type AnyAction } from './action.js';
-import { Agent, Catalog, catalogOf, type ActiveSkill, type AgentData, type Blueprint, type MountedSkill } from './catalog.js';
+import { Catalog, providerName, type ActiveSkill, type Blueprint } from './catalog.js';
+import { Agent, catalogOf, type AgentData, type MountedSkill } from './agent-value.js';
 import { execute, type CmdOptions, type CmdResult } from './cmd.js';
-import { diagnostic, type Diagnostic } from './diagnostics.js';
+import type { Diagnostic } from './diagnostics.js';
 import { DefinitionError, errorInfo, formatIssues, StateError, type ErrorInfo } from './errors.js';
 import type { Instruction, RouteTarget } from './instruction.js';
-import { orderByDependencies, unlinkedError } from './mount.js';
+import { orderByDependencies } from './mount.js';
+import { unlinkedError } from './agent-value.js';
 import { deepMerge, describeValue, isPlainObject } from './plain.js';
-import type { SkillResolver } from './registry.js';
+import type { Result } from './result.js';
+import { actionClashDiagnostic, inContext, missingDependencyError, missingRequirements, stateKeyConflictError, stateKeyHolder } from './skill-rules.js';
+import type { SkillResolver } from './skill-registry.js';
 import { validateRoute, type Route } from './router.js';
 import { EMPTY_SCHEMA, isObjectSchema, parseSync, strayKey, type ObjectSchema } from './schema.js';
 import {
@@ -57,7 +61,6 @@ export type AgentState<TSchema extends ObjectSchema, TSkills extends readonly Sk
 /** The state slice type of a skill. */
 export type SkillState<S> = S extends SkillSpec<string, string, infer T, unknown> ? T : never;
 
-export type Result<T> = { ok: true; value: T } | { ok: false; error: ErrorInfo };
 
 /**
  * The config given with a skill, when it is attached or mounted: any of its config fields (the
@@ -140,6 +143,7 @@ export function defineAgent<TSchema extends ObjectSchema = z.ZodObject<{}>, cons
   const invalid = (code: ErrorInfo['code'], message: string, extras: Omit<ErrorInfo, 'code' | 'message'> = {}): never => {
     throw new DefinitionError({ code, message: `agent '${String(name)}': ${message}`, ...extras });
   };
+  const raise = ({ code, message, ...extras }: ErrorInfo): never => invalid(code, message, extras);
   if (typeof name !== 'string' || !SKILL_NAME.test(name)) {
     invalid('invalid_agent', 'name must be 1 to 64 letters, digits, "_" or "-", starting with a letter or digit');
   }
@@ -177,23 +181,13 @@ export function defineAgent<TSchema extends ObjectSchema = z.ZodObject<{}>, cons
         details: { stateKey: key, skills: [holder, skill.name] },
       });
     }
-    if (ownKeys.has(key)) {
-      invalid('state_key_conflict', `state key '${key}' of skill '${skill.name}' collides with a key of the agent's schema`, {
-        skill: skill.name,
-        subject: key,
-      });
-    }
+    if (ownKeys.has(key)) raise(stateKeyConflictError(skill.name, key, stateKeyHolder({ agent: String(name) }), 'defining'));
     stateKeyOwner.set(key, skill.name);
     active.set(skill.name, { spec: skill, config: (config as { value: Record<string, unknown> }).value });
   }
   for (const { spec } of active.values()) {
-    const missing = spec.requires.filter((required) => !active.has(required));
-    if (missing.length) {
-      invalid('missing_dependency', `skill '${spec.name}' requires ${missing.map((m) => `'${m}'`).join(', ')}, which ${missing.length > 1 ? 'are' : 'is'} not attached`, {
-        skill: spec.name,
-        details: { missing },
-      });
-    }
+    const missing = missingRequirements(spec.requires, (required) => active.has(required));
+    if (missing.length) raise(missingDependencyError(spec.name, missing, 'not attached'));
   }
   const ordered = orderByDependencies([...active.values()].map((a) => [a.spec, a.config]), () => false);
   if (!ordered.ok) invalid(ordered.error.code, ordered.error.message, { skill: ordered.error.skill, details: ordered.error.details });
@@ -278,13 +272,7 @@ function actionClashDiagnostics(catalog: Catalog): Diagnostic[] {
   const found: Diagnostic[] = [];
   for (const [action, entries] of catalog.actions) {
     if (entries.length < 2) continue;
-    const owners = entries.map((entry) => (entry.skill ? `skill '${entry.skill.spec.name}'` : `agent '${catalog.blueprint.name}'`));
-    found.push(
-      diagnostic('warning', 'action_name_clash', `action '${action}' is offered by ${owners.join(' and ')}; a bare '${action}' runs the one of ${owners[0]}`, {
-        subject: action,
-        details: { providers: owners },
-      }),
-    );
+    found.push(actionClashDiagnostic(action, entries.map((entry) => providerName(catalog, entry))));
   }
   return found;
 }
@@ -428,24 +416,16 @@ function restoreAgent<TState extends object>(blueprint: Blueprint, data: unknown
 function snapshotConflict(id: string, blueprint: Blueprint, skills: ReadonlyMap<string, ActiveSkill>): ErrorInfo | undefined {
   const ownKeys = new Set(Object.keys(blueprint.schema.shape));
   const keyOwner = new Map<string, string>();
+  const context = `cannot restore agent '${id}'`;
   for (const { spec } of skills.values()) {
-    const holder = ownKeys.has(spec.stateKey) ? `the agent '${blueprint.name}' schema` : keyOwner.has(spec.stateKey) ? `skill '${keyOwner.get(spec.stateKey)}'` : undefined;
-    if (holder !== undefined) {
-      return errorInfo('state_key_conflict', `cannot restore agent '${id}': skill '${spec.name}' uses state key '${spec.stateKey}', which is taken by ${holder}`, {
-        skill: spec.name,
-        subject: spec.stateKey,
-      });
-    }
+    const owner = keyOwner.get(spec.stateKey);
+    const holder = ownKeys.has(spec.stateKey) ? stateKeyHolder({ agent: blueprint.name }) : owner !== undefined ? stateKeyHolder({ skill: owner }) : undefined;
+    if (holder !== undefined) return inContext(stateKeyConflictError(spec.name, spec.stateKey, holder), context);
     keyOwner.set(spec.stateKey, spec.name);
   }
   for (const { spec } of skills.values()) {
-    const missing = spec.requires.filter((required) => !skills.has(required));
-    if (missing.length) {
-      return errorInfo('missing_dependency', `cannot restore agent '${id}': skill '${spec.name}' requires ${missing.map((m) => `'${m}'`).join(', ')}, which ${missing.length > 1 ? 'are' : 'is'} not mounted`, {
-        skill: spec.name,
-        details: { missing },
-      });
-    }
+    const missing = missingRequirements(spec.requires, (required) => skills.has(required));
+    if (missing.length) return inContext(missingDependencyError(spec.name, missing, 'not mounted'), context);
   }
   return undefined;
 }

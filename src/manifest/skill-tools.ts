@@ -18,7 +18,7 @@ import { defineAction, fail, result } from '../core/action.js';
 import { defineSkill, type AnySkill } from '../core/skill.js';
 import { ManifestError } from './errors.js';
 import { wrapBody } from './escape.js';
-import type { DocumentSkillRegistry } from './registry.js';
+import type { DocumentSkillRegistry } from './document-registry.js';
 import { readSkillResource } from './resources.js';
 
 export interface SkillToolsOptions {

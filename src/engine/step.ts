@@ -16,19 +16,22 @@
  *
  * No XState here: the agent machine calls `runStep` and interprets the outcome.
  */
-import { Agent, catalogOf, type Catalog, type MountedSkill } from '../core/catalog.js';
+import { type Catalog } from '../core/catalog.js';
+import { Agent, catalogOf, type MountedSkill } from '../core/agent-value.js';
 import { execute, stampSkill } from '../core/cmd.js';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import { effectProblem, errorEffect, type Effect, type RunEffect } from '../core/effects.js';
 import { describeThrown, errorInfo, formatIssues, type ErrorInfo } from '../core/errors.js';
 import { instructionsForTarget, type InstructionObject } from '../core/instruction.js';
-import { mountSkill, unlinkedError, unmountSkill } from '../core/mount.js';
+import { mountSkill, unmountSkill } from '../core/mount.js';
+import { unlinkedError } from '../core/agent-value.js';
 import { matchesAny } from '../core/pattern.js';
 import { isPlainObject, withKey } from '../core/plain.js';
 import { applyPatch } from '../core/schema.js';
 import { signalProblem, type Signal } from '../core/signal.js';
 import type { AnySkill, MountOutcome, SignalDecision, SkillHookContext } from '../core/skill.js';
-import { callSafely, andThen } from './hooks.js';
+import { andThen, type MaybePromise } from '../core/maybe-async.js';
+import { callSafely } from './user-code.js';
 import { forgedRegistration, isRegistration, registrationProblem } from './registration.js';
 import { checkRouter, checkSkill } from './skill-checks.js';
 
@@ -55,10 +58,10 @@ export interface StepOutcome {
   signal: Signal | undefined;
 }
 
-type Maybe<T> = T | Promise<T>;
+
 
 /** Processes one mailbox item. Never throws. */
-export function runStep(agent: Agent<object>, item: WorkItem): Maybe<StepOutcome> {
+export function runStep(agent: Agent<object>, item: WorkItem): MaybePromise<StepOutcome> {
   const catalog = catalogOf(agent);
   if (!catalog) return failedOutcome(agent, unlinkedError(agent), [], undefined);
   switch (item.kind) {
@@ -135,14 +138,14 @@ class Step {
     this.agent = original;
   }
 
-  runSignal(): Maybe<StepOutcome> {
+  runSignal(): MaybePromise<StepOutcome> {
     return andThen(this.handlers(0), (handled) => {
       if (handled !== true) return handled === false ? this.route() : handled;
       return this.afterActions();
     });
   }
 
-  runInstructions(instructions: InstructionObject[]): Maybe<StepOutcome> {
+  runInstructions(instructions: InstructionObject[]): MaybePromise<StepOutcome> {
     return andThen(this.instructions(instructions), (failed) => failed ?? this.afterActions());
   }
 
@@ -168,14 +171,14 @@ class Step {
    * Runs the `handleSignal` hooks from index `from` on. Resolves true when a skill handled the
    * signal, false when the router should take it, or a failed outcome.
    */
-  private handlers(from: number, skills = this.interested()): Maybe<boolean | StepOutcome> {
+  private handlers(from: number, skills = this.interested()): MaybePromise<boolean | StepOutcome> {
     for (let i = from; i < skills.length; i++) {
       const skill = skills[i]!;
       if (!skill.handleSignal) continue;
       const config = this.catalog.skills.get(skill.name)!.config;
       const what = `handleSignal of skill '${skill.name}'`;
       const decided = callSafely({ what, skill: skill.name }, () => skill.handleSignal!(this.current, hookContext(this.agent, skill, config)));
-      const next = (outcome: Awaited<typeof decided>): Maybe<boolean | StepOutcome> => {
+      const next = (outcome: Awaited<typeof decided>): MaybePromise<boolean | StepOutcome> => {
         if (!outcome.ok) return this.fail(outcome.error);
         let verdict: ReturnType<Step['decide']>;
         try {
@@ -226,7 +229,7 @@ class Step {
     }
   }
 
-  private route(): Maybe<StepOutcome> {
+  private route(): MaybePromise<StepOutcome> {
     const routed = this.catalog.router().router.route(this.current);
     for (const guardError of routed.guardErrors) {
       this.diagnostics.push(diagnostic('warning', 'guard_failed', guardError.message, { subject: guardError.subject }));
@@ -239,7 +242,7 @@ class Step {
   }
 
   /** Runs instructions through `cmd`; returns a failed outcome, or undefined on success. */
-  private instructions(instructions: unknown[]): Maybe<StepOutcome | undefined> {
+  private instructions(instructions: unknown[]): MaybePromise<StepOutcome | undefined> {
     return andThen(execute(this.agent, instructions as InstructionObject[], { signal: this.signal }), (ran) => {
       const failure = ran.results.find((r) => !r.ok);
       if (failure && !failure.ok) return this.fail(failure.error);
@@ -272,7 +275,7 @@ class Step {
   }
 
   /** Carries out `run` effects (breadth first, bounded), then mount hooks, then transforms. */
-  private afterActions(depth = 0): Maybe<StepOutcome> {
+  private afterActions(depth = 0): MaybePromise<StepOutcome> {
     if (this.pendingRuns.length) {
       if (depth >= MAX_RUN_DEPTH) {
         const what = this.signal ? `signal '${this.signal.type}'` : 'instructions';
@@ -302,7 +305,7 @@ class Step {
     return instruction;
   }
 
-  private transform(from = 0, skills = this.interested()): Maybe<StepOutcome> {
+  private transform(from = 0, skills = this.interested()): MaybePromise<StepOutcome> {
     for (let i = from; i < skills.length; i++) {
       const skill = skills[i]!;
       if (!skill.transformResult) continue;
@@ -341,7 +344,7 @@ class Step {
 export function runMountHooks(
   before: Agent<object>,
   after: Agent<object>,
-): Maybe<{ ok: true; agent: Agent<object>; effects: Effect[] } | { ok: false; error: ErrorInfo }> {
+): MaybePromise<{ ok: true; agent: Agent<object>; effects: Effect[] } | { ok: false; error: ErrorInfo }> {
   if (after.mounted === before.mounted || after.mounted.length === 0) return { ok: true, agent: after, effects: [] };
   const had = new Set(before.mounted.map((record) => record.name));
   const added = after.mounted.filter((record) => !had.has(record.name));
@@ -359,9 +362,9 @@ export function runMountHooks(
 type HookedOutcome = { ok: true; agent: Agent<object>; effects: Effect[] } | { ok: false; error: ErrorInfo };
 
 /** Calls the `mount` hooks of `skills` (mounted on `after`) in order, applying their slice updates. */
-function callMountHooks(after: Agent<object>, added: readonly MountedSkill[]): Maybe<HookedOutcome> {
+function callMountHooks(after: Agent<object>, added: readonly MountedSkill[]): MaybePromise<HookedOutcome> {
   const effects: Effect[] = [];
-  const next = (index: number, agent: Agent<object>): Maybe<HookedOutcome> => {
+  const next = (index: number, agent: Agent<object>): MaybePromise<HookedOutcome> => {
     for (let i = index; i < added.length; i++) {
       const catalog = catalogOf(agent)!;
       const active = catalog.skills.get(added[i]!.name)!;
@@ -409,7 +412,7 @@ function runFromMountHook(effects: readonly Effect[]): ErrorInfo | undefined {
  * order, as when each is mounted at run time. When one fails, the agent keeps the state it was
  * created with and the error is reported.
  */
-function startStep(agent: Agent<object>): Maybe<StepOutcome> {
+function startStep(agent: Agent<object>): MaybePromise<StepOutcome> {
   return andThen(callMountHooks(agent, agent.mounted), (hooked) => {
     if (!hooked.ok) return failedOutcome(agent, hooked.error, [], undefined);
     const refused = runFromMountHook(hooked.effects);
@@ -418,7 +421,7 @@ function startStep(agent: Agent<object>): Maybe<StepOutcome> {
   });
 }
 
-function mountStep(agent: Agent<object>, skill: AnySkill, config: Record<string, unknown> | undefined): Maybe<StepOutcome> {
+function mountStep(agent: Agent<object>, skill: AnySkill, config: Record<string, unknown> | undefined): MaybePromise<StepOutcome> {
   const mounted = mountSkill(agent, skill, config);
   if (!mounted.ok) return failedOutcome(agent, mounted.error, [], undefined);
   return andThen(runMountHooks(agent, mounted.agent), (hooked) => {

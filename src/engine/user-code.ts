@@ -5,17 +5,9 @@
  * sync: a promise appears only when the user code returned one.
  */
 import { describeThrown, errorInfo, type ErrorCode, type ErrorInfo } from '../core/errors.js';
+import { isThenable } from '../core/maybe-async.js';
+import type { Result } from '../core/result.js';
 
-export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ErrorInfo };
-
-export function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
-}
-
-/** Applies `next` to a value that may be a promise, staying synchronous when it is not. */
-export function andThen<T, U>(value: T | Promise<T>, next: (resolved: T) => U | Promise<U>): U | Promise<U> {
-  return isThenable(value) ? (value as Promise<T>).then(next) : next(value as T);
-}
 
 export interface HookSite {
   /** What ran, for the message: e.g. `handleSignal of skill 'calculator'`. */
@@ -32,7 +24,7 @@ function failure(site: HookSite, thrown: unknown): { ok: false; error: ErrorInfo
 }
 
 /** Runs `fn`, turning a throw or a rejection into a failed outcome. Never throws, never rejects. */
-export function callSafely<T>(site: HookSite, fn: () => T | Promise<T>): Outcome<T> | Promise<Outcome<T>> {
+export function callSafely<T>(site: HookSite, fn: () => T | Promise<T>): Result<T> | Promise<Result<T>> {
   let returned: T | Promise<T>;
   let thenable: boolean;
   try {
@@ -44,7 +36,7 @@ export function callSafely<T>(site: HookSite, fn: () => T | Promise<T>): Outcome
   }
   if (thenable) {
     return Promise.resolve(returned).then(
-      (value): Outcome<T> => ({ ok: true, value: value as T }),
+      (value): Result<T> => ({ ok: true, value: value as T }),
       (thrown: unknown) => failure(site, thrown),
     );
   }

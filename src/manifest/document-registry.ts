@@ -14,36 +14,13 @@
  */
 import type { AnyAction } from '../core/action.js';
 import { diagnostic, type Diagnostic, type DiagnosticListener } from '../core/diagnostics.js';
-import type { SkillResolver } from '../core/registry.js';
+import type { SkillResolver } from '../core/skill-registry.js';
 import type { AnySkill } from '../core/skill.js';
 import type { DocumentSkill, LoadedSkill } from './document.js';
 import { ManifestError, manifestError } from './errors.js';
-import { firstSentence, type SkillManifest } from './fields.js';
+import { skillEntry, type SkillEntry, type SkillSourceKind } from './skill-entry.js';
 import { loadSkillFolder, type FolderSkillOptions } from './folder.js';
 import { documentSkillSpec } from './spec.js';
-import type { TriggerSpec } from './triggers.js';
-
-/** Where a skill came from. Discovery precedence: project > user > bundled > extra. */
-export type SkillSourceKind = 'project' | 'user' | 'bundled' | 'extra' | 'path' | 'memory';
-
-/** A registered skill, as known without loading its body. */
-export interface SkillEntry {
-  readonly name: string;
-  readonly description: string;
-  /** `brief_description`, or the description's first sentence: what catalogs show. */
-  readonly briefDescription: string;
-  readonly version: string | undefined;
-  readonly source: SkillSourceKind;
-  readonly rootPath: string | undefined;
-  readonly file: string | undefined;
-  readonly manifest: SkillManifest | undefined;
-  readonly triggers: TriggerSpec;
-  /** `default_enabled`: disabled skills are left out of disclosure unless enabled by name. */
-  readonly enabled: boolean;
-  readonly skill: DocumentSkill;
-  /** Warnings about this skill's manifest. */
-  readonly diagnostics: readonly Diagnostic[];
-}
 
 /** A skill that lost a name clash to another. */
 export interface ShadowedSkill {
@@ -70,25 +47,6 @@ export interface RegistryOptions extends FolderSkillOptions {
   onDiagnostic?: DiagnosticListener;
   /** Re-runs discovery; set by `discoverSkills`. */
   scan?: () => Promise<ScanResult>;
-}
-
-/** Builds a registry entry for a document skill. */
-export function skillEntry(skill: DocumentSkill, source: SkillSourceKind, diagnostics: readonly Diagnostic[] = []): SkillEntry {
-  const manifest = skill.manifest;
-  return {
-    name: skill.name,
-    description: skill.description,
-    briefDescription: manifest?.briefDescription ?? firstSentence(skill.description),
-    version: skill.version,
-    source,
-    rootPath: skill.rootPath,
-    file: skill.file,
-    manifest,
-    triggers: manifest?.triggers ?? { keywords: [], verbs: [], patterns: [] },
-    enabled: manifest?.defaultEnabled ?? true,
-    skill,
-    diagnostics,
-  };
 }
 
 export class DocumentSkillRegistry implements SkillResolver {

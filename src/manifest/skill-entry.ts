@@ -1,0 +1,52 @@
+/**
+ * A registry entry: what is known of a document skill without loading its body (name,
+ * descriptions, source, triggers, whether it is enabled), as discovery, disclosure and the
+ * document-skill registry share it.
+ *
+ * Pure: no I/O.
+ */
+import type { Diagnostic } from '../core/diagnostics.js';
+import type { DocumentSkill } from './document.js';
+import { firstSentence, type SkillManifest } from './fields.js';
+import type { TriggerSpec } from './triggers.js';
+
+/** Where a skill came from. Discovery precedence: project > user > bundled > extra. */
+export type SkillSourceKind = 'project' | 'user' | 'bundled' | 'extra' | 'path' | 'memory';
+
+/** A registered skill, as known without loading its body. */
+export interface SkillEntry {
+  readonly name: string;
+  readonly description: string;
+  /** `brief_description`, or the description's first sentence: what catalogs show. */
+  readonly briefDescription: string;
+  readonly version: string | undefined;
+  readonly source: SkillSourceKind;
+  readonly rootPath: string | undefined;
+  readonly file: string | undefined;
+  readonly manifest: SkillManifest | undefined;
+  readonly triggers: TriggerSpec;
+  /** `default_enabled`: disabled skills are left out of disclosure unless enabled by name. */
+  readonly enabled: boolean;
+  readonly skill: DocumentSkill;
+  /** Warnings about this skill's manifest. */
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** Builds a registry entry for a document skill. */
+export function skillEntry(skill: DocumentSkill, source: SkillSourceKind, diagnostics: readonly Diagnostic[] = []): SkillEntry {
+  const manifest = skill.manifest;
+  return {
+    name: skill.name,
+    description: skill.description,
+    briefDescription: manifest?.briefDescription ?? firstSentence(skill.description),
+    version: skill.version,
+    source,
+    rootPath: skill.rootPath,
+    file: skill.file,
+    manifest,
+    triggers: manifest?.triggers ?? { keywords: [], verbs: [], patterns: [] },
+    enabled: manifest?.defaultEnabled ?? true,
+    skill,
+    diagnostics,
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * The import graph of the package's own TypeScript files, read from their import and export
+ * statements (type-only ones included), for the layering checks in `layers.test.ts`.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+/** Every `from '...'`, `import '...'` and `import('...')` specifier, type-only imports included. */
+const SPECIFIER = /(?:^|[\s;}])(?:import|export)\b[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;])import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm;
+
+export interface ImportGraph {
+  /** File (relative to the root) → the files and packages it imports. */
+  readonly files: ReadonlyMap<string, { local: string[]; external: string[] }>;
+}
+
+function tsFiles(dir: string): string[] {
+  const found: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) found.push(...tsFiles(path));
+    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) found.push(path);
+  }
+  return found;
+}
+
+/** Drops comments so an import shown in a doc comment is not taken for one. */
+function withoutComments(source: string): string {
+  return source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+}
+
+export function importGraph(root: string, folders: readonly string[]): ImportGraph {
+  const files = new Map<string, { local: string[]; external: string[] }>();
+  for (const folder of folders) {
+    for (const file of tsFiles(join(root, folder))) {
+      const local: string[] = [];
+      const external: string[] = [];
+      for (const match of withoutComments(readFileSync(file, 'utf8')).matchAll(SPECIFIER)) {
+        const specifier = match[1] ?? match[2] ?? match[3]!;
+        if (specifier.startsWith('.')) local.push(relative(root, resolve(dirname(file), specifier.replace(/\.js$/, '.ts'))));
+        else external.push(specifier);
+      }
+      files.set(relative(root, file), { local, external });
+    }
+  }
+  return { files };
+}
+
+/** The cycles of the graph: each strongly connected component of more than one file (or a file importing itself). */
+export function importCycles(graph: ImportGraph): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  let next = 0;
+  const visit = (file: string): void => {
+    index.set(file, next);
+    low.set(file, next);
+    next++;
+    stack.push(file);
+    onStack.add(file);
+    for (const target of graph.files.get(file)?.local ?? []) {
+      if (!graph.files.has(target)) continue;
+      if (!index.has(target)) {
+        visit(target);
+        low.set(file, Math.min(low.get(file)!, low.get(target)!));
+      } else if (onStack.has(target)) low.set(file, Math.min(low.get(file)!, index.get(target)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== file);
+    if (component.length > 1 || graph.files.get(file)!.local.includes(file)) cycles.push(component.sort());
+  };
+  for (const file of graph.files.keys()) if (!index.has(file)) visit(file);
+  return cycles;
+}
