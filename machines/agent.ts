@@ -18,9 +18,9 @@
  * with the mounted skills: new skills get an active lifecycle, unmounted ones go inactive. A
  * remounted skill's inactive lifecycle is activated again, unless it runs children: then a fresh
  * one starts the children of the skill and config now mounted. The children are the ones the
- * step checked (`src/runtime/skill-checks.ts`): no user code runs in a transition here.
+ * step checked (`src/engine/skill-checks.ts`): no user code runs in a transition here.
  *
- * The step itself (`src/runtime/step.ts`) never throws, so no user code can stop this actor.
+ * The step itself (`src/engine/`) never throws, so no user code can stop this actor.
  * What the step asks of the outside world (answering the caller, effects for the system actor,
  * the next mailbox item) is handed to the agent's host as actions, after the transition.
  */
@@ -32,8 +32,7 @@ import type { ErrorInfo } from '../src/core/errors.js';
 import type { AnySkill } from '../src/core/skill.js';
 import type { Signal } from '../src/core/signal.js';
 import { isThenable } from '../src/core/maybe-async.js';
-import { childSpecs } from '../src/engine/skill-checks.js';
-import { runStep, type StepOutcome, type WorkItem } from '../src/engine/step.js';
+import { childSpecs, failedOutcome, stepAgent, unknownSkillOutcome, type StepOutcome, type WorkItem } from '../src/engine/index.js';
 import {
   lifecycleMachines,
   lifecycleSystemId,
@@ -257,8 +256,8 @@ export const agentMachine = setup({
         'load' in item
           ? loadThenMount(context, itemEvent as Extract<AgentItemEvent, { type: 'mount' }>)
           : 'refused' in item
-            ? refusedOutcome(context.agent, item.refused)
-            : runStep(context.agent, item);
+            ? failedOutcome(context.agent, item.refused)
+            : stepAgent(context.agent, item);
       if (isThenable(stepped)) {
         const pending = (stepped as Promise<StepOutcome>).then((outcome) => ({ event: itemEvent, outcome }));
         enqueue.assign({ busy: true });
@@ -302,29 +301,13 @@ export const agentMachine = setup({
 function loadThenMount(context: AgentContext, event: Extract<AgentItemEvent, { type: 'mount' }>): Promise<StepOutcome> {
   const agent = context.agent;
   return context.host.loadSkill(event.skill).then(
-    (skill) => (skill ? runStep(agent, { kind: 'mount', skill, config: event.config }) : unknownSkillOutcome(agent, event.skill)),
+    (skill) => (skill ? stepAgent(agent, { kind: 'mount', skill, config: event.config }) : unknownSkillOutcome(agent, event.skill)),
     (error: unknown) => unknownSkillOutcome(agent, event.skill, error),
   );
 }
 
 function children(self: AnyActorRef): Record<string, AnyActorRef | undefined> {
   return self.getSnapshot().children as Record<string, AnyActorRef | undefined>;
-}
-
-function refusedOutcome(agent: Agent<object>, error: ErrorInfo): StepOutcome {
-  return { agent, effects: [{ type: 'error', error, meta: error.skill === undefined ? {} : { skill: error.skill } }], result: undefined, error, diagnostics: [], signal: undefined };
-}
-
-function unknownSkillOutcome(agent: Agent<object>, skill: string, cause?: unknown): StepOutcome {
-  const reason = cause === undefined
-    ? 'the system does not know it (pass the skill itself, register it, or give the system a resolver that knows it)'
-    : `loading it failed: ${cause instanceof Error ? cause.message : String(cause)}`;
-  const error = {
-    code: 'unknown_skill' as const,
-    message: `cannot mount skill '${skill}' on agent '${agent.id}': ${reason}`,
-    skill,
-  };
-  return { agent, effects: [{ type: 'error', error, meta: { skill } }], result: undefined, error, diagnostics: [], signal: undefined };
 }
 
 export type AgentActor = ActorRefFrom<typeof agentMachine>;

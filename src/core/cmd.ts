@@ -17,20 +17,24 @@
 import { isActionFailure, isActionResult, type ActionResult, type AnyAction } from './action.js';
 import { type ActionEntry, type Catalog } from './catalog.js';
 import { Agent, catalogOf } from './agent-value.js';
-import { effectProblem, errorEffect, type Effect } from './effects.js';
+import { checkEffectList, errorEffect, type Effect } from './effects.js';
 import { describeThrown, errorInfo, formatIssues, type ErrorInfo } from './errors.js';
 import { normalizeInstruction, type Instruction, type NormalizedInstruction } from './instruction.js';
 import { mountSkills, unmountSkill } from './mount.js';
 import { unlinkedError } from './agent-value.js';
-import { isPlainObject, withKey } from './plain.js';
+import { isPlainObject } from './plain.js';
 import { applyPatch, parseSync, parseWith, type Parsed } from './schema.js';
 import type { Signal } from './signal.js';
+import type { InvokeUserCode } from './invoke.js';
+import { invalidStateUpdate, updateSlice } from './state-update.js';
 import type { SkillAttachment } from './skill.js';
 import { isThenable } from './maybe-async.js';
 
 export interface CmdOptions {
   /** The signal being processed, passed to actions as `ctx.signal`. */
   signal?: Signal;
+  /** Wraps every call of an action's `run` (see `InvokeUserCode`); by default it is called directly. */
+  invoke?: InvokeUserCode;
   /** After a failed instruction: skip the rest (`stop`, the default) or run them (`continue`). */
   onError?: 'stop' | 'continue';
 }
@@ -46,7 +50,7 @@ export interface CmdResult<TState extends object = Record<string, unknown>> {
   results: InstructionResult[];
 }
 
-type Step =
+type InstructionStep =
   | { ok: true; agent: Agent<object>; output: unknown; effects: readonly Effect[]; action: string; skill: string | undefined }
   | { ok: false; error: ErrorInfo; action: string | undefined; skill: string | undefined };
 
@@ -79,8 +83,8 @@ export function execute<TState extends object>(
   }
   const run = new Run(agent as Agent<object>, catalog, list, options);
   for (let i = 0; i < list.length; i++) {
-    const step = runStep(run.agent, run.catalog, list[i], options?.signal);
-    if (isThenable(step)) return run.finishAsync(step as Promise<Step>, i) as Promise<CmdResult<TState>>;
+    const step = runInstruction(run.agent, run.catalog, list[i], options);
+    if (isThenable(step)) return run.finishAsync(step as Promise<InstructionStep>, i) as Promise<CmdResult<TState>>;
     if (!run.record(step, i)) break;
   }
   return run.result() as CmdResult<TState>;
@@ -100,7 +104,7 @@ class Run {
   ) {}
 
   /** Records a step; returns false when the remaining instructions must be skipped. */
-  record(step: Step, index: number): boolean {
+  record(step: InstructionStep, index: number): boolean {
     if (step.ok) {
       this.agent = step.agent;
       this.catalog = catalogOf(step.agent) ?? this.catalog;
@@ -119,10 +123,10 @@ class Run {
     return !stop;
   }
 
-  async finishAsync(pending: Promise<Step>, index: number): Promise<CmdResult<object>> {
+  async finishAsync(pending: Promise<InstructionStep>, index: number): Promise<CmdResult<object>> {
     if (!this.record(await pending, index)) return this.result();
     for (let i = index + 1; i < this.list.length; i++) {
-      const step = await runStep(this.agent, this.catalog, this.list[i], this.options?.signal);
+      const step = await runInstruction(this.agent, this.catalog, this.list[i], this.options);
       if (!this.record(step, i)) break;
     }
     return this.result();
@@ -133,19 +137,19 @@ class Run {
   }
 }
 
-function failed(error: ErrorInfo): Step {
+function failed(error: ErrorInfo): InstructionStep {
   return { ok: false, error, action: error.action, skill: error.skill };
 }
 
-function runStep(agent: Agent<object>, catalog: Catalog, raw: unknown, signal: Signal | undefined): Step | Promise<Step> {
+function runInstruction(agent: Agent<object>, catalog: Catalog, raw: unknown, options: CmdOptions | undefined): InstructionStep | Promise<InstructionStep> {
   const normalized = normalizeInstruction(raw);
   if (!normalized.ok) return failed(normalized.error);
   const instruction = normalized.value;
   const entry = resolveAction(catalog, instruction, agent);
   if (!('action' in entry)) return failed(entry.error);
   const parsed = parseWith(entry.action.input, instruction.params);
-  if (isThenable(parsed)) return parsed.then((value) => runAction(agent, catalog, entry, value, signal));
-  return runAction(agent, catalog, entry, parsed, signal);
+  if (isThenable(parsed)) return parsed.then((value) => runAction(agent, catalog, entry, value, options));
+  return runAction(agent, catalog, entry, parsed, options);
 }
 
 function runAction(
@@ -153,8 +157,8 @@ function runAction(
   catalog: Catalog,
   entry: ActionEntry,
   params: Parsed<Record<string, unknown>>,
-  signal: Signal | undefined,
-): Step | Promise<Step> {
+  options: CmdOptions | undefined,
+): InstructionStep | Promise<InstructionStep> {
   const { action, skill } = entry;
   const skillName = skill?.spec.name;
   if (!params.ok) {
@@ -173,11 +177,12 @@ function runAction(
     skillState: skill ? state[skill.spec.stateKey] : undefined,
     config: skill ? skill.config : {},
     skill: skillName,
-    signal,
+    signal: options?.signal,
   };
+  const invoke = options?.invoke;
   let returned: unknown;
   try {
-    returned = action.run(params.value, ctx);
+    returned = invoke ? invoke({ what: `action '${action.name}'`, skill: skillName, action: action.name }, () => action.run(params.value, ctx)) : action.run(params.value, ctx);
     if (isThenable(returned)) {
       return Promise.resolve(returned).then(
         (value) => safeFinish(agent, catalog, entry, value),
@@ -194,7 +199,7 @@ function runAction(
  * `finish`, with a throw while inspecting what the action returned (a getter that throws, a
  * proxy) reported as the action's failure: cmd never throws.
  */
-function safeFinish(agent: Agent<object>, catalog: Catalog, entry: ActionEntry, returned: unknown): Step {
+function safeFinish(agent: Agent<object>, catalog: Catalog, entry: ActionEntry, returned: unknown): InstructionStep {
   try {
     return finish(agent, catalog, entry, returned);
   } catch (thrown) {
@@ -206,7 +211,7 @@ function thrownError(action: AnyAction, skill: string | undefined, thrown: unkno
   return errorInfo('action_failed', `action '${action.name}' failed: ${describeThrown(thrown)}`, { action: action.name, skill });
 }
 
-function finish(agent: Agent<object>, catalog: Catalog, entry: ActionEntry, returned: unknown): Step {
+function finish(agent: Agent<object>, catalog: Catalog, entry: ActionEntry, returned: unknown): InstructionStep {
   const { action, skill } = entry;
   const skillName = skill?.spec.name;
   const extras = { action: action.name, skill: skillName };
@@ -247,18 +252,9 @@ function finish(agent: Agent<object>, catalog: Catalog, entry: ActionEntry, retu
 
   let effects: Effect[] = [];
   if (produced !== undefined) {
-    if (!Array.isArray(produced)) {
-      return failed(errorInfo('invalid_effect', `action '${action.name}' returned effects that are not an array`, extras));
-    }
-    effects = new Array<Effect>(produced.length);
-    for (let i = 0; i < produced.length; i++) {
-      const effect = produced[i];
-      const problem = effectProblem(effect);
-      if (problem) {
-        return failed(errorInfo('invalid_effect', `action '${action.name}' returned an invalid effect at index ${i}: ${problem}`, extras));
-      }
-      effects[i] = stampSkill(effect as Effect, skillName);
-    }
+    const checked = checkEffectList(produced, `action '${action.name}'`, extras);
+    if (!checked.ok) return failed(checked.error);
+    effects = checked.value;
   }
   if (changes && (changes.mount !== undefined || changes.unmount !== undefined)) {
     const remounted = applyMounts(next, changes, extras);
@@ -300,17 +296,8 @@ function applyMounts(
   return { ok: true, agent: current, effects };
 }
 
-/** Records the producing skill on an effect that does not name one. */
-export function stampSkill(effect: Effect, skill: string | undefined): Effect {
-  if (skill === undefined || effect.meta?.skill !== undefined) return effect.meta ? effect : { ...effect, meta: {} };
-  return { ...effect, meta: { ...effect.meta, skill } };
-}
-
-function refuseUpdate(action: AnyAction, skill: string | undefined, detail: string, issues?: ErrorInfo['issues']): { ok: false; error: ErrorInfo } {
-  return {
-    ok: false,
-    error: errorInfo('invalid_state_update', `action '${action.name}' returned an invalid state update: ${detail}`, { action: action.name, skill, issues }),
-  };
+function refuseUpdate(action: AnyAction, detail: string, issues?: ErrorInfo['issues']): { ok: false; error: ErrorInfo } {
+  return { ok: false, error: invalidStateUpdate(`action '${action.name}'`, detail, { action: action.name, issues }) };
 }
 
 function updatedState(
@@ -321,20 +308,15 @@ function updatedState(
 ): { ok: true; value: Record<string, unknown> } | { ok: false; error: ErrorInfo } {
   const state = agent.state as Record<string, unknown>;
   const { action, skill } = entry;
-  if (skill) {
-    const key = skill.spec.stateKey;
-    const applied = applyPatch(skill.spec.schema, state[key] as Record<string, unknown>, patch);
-    if (!applied.ok) return refuseUpdate(action, skill.spec.name, formatIssues(applied.issues), applied.issues);
-    return { ok: true, value: withKey(state, key, applied.value) };
-  }
+  if (skill) return updateSlice(state, skill.spec, patch, `action '${action.name}'`, action.name);
   // The agent's own actions update the agent's own fields, never a skill's slice.
-  if (!isPlainObject(patch)) return refuseUpdate(action, undefined, 'a state update must be a plain object');
+  if (!isPlainObject(patch)) return refuseUpdate(action, 'a state update must be a plain object');
   const intruding = Object.keys(patch).find((key) => catalog.stateKeys.has(key));
-  if (intruding !== undefined) return refuseUpdate(action, undefined, `'${intruding}' is the state of skill '${catalog.stateKeys.get(intruding)}'`);
+  if (intruding !== undefined) return refuseUpdate(action, `'${intruding}' is the state of skill '${catalog.stateKeys.get(intruding)}'`);
   const own: Record<string, unknown> = {};
   for (const key of catalog.ownKeys) if (Object.hasOwn(state, key)) own[key] = state[key];
   const applied = applyPatch(catalog.blueprint.schema, own, patch);
-  if (!applied.ok) return refuseUpdate(action, undefined, formatIssues(applied.issues), applied.issues);
+  if (!applied.ok) return refuseUpdate(action, formatIssues(applied.issues), applied.issues);
   return { ok: true, value: Object.assign({}, state, applied.value) };
 }
 

@@ -7,6 +7,7 @@
  */
 import { errorInfo, type ErrorInfo } from './errors.js';
 import { isPlainObject } from './plain.js';
+import type { Result } from './result.js';
 import { signalProblem, type Signal } from './signal.js';
 
 export interface EffectMeta {
@@ -221,4 +222,27 @@ export function errorEffect(error: ErrorInfo): ErrorEffect {
 /** Builds an `error` effect directly from a code and a message. */
 export function failureEffect(code: ErrorInfo['code'], message: string, extras?: Parameters<typeof errorInfo>[2]): ErrorEffect {
   return errorEffect(errorInfo(code, message, extras));
+}
+
+/** Records the producing skill on an effect that does not name one. */
+export function stampSkill(effect: Effect, skill: string | undefined): Effect {
+  if (skill === undefined || effect.meta?.skill !== undefined) return effect.meta ? effect : { ...effect, meta: {} };
+  return { ...effect, meta: { ...effect.meta, skill } };
+}
+
+/**
+ * Checks the effects user code returned (`what`: `action 'add'`, `mount hook of skill 'x'`):
+ * an array of valid effects, each stamped with `extras.skill`. The one check of an effect list,
+ * for actions and hooks alike.
+ */
+export function checkEffectList(produced: unknown, what: string, extras: { action?: string; skill?: string | undefined }): Result<Effect[]> {
+  if (!Array.isArray(produced)) return { ok: false, error: errorInfo('invalid_effect', `${what} returned effects that are not an array`, extras) };
+  const effects = new Array<Effect>(produced.length);
+  for (let i = 0; i < produced.length; i++) {
+    const effect: unknown = produced[i];
+    const problem = effectProblem(effect);
+    if (problem) return { ok: false, error: errorInfo('invalid_effect', `${what} returned an invalid effect at index ${i}: ${problem}`, extras) };
+    effects[i] = stampSkill(effect as Effect, extras.skill);
+  }
+  return { ok: true, value: effects };
 }

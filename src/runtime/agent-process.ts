@@ -27,7 +27,7 @@ import type { LifecycleReport, LifecycleState } from '../../machines/skill-lifec
 import type { AgentRef, AgentSnapshot, AgentView, CallOptions, MountReport, ScheduledSignal } from './agent-ref.js';
 import { RuntimeError } from './errors.js';
 import { Mailbox } from './queue.js';
-import type { StepOutcome } from '../engine/step.js';
+import type { StepOutcome } from '../engine/index.js';
 import type { SystemRuntime } from './system-runtime.js';
 import { clearTimer, setTimer, type Timer } from './timers.js';
 

@@ -6,7 +6,7 @@ export type { AgentRef, AgentView, AgentSnapshot, ScheduledSignal, AgentStatus, 
 export { RuntimeError } from './errors.js';
 export { createMemoryStore, createFileStore, type SnapshotStore } from './persistence.js';
 export type { TraceOption, TraceRecord, TraceLine } from './trace.js';
-export { MAX_RUN_DEPTH, type StepOutcome } from '../engine/step.js';
+export { MAX_RUN_DEPTH, type StepOutcome } from '../engine/index.js';
 export type { LifecycleState } from '../../machines/skill-lifecycle.js';
 export { lifecycleSystemId, childSystemId } from '../../machines/skill-lifecycle.js';
 export { startInspector, freePort, type InspectorHandle, type InspectorOptions } from './inspection.js';

@@ -1,0 +1,254 @@
+/**
+ * The signal pipeline of one step, and instructions run directly (a model's tool calls):
+ *
+ *   skills whose signalPatterns match → their handleSignal hooks, in mount order
+ *   (continue / rewrite / handle / fail) → router over skill and agent routes → instructions →
+ *   cmd → `run` effects carried out inline → mount hooks of skills mounted on the way →
+ *   transformResult (for calls, chained across skills) → effects for the host.
+ *
+ * Atomic: when anything fails, everything gathered is dropped and the outcome carries the
+ * agent as it was before the step, with the error.
+ *
+ * Pure: no XState, no timers, no I/O.
+ */
+import { catalogOf, type Agent } from '../core/agent-value.js';
+import type { Catalog } from '../core/catalog.js';
+import { execute } from '../core/cmd.js';
+import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
+import type { Effect, RunEffect } from '../core/effects.js';
+import { describeThrown, errorInfo, type ErrorInfo } from '../core/errors.js';
+import { instructionsForTarget, type InstructionObject } from '../core/instruction.js';
+import type { InvokeUserCode } from '../core/invoke.js';
+import { andThen, type MaybePromise } from '../core/maybe-async.js';
+import { matchesAny } from '../core/pattern.js';
+import { isPlainObject } from '../core/plain.js';
+import { signalProblem, type Signal } from '../core/signal.js';
+import type { AnySkill, SignalDecision } from '../core/skill.js';
+import { hookContext, hookEffects, patchSlice } from './hook-output.js';
+import { runMountHooks } from './mount-step.js';
+import { failedOutcome, type StepOutcome } from './outcome.js';
+import { registrationProblem } from './registration.js';
+import { callSafely } from './user-code.js';
+
+/** How deep `run` effects may chain (a run producing a run...) before the step is failed. */
+export const MAX_RUN_DEPTH = 16;
+
+/**
+ * One step: the signal pipeline for a signal, or instructions run directly (a model's tool
+ * calls). Holds the candidate agent and the effects gathered so far; on failure everything
+ * gathered is dropped and the original agent is returned.
+ */
+export class AgentStep {
+  private agent: Agent<object>;
+  private readonly effects: Effect[] = [];
+  private readonly diagnostics: Diagnostic[] = [];
+  private result: unknown = undefined;
+  private replied = false;
+
+  constructor(
+    private readonly original: Agent<object>,
+    private catalog: Catalog,
+    private signal: Signal | undefined,
+    private readonly call: boolean,
+    private readonly invoke: InvokeUserCode | undefined,
+  ) {
+    this.agent = original;
+  }
+
+  runSignal(): MaybePromise<StepOutcome> {
+    return andThen(this.handlers(0), (handled) => {
+      if (handled !== true) return handled === false ? this.route() : handled;
+      return this.afterActions();
+    });
+  }
+
+  runInstructions(instructions: InstructionObject[]): MaybePromise<StepOutcome> {
+    return andThen(this.instructions(instructions), (failed) => failed ?? this.afterActions());
+  }
+
+  /** The signal of a signal step (the pipeline's stages that use it only run for signals). */
+  private get current(): Signal {
+    return this.signal!;
+  }
+
+  private fail(error: ErrorInfo): StepOutcome {
+    return failedOutcome(this.original, error, this.diagnostics, this.signal);
+  }
+
+  /** Skills whose patterns match, in mount order. */
+  private interested(): AnySkill[] {
+    const found: AnySkill[] = [];
+    for (const active of this.catalog.skills.values()) {
+      if (active.spec.signalPatterns.length && matchesAny(this.current.type, active.spec.signalPatterns)) found.push(active.spec);
+    }
+    return found;
+  }
+
+  /**
+   * Runs the `handleSignal` hooks from index `from` on. Resolves true when a skill handled the
+   * signal, false when the router should take it, or a failed outcome.
+   */
+  private handlers(from: number, skills = this.interested()): MaybePromise<boolean | StepOutcome> {
+    for (let i = from; i < skills.length; i++) {
+      const skill = skills[i]!;
+      if (!skill.handleSignal) continue;
+      const config = this.catalog.skills.get(skill.name)!.config;
+      const what = `handleSignal of skill '${skill.name}'`;
+      const decided = callSafely({ what, skill: skill.name }, () => skill.handleSignal!(this.current, hookContext(this.agent, skill, config)), this.invoke);
+      const next = (outcome: Awaited<typeof decided>): MaybePromise<boolean | StepOutcome> => {
+        if (!outcome.ok) return this.fail(outcome.error);
+        let verdict: ReturnType<AgentStep['decide']>;
+        try {
+          verdict = this.decide(skill, outcome.value, what);
+        } catch (thrown) {
+          return this.fail(errorInfo('hook_failed', `${what} returned a decision that cannot be read: ${describeThrown(thrown)}`, { skill: skill.name }));
+        }
+        if (verdict === 'continue') return this.handlers(i + 1, skills);
+        return verdict;
+      };
+      return andThen(decided, next);
+    }
+    return false;
+  }
+
+  private decide(skill: AnySkill, decision: void | SignalDecision, what: string): 'continue' | boolean | StepOutcome {
+    if (decision === undefined || decision === null) return 'continue';
+    if (!isPlainObject(decision) || typeof decision.decision !== 'string') {
+      return this.fail(errorInfo('hook_failed', `${what} returned something that is not a decision (use Decision.continue/rewrite/handle/fail)`, { skill: skill.name }));
+    }
+    switch (decision.decision) {
+      case 'continue':
+        return 'continue';
+      case 'rewrite': {
+        const problem = signalProblem(decision.signal);
+        if (problem) return this.fail(errorInfo('hook_failed', `${what} rewrote the signal into an invalid one: ${problem}`, { skill: skill.name }));
+        this.signal = decision.signal;
+        return 'continue';
+      }
+      case 'fail': {
+        const error = decision.error ?? errorInfo('signal_failed', `${what} refused the signal`);
+        return this.fail({ ...error, skill: error.skill ?? skill.name });
+      }
+      case 'handle': {
+        if (decision.state !== undefined) {
+          const patched = patchSlice(this.agent, this.catalog, skill, decision.state, what);
+          if (!patched.ok) return this.fail(patched.error);
+          this.agent = patched.value;
+        }
+        const checked = hookEffects(decision.effects, skill, what);
+        if (!checked.ok) return this.fail(checked.error);
+        this.gather(checked.value);
+        if (decision.output !== undefined) this.result = decision.output;
+        return true;
+      }
+      default:
+        return this.fail(errorInfo('hook_failed', `${what} returned an unknown decision '${String((decision as { decision: unknown }).decision)}'`, { skill: skill.name }));
+    }
+  }
+
+  private route(): MaybePromise<StepOutcome> {
+    const routed = this.catalog.router().router.route(this.current);
+    for (const guardError of routed.guardErrors) {
+      this.diagnostics.push(diagnostic('warning', 'guard_failed', guardError.message, { subject: guardError.subject }));
+    }
+    if (!routed.ok) return this.fail(routed.error);
+    const target = routed.matches[0]!.target;
+    const produced = instructionsForTarget(target, this.current);
+    if (!produced.ok) return this.fail(produced.error);
+    return andThen(this.instructions(produced.instructions), (failed) => failed ?? this.afterActions());
+  }
+
+  /** Runs instructions through `cmd`; returns a failed outcome, or undefined on success. */
+  private instructions(instructions: unknown[]): MaybePromise<StepOutcome | undefined> {
+    return andThen(execute(this.agent, instructions as InstructionObject[], { signal: this.signal, invoke: this.invoke }), (ran) => {
+      const failure = ran.results.find((r) => !r.ok);
+      if (failure && !failure.ok) return this.fail(failure.error);
+      const catalog = catalogOf(ran.agent)!;
+      const by = `action ${ran.results.map((r) => `'${r.action}'`).join(', ')}`;
+      const forged = registrationProblem(this.catalog, catalog, ran.effects, by, ran.results.length === 1 ? ran.results[0]!.skill : undefined);
+      if (forged) return this.fail(forged);
+      this.agent = ran.agent;
+      this.catalog = catalog;
+      const last = ran.results.at(-1);
+      if (last?.ok && !this.replied) this.result = last.output;
+      this.gather(ran.effects);
+      return undefined;
+    });
+  }
+
+  /** Keeps effects for the system, setting aside `reply` (it answers the caller) and `run` (carried out next). */
+  private pendingRuns: RunEffect[] = [];
+  /** The agent as of the last mount hooks: skills mounted since then have not had theirs yet. */
+  private hooked: Agent<object> | undefined;
+  private gather(effects: readonly Effect[]): void {
+    for (const effect of effects) {
+      if (effect.type === 'run') this.pendingRuns.push(effect);
+      else if (effect.type === 'reply') {
+        this.result = effect.data;
+        this.replied = true;
+        this.effects.push(effect);
+      } else this.effects.push(effect);
+    }
+  }
+
+  /** Carries out `run` effects (breadth first, bounded), then mount hooks, then transforms. */
+  private afterActions(depth = 0): MaybePromise<StepOutcome> {
+    if (this.pendingRuns.length) {
+      if (depth >= MAX_RUN_DEPTH) {
+        const what = this.signal ? `signal '${this.signal.type}'` : 'instructions';
+        return this.fail(errorInfo('effect_loop', `${what}: 'run' effects chained more than ${MAX_RUN_DEPTH} deep`, { subject: this.signal?.type }));
+      }
+      const runs = this.pendingRuns;
+      this.pendingRuns = [];
+      const instructions = runs.map((run) => this.runEffectInstruction(run));
+      return andThen(this.instructions(instructions), (failed) => failed ?? this.afterActions(depth + 1));
+    }
+    return andThen(runMountHooks(this.hooked ?? this.original, this.agent, this.invoke), (hooked) => {
+      if (!hooked.ok) return this.fail(hooked.error);
+      this.agent = hooked.agent;
+      this.hooked = hooked.agent;
+      this.catalog = catalogOf(hooked.agent)!;
+      this.gather(hooked.effects);
+      if (this.pendingRuns.length) return this.afterActions(depth + 1);
+      return this.call && this.signal ? this.transform() : this.finish();
+    });
+  }
+
+  /** A `run` effect as an instruction: pinned to the skill that produced it when it has that action. */
+  private runEffectInstruction(run: RunEffect): InstructionObject {
+    const instruction: InstructionObject = { action: run.action, params: run.params ?? {} };
+    const skill = run.meta.skill;
+    if (skill !== undefined && this.catalog.skills.get(skill)?.spec.actions.some((a) => a.name === run.action)) instruction.skill = skill;
+    return instruction;
+  }
+
+  private transform(from = 0, skills = this.interested()): MaybePromise<StepOutcome> {
+    for (let i = from; i < skills.length; i++) {
+      const skill = skills[i]!;
+      if (!skill.transformResult) continue;
+      const config = this.catalog.skills.get(skill.name)!.config;
+      const what = `transformResult of skill '${skill.name}'`;
+      const transformed = callSafely({ what, skill: skill.name }, () =>
+        skill.transformResult!(this.current, this.result, hookContext(this.agent, skill, config)),
+      this.invoke);
+      return andThen(transformed, (outcome) => {
+        if (!outcome.ok) return this.fail(outcome.error);
+        this.result = outcome.value;
+        return this.transform(i + 1, skills);
+      });
+    }
+    return this.finish();
+  }
+
+  private finish(): StepOutcome {
+    const reported = this.effects.find((effect) => effect.type === 'error');
+    return {
+      agent: this.agent,
+      effects: this.effects,
+      result: this.result,
+      error: reported?.type === 'error' ? reported.error : undefined,
+      diagnostics: this.diagnostics,
+      signal: this.signal,
+    };
+  }
+}
