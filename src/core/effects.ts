@@ -97,18 +97,26 @@ export type Effect =
 
 export type EffectType = Effect['type'];
 
+/** Every effect kind once: a kind added to `Effect` and missing here (or the reverse) does not compile. */
+const EFFECT_KINDS: { readonly [K in EffectType]: true } = {
+  register_action: true,
+  deregister_action: true,
+  run: true,
+  reply: true,
+  emit: true,
+  spawn: true,
+  stop: true,
+  schedule: true,
+  error: true,
+};
+
 /** The effect kinds, in a fixed order. */
-export const EFFECT_TYPES: readonly EffectType[] = [
-  'register_action',
-  'deregister_action',
-  'run',
-  'reply',
-  'emit',
-  'spawn',
-  'stop',
-  'schedule',
-  'error',
-];
+export const EFFECT_TYPES: readonly EffectType[] = Object.freeze(Object.keys(EFFECT_KINDS) as EffectType[]);
+
+/** The name an action is registered under: `skill/action`, or `action` for the agent's own. */
+export function registeredName(effect: RegisterActionEffect | DeregisterActionEffect): string {
+  return effect.meta.skill === undefined ? effect.action : `${effect.meta.skill}/${effect.action}`;
+}
 
 const EFFECT_TYPE_SET: ReadonlySet<string> = new Set(EFFECT_TYPES);
 

@@ -8,6 +8,7 @@
 import { isAction, type AnyAction } from './action.js';
 import { describeThrown, errorInfo, type ErrorInfo } from './errors.js';
 import { describeValue, isPlainObject } from './plain.js';
+import type { Result } from './result.js';
 import type { Signal } from './signal.js';
 
 export interface InstructionObject {
@@ -38,7 +39,7 @@ export type RouteTarget =
   | ((signal: Signal) => Instruction | readonly Instruction[]);
 
 /** Normalises an instruction, or explains why it is malformed. Never throws. */
-export function normalizeInstruction(value: unknown): { ok: true; value: NormalizedInstruction } | { ok: false; error: ErrorInfo } {
+export function normalizeInstruction(value: unknown): Result<NormalizedInstruction> {
   if (typeof value === 'string') {
     return { ok: true, value: { action: value, actionSpec: undefined, params: {}, skill: undefined } };
   }
@@ -65,6 +66,21 @@ export function normalizeInstruction(value: unknown): { ok: true; value: Normali
     return { ok: false, error: malformed(`instruction for '${name}' names a skill that is not a string`, name) };
   }
   return { ok: true, value: { action: name, actionSpec, params: params ?? {}, skill } };
+}
+
+/**
+ * Instructions as plain data, `{ action, params, skill? }` with the action by name — what a
+ * mailbox item carries, so traces and the inspector show it as is — or the first refusal.
+ */
+export function plainInstructions(list: readonly unknown[]): Result<InstructionObject[]> {
+  const plain: InstructionObject[] = [];
+  for (const instruction of list) {
+    const normalized = normalizeInstruction(instruction);
+    if (!normalized.ok) return normalized;
+    const { action, params, skill } = normalized.value;
+    plain.push(skill === undefined ? { action, params } : { action, params, skill });
+  }
+  return { ok: true, value: plain };
 }
 
 function malformed(message: string, action?: string): ErrorInfo {

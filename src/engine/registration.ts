@@ -1,17 +1,19 @@
 /**
  * `register_action` and `deregister_action` effects describe mounts: one per action of a skill
  * mounted or unmounted. The system keeps an agent's registered actions by carrying them out, so
- * DESIGN.md's invariant — the registered actions equal the active skills' actions — holds only
+ * the invariant "the registered actions equal the active skills' actions" holds only
  * if no other such effect reaches it. An action or a hook that returns one of its own is refused
  * here, with an error saying how to change an agent's actions (mount a skill), instead of
  * quietly leaving the agent listing an action it cannot run or hiding one it can.
+ *
+ * Pure: no XState, no timers, no I/O.
  */
 import type { Catalog } from '../core/catalog.js';
-import type { Effect } from '../core/effects.js';
+import { registeredName, type DeregisterActionEffect, type Effect, type RegisterActionEffect } from '../core/effects.js';
 import { errorInfo, type ErrorInfo } from '../core/errors.js';
 
 /** True for the effect kinds that only mounting and unmounting may produce. */
-export function isRegistration(effect: Effect): boolean {
+export function isRegistration(effect: Effect): effect is RegisterActionEffect | DeregisterActionEffect {
   return effect.type === 'register_action' || effect.type === 'deregister_action';
 }
 
@@ -32,7 +34,7 @@ export function registrationProblem(before: Catalog, after: Catalog, effects: re
   const unexplained = new Map<string, number>();
   const add = (key: string, delta: number) => unexplained.set(key, (unexplained.get(key) ?? 0) + delta);
   for (const effect of effects) {
-    if (isRegistration(effect)) add(registrationKey(effect), effect.type === 'register_action' ? 1 : -1);
+    if (isRegistration(effect)) add(registeredName(effect), effect.type === 'register_action' ? 1 : -1);
   }
   for (const [name, active] of after.skills) {
     if (before.skills.get(name)?.spec !== active.spec) for (const action of active.spec.actions) add(`${name}/${action.name}`, -1);
@@ -42,15 +44,9 @@ export function registrationProblem(before: Catalog, after: Catalog, effects: re
   }
   for (const [key, count] of unexplained) {
     if (count === 0) continue;
-    const culprit = effects.find((effect) => isRegistration(effect) && registrationKey(effect) === key);
+    const culprit = effects.filter(isRegistration).find((effect) => registeredName(effect) === key);
     if (culprit) return forgedRegistration(culprit, by, skill);
     return errorInfo('invalid_effect', `${by} changed the agent's skills without the registration effect for '${key}'`, { skill });
   }
   return undefined;
-}
-
-/** `skill/action`, or `action` for the agent's own: the name the system registers. */
-function registrationKey(effect: Effect): string {
-  const action = 'action' in effect ? effect.action : '';
-  return effect.meta.skill === undefined ? action : `${effect.meta.skill}/${action}`;
 }

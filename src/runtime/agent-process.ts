@@ -1,35 +1,34 @@
 /**
- * One running agent: its XState actor, its mailbox, the callers waiting on it, its timers and
- * the state of its skill lifecycles. It is both the host the agent machine talks to and the
- * `AgentRef` users hold.
+ * One running agent: its XState actor, its mailbox (`mailbox.ts`), its skill lifecycles
+ * (`lifecycles.ts`), its registered actions and scheduled signals. It is both the host the agent
+ * machine talks to (`AgentHost`) and the `AgentRef` users hold, and it reaches its system only
+ * through `ProcessHost`.
  *
- * Mailbox discipline: one item at a time, in arrival order. An item goes straight to the actor
- * when the agent is idle and nothing waits (the sync fast path: no queue, no promise); otherwise
- * it waits, bounded by the mailbox capacity, and overflow is an error to the sender. An item
- * event sent to the actor directly (`ref.actor.send`) is handed back here and takes its turn in
- * the mailbox like any other: there is one way in.
+ * An item event sent to the actor directly (`ref.actor.send`) is handed back here and takes its
+ * turn in the mailbox like any other: there is one way in.
  *
  * The agent users see (`getSnapshot`, `persist`, `tools`) is the last committed one, recorded
  * when a step finishes: subscribers and listeners called while the step's effects are carried
  * out already see the state the step produced.
  */
 import type { AgentDefinition } from '../core/agent-definition.js';
-import { catalogOf, type Agent, type MountedSkill } from '../core/agent-value.js';
-import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
-import type { Effect } from '../core/effects.js';
+import { catalogOf, type Agent } from '../core/agent-value.js';
+import type { Blueprint } from '../core/catalog.js';
+import { diagnostic } from '../core/diagnostics.js';
 import { describeThrown, errorInfo, SkillstateError, type ErrorInfo } from '../core/errors.js';
+import { plainInstructions, type Instruction } from '../core/instruction.js';
 import { toSignal, type Signal, type SignalLike } from '../core/signal.js';
-import { normalizeInstruction, type Instruction, type InstructionObject } from '../core/instruction.js';
 import type { AnySkill } from '../core/skill.js';
 import { agentToolset, type Toolset } from '../core/toolset.js';
+import type { StepOutcome } from '../engine/index.js';
 import type { AgentActor, AgentHost, AgentItemEvent } from '../../machines/agent.js';
 import type { LifecycleReport, LifecycleState } from '../../machines/skill-lifecycle.js';
 import type { AgentRef, AgentSnapshot, AgentView, CallOptions, MountReport, ScheduledSignal } from './agent-ref.js';
 import { RuntimeError } from './errors.js';
-import { Mailbox } from './queue.js';
-import type { StepOutcome } from '../engine/index.js';
-import type { SystemRuntime } from './system-runtime.js';
-import { clearTimer, setTimer, type Timer } from './timers.js';
+import { SkillLifecycles } from './lifecycles.js';
+import { Mailbox, type MailboxItem } from './mailbox.js';
+import type { ProcessHost } from './process-host.js';
+import { clearTimer, type Timer } from './timers.js';
 
 const toolsets = new WeakMap<object, { plain?: Toolset; strict?: Toolset }>();
 
@@ -58,39 +57,19 @@ function traceSubject(event: AgentItemEvent, outcome: StepOutcome): string {
   }
 }
 
-interface Ticket {
-  resolve(value: unknown): void;
-  reject(error: unknown): void;
-  timer: Timer | undefined;
-  settled: boolean;
-}
-
-interface Item {
-  event: AgentItemEvent;
-  ticket: Ticket | undefined;
-  call: boolean;
-  /** The skill given to `mount` by value: it travels with its own item, never found by name. */
-  skill?: AnySkill;
-}
-
-type Phase = 'idle' | 'processing' | 'working';
-
+/** A running agent. */
 export class AgentProcess<TState extends object = Record<string, unknown>> implements AgentHost, AgentRef<TState> {
   actor!: AgentActor;
+  readonly id: string;
+  /** The name of the agent's definition. */
   readonly definition: string;
   readonly childIds = new Set<string>();
-  private readonly mailbox: Mailbox<Item>;
+  readonly mailbox: Mailbox;
+  readonly lifecycles: SkillLifecycles;
   /** The agent as of the last finished step (the actor's context holds the same once its transition is done). */
   private committed: Agent<TState>;
-  private phase: Phase = 'idle';
-  private current: Item | undefined;
-  private stopped = false;
-  /** Why the agent takes no more items, once it asked to stop itself and until it is stopped. */
-  private closing: string | undefined;
-  /** Skills whose lifecycle failed (until remounted). Allocated on first need: most agents never have one. */
-  private failedSkills: Set<string> | undefined;
-  /** Skills unmounted while running: their lifecycle child stays, inactive. */
-  private retiredSkills: Set<string> | undefined;
+  /** Finds skills mounted by name: the definition's own first. */
+  private readonly blueprint: Blueprint;
   /**
    * The actions registered for the agent, kept by `register_action` / `deregister_action`
    * effects. Until the first such effect it is the shared list its catalog started with.
@@ -101,30 +80,29 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   starting = false;
   /** Signals scheduled for this agent that have not fired yet, by timer (made on first use). */
   scheduled: Map<Timer, ScheduledSignal> | undefined;
-  /** Patterns this agent is indexed under for emitted signals. */
+  /** Patterns this agent is indexed under for emitted signals (the system's index keeps them). */
   patterns: readonly string[] = [];
-
-  readonly id: string;
 
   constructor(
     initial: Agent<TState>,
-    readonly def: AgentDefinition<TState>,
-    readonly system: SystemRuntime,
+    definition: AgentDefinition<TState>,
+    readonly system: ProcessHost,
     readonly parent: string | undefined,
-    private readonly resume: ReadonlyMap<string, LifecycleState> | undefined,
+    resume: ReadonlyMap<string, LifecycleState> | undefined,
   ) {
     this.id = initial.id;
     this.committed = initial;
-    this.definition = def.name;
-    this.mailbox = new Mailbox(system.mailboxLimit);
-    if (resume) {
-      const mounted = new Set(initial.mounted.map((record) => record.name));
-      for (const [skill, state] of resume) {
-        // A mounted skill resumes failed or active; one that was unmounted keeps its inactive lifecycle on record.
-        if (!mounted.has(skill)) (this.retiredSkills ??= new Set()).add(skill);
-        else if (state === 'failed') (this.failedSkills ??= new Set()).add(skill);
-      }
-    }
+    this.definition = definition.name;
+    this.blueprint = definition.blueprint;
+    this.lifecycles = new SkillLifecycles(initial.id, system.trace, initial.mounted, resume);
+    this.mailbox = new Mailbox(
+      {
+        id: initial.id,
+        deliver: (item) => this.deliver(item),
+        busyElsewhere: () => system.inStep > 0,
+      },
+      system.mailboxLimit,
+    );
   }
 
   registeredActions(): string[] {
@@ -138,20 +116,12 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     else this.registered.delete(name);
   }
 
-  /** Each skill's lifecycle state: failed, else active while mounted, else inactive once unmounted. */
-  lifecycles(agent: Agent<object> = this.agent): Record<string, LifecycleState> {
-    const states: Record<string, LifecycleState> = {};
-    for (const record of agent.mounted) states[record.name] = this.failedSkills?.has(record.name) ? 'failed' : 'active';
-    if (this.retiredSkills) for (const skill of this.retiredSkills) states[skill] ??= 'inactive';
-    return states;
-  }
-
   // ── AgentRef ──────────────────────────────────────────────────────────────────────────────
 
   send(signal: Signal | SignalLike | string): void {
     const checked = toSignal(signal);
     this.system.trace?.({ kind: 'signal', agent: this.id, id: checked.id, type: checked.type, call: false });
-    this.enqueue({ event: { type: 'signal', signal: checked }, ticket: undefined, call: false });
+    this.mailbox.enqueue({ event: { type: 'signal', signal: checked }, ticket: undefined, call: false });
   }
 
   call(signal: Signal | SignalLike | string, options: CallOptions = {}): Promise<unknown> {
@@ -163,20 +133,16 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     }
     this.system.trace?.({ kind: 'signal', agent: this.id, id: checked.id, type: checked.type, call: true });
     const timeout = options.timeout ?? this.system.callTimeout;
-    return this.submit({ type: 'signal', signal: checked }, true, timeout, `call '${checked.type}'`);
+    return this.mailbox.submit({ type: 'signal', signal: checked }, true, timeout, `call '${checked.type}'`);
   }
 
   run(instructions: Instruction | readonly Instruction[], options: CallOptions = {}): Promise<unknown> {
     const list = Array.isArray(instructions) ? (instructions as readonly Instruction[]) : [instructions as Instruction];
-    const plain: InstructionObject[] = [];
-    for (const instruction of list) {
-      const normalized = normalizeInstruction(instruction);
-      if (!normalized.ok) return Promise.reject(new RuntimeError(normalized.error, this.id));
-      const { action, params, skill } = normalized.value;
-      plain.push(skill === undefined ? { action, params } : { action, params, skill });
-    }
+    const checked = plainInstructions(list);
+    if (!checked.ok) return Promise.reject(new RuntimeError(checked.error, this.id));
+    const plain = checked.value;
     const what = `run of ${plain.map((i) => `'${String(i.action)}'`).join(', ')}`;
-    return this.submit({ type: 'run', instructions: plain }, true, options.timeout ?? this.system.callTimeout, what);
+    return this.mailbox.submit({ type: 'run', instructions: plain }, true, options.timeout ?? this.system.callTimeout, what);
   }
 
   tools(options: { strict?: boolean } = {}): Toolset {
@@ -193,13 +159,13 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     const name = typeof skill === 'string' ? skill : skill?.name;
     if (typeof name !== 'string') return Promise.reject(new RuntimeError(errorInfo('invalid_skill', 'mount needs a skill or a skill name'), this.id));
     const event: AgentItemEvent = config === undefined ? { type: 'mount', skill: name } : { type: 'mount', skill: name, config };
-    return this.submit(event, false, undefined, `mount '${name}'`, typeof skill === 'string' ? undefined : skill) as Promise<MountReport>;
+    return this.mailbox.submit(event, false, undefined, `mount '${name}'`, typeof skill === 'string' ? undefined : skill) as Promise<MountReport>;
   }
 
   unmount(skill: AnySkill | string): Promise<MountReport> {
     const name = typeof skill === 'string' ? skill : skill?.name;
     if (typeof name !== 'string') return Promise.reject(new RuntimeError(errorInfo('invalid_skill', 'unmount needs a skill or a skill name'), this.id));
-    return this.submit({ type: 'unmount', skill: name }, false, undefined, `unmount '${name}'`) as Promise<MountReport>;
+    return this.mailbox.submit({ type: 'unmount', skill: name }, false, undefined, `unmount '${name}'`) as Promise<MountReport>;
   }
 
   getSnapshot(): AgentView<TState> {
@@ -207,11 +173,11 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     return {
       id: this.id,
       definition: this.definition,
-      status: this.stopped ? 'stopped' : this.phase === 'working' ? 'working' : 'idle',
+      status: this.mailbox.stopped ? 'stopped' : this.mailbox.phase === 'working' ? 'working' : 'idle',
       agent,
       state: agent.state,
       mounted: agent.mounted,
-      lifecycles: this.lifecycles(agent),
+      lifecycles: this.lifecycles.states(agent.mounted),
       registeredActions: this.registeredActions(),
       mailbox: this.mailbox.size,
       parent: this.parent,
@@ -226,7 +192,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       id: this.id,
       definition: this.definition,
       agent: structuredClone({ id: data.id, definition: data.definition, state: data.state as Record<string, unknown>, mounted: data.mounted }),
-      lifecycles: this.lifecycles(),
+      lifecycles: this.lifecycles.states(this.agent.mounted),
       children: [...this.childIds],
     };
     if (this.parent !== undefined) snapshot.parent = this.parent;
@@ -252,104 +218,26 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   }
 
   get isStopped(): boolean {
-    return this.stopped;
-  }
-
-  // ── Mailbox ───────────────────────────────────────────────────────────────────────────────
-
-  private submit(event: AgentItemEvent, call: boolean, timeout: number | undefined, what: string, skill?: AnySkill): Promise<unknown> {
-    return new Promise((resolve, reject) => {
-      const ticket: Ticket = { resolve, reject, timer: undefined, settled: false };
-      if (timeout !== undefined && timeout !== Infinity) {
-        // A deadline already past (a negative or NaN timeout) is a timeout of 0, never no timeout at all.
-        const ms = timeout > 0 ? timeout : 0;
-        ticket.timer = setTimer(() => {
-          this.settle(ticket, new RuntimeError(errorInfo('timeout', `${what} to agent '${this.id}' got no answer within ${ms} ms`), this.id));
-        }, ms);
-      }
-      try {
-        this.enqueue(skill === undefined ? { event, ticket, call } : { event, ticket, call, skill });
-      } catch (error) {
-        this.settle(ticket, error);
-      }
-    });
-  }
-
-  private enqueue(item: Item): void {
-    if (this.stopped || this.closing !== undefined) {
-      throw new RuntimeError(errorInfo('agent_stopped', `agent '${this.id}' is ${this.stopped ? 'stopped' : `stopping (${this.closing})`}`), this.id);
-    }
-    if (this.phase === 'idle' && this.mailbox.size === 0 && this.system.inStep === 0) {
-      this.dispatch(item);
-      return;
-    }
-    if (!this.mailbox.push(item)) {
-      throw new RuntimeError(
-        errorInfo('mailbox_full', `agent '${this.id}' has ${this.mailbox.capacity} items waiting; its mailbox is full`, {
-          details: { capacity: this.mailbox.capacity },
-        }),
-        this.id,
-      );
-    }
-    // Sent from inside another agent's step (an emit, a listener): run it once that step is over.
-    if (this.phase === 'idle') this.scheduleDrain();
-  }
-
-  private drainScheduled = false;
-
-  private scheduleDrain(): void {
-    if (this.drainScheduled) return;
-    this.drainScheduled = true;
-    queueMicrotask(() => {
-      this.drainScheduled = false;
-      this.drain();
-    });
-  }
-
-  private dispatch(item: Item): void {
-    this.phase = 'processing';
-    this.current = item;
-    this.system.inStep++;
-    try {
-      this.actor.send(item.event);
-    } finally {
-      this.system.inStep--;
-    }
-  }
-
-  private drain(): void {
-    while (this.phase === 'idle' && !this.stopped && this.closing === undefined) {
-      const next = this.mailbox.shift();
-      if (next === undefined) return;
-      this.dispatch(next);
-    }
-  }
-
-  private settle(ticket: Ticket, error: unknown, value?: unknown): void {
-    if (ticket.settled) return;
-    ticket.settled = true;
-    if (ticket.timer !== undefined) clearTimer(ticket.timer);
-    if (error !== undefined) ticket.reject(error);
-    else ticket.resolve(value);
+    return this.mailbox.stopped;
   }
 
   // ── AgentHost (called by the agent machine) ────────────────────────────────────────────────
 
   isCall(event: AgentItemEvent): boolean {
-    return this.current?.event === event && this.current.call;
+    return this.mailbox.owns(event) && this.mailbox.current!.call;
   }
 
   owns(event: AgentItemEvent): boolean {
-    return this.current?.event === event;
+    return this.mailbox.owns(event);
   }
 
   resolveSkill(event: Extract<AgentItemEvent, { type: 'mount' }>): { skill: AnySkill } | { error: ErrorInfo } | undefined {
     // The skill given with this very mount comes first: a different skill of the same name already
     // mounted must be refused (skill_conflict), not taken for it.
-    if (this.current?.event === event && this.current.skill) return { skill: this.current.skill };
+    if (this.mailbox.owns(event) && this.mailbox.current!.skill) return { skill: this.mailbox.current!.skill };
     const name = event.skill;
     try {
-      const skill = catalogOf(this.committed)?.skills.get(name)?.spec ?? this.def.blueprint.resolveSkill(name) ?? this.system.resolveSkill(name);
+      const skill = catalogOf(this.committed)?.skills.get(name)?.spec ?? this.blueprint.resolveSkill(name) ?? this.system.resolveSkill(name);
       return skill ? { skill } : undefined;
     } catch (error) {
       const info = error instanceof SkillstateError ? error.toInfo() : errorInfo('unknown_skill', `finding skill '${name}' failed: ${describeThrown(error)}`, { skill: name });
@@ -362,17 +250,16 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   }
 
   resumeState(skill: string): LifecycleState | undefined {
-    // A mounted skill is active or failed: a snapshot that says anything else is not believed.
-    return this.resume?.get(skill) === 'failed' ? 'failed' : undefined;
+    return this.lifecycles.resumeState(skill);
   }
 
   began(): void {
-    this.phase = 'working';
+    this.mailbox.began();
   }
 
   received(event: AgentItemEvent): void {
     try {
-      this.enqueue({ event: this.checked(event), ticket: undefined, call: false });
+      this.mailbox.enqueue({ event: this.checked(event), ticket: undefined, call: false });
     } catch (error) {
       const info = error instanceof SkillstateError ? error.toInfo() : errorInfo('invalid_signal', describeThrown(error));
       this.system.report(this.id, { ...info, message: `agent '${this.id}': an event sent to its actor directly was refused: ${info.message}` });
@@ -385,7 +272,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
    */
   runMountHooks(): void {
     this.starting = true;
-    this.enqueue({ event: { type: 'start' }, ticket: undefined, call: false });
+    this.mailbox.enqueue({ event: { type: 'start' }, ticket: undefined, call: false });
   }
 
   /** An item event from outside the mailbox, checked as `send`, `run`, `mount` and `unmount` check theirs. */
@@ -395,14 +282,9 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
         return { type: 'signal', signal: toSignal(event.signal) };
       case 'run': {
         const list: unknown[] = Array.isArray(event.instructions) ? event.instructions : [event.instructions];
-        const instructions: InstructionObject[] = [];
-        for (const instruction of list) {
-          const normalized = normalizeInstruction(instruction);
-          if (!normalized.ok) throw new RuntimeError(normalized.error, this.id);
-          const { action, params, skill } = normalized.value;
-          instructions.push(skill === undefined ? { action, params } : { action, params, skill });
-        }
-        return { type: 'run', instructions };
+        const instructions = plainInstructions(list);
+        if (!instructions.ok) throw new RuntimeError(instructions.error, this.id);
+        return { type: 'run', instructions: instructions.value };
       }
       case 'mount':
       case 'unmount':
@@ -414,44 +296,31 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   }
 
   crashed(error: unknown): void {
-    const item = this.current;
-    this.current = undefined;
-    this.phase = 'idle';
-    const info = errorInfo('signal_failed', `agent '${this.id}': a step failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);
+    const item = this.mailbox.current;
+    if (item) this.mailbox.finished(item.event);
+    const info = errorInfo('signal_failed', `agent '${this.id}': a step failed unexpectedly: ${describeThrown(error)}`);
     this.system.report(this.id, info);
-    if (item?.ticket) this.settle(item.ticket, new RuntimeError(info, this.id));
-    this.drain();
+    if (item?.ticket) this.mailbox.settle(item.ticket, new RuntimeError(info, this.id));
+    this.mailbox.drain();
   }
 
   finished(event: AgentItemEvent, outcome: StepOutcome): void {
-    const item = this.current;
-    const mine = item !== undefined && item.event === event;
-    if (mine) {
-      this.current = undefined;
-      this.phase = 'idle';
-    }
+    const item = this.mailbox.finished(event);
     // Stopped while the step ran (user code stopped it): its caller has had agent_stopped, and the
     // step's state and effects are dropped, exactly as for an async step cut short by a stop.
-    if (this.stopped) return;
+    if (this.mailbox.stopped) return;
     this.committed = outcome.agent as Agent<TState>;
     this.system.inStep++;
     try {
-      this.complete(event, outcome, mine ? item : undefined);
-      if (mine) this.drain();
+      this.complete(event, outcome, item);
+      if (item) this.mailbox.drain();
     } finally {
       this.system.inStep--;
     }
   }
 
   lifecycle(report: LifecycleReport): void {
-    if (report.state === 'failed') (this.failedSkills ??= new Set()).add(report.skill);
-    const trace = this.system.trace;
-    if (trace) {
-      const record: Parameters<typeof trace>[0] = { kind: 'lifecycle', agent: this.id, skill: report.skill, state: report.state };
-      if (report.restarted) record.restarted = report.restarted;
-      if (report.error) record.error = report.error;
-      trace(record);
-    }
+    this.lifecycles.reported(report);
     if (report.restarted) {
       this.system.diagnose(this.id, {
         level: 'warning',
@@ -469,7 +338,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
 
   // ── Completing a step ────────────────────────────────────────────────────────────────────
 
-  private complete(event: AgentItemEvent, outcome: StepOutcome, item: Item | undefined): void {
+  private complete(event: AgentItemEvent, outcome: StepOutcome, item: MailboxItem | undefined): void {
     if (event.type === 'start') this.starting = false;
     const trace = this.system.trace;
     if (trace) {
@@ -485,10 +354,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       trace(record);
     }
     for (const diagnostic of outcome.diagnostics) this.system.diagnose(this.id, diagnostic);
-    if (outcome.agent.mounted !== this.knownMounted) {
-      this.recordLifecycles(outcome.agent);
-      this.system.reindex(this, outcome.agent);
-    }
+    if (this.lifecycles.follow(outcome.agent.mounted)) this.system.reindex(this.id, outcome.agent);
     const answered = item?.ticket !== undefined && !item.ticket.settled;
     if (outcome.effects.length) this.system.interpret(this.id, outcome.effects, answered);
 
@@ -503,15 +369,15 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       return;
     }
     if (outcome.error) {
-      this.settle(ticket, new RuntimeError(outcome.error, this.id));
+      this.mailbox.settle(ticket, new RuntimeError(outcome.error, this.id));
       return;
     }
-    if (event.type === 'signal' || event.type === 'run' || event.type === 'start') this.settle(ticket, undefined, outcome.result);
+    if (event.type === 'signal' || event.type === 'run' || event.type === 'start') this.mailbox.settle(ticket, undefined, outcome.result);
     else {
       const result = (outcome.result ?? {}) as { mounted?: boolean; unmounted?: boolean };
       const changed = result.mounted ?? result.unmounted ?? false;
       const diagnostics = outcome.diagnostics;
-      if (event.type === 'mount' && !changed && this.failedSkills?.has(event.skill)) {
+      if (event.type === 'mount' && !changed && this.lifecycles.hasFailed(event.skill)) {
         // Mounting is idempotent, so this mount restarts nothing: say how to restart the skill.
         const note = diagnostic('warning', 'skill_still_failed', `agent '${this.id}': skill '${event.skill}' is already mounted and has failed; unmount it and mount it again to restart its children`, {
           skill: event.skill,
@@ -520,31 +386,9 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
         diagnostics.push(note);
       }
       const report: MountReport = { skill: event.skill, changed, effects: outcome.effects, diagnostics };
-      this.settle(ticket, undefined, report);
+      this.mailbox.settle(ticket, undefined, report);
     }
   }
-
-  /** Lifecycle transitions the agent machine just made by mounting and unmounting skills. */
-  private recordLifecycles(after: Agent<object>): void {
-    const before = new Set((this.knownMounted ?? []).map((record) => record.name));
-    const now = new Set(after.mounted.map((record) => record.name));
-    const trace = this.system.trace;
-    for (const name of now) {
-      if (before.has(name)) continue;
-      this.failedSkills?.delete(name);
-      this.retiredSkills?.delete(name);
-      trace?.({ kind: 'lifecycle', agent: this.id, skill: name, state: 'active' });
-    }
-    for (const name of before) {
-      if (now.has(name)) continue;
-      this.failedSkills?.delete(name);
-      (this.retiredSkills ??= new Set()).add(name);
-      trace?.({ kind: 'lifecycle', agent: this.id, skill: name, state: 'inactive' });
-    }
-  }
-
-  /** The mounted skills as of the last step (lifecycles and the pattern index follow it). */
-  knownMounted: readonly MountedSkill[] | undefined;
 
   // ── Stopping ─────────────────────────────────────────────────────────────────────────────
 
@@ -554,9 +398,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
    * the step that asked is over.
    */
   close(reason: string): void {
-    if (this.stopped || this.closing !== undefined) return;
-    this.closing = reason;
-    for (const item of this.mailbox.drain()) if (item.ticket) this.settle(item.ticket, this.stoppedError(reason));
+    this.mailbox.close(reason, (why) => this.stoppedError(why));
   }
 
   private stoppedError(reason: string): RuntimeError {
@@ -565,17 +407,24 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
 
   /** Stops the actor, answers every waiting caller with `agent_stopped`, cancels timers. */
   terminate(reason: string): void {
-    if (this.stopped) return;
-    this.stopped = true;
+    if (this.mailbox.stopped) return;
     if (this.scheduled) for (const timer of this.scheduled.keys()) clearTimer(timer);
     this.scheduled = undefined;
-    if (this.current?.ticket) this.settle(this.current.ticket, this.stoppedError(reason));
-    for (const item of this.mailbox.drain()) if (item.ticket) this.settle(item.ticket, this.stoppedError(reason));
-    const stopActor = () => this.actor.stop();
     // Stopping an actor from inside its own step would cut the step short: wait for it to end.
-    if (this.phase === 'processing') queueMicrotask(stopActor);
+    const inOwnStep = this.mailbox.phase === 'processing';
+    this.mailbox.stop(this.stoppedError(reason));
+    const stopActor = () => this.actor.stop();
+    if (inOwnStep) queueMicrotask(stopActor);
     else stopActor();
-    this.current = undefined;
-    this.phase = 'idle';
+  }
+
+  /** Hands an item to the actor, counted as a step on the system's stack. */
+  private deliver(item: MailboxItem): void {
+    this.system.inStep++;
+    try {
+      this.actor.send(item.event);
+    } finally {
+      this.system.inStep--;
+    }
   }
 }

@@ -1,8 +1,8 @@
 /**
- * A bounded FIFO queue: an agent's mailbox. Push and shift are O(1) amortised (a ring buffer
+ * A bounded FIFO queue (what an agent's mailbox holds). Push and shift are O(1) amortised (a ring buffer
  * over a growing array), so a burst of 10,000 signals costs linear time, not quadratic.
  */
-export class Mailbox<T> {
+export class BoundedQueue<T> {
   // Allocated on the first push: most agents never queue anything.
   private items: (T | undefined)[] = [];
   private head = 0;

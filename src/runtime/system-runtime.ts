@@ -11,11 +11,10 @@ import type { AgentDefinition, DeepPartial } from '../core/agent-definition.js';
 import { type Catalog } from '../core/catalog.js';
 import { catalogOf, type Agent } from '../core/agent-value.js';
 import { diagnostic as makeDiagnostic, type Diagnostic } from '../core/diagnostics.js';
-import type { Effect } from '../core/effects.js';
+import type { Effect, SpawnEffect } from '../core/effects.js';
 import { DefinitionError, describeThrown, errorInfo, SkillstateError, type ErrorInfo } from '../core/errors.js';
 import { describeValue, isPlainObject } from '../core/plain.js';
 import { createSkillRegistry, type SkillRegistry, type SkillResolver } from '../core/skill-registry.js';
-import { createRouter, type Router } from '../core/router.js';
 import { toSignal, type Signal } from '../core/signal.js';
 import { isSkill, type AnySkill } from '../core/skill.js';
 import { agentMachine } from '../../machines/agent.js';
@@ -25,9 +24,11 @@ import { AgentProcess } from './agent-process.js';
 import type { AgentRef, AgentSnapshot } from './agent-ref.js';
 import { Broadcaster, DIAGNOSTIC_SIGNAL, ERROR_SIGNAL } from './broadcast.js';
 import { listenPatterns, PatternIndex, registeredNames } from './pattern-index.js';
+import { effectHandlers, interpretEffect, type EffectHost } from './effects.js';
 import { RuntimeError } from './errors.js';
+import type { ProcessHost } from './process-host.js';
 import { checkCatalog } from '../engine/skill-checks.js';
-import { clearTimer, setTimer } from './timers.js';
+import { setTimer } from './timers.js';
 import { createTracer, type TraceOption, type Tracer } from './trace.js';
 
 /** Anything XState accepts as an inspector, or an `@statelyai/inspect` inspector (its `.inspect` is used). */
@@ -100,7 +101,7 @@ function normalizeInspect(option: InspectOption | undefined): ((event: Inspectio
   };
 }
 
-export class SystemRuntime implements SystemHost {
+export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
   readonly agents = new Map<string, AgentProcess<object>>();
   readonly definitions = new Map<string, AgentDefinition<object>>();
   readonly skills: SkillRegistry;
@@ -120,7 +121,9 @@ export class SystemRuntime implements SystemHost {
    */
   inStep = 0;
 
-  constructor(private readonly options: AgentSystemOptions = {}) {
+  private readonly effects = effectHandlers(this);
+
+  constructor(options: AgentSystemOptions = {}) {
     if (!isPlainObject(options as unknown)) {
       throw new DefinitionError({ code: 'invalid_agent', message: `createAgentSystem takes an options object, got ${describeValue(options)}` });
     }
@@ -242,16 +245,13 @@ export class SystemRuntime implements SystemHost {
     if (parent !== undefined) this.agents.get(parent)!.childIds.add(agent.id);
     process.registeredAtStart = registeredNames(catalogOf(agent)!);
     process.actor.start();
-    this.reindex(process as AgentProcess<object>, agent as Agent<object>);
+    this.reindex(agent.id, agent as Agent<object>);
     if (this.trace) {
       const record: Parameters<Tracer>[0] = { kind: 'spawn', agent: agent.id, definition: definition.name };
       if (parent !== undefined) record.parent = parent;
       if (resume !== undefined) record.restored = true;
       this.trace(record);
-      // The lifecycles of the skills it starts with begin active (or failed, when restored so).
-      for (const { name } of agent.mounted) {
-        this.trace({ kind: 'lifecycle', agent: agent.id, skill: name, state: resume?.get(name) === 'failed' ? 'failed' : 'active' });
-      }
+      process.lifecycles.traceStart();
     }
     return process;
   }
@@ -283,9 +283,9 @@ export class SystemRuntime implements SystemHost {
   }
 
   /** Indexes the agent under the patterns it listens to (after spawn and after each mount change). */
-  reindex(process: AgentProcess<object>, agent: Agent<object>): void {
-    process.knownMounted = agent.mounted;
-    if (process.isStopped) return;
+  reindex(agentId: string, agent: Agent<object>): void {
+    const process = this.agents.get(agentId);
+    if (!process || process.isStopped) return;
     const next = listenPatterns(catalogOf(agent)!);
     if (next === process.patterns) return;
     for (const pattern of process.patterns) this.listeners.delete(pattern, process.id);
@@ -347,62 +347,35 @@ export class SystemRuntime implements SystemHost {
    * every agent's effects, and a throw would stop it for all of them.
    */
   carryOut(agentId: string, effect: Effect, answered: boolean): void {
+    this.trace?.({ kind: 'effect', agent: agentId, effect });
     try {
-      this.carryOutEffect(agentId, effect, answered);
+      interpretEffect(this.effects, effect, { agent: agentId, answered });
     } catch (error) {
       this.report(agentId, errorInfo('signal_failed', `agent '${agentId}': effect '${effect.type}' could not be carried out: ${describeThrown(error)}`));
     }
   }
 
-  private carryOutEffect(agentId: string, effect: Effect, answered: boolean): void {
-    this.trace?.({ kind: 'effect', agent: agentId, effect });
-    const process = this.agents.get(agentId);
-    switch (effect.type) {
-      case 'register_action':
-      case 'deregister_action':
-        process?.registerAction(effect.meta.skill === undefined ? effect.action : `${effect.meta.skill}/${effect.action}`, effect.type === 'register_action');
-        return;
-      case 'run':
-      case 'reply':
-        return; // carried out within the step; traced above
-      case 'emit':
-        this.publish(effect.signal, agentId);
-        return;
-      case 'spawn':
-        this.afterStep(() => this.spawnFromEffect(agentId, effect));
-        return;
-      case 'stop': {
-        const target = effect.agent ?? agentId;
-        if (!this.agents.has(target)) {
-          this.report(agentId, errorInfo('unknown_agent', `agent '${agentId}' asked to stop agent '${target}', which is not running`, { subject: target }));
-          return;
-        }
-        const reason = effect.reason ?? `stopped by agent '${agentId}'`;
-        // An agent that stops itself takes nothing more from its mailbox (what waits there gets
-        // agent_stopped now); the stop itself comes after the step, in effect order, like any
-        // other work for other actors: a child spawned by an earlier effect is stopped with it.
-        if (target === agentId) process?.close(reason);
-        this.afterStep(() => {
-          if (this.agents.has(target)) void this.stopAgent(target, reason);
-        });
-        return;
-      }
-      case 'schedule':
-        this.schedule(agentId, effect.delay, effect.signal);
-        return;
-      case 'error':
-        this.report(agentId, effect.error, answered);
-        return;
-    }
+  // ── EffectHost (called by the effect handlers) ─────────────────────────────────────────────
+
+  registerAction(agentId: string, name: string, registered: boolean): void {
+    this.agents.get(agentId)?.registerAction(name, registered);
+  }
+
+  isRunning(agentId: string): boolean {
+    return this.agents.has(agentId);
+  }
+
+  close(agentId: string, reason: string): void {
+    this.agents.get(agentId)?.close(reason);
   }
 
   /** Runs `work` now, or once the agent steps on the stack are over. */
-  private afterStep(work: () => void): void {
+  afterStep(work: () => void): void {
     if (this.inStep === 0) work();
     else queueMicrotask(work);
   }
 
-  private spawnFromEffect(parentId: string, effect: Extract<Effect, { type: 'spawn' }>): void {
+  spawnChild(parentId: string, effect: SpawnEffect): void {
     const definition = this.definitions.get(effect.definition);
     if (!definition) {
       this.report(parentId, errorInfo('unknown_agent', `agent '${parentId}' asked to spawn definition '${effect.definition}', which this system does not know`, { subject: effect.definition }));
@@ -420,7 +393,7 @@ export class SystemRuntime implements SystemHost {
   }
 
   /** Delivers `signal` to the agent after `delay` ms; `due` is when that is, as a snapshot records it. */
-  private schedule(agentId: string, delay: number, signal: Signal, due = Date.now() + delay): void {
+  schedule(agentId: string, delay: number, signal: Signal, due = Date.now() + delay): void {
     const process = this.agents.get(agentId);
     if (!process || process.isStopped) return;
     const timer = setTimer(() => {

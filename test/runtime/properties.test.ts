@@ -14,7 +14,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentRef } from '../../src/index.js';
 import { RuntimeError } from '../../src/index.js';
-import { Mailbox } from '../../src/runtime/queue.js';
+import { BoundedQueue } from '../../src/runtime/queue.js';
 import { checkAgentInvariants } from '../../src/testing/index.js';
 import { NotesAgent, collectEscapes, createSignal, crashableChild, defineAction, defineSkill, quietSystem, settleDown, z } from './fixtures.js';
 
@@ -184,7 +184,7 @@ describe('the mailbox ring buffer', () => {
   it('behaves as a bounded FIFO queue for any sequence of pushes and shifts', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 40 }), fc.array(fc.oneof(fc.nat(), fc.constant(null)), { maxLength: 300 }), (capacity, script) => {
-        const mailbox = new Mailbox<number>(capacity);
+        const mailbox = new BoundedQueue<number>(capacity);
         const model: number[] = [];
         for (const step of script) {
           if (step === null) expect(mailbox.shift()).toBe(model.shift());

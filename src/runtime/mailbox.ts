@@ -1,0 +1,179 @@
+/**
+ * An agent's mailbox discipline: one item at a time, in arrival order. An item goes straight to
+ * the actor when the agent is idle and nothing waits (the sync fast path: no queue, no promise);
+ * otherwise it waits, bounded by the capacity, and overflow is an error to the sender. Callers
+ * waiting on an item hold a ticket, settled once: with the answer, an error, a timeout, or
+ * `agent_stopped` when the agent stops first.
+ *
+ * The mailbox knows nothing of steps: it hands items to `deliver` and is told when the current
+ * one is finished.
+ */
+import { errorInfo } from '../core/errors.js';
+import type { AnySkill } from '../core/skill.js';
+import type { AgentItemEvent } from '../../machines/agent.js';
+import { RuntimeError } from './errors.js';
+import { BoundedQueue } from './queue.js';
+import { clearTimer, setTimer, type Timer } from './timers.js';
+
+/** A caller waiting for the answer to an item. */
+export interface Ticket {
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+  timer: Timer | undefined;
+  settled: boolean;
+}
+
+/** An item and who waits for it. */
+export interface MailboxItem {
+  event: AgentItemEvent;
+  ticket: Ticket | undefined;
+  /** A call: the step's reply is the answer (so `transformResult` runs). */
+  call: boolean;
+  /** The skill given to `mount` by value: it travels with its own item, never found by name. */
+  skill?: AnySkill;
+}
+
+/** idle: nothing running; processing: a sync step on the stack; working: an async step pending. */
+export type MailboxPhase = 'idle' | 'processing' | 'working';
+
+/** What the mailbox needs from its agent. */
+export interface MailboxOwner {
+  readonly id: string;
+  /** Hands an item to the actor. */
+  deliver(item: MailboxItem): void;
+  /** Whether any agent step of the system is on the stack (an item then waits for it to unwind). */
+  busyElsewhere(): boolean;
+}
+
+/** One agent's mailbox. */
+export class Mailbox {
+  private readonly queue: BoundedQueue<MailboxItem>;
+  phase: MailboxPhase = 'idle';
+  /** The item being processed. */
+  current: MailboxItem | undefined;
+  /** Stopped: takes nothing, ever again. */
+  stopped = false;
+  /** Why the agent takes no more items, once it asked to stop itself and until it is stopped. */
+  private closing: string | undefined;
+  private drainScheduled = false;
+
+  constructor(
+    private readonly owner: MailboxOwner,
+    capacity: number,
+  ) {
+    this.queue = new BoundedQueue(capacity);
+  }
+
+  /** Items waiting. */
+  get size(): number {
+    return this.queue.size;
+  }
+
+  /** Queues an item whose caller waits for the answer (`timeout` in ms; `what` names it in a timeout error). */
+  submit(event: AgentItemEvent, call: boolean, timeout: number | undefined, what: string, skill?: AnySkill): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const ticket: Ticket = { resolve, reject, timer: undefined, settled: false };
+      if (timeout !== undefined && timeout !== Infinity) {
+        // A deadline already past (a negative or NaN timeout) is a timeout of 0, never no timeout at all.
+        const ms = timeout > 0 ? timeout : 0;
+        ticket.timer = setTimer(() => {
+          this.settle(ticket, new RuntimeError(errorInfo('timeout', `${what} to agent '${this.owner.id}' got no answer within ${ms} ms`), this.owner.id));
+        }, ms);
+      }
+      try {
+        this.enqueue(skill === undefined ? { event, ticket, call } : { event, ticket, call, skill });
+      } catch (error) {
+        this.settle(ticket, error);
+      }
+    });
+  }
+
+  /** Queues an item, or delivers it at once when the agent is idle; throws when stopped or full. */
+  enqueue(item: MailboxItem): void {
+    if (this.stopped || this.closing !== undefined) {
+      throw new RuntimeError(errorInfo('agent_stopped', `agent '${this.owner.id}' is ${this.stopped ? 'stopped' : `stopping (${this.closing})`}`), this.owner.id);
+    }
+    if (this.phase === 'idle' && this.queue.size === 0 && !this.owner.busyElsewhere()) {
+      this.dispatch(item);
+      return;
+    }
+    if (!this.queue.push(item)) {
+      throw new RuntimeError(
+        errorInfo('mailbox_full', `agent '${this.owner.id}' has ${this.queue.capacity} items waiting; its mailbox is full`, {
+          details: { capacity: this.queue.capacity },
+        }),
+        this.owner.id,
+      );
+    }
+    // Sent from inside another agent's step (an emit, a listener): run it once that step is over.
+    if (this.phase === 'idle') this.scheduleDrain();
+  }
+
+  /** Whether `event` is the item handed to the actor. */
+  owns(event: AgentItemEvent): boolean {
+    return this.current?.event === event;
+  }
+
+  /** The step went async: items arriving meanwhile wait. */
+  began(): void {
+    this.phase = 'working';
+  }
+
+  /** The step for `event` is over; returns its item when it was the current one (the mailbox is idle again). */
+  finished(event: AgentItemEvent): MailboxItem | undefined {
+    const item = this.current;
+    if (item === undefined || item.event !== event) return undefined;
+    this.current = undefined;
+    this.phase = 'idle';
+    return item;
+  }
+
+  /** Hands waiting items to the actor, one at a time, while the agent is idle. */
+  drain(): void {
+    while (this.phase === 'idle' && !this.stopped && this.closing === undefined) {
+      const next = this.queue.shift();
+      if (next === undefined) return;
+      this.dispatch(next);
+    }
+  }
+
+  /** Answers a waiting caller, once. */
+  settle(ticket: Ticket, error: unknown, value?: unknown): void {
+    if (ticket.settled) return;
+    ticket.settled = true;
+    if (ticket.timer !== undefined) clearTimer(ticket.timer);
+    if (error !== undefined) ticket.reject(error);
+    else ticket.resolve(value);
+  }
+
+  /** Takes no more items; what waits gets `stoppedError(reason)`. */
+  close(reason: string, stoppedError: (reason: string) => unknown): void {
+    if (this.stopped || this.closing !== undefined) return;
+    this.closing = reason;
+    for (const item of this.queue.drain()) if (item.ticket) this.settle(item.ticket, stoppedError(reason));
+  }
+
+  /** Stopped for good: the current caller and everything waiting get `error`. */
+  stop(error: unknown): void {
+    this.stopped = true;
+    if (this.current?.ticket) this.settle(this.current.ticket, error);
+    for (const item of this.queue.drain()) if (item.ticket) this.settle(item.ticket, error);
+    this.current = undefined;
+    this.phase = 'idle';
+  }
+
+  private scheduleDrain(): void {
+    if (this.drainScheduled) return;
+    this.drainScheduled = true;
+    queueMicrotask(() => {
+      this.drainScheduled = false;
+      this.drain();
+    });
+  }
+
+  private dispatch(item: MailboxItem): void {
+    this.phase = 'processing';
+    this.current = item;
+    this.owner.deliver(item);
+  }
+}
