@@ -8,7 +8,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { scanSkillSources } from '../src/index.js';
+import { scanSkillSources } from '../src/manifest/discover.js';
 import { compare, formatBytes, formatNs, type ReportRow } from './harness.js';
 
 const COUNT = 1000;

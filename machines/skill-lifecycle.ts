@@ -20,6 +20,7 @@ import { assign, enqueueActions, sendParent, setup, type AnyActorLogic } from 'x
 import type { ErrorInfo } from '../src/core/errors.js';
 import type { ChildSpec, RestartPolicy } from '../src/core/skill.js';
 
+/** The lifecycle state of a skill on a running agent: active while mounted, inactive once unmounted, failed when its children gave up. */
 export type LifecycleState = 'inactive' | 'active' | 'failed';
 
 /** A child as the lifecycle runs it: plain data; its logic is provided under `actor`. */

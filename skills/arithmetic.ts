@@ -1,5 +1,5 @@
 /**
- * The arithmetic skill (seed 001's canonical example): add, subtract, multiply and divide,
+ * The arithmetic skill (the canonical example): add, subtract, multiply and divide,
  * with division by zero reported as a clean `division_by_zero` failure. It keeps no state.
  * Signals `arithmetic.<op>` are routed to the action of that name, and an
  * `arithmetic.calculate` signal carrying `{ op, a, b }` is turned into a `run` effect by
@@ -14,6 +14,7 @@ const operands = z.object({
 });
 const output = z.object({ result: z.number() });
 
+/** Adds two numbers (an action of `arithmetic`). */
 export const add = defineAction({
   name: 'add',
   description: 'Add two numbers (a + b)',
@@ -22,6 +23,7 @@ export const add = defineAction({
   run: ({ a, b }) => ({ result: a + b }),
 });
 
+/** Subtracts two numbers (an action of `arithmetic`). */
 export const subtract = defineAction({
   name: 'subtract',
   description: 'Subtract two numbers (a - b)',
@@ -30,6 +32,7 @@ export const subtract = defineAction({
   run: ({ a, b }) => ({ result: a - b }),
 });
 
+/** Multiplies two numbers (an action of `arithmetic`). */
 export const multiply = defineAction({
   name: 'multiply',
   description: 'Multiply two numbers (a * b)',
@@ -38,6 +41,7 @@ export const multiply = defineAction({
   run: ({ a, b }) => ({ result: a * b }),
 });
 
+/** Divides two numbers, failing on division by zero (an action of `arithmetic`). */
 export const divide = defineAction({
   name: 'divide',
   description: 'Divide two numbers (a / b); b must not be 0',
@@ -48,6 +52,7 @@ export const divide = defineAction({
 
 const OPERATIONS = new Set(['add', 'subtract', 'multiply', 'divide']);
 
+/** The arithmetic skill: add, subtract, multiply and divide. */
 export const arithmetic = defineSkill({
   name: 'arithmetic',
   description: 'Basic arithmetic operations: add, subtract, multiply, divide.',

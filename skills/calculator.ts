@@ -1,5 +1,5 @@
 /**
- * The calculator skill (seed 000's example): arithmetic that rounds to a precision kept in its
+ * The calculator skill: arithmetic that rounds to a precision kept in its
  * state, refuses results above a configured maximum, and remembers the last result. Signals
  * `calculator.*` reach it: `handleSignal` records the operation named by the signal type, the
  * routes send `calculator.add` / `.subtract` / `.multiply` to the actions, and
@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { Decision, createSignal, defineAction, defineSkill, fail, result } from '../src/index.js';
 
+/** The calculator's state schema. */
 export const calculatorState = z.object({
   precision: z.number().int().min(0).max(12).default(2),
   last_result: z.number().default(0),
@@ -35,10 +36,14 @@ function compute(name: string, description: string, op: (a: number, b: number) =
   });
 }
 
+/** Adds two numbers, rounded (an action of `calculator`). */
 export const calculatorAdd = compute('add', 'Add two numbers, rounded to the precision', (a, b) => a + b);
+/** Subtracts two numbers, rounded (an action of `calculator`). */
 export const calculatorSubtract = compute('subtract', 'Subtract b from a, rounded to the precision', (a, b) => a - b);
+/** Multiplies two numbers, rounded (an action of `calculator`). */
 export const calculatorMultiply = compute('multiply', 'Multiply two numbers, rounded to the precision', (a, b) => a * b);
 
+/** The calculator skill: arithmetic rounded to a precision kept in its state. */
 export const calculator = defineSkill({
   name: 'calculator',
   description: 'Basic arithmetic operations',

@@ -1,15 +1,17 @@
 /**
- * The counter skill (seed 001's "skill with internal state"): a count and a step kept in the
+ * The counter skill (a skill with internal state): a count and a step kept in the
  * agent's state under `counter`, the initial values taken from the config.
  */
 import { z } from 'zod';
 import { defineAction, defineSkill, result } from '../src/index.js';
 
+/** The counter's state schema. */
 export const counterState = z.object({
   count: z.number().int().default(0),
   step: z.number().int().default(1),
 });
 
+/** Increments the count (an action of `counter`). */
 export const increment = defineAction({
   name: 'increment',
   description: 'Add the step (or the given amount) to the count',
@@ -21,6 +23,7 @@ export const increment = defineAction({
   },
 });
 
+/** Decrements the count (an action of `counter`). */
 export const decrement = defineAction({
   name: 'decrement',
   description: 'Subtract the step from the count',
@@ -32,6 +35,7 @@ export const decrement = defineAction({
   },
 });
 
+/** Resets the count (an action of `counter`). */
 export const reset = defineAction({
   name: 'reset',
   description: 'Set the count back to a value (default 0)',
@@ -40,6 +44,7 @@ export const reset = defineAction({
   run: ({ to }) => result({ count: to }, { state: { count: to } }),
 });
 
+/** Reads the count (an action of `counter`). */
 export const getCount = defineAction({
   name: 'get_count',
   description: 'Read the current count',
@@ -48,6 +53,7 @@ export const getCount = defineAction({
   run: (_params, { skillState }) => ({ count: skillState.count }),
 });
 
+/** The counter skill: a count and a step kept in its state. */
 export const counter = defineSkill({
   name: 'counter',
   description: 'A counter with a configurable step.',

@@ -13,8 +13,10 @@ import { runCommand } from './commands/run.js';
 import { validateCommand } from './commands/validate.js';
 import { processIO, UsageError, type CliIO, type Command } from './io.js';
 
+/** The CLI commands, in the order `skillstate --help` lists them. */
 export const COMMANDS: readonly Command[] = [validateCommand, listCommand, discloseCommand, readCommand, runCommand];
 
+/** The CLI usage text. */
 export function usage(): string {
   const width = Math.max(...COMMANDS.map((command) => command.name.length));
   return `Usage: skillstate <command> [options]

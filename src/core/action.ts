@@ -108,6 +108,7 @@ export function isActionFailure(value: unknown): value is ActionFailure {
 /** The output type of an action whose `run` returns `R`. */
 export type OutputOf<R> = R extends ActionFailure ? never : R extends ActionResult<infer O, unknown> ? O : R;
 
+/** An action made by `defineAction`: a valid tool name, a description, an input schema and `run`. */
 export interface ActionSpec<
   TInput extends ObjectSchema = ObjectSchema,
   TOutput = unknown,
@@ -130,6 +131,7 @@ export interface ActionSpec<
 /** An action of any input, output and state. */
 export type AnyAction = ActionSpec<ObjectSchema, unknown, unknown, unknown>;
 
+/** What `defineAction` takes: name, description, input schema, optional output and state schemas, and `run`. */
 export interface ActionDefinition<
   TInput extends ObjectSchema,
   TReturn,

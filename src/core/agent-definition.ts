@@ -74,6 +74,7 @@ type CheckedAttachments<T extends readonly SkillAttachment[]> = {
   [I in keyof T]: T[I] extends readonly [infer S, unknown] ? readonly [S, SkillConfigInput<S>] : T[I];
 };
 
+/** What `defineAgent` takes: a name, an own-state schema, own actions and routes, and the skills to attach. */
 export interface AgentDefinitionInput<TSchema extends ObjectSchema, TSkills extends readonly SkillAttachment[]> {
   name: string;
   description?: string;
@@ -89,12 +90,14 @@ export interface AgentDefinitionInput<TSchema extends ObjectSchema, TSkills exte
   registry?: SkillResolver;
 }
 
+/** Options of `definition.new()`: the id and initial state of the agent. */
 export interface NewAgentOptions<TState> {
   id?: string;
   /** Initial values, merged over the defaults. */
   state?: DeepPartial<TState>;
 }
 
+/** An agent definition made by `defineAgent`: makes agent values (`new`), restores them, and runs pure operations on them. */
 export interface AgentDefinition<TState extends object = Record<string, unknown>> {
   readonly kind: 'agent';
   readonly name: string;

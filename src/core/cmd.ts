@@ -30,6 +30,7 @@ import { invalidStateUpdate, updateSlice } from './state-update.js';
 import type { SkillAttachment } from './skill.js';
 import { isThenable } from './maybe-async.js';
 
+/** Options of `cmd` and `execute`. */
 export interface CmdOptions {
   /** The signal being processed, passed to actions as `ctx.signal`. */
   signal?: Signal;
@@ -39,10 +40,12 @@ export interface CmdOptions {
   onError?: 'stop' | 'continue';
 }
 
+/** The result of one instruction run by `cmd`: its output, or the error that stopped it. */
 export type InstructionResult =
   | { ok: true; action: string; skill: string | undefined; output: unknown }
   | { ok: false; action: string | undefined; skill: string | undefined; error: ErrorInfo };
 
+/** What `cmd` returns: the new agent, the effects for the runtime, and one result per instruction that ran. */
 export interface CmdResult<TState extends object = Record<string, unknown>> {
   agent: Agent<TState>;
   effects: Effect[];

@@ -7,8 +7,10 @@
  * Pure: no I/O, no XState.
  */
 
+/** How much a diagnostic matters: `info`, `warning` or `error` (the default handler prints warnings and errors). */
 export type DiagnosticLevel = 'info' | 'warning' | 'error';
 
+/** A warning or a note that is not an error: a shadowed route, a renamed tool, a skipped skill. */
 export interface Diagnostic {
   level: DiagnosticLevel;
   /** Stable, machine-readable: e.g. `shadowed_route`, `action_name_clash`, `skill_skipped`. */
@@ -20,6 +22,7 @@ export interface Diagnostic {
   details?: Record<string, unknown>;
 }
 
+/** Receives diagnostics as they are produced. */
 export type DiagnosticListener = (diagnostic: Diagnostic) => void;
 
 /** Builds a diagnostic, leaving out fields that are undefined. */

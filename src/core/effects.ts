@@ -10,6 +10,7 @@ import { isPlainObject } from './plain.js';
 import type { Result } from './result.js';
 import { signalProblem, type Signal } from './signal.js';
 
+/** What every effect carries besides its payload: the skill that produced it and tags. */
 export interface EffectMeta {
   /** The skill whose action or hook produced the effect. */
   skill?: string;
@@ -84,6 +85,7 @@ export interface ErrorEffect {
   meta: EffectMeta;
 }
 
+/** An effect: a plain object asking the runtime to do something (register an action, emit, spawn, stop, schedule, report an error...). */
 export type Effect =
   | RegisterActionEffect
   | DeregisterActionEffect
@@ -95,6 +97,7 @@ export type Effect =
   | ScheduleEffect
   | ErrorEffect;
 
+/** The kind of an effect (its `type`). */
 export type EffectType = Effect['type'];
 
 /** Every effect kind once: a kind added to `Effect` and missing here (or the reverse) does not compile. */

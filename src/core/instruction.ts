@@ -11,6 +11,7 @@ import { describeValue, isPlainObject } from './plain.js';
 import type { Result } from './result.js';
 import type { Signal } from './signal.js';
 
+/** An instruction as an object: the action (by name or by value), its params, and optionally the skill that provides it. */
 export interface InstructionObject {
   action: string | AnyAction;
   params?: Record<string, unknown>;

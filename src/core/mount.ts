@@ -15,6 +15,7 @@ import { Effects, type Effect } from './effects.js';
 import { errorInfo, type ErrorInfo } from './errors.js';
 import { initialSlice, isSkill, resolveSkillConfig, unpackAttachment, type AnySkill, type SkillAttachment, type SkillSpec } from './skill.js';
 
+/** What `mountSkill`, `mountSkills` and `unmountSkill` return: the new agent with its effects and diagnostics, or the error. */
 export type MountResult<TState extends object = Record<string, unknown>> =
   | { ok: true; agent: Agent<TState>; effects: Effect[]; diagnostics: Diagnostic[] }
   | { ok: false; error: ErrorInfo };

@@ -17,6 +17,7 @@ import { cachedSignalTypeSegments, type SignalLike } from './signal.js';
 export const MIN_PRIORITY = -100;
 export const MAX_PRIORITY = 100;
 
+/** A route: a signal-type pattern, a target (an action or a handler), an optional priority and guard. */
 export interface Route<T> {
   /** A pattern: exact segments, `*` (one segment) and `**` (zero or more). */
   path: string;
@@ -27,6 +28,7 @@ export interface Route<T> {
   match?: (signal: SignalLike) => boolean;
 }
 
+/** A route that matched a signal type, with its target and priority. */
 export interface RouteMatch<T> {
   path: string;
   target: T;
@@ -34,10 +36,12 @@ export interface RouteMatch<T> {
   route: Route<T>;
 }
 
+/** What a router answers for a signal: the matches, best first, or the error when none matched. */
 export type RouteResult<T> =
   | { ok: true; matches: RouteMatch<T>[]; guardErrors: ErrorInfo[] }
   | { ok: false; error: ErrorInfo; guardErrors: ErrorInfo[] };
 
+/** A router of signal types to targets, made by `createRouter`. */
 export interface Router<T> {
   /** Adds one route or several. Throws a `RouteError` naming the path when one is invalid. */
   add(routes: Route<T> | readonly Route<T>[]): Router<T>;

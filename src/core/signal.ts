@@ -25,6 +25,7 @@ export interface SignalLike {
   data?: unknown;
 }
 
+/** Options of `createSignal`: the source, subject and id of the signal. */
 export interface CreateSignalOptions {
   /** Where the signal comes from (CloudEvents `source`). Default `skillstate`. */
   source?: string;

@@ -14,6 +14,7 @@ export interface SkillResolver {
   get(name: string): AnySkill | undefined;
 }
 
+/** A registry of code skills by name, made by `createSkillRegistry`. */
 export interface SkillRegistry extends SkillResolver {
   /** Registers skills. Registering a different skill under a name already taken throws. */
   register(skills: AnySkill | readonly AnySkill[]): SkillRegistry;

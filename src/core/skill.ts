@@ -134,6 +134,7 @@ export type AnySkill = SkillSpec<string, string, unknown, unknown>;
 /** A skill attached to an agent: the skill alone, or with its config. */
 export type SkillAttachment = AnySkill | readonly [AnySkill, Record<string, unknown>];
 
+/** What `defineSkill` takes: name, schema, actions, routes, signal patterns, hooks, tools and children. */
 export interface SkillDefinition<
   TName extends string,
   TKey extends string,
@@ -346,20 +347,20 @@ export function initialSlice(
   config: Record<string, unknown>,
   overrides?: Record<string, unknown>,
 ): { ok: true; value: Record<string, unknown> } | { ok: false; error: ErrorInfo } {
-  let seed: unknown;
+  let initial: unknown;
   try {
-    seed = skill.initialState(config);
+    initial = skill.initialState(config);
   } catch (thrown) {
     return {
       ok: false,
       error: errorInfo('invalid_state', `initialState of skill '${skill.name}' threw: ${describeThrown(thrown)}`, { skill: skill.name }),
     };
   }
-  if (seed === undefined || seed === null) seed = {};
-  if (!isPlainObject(seed)) {
+  if (initial === undefined || initial === null) initial = {};
+  if (!isPlainObject(initial)) {
     return { ok: false, error: errorInfo('invalid_state', `initialState of skill '${skill.name}' must return a plain object`, { skill: skill.name }) };
   }
-  const parsed = parseSync(skill.schema, overrides ? deepMerge(seed, overrides) : seed);
+  const parsed = parseSync(skill.schema, overrides ? deepMerge(initial, overrides) : initial);
   if (parsed.ok) return { ok: true, value: parsed.value as Record<string, unknown> };
   return {
     ok: false,

@@ -25,6 +25,7 @@ import type { AnySkill } from './skill.js';
 import { toolProblem, type FunctionTool, type JsonSchema } from './function-tool.js';
 
 
+/** Options of turning actions into function tools (strict mode, a tool name). */
 export interface ToolOptions {
   /** Produce OpenAI strict-mode schemas (and set `strict: true`) where the input allows it. */
   strict?: boolean;
@@ -41,6 +42,7 @@ export interface ToolBinding {
   nullablePaths: readonly (readonly string[])[];
 }
 
+/** An agent's actions as function tools for a model, and the way back from a tool call to an instruction. */
 export interface Toolset {
   tools: FunctionTool[];
   bindings: ReadonlyMap<string, ToolBinding>;

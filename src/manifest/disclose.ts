@@ -1,5 +1,5 @@
 /**
- * Progressive disclosure (seed 002's four tiers, seed 003's injection format): given the
+ * Progressive disclosure (four tiers, rendered in the injection format of `render.ts`): given the
  * registry and the user's query, decide how much of the skills a language model should see.
  *
  * - Tier 0 — nothing: there are no skills (no catalog, and no `load_skill` tool either).
@@ -21,12 +21,14 @@ import type { DocumentSkillRegistry } from './document-registry.js';
 import type { SkillEntry } from './skill-entry.js';
 import { estimateTokens, renderDisclosure, type Budget, type Cut } from './render.js';
 
+/** How much of the skills a disclosure shows, 0 (nothing) to 3 (full bodies). */
 export type Tier = 0 | 1 | 2 | 3;
 
 /** Queries that ask what the agent can do, or for the list of skills. */
 export const CATALOG_QUERY =
   /\b(?:what (?:can|could) you do|what are you able to do|what do you know how to do|what are your (?:skills|capabilities|abilities)|(?:list|show)(?: me)?(?: all| your| the| available)* skills|(?:which|what) skills|available skills|your capabilities)\b/i;
 
+/** Options of `disclose`: the query, the budget, the skills to enable, disable or preload. */
 export interface DiscloseOptions {
   /** How many matching skills to show in full (default 3). */
   maxSkills?: number;
@@ -58,6 +60,7 @@ export interface DisclosurePlan {
   reason: string;
 }
 
+/** What `disclose` returns: the text to put in front of a model, the tier chosen and what was cut. */
 export interface Disclosure extends DisclosurePlan {
   /** The exact text for the model ('' at tier 0). */
   text: string;
@@ -123,7 +126,7 @@ export async function preloadSkills(registry: DocumentSkillRegistry, preload: re
 
 /**
  * Discloses the registry's skills for `query`: decides the tier, reads the bodies it shows and
- * renders seed 003's format within the budget.
+ * renders the injection format within the budget.
  */
 export async function disclose(registry: DocumentSkillRegistry, query: string, options: DiscloseOptions = {}): Promise<Disclosure> {
   const diagnostics: Diagnostic[] = [];

@@ -53,6 +53,7 @@ export function defaultSkillSources(options: { cwd?: string; home?: string } = {
   };
 }
 
+/** Options of `discoverSkills`: which sources to scan and how. */
 export interface DiscoverOptions extends FolderSkillOptions, Pick<RegistryOptions, 'onDiagnostic'> {
   /** How deep below a source skill folders may sit (default 4; a skill directly in the source is depth 1). */
   maxDepth?: number;
@@ -64,6 +65,7 @@ export interface DiscoverOptions extends FolderSkillOptions, Pick<RegistryOption
   concurrency?: number;
 }
 
+/** How much a discovery scan read. */
 export interface ScanStats {
   folders: number;
   skills: number;

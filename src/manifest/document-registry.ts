@@ -43,12 +43,14 @@ export interface ScanResult {
   diagnostics: Diagnostic[];
 }
 
+/** Options of `createDocumentSkillRegistry`. */
 export interface RegistryOptions extends FolderSkillOptions {
   onDiagnostic?: DiagnosticListener;
   /** Re-runs discovery; set by `discoverSkills`. */
   scan?: () => Promise<ScanResult>;
 }
 
+/** The registry of document skills: every known skill by name, loaded on demand; a `SkillResolver` for agent systems. */
 export class DocumentSkillRegistry implements SkillResolver {
   readonly #entries = new Map<string, SkillEntry>();
   /** Skills registered by hand (memory, path): kept across `refresh()`. */

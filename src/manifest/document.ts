@@ -1,5 +1,5 @@
 /**
- * The document-skill interface (seed 004's `Skill` trait): a name, a description, an optional
+ * The document-skill interface: a name, a description, an optional
  * version, and an async `load()` that returns the instructions and the resources as readers
  * keyed by relative path, each read only when asked for. A SKILL.md folder is one
  * implementation (`folder.ts`); `defineDocumentSkill` builds one from memory, and users can
@@ -13,6 +13,7 @@ import { manifestError } from './errors.js';
 import { checkManifestFields, type SkillManifest } from './fields.js';
 import type { TriggerSpec } from './triggers.js';
 
+/** Options of reading a document skill resource. */
 export interface ResourceReadOptions {
   /** Read at most this many bytes (readers may return fewer; in-memory readers may ignore it). */
   maxBytes?: number;
@@ -57,6 +58,7 @@ export interface DocumentSkill {
   loadActions?(): Promise<readonly AnyAction[]>;
 }
 
+/** What `defineDocumentSkill` takes: a document skill implemented in code. */
 export interface DocumentSkillDefinition {
   name: string;
   description: string;

@@ -1,7 +1,7 @@
 /**
  * The manifest's fields and their rules. The Agent Skills reference validator (skills-ref) is
  * the authority for the standard fields — `name`, `description`, `license`, `compatibility`,
- * `metadata`, `allowed-tools` — and its messages are reproduced word for word. Seed 002's fields
+ * `metadata`, `allowed-tools` — and its messages are reproduced word for word. skillstate's extension fields
  * (`version`, `toolsets`, `scripts`, `triggers`, `default_enabled`, `brief_description`) are
  * checked in the same style.
  *
@@ -17,17 +17,17 @@ import { compileTriggerPattern, type TriggerSpec } from './triggers.js';
 
 export const MAX_NAME_LENGTH = 64;
 export const MAX_DESCRIPTION_LENGTH = 1024;
-/** Seed 002's limit for descriptions of skills that use its fields: advice, not an error. */
-export const SEED_DESCRIPTION_LENGTH = 500;
+/** The description length skills using the extension fields keep within: advice, not an error. */
+export const EXTENSION_DESCRIPTION_LENGTH = 500;
 export const MAX_COMPATIBILITY_LENGTH = 500;
 export const MAX_BRIEF_LENGTH = 200;
 
 /** The fields the Agent Skills specification allows. */
 export const STANDARD_FIELDS = ['allowed-tools', 'compatibility', 'description', 'license', 'metadata', 'name'] as const;
-/** The fields seed 002 adds. */
-export const SEED_FIELDS = ['brief_description', 'default_enabled', 'scripts', 'toolsets', 'triggers', 'version'] as const;
+/** The fields skillstate adds to the standard: versions, toolsets, scripts, triggers, catalog texts. */
+export const EXTENSION_FIELDS = ['brief_description', 'default_enabled', 'scripts', 'toolsets', 'triggers', 'version'] as const;
 
-/** Which field set strict validation accepts: the Agent Skills standard alone, or with seed 002's fields. */
+/** Which field set strict validation accepts: the Agent Skills standard alone, or with skillstate's extension fields. */
 export type ManifestSpec = 'agentskills' | 'skillstate';
 
 /** `"toolsets/index:HelloToolset"`: a module path relative to the skill root and an export name. */
@@ -110,8 +110,8 @@ export function checkManifestFields(
   const problems: FieldProblem[] = [];
   const add = (level: ProblemLevel, code: string, field: string, message: string) => problems.push({ level, code, field, message });
   const spec = options.spec ?? 'skillstate';
-  const allowed: readonly string[] = spec === 'agentskills' ? STANDARD_FIELDS : [...STANDARD_FIELDS, ...SEED_FIELDS];
-  const seedStyle = SEED_FIELDS.some((field) => field in data);
+  const allowed: readonly string[] = spec === 'agentskills' ? STANDARD_FIELDS : [...STANDARD_FIELDS, ...EXTENSION_FIELDS];
+  const extended = EXTENSION_FIELDS.some((field) => field in data);
 
   const unexpected = Object.keys(data).filter((key) => !allowed.includes(key)).sort();
   if (unexpected.length) {
@@ -119,7 +119,7 @@ export function checkManifestFields(
   }
 
   const name = checkName(data, options.dirName, add);
-  const description = checkDescription(data, seedStyle, add);
+  const description = checkDescription(data, extended, add);
   const license = optionalString(data, 'license', add);
   const compatibility = optionalString(data, 'compatibility', add);
   if (compatibility !== undefined && codePointLength(compatibility) > MAX_COMPATIBILITY_LENGTH) {
@@ -143,7 +143,7 @@ export function checkManifestFields(
   }
 
   const extra: Record<string, unknown> = {};
-  for (const key of Object.keys(data)) if (!(STANDARD_FIELDS as readonly string[]).includes(key) && !(SEED_FIELDS as readonly string[]).includes(key)) extra[key] = data[key];
+  for (const key of Object.keys(data)) if (!(STANDARD_FIELDS as readonly string[]).includes(key) && !(EXTENSION_FIELDS as readonly string[]).includes(key)) extra[key] = data[key];
   if (name === undefined || description === undefined || problems.some((problem) => problem.level === 'fatal')) return { manifest: undefined, problems };
   return {
     manifest: {
@@ -195,7 +195,7 @@ function checkName(data: Record<string, unknown>, dirName: string | undefined, a
   return name;
 }
 
-function checkDescription(data: Record<string, unknown>, seedStyle: boolean, add: Add): string | undefined {
+function checkDescription(data: Record<string, unknown>, extended: boolean, add: Add): string | undefined {
   if (!('description' in data)) {
     add('fatal', 'manifest_missing_field', 'description', 'Missing required field in frontmatter: description');
     return undefined;
@@ -208,8 +208,8 @@ function checkDescription(data: Record<string, unknown>, seedStyle: boolean, add
   const length = codePointLength(description);
   if (length > MAX_DESCRIPTION_LENGTH) {
     add('spec', 'manifest_description_long', 'description', `Description exceeds ${MAX_DESCRIPTION_LENGTH} character limit (${length} chars)`);
-  } else if (seedStyle && length > SEED_DESCRIPTION_LENGTH) {
-    add('advice', 'manifest_description_long', 'description', `Description is ${length} characters; seed 002 skills keep it within ${SEED_DESCRIPTION_LENGTH} (use brief_description for catalogs)`);
+  } else if (extended && length > EXTENSION_DESCRIPTION_LENGTH) {
+    add('advice', 'manifest_description_long', 'description', `Description is ${length} characters; skills using the extension fields keep it within ${EXTENSION_DESCRIPTION_LENGTH} (use brief_description for catalogs)`);
   }
   return description.trim();
 }

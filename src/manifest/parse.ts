@@ -20,6 +20,7 @@ import { loadFrontMatterYaml, splitFrontMatter } from './frontmatter.js';
 /** SKILL.md files larger than this are refused (front matter and body together). */
 export const DEFAULT_MAX_MANIFEST_BYTES = 256 * 1024;
 
+/** Options of `parseSkillManifest`. */
 export interface ParseOptions {
   /** The file the text came from, named in errors and diagnostics. */
   file?: string;
@@ -27,13 +28,14 @@ export interface ParseOptions {
   dirName?: string;
   /** Every specification problem is an error (default false: lenient). */
   strict?: boolean;
-  /** Field set accepted in strict mode (default `skillstate`: the standard plus seed 002's fields). */
+  /** Field set accepted in strict mode (default `skillstate`: the standard plus skillstate's extension fields). */
   spec?: ManifestSpec;
   maxAliasCount?: number;
   /** Refuse texts longer than this many UTF-8 bytes (default 256 KiB). */
   maxBytes?: number;
 }
 
+/** What `parseSkillManifest` returns: the manifest, the body, and the problems found. */
 export interface ParsedManifest {
   manifest: SkillManifest;
   /** The markdown after the front matter (LF line ends, leading blank lines removed). */

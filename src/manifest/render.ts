@@ -1,5 +1,5 @@
 /**
- * Rendering disclosed skills in seed 003's injection format — `## Agent Skills`, the
+ * Rendering disclosed skills in the injection format — `## Agent Skills`, the
  * `### Skill Catalog`, the `### Critical Rules for Using Skills` on path resolution, then
  * `### Skill Details` with each skill's `**Root Path:**` and its body — within a budget. When the
  * text does not fit, it is cut in grades, each cut reported: catalog entries of skills not shown

@@ -105,6 +105,7 @@ export async function listResources(root: string): Promise<{ resources: Map<stri
   return { resources, diagnostics };
 }
 
+/** One resource of a document skill as read: its text (possibly cut) or why it was refused. */
 export interface ResourceContent {
   path: string;
   /** Size in bytes of the whole resource (when known). */

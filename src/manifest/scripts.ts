@@ -1,5 +1,5 @@
 /**
- * Scripts (seed 002's post-MVP limits, enforced here): a skill's script runs as a subprocess,
+ * Scripts (with their limits enforced here): a skill's script runs as a subprocess,
  * never through a shell. The working directory is the skill's root; the interpreter is chosen by
  * extension (`.sh` bash, `.py` python3, `.js`/`.mjs`/`.cjs` node, `.ts`/`.mts` node with tsx) or
  * by the file's own `#!` line; the script must be a regular file inside the root (real path, so
@@ -31,6 +31,7 @@ export const ENV_ALLOW_LIST = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TM
 /** The skill a script belongs to: a registry entry, a document skill, or a root path. */
 export type ScriptOwner = string | { name: string; rootPath?: string | undefined; manifest?: { scripts: readonly ScriptRef[] } | undefined };
 
+/** Options of `runSkillScript`: arguments, timeout, output limit, environment. */
 export interface ScriptOptions {
   /** Milliseconds before the process group is killed (default 60,000). */
   timeoutMs?: number;
@@ -42,6 +43,7 @@ export interface ScriptOptions {
   input?: string;
 }
 
+/** What running a skill script produced: exit code, output, and whether it timed out. */
 export interface ScriptResult {
   /** The command run: the interpreter, its arguments, the script and its arguments. */
   command: string[];

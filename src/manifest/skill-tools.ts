@@ -21,6 +21,7 @@ import { wrapBody } from './escape.js';
 import type { DocumentSkillRegistry } from './document-registry.js';
 import { readSkillResource } from './resources.js';
 
+/** Options of `createSkillTools`. */
 export interface SkillToolsOptions {
   /** The code skill's name (default `skills`). */
   name?: string;

@@ -1,5 +1,5 @@
 /**
- * Toolsets (seed 002): `"toolsets/index:HelloToolset"` in a manifest names a module relative to
+ * Toolsets: `"toolsets/index:HelloToolset"` in a manifest names a module relative to
  * the skill's root and one of its exports. The module is imported — TypeScript included, through
  * tsx's `tsImport`, so no build step is needed — and the export's tools become the skill's
  * actions. Accepted shapes, alone, in an array or in an object keyed by tool name:

@@ -1,5 +1,5 @@
 /**
- * Triggers (seed 002): the keywords, verbs and regular-expression patterns that make a skill's
+ * Triggers: the keywords, verbs and regular-expression patterns that make a skill's
  * full documentation relevant to a query. This file holds what a trigger set is, how words are
  * cut out of text (the word boundaries every keyword and verb match on), and how patterns are
  * vetted when a skill loads so that none can hang the process:

@@ -2,7 +2,7 @@
  * Strict validation of a skill folder, following the Agent Skills reference validator
  * (skills-ref): the folder must exist and hold a SKILL.md whose front matter obeys every rule,
  * and each failure is reported in the reference validator's words. With `spec: 'agentskills'`
- * only the standard fields are accepted; the default (`skillstate`) also accepts seed 002's.
+ * only the standard fields are accepted; the default (`skillstate`) also accepts skillstate's extension fields.
  *
  * I/O: reads the folder and its SKILL.md. Never writes.
  */
@@ -13,6 +13,7 @@ import type { ManifestSpec, SkillManifest } from './fields.js';
 import { MANIFEST_NAMES } from './folder.js';
 import { DEFAULT_MAX_MANIFEST_BYTES, inspectSkillManifest } from './parse.js';
 
+/** What `validateSkillDir` returns: whether the skill folder is valid, and the problems found. */
 export interface ValidationResult {
   dir: string;
   /** The SKILL.md validated, when there is one. */
@@ -20,7 +21,7 @@ export interface ValidationResult {
   valid: boolean;
   /** Every problem, in the reference validator's words. Empty when valid. */
   errors: string[];
-  /** Advice that does not make the skill invalid (e.g. a seed-style description over 500 characters). */
+  /** Advice that does not make the skill invalid (e.g. a description over 500 characters in a skill that uses the extension fields). */
   warnings: Diagnostic[];
   manifest: SkillManifest | undefined;
 }

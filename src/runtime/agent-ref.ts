@@ -14,6 +14,7 @@ import type { Toolset } from '../core/toolset.js';
 import type { AgentActor } from '../../machines/agent.js';
 import type { LifecycleState } from '../../machines/skill-lifecycle.js';
 
+/** Options of `ref.call`, `ref.run` and `ref.callTool`. */
 export interface CallOptions {
   /** Milliseconds to wait for the answer; default the system's `callTimeout` (5000). */
   timeout?: number;
@@ -28,6 +29,7 @@ export interface MountReport {
   diagnostics: Diagnostic[];
 }
 
+/** A running agent's status: idle, working on an async step, or stopped. */
 export type AgentStatus = 'idle' | 'working' | 'stopped';
 
 /** A read-only view of a running agent. */

@@ -5,6 +5,7 @@
  */
 import { SkillstateError, type ErrorInfo } from '../core/errors.js';
 
+/** An error from a running agent or system (a call that timed out, a stopped agent, a full mailbox, a failed step...), with a stable `code`. */
 export class RuntimeError extends SkillstateError {
   /** The agent the error concerns, when there is one. */
   readonly agentId: string | undefined;

@@ -12,6 +12,7 @@ import type { InspectionEvent, Observer } from 'xstate';
 import { errorInfo } from '../core/errors.js';
 import { RuntimeError } from './errors.js';
 
+/** Options of `startInspector`. */
 export interface InspectorOptions {
   /** Port of the local inspector server (HTTP page + WebSocket). Default: a free port. */
   port?: number;
@@ -19,6 +20,7 @@ export interface InspectorOptions {
   open?: boolean;
 }
 
+/** A running inspector started by `startInspector`: its URL, the XState `inspect` option, and `stop()`. */
 export interface InspectorHandle {
   /** Pass this to `createAgentSystem({ inspect })`. */
   inspect: Observer<InspectionEvent>;

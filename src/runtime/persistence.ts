@@ -9,6 +9,7 @@ import { errorInfo } from '../core/errors.js';
 import type { AgentSnapshot } from './agent-ref.js';
 import { RuntimeError } from './errors.js';
 
+/** Where agent snapshots are saved: `createMemoryStore`, `createFileStore`, or your own. */
 export interface SnapshotStore {
   save(snapshot: AgentSnapshot): Promise<void>;
   load(id: string): Promise<AgentSnapshot | undefined>;

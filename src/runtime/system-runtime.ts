@@ -34,6 +34,7 @@ import { createTracer, type TraceOption, type Tracer } from './trace.js';
 /** Anything XState accepts as an inspector, or an `@statelyai/inspect` inspector (its `.inspect` is used). */
 export type InspectOption = Observer<InspectionEvent> | ((event: InspectionEvent) => void) | { inspect: Observer<InspectionEvent> | ((event: InspectionEvent) => void) };
 
+/** Options of `createAgentSystem`. */
 export interface AgentSystemOptions {
   /** An XState inspector: every agent, lifecycle and skill child is reported to it. Off by default (it costs). */
   inspect?: InspectOption;
@@ -62,6 +63,7 @@ export interface AgentSystemOptions {
   onUnhandledDiagnostic?: (diagnostic: Diagnostic, agentId: string | undefined) => void;
 }
 
+/** Options of `system.spawn`: the id, initial state and parent of the agent. */
 export interface SpawnOptions<TState> {
   id?: string;
   /** Initial state, merged over the defaults (as in `definition.new({ state })`). */

@@ -15,6 +15,7 @@ import type { AgentRef, AgentSnapshot } from './agent-ref.js';
 import { RuntimeError } from './errors.js';
 import { SystemRuntime, type AgentSystemOptions, type SpawnOptions } from './system-runtime.js';
 
+/** A system of running agents, made by `createAgentSystem`: spawn, restore, publish, subscribe, persist, shut down. */
 export interface AgentSystem {
   /** Starts an agent of `definition`. Throws `StateError` for an invalid initial state, `RuntimeError` for a taken id or a missing parent. */
   spawn<TState extends object>(definition: AgentDefinition<TState>, options?: SpawnOptions<TState>): AgentRef<TState>;

@@ -12,6 +12,7 @@ import type { Diagnostic } from '../core/diagnostics.js';
 import type { Effect } from '../core/effects.js';
 import { describeThrown, type ErrorInfo } from '../core/errors.js';
 
+/** One record of the plain trace: a signal, a step, an effect, a lifecycle transition or a diagnostic. */
 export type TraceRecord =
   | { kind: 'spawn'; agent: string; definition: string; parent?: string; restored?: boolean }
   | { kind: 'stop'; agent: string; reason: string }

@@ -6,7 +6,7 @@
  * events to mount and unmount each of them, to send each named signal and to inject each named
  * fault. `xstate/graph` walks that model (shortest paths, simple paths); `run(path)` replays a
  * path against a real agent in a fresh system and, after every step, checks the invariants of
- * DESIGN.md with `checkAgentInvariants`:
+ * `checkAgentInvariants` (listed in docs/architecture.md):
  *
  * - the registered actions equal the union of the active skills' actions (plus the agent's own);
  * - a skill's state slice exists iff the skill is mounted;
@@ -36,6 +36,7 @@ export interface ModelSignal {
   expect?: (outcome: { ok: true; value: unknown } | { ok: false; error: RuntimeError }, mounted: readonly string[]) => void;
 }
 
+/** Options of `createAgentTestModel`. */
 export interface AgentModelOptions {
   /** Skills the model mounts and unmounts (the definition's own skills stay mounted). */
   skills?: readonly AnySkill[];
@@ -50,8 +51,10 @@ export interface AgentModelOptions {
   probeTimeout?: number;
 }
 
+/** An event of the test model. */
 export type ModelEvent = { type: string };
 
+/** A model of an agent for model-based testing, made by `createAgentTestModel`. */
 export interface AgentTestModel {
   /** The abstract model, an XState machine (inspect it, draw it). */
   readonly machine: ReturnType<typeof createMachine>;
@@ -67,6 +70,7 @@ export interface AgentTestModel {
   run(path: ModelPath): Promise<void>;
 }
 
+/** One path through the test model: its description, its events in order, and the skills mounted at its end. */
 export interface ModelPath {
   description: string;
   /** The events of the path, in order. */
@@ -244,7 +248,7 @@ async function assertStep(
 }
 
 /**
- * Checks DESIGN.md's invariants on a running agent and returns the violations (empty when all
+ * Checks the runtime's invariants (docs/architecture.md) on a running agent and returns the violations (empty when all
  * hold). `knownSkills` are skills that may have been mounted at some point: give the skills
  * themselves (or their names) so that a slice left under a state key other than the skill's
  * name is found too.

@@ -79,3 +79,38 @@ export function importCycles(graph: ImportGraph): string[][] {
   for (const file of graph.files.keys()) if (!index.has(file)) visit(file);
   return cycles;
 }
+
+/** Where an exported name is declared, and whether a doc comment precedes the declaration. */
+export interface ExportDeclaration {
+  readonly file: string;
+  readonly documented: boolean;
+}
+
+const DECLARATION = /^export (?:declare )?(?:abstract )?(?:async )?(?:function\*?|const|let|class|interface|type|enum) ([A-Za-z0-9_$]+)/gm;
+const RE_EXPORT = /^export (type )?\{([^}]*)\} from '([^']+)';/gm;
+const EXPORT_ALL = /^export \* from '([^']+)';/gm;
+
+/** The names a module exports (following `export ... from` to each declaration), with where each is declared. */
+export function declaredExports(root: string, file: string): Map<string, ExportDeclaration> {
+  const path = join(root, file);
+  const source = readFileSync(path, 'utf8');
+  const found = new Map<string, ExportDeclaration>();
+  const target = (specifier: string) => relative(root, resolve(dirname(path), specifier.replace(/\.js$/, '.ts')));
+  for (const match of source.matchAll(DECLARATION)) {
+    const before = source.slice(0, match.index).trimEnd();
+    found.set(match[1]!, { file, documented: before.endsWith('*/') && before.lastIndexOf('/**') > before.lastIndexOf('*/', before.length - 3) });
+  }
+  for (const match of withoutComments(source).matchAll(RE_EXPORT)) {
+    const from = declaredExports(root, target(match[3]!));
+    for (const item of match[2]!.split(',').map((part) => part.trim().replace(/^type /, '')).filter(Boolean)) {
+      const [original, alias] = item.split(/\s+as\s+/);
+      const declaration = from.get(original!);
+      if (!declaration) throw new Error(`${file} re-exports '${original}' from ${match[3]}, which does not export it`);
+      found.set(alias ?? original!, declaration);
+    }
+  }
+  for (const match of withoutComments(source).matchAll(EXPORT_ALL)) {
+    for (const [name, declaration] of declaredExports(root, target(match[1]!))) found.set(name, declaration);
+  }
+  return found;
+}

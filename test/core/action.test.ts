@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ACTION_NAME, defineAction, DefinitionError, Effects, fail, isAction, isActionFailure, isActionResult, result } from '../../src/index.js';
+import { defineAction, DefinitionError, Effects, fail, result } from '../../src/index.js';
+import { ACTION_NAME, isAction, isActionFailure, isActionResult } from '../../src/core/action.js';
 import { thrownBy } from './support.js';
 
 /** The string-keyed fields of a value (the brand symbols of results and failures left out). */

@@ -5,19 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  cmd,
-  createSkillRegistry,
-  defineAction,
-  defineAgent,
-  defineSkill,
-  DefinitionError,
-  isAgent,
-  mountSkill,
-  StateError,
-  unmountSkill,
-  type Agent,
-} from '../../src/index.js';
+import { cmd, createSkillRegistry, defineAction, defineAgent, defineSkill, DefinitionError, mountSkill, StateError, unmountSkill, type Agent } from '../../src/index.js';
+import { isAgent } from '../../src/core/agent-value.js';
 import { arithmetic, calculator, counter } from '../../skills/index.js';
 import { auth, httpClient, MathAgent, record, search, stats, thrownBy, viaJson } from './support.js';
 

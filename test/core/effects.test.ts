@@ -4,7 +4,9 @@
  * every effect survives JSON.
  */
 import { describe, expect, it } from 'vitest';
-import { createSignal, EFFECT_TYPES, Effects, effectProblem, errorEffect, errorInfo, failureEffect, isEffect, type Effect, type EffectType } from '../../src/index.js';
+import { createSignal, Effects, type Effect, type EffectType } from '../../src/index.js';
+import { EFFECT_TYPES, effectProblem, errorEffect, failureEffect, isEffect } from '../../src/core/effects.js';
+import { errorInfo } from '../../src/core/errors.js';
 import { viaJson } from './support.js';
 
 const signal = createSignal('job.done', { id: 1 }, { id: 'sig-1', time: '2025-01-01T00:00:00.000Z' });

@@ -3,7 +3,8 @@
  * form that travels in results and effects, and describing whatever user code threw never fails.
  */
 import { describe, expect, it } from 'vitest';
-import { DefinitionError, describeThrown, errorInfo, formatIssues, isErrorInfo, RouteError, SkillstateError, toIssues } from '../../src/index.js';
+import { DefinitionError, RouteError, SkillstateError } from '../../src/index.js';
+import { describeThrown, errorInfo, formatIssues, isErrorInfo, toIssues } from '../../src/core/errors.js';
 import { viaJson } from './support.js';
 
 describe('SkillstateError', () => {

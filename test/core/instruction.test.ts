@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createSignal, defineAction, instructionsForTarget, normalizeInstruction } from '../../src/index.js';
+import { createSignal, defineAction } from '../../src/index.js';
+import { instructionsForTarget, normalizeInstruction } from '../../src/core/instruction.js';
 
 const ping = defineAction({ name: 'ping', description: 'Ping', input: z.object({}), run: () => 'pong' });
 

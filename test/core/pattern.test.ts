@@ -4,7 +4,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compilePattern, createRouter, matches, matchesAny, patternProblem, RouteError } from '../../src/index.js';
+import { createRouter, matches, RouteError } from '../../src/index.js';
+import { compilePattern, matchesAny, patternProblem } from '../../src/core/pattern.js';
 import { PATTERN_CASES } from './pattern.cases.js';
 import { thrownBy } from './support.js';
 

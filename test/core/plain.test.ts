@@ -3,7 +3,7 @@
  * `__proto__`.
  */
 import { describe, expect, it } from 'vitest';
-import { deepMerge, isPlainObject } from '../../src/index.js';
+import { deepMerge, isPlainObject } from '../../src/core/plain.js';
 
 describe('isPlainObject', () => {
   it.each<[unknown, boolean]>([

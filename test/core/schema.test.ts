@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { isObjectSchema } from '../../src/index.js';
+import { isObjectSchema } from '../../src/core/schema.js';
 import { applyPatch, isZodSchema, parseSync, parseWith, strayKey } from '../../src/core/schema.js';
 
 const slice = z.object({ count: z.number().int().default(0), label: z.string().optional() });

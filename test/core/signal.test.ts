@@ -4,15 +4,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  createSignal,
-  isValidSignalType,
-  MAX_SIGNAL_TYPE_LENGTH,
-  SignalError,
-  signalProblem,
-  signalTypeSegments,
-  toSignal,
-} from '../../src/index.js';
+import { createSignal, SignalError } from '../../src/index.js';
+import { isValidSignalType, MAX_SIGNAL_TYPE_LENGTH, signalProblem, signalTypeSegments, toSignal } from '../../src/core/signal.js';
 import { thrownBy, viaJson } from './support.js';
 
 /** The nanoid default alphabet and length. */

@@ -5,18 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  Decision,
-  defineAction,
-  defineSkill,
-  DefinitionError,
-  createSignal,
-  initialSlice,
-  isSkill,
-  resolveSkillConfig,
-  unpackAttachment,
-  type FunctionTool,
-} from '../../src/index.js';
+import { Decision, defineAction, defineSkill, DefinitionError, createSignal, type FunctionTool } from '../../src/index.js';
+import { initialSlice, isSkill, resolveSkillConfig, unpackAttachment } from '../../src/core/skill.js';
 import { thrownBy } from './support.js';
 
 const noop = defineAction({ name: 'noop', description: 'Does nothing', input: z.object({}), run: () => null });

@@ -7,19 +7,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  ACTION_NAME,
-  DefinitionError,
-  agentToolset,
-  defineAction,
-  defineAgent,
-  defineSkill,
-  mountSkill,
-  toolForAction,
-  toolsForAgent,
-  type FunctionTool,
-  type JsonSchema,
-} from '../../src/index.js';
+import { DefinitionError, agentToolset, defineAction, defineAgent, defineSkill, mountSkill, toolForAction, toolsForAgent, type FunctionTool, type JsonSchema } from '../../src/index.js';
+import { ACTION_NAME } from '../../src/core/action.js';
 import { add, arithmetic, calculator, counter } from '../../skills/index.js';
 import { thrownBy, viaJson } from './support.js';
 

@@ -1,15 +1,9 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  CRITICAL_RULES,
-  compileTriggerPattern,
-  createDocumentSkillRegistry,
-  defineDocumentSkill,
-  disclose,
-  discoverSkills,
-  planDisclosure,
-  type DocumentSkillDefinition,
-} from '../../src/index.js';
+import { createDocumentSkillRegistry, defineDocumentSkill, disclose, discoverSkills, type DocumentSkillDefinition } from '../../src/index.js';
+import { planDisclosure } from '../../src/manifest/disclose.js';
+import { CRITICAL_RULES } from '../../src/manifest/render.js';
+import { compileTriggerPattern } from '../../src/manifest/triggers.js';
 import { simpleSkill, tree } from './tree.js';
 
 function registryOf(...definitions: DocumentSkillDefinition[]) {

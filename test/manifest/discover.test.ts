@@ -1,7 +1,8 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BUNDLED_SKILLS_DIR, discoverSkills, scanSkillSources, validateSkillDir } from '../../src/index.js';
+import { BUNDLED_SKILLS_DIR, discoverSkills, validateSkillDir } from '../../src/index.js';
+import { scanSkillSources } from '../../src/manifest/discover.js';
 import { simpleSkill, skillMd, tree, writeTree } from './tree.js';
 
 const skipped = (diagnostics: readonly { code: string; subject?: string; details?: Record<string, unknown> }[], reason: string) =>

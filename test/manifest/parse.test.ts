@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ManifestError, parseSkillManifest, inspectSkillManifest, splitFrontMatter, codePointLength, firstSentence } from '../../src/index.js';
+import { ManifestError, parseSkillManifest, inspectSkillManifest } from '../../src/index.js';
+import { codePointLength, firstSentence } from '../../src/manifest/fields.js';
+import { splitFrontMatter } from '../../src/manifest/frontmatter.js';
 
 const fm = (yaml: string, body = '# Body\n') => `---\n${yaml}\n---\n${body}`;
 

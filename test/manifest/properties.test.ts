@@ -10,19 +10,10 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import {
-  CONTENT_TAG,
-  ManifestError,
-  createDocumentSkillRegistry,
-  defineDocumentSkill,
-  disclose,
-  escapeInline,
-  inspectSkillManifest,
-  loadSkillFolder,
-  parseSkillManifest,
-  readSkillResource,
-  wrapBody,
-} from '../../src/index.js';
+import { ManifestError, createDocumentSkillRegistry, defineDocumentSkill, disclose, inspectSkillManifest, parseSkillManifest } from '../../src/index.js';
+import { CONTENT_TAG, escapeInline, wrapBody } from '../../src/manifest/escape.js';
+import { loadSkillFolder } from '../../src/manifest/folder.js';
+import { readSkillResource } from '../../src/manifest/resources.js';
 
 /** Names the specification accepts: lowercase letters and digits in hyphen-separated runs, ≤ 64. */
 const validName = fc

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadToolsets, ManifestError } from '../../src/index.js';
+import { ManifestError } from '../../src/index.js';
+import { loadToolsets } from '../../src/manifest/toolsets.js';
 import { tree } from './tree.js';
 
 const zodUrl = new URL('../../node_modules/zod/index.js', import.meta.url).href;

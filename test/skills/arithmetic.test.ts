@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createRouter, createSignal, defineAgent, getSpec, isActionFailure, matchesAny, mountSkill, type Effect } from '../../src/index.js';
+import { createRouter, createSignal, defineAgent, getSpec, mountSkill, type Effect } from '../../src/index.js';
+import { isActionFailure } from '../../src/core/action.js';
+import { matchesAny } from '../../src/core/pattern.js';
 import { add, arithmetic, divide, multiply, subtract } from '../../skills/index.js';
 
 const CalculatorAgent = defineAgent({ name: 'calculator', schema: z.object({ runner: z.object({ mode: z.string().default('idle') }).prefault({}) }) });

@@ -4,7 +4,9 @@
  * name their operation and results answered as `calculator.result` signals.
  */
 import { describe, expect, it } from 'vitest';
-import { createRouter, createSignal, defineAgent, DefinitionError, matchesAny, signalProblem } from '../../src/index.js';
+import { createRouter, createSignal, defineAgent, DefinitionError } from '../../src/index.js';
+import { matchesAny } from '../../src/core/pattern.js';
+import { signalProblem } from '../../src/core/signal.js';
 import { calculator } from '../../skills/index.js';
 
 const Calc = defineAgent({ name: 'calc', skills: [calculator] });

@@ -1,12 +1,12 @@
 /**
- * The hello-extended toolset (seed 002): one tool in the seed's shape (`description`,
+ * The hello-extended toolset: one tool in the plain tool shape (`description`,
  * `parameters`, `execute`) and one skillstate action, exported together as `HelloToolset`.
  * skillstate imports this file when the skill is activated and registers both as its actions.
  */
 import { z } from 'zod';
 import { defineAction } from 'skillstate';
 
-/** A tool in seed 002's shape: skillstate adapts it into an action named `say_hello`. */
+/** A tool in the plain tool shape: skillstate adapts it into an action named `say_hello`. */
 export const sayHello = {
   name: 'say_hello',
   description: 'Greet a person by name',

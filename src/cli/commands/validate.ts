@@ -16,7 +16,7 @@ a YAML mapping, every field within the specification. Problems are reported in t
 Agent Skills reference validator (skills-ref). Exit code 1 when any folder is invalid.
 
   --spec agentskills   accept only the standard fields
-  --spec skillstate    also accept seed 002's fields: version, toolsets, scripts, triggers,
+  --spec skillstate    also accept the extension fields: version, toolsets, scripts, triggers,
                        default_enabled, brief_description (default)
   --json               print the results as JSON`,
   async run(args, io) {
