@@ -205,16 +205,12 @@ const context = ({ input }: { input: LifecycleInput }): LifecycleContext => ({
  * The agent records its transitions itself (it is the one sending `activate` and `deactivate`).
  */
 function plainLifecycle(initial: LifecycleState) {
-  return supervision.createMachine({
-    id: 'skillLifecycle',
-    context,
-    initial,
-    states: {
-      inactive: { on: { activate: { target: 'active' } } },
-      active: { on: { deactivate: { target: 'inactive' } } },
-      failed: { on: { activate: { target: 'active' }, deactivate: { target: 'inactive' } } },
-    },
-  });
+  const states = {
+    inactive: { on: { activate: { target: 'active' } } },
+    active: { on: { deactivate: { target: 'inactive' } } },
+    failed: { on: { activate: { target: 'active' }, deactivate: { target: 'inactive' } } },
+  } as const;
+  return supervision.createMachine({ id: 'skillLifecycle', context, initial, states });
 }
 
 /** The lifecycle of a skill with children: runs them while active and supervises them. */

@@ -8,7 +8,8 @@
  * Pure: no I/O, no XState.
  */
 import type { z } from 'zod';
-import { DefinitionError } from './errors.js';
+import { DefinitionError, refuseDefinitionField } from './errors.js';
+import { isDefinedAs } from './plain.js';
 import type { Effect } from './effects.js';
 import { isObjectSchema, isZodSchema, type ObjectSchema } from './schema.js';
 import type { Signal } from './signal.js';
@@ -109,12 +110,7 @@ export function isActionFailure(value: unknown): value is ActionFailure {
 export type OutputOf<R> = R extends ActionFailure ? never : R extends ActionResult<infer O, unknown> ? O : R;
 
 /** An action made by `defineAction`: a valid tool name, a description, an input schema and `run`. */
-export interface ActionSpec<
-  TInput extends ObjectSchema = ObjectSchema,
-  TOutput = unknown,
-  TState = unknown,
-  TConfig = unknown,
-> {
+export interface ActionSpec<TInput extends ObjectSchema = ObjectSchema, TOutput = unknown, TState = unknown, TConfig = unknown> {
   readonly kind: 'action';
   readonly name: string;
   readonly description: string;
@@ -177,14 +173,7 @@ export function defineAction<
   definition: ActionDefinition<TInput, TReturn, TStateSchema, TConfig>,
 ): ActionSpec<TInput, OutputOf<Awaited<TReturn>>, StateOf<TStateSchema>, TConfig> {
   const name = definition?.name;
-  const problem = (field: string, message: string): never => {
-    throw new DefinitionError({
-      code: 'invalid_action',
-      message: `action '${String(name)}': ${field} ${message}`,
-      action: typeof name === 'string' ? name : undefined,
-      details: { field },
-    });
-  };
+  const problem = (field: string, message: string): never => refuseDefinitionField('action', name, field, message);
   if (typeof definition !== 'object' || definition === null) {
     throw new DefinitionError({ code: 'invalid_action', message: 'defineAction needs a definition object' });
   }
@@ -213,11 +202,5 @@ export function defineAction<
 
 /** True when `value` is an action made by `defineAction`. */
 export function isAction(value: unknown): value is AnyAction {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    (value as AnyAction).kind === 'action' &&
-    typeof (value as AnyAction).name === 'string' &&
-    typeof (value as AnyAction).run === 'function'
-  );
+  return isDefinedAs(value, 'action', 'run');
 }

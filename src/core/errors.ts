@@ -145,6 +145,16 @@ export function errorInfo(code: ErrorCode, message: string, extras?: ErrorExtras
   return info;
 }
 
+/**
+ * Throws the `DefinitionError` for one field of an action or skill definition, naming it:
+ * `action 'add': input must be a zod object schema`.
+ */
+export function refuseDefinitionField(kind: 'action' | 'skill', name: unknown, field: string, message: string): never {
+  const info: ErrorInfo = { code: kind === 'action' ? 'invalid_action' : 'invalid_skill', message: `${kind} '${String(name)}': ${field} ${message}`, details: { field } };
+  if (typeof name === 'string') info[kind] = name;
+  throw new DefinitionError(info);
+}
+
 /** True when `value` has the shape of an `ErrorInfo`. */
 export function isErrorInfo(value: unknown): value is ErrorInfo {
   return (

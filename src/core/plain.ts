@@ -55,3 +55,14 @@ export function describeValue(value: unknown): string {
   if (typeof value === 'object') return 'an object';
   return typeof value;
 }
+
+/**
+ * True for what a `define*` function made: an object whose `kind` is `kind`, with a string
+ * `name` and a function under `method` (checked by shape, so copies from another instance of
+ * the package are recognised too).
+ */
+export function isDefinedAs(value: unknown, kind: string, method: string): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const candidate = value as Record<string, unknown>;
+  return candidate.kind === kind && typeof candidate.name === 'string' && typeof candidate[method] === 'function';
+}

@@ -9,11 +9,11 @@
  */
 import type { z } from 'zod';
 import { isAction, type AnyAction } from './action.js';
-import { describeThrown, DefinitionError, errorInfo, formatIssues, type ErrorInfo, type Issue } from './errors.js';
+import { describeThrown, DefinitionError, refuseDefinitionField, errorInfo, formatIssues, type ErrorInfo, type Issue } from './errors.js';
 import type { Effect } from './effects.js';
 import type { RouteTarget } from './instruction.js';
 import { patternProblem } from './pattern.js';
-import { deepMerge, isPlainObject, isSafeKey } from './plain.js';
+import { deepMerge, isDefinedAs, isPlainObject, isSafeKey } from './plain.js';
 import { validateRoute, type Route } from './router.js';
 import { EMPTY_SCHEMA, isObjectSchema, parseSync, type ObjectSchema } from './schema.js';
 import type { Signal } from './signal.js';
@@ -194,14 +194,7 @@ export function defineSkill<
     throw new DefinitionError({ code: 'invalid_skill', message: 'defineSkill needs a definition object' });
   }
   const name = definition.name;
-  const invalid = (field: string, message: string): never => {
-    throw new DefinitionError({
-      code: 'invalid_skill',
-      message: `skill '${String(name)}': ${field} ${message}`,
-      skill: typeof name === 'string' ? name : undefined,
-      details: { field },
-    });
-  };
+  const invalid = (field: string, message: string): never => refuseDefinitionField('skill', name, field, message);
   if (typeof name !== 'string' || !SKILL_NAME.test(name)) {
     invalid('name', 'must be 1 to 64 letters, digits, "_" or "-", starting with a letter or digit');
   }
@@ -311,13 +304,7 @@ export function defineSkill<
 
 /** True when `value` is a skill made by `defineSkill`. */
 export function isSkill(value: unknown): value is AnySkill {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    (value as AnySkill).kind === 'skill' &&
-    typeof (value as AnySkill).name === 'string' &&
-    typeof (value as AnySkill).initialState === 'function'
-  );
+  return isDefinedAs(value, 'skill', 'initialState');
 }
 
 /** Validates a skill's config with its config schema, applying defaults. */
