@@ -12,13 +12,12 @@ import { nanoid } from 'nanoid';
 import type { z } from 'zod';
 import { isAction, type AnyAction } from './action.js';
 import { Catalog, providerName, type ActiveSkill, type Blueprint } from './catalog.js';
-import { Agent, catalogOf, type AgentData, type MountedSkill } from './agent-value.js';
+import { Agent, catalogOf, unlinkedError, withState, type AgentData, type MountedSkill } from './agent-value.js';
 import { execute, type CmdOptions, type CmdResult } from './cmd.js';
 import type { Diagnostic } from './diagnostics.js';
 import { DefinitionError, errorInfo, formatIssues, StateError, type ErrorInfo } from './errors.js';
 import type { Instruction, RouteTarget } from './instruction.js';
 import { orderByDependencies } from './mount.js';
-import { unlinkedError } from './agent-value.js';
 import { deepMerge, describeValue, isPlainObject } from './plain.js';
 import type { Result } from './result.js';
 import { actionClashDiagnostic, inContext, missingDependencyError, missingRequirements, stateKeyConflictError, stateKeyHolder } from './skill-rules.js';
@@ -365,7 +364,7 @@ function validated<TState extends object>(agent: Agent<TState>, catalog: Catalog
   }
   return {
     ok: true,
-    value: Agent.link({ id: agent.id, definition: agent.definition, state: parsed.value as TState, mounted: agent.mounted }, catalog),
+    value: withState(agent, parsed.value as TState, catalog),
   };
 }
 

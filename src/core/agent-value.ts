@@ -80,6 +80,11 @@ export function withState<S extends object>(agent: Agent<S>, state: S, catalog: 
   return Agent.link({ id: agent.id, definition: agent.definition, state, mounted: agent.mounted }, catalog);
 }
 
+/** A new agent value with other mounted skills (and the state they bring), linked to their catalog. */
+export function withSkills<S extends object>(agent: Agent<object>, state: S, mounted: MountedSkill[], catalog: Catalog): Agent<S> {
+  return Agent.link({ id: agent.id, definition: agent.definition, state, mounted }, catalog);
+}
+
 /** The refusal for an agent value that is plain data without its catalog (parsed from JSON, spread). */
 export function unlinkedError(agent: unknown): ErrorInfo {
   const id = typeof agent === 'object' && agent !== null ? (agent as { id?: unknown }).id : undefined;

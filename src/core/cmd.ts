@@ -16,12 +16,11 @@
  */
 import { isActionFailure, isActionResult, type ActionResult, type AnyAction } from './action.js';
 import { type ActionEntry, type Catalog } from './catalog.js';
-import { Agent, catalogOf } from './agent-value.js';
+import { catalogOf, unlinkedError, withState, type Agent } from './agent-value.js';
 import { checkEffectList, errorEffect, type Effect } from './effects.js';
 import { describeThrown, errorInfo, formatIssues, type ErrorInfo } from './errors.js';
 import { normalizeInstruction, type Instruction, type NormalizedInstruction } from './instruction.js';
 import { mountSkills, unmountSkill } from './mount.js';
-import { unlinkedError } from './agent-value.js';
 import { isPlainObject } from './plain.js';
 import { applyPatch, parseSync, parseWith, type Parsed } from './schema.js';
 import type { Signal } from './signal.js';
@@ -250,7 +249,7 @@ function finish(agent: Agent<object>, catalog: Catalog, entry: ActionEntry, retu
   if (patch !== undefined) {
     const state = updatedState(agent, catalog, entry, patch);
     if (!state.ok) return failed(state.error);
-    next = Agent.link({ id: agent.id, definition: agent.definition, state: state.value, mounted: agent.mounted }, catalog);
+    next = withState(agent, state.value, catalog);
   }
 
   let effects: Effect[] = [];

@@ -8,7 +8,7 @@
  * Pure: no I/O, no XState.
  */
 import { providerName, type Catalog } from './catalog.js';
-import { Agent, catalogOf, unlinkedError } from './agent-value.js';
+import { catalogOf, unlinkedError, withSkills, type Agent } from './agent-value.js';
 import { actionClashDiagnostic, missingDependencyError, missingRequirements, stateKeyConflictError, stateKeyHolder } from './skill-rules.js';
 import type { Diagnostic } from './diagnostics.js';
 import { Effects, type Effect } from './effects.js';
@@ -72,7 +72,7 @@ function mountInto<TState extends object>(
 
   const state = { ...(agent.state as Record<string, unknown>), [skill.stateKey]: slice.value } as TState;
   const mounted = [...agent.mounted, { name: skill.name, stateKey: skill.stateKey, config: config.value }];
-  const next = Agent.link({ id: agent.id, definition: agent.definition, state, mounted }, catalog.withSkill(skill, config.value));
+  const next = withSkills(agent, state, mounted, catalog.withSkill(skill, config.value));
   const effects = skill.actions.map((action) => Effects.registerAction(action.name, { skill: skill.name, tags: [...SKILL_TAGS] }));
   return { ok: true, agent: next, effects, diagnostics: actionClashes(catalog, skill) };
 }
@@ -119,7 +119,7 @@ export function unmountSkill<TState extends object>(agent: Agent<TState>, skill:
   const state = { ...(agent.state as Record<string, unknown>) };
   delete state[active.spec.stateKey];
   const mounted = agent.mounted.filter((record) => record.name !== active.spec.name);
-  const next = Agent.link({ id: agent.id, definition: agent.definition, state: state as TState, mounted }, catalog.withoutSkill(active.spec.name));
+  const next = withSkills(agent, state as TState, mounted, catalog.withoutSkill(active.spec.name));
   const effects = active.spec.actions.map((action) => Effects.deregisterAction(action.name, { skill: active.spec.name, tags: [...SKILL_TAGS] }));
   return { ok: true, agent: next, effects, diagnostics: [] };
 }
