@@ -1,6 +1,10 @@
 /**
- * Router lookups with 10, 1,000 and 10,000 routes (mixed exact, `*` and `**`), against a
- * linear scan of precompiled micromatch matchers over the same routes: the cost the trie saves.
+ * Router lookups with 10, 1,000 and 10,000 routes (mixed exact, `*` and `**`):
+ * - exact lookups over 1,000 varied keys (every exact route of the set, up to 1,000 of them, in
+ *   turn), so the figure is not one key kept hot in cache; a plain `Map.get` over the same keys
+ *   is shown as what any lookup structure pays for the larger set;
+ * - one key looked up again and again (the old rows, kept for information);
+ * - against a linear scan of precompiled micromatch matchers: the cost the trie saves.
  */
 import micromatch from 'micromatch';
 import { createRouter, type Router } from '../src/index.js';
@@ -39,9 +43,45 @@ export async function run(): Promise<ReportRow[]> {
   const rows: ReportRow[] = [];
   const sizes = [10, 1_000, 10_000];
   const routers = new Map(sizes.map((n) => [n, buildRouter(routePaths(n))]));
+  let sink = 0;
+
+  // ── exact lookups over varied keys ──
+  const keysFor = (n: number) => {
+    const exact = routePaths(n).filter((path) => !path.includes('*'));
+    const step = Math.max(1, Math.floor(exact.length / 1_000));
+    return Array.from({ length: 1_000 }, (_, i) => exact[(i * step) % exact.length]!);
+  };
+  const varied = await compare(
+    sizes.flatMap((n) => {
+      const router = routers.get(n)!;
+      const keys = keysFor(n);
+      const map = new Map(routePaths(n).map((path, i) => [path, i]));
+      let i = 0;
+      let j = 0;
+      return [
+        { name: `trie ${n}`, fn: () => { const r = router.route(keys[i++ % 1_000]!); if (r.ok) sink += r.matches.length; } },
+        { name: `map ${n}`, fn: () => { sink += map.get(keys[j++ % 1_000]!) ?? 0; } },
+      ];
+    }),
+  );
+  const variedBase = varied[0]!;
+  const mapBase = varied[1]!;
+  for (const [i, n] of sizes.entries()) {
+    const result = varied[2 * i]!;
+    const map = varied[2 * i + 1]!;
+    rows.push({
+      suite: 'router',
+      name: `exact lookup, 1,000 varied keys, ${n.toLocaleString('en')} routes`,
+      value: `${formatRate(result.opsPerSec)} (${formatNs(result.ns)})`,
+      anchor: i === 0 ? undefined : `10 routes: ${formatNs(variedBase.ns)}; Map.get: ${(map.ns / mapBase.ns).toFixed(2)}× its 10-key cost`,
+      ratio: i === 0 ? undefined : result.ns / variedBase.ns,
+      target: n === 10_000 ? '≥ 1M/s and ≤ 1.5× the 10-route cost' : undefined,
+      pass: n === 10_000 ? result.opsPerSec >= 1e6 && result.ns / variedBase.ns <= 1.5 : undefined,
+    });
+  }
+
   // The exact type looked up: a route in the middle of each set (index 4 is always exact).
   const exactType = (n: number) => routePaths(n)[Math.min(4, n - 1)]!;
-  let sink = 0;
   const trie = await compare(
     sizes.map((n) => {
       const router = routers.get(n)!;
@@ -54,12 +94,11 @@ export async function run(): Promise<ReportRow[]> {
     const result = trie[i]!;
     rows.push({
       suite: 'router',
-      name: `exact lookup, ${n.toLocaleString('en')} routes`,
+      name: `exact lookup, one key, ${n.toLocaleString('en')} routes`,
       value: `${formatRate(result.opsPerSec)} (${formatNs(result.ns)})`,
       anchor: i === 0 ? undefined : `10 routes: ${formatNs(base.ns)}`,
       ratio: i === 0 ? undefined : result.ns / base.ns,
-      target: n === 10_000 ? '≥ 1M/s and ≤ 1.5× the 10-route cost' : undefined,
-      pass: n === 10_000 ? result.opsPerSec >= 1e6 && result.ns / base.ns <= 1.5 : undefined,
+      target: n === 10_000 ? 'informational (one hot key)' : undefined,
     });
   }
 

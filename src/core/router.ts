@@ -106,10 +106,19 @@ export function validateRoute(route: Route<unknown>): number {
   return priority;
 }
 
+/** How many signal types a router remembers the candidates of (then it starts over). */
+const REMEMBERED_TYPES = 4_096;
+
 class TrieRouter<T> implements Router<T> {
   private readonly root: TrieNode<T> = newNode();
   private nextOrder = 0;
   private count = 0;
+  /**
+   * The candidate routes of signal types routed before, in precedence order (guards still run
+   * per signal). Agents see the same few types again and again; a hit costs one map lookup
+   * whatever the number of routes. Forgotten whenever the routes change.
+   */
+  private readonly remembered = new Map<string, Entry<T>[]>();
 
   get size(): number {
     return this.count;
@@ -120,6 +129,7 @@ class TrieRouter<T> implements Router<T> {
     // Validate everything first, so a bad route in a list adds nothing.
     const priorities = list.map((route) => validateRoute(route));
     list.forEach((route, i) => this.insert(route, priorities[i]!));
+    this.remembered.clear();
     return this;
   }
 
@@ -144,6 +154,7 @@ class TrieRouter<T> implements Router<T> {
     if (patternProblem(path) !== undefined) return 0;
     const removed = this.removeAt(this.root, compilePattern(path).segments.map((s) => s.value), 0, path);
     this.count -= removed;
+    this.remembered.clear();
     return removed;
   }
 
@@ -168,17 +179,22 @@ class TrieRouter<T> implements Router<T> {
 
   route(signal: SignalLike | string): RouteResult<T> {
     const type = typeof signal === 'string' ? signal : signal?.type;
-    const segments = cachedSignalTypeSegments(type);
-    if (segments === undefined) {
-      return {
-        ok: false,
-        error: errorInfo('invalid_signal', `cannot route '${String(type)}': not a valid signal type`, { subject: String(type) }),
-        guardErrors: [],
-      };
+    let candidates = typeof type === 'string' ? this.remembered.get(type) : undefined;
+    if (candidates === undefined) {
+      const segments = cachedSignalTypeSegments(type);
+      if (segments === undefined) {
+        return {
+          ok: false,
+          error: errorInfo('invalid_signal', `cannot route '${String(type)}': not a valid signal type`, { subject: String(type) }),
+          guardErrors: [],
+        };
+      }
+      candidates = [];
+      collect(this.root, segments, 0, candidates, undefined);
+      if (candidates.length > 1) candidates.sort(byPrecedence);
+      if (this.remembered.size >= REMEMBERED_TYPES) this.remembered.clear();
+      this.remembered.set(type as string, candidates);
     }
-    const candidates: Entry<T>[] = [];
-    collect(this.root, segments, 0, candidates, undefined);
-    if (candidates.length > 1) candidates.sort(byPrecedence);
 
     const subject: SignalLike = typeof signal === 'string' ? { type: signal } : signal;
     const found: RouteMatch<T>[] = [];

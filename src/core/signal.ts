@@ -125,9 +125,21 @@ export function createSignal<TData = undefined>(
   return signal;
 }
 
+/** The current time as an ISO 8601 string, formatted once per millisecond: signals are made by the thousand. */
+let lastMillis = Number.NaN;
+let lastIso = '';
+function now(): string {
+  const millis = Date.now();
+  if (millis !== lastMillis) {
+    lastMillis = millis;
+    lastIso = new Date(millis).toISOString();
+  }
+  return lastIso;
+}
+
 /** The signal's time as an ISO 8601 string; an invalid Date or an unparseable string is refused. */
 function signalTime(type: string, time: unknown): string {
-  if (time === undefined) return new Date().toISOString();
+  if (time === undefined) return now();
   const parsed = time instanceof Date ? time : typeof time === 'string' ? new Date(time) : undefined;
   if (parsed === undefined || Number.isNaN(parsed.getTime())) {
     throw new SignalError({
