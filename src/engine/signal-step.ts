@@ -30,6 +30,8 @@ import { failedOutcome, type StepOutcome } from './outcome.js';
 import { registrationProblem } from './registration.js';
 import { callSafely } from './user-code.js';
 
+const NO_SKILLS: readonly AnySkill[] = Object.freeze([]);
+
 /** How deep `run` effects may chain (a run producing a run...) before the step is failed. */
 export const MAX_RUN_DEPTH = 16;
 
@@ -76,12 +78,12 @@ export class AgentStep {
   }
 
   /** Skills whose patterns match, in mount order. */
-  private interested(): AnySkill[] {
-    const found: AnySkill[] = [];
+  private interested(): readonly AnySkill[] {
+    let found: AnySkill[] | undefined;
     for (const active of this.catalog.skills.values()) {
-      if (active.spec.signalPatterns.length && matchesAny(this.current.type, active.spec.signalPatterns)) found.push(active.spec);
+      if (active.spec.signalPatterns.length && matchesAny(this.current.type, active.spec.signalPatterns)) (found ??= []).push(active.spec);
     }
-    return found;
+    return found ?? NO_SKILLS;
   }
 
   /**

@@ -26,7 +26,7 @@ import type { LifecycleReport, LifecycleState } from '../../machines/skill-lifec
 import type { AgentRef, AgentSnapshot, AgentView, CallOptions, MountReport, ScheduledSignal } from './agent-ref.js';
 import { RuntimeError } from './errors.js';
 import { SkillLifecycles } from './lifecycles.js';
-import { Mailbox, type MailboxItem } from './mailbox.js';
+import { Mailbox, type MailboxItem, type MailboxOwner } from './mailbox.js';
 import type { ProcessHost } from './process-host.js';
 import { clearTimer, type Timer } from './timers.js';
 
@@ -58,7 +58,7 @@ function traceSubject(event: AgentItemEvent, outcome: StepOutcome): string {
 }
 
 /** A running agent. */
-export class AgentProcess<TState extends object = Record<string, unknown>> implements AgentHost, AgentRef<TState> {
+export class AgentProcess<TState extends object = Record<string, unknown>> implements AgentHost, AgentRef<TState>, MailboxOwner {
   actor!: AgentActor;
   readonly id: string;
   /** The name of the agent's definition. */
@@ -95,14 +95,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     this.definition = definition.name;
     this.blueprint = definition.blueprint;
     this.lifecycles = new SkillLifecycles(initial.id, system.trace, initial.mounted, resume);
-    this.mailbox = new Mailbox(
-      {
-        id: initial.id,
-        deliver: (item) => this.deliver(item),
-        busyElsewhere: () => system.inStep > 0,
-      },
-      system.mailboxLimit,
-    );
+    this.mailbox = new Mailbox(this, system.mailboxLimit);
   }
 
   registeredActions(): string[] {
@@ -418,8 +411,15 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     else stopActor();
   }
 
+  // ── MailboxOwner (called by the mailbox) ──────────────────────────────────────────────────
+
+  /** Whether any agent step of the system is on the stack. */
+  busyElsewhere(): boolean {
+    return this.system.inStep > 0;
+  }
+
   /** Hands an item to the actor, counted as a step on the system's stack. */
-  private deliver(item: MailboxItem): void {
+  deliver(item: MailboxItem): void {
     this.system.inStep++;
     try {
       this.actor.send(item.event);

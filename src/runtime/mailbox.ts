@@ -47,7 +47,8 @@ export interface MailboxOwner {
 
 /** One agent's mailbox. */
 export class Mailbox {
-  private readonly queue: BoundedQueue<MailboxItem>;
+  /** Items waiting; made on the first that has to wait (most agents never queue anything). */
+  private queue: BoundedQueue<MailboxItem> | undefined;
   phase: MailboxPhase = 'idle';
   /** The item being processed. */
   current: MailboxItem | undefined;
@@ -59,14 +60,12 @@ export class Mailbox {
 
   constructor(
     private readonly owner: MailboxOwner,
-    capacity: number,
-  ) {
-    this.queue = new BoundedQueue(capacity);
-  }
+    private readonly capacity: number,
+  ) {}
 
   /** Items waiting. */
   get size(): number {
-    return this.queue.size;
+    return this.queue?.size ?? 0;
   }
 
   /** Queues an item whose caller waits for the answer (`timeout` in ms; `what` names it in a timeout error). */
@@ -93,14 +92,14 @@ export class Mailbox {
     if (this.stopped || this.closing !== undefined) {
       throw new RuntimeError(errorInfo('agent_stopped', `agent '${this.owner.id}' is ${this.stopped ? 'stopped' : `stopping (${this.closing})`}`), this.owner.id);
     }
-    if (this.phase === 'idle' && this.queue.size === 0 && !this.owner.busyElsewhere()) {
+    if (this.phase === 'idle' && this.size === 0 && !this.owner.busyElsewhere()) {
       this.dispatch(item);
       return;
     }
-    if (!this.queue.push(item)) {
+    if (!(this.queue ??= new BoundedQueue(this.capacity)).push(item)) {
       throw new RuntimeError(
-        errorInfo('mailbox_full', `agent '${this.owner.id}' has ${this.queue.capacity} items waiting; its mailbox is full`, {
-          details: { capacity: this.queue.capacity },
+        errorInfo('mailbox_full', `agent '${this.owner.id}' has ${this.capacity} items waiting; its mailbox is full`, {
+          details: { capacity: this.capacity },
         }),
         this.owner.id,
       );
@@ -131,7 +130,7 @@ export class Mailbox {
   /** Hands waiting items to the actor, one at a time, while the agent is idle. */
   drain(): void {
     while (this.phase === 'idle' && !this.stopped && this.closing === undefined) {
-      const next = this.queue.shift();
+      const next = this.queue?.shift();
       if (next === undefined) return;
       this.dispatch(next);
     }
@@ -150,14 +149,14 @@ export class Mailbox {
   close(reason: string, stoppedError: (reason: string) => unknown): void {
     if (this.stopped || this.closing !== undefined) return;
     this.closing = reason;
-    for (const item of this.queue.drain()) if (item.ticket) this.settle(item.ticket, stoppedError(reason));
+    for (const item of this.queue?.drain() ?? []) if (item.ticket) this.settle(item.ticket, stoppedError(reason));
   }
 
   /** Stopped for good: the current caller and everything waiting get `error`. */
   stop(error: unknown): void {
     this.stopped = true;
     if (this.current?.ticket) this.settle(this.current.ticket, error);
-    for (const item of this.queue.drain()) if (item.ticket) this.settle(item.ticket, error);
+    for (const item of this.queue?.drain() ?? []) if (item.ticket) this.settle(item.ticket, error);
     this.current = undefined;
     this.phase = 'idle';
   }
