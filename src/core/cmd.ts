@@ -23,6 +23,7 @@ import { normalizeInstruction, type Instruction, type NormalizedInstruction } fr
 import { mountSkills, unmountSkill } from './mount.js';
 import { isPlainObject } from './plain.js';
 import { applyPatch, parseSync, parseWith, type Parsed } from './schema.js';
+import type { Result } from './result.js';
 import type { Signal } from './signal.js';
 import type { InvokeUserCode } from './invoke.js';
 import { invalidStateUpdate, updateSlice } from './state-update.js';
@@ -307,7 +308,7 @@ function updatedState(
   catalog: Catalog,
   entry: ActionEntry,
   patch: unknown,
-): { ok: true; value: Record<string, unknown> } | { ok: false; error: ErrorInfo } {
+): Result<Record<string, unknown>> {
   const state = agent.state as Record<string, unknown>;
   const { action, skill } = entry;
   if (skill) return updateSlice(state, skill.spec, patch, `action '${action.name}'`, action.name);

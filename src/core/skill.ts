@@ -16,6 +16,7 @@ import { patternProblem } from './pattern.js';
 import { deepMerge, isDefinedAs, isPlainObject, isSafeKey } from './plain.js';
 import { validateRoute, type Route } from './router.js';
 import { EMPTY_SCHEMA, isObjectSchema, parseSync, type ObjectSchema } from './schema.js';
+import type { Result } from './result.js';
 import type { Signal } from './signal.js';
 import { toolProblem, type FunctionTool } from './function-tool.js';
 
@@ -311,7 +312,7 @@ export function isSkill(value: unknown): value is AnySkill {
 export function resolveSkillConfig(
   skill: AnySkill,
   config: unknown,
-): { ok: true; value: Record<string, unknown> } | { ok: false; error: ErrorInfo } {
+): Result<Record<string, unknown>> {
   if (config !== undefined && !isPlainObject(config)) {
     return { ok: false, error: errorInfo('invalid_config', `config for skill '${skill.name}' must be a plain object`, { skill: skill.name }) };
   }
@@ -333,7 +334,7 @@ export function initialSlice(
   skill: AnySkill,
   config: Record<string, unknown>,
   overrides?: Record<string, unknown>,
-): { ok: true; value: Record<string, unknown> } | { ok: false; error: ErrorInfo } {
+): Result<Record<string, unknown>> {
   let initial: unknown;
   try {
     initial = skill.initialState(config);

@@ -19,6 +19,9 @@ import { failedOutcome, type StepOutcome } from './outcome.js';
 import { checkRouter, checkSkill } from './skill-checks.js';
 import { callSafely } from './user-code.js';
 
+/** The agent after mount hooks ran, with their effects; or the error of the first that failed. */
+type HookedOutcome = { ok: true; agent: Agent<object>; effects: Effect[] } | { ok: false; error: ErrorInfo };
+
 /**
  * Checks every skill mounted on `after` but not on `before` (routes, children) and the router
  * they join, then runs their `mount` hooks in mount order, applying their slice updates and
@@ -28,7 +31,7 @@ export function runMountHooks(
   before: Agent<object>,
   after: Agent<object>,
   invoke: InvokeUserCode | undefined,
-): MaybePromise<{ ok: true; agent: Agent<object>; effects: Effect[] } | { ok: false; error: ErrorInfo }> {
+): MaybePromise<HookedOutcome> {
   if (after.mounted === before.mounted || after.mounted.length === 0) return { ok: true, agent: after, effects: [] };
   const had = new Set(before.mounted.map((record) => record.name));
   const added = after.mounted.filter((record) => !had.has(record.name));
@@ -43,7 +46,6 @@ export function runMountHooks(
   return callMountHooks(after, added, invoke);
 }
 
-type HookedOutcome = { ok: true; agent: Agent<object>; effects: Effect[] } | { ok: false; error: ErrorInfo };
 
 /** Calls the `mount` hooks of `skills` (mounted on `after`) in order, applying their slice updates. */
 function callMountHooks(after: Agent<object>, added: readonly MountedSkill[], invoke: InvokeUserCode | undefined): MaybePromise<HookedOutcome> {
