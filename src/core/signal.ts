@@ -74,9 +74,9 @@ export function cachedSignalTypeSegments(type: unknown): readonly string[] | und
   return segments ?? undefined;
 }
 
-/** True when `type` is a valid signal type. */
+/** True when `type` is a valid signal type (answered from the segment cache: every signal is checked at least twice). */
 export function isValidSignalType(type: unknown): type is string {
-  return typeof type === 'string' && type.length <= MAX_SIGNAL_TYPE_LENGTH && SIGNAL_TYPE.test(type);
+  return cachedSignalTypeSegments(type) !== undefined;
 }
 
 function describeTypeProblem(type: unknown): string {
