@@ -27,7 +27,7 @@ import { listenPatterns, PatternIndex, registeredNames } from './pattern-index.j
 import { effectHandlers, interpretEffect, type EffectHost } from './effects.js';
 import { RuntimeError } from './errors.js';
 import type { ProcessHost } from './process-host.js';
-import { checkCatalog } from '../engine/skill-checks.js';
+import { checkCatalog } from '../engine/index.js';
 import { setTimer } from './timers.js';
 import { createTracer, type TraceOption, type Tracer } from './trace.js';
 
