@@ -1,0 +1,66 @@
+/**
+ * The effect interpreter: one handler per effect kind, and the system actor names one action
+ * per kind from the same list, so the inspector shows every effect as what it is.
+ */
+import { describe, expect, it } from 'vitest';
+import { EFFECT_TYPES, Effects } from '../../src/core/effects.js';
+import { createSignal } from '../../src/core/signal.js';
+import { effectHandlers, interpretEffect, type EffectHost } from '../../src/runtime/effects.js';
+import { systemMachine } from '../../machines/system.js';
+
+/** A host that records what the handlers asked of it. */
+function recordingHost(running: readonly string[] = ['a1']): { host: EffectHost; calls: string[] } {
+  const calls: string[] = [];
+  const host: EffectHost = {
+    registerAction: (agent, name, registered) => calls.push(`${registered ? 'register' : 'deregister'} ${agent} ${name}`),
+    publish: (signal, from) => calls.push(`publish ${signal.type} from ${from}`),
+    spawnChild: (parent, effect) => calls.push(`spawn ${effect.definition} under ${parent}`),
+    isRunning: (agent) => running.includes(agent),
+    close: (agent, reason) => calls.push(`close ${agent}: ${reason}`),
+    stopAgent: (agent, reason) => calls.push(`stop ${agent}: ${reason}`),
+    schedule: (agent, delay, signal) => calls.push(`schedule ${signal.type} for ${agent} in ${delay}`),
+    report: (agent, error, answered) => calls.push(`report ${error.code} for ${agent}${answered ? ' (answered)' : ''}`),
+    afterStep: (work) => work(),
+  };
+  return { host, calls };
+}
+
+describe('effect interpreter', () => {
+  it('has a handler for every effect kind, and the system actor an action for each', () => {
+    expect(Object.keys(effectHandlers(recordingHost().host)).sort()).toEqual([...EFFECT_TYPES].sort());
+    expect(Object.keys(systemMachine.implementations.actions).sort()).toEqual([...EFFECT_TYPES].sort());
+  });
+
+  it('carries out each kind on the host, naming skill actions skill/action', () => {
+    const { host, calls } = recordingHost(['a1', 'a2']);
+    const handlers = effectHandlers(host);
+    const origin = { agent: 'a1', answered: false };
+    for (const effect of [
+      Effects.registerAction('add', { skill: 'math' }),
+      Effects.deregisterAction('own'),
+      Effects.emit(createSignal('done')),
+      Effects.spawn('worker'),
+      Effects.stop({ agent: 'a2', reason: 'enough' }),
+      Effects.stop(),
+      Effects.schedule(10, createSignal('later')),
+      Effects.reply('ignored here'),
+      Effects.run('noop'),
+    ]) {
+      interpretEffect(handlers, effect, origin);
+    }
+    interpretEffect(handlers, Effects.stop({ agent: 'ghost' }), origin);
+    interpretEffect(handlers, Effects.error({ code: 'action_failed', message: 'x' }), { agent: 'a1', answered: true });
+    expect(calls).toEqual([
+      'register a1 math/add',
+      'deregister a1 own',
+      'publish done from a1',
+      'spawn worker under a1',
+      'stop a2: enough',
+      "close a1: stopped by agent 'a1'",
+      "stop a1: stopped by agent 'a1'",
+      'schedule later for a1 in 10',
+      'report unknown_agent for a1',
+      'report action_failed for a1 (answered)',
+    ]);
+  });
+});
