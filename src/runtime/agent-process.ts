@@ -405,7 +405,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     this.scheduled = undefined;
     // Stopping an actor from inside its own step would cut the step short: wait for it to end.
     const inOwnStep = this.mailbox.phase === 'processing';
-    this.mailbox.stop(this.stoppedError(reason));
+    this.mailbox.stop(() => this.stoppedError(reason));
     const stopActor = () => this.actor.stop();
     if (inOwnStep) queueMicrotask(stopActor);
     else stopActor();

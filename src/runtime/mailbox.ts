@@ -152,11 +152,11 @@ export class Mailbox {
     for (const item of this.queue?.drain() ?? []) if (item.ticket) this.settle(item.ticket, stoppedError(reason));
   }
 
-  /** Stopped for good: the current caller and everything waiting get `error`. */
-  stop(error: unknown): void {
+  /** Stopped for good: the current caller and everything waiting get `stoppedError()` (made only when someone waits). */
+  stop(stoppedError: () => unknown): void {
     this.stopped = true;
-    if (this.current?.ticket) this.settle(this.current.ticket, error);
-    for (const item of this.queue?.drain() ?? []) if (item.ticket) this.settle(item.ticket, error);
+    if (this.current?.ticket) this.settle(this.current.ticket, stoppedError());
+    for (const item of this.queue?.drain() ?? []) if (item.ticket) this.settle(item.ticket, stoppedError());
     this.current = undefined;
     this.phase = 'idle';
   }
