@@ -26,10 +26,13 @@ export function forgedRegistration(effect: Effect, by: string, skill?: string): 
 /**
  * Checks that the registration effects among `effects` are exactly those the skill changes
  * from `before` to `after` explain (counted as a net change per `skill/action`, so an unmount
- * and a remount in one step balance out). Cheap when nothing was mounted and no such effect is there.
+ * and a remount in one step balance out). Cheap when nothing was mounted and no such effect is
+ * there. `what` names who returned the effects (`action 'add'`), or makes that name when needed.
  */
-export function registrationProblem(before: Catalog, after: Catalog, effects: readonly Effect[], by: string, skill?: string): ErrorInfo | undefined {
+export function registrationProblem(before: Catalog, after: Catalog, effects: readonly Effect[], what: string | (() => string), skill?: string): ErrorInfo | undefined {
   if (before.skills === after.skills && !effects.some(isRegistration)) return undefined;
+  // Named only now: the common case above never needs the name.
+  const by = typeof what === 'string' ? what : what();
   // What the effects register, minus what the skill changes explain: all zeros when they agree.
   const unexplained = new Map<string, number>();
   const add = (key: string, delta: number) => unexplained.set(key, (unexplained.get(key) ?? 0) + delta);

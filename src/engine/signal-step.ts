@@ -166,7 +166,7 @@ export class AgentStep {
       const failure = ran.results.find((r) => !r.ok);
       if (failure && !failure.ok) return this.fail(failure.error);
       const catalog = catalogOf(ran.agent)!;
-      const by = `action ${ran.results.map((r) => `'${r.action}'`).join(', ')}`;
+      const by = () => `action ${ran.results.map((r) => `'${r.action}'`).join(', ')}`;
       const forged = registrationProblem(this.catalog, catalog, ran.effects, by, ran.results.length === 1 ? ran.results[0]!.skill : undefined);
       if (forged) return this.fail(forged);
       this.agent = ran.agent;
