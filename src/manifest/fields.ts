@@ -27,6 +27,9 @@ export const STANDARD_FIELDS = ['allowed-tools', 'compatibility', 'description',
 /** The fields seed 002 adds. */
 export const SEED_FIELDS = ['brief_description', 'default_enabled', 'scripts', 'toolsets', 'triggers', 'version'] as const;
 
+/** Standard fields whose scalar values are text whatever YAML makes of them. */
+const TEXT_FIELDS = ['name', 'description', 'license', 'compatibility'] as const;
+
 /** Which field set strict validation accepts: the Agent Skills standard alone, or with seed 002's fields. */
 export type ManifestSpec = 'agentskills' | 'skillstate';
 
@@ -54,6 +57,10 @@ export interface SkillManifest {
   license: string | undefined;
   compatibility: string | undefined;
   allowedTools: string[];
+  /**
+   * Client-specific properties: string keys to string values, each as written in the source
+   * (`version: 1.0` is "1.0"). Nested lists or mappings are kept as loaded, with a warning.
+   */
   metadata: Record<string, unknown>;
   toolsets: ToolsetRef[];
   scripts: ScriptRef[];
@@ -77,7 +84,7 @@ export interface FieldOptions {
   /** The folder the SKILL.md sits in, for the name rule. */
   dirName?: string | undefined;
   spec?: ManifestSpec;
-  /** Original source text of top-level scalars (`version: 1.0` stays "1.0"). */
+  /** Source text of top-level scalars that YAML did not read as strings (`version: 1.0` stays "1.0"). */
   sources?: Record<string, string>;
 }
 
@@ -118,10 +125,13 @@ export function checkManifestFields(
     add('spec', 'manifest_unknown_fields', unexpected.join(', '), `Unexpected fields in frontmatter: ${unexpected.join(', ')}. Only ${pythonList([...allowed].sort())} are allowed.`);
   }
 
-  const name = checkName(data, options.dirName, add);
-  const description = checkDescription(data, seedStyle, add);
-  const license = optionalString(data, 'license', add);
-  const compatibility = optionalString(data, 'compatibility', add);
+  // As in the reference, the standard text fields are read as written: `name: 2024` is "2024".
+  const text: Record<string, unknown> = { ...data };
+  for (const field of TEXT_FIELDS) if (typeof data[field] !== 'string' && options.sources?.[field] !== undefined) text[field] = options.sources[field];
+  const name = checkName(text, options.dirName, add);
+  const description = checkDescription(text, seedStyle, add);
+  const license = optionalString(text, 'license', add);
+  const compatibility = optionalString(text, 'compatibility', add);
   if (compatibility !== undefined && codePointLength(compatibility) > MAX_COMPATIBILITY_LENGTH) {
     add('spec', 'manifest_compatibility_long', 'compatibility', `Compatibility exceeds ${MAX_COMPATIBILITY_LENGTH} character limit (${codePointLength(compatibility)} chars)`);
   }
@@ -168,7 +178,7 @@ export function checkManifestFields(
 type Add = (level: ProblemLevel, code: string, field: string, message: string) => void;
 
 function checkName(data: Record<string, unknown>, dirName: string | undefined, add: Add): string | undefined {
-  if (!('name' in data)) {
+  if (!Object.hasOwn(data, 'name')) {
     add('fatal', 'manifest_missing_field', 'name', 'Missing required field in frontmatter: name');
     return undefined;
   }
@@ -196,7 +206,7 @@ function checkName(data: Record<string, unknown>, dirName: string | undefined, a
 }
 
 function checkDescription(data: Record<string, unknown>, seedStyle: boolean, add: Add): string | undefined {
-  if (!('description' in data)) {
+  if (!Object.hasOwn(data, 'description')) {
     add('fatal', 'manifest_missing_field', 'description', 'Missing required field in frontmatter: description');
     return undefined;
   }
