@@ -5,9 +5,14 @@
  * (`version`, `toolsets`, `scripts`, `triggers`, `default_enabled`, `brief_description`) are
  * checked in the same style.
  *
+ * Names follow the reference: lowercase letters of any script, digits and hyphens (`pdf-tools`,
+ * `мой-навык`, `技能`), compared with the folder's name after NFKC normalisation, lengths counted
+ * in code points after normalisation.
+ *
  * Each problem has a level: `fatal` (the skill cannot be loaded at all), `spec` (an error for
- * strict validation, a warning when loading leniently) or `advice` (a warning either way).
- * Lengths count code points, not UTF-16 units.
+ * strict validation, a warning when loading leniently), `unloadable` (valid by the
+ * specification, but skillstate cannot load it: a warning for strict validation, an error when
+ * loading) or `advice` (a warning either way). Lengths count code points, not UTF-16 units.
  *
  * Pure: no I/O.
  */
@@ -70,7 +75,13 @@ export interface SkillManifest {
   extra: Record<string, unknown>;
 }
 
-export type ProblemLevel = 'fatal' | 'spec' | 'advice';
+/**
+ * How bad a problem is: `fatal` (nothing can use the skill), `spec` (breaks the specification:
+ * an error when validating strictly, a warning when loading), `unloadable` (the specification
+ * allows it but skillstate cannot load it: a warning when validating, an error when loading) or
+ * `advice` (a warning either way).
+ */
+export type ProblemLevel = 'fatal' | 'spec' | 'unloadable' | 'advice';
 
 export interface FieldProblem {
   level: ProblemLevel;
@@ -93,6 +104,15 @@ export function codePointLength(text: string): number {
   let count = 0;
   for (const _ of text) count++;
   return count;
+}
+
+/** Python's white space (`str.isspace()`), which the reference validator strips. */
+const PYTHON_SPACE = '[\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
+const PYTHON_STRIP = new RegExp(`^${PYTHON_SPACE}+|${PYTHON_SPACE}+$`, 'g');
+
+/** `text.strip()` as Python does it (JavaScript's `trim()` differs on U+001C-U+001F, U+0085 and U+FEFF). */
+export function pythonStrip(text: string): string {
+  return text.replace(PYTHON_STRIP, '');
 }
 
 /** The description's first sentence, capped at 200 code points. */
@@ -183,16 +203,17 @@ function checkName(data: Record<string, unknown>, dirName: string | undefined, a
     return undefined;
   }
   const raw = data.name;
-  if (typeof raw !== 'string' || !raw.trim()) {
+  if (typeof raw !== 'string' || !pythonStrip(raw)) {
     add('fatal', 'manifest_field_invalid', 'name', "Field 'name' must be a non-empty string");
     return undefined;
   }
-  const name = raw.trim().normalize('NFKC');
+  const name = pythonStrip(raw).normalize('NFKC');
   const length = codePointLength(name);
   if (length > MAX_NAME_LENGTH) add('spec', 'manifest_name_format', 'name', `Skill name '${name}' exceeds ${MAX_NAME_LENGTH} character limit (${length} chars)`);
   if (name !== name.toLowerCase()) add('spec', 'manifest_name_format', 'name', `Skill name '${name}' must be lowercase`);
   if (name.startsWith('-') || name.endsWith('-')) add('spec', 'manifest_name_format', 'name', 'Skill name cannot start or end with a hyphen');
   if (name.includes('--')) add('spec', 'manifest_name_format', 'name', 'Skill name cannot contain consecutive hyphens');
+  // Python's str.isalnum(): letters (L*) and numbers (N*) of any script; marks are not.
   if (!/^[\p{L}\p{N}-]+$/u.test(name)) {
     add('spec', 'manifest_name_format', 'name', `Skill name '${name}' contains invalid characters. Only letters, digits, and hyphens are allowed.`);
   }
@@ -200,7 +221,7 @@ function checkName(data: Record<string, unknown>, dirName: string | undefined, a
     add('spec', 'manifest_name_mismatch', 'name', `Directory name '${dirName}' must match skill name '${name}'`);
   }
   if (!SKILL_NAME.test(name)) {
-    add('fatal', 'manifest_name_unusable', 'name', `Skill name '${name}' cannot be used by skillstate: it must be 1 to 64 ASCII letters, digits, '_' or '-', starting with a letter or digit`);
+    add('unloadable', 'manifest_name_unusable', 'name', `Skill name '${name}' cannot be used by skillstate: it must be 1 to 64 ASCII letters, digits, '_' or '-', starting with a letter or digit`);
   }
   return name;
 }
@@ -211,7 +232,7 @@ function checkDescription(data: Record<string, unknown>, seedStyle: boolean, add
     return undefined;
   }
   const description = data.description;
-  if (typeof description !== 'string' || !description.trim()) {
+  if (typeof description !== 'string' || !pythonStrip(description)) {
     add('fatal', 'manifest_field_invalid', 'description', "Field 'description' must be a non-empty string");
     return undefined;
   }

@@ -100,7 +100,8 @@ export function inspectSkillManifest(text: string, options: ParseOptions = {}): 
   });
   const errors: string[] = [];
   for (const problem of problems) {
-    if (problem.level === 'fatal' || (strict && problem.level === 'spec')) errors.push(problem.message);
+    const error = problem.level === 'fatal' || (strict ? problem.level === 'spec' : problem.level === 'unloadable');
+    if (error) errors.push(problem.message);
     else note('warning', problem.code, describeLenient(problem), { field: problem.field });
   }
   const skill = manifest?.name;
