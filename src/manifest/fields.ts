@@ -97,6 +97,8 @@ export interface FieldOptions {
   spec?: ManifestSpec;
   /** Source text of top-level scalars that YAML did not read as strings (`version: 1.0` stays "1.0"). */
   sources?: Record<string, string>;
+  /** Top-level keys left out of `data` (`__proto__`...): still unexpected fields, as the reference reports them. */
+  droppedKeys?: readonly string[];
 }
 
 /** Length in code points, the unit every limit of the specification counts in. */
@@ -140,7 +142,7 @@ export function checkManifestFields(
   const allowed: readonly string[] = spec === 'agentskills' ? STANDARD_FIELDS : [...STANDARD_FIELDS, ...SEED_FIELDS];
   const seedStyle = SEED_FIELDS.some((field) => field in data);
 
-  const unexpected = Object.keys(data).filter((key) => !allowed.includes(key)).sort();
+  const unexpected = [...Object.keys(data), ...(options.droppedKeys ?? [])].filter((key) => !allowed.includes(key)).sort();
   if (unexpected.length) {
     add('spec', 'manifest_unknown_fields', unexpected.join(', '), `Unexpected fields in frontmatter: ${unexpected.join(', ')}. Only ${pythonList([...allowed].sort())} are allowed.`);
   }

@@ -97,6 +97,7 @@ export function inspectSkillManifest(text: string, options: ParseOptions = {}): 
     dirName: options.dirName,
     spec: options.spec,
     sources: loaded.value.sources,
+    droppedKeys: loaded.value.dropped.filter((at) => !/[.[]/.test(at)),
   });
   const errors: string[] = [];
   for (const problem of problems) {

@@ -69,6 +69,13 @@ describe('prototype keys in front matter are dropped with a warning, at any dept
     }
   });
 
+  it('top-level ones still count as unexpected fields for strict validation, as the reference says', () => {
+    const report = inspectSkillManifest(HOSTILE, { strict: true, dirName: 'hostile', spec: 'agentskills' });
+    expect(report.errors[0]).toBe(
+      "Unexpected fields in frontmatter: __proto__, constructor, custom, prototype, triggers. Only ['allowed-tools', 'compatibility', 'description', 'license', 'metadata', 'name'] are allowed.",
+    );
+  });
+
   it('the same holds for skills found by discovery and activated', async () => {
     const root = await tree({ 'hostile/SKILL.md': HOSTILE });
     const registry = await discoverSkills({ bundled: false, extra: [root] });
