@@ -6,7 +6,6 @@
  *
  * I/O: reads the skill's folder. Never writes.
  */
-import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import type { DocumentSkill, LoadedSkill } from './document.js';
