@@ -108,9 +108,10 @@ export function scriptEnvironment(extra: Readonly<Record<string, string>> = {}):
 }
 
 /**
- * Runs a script of a skill: `script` is a name the manifest declares under `scripts`, or a path
- * relative to the skill's root. Resolves with the result once the process has ended (or been
- * killed); throws `script_refused` or `script_failed`.
+ * Runs a script of a skill: `script` is a name the manifest declares under `scripts`, a path
+ * relative to the skill's root, or an absolute path inside it. Only a regular file is run.
+ * Resolves with the result once the process has ended (or been killed); throws `script_refused`
+ * or `script_failed`.
  */
 export async function runSkillScript(owner: ScriptOwner, script: string, args: readonly string[] = [], options: ScriptOptions = {}): Promise<ScriptResult> {
   if (typeof owner !== 'string' && (typeof owner !== 'object' || owner === null)) throw refused('?', script, 'no skill was given', 'no_root');
