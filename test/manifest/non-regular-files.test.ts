@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { constants } from 'node:fs';
-import { mkdir, open } from 'node:fs/promises';
+import { mkdir, open, symlink } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -69,6 +69,15 @@ describe('a SKILL.md that is not a regular file is skipped with a diagnostic, ne
     const scan = await scanSkillSources({ extra: [root] });
     expect(scan.entries.map((entry) => entry.name)).toEqual(['good']);
     expect(scan.diagnostics.find((d) => d.subject === path.join(root, 'sock'))?.message).toContain('is a socket, not a regular file');
+  });
+
+  it('discovery skips a SKILL.md linked to a device (/dev/zero never ends)', BOUND, async () => {
+    const root = await tree({ 'good/SKILL.md': simpleSkill('good') });
+    await mkdir(path.join(root, 'endless'));
+    await symlink('/dev/zero', path.join(root, 'endless', 'SKILL.md'));
+    const scan = await scanSkillSources({ extra: [root] });
+    expect(scan.entries.map((entry) => entry.name)).toEqual(['good']);
+    expect(scan.diagnostics.find((d) => d.subject === path.join(root, 'endless'))?.message).toContain('is a character device, not a regular file');
   });
 
   it('strict validation reports a FIFO SKILL.md as an error', BOUND, async () => {
