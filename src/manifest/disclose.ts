@@ -18,7 +18,7 @@
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import { DEFAULT_MAX_QUERY_CHARS, rankMatches, TriggerIndex, type SkillUsage, type TriggerMatch } from './match.js';
 import type { DocumentSkillRegistry, SkillEntry } from './registry.js';
-import { estimateTokens, renderDisclosure, type Budget, type Cut } from './render.js';
+import { estimateTokens, renderDisclosure, type Budget, type Cut, type RootPathOptions } from './render.js';
 
 export type Tier = 0 | 1 | 2 | 3;
 
@@ -26,7 +26,7 @@ export type Tier = 0 | 1 | 2 | 3;
 export const CATALOG_QUERY =
   /\b(?:what (?:can|could) you do|what are you able to do|what do you know how to do|what are your (?:skills|capabilities|abilities)|(?:list|show)(?: me)?(?: all| your| the| available)* skills|(?:which|what) skills|available skills|your capabilities)\b/i;
 
-export interface DiscloseOptions {
+export interface DiscloseOptions extends RootPathOptions {
   /** How many matching skills to show in full (default 3). */
   maxSkills?: number;
   /** Skills always shown in full: registry names, or folders (registered on the spot). */
@@ -150,6 +150,8 @@ export async function disclose(registry: DocumentSkillRegistry, query: string, o
       catalog: catalogEntries.map((entry) => ({ name: entry.name, brief: entry.briefDescription })),
       omitted: plan.tier === 2 && !details.length ? 0 : omitted,
       details,
+      rootPath: options.rootPath,
+      workspace: options.workspace,
     },
     options.budget,
   );

@@ -5,9 +5,14 @@
  * (`version`, `toolsets`, `scripts`, `triggers`, `default_enabled`, `brief_description`) are
  * checked in the same style.
  *
+ * Names follow the reference: lowercase letters of any script, digits and hyphens (`pdf-tools`,
+ * `мой-навык`, `技能`), compared with the folder's name after NFKC normalisation, lengths counted
+ * in code points after normalisation.
+ *
  * Each problem has a level: `fatal` (the skill cannot be loaded at all), `spec` (an error for
- * strict validation, a warning when loading leniently) or `advice` (a warning either way).
- * Lengths count code points, not UTF-16 units.
+ * strict validation, a warning when loading leniently), `unloadable` (valid by the
+ * specification, but skillstate cannot load it: a warning for strict validation, an error when
+ * loading) or `advice` (a warning either way). Lengths count code points, not UTF-16 units.
  *
  * Pure: no I/O.
  */
@@ -26,6 +31,9 @@ export const MAX_BRIEF_LENGTH = 200;
 export const STANDARD_FIELDS = ['allowed-tools', 'compatibility', 'description', 'license', 'metadata', 'name'] as const;
 /** The fields seed 002 adds. */
 export const SEED_FIELDS = ['brief_description', 'default_enabled', 'scripts', 'toolsets', 'triggers', 'version'] as const;
+
+/** Standard fields whose scalar values are text whatever YAML makes of them. */
+const TEXT_FIELDS = ['name', 'description', 'license', 'compatibility'] as const;
 
 /** Which field set strict validation accepts: the Agent Skills standard alone, or with seed 002's fields. */
 export type ManifestSpec = 'agentskills' | 'skillstate';
@@ -54,6 +62,10 @@ export interface SkillManifest {
   license: string | undefined;
   compatibility: string | undefined;
   allowedTools: string[];
+  /**
+   * Client-specific properties: string keys to string values, each as written in the source
+   * (`version: 1.0` is "1.0"). Nested lists or mappings are kept as loaded, with a warning.
+   */
   metadata: Record<string, unknown>;
   toolsets: ToolsetRef[];
   scripts: ScriptRef[];
@@ -63,7 +75,13 @@ export interface SkillManifest {
   extra: Record<string, unknown>;
 }
 
-export type ProblemLevel = 'fatal' | 'spec' | 'advice';
+/**
+ * How bad a problem is: `fatal` (nothing can use the skill), `spec` (breaks the specification:
+ * an error when validating strictly, a warning when loading), `unloadable` (the specification
+ * allows it but skillstate cannot load it: a warning when validating, an error when loading) or
+ * `advice` (a warning either way).
+ */
+export type ProblemLevel = 'fatal' | 'spec' | 'unloadable' | 'advice';
 
 export interface FieldProblem {
   level: ProblemLevel;
@@ -77,8 +95,10 @@ export interface FieldOptions {
   /** The folder the SKILL.md sits in, for the name rule. */
   dirName?: string | undefined;
   spec?: ManifestSpec;
-  /** Original source text of top-level scalars (`version: 1.0` stays "1.0"). */
+  /** Source text of top-level scalars that YAML did not read as strings (`version: 1.0` stays "1.0"). */
   sources?: Record<string, string>;
+  /** Top-level keys left out of `data` (`__proto__`...): still unexpected fields, as the reference reports them. */
+  droppedKeys?: readonly string[];
 }
 
 /** Length in code points, the unit every limit of the specification counts in. */
@@ -86,6 +106,15 @@ export function codePointLength(text: string): number {
   let count = 0;
   for (const _ of text) count++;
   return count;
+}
+
+/** Python's white space (`str.isspace()`), which the reference validator strips. */
+const PYTHON_SPACE = '[\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
+const PYTHON_STRIP = new RegExp(`^${PYTHON_SPACE}+|${PYTHON_SPACE}+$`, 'g');
+
+/** `text.strip()` as Python does it (JavaScript's `trim()` differs on U+001C-U+001F, U+0085 and U+FEFF). */
+export function pythonStrip(text: string): string {
+  return text.replace(PYTHON_STRIP, '');
 }
 
 /** The description's first sentence, capped at 200 code points. */
@@ -113,15 +142,18 @@ export function checkManifestFields(
   const allowed: readonly string[] = spec === 'agentskills' ? STANDARD_FIELDS : [...STANDARD_FIELDS, ...SEED_FIELDS];
   const seedStyle = SEED_FIELDS.some((field) => field in data);
 
-  const unexpected = Object.keys(data).filter((key) => !allowed.includes(key)).sort();
+  const unexpected = [...Object.keys(data), ...(options.droppedKeys ?? [])].filter((key) => !allowed.includes(key)).sort();
   if (unexpected.length) {
     add('spec', 'manifest_unknown_fields', unexpected.join(', '), `Unexpected fields in frontmatter: ${unexpected.join(', ')}. Only ${pythonList([...allowed].sort())} are allowed.`);
   }
 
-  const name = checkName(data, options.dirName, add);
-  const description = checkDescription(data, seedStyle, add);
-  const license = optionalString(data, 'license', add);
-  const compatibility = optionalString(data, 'compatibility', add);
+  // As in the reference, the standard text fields are read as written: `name: 2024` is "2024".
+  const text: Record<string, unknown> = { ...data };
+  for (const field of TEXT_FIELDS) if (typeof data[field] !== 'string' && options.sources?.[field] !== undefined) text[field] = options.sources[field];
+  const name = checkName(text, options.dirName, add);
+  const description = checkDescription(text, seedStyle, add);
+  const license = optionalString(text, 'license', add);
+  const compatibility = optionalString(text, 'compatibility', add);
   if (compatibility !== undefined && codePointLength(compatibility) > MAX_COMPATIBILITY_LENGTH) {
     add('spec', 'manifest_compatibility_long', 'compatibility', `Compatibility exceeds ${MAX_COMPATIBILITY_LENGTH} character limit (${codePointLength(compatibility)} chars)`);
   }
@@ -168,21 +200,22 @@ export function checkManifestFields(
 type Add = (level: ProblemLevel, code: string, field: string, message: string) => void;
 
 function checkName(data: Record<string, unknown>, dirName: string | undefined, add: Add): string | undefined {
-  if (!('name' in data)) {
+  if (!Object.hasOwn(data, 'name')) {
     add('fatal', 'manifest_missing_field', 'name', 'Missing required field in frontmatter: name');
     return undefined;
   }
   const raw = data.name;
-  if (typeof raw !== 'string' || !raw.trim()) {
+  if (typeof raw !== 'string' || !pythonStrip(raw)) {
     add('fatal', 'manifest_field_invalid', 'name', "Field 'name' must be a non-empty string");
     return undefined;
   }
-  const name = raw.trim().normalize('NFKC');
+  const name = pythonStrip(raw).normalize('NFKC');
   const length = codePointLength(name);
   if (length > MAX_NAME_LENGTH) add('spec', 'manifest_name_format', 'name', `Skill name '${name}' exceeds ${MAX_NAME_LENGTH} character limit (${length} chars)`);
   if (name !== name.toLowerCase()) add('spec', 'manifest_name_format', 'name', `Skill name '${name}' must be lowercase`);
   if (name.startsWith('-') || name.endsWith('-')) add('spec', 'manifest_name_format', 'name', 'Skill name cannot start or end with a hyphen');
   if (name.includes('--')) add('spec', 'manifest_name_format', 'name', 'Skill name cannot contain consecutive hyphens');
+  // Python's str.isalnum(): letters (L*) and numbers (N*) of any script; marks are not.
   if (!/^[\p{L}\p{N}-]+$/u.test(name)) {
     add('spec', 'manifest_name_format', 'name', `Skill name '${name}' contains invalid characters. Only letters, digits, and hyphens are allowed.`);
   }
@@ -190,18 +223,18 @@ function checkName(data: Record<string, unknown>, dirName: string | undefined, a
     add('spec', 'manifest_name_mismatch', 'name', `Directory name '${dirName}' must match skill name '${name}'`);
   }
   if (!SKILL_NAME.test(name)) {
-    add('fatal', 'manifest_name_unusable', 'name', `Skill name '${name}' cannot be used by skillstate: it must be 1 to 64 ASCII letters, digits, '_' or '-', starting with a letter or digit`);
+    add('unloadable', 'manifest_name_unusable', 'name', `Skill name '${name}' cannot be used by skillstate: it must be 1 to 64 ASCII letters, digits, '_' or '-', starting with a letter or digit`);
   }
   return name;
 }
 
 function checkDescription(data: Record<string, unknown>, seedStyle: boolean, add: Add): string | undefined {
-  if (!('description' in data)) {
+  if (!Object.hasOwn(data, 'description')) {
     add('fatal', 'manifest_missing_field', 'description', 'Missing required field in frontmatter: description');
     return undefined;
   }
   const description = data.description;
-  if (typeof description !== 'string' || !description.trim()) {
+  if (typeof description !== 'string' || !pythonStrip(description)) {
     add('fatal', 'manifest_field_invalid', 'description', "Field 'description' must be a non-empty string");
     return undefined;
   }

@@ -37,7 +37,7 @@ export { discoverSkills, scanSkillSources, defaultSkillSources, BUNDLED_SKILLS_D
 export { documentMetadata, type DocumentSkillMetadata } from './spec.js';
 export { TriggerIndex, rankMatches, DEFAULT_MAX_QUERY_CHARS, type TriggerMatch, type SkillUsage } from './match.js';
 export { disclose, planDisclosure, preloadSkills, CATALOG_QUERY, type Disclosure, type DisclosurePlan, type DiscloseOptions, type Tier } from './disclose.js';
-export { CRITICAL_RULES, estimateTokens, type Budget, type Cut } from './render.js';
+export { CRITICAL_RULES, estimateTokens, type Budget, type Cut, type RootPathMode, type RootPathOptions } from './render.js';
 export { escapeInline, wrapBody, CONTENT_TAG } from './escape.js';
 export { readSkillResource, DEFAULT_MAX_RESOURCE_BYTES, type ResourceContent } from './resources.js';
 export { loadToolsets } from './toolsets.js';

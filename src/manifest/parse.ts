@@ -40,7 +40,7 @@ export interface ParsedManifest {
   body: string;
   /** Warnings and notes about what was accepted leniently. */
   diagnostics: Diagnostic[];
-  /** The front matter as YAML loaded it. */
+  /** The front matter as loaded: prototype keys dropped, scalar metadata values as written. */
   data: Record<string, unknown>;
 }
 
@@ -90,14 +90,19 @@ export function inspectSkillManifest(text: string, options: ParseOptions = {}): 
   for (const field of loaded.value.repaired) {
     note('warning', 'manifest_yaml_recovered', `field '${field}' holds an unquoted ': ', which is invalid YAML; it was read as a quoted string`, { field });
   }
+  for (const at of loaded.value.dropped) {
+    note('warning', 'manifest_key_dropped', `key '${at}' was dropped: keys named __proto__, constructor or prototype are never read from front matter`, { key: at });
+  }
   const { manifest, problems } = checkManifestFields(loaded.value.data, {
     dirName: options.dirName,
     spec: options.spec,
     sources: loaded.value.sources,
+    droppedKeys: loaded.value.dropped.filter((at) => !/[.[]/.test(at)),
   });
   const errors: string[] = [];
   for (const problem of problems) {
-    if (problem.level === 'fatal' || (strict && problem.level === 'spec')) errors.push(problem.message);
+    const error = problem.level === 'fatal' || (strict ? problem.level === 'spec' : problem.level === 'unloadable');
+    if (error) errors.push(problem.message);
     else note('warning', problem.code, describeLenient(problem), { field: problem.field });
   }
   const skill = manifest?.name;

@@ -1,34 +1,90 @@
 /**
  * Rendering disclosed skills in seed 003's injection format — `## Agent Skills`, the
  * `### Skill Catalog`, the `### Critical Rules for Using Skills` on path resolution, then
- * `### Skill Details` with each skill's `**Root Path:**` and its body — within a budget. When the
- * text does not fit, it is cut in grades, each cut reported: catalog entries of skills not shown
- * in full go first, then bodies are shortened (lowest-ranked first, preloaded skills last), then
- * whole skills are dropped, and as a last resort only the breadcrumb is left.
+ * `### Skill Details` with each skill's `**Root Path:**` and its body — within a budget. The
+ * root path is shown absolute, relative to the workspace or not at all (`rootPath`), and the
+ * path rule's wording follows that choice, so it never tells the model to use a path it was not
+ * given or a tool that would refuse it. When the text does not fit, it is cut in grades, each cut
+ * reported: catalog entries of skills not shown in full go first, then bodies are shortened
+ * (lowest-ranked first, preloaded skills last), then whole skills are dropped, and as a last
+ * resort only the breadcrumb is left.
  *
  * Pure: no I/O. Every manifest-supplied string goes through `escape.ts`.
  */
+import path from 'node:path';
 import { codeSpan, escapeInline, wrapBody } from './escape.js';
 
-export const CRITICAL_RULES = `### Critical Rules for Using Skills
+/** How the disclosure shows a skill's folder to the model. */
+export type RootPathMode = 'absolute' | 'relative' | 'hidden';
 
-> **Path Resolution Required for Skill Files**
+/** Where skill folders are shown from, shared by `disclose` and `renderDisclosure`. */
+export interface RootPathOptions {
+  /**
+   * How each skill's folder appears under `**Root Path:**`, and what the path rule tells the model:
+   * - `'absolute'` (default): the folder's absolute path on this machine; the rule says to read
+   *   files with `read_skill_resource` (relative paths, or absolute ones inside the root) and,
+   *   for other tools, to join Root Path and relative path;
+   * - `'relative'`: the folder relative to `workspace`, so the machine's layout above it is not
+   *   shown; the rule says the joined path is relative to the workspace;
+   * - `'hidden'`: no folder at all; the rule says to read files with `read_skill_resource` only.
+   */
+  rootPath?: RootPathMode;
+  /** The folder `'relative'` paths start from (default: the process's working directory). */
+  workspace?: string;
+}
+
+const RULES_HEADING = '### Critical Rules for Using Skills';
+const RELATIVE_PATHS = '> Skill instructions use relative paths (e.g., `./scripts/run.sh` or `scripts/run.sh`) to refer to the skill\'s own files.';
+const READ_TOOL =
+  '> To read one, call `read_skill_resource` with the skill\'s name and the path as written there, relative to the skill\'s root (e.g., `scripts/run.sh`).';
+
+function joinExamples(root: string, result: string): string {
+  return `> **Examples:**
 >
-> Skill instructions use relative paths (e.g., \`./scripts/run.sh\` or \`scripts/run.sh\`) to refer to internal files.
-> However, standard tools resolve relative paths against the User's Workspace, not the skill directory.
+> 1. Root Path: \`${root}\`
+>    Relative: \`./scripts/run.sh\`
+>    Result: \`${result}\`
 >
-> When using ANY file from a skill, you MUST convert its path to ABSOLUTE:
+> 2. Root Path: \`${root}\`
+>    Relative: \`scripts/run.sh\`
+>    Result: \`${result}\``;
+}
+
+/** The path rule for each way of showing root paths; each names only what that way offers. */
+export const PATH_RULES: Readonly<Record<RootPathMode, string>> = {
+  absolute: `${RULES_HEADING}
+
+> **Paths in a skill are relative to its Root Path**
+>
+${RELATIVE_PATHS}
+${READ_TOOL} An absolute path inside the skill's Root Path works too.
+> Other tools that take file paths (a shell, an editor) resolve relative paths against the User's Workspace, not the skill directory.
+> With those tools, convert the path to ABSOLUTE:
 > \`Root Path\` + \`Relative Path\` = \`Absolute Path\`
 >
-> **Examples:**
+${joinExamples('/path/to/skill', '/path/to/skill/scripts/run.sh')}`,
+  relative: `${RULES_HEADING}
+
+> **Paths in a skill are relative to its Root Path**
 >
-> 1. Root Path: \`/path/to/skill\`
->    Relative: \`./scripts/run.sh\`
->    Result: \`/path/to/skill/scripts/run.sh\`
+${RELATIVE_PATHS}
+${READ_TOOL}
+> Each Root Path below is relative to the User's Workspace. Other tools that take file paths (a shell, an editor) resolve relative paths against the Workspace, not the skill directory.
+> With those tools, join the two:
+> \`Root Path\` + \`Relative Path\` = \`Path in the Workspace\`
 >
-> 2. Root Path: \`/path/to/skill\`
->    Relative: \`scripts/run.sh\`
->    Result: \`/path/to/skill/scripts/run.sh\``;
+${joinExamples('skills/my-skill', 'skills/my-skill/scripts/run.sh')}`,
+  hidden: `${RULES_HEADING}
+
+> **Read skill files with \`read_skill_resource\`**
+>
+${RELATIVE_PATHS}
+${READ_TOOL}
+> The skills' folders are not shown: other tools that take file paths (a shell, an editor) cannot reach these files.`,
+};
+
+/** The path rule with absolute root paths (the default). */
+export const CRITICAL_RULES = PATH_RULES.absolute;
 
 /** A budget for the rendered text, in characters or estimated tokens (4 characters each). */
 export interface Budget {
@@ -56,7 +112,7 @@ export interface DetailBlock {
   preloaded: boolean;
 }
 
-export interface RenderInput {
+export interface RenderInput extends RootPathOptions {
   tier: 1 | 2 | 3;
   /** Skills available in total (the breadcrumb's N). */
   available: number;
@@ -88,12 +144,22 @@ function renderText(input: RenderInput): string {
     parts.push('To load a skill, use the `load_skill` tool.');
     return `${parts.join('\n\n')}\n`;
   }
-  parts.push('To load a skill not shown in detail below, use the `load_skill` tool.', CRITICAL_RULES, '### Skill Details');
+  const mode = input.rootPath ?? 'absolute';
+  parts.push('To load a skill not shown in detail below, use the `load_skill` tool.', PATH_RULES[mode], '### Skill Details');
   for (const detail of input.details) {
-    const root = detail.rootPath ? codeSpan(detail.rootPath) : '(none: this skill lives in memory; read its files with `read_skill_resource`)';
-    parts.push(`#### ${escapeInline(detail.name)}`, `**Root Path:** ${root}`, wrapBody(detail.name, detail.body));
+    parts.push(`#### ${escapeInline(detail.name)}`);
+    if (mode !== 'hidden') parts.push(`**Root Path:** ${shownRoot(detail.rootPath, mode, input.workspace)}`);
+    parts.push(wrapBody(detail.name, detail.body));
   }
   return `${parts.join('\n\n')}\n`;
+}
+
+/** A skill's folder as the `**Root Path:**` line shows it. */
+function shownRoot(rootPath: string | undefined, mode: 'absolute' | 'relative', workspace: string | undefined): string {
+  if (!rootPath) return '(none: this skill lives in memory; read its files with `read_skill_resource`)';
+  if (mode === 'absolute') return codeSpan(rootPath);
+  const relative = path.relative(workspace ?? process.cwd(), rootPath).split(path.sep).join('/');
+  return codeSpan(relative === '' ? '.' : relative);
 }
 
 /** Renders the disclosure, cutting it to the budget in grades. Returns the text and every cut. */

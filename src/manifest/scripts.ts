@@ -13,11 +13,12 @@
  * I/O: spawns processes, reads the script's first line.
  */
 import { spawn } from 'node:child_process';
-import { open, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { confine } from './confine.js';
+import { fileKind, NotRegularFileError, openRegularFile } from './regular.js';
 import { manifestError, type ManifestError } from './errors.js';
 import type { ScriptRef } from './fields.js';
 
@@ -69,7 +70,7 @@ async function interpreterFor(file: string): Promise<string[] | undefined> {
   if (ext === '.py') return ['python3'];
   if (ext === '.js' || ext === '.mjs' || ext === '.cjs') return [process.execPath];
   if (ext === '.ts' || ext === '.mts') return [process.execPath, createRequire(import.meta.url).resolve('tsx/cli')];
-  const handle = await open(file, 'r');
+  const { handle } = await openRegularFile(file);
   try {
     const buffer = Buffer.alloc(256);
     const { bytesRead } = await handle.read(buffer, 0, 256, 0);
@@ -107,9 +108,10 @@ export function scriptEnvironment(extra: Readonly<Record<string, string>> = {}):
 }
 
 /**
- * Runs a script of a skill: `script` is a name the manifest declares under `scripts`, or a path
- * relative to the skill's root. Resolves with the result once the process has ended (or been
- * killed); throws `script_refused` or `script_failed`.
+ * Runs a script of a skill: `script` is a name the manifest declares under `scripts`, a path
+ * relative to the skill's root, or an absolute path inside it. Only a regular file is run.
+ * Resolves with the result once the process has ended (or been killed); throws `script_refused`
+ * or `script_failed`.
  */
 export async function runSkillScript(owner: ScriptOwner, script: string, args: readonly string[] = [], options: ScriptOptions = {}): Promise<ScriptResult> {
   if (typeof owner !== 'string' && (typeof owner !== 'object' || owner === null)) throw refused('?', script, 'no skill was given', 'no_root');
@@ -120,10 +122,17 @@ export async function runSkillScript(owner: ScriptOwner, script: string, args: r
   const relative = declared?.path ?? script;
   const problem = argumentProblem(args);
   if (problem) throw refused(skill, script, problem, 'arguments');
-  const confined = await confine(root, relative);
+  const confined = await confine(root, relative, { allowAbsolute: true });
   if (!confined.ok) throw refused(skill, script, confined.message, confined.reason);
-  if (!(await stat(confined.real)).isFile()) throw refused(skill, script, `'${confined.relative}' is not a regular file`, 'not_a_file');
-  const interpreter = await interpreterFor(confined.real);
+  const info = await stat(confined.real);
+  if (!info.isFile()) throw refused(skill, script, `'${confined.relative}' is a ${fileKind(info)}, not a regular file`, 'not_a_file');
+  let interpreter: string[] | undefined;
+  try {
+    interpreter = await interpreterFor(confined.real);
+  } catch (error) {
+    if (!(error instanceof NotRegularFileError)) throw error;
+    throw refused(skill, script, `'${confined.relative}' is a ${error.kind}, not a regular file`, 'not_a_file');
+  }
   if (!interpreter) throw refused(skill, script, `no interpreter for '${confined.relative}': use .sh, .py, .js, .mjs or .ts, or start it with a #! line`, 'no_interpreter');
 
   const timeoutMs = options.timeoutMs ?? DEFAULT_SCRIPT_TIMEOUT_MS;

@@ -8,17 +8,19 @@
  *   Loading a mounted skill again mounts nothing and returns the body again. An unknown name fails
  *   with the list of available skills.
  * - `list_skills`: the enabled skills with their brief descriptions.
- * - `read_skill_resource`: one file of a skill, by relative path (see `resources.ts` for what is
- *   refused).
+ * - `read_skill_resource`: one file of a skill, by a path relative to its root or an absolute
+ *   path inside it (see `resources.ts` for what is refused).
  *
  * I/O: through the registry only.
  */
+import path from 'node:path';
 import { z } from 'zod';
 import { defineAction, fail, result } from '../core/action.js';
 import { defineSkill, type AnySkill } from '../core/skill.js';
 import { ManifestError } from './errors.js';
 import { wrapBody } from './escape.js';
 import type { DocumentSkillRegistry } from './registry.js';
+import type { RootPathMode } from './render.js';
 import { readSkillResource } from './resources.js';
 
 export interface SkillToolsOptions {
@@ -28,12 +30,27 @@ export interface SkillToolsOptions {
   maxResourceBytes?: number;
   /** Restrict `load_skill`'s parameter to an enum of the names registered now (default: a validated string). */
   nameEnum?: boolean;
+  /**
+   * How `load_skill` reports the skill's folder in `rootPath`: `'absolute'` (default), `'relative'`
+   * (to `workspace`) or `'hidden'` (left out). Use the same choice as the disclosure's `rootPath`.
+   */
+  rootPath?: RootPathMode;
+  /** The folder `'relative'` root paths start from (default: the process's working directory). */
+  workspace?: string;
+}
+
+/** A skill's folder as `load_skill` reports it under the chosen mode. */
+function reportedRoot(rootPath: string | undefined, options: SkillToolsOptions): string | undefined {
+  if (rootPath === undefined || options.rootPath === 'hidden') return undefined;
+  if (options.rootPath !== 'relative') return rootPath;
+  return path.relative(options.workspace ?? process.cwd(), rootPath).split(path.sep).join('/') || '.';
 }
 
 /** What `load_skill` returns. */
 export interface LoadSkillOutput {
   skill: string;
   version: string | undefined;
+  /** The skill's folder, as `SkillToolsOptions.rootPath` chooses to show it. */
   rootPath: string | undefined;
   /** The body, without front matter, inside `<skill_content name="...">`. */
   instructions: string;
@@ -69,7 +86,7 @@ export function createSkillTools(registry: DocumentSkillRegistry, options: Skill
         const output: LoadSkillOutput = {
           skill: name,
           version: entry.version,
-          rootPath: entry.rootPath,
+          rootPath: reportedRoot(entry.rootPath, options),
           instructions: wrapBody(name, loaded.instructions),
           resources: [...loaded.resources.keys()],
           tools: spec.actions.map((action) => action.name),
@@ -99,10 +116,10 @@ export function createSkillTools(registry: DocumentSkillRegistry, options: Skill
 
   const readResource = defineAction({
     name: 'read_skill_resource',
-    description: "Read one file of a skill by its path relative to the skill's root (e.g. reference.md or scripts/run.py).",
+    description: "Read one file of a skill by its path relative to the skill's root (e.g. reference.md or scripts/run.py), or by an absolute path inside the root.",
     input: z.object({
       skill: z.string().min(1).max(64).describe('The skill the file belongs to'),
-      path: z.string().min(1).max(1024).describe("The file's path relative to the skill's root"),
+      path: z.string().min(1).max(1024).describe("The file's path relative to the skill's root, or an absolute path inside it"),
     }),
     run: async ({ skill, path }) => {
       if (!registry.has(skill)) {
