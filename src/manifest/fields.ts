@@ -27,6 +27,9 @@ export const STANDARD_FIELDS = ['allowed-tools', 'compatibility', 'description',
 /** The fields seed 002 adds. */
 export const SEED_FIELDS = ['brief_description', 'default_enabled', 'scripts', 'toolsets', 'triggers', 'version'] as const;
 
+/** Fields of the Agent Skills hosts that skillstate honours. */
+export const HOST_FIELDS = ['disable-model-invocation'] as const;
+
 /** Which field set strict validation accepts: the Agent Skills standard alone, or with seed 002's fields. */
 export type ManifestSpec = 'agentskills' | 'skillstate';
 
@@ -59,6 +62,8 @@ export interface SkillManifest {
   scripts: ScriptRef[];
   triggers: TriggerSpec;
   defaultEnabled: boolean;
+  /** `disable-model-invocation`: the skill is loaded only by its name, never disclosed or picked automatically. */
+  disableModelInvocation: boolean;
   /** Fields no specification defines, kept as they were. */
   extra: Record<string, unknown>;
 }
@@ -113,7 +118,9 @@ export function checkManifestFields(
   const allowed: readonly string[] = spec === 'agentskills' ? STANDARD_FIELDS : [...STANDARD_FIELDS, ...SEED_FIELDS];
   const seedStyle = SEED_FIELDS.some((field) => field in data);
 
-  const unexpected = Object.keys(data).filter((key) => !allowed.includes(key)).sort();
+  // The hosts' fields are honoured, not listed: the message keeps the specification's field set.
+  const honoured: readonly string[] = spec === 'agentskills' ? [] : HOST_FIELDS;
+  const unexpected = Object.keys(data).filter((key) => !allowed.includes(key) && !honoured.includes(key)).sort();
   if (unexpected.length) {
     add('spec', 'manifest_unknown_fields', unexpected.join(', '), `Unexpected fields in frontmatter: ${unexpected.join(', ')}. Only ${pythonList([...allowed].sort())} are allowed.`);
   }
@@ -136,6 +143,11 @@ export function checkManifestFields(
     if (typeof data.default_enabled === 'boolean') defaultEnabled = data.default_enabled;
     else add('spec', 'manifest_field_invalid', 'default_enabled', "Field 'default_enabled' must be true or false");
   }
+  let disableModelInvocation = false;
+  if (data['disable-model-invocation'] !== undefined) {
+    if (typeof data['disable-model-invocation'] === 'boolean') disableModelInvocation = data['disable-model-invocation'];
+    else add('spec', 'manifest_field_invalid', 'disable-model-invocation', "Field 'disable-model-invocation' must be true or false");
+  }
   let brief = optionalString(data, 'brief_description', add);
   if (brief !== undefined && codePointLength(brief) > MAX_BRIEF_LENGTH) {
     add('advice', 'manifest_brief_long', 'brief_description', `Brief description exceeds ${MAX_BRIEF_LENGTH} character limit (${codePointLength(brief)} chars); it is shortened in catalogs`);
@@ -143,7 +155,8 @@ export function checkManifestFields(
   }
 
   const extra: Record<string, unknown> = {};
-  for (const key of Object.keys(data)) if (!(STANDARD_FIELDS as readonly string[]).includes(key) && !(SEED_FIELDS as readonly string[]).includes(key)) extra[key] = data[key];
+  const known: readonly string[] = [...STANDARD_FIELDS, ...SEED_FIELDS, ...HOST_FIELDS];
+  for (const key of Object.keys(data)) if (!known.includes(key)) extra[key] = data[key];
   if (name === undefined || description === undefined || problems.some((problem) => problem.level === 'fatal')) return { manifest: undefined, problems };
   return {
     manifest: {
@@ -159,6 +172,7 @@ export function checkManifestFields(
       scripts,
       triggers,
       defaultEnabled,
+      disableModelInvocation,
       extra,
     },
     problems,
