@@ -181,7 +181,8 @@ export function planDisclosure(registry: DocumentSkillRegistry, query: string, o
   if (!available.length) return plan(0, 'no skills');
   const bounded = text.length > maxQuery ? text.slice(0, maxQuery) : text;
   const catalogAsked = (options.catalogQuery ?? CATALOG_QUERY).test(bounded);
-  if (catalogAsked || (!matches.length && index.untriggered > 0)) relevance = rankSkills(registry, text, options);
+  // Asked for the catalog, the user wants all of it: it stays in name order.
+  if (!catalogAsked && !matches.length && index.untriggered > 0) relevance = rankSkills(registry, text, options);
   const everything = () => catalogOrder([...preloaded], relevance, available);
   if (catalogAsked) return plan(2, 'the query asks what the agent can do', [], everything());
   if (matches.length) return plan(3, 'triggers match the query', matches.slice(0, options.maxSkills ?? 3).map((m) => m.name));
@@ -248,6 +249,7 @@ export async function disclose(registry: DocumentSkillRegistry, query: string, o
       available: plan.available.length,
       catalog: catalogEntries.map((entry) => ({ name: entry.name, brief: entry.briefDescription })),
       omitted,
+      ranked: plan.relevance.length > 0,
       details,
     },
     options.budget,

@@ -8,7 +8,7 @@
  *
  * Pure: no I/O. Never evaluates anything but YAML.
  */
-import { isMap, parseDocument, type Document } from 'yaml';
+import { isMap, isScalar, isSeq, parseDocument, type Document } from 'yaml';
 
 /** The reference validator's wording for a file that does not open with front matter. */
 export const NO_FRONT_MATTER = 'SKILL.md must start with YAML frontmatter (---)';
@@ -80,6 +80,8 @@ export interface LoadedYaml {
   repaired: string[];
   /** The original source text of top-level scalars (so `version: 1.0` stays "1.0"). */
   sources: Record<string, string>;
+  /** Keys given more than once (dotted paths for nested ones); the last value was kept. */
+  duplicates: string[];
 }
 
 /**
@@ -91,13 +93,14 @@ export function loadFrontMatterYaml(
   options: { maxAliasCount?: number; repair?: boolean } = {},
 ): { ok: true; value: LoadedYaml } | { ok: false; message: string } {
   const maxAliasCount = options.maxAliasCount ?? DEFAULT_MAX_ALIAS_COUNT;
-  let doc = parseYaml(yaml);
+  const lenient = options.repair !== false;
+  let doc = parseYaml(yaml, lenient);
   let repaired: string[] = [];
   let quoted = yaml;
-  if (doc.errors.length && options.repair !== false) {
+  if (doc.errors.length && lenient) {
     const attempt = quotePlainValuesWithColons(yaml);
     if (attempt.fields.length) {
-      const second = parseYaml(attempt.yaml);
+      const second = parseYaml(attempt.yaml, true);
       if (!second.errors.length) {
         doc = second;
         repaired = attempt.fields;
@@ -105,6 +108,7 @@ export function loadFrontMatterYaml(
       }
     }
   }
+  const duplicates = lenient && !doc.errors.length ? duplicateKeys(doc.contents) : [];
   if (doc.errors.length) return { ok: false, message: `Invalid YAML in frontmatter: ${firstLine(doc.errors[0]!.message)}` };
   let data: unknown;
   try {
@@ -118,14 +122,36 @@ export function loadFrontMatterYaml(
   for (const [key, value] of Object.entries(data)) {
     if (typeof value !== 'number') continue;
     if (!/^[\w-]+$/.test(key)) continue;
-    const match = new RegExp(`^${key}:[ \\t]*([^\\s#]+)`, 'm').exec(repaired.length ? quoted : yaml);
+    const match = [...(repaired.length ? quoted : yaml).matchAll(new RegExp(`^${key}:[ \\t]*([^\\s#]+)`, 'gm'))].at(-1);
     if (match) sources[key] = match[1]!;
   }
-  return { ok: true, value: { data: data as Record<string, unknown>, repaired, sources } };
+  return { ok: true, value: { data: data as Record<string, unknown>, repaired, sources, duplicates } };
 }
 
-function parseYaml(yaml: string): Document.Parsed {
-  return parseDocument(yaml, { prettyErrors: true, uniqueKeys: true });
+/**
+ * Parses YAML. Strictly, a key given twice is an error; leniently (hand-edited community skills
+ * do it) it is accepted, the last value wins, and `duplicateKeys` names it for a warning.
+ */
+function parseYaml(yaml: string, allowDuplicates = false): Document.Parsed {
+  return parseDocument(yaml, { prettyErrors: true, uniqueKeys: !allowDuplicates });
+}
+
+/** Keys that occur more than once in a mapping, as dotted paths, in document order. */
+function duplicateKeys(node: unknown, prefix = ''): string[] {
+  const found: string[] = [];
+  if (isMap(node)) {
+    const seen = new Set<string>();
+    for (const pair of node.items) {
+      const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+      const dotted = prefix ? `${prefix}.${key}` : key;
+      if (seen.has(key) && !found.includes(dotted)) found.push(dotted);
+      seen.add(key);
+      found.push(...duplicateKeys(pair.value, dotted).filter((item) => !found.includes(item)));
+    }
+  } else if (isSeq(node)) {
+    node.items.forEach((item, i) => found.push(...duplicateKeys(item, `${prefix}[${i}]`)));
+  }
+  return found;
 }
 
 function firstLine(message: string): string {

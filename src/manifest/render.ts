@@ -63,6 +63,8 @@ export interface RenderInput {
   catalog: CatalogLine[];
   /** Skills not in `catalog` (named by a "more skills" line). */
   omitted: number;
+  /** The catalog lists the most relevant first: the "more skills" line says to search with a query. */
+  ranked?: boolean;
   details: DetailBlock[];
 }
 
@@ -82,7 +84,10 @@ function renderText(input: RenderInput): string {
   if (input.tier === 1) return breadcrumb(input.available);
   const parts = ['## Agent Skills', '### Skill Catalog'];
   const lines = input.catalog.map((line) => `- **${escapeInline(line.name)}**: ${escapeInline(line.brief, BRIEF_CHARS)}`);
-  if (input.omitted > 0) lines.push(`- … ${input.omitted} more skill${input.omitted === 1 ? '' : 's'}: call \`list_skills\` to see them`);
+  if (input.omitted > 0) {
+    const more = `- … ${input.omitted} more skill${input.omitted === 1 ? '' : 's'}`;
+    lines.push(input.ranked ? `${more}, less relevant to this request: call \`list_skills\` with a query to find them` : `${more}: call \`list_skills\` to see them`);
+  }
   parts.push(lines.join('\n') || '(none)');
   if (!input.details.length) {
     parts.push('To load a skill, use the `load_skill` tool.');
