@@ -101,6 +101,10 @@ interface Indexed {
   relevance: RelevanceIndex | undefined;
   /** The registry's `headingsRevision` the relevance index has taken in. */
   headings: number;
+  /** Each available skill's place in `available` (name order). */
+  position: Map<string, number>;
+  /** Whether each available skill declares triggers. */
+  triggered: Uint8Array;
 }
 
 const indexCache = new WeakMap<DocumentSkillRegistry, Indexed>();
@@ -115,7 +119,15 @@ function indexFor(registry: DocumentSkillRegistry, enable: readonly string[]): I
   const cached = indexCache.get(registry);
   if (cached && cached.key === key) return cached;
   const available = disclosable(registry, enable);
-  const built: Indexed = { key, available, index: new TriggerIndex(available), relevance: undefined, headings: -1 };
+  const built: Indexed = {
+    key,
+    available,
+    index: new TriggerIndex(available),
+    relevance: undefined,
+    headings: -1,
+    position: new Map(available.map((entry, i) => [entry.name, i])),
+    triggered: Uint8Array.from(available, (entry) => Number(hasTriggers(entry))),
+  };
   indexCache.set(registry, built);
   return built;
 }
@@ -147,11 +159,20 @@ export function rankSkills(registry: DocumentSkillRegistry, query: string, optio
 }
 
 /** Catalog order: the given names first, then by relevance, then the rest by name. */
-function catalogOrder(first: readonly string[], relevance: readonly RelevanceScore[], available: readonly SkillEntry[]): string[] {
-  const order = new Set(first);
-  for (const item of relevance) order.add(item.name);
-  for (const entry of available) order.add(entry.name);
-  return [...order];
+function catalogOrder(first: readonly string[], relevance: readonly RelevanceScore[], indexed: Indexed): string[] {
+  const { available, position } = indexed;
+  const listed = new Uint8Array(available.length);
+  const order = [...first];
+  for (const name of first) {
+    const at = position.get(name);
+    if (at !== undefined) listed[at] = 1;
+  }
+  for (const item of relevance) {
+    const at = position.get(item.name)!;
+    if (!listed[at]) (listed[at] = 1), order.push(item.name);
+  }
+  for (let at = 0; at < available.length; at++) if (!listed[at]) order.push(available[at]!.name);
+  return order;
 }
 
 /** Decides the tier and the skills to show for `query`. Synchronous: preloaded names must be registered. */
@@ -164,7 +185,8 @@ export function planDisclosure(registry: DocumentSkillRegistry, query: string, o
   const found = index.match(text, maxQuery);
   const matches = rankMatches(found.matches.values(), options.usage);
   let relevance: RelevanceScore[] = [];
-  const plan = (tier: Tier, reason: string, top: string[] = [], ranked?: string[]): DisclosurePlan => {
+  /** `whole`: the catalog lists every skill (most relevant first), not only those shown in full. */
+  const plan = (tier: Tier, reason: string, top: string[] = [], whole = false): DisclosurePlan => {
     const detailed = [...preloaded, ...top.filter((name) => !preloaded.includes(name))];
     return {
       tier: detailed.length ? 3 : tier,
@@ -172,7 +194,7 @@ export function planDisclosure(registry: DocumentSkillRegistry, query: string, o
       matches,
       detailed,
       relevance,
-      ranked: ranked ? [...detailed, ...ranked.filter((name) => !detailed.includes(name))] : detailed,
+      ranked: whole ? catalogOrder(detailed, relevance, indexed) : detailed,
       preloaded,
       queryTruncated: found.truncated,
       reason: detailed.length && tier !== 3 ? `${reason}; preloaded skills shown in full` : reason,
@@ -183,18 +205,16 @@ export function planDisclosure(registry: DocumentSkillRegistry, query: string, o
   const catalogAsked = (options.catalogQuery ?? CATALOG_QUERY).test(bounded);
   // Asked for the catalog, the user wants all of it: it stays in name order.
   if (!catalogAsked && !matches.length && index.untriggered > 0) relevance = rankSkills(registry, text, options);
-  const everything = () => catalogOrder([...preloaded], relevance, available);
-  if (catalogAsked) return plan(2, 'the query asks what the agent can do', [], everything());
+  if (catalogAsked) return plan(2, 'the query asks what the agent can do', [], true);
   if (matches.length) return plan(3, 'triggers match the query', matches.slice(0, options.maxSkills ?? 3).map((m) => m.name));
   if (index.untriggered > 0) {
-    const untriggered = new Set(available.filter((entry) => !hasTriggers(entry)).map((entry) => entry.name));
-    const strong = strongMatches(relevance, { margin: options.margin, max: options.maxSkills ?? 3 }).filter((item) => untriggered.has(item.name));
+    const strong = strongMatches(relevance, { margin: options.margin, max: options.maxSkills ?? 3 }).filter((item) => !indexed.triggered[indexed.position.get(item.name)!]);
     if (strong.length) {
       const names = strong.map((item) => item.name);
-      return plan(3, `${names.map((name) => `'${name}'`).join(', ')} clearly ${names.length === 1 ? 'matches' : 'match'} the query best (relevance)`, names, everything());
+      return plan(3, `${names.map((name) => `'${name}'`).join(', ')} clearly ${names.length === 1 ? 'matches' : 'match'} the query best (relevance)`, names, true);
     }
     const why = `${index.untriggered} skill${index.untriggered === 1 ? ' has' : 's have'} no triggers`;
-    return plan(2, relevance.length ? `${why}; the catalog lists the most relevant first` : why, [], everything());
+    return plan(2, relevance.length ? `${why}; the catalog lists the most relevant first` : why, [], true);
   }
   return plan(1, 'no trigger matches the query');
 }

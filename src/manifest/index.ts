@@ -11,6 +11,7 @@ export {
   MAX_NAME_LENGTH,
   MAX_DESCRIPTION_LENGTH,
   MAX_COMPATIBILITY_LENGTH,
+  HOST_FIELDS,
   codePointLength,
   firstSentence,
   type SkillManifest,
@@ -36,7 +37,19 @@ export {
 export { discoverSkills, scanSkillSources, defaultSkillSources, BUNDLED_SKILLS_DIR, type SkillSources, type DiscoverOptions, type ScanStats } from './discover.js';
 export { documentMetadata, type DocumentSkillMetadata } from './spec.js';
 export { TriggerIndex, rankMatches, DEFAULT_MAX_QUERY_CHARS, type TriggerMatch, type SkillUsage } from './match.js';
-export { disclose, planDisclosure, preloadSkills, CATALOG_QUERY, type Disclosure, type DisclosurePlan, type DiscloseOptions, type Tier } from './disclose.js';
+export {
+  disclose,
+  planDisclosure,
+  preloadSkills,
+  rankSkills,
+  CATALOG_QUERY,
+  DEFAULT_CATALOG_BUDGET,
+  type Disclosure,
+  type DisclosurePlan,
+  type DiscloseOptions,
+  type Tier,
+} from './disclose.js';
+export { RelevanceIndex, relevanceTerms, bodyHeadings, strongMatches, DEFAULT_MARGIN, type RelevanceScore, type MarginOptions } from './rank.js';
 export { CRITICAL_RULES, estimateTokens, type Budget, type Cut } from './render.js';
 export { escapeInline, wrapBody, CONTENT_TAG } from './escape.js';
 export { readSkillResource, DEFAULT_MAX_RESOURCE_BYTES, type ResourceContent } from './resources.js';
