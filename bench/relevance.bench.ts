@@ -64,15 +64,39 @@ async function evaluate(discover: () => Promise<DocumentSkillRegistry>, requests
 
 const pct = (part: number, whole: number) => `${((100 * part) / whole).toFixed(0)}% (${part}/${whole})`;
 
+/**
+ * Decoys for the crowded corpus: skills whose names and descriptions are made of the published
+ * skills' own description words, shuffled (a fixed seed), so that every request meets many
+ * partial matches and the catalog cannot fit in the window.
+ */
+function decoys(registry: DocumentSkillRegistry, count: number): DocumentSkillRegistry {
+  const vocabulary = [...new Set(registry.entries().flatMap((entry) => entry.description.toLowerCase().match(/[a-z]{3,}/g) ?? []))].sort();
+  let seed = 12345;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const word = () => vocabulary[Math.floor(next() * vocabulary.length)]!;
+  for (let i = 0; i < count; i++) {
+    const words = Array.from({ length: 25 }, word);
+    registry.register(defineDocumentSkill({ name: `${word()}-${word()}-${i}`, description: `${words.slice(0, 10).join(' ')}. Use when ${words.slice(10).join(' ')}.`, instructions: `# Decoy ${i}` }));
+  }
+  return registry;
+}
+
+const DECOYS = 500;
+
 async function evaluationRows(): Promise<ReportRow[]> {
-  const corpora: { name: string; dirs: string[]; requests: readonly EvalRequest[] }[] = [
+  const both = ['anthropics-skills', 'openai-skills'];
+  const corpora: { name: string; dirs: string[]; requests: readonly EvalRequest[]; decoys?: number }[] = [
     { name: 'anthropics-skills', dirs: ['anthropics-skills'], requests: REQUESTS.filter((r) => r.corpus === 'anthropics-skills') },
     { name: 'openai-skills', dirs: ['openai-skills'], requests: REQUESTS.filter((r) => r.corpus === 'openai-skills') },
-    { name: 'both together', dirs: ['anthropics-skills', 'openai-skills'], requests: REQUESTS },
+    { name: 'both together', dirs: both, requests: REQUESTS },
+    { name: `both + ${DECOYS} decoys`, dirs: both, requests: REQUESTS, decoys: DECOYS },
   ];
   const rows: ReportRow[] = [];
   for (const corpus of corpora) {
-    const discover = () => discoverSkills({ extra: corpus.dirs.map((dir) => path.join(CORPUS, dir)) });
+    const discover = async () => {
+      const registry = await discoverSkills({ extra: corpus.dirs.map((dir) => path.join(CORPUS, dir)) });
+      return corpus.decoys ? decoys(registry, corpus.decoys) : registry;
+    };
     const registry = await discover();
     const f = await evaluate(discover, corpus.requests);
     const label = `${corpus.name} (${registry.size} skills, ${f.requests} requests)`;
