@@ -5,9 +5,16 @@
  * - Tier 0 — nothing: there are no skills (no catalog, and no `load_skill` tool either).
  * - Tier 1 — a breadcrumb, `[N skills available]`: skills exist, all have triggers, none match.
  * - Tier 2 — the catalog (names and brief descriptions): the user asks what the agent can do or
- *   to list skills, or some skills have no triggers (so they could never be reached otherwise).
- * - Tier 3 — the full bodies of the top matches (default 3), ranked by explicit mention of the
- *   skill's name, then the longest exact trigger phrase, then recent use, then name.
+ *   to list skills, or some skills have no triggers (so they could never be reached otherwise);
+ *   the catalog then lists the skills most relevant to the query first (`rank.ts`).
+ * - Tier 3 — the full bodies of the top matches (default 3): by triggers, ranked by explicit
+ *   mention of the skill's name, then the longest exact trigger phrase, then recent use, then
+ *   name; or, when no trigger matches, skills without triggers whose relevance stands a clear
+ *   margin above the rest.
+ *
+ * The catalog is held to a budget of its own (default about 1,500 tokens): the least relevant
+ * entries are cut, and a line says how many and how to find them. Skills marked
+ * `disable-model-invocation` are never disclosed.
  *
  * Preloaded skills (named, or given by path and registered on the spot) are always shown in full.
  * Skills with `default_enabled: false` are left out unless enabled by name. `planDisclosure` is

@@ -309,6 +309,7 @@ export interface MarginOptions {
   floor?: number;
 }
 
+/** How many times the next skill's score a strong match must reach, by default. */
 export const DEFAULT_MARGIN = 1.5;
 
 /**
