@@ -118,7 +118,7 @@ export class RelevanceIndex {
   /** The inverse of `#order`: the skill at each place in name order. */
   readonly #byOrder: Int32Array;
   /** term → skill → occurrences per field (name, description, headings). */
-  readonly #postings = new Map<string, Map<number, Float64Array>>();
+  readonly #postings = new Map<string, Map<number, number[]>>();
   readonly #compiled = new Map<string, Compiled>();
   /** Per skill, per field: the number of terms. */
   readonly #lengths: Float64Array;
@@ -162,17 +162,19 @@ export class RelevanceIndex {
   }
 
   #add(id: number, field: number, terms: readonly string[], sign = 1): void {
-    for (const term of terms) {
+    const tally = new Map<string, number>();
+    for (const term of terms) tally.set(term, (tally.get(term) ?? 0) + 1);
+    for (const [term, n] of tally) {
       let posting = this.#postings.get(term);
       if (!posting) this.#postings.set(term, (posting = new Map()));
       let counts = posting.get(id);
-      if (!counts) posting.set(id, (counts = new Float64Array(FIELDS)));
-      counts[field]! += sign;
+      if (!counts) posting.set(id, (counts = [0, 0, 0]));
+      counts[field]! += sign * n;
       if (sign < 0 && counts[0] === 0 && counts[1] === 0 && counts[2] === 0) {
         posting.delete(id);
         if (!posting.size) this.#postings.delete(term);
       }
-      this.#compiled.delete(term);
+      if (this.#compiled.size) this.#compiled.delete(term);
     }
     this.#lengths[id * FIELDS + field]! += sign * terms.length;
     this.#totals[field]! += sign * terms.length;
