@@ -144,11 +144,18 @@ export function renderDisclosure(input: RenderInput, budget: Budget = {}, catalo
   const catalogLimit = input.tier === 1 ? Infinity : limitOf(catalogBudget);
   if (catalogLimit < Infinity) {
     let total = 0;
-    const keep = state.catalog.filter((line) => shown.has(line.name) || (total += lineLength(line)) <= catalogLimit);
+    let kept = 0;
+    const keep = state.catalog.filter((line) => {
+      const length = lineLength(line) + 1;
+      const fits = shown.has(line.name) || (total += length) <= catalogLimit;
+      if (fits) kept += length;
+      return fits;
+    });
     removed += state.catalog.length - keep.length;
     state.omitted += state.catalog.length - keep.length;
     state.catalog = keep;
-    cutCatalog(() => renderText({ ...state, details: [] }).length, catalogLimit);
+    // The headings, the "more skills" line and the closing line take under 300 characters.
+    if (kept + 300 > catalogLimit) cutCatalog(() => renderText({ ...state, details: [] }).length, catalogLimit);
   }
   let text = renderText(state);
 
