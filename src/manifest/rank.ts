@@ -35,27 +35,31 @@ const STOP_WORDS = new Set(
   ).split(' '),
 );
 
-const stems = new Map<string, string>();
+/** Each word seen so far → its term, or '' for a word that is left out (the vocabulary is small). */
+const termCache = new Map<string, string>();
 
-/** A word's stem (cached: the vocabulary is far smaller than the text). */
-function stem(word: string): string {
-  let found = stems.get(word);
-  if (found === undefined) {
-    found = stemmer(word);
-    if (stems.size < 50_000) stems.set(word, found);
+function termOf(word: string): string {
+  let term = termCache.get(word);
+  if (term === undefined) {
+    term = STOP_WORDS.has(word) || (word.length === 1 && !/\d/.test(word)) ? '' : stemmer(word);
+    if (termCache.size < 100_000) termCache.set(word, term);
   }
-  return found;
+  return term;
 }
+
+const ASCII = /^[\x00-\x7f]*$/;
 
 /**
  * The terms relevance is computed on: words (runs of letters and digits, so hyphenated names
  * split), case-folded, stop words removed, stemmed.
  */
 export function relevanceTerms(text: string): string[] {
+  const lower = text.toLowerCase();
+  const words = ASCII.test(lower) ? lower.match(/[a-z0-9]+/g) : lower.match(/[\p{L}\p{N}]+/gu);
   const out: string[] = [];
-  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
-    if (STOP_WORDS.has(word) || (word.length === 1 && !/\d/.test(word))) continue;
-    out.push(stem(word));
+  for (const word of words ?? []) {
+    const term = termOf(word);
+    if (term) out.push(term);
   }
   return out;
 }
