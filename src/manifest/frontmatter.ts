@@ -93,14 +93,13 @@ export function loadFrontMatterYaml(
   options: { maxAliasCount?: number; repair?: boolean } = {},
 ): { ok: true; value: LoadedYaml } | { ok: false; message: string } {
   const maxAliasCount = options.maxAliasCount ?? DEFAULT_MAX_ALIAS_COUNT;
-  const lenient = options.repair !== false;
-  let doc = parseYaml(yaml, lenient);
+  let doc = parseYaml(yaml);
   let repaired: string[] = [];
   let quoted = yaml;
-  if (doc.errors.length && lenient) {
+  if (doc.errors.length && options.repair !== false) {
     const attempt = quotePlainValuesWithColons(yaml);
     if (attempt.fields.length) {
-      const second = parseYaml(attempt.yaml, true);
+      const second = parseYaml(attempt.yaml);
       if (!second.errors.length) {
         doc = second;
         repaired = attempt.fields;
@@ -108,7 +107,15 @@ export function loadFrontMatterYaml(
       }
     }
   }
-  const duplicates = lenient && !doc.errors.length ? duplicateKeys(doc.contents) : [];
+  const duplicates: string[] = [];
+  if (doc.errors.length && options.repair !== false && doc.errors.some((error) => error.code === 'DUPLICATE_KEY')) {
+    // Hand-edited skills sometimes give a key twice: read leniently, the last value wins, and say which.
+    const again = parseYaml(yaml, true);
+    if (!again.errors.length) {
+      doc = again;
+      duplicates.push(...duplicateKeys(again.contents));
+    }
+  }
   if (doc.errors.length) return { ok: false, message: `Invalid YAML in frontmatter: ${firstLine(doc.errors[0]!.message)}` };
   let data: unknown;
   try {
