@@ -27,11 +27,11 @@ export const STANDARD_FIELDS = ['allowed-tools', 'compatibility', 'description',
 /** The fields seed 002 adds. */
 export const SEED_FIELDS = ['brief_description', 'default_enabled', 'scripts', 'toolsets', 'triggers', 'version'] as const;
 
-/** Fields of the Agent Skills hosts that skillstate honours. */
-export const HOST_FIELDS = ['disable-model-invocation'] as const;
-
 /** Which field set strict validation accepts: the Agent Skills standard alone, or with seed 002's fields. */
 export type ManifestSpec = 'agentskills' | 'skillstate';
+
+/** Fields of the Agent Skills hosts that skillstate honours. */
+export const HOST_FIELDS = ['disable-model-invocation'] as const;
 
 /** `"toolsets/index:HelloToolset"`: a module path relative to the skill root and an export name. */
 export interface ToolsetRef {

@@ -37,19 +37,7 @@ export {
 export { discoverSkills, scanSkillSources, defaultSkillSources, BUNDLED_SKILLS_DIR, type SkillSources, type DiscoverOptions, type ScanStats } from './discover.js';
 export { documentMetadata, type DocumentSkillMetadata } from './spec.js';
 export { TriggerIndex, rankMatches, DEFAULT_MAX_QUERY_CHARS, type TriggerMatch, type SkillUsage } from './match.js';
-export {
-  disclose,
-  planDisclosure,
-  preloadSkills,
-  rankSkills,
-  CATALOG_QUERY,
-  DEFAULT_CATALOG_BUDGET,
-  type Disclosure,
-  type DisclosurePlan,
-  type DiscloseOptions,
-  type Tier,
-} from './disclose.js';
-export { RelevanceIndex, relevanceTerms, bodyHeadings, strongMatches, DEFAULT_MARGIN, type RelevanceScore, type MarginOptions } from './rank.js';
+export { disclose, planDisclosure, preloadSkills, CATALOG_QUERY, type Disclosure, type DisclosurePlan, type DiscloseOptions, type Tier } from './disclose.js';
 export { CRITICAL_RULES, estimateTokens, type Budget, type Cut } from './render.js';
 export { escapeInline, wrapBody, CONTENT_TAG } from './escape.js';
 export { readSkillResource, DEFAULT_MAX_RESOURCE_BYTES, type ResourceContent } from './resources.js';
@@ -67,3 +55,5 @@ export {
   type ScriptOwner,
 } from './scripts.js';
 export { createSkillTools, type SkillToolsOptions, type LoadSkillOutput } from './tools.js';
+export { rankSkills, DEFAULT_CATALOG_BUDGET } from './disclose.js';
+export { RelevanceIndex, relevanceTerms, bodyHeadings, strongMatches, DEFAULT_MARGIN, type RelevanceScore, type MarginOptions } from './rank.js';

@@ -7,9 +7,7 @@
  *   body without front matter, wrapped in `<skill_content>`, its root path and its resources.
  *   Loading a mounted skill again mounts nothing and returns the body again. An unknown name fails
  *   with the list of available skills.
- * - `list_skills`: the enabled skills with their brief descriptions; with a `query`, the skills
- *   relevant to it, most relevant first, with their scores (skills marked
- *   `disable-model-invocation` are never listed: they are loaded only by name).
+ * - `list_skills`: the enabled skills with their brief descriptions.
  * - `read_skill_resource`: one file of a skill, by relative path (see `resources.ts` for what is
  *   refused).
  *
@@ -85,6 +83,8 @@ export function createSkillTools(registry: DocumentSkillRegistry, options: Skill
     },
   });
 
+  // With a `query`, the skills relevant to it, most relevant first, with their scores. Skills
+  // marked `disable-model-invocation` are never listed: they are loaded only by name.
   const listSkills = defineAction({
     name: 'list_skills',
     description:
