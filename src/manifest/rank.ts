@@ -228,12 +228,16 @@ export class RelevanceIndex {
   /**
    * The scored skills' ids, best first, ties in name order. Scores are packed with the name order
    * into one number each (a score to 1/65,536, the order in the low 17 bits) so that a native
-   * numeric sort does the work; past 131,072 skills a comparison sort takes over.
+   * numeric sort does the work; past 131,072 skills, or for a score of 2^20 or more, a comparison
+   * sort takes over.
    */
   #byScore(touched: number[]): Iterable<number> {
     const scores = this.#scores;
     const order = this.#order;
-    if (this.#names.length >= 1 << 17) return [...touched].sort((a, b) => scores[b]! - scores[a]! || order[a]! - order[b]!);
+    // Exact while scores stay below 2^20 (a query's BM25 score is in the tens or hundreds).
+    if (this.#names.length >= 1 << 17 || touched.some((id) => scores[id]! >= 1 << 20)) {
+      return [...touched].sort((a, b) => scores[b]! - scores[a]! || order[a]! - order[b]!);
+    }
     const keys = new Float64Array(touched.length);
     for (let i = 0; i < touched.length; i++) {
       const id = touched[i]!;

@@ -52,6 +52,15 @@ describe('ranking order', () => {
     expect(rankSkills(registry, 'charting a workbook').map((r) => r.name)).toEqual(['spreadsheet']);
   });
 
+  it('breaks ties by name, whatever the order skills were registered in', () => {
+    const same = 'Convert audio files to text.';
+    const registry = registryOf(skill('zeta', same), skill('alpha', same), skill('mid', same));
+    const ranked = rankSkills(registry, 'convert this audio file');
+    expect(ranked.map((r) => r.name)).toEqual(['alpha', 'mid', 'zeta']);
+    expect(new Set(ranked.map((r) => r.score)).size).toBe(1);
+    expect(ranked[0]!.terms).toEqual(['convert', 'audio', 'file']);
+  });
+
   it('counts the words of a hyphenated name, weighing them above the description', () => {
     const registry = registryOf(gif, skill('chat-helper', 'Answers questions about gif files and slack usage.'));
     // both mention gif and slack; the name carries more weight
