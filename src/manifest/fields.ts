@@ -38,6 +38,9 @@ const TEXT_FIELDS = ['name', 'description', 'license', 'compatibility'] as const
 /** Which field set strict validation accepts: the Agent Skills standard alone, or with seed 002's fields. */
 export type ManifestSpec = 'agentskills' | 'skillstate';
 
+/** Fields of the Agent Skills hosts that skillstate honours. */
+export const HOST_FIELDS = ['disable-model-invocation'] as const;
+
 /** `"toolsets/index:HelloToolset"`: a module path relative to the skill root and an export name. */
 export interface ToolsetRef {
   ref: string;
@@ -71,6 +74,8 @@ export interface SkillManifest {
   scripts: ScriptRef[];
   triggers: TriggerSpec;
   defaultEnabled: boolean;
+  /** `disable-model-invocation`: the skill is loaded only by its name, never disclosed or picked automatically. */
+  disableModelInvocation: boolean;
   /** Fields no specification defines, kept as they were. */
   extra: Record<string, unknown>;
 }
@@ -142,7 +147,11 @@ export function checkManifestFields(
   const allowed: readonly string[] = spec === 'agentskills' ? STANDARD_FIELDS : [...STANDARD_FIELDS, ...SEED_FIELDS];
   const seedStyle = SEED_FIELDS.some((field) => field in data);
 
-  const unexpected = [...Object.keys(data), ...(options.droppedKeys ?? [])].filter((key) => !allowed.includes(key)).sort();
+  // The hosts' fields are honoured, not listed: the message keeps the specification's field set.
+  const honoured: readonly string[] = spec === 'agentskills' ? [] : HOST_FIELDS;
+  const unexpected = [...Object.keys(data), ...(options.droppedKeys ?? [])]
+    .filter((key) => !allowed.includes(key) && !honoured.includes(key))
+    .sort();
   if (unexpected.length) {
     add('spec', 'manifest_unknown_fields', unexpected.join(', '), `Unexpected fields in frontmatter: ${unexpected.join(', ')}. Only ${pythonList([...allowed].sort())} are allowed.`);
   }
@@ -168,6 +177,11 @@ export function checkManifestFields(
     if (typeof data.default_enabled === 'boolean') defaultEnabled = data.default_enabled;
     else add('spec', 'manifest_field_invalid', 'default_enabled', "Field 'default_enabled' must be true or false");
   }
+  let disableModelInvocation = false;
+  if (data['disable-model-invocation'] !== undefined) {
+    if (typeof data['disable-model-invocation'] === 'boolean') disableModelInvocation = data['disable-model-invocation'];
+    else add('spec', 'manifest_field_invalid', 'disable-model-invocation', "Field 'disable-model-invocation' must be true or false");
+  }
   let brief = optionalString(data, 'brief_description', add);
   if (brief !== undefined && codePointLength(brief) > MAX_BRIEF_LENGTH) {
     add('advice', 'manifest_brief_long', 'brief_description', `Brief description exceeds ${MAX_BRIEF_LENGTH} character limit (${codePointLength(brief)} chars); it is shortened in catalogs`);
@@ -175,7 +189,8 @@ export function checkManifestFields(
   }
 
   const extra: Record<string, unknown> = {};
-  for (const key of Object.keys(data)) if (!(STANDARD_FIELDS as readonly string[]).includes(key) && !(SEED_FIELDS as readonly string[]).includes(key)) extra[key] = data[key];
+  const known: readonly string[] = [...STANDARD_FIELDS, ...SEED_FIELDS, ...HOST_FIELDS];
+  for (const key of Object.keys(data)) if (!known.includes(key)) extra[key] = data[key];
   if (name === undefined || description === undefined || problems.some((problem) => problem.level === 'fatal')) return { manifest: undefined, problems };
   return {
     manifest: {
@@ -191,6 +206,7 @@ export function checkManifestFields(
       scripts,
       triggers,
       defaultEnabled,
+      disableModelInvocation,
       extra,
     },
     problems,

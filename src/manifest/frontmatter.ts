@@ -10,7 +10,7 @@
  *
  * Pure: no I/O. Never evaluates anything but YAML.
  */
-import { isMap, isScalar, parseDocument, type Document, type YAMLMap } from 'yaml';
+import { isMap, isScalar, isSeq, parseDocument, type Document, type YAMLMap } from 'yaml';
 import { isPlainObject, isSafeKey } from '../core/plain.js';
 
 /** The reference validator's wording for a file that does not open with front matter. */
@@ -89,6 +89,8 @@ export interface LoadedYaml {
   sources: Record<string, string>;
   /** Paths (`metadata.__proto__`) of keys named `__proto__`, `constructor` or `prototype`, dropped. */
   dropped: string[];
+  /** Keys given more than once (dotted paths for nested ones); the last value was kept. */
+  duplicates: string[];
 }
 
 /**
@@ -115,6 +117,15 @@ export function loadFrontMatterYaml(
       }
     }
   }
+  const duplicates: string[] = [];
+  if (doc.errors.length && options.repair !== false && doc.errors.some((error) => error.code === 'DUPLICATE_KEY')) {
+    // Hand-edited skills sometimes give a key twice: read leniently, the last value wins, and say which.
+    const again = parseYaml(yaml, true);
+    if (!again.errors.length) {
+      doc = again;
+      duplicates.push(...duplicateKeys(again.contents));
+    }
+  }
   if (doc.errors.length) return { ok: false, message: `Invalid YAML in frontmatter: ${firstLine(doc.errors[0]!.message)}` };
   let loaded: unknown;
   try {
@@ -128,7 +139,7 @@ export function loadFrontMatterYaml(
   const sources = scalarSources(doc.contents);
   const metadataNode = doc.contents.get('metadata', true);
   if (isPlainObject(data.metadata) && isMap(metadataNode)) data.metadata = metadataAsStrings(data.metadata, metadataNode);
-  return { ok: true, value: { data, repaired, sources, dropped } };
+  return { ok: true, value: { data, repaired, sources, dropped, duplicates } };
 }
 
 /**
@@ -199,8 +210,30 @@ function metadataAsStrings(metadata: Record<string, unknown>, node: YAMLMap): Re
   return out;
 }
 
-function parseYaml(yaml: string): Document.Parsed {
-  return parseDocument(yaml, { prettyErrors: true, uniqueKeys: true });
+/**
+ * Parses YAML. Strictly, a key given twice is an error; leniently (hand-edited community skills
+ * do it) it is accepted, the last value wins, and `duplicateKeys` names it for a warning.
+ */
+function parseYaml(yaml: string, allowDuplicates = false): Document.Parsed {
+  return parseDocument(yaml, { prettyErrors: true, uniqueKeys: !allowDuplicates });
+}
+
+/** Keys that occur more than once in a mapping, as dotted paths, in document order. */
+function duplicateKeys(node: unknown, prefix = ''): string[] {
+  const found: string[] = [];
+  if (isMap(node)) {
+    const seen = new Set<string>();
+    for (const pair of node.items) {
+      const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+      const dotted = prefix ? `${prefix}.${key}` : key;
+      if (seen.has(key) && !found.includes(dotted)) found.push(dotted);
+      seen.add(key);
+      found.push(...duplicateKeys(pair.value, dotted).filter((item) => !found.includes(item)));
+    }
+  } else if (isSeq(node)) {
+    node.items.forEach((item, i) => found.push(...duplicateKeys(item, `${prefix}[${i}]`)));
+  }
+  return found;
 }
 
 function firstLine(message: string): string {

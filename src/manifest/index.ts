@@ -11,6 +11,7 @@ export {
   MAX_NAME_LENGTH,
   MAX_DESCRIPTION_LENGTH,
   MAX_COMPATIBILITY_LENGTH,
+  HOST_FIELDS,
   codePointLength,
   firstSentence,
   type SkillManifest,
@@ -54,3 +55,5 @@ export {
   type ScriptOwner,
 } from './scripts.js';
 export { createSkillTools, type SkillToolsOptions, type LoadSkillOutput } from './tools.js';
+export { rankSkills, DEFAULT_CATALOG_BUDGET } from './disclose.js';
+export { RelevanceIndex, relevanceTerms, bodyHeadings, strongMatches, DEFAULT_MARGIN, type RelevanceScore, type MarginOptions } from './rank.js';

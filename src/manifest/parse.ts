@@ -87,6 +87,9 @@ export function inspectSkillManifest(text: string, options: ParseOptions = {}): 
 
   const loaded = loadFrontMatterYaml(split.value.yaml, { maxAliasCount: options.maxAliasCount ?? 100, repair: !strict });
   if (!loaded.ok) return { parsed: undefined, errors: [loaded.message], diagnostics };
+  for (const key of loaded.value.duplicates) {
+    note('warning', 'manifest_duplicate_key', `key '${key}' is given more than once in the front matter; the last value is used`, { field: key });
+  }
   for (const field of loaded.value.repaired) {
     note('warning', 'manifest_yaml_recovered', `field '${field}' holds an unquoted ': ', which is invalid YAML; it was read as a quoted string`, { field });
   }

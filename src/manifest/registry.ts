@@ -20,6 +20,7 @@ import type { DocumentSkill, LoadedSkill } from './document.js';
 import { ManifestError, manifestError } from './errors.js';
 import { firstSentence, type SkillManifest } from './fields.js';
 import { loadSkillFolder, type FolderSkillOptions } from './folder.js';
+import { bodyHeadings } from './rank.js';
 import { documentSkillSpec } from './spec.js';
 import type { TriggerSpec } from './triggers.js';
 
@@ -40,6 +41,11 @@ export interface SkillEntry {
   readonly triggers: TriggerSpec;
   /** `default_enabled`: disabled skills are left out of disclosure unless enabled by name. */
   readonly enabled: boolean;
+  /**
+   * False with `disable-model-invocation: true`: the skill stays out of disclosure, relevance
+   * ranking and `list_skills`, and is loaded only by its name (`load_skill`, `preload`).
+   */
+  readonly modelInvocable: boolean;
   readonly skill: DocumentSkill;
   /** Warnings about this skill's manifest. */
   readonly diagnostics: readonly Diagnostic[];
@@ -86,6 +92,7 @@ export function skillEntry(skill: DocumentSkill, source: SkillSourceKind, diagno
     manifest,
     triggers: manifest?.triggers ?? { keywords: [], verbs: [], patterns: [] },
     enabled: manifest?.defaultEnabled ?? true,
+    modelInvocable: manifest?.disableModelInvocation !== true,
     skill,
     diagnostics,
   };
@@ -98,6 +105,9 @@ export class DocumentSkillRegistry implements SkillResolver {
   readonly #activated = new Map<string, Promise<ActivatedSkill>>();
   readonly #contents = new Map<string, Promise<LoadedSkill>>();
   readonly #specs = new Map<string, AnySkill>();
+  /** The headings of every body read so far, by skill name (relevance ranking uses them). */
+  readonly #headings = new Map<string, string>();
+  #headingsRevision = 0;
   readonly #options: RegistryOptions;
   #diagnostics: Diagnostic[] = [];
   #shadowed: ShadowedSkill[] = [];
@@ -110,6 +120,16 @@ export class DocumentSkillRegistry implements SkillResolver {
   /** Grows by one on every change: caches keyed on a registry compare it. */
   get revision(): number {
     return this.#revision;
+  }
+
+  /** Grows by one each time a body's headings become known (see `headings`). */
+  get headingsRevision(): number {
+    return this.#headingsRevision;
+  }
+
+  /** The headings of the skill's body, one per line, once its body has been read; undefined before. */
+  headings(name: string): string | undefined {
+    return this.#headings.get(name);
   }
 
   /** Every diagnostic of the last scan and of later registrations. */
@@ -175,6 +195,7 @@ export class DocumentSkillRegistry implements SkillResolver {
   }
 
   #forget(name: string): void {
+    if (this.#headings.delete(name)) this.#headingsRevision++;
     this.#activated.delete(name);
     this.#contents.delete(name);
     this.#specs.delete(name);
@@ -221,7 +242,11 @@ export class DocumentSkillRegistry implements SkillResolver {
     let pending = this.#contents.get(name);
     if (!pending) {
       pending = loadContent(entry).then((loaded) => {
-        if (this.#entries.get(name) === entry) for (const item of loaded.diagnostics ?? []) this.#report(item);
+        if (this.#entries.get(name) === entry) {
+          for (const item of loaded.diagnostics ?? []) this.#report(item);
+          this.#headings.set(name, bodyHeadings(loaded.instructions));
+          this.#headingsRevision++;
+        }
         return loaded;
       });
       pending.catch(() => this.#contents.delete(name));

@@ -119,6 +119,8 @@ export interface RenderInput extends RootPathOptions {
   catalog: CatalogLine[];
   /** Skills not in `catalog` (named by a "more skills" line). */
   omitted: number;
+  /** The catalog lists the most relevant first: the "more skills" line says to search with a query. */
+  ranked?: boolean;
   details: DetailBlock[];
 }
 
@@ -138,7 +140,10 @@ function renderText(input: RenderInput): string {
   if (input.tier === 1) return breadcrumb(input.available);
   const parts = ['## Agent Skills', '### Skill Catalog'];
   const lines = input.catalog.map((line) => `- **${escapeInline(line.name)}**: ${escapeInline(line.brief, BRIEF_CHARS)}`);
-  if (input.omitted > 0) lines.push(`- … ${input.omitted} more skill${input.omitted === 1 ? '' : 's'}: call \`list_skills\` to see them`);
+  if (input.omitted > 0) {
+    const more = `- … ${input.omitted} more skill${input.omitted === 1 ? '' : 's'}`;
+    lines.push(input.ranked ? `${more}, less relevant to this request: call \`list_skills\` with a query to find them` : `${more}: call \`list_skills\` to see them`);
+  }
   parts.push(lines.join('\n') || '(none)');
   if (!input.details.length) {
     parts.push('To load a skill, use the `load_skill` tool.');
@@ -162,35 +167,68 @@ function shownRoot(rootPath: string | undefined, mode: 'absolute' | 'relative', 
   return codeSpan(relative === '' ? '.' : relative);
 }
 
-/** Renders the disclosure, cutting it to the budget in grades. Returns the text and every cut. */
-export function renderDisclosure(input: RenderInput, budget: Budget = {}): { text: string; cuts: Cut[]; catalog: string[] } {
-  const limits = [budget.chars, budget.tokens === undefined ? undefined : budget.tokens * 4].filter((n): n is number => typeof n === 'number');
-  const limit = limits.length ? Math.max(0, Math.min(...limits)) : Infinity;
+function limitOf(budget: Budget | undefined): number {
+  const limits = [budget?.chars, budget?.tokens === undefined ? undefined : budget.tokens * 4].filter((n): n is number => typeof n === 'number');
+  return limits.length ? Math.max(0, Math.min(...limits)) : Infinity;
+}
+
+/**
+ * Renders the disclosure, cutting it to the budget in grades. Returns the text and every cut.
+ * `catalogBudget` bounds the catalog part alone (the text before the rules and the details):
+ * entries of skills not shown in full are cut from the end of the catalog, which lists the most
+ * relevant first, and the "more skills" line says how many.
+ */
+export function renderDisclosure(input: RenderInput, budget: Budget = {}, catalogBudget?: Budget): { text: string; cuts: Cut[]; catalog: string[] } {
+  const limit = limitOf(budget);
   const state: RenderInput = { ...input, catalog: [...input.catalog], details: input.details.map((d) => ({ ...d })) };
   const cuts: Cut[] = [];
-  let text = renderText(state);
   const names = () => (input.tier === 1 ? [] : state.catalog.map((line) => line.name));
-  if (text.length <= limit) return { text, cuts, catalog: names() };
-
-  // 1. Catalog entries of skills not shown in full, from the end.
   const shown = new Set(state.details.map((d) => d.name));
   const lineLength = (line: CatalogLine) => escapeInline(line.name).length + escapeInline(line.brief, BRIEF_CHARS).length + 8;
   let removed = 0;
-  while (text.length > limit) {
-    let overflow = text.length - limit;
-    const drop = new Set<number>();
-    for (let i = state.catalog.length - 1; i >= 0 && overflow > 0; i--) {
-      if (shown.has(state.catalog[i]!.name)) continue;
-      drop.add(i);
-      overflow -= lineLength(state.catalog[i]!);
+  /** Drops catalog entries of skills not shown in full, from the end, until `measure()` fits `max`. */
+  const cutCatalog = (measure: () => number, max: number) => {
+    let size = measure();
+    while (size > max) {
+      let overflow = size - max;
+      const drop = new Set<number>();
+      for (let i = state.catalog.length - 1; i >= 0 && overflow > 0; i--) {
+        if (shown.has(state.catalog[i]!.name)) continue;
+        drop.add(i);
+        overflow -= lineLength(state.catalog[i]!);
+      }
+      if (!drop.size) break;
+      state.catalog = state.catalog.filter((_, i) => !drop.has(i));
+      state.omitted += drop.size;
+      removed += drop.size;
+      size = measure();
     }
-    if (!drop.size) break;
-    state.catalog = state.catalog.filter((_, i) => !drop.has(i));
-    state.omitted += drop.size;
-    removed += drop.size;
-    text = renderText(state);
+  };
+
+  // 0. The catalog within its own budget. A long catalog is first cut to the lines that can fit,
+  // so that a thousand skills are not all escaped and rendered only to be dropped.
+  const catalogLimit = input.tier === 1 ? Infinity : limitOf(catalogBudget);
+  if (catalogLimit < Infinity) {
+    let total = 0;
+    let kept = 0;
+    const keep = state.catalog.filter((line) => {
+      const length = lineLength(line) + 1;
+      const fits = shown.has(line.name) || (total += length) <= catalogLimit;
+      if (fits) kept += length;
+      return fits;
+    });
+    removed += state.catalog.length - keep.length;
+    state.omitted += state.catalog.length - keep.length;
+    state.catalog = keep;
+    // The headings, the "more skills" line and the closing line take under 300 characters.
+    if (kept + 300 > catalogLimit) cutCatalog(() => renderText({ ...state, details: [] }).length, catalogLimit);
   }
+  let text = renderText(state);
+
+  // 1. Catalog entries of skills not shown in full, from the end.
+  if (text.length > limit) cutCatalog(() => (text = renderText(state)).length, limit);
   if (removed) cuts.push({ kind: 'catalog_entries', count: removed });
+  if (text.length <= limit) return { text, cuts, catalog: names() };
 
   // 2. Shorten bodies, lowest-ranked first, preloaded last; 3. then drop whole skills.
   const order = () => [...state.details].reverse().sort((a, b) => Number(a.preloaded) - Number(b.preloaded));

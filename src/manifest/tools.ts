@@ -19,6 +19,7 @@ import { defineAction, fail, result } from '../core/action.js';
 import { defineSkill, type AnySkill } from '../core/skill.js';
 import { ManifestError } from './errors.js';
 import { wrapBody } from './escape.js';
+import { rankSkills } from './disclose.js';
 import type { DocumentSkillRegistry } from './registry.js';
 import type { RootPathMode } from './render.js';
 import { readSkillResource } from './resources.js';
@@ -99,18 +100,27 @@ export function createSkillTools(registry: DocumentSkillRegistry, options: Skill
     },
   });
 
+  // With a `query`, the skills relevant to it, most relevant first, with their scores. Skills
+  // marked `disable-model-invocation` are never listed: they are loaded only by name.
   const listSkills = defineAction({
     name: 'list_skills',
-    description: 'List the skills that can be loaded, with a one-line description of each.',
-    input: z.object({}),
-    run: () => {
-      const skills = registry.entries().map((entry) => ({
-        name: entry.name,
-        description: entry.briefDescription,
-        version: entry.version,
-        source: entry.source,
-      }));
-      return { count: skills.length, skills };
+    description:
+      'List the skills that can be loaded, with a one-line description of each. Give a query (what the user wants) to get only the relevant skills, most relevant first.',
+    input: z.object({
+      query: z.string().max(4096).optional().describe('What the user wants, in their words: returns the relevant skills, best first'),
+    }),
+    run: ({ query }) => {
+      const entries = registry.entries().filter((entry) => entry.modelInvocable);
+      const describe = (entry: (typeof entries)[number]) => ({ name: entry.name, description: entry.briefDescription, version: entry.version, source: entry.source });
+      if (query === undefined || !query.trim()) {
+        const skills = entries.map(describe);
+        return { count: skills.length, skills };
+      }
+      const byName = new Map(entries.map((entry) => [entry.name, entry]));
+      const skills = rankSkills(registry, query)
+        .filter((item) => byName.has(item.name))
+        .map((item) => ({ ...describe(byName.get(item.name)!), score: Math.round(item.score * 100) / 100 }));
+      return { count: skills.length, total: entries.length, query, skills };
     },
   });
 

@@ -81,6 +81,23 @@ describe('skillstate CLI', () => {
     expect(json).toMatchObject({ tier: 2, catalog: ['csv-tools', 'hello-extended'] });
   });
 
+  it('disclose --explain: each skill\'s score, the words that scored and whether it is shown', async () => {
+    const cwd = await tree({
+      'skills/pdf-merge/SKILL.md': skillMd('name: pdf-merge\ndescription: Merge PDF files into one document.'),
+      'skills/chart-maker/SKILL.md': skillMd('name: chart-maker\ndescription: Draw charts from tables.'),
+      'skills/notes/SKILL.md': skillMd('name: notes\ndescription: Keep meeting notes.'),
+    });
+    const explained = skillstate(['disclose', '--explain', '--no-user', '--no-project', '--no-bundled', '--path', 'skills', 'please merge these pdfs'], cwd);
+    expect(explained.code).toBe(0);
+    const lines = explained.stdout.split('\n');
+    expect(lines[0]).toBe("tier 3: 'pdf-merge' clearly matches the query best (relevance)");
+    expect(lines[3]).toMatch(/^skill\s+score\s+shown\s+why$/);
+    expect(lines[4]).toMatch(/^pdf-merge\s+\d+\.\d\d\s+in full\s+words: merg, pdf; no triggers$/);
+    expect(lines.slice(5, 7)).toEqual([expect.stringMatching(/^chart-maker\s+0\.00\s+catalog\s+no triggers$/), expect.stringMatching(/^notes\s+0\.00\s+catalog\s+no triggers$/)]);
+    const recent = skillstate(['disclose', '--explain', '--no-user', '--no-project', '--no-bundled', '--path', 'skills', '--recent', 'about the meeting', 'do it'], cwd);
+    expect(recent.stdout).toMatch(/\nnotes\s+\d+\.\d\d\s+in full\s+words: meet; no triggers\n/);
+  });
+
   it('read: prints a resource; refusals and missing files fail with the reason', async () => {
     const cwd = await tree();
     const read = skillstate(['read', '--no-user', '--no-project', 'csv-tools', 'reference.md'], cwd);
