@@ -16,13 +16,13 @@ const userEnv = { ...process.env, NODE_OPTIONS: (process.env.NODE_OPTIONS ?? '')
 
 const program = `
 import assert from 'node:assert/strict';
-import { BUNDLED_SKILLS_DIR, createAgentSystem, createSignal, createSkillTools, defineAgent, discoverSkills } from 'skillstate';
+import { createAgentSystem, createSignal, createSkillTools, defineAgent, discoverSkills } from 'skillstate';
 import { counter } from 'skillstate/skills';
 import { createAgentTestModel } from 'skillstate/testing';
 
 assert.match(import.meta.resolve('skillstate'), /\\/dist\\/src\\/index\\.js$/);
 assert.equal(typeof createAgentTestModel, 'function');
-const registry = await discoverSkills({ bundled: BUNDLED_SKILLS_DIR, project: false, user: false });
+const registry = await discoverSkills({ examples: ['csv-tools', 'hello-extended'] });
 assert.deepEqual(registry.entries().map((entry) => entry.name), ['csv-tools', 'hello-extended']);
 
 const system = createAgentSystem({ resolvers: [registry] });
@@ -65,7 +65,7 @@ describe('the built package', () => {
   });
 
   it('gives the skillstate command its build', () => {
-    const outcome = node([`${root}bin/skillstate.js`, 'list', '--no-user', '--no-project']);
+    const outcome = node([`${root}bin/skillstate.js`, 'list', '--no-user', '--no-project', '--bundled', `${root}skills`]);
     expect(outcome.stderr).toBe('');
     expect(outcome.stdout).toMatch(/^hello-extended +bundled +1\.0\.0/m);
     expect(outcome.status).toBe(0);

@@ -1,9 +1,11 @@
 /**
  * Discovery: finding SKILL.md folders under the skill sources — project (`./.agent/skills`),
- * user (`~/.agent/skills`), bundled (this package's `skills/`) and extra paths — and building a
- * registry from them. On a name clash the more specific source wins (project > user > bundled >
- * extra: extra paths add skills, they never replace ones the project, the user or the package
- * provide) and a warning names both paths.
+ * user (`~/.agent/skills`), bundled (the application's own skills folder, when the caller names
+ * one), extra paths, and skillstate's example skills asked for by name — and building a registry
+ * from them. On a name clash the more specific source wins (project > user > bundled > extra >
+ * example: extra paths add skills, they never replace ones the project, the user or the
+ * application provide) and a warning names both paths. skillstate's own example skills are never
+ * scanned unless named: a library's examples must not reach a user's model unasked.
  *
  * The walk reads front matter only (bodies wait for activation), skips hidden folders,
  * `node_modules` and `.git`, bounds depth, folder count and skill count, follows symbolic links
@@ -13,14 +15,15 @@
  *
  * I/O: reads directories and the start of SKILL.md files. Never writes.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
-import { ManifestError } from './errors.js';
+import { ManifestError, manifestError } from './errors.js';
 import { loadSkillFolder, type FolderSkillOptions } from './folder.js';
+import { TrustGate, type TrustPolicy } from './trust.js';
 import { DocumentSkillRegistry, skillEntry, type RegistryOptions, type ScanResult, type ShadowedSkill, type SkillEntry, type SkillSourceKind } from './registry.js';
 
 /** The folder holding the package's package.json, above `from` (the sources, or the build in `dist/`). */
@@ -31,25 +34,58 @@ function packageRoot(from: string): string {
   }
 }
 
-/** The folder of skills shipped with skillstate: `skills/` at the package's root. */
-export const BUNDLED_SKILLS_DIR = path.join(packageRoot(fileURLToPath(new URL('.', import.meta.url))), 'skills');
+/** The folder of skillstate's example skills (`skills/` at the package's root): the demo's, never discovered unasked. */
+export const EXAMPLE_SKILLS_DIR = path.join(packageRoot(fileURLToPath(new URL('.', import.meta.url))), 'skills');
 
-/** Where to look. `false` turns a default source off. */
+/**
+ * @deprecated The folder of skillstate's example skills, which discovery no longer scans by
+ * default. Name the examples you want (`examples: ['hello-extended']`) or use `EXAMPLE_SKILLS_DIR`;
+ * pass your application's own folder as `bundled`.
+ */
+export const BUNDLED_SKILLS_DIR = EXAMPLE_SKILLS_DIR;
+
+/** Where to look. `false` (or leaving a field out) means the source is not scanned. */
 export interface SkillSources {
+  /** The project's skills (default `<cwd>/.agent/skills`): untrusted until trusted. */
   project?: string | false;
+  /** The user's skills (default `<home>/.agent/skills`). */
   user?: string | false;
+  /** The application's own skills folder, the one it ships; no default. */
   bundled?: string | false;
+  /** More folders of skills, or single skill folders. */
   extra?: readonly string[];
+  /** skillstate's example skills, by name (`csv-tools`, `hello-extended`): only these are added. */
+  examples?: readonly string[];
 }
 
-/** The default sources: `<cwd>/.agent/skills`, `<home>/.agent/skills` and the bundled skills. */
-export function defaultSkillSources(options: { cwd?: string; home?: string } = {}): SkillSources {
+/**
+ * The default sources: `<cwd>/.agent/skills` and `<home>/.agent/skills`, plus the application's
+ * own folder when `bundled` names it. skillstate's example skills are not among them.
+ */
+export function defaultSkillSources(options: { cwd?: string; home?: string; bundled?: string } = {}): SkillSources {
   return {
     project: path.join(options.cwd ?? process.cwd(), '.agent', 'skills'),
     user: path.join(options.home ?? os.homedir(), '.agent', 'skills'),
-    bundled: BUNDLED_SKILLS_DIR,
+    bundled: options.bundled === undefined ? false : path.resolve(options.bundled),
     extra: [],
   };
+}
+
+/** The names of skillstate's example skills (folders with a SKILL.md under `EXAMPLE_SKILLS_DIR`). */
+export function exampleSkillNames(): string[] {
+  return readdirSync(EXAMPLE_SKILLS_DIR, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(path.join(EXAMPLE_SKILLS_DIR, entry.name, 'SKILL.md')))
+    .map((entry) => entry.name)
+    .sort();
+}
+
+/** The folder of the example skill `name`. Throws `skill_not_found`, listing the examples, for any other name. */
+export function exampleSkillPath(name: string): string {
+  const names = exampleSkillNames();
+  if (!names.includes(name)) {
+    throw manifestError('skill_not_found', `no example skill named '${name}'; the examples are: ${names.join(', ')}`, { subject: name, details: { available: names } });
+  }
+  return path.join(EXAMPLE_SKILLS_DIR, name);
 }
 
 export interface DiscoverOptions extends FolderSkillOptions, Pick<RegistryOptions, 'onDiagnostic'> {
@@ -61,6 +97,13 @@ export interface DiscoverOptions extends FolderSkillOptions, Pick<RegistryOption
   maxFolders?: number;
   /** Folders read at once (default 32). */
   concurrency?: number;
+  /**
+   * Which project skills may run code (their toolsets imported, their scripts run): `'all'`,
+   * `'none'`, a function of the entry, or (default) those whose folder the trust file lists.
+   */
+  trust?: TrustPolicy;
+  /** The trust file read by the default policy (default `~/.agent/trusted-skills.json`; `false`: none). */
+  trustFile?: string | false;
 }
 
 export interface ScanStats {
@@ -83,13 +126,21 @@ interface Visit {
 }
 
 const IGNORED = new Set(['node_modules', '.git']);
-const SOURCE_ORDER = ['project', 'user', 'bundled', 'extra'] as const;
+const SOURCE_ORDER = ['project', 'user', 'bundled', 'extra', 'example'] as const;
 
-function sourceRoots(sources: SkillSources): { kind: SkillSourceKind; path: string }[] {
+function sourceRoots(sources: SkillSources, diagnostics: Diagnostic[]): { kind: SkillSourceKind; path: string }[] {
   const roots: { kind: SkillSourceKind; path: string }[] = [];
   for (const kind of SOURCE_ORDER) {
     if (kind === 'extra') for (const extra of sources.extra ?? []) roots.push({ kind, path: path.resolve(extra) });
-    else {
+    else if (kind === 'example') {
+      for (const name of sources.examples ?? []) {
+        try {
+          roots.push({ kind, path: exampleSkillPath(name) });
+        } catch (error) {
+          diagnostics.push(diagnostic('warning', 'source_missing', (error as Error).message, { subject: name }));
+        }
+      }
+    } else {
       const value = sources[kind];
       if (typeof value === 'string') roots.push({ kind, path: path.resolve(value) });
     }
@@ -124,8 +175,11 @@ export async function scanSkillSources(sources: SkillSources, options: DiscoverO
   const winners = new Map<string, SkillEntry>();
   const shadowed: ShadowedSkill[] = [];
   const seenReal = new Map<string, string>();
+  const roots = sourceRoots(sources, diagnostics);
+  const trust = roots.some((root) => root.kind === 'project') ? await TrustGate.load(options.trust, options.trustFile) : { gate: new TrustGate('all', new Set()), diagnostics: [] };
+  diagnostics.push(...trust.diagnostics);
 
-  for (const root of sourceRoots(sources)) {
+  for (const root of roots) {
     try {
       if (!(await stat(root.path)).isDirectory()) {
         diagnostics.push(diagnostic('warning', 'source_missing', `${root.kind} skills source ${root.path} is not a folder`, { subject: root.path }));
@@ -135,7 +189,7 @@ export async function scanSkillSources(sources: SkillSources, options: DiscoverO
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR') {
         // The usual places may well be empty; a path someone named should exist.
-        const level = root.kind === 'extra' ? 'warning' : 'info';
+        const level = root.kind === 'project' || root.kind === 'user' ? 'info' : 'warning';
         diagnostics.push(diagnostic(level, 'source_missing', `${root.kind} skills source ${root.path} does not exist`, { subject: root.path }));
       } else {
         diagnostics.push(diagnostic('warning', 'source_missing', `${root.kind} skills source ${root.path} cannot be read: ${(error as Error).message}`, { subject: root.path }));
@@ -173,8 +227,17 @@ export async function scanSkillSources(sources: SkillSources, options: DiscoverO
           }
           stats.skills++;
           for (let c = visit.parent; c; c = c.parent) c.found++;
-          const entry = skillEntry(outcome.result.skill, root.kind, outcome.result.diagnostics);
+          let entry = skillEntry(outcome.result.skill, root.kind, outcome.result.diagnostics);
           diagnostics.push(...outcome.result.diagnostics);
+          if (!trust.gate.trusts(entry, outcome.real)) {
+            entry = { ...entry, trusted: false };
+            diagnostics.push(
+              diagnostic('info', 'skill_untrusted', `${root.kind} skill '${entry.name}' (${entry.rootPath}) is not trusted: its toolsets are not imported and its scripts do not run until it is trusted (skillstate trust ${entry.name})`, {
+                skill: entry.name,
+                subject: entry.rootPath,
+              }),
+            );
+          }
           const kept = winners.get(entry.name);
           if (kept) {
             shadowed.push({ name: entry.name, kept: { source: kept.source, path: kept.rootPath }, shadowed: { source: entry.source, path: entry.rootPath } });
@@ -247,7 +310,8 @@ async function visitFolder(visit: Visit, options: FolderSkillOptions): Promise<F
 }
 
 /**
- * Discovers skills from `sources` (default: project, user and bundled) and returns a registry
+ * Discovers skills from `sources` (default: project and user; give the application's own folder
+ * as `bundled`, and skillstate's examples by name as `examples`) and returns a registry
  * whose `refresh()` scans the same sources again. Every skipped folder, shadowed skill and
  * lenient fix-up is in `registry.diagnostics`.
  */

@@ -8,7 +8,7 @@
  *
  * Pure: no I/O. Never evaluates anything but YAML.
  */
-import { isMap, parseDocument, type Document } from 'yaml';
+import { isMap, parseDocument, type Document, type YAMLError } from 'yaml';
 
 /** The reference validator's wording for a file that does not open with front matter. */
 export const NO_FRONT_MATTER = 'SKILL.md must start with YAML frontmatter (---)';
@@ -105,7 +105,7 @@ export function loadFrontMatterYaml(
       }
     }
   }
-  if (doc.errors.length) return { ok: false, message: `Invalid YAML in frontmatter: ${firstLine(doc.errors[0]!.message)}` };
+  if (doc.errors.length) return { ok: false, message: `Invalid YAML in frontmatter: ${describeYamlError(doc.errors[0]!, yaml)}` };
   let data: unknown;
   try {
     data = doc.toJS({ maxAliasCount });
@@ -128,8 +128,18 @@ function parseYaml(yaml: string): Document.Parsed {
   return parseDocument(yaml, { prettyErrors: true, uniqueKeys: true });
 }
 
-function firstLine(message: string): string {
-  return message.split('\n')[0]!.trim();
+/**
+ * A YAML error in one line: the parser's sentence, then where it is in the SKILL.md (the front
+ * matter starts on its line 2), in place of the parser's trailing "at line L, column C:" and
+ * source excerpt.
+ */
+function describeYamlError(error: YAMLError, yaml: string): string {
+  const sentence = error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?\s*$/, '').trim();
+  const at = error.linePos?.[0];
+  if (!at) return sentence;
+  const lines = yaml.endsWith('\n') ? yaml.split('\n').length - 1 : yaml.split('\n').length;
+  if (at.line > lines) return `${sentence} (at the end of the front matter, SKILL.md line ${at.line + 1})`;
+  return `${sentence} (SKILL.md line ${at.line + 1}, column ${at.col})`;
 }
 
 const TOP_LEVEL_PLAIN = /^([A-Za-z_][\w-]*):[ \t]+(.+)$/;

@@ -23,8 +23,8 @@ import { loadSkillFolder, type FolderSkillOptions } from './folder.js';
 import { documentSkillSpec } from './spec.js';
 import type { TriggerSpec } from './triggers.js';
 
-/** Where a skill came from. Discovery precedence: project > user > bundled > extra. */
-export type SkillSourceKind = 'project' | 'user' | 'bundled' | 'extra' | 'path' | 'memory';
+/** Where a skill came from. Discovery precedence: project > user > bundled > extra > example. */
+export type SkillSourceKind = 'project' | 'user' | 'bundled' | 'extra' | 'example' | 'path' | 'memory';
 
 /** A registered skill, as known without loading its body. */
 export interface SkillEntry {
@@ -40,6 +40,11 @@ export interface SkillEntry {
   readonly triggers: TriggerSpec;
   /** `default_enabled`: disabled skills are left out of disclosure unless enabled by name. */
   readonly enabled: boolean;
+  /**
+   * Whether the skill may run code: false for a project skill not yet trusted (see `trust.ts`).
+   * An untrusted skill is disclosed and readable; its toolsets are not imported, its scripts do not run.
+   */
+  readonly trusted: boolean;
   readonly skill: DocumentSkill;
   /** Warnings about this skill's manifest. */
   readonly diagnostics: readonly Diagnostic[];
@@ -73,7 +78,7 @@ export interface RegistryOptions extends FolderSkillOptions {
 }
 
 /** Builds a registry entry for a document skill. */
-export function skillEntry(skill: DocumentSkill, source: SkillSourceKind, diagnostics: readonly Diagnostic[] = []): SkillEntry {
+export function skillEntry(skill: DocumentSkill, source: SkillSourceKind, diagnostics: readonly Diagnostic[] = [], trusted = true): SkillEntry {
   const manifest = skill.manifest;
   return {
     name: skill.name,
@@ -86,6 +91,7 @@ export function skillEntry(skill: DocumentSkill, source: SkillSourceKind, diagno
     manifest,
     triggers: manifest?.triggers ?? { keywords: [], verbs: [], patterns: [] },
     enabled: manifest?.defaultEnabled ?? true,
+    trusted,
     skill,
     diagnostics,
   };
@@ -241,7 +247,8 @@ export class DocumentSkillRegistry implements SkillResolver {
     let pending = this.#activated.get(name);
     if (!pending) {
       pending = this.content(name).then(async (loaded) => {
-        const actions: readonly AnyAction[] = entry.skill.loadActions ? await entry.skill.loadActions() : [];
+        // An untrusted skill's toolsets are never imported: importing a module runs its code.
+        const actions: readonly AnyAction[] = entry.trusted && entry.skill.loadActions ? await entry.skill.loadActions() : [];
         const activated = { entry, spec: documentSkillSpec(entry, loaded, actions), loaded };
         if (this.#entries.get(name) === entry) this.#specs.set(name, activated.spec);
         return activated;
@@ -289,7 +296,7 @@ export class DocumentSkillRegistry implements SkillResolver {
     }
     for (const [name, entry] of this.#entries) {
       const replacement = next.get(name);
-      if (!replacement || replacement.file !== entry.file || JSON.stringify(replacement.manifest) !== JSON.stringify(entry.manifest)) this.#forget(name);
+      if (!replacement || replacement.file !== entry.file || replacement.trusted !== entry.trusted || JSON.stringify(replacement.manifest) !== JSON.stringify(entry.manifest)) this.#forget(name);
       else if (replacement !== entry) next.set(name, entry);
     }
     this.#entries.clear();

@@ -29,7 +29,16 @@ export const MAX_SCRIPT_ARG_BYTES = 4096;
 export const ENV_ALLOW_LIST = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TMPDIR', 'TEMP', 'TMP', 'TZ', 'TERM', 'USER', 'LOGNAME', 'SYSTEMROOT'] as const;
 
 /** The skill a script belongs to: a registry entry, a document skill, or a root path. */
-export type ScriptOwner = string | { name: string; rootPath?: string | undefined; manifest?: { scripts: readonly ScriptRef[] } | undefined };
+export type ScriptOwner =
+  | string
+  | {
+      name: string;
+      rootPath?: string | undefined;
+      manifest?: { scripts: readonly ScriptRef[] } | undefined;
+      /** False for an untrusted skill (a registry entry of a project skill not yet trusted): its scripts are refused. */
+      trusted?: boolean;
+      source?: string;
+    };
 
 export interface ScriptOptions {
   /** Milliseconds before the process group is killed (default 60,000). */
@@ -116,6 +125,9 @@ export async function runSkillScript(owner: ScriptOwner, script: string, args: r
   const skill = typeof owner === 'string' ? path.basename(owner) : owner.name;
   const root = typeof owner === 'string' ? owner : owner.rootPath;
   if (!root) throw refused(skill, script, 'the skill has no folder, so it has no scripts', 'no_root');
+  if (typeof owner !== 'string' && owner.trusted === false) {
+    throw refused(skill, script, `the skill comes from the ${owner.source ?? 'project'} folder and is not trusted; trust it first (skillstate trust ${skill})`, 'untrusted');
+  }
   const declared = typeof owner === 'string' ? undefined : owner.manifest?.scripts.find((ref) => ref.name === script);
   const relative = declared?.path ?? script;
   const problem = argumentProblem(args);

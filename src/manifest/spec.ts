@@ -12,6 +12,7 @@ import { defineSkill, type AnySkill } from '../core/skill.js';
 import { manifestError } from './errors.js';
 import type { LoadedSkill } from './document.js';
 import type { SkillEntry } from './registry.js';
+import { untrustedNotice } from './trust.js';
 
 const SEMVER = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
 
@@ -26,6 +27,8 @@ export interface DocumentSkillMetadata {
   resources: string[];
   allowedTools: string[];
   license: string | undefined;
+  /** False for a project skill not yet trusted: its toolsets were not imported. */
+  trusted: boolean;
 }
 
 /** Builds the `SkillSpec` of a loaded document skill. Throws `toolset_failed` if its actions do not fit a skill. */
@@ -40,6 +43,7 @@ export function documentSkillSpec(entry: SkillEntry, loaded: LoadedSkill, action
     resources: [...loaded.resources.keys()],
     allowedTools: entry.manifest?.allowedTools ?? [],
     license: entry.manifest?.license,
+    trusted: entry.trusted,
   };
   try {
     return defineSkill({
@@ -48,7 +52,8 @@ export function documentSkillSpec(entry: SkillEntry, loaded: LoadedSkill, action
       category: 'document',
       tags: ['document', entry.source],
       vsn: entry.version !== undefined && SEMVER.test(entry.version) ? entry.version : undefined,
-      instructions: loaded.instructions,
+      // The model reads why the skill's tools are missing wherever its body is shown.
+      instructions: entry.trusted ? loaded.instructions : `> ${untrustedNotice(entry)}\n\n${loaded.instructions}`,
       actions,
       metadata: { ...metadata },
     });

@@ -20,6 +20,7 @@ import { ManifestError } from './errors.js';
 import { wrapBody } from './escape.js';
 import type { DocumentSkillRegistry } from './registry.js';
 import { readSkillResource } from './resources.js';
+import { untrustedNotice } from './trust.js';
 
 export interface SkillToolsOptions {
   /** The code skill's name (default `skills`). */
@@ -42,6 +43,10 @@ export interface LoadSkillOutput {
   tools: string[];
   /** The skill was already mounted: nothing was mounted again. */
   alreadyLoaded: boolean;
+  /** False for a project skill not yet trusted: it brought no tools and its scripts will not run. */
+  trusted: boolean;
+  /** Why the skill's tools are missing, for the model, when it is not trusted. */
+  notice?: string;
 }
 
 function failure(error: unknown) {
@@ -74,7 +79,9 @@ export function createSkillTools(registry: DocumentSkillRegistry, options: Skill
           resources: [...loaded.resources.keys()],
           tools: spec.actions.map((action) => action.name),
           alreadyLoaded: Object.hasOwn(ctx.state, spec.stateKey),
+          trusted: entry.trusted,
         };
+        if (!entry.trusted) output.notice = untrustedNotice(entry);
         return result(output, { mount: [spec] });
       } catch (error) {
         return failure(error);
@@ -92,6 +99,7 @@ export function createSkillTools(registry: DocumentSkillRegistry, options: Skill
         description: entry.briefDescription,
         version: entry.version,
         source: entry.source,
+        ...(entry.trusted ? {} : { trusted: false }),
       }));
       return { count: skills.length, skills };
     },

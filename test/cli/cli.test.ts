@@ -7,9 +7,12 @@ import { simpleSkill, skillMd, tree } from '../manifest/tree.js';
 const BIN = fileURLToPath(new URL('../../bin/skillstate.js', import.meta.url));
 const BUNDLED = fileURLToPath(new URL('../../skills', import.meta.url));
 
-/** Runs the real command as a subprocess, in `cwd`, with no user or project skills unless given. */
+/**
+ * Runs the real command as a subprocess, in `cwd`, with no user or project skills unless given;
+ * its home folder (user skills, trust file) is `<cwd>/.home`, never the real one.
+ */
 function skillstate(args: string[], cwd: string) {
-  const result = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', timeout: 30_000 });
+  const result = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', timeout: 30_000, env: { ...process.env, HOME: path.join(cwd, '.home') } });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -51,54 +54,56 @@ describe('skillstate CLI', () => {
 
   it('list: skills with source and path, shadowed duplicates and warnings', async () => {
     const home = await tree({ '.agent/skills/csv-tools/SKILL.md': simpleSkill('csv-tools'), '.agent/skills/broken/SKILL.md': 'no front matter' });
-    const listed = skillstate(['list', '--user', path.join(home, '.agent', 'skills'), '--no-project'], home);
-    expect(listed.code).toBe(0);
+    const listed = skillstate(['list', '--user', path.join(home, '.agent', 'skills'), '--bundled', BUNDLED, '--no-project'], home);
+    expect(listed.code).toBe(1); // the broken folder was skipped
     expect(listed.stdout).toMatch(new RegExp(`csv-tools\\s+user\\s+-\\s+${path.join(home, '.agent', 'skills', 'csv-tools')}`));
     expect(listed.stdout).toMatch(new RegExp(`hello-extended\\s+bundled\\s+1\\.0\\.0\\s+${path.join(BUNDLED, 'hello-extended')}`));
     expect(listed.stdout).toContain(`Shadowed:\n  csv-tools: bundled ${path.join(BUNDLED, 'csv-tools')} is shadowed by user ${path.join(home, '.agent', 'skills', 'csv-tools')}`);
     expect(listed.stdout).toContain('SKILL.md must start with YAML frontmatter (---)');
-    const json = JSON.parse(skillstate(['list', '--json', '--no-user', '--no-project'], home).stdout);
+    const json = JSON.parse(skillstate(['list', '--json', '--no-user', '--no-project', '--bundled', BUNDLED], home).stdout);
     expect(json.skills.map((s: { name: string }) => s.name)).toEqual(['csv-tools', 'hello-extended']);
   });
 
   it('reads project skills from ./.agent/skills of the working directory', async () => {
     const cwd = await tree({ '.agent/skills/local-skill/SKILL.md': simpleSkill('local-skill') });
     const listed = skillstate(['list', '--no-user', '--no-bundled'], cwd);
-    expect(listed.stdout).toMatch(/local-skill\s+project/);
+    expect(listed.stdout).toMatch(/local-skill \(untrusted\)\s+project/);
   });
 
   it('disclose: the tier, the size and the exact text', async () => {
     const cwd = await tree();
-    const shown = skillstate(['disclose', '--no-user', '--no-project', 'please greet Bob'], cwd);
+    const shown = skillstate(['disclose', '--no-user', '--no-project', '--bundled', BUNDLED, 'please greet Bob'], cwd);
     expect(shown.code).toBe(0);
     const text = shown.stdout.split('----- text -----\n')[1]!.split('----- end -----')[0]!;
     expect(shown.stdout.startsWith('tier 3: triggers match the query\n')).toBe(true);
     expect(shown.stdout).toContain(`size: ${text.length} characters, about ${Math.ceil(text.length / 4)} tokens`);
     expect(text).toContain(`**Root Path:** \`${path.join(BUNDLED, 'hello-extended')}\``);
-    const none = skillstate(['disclose', '--no-user', '--no-project', 'weather today'], cwd);
+    const none = skillstate(['disclose', '--no-user', '--no-project', '--bundled', BUNDLED, 'weather today'], cwd);
     expect(none.stdout).toContain('tier 1: no trigger matches the query\nsize: 20 characters, about 5 tokens\n----- text -----\n[2 skills available]\n');
-    const json = JSON.parse(skillstate(['disclose', '--json', '--no-user', '--no-project', 'what can you do'], cwd).stdout);
+    const json = JSON.parse(skillstate(['disclose', '--json', '--no-user', '--no-project', '--bundled', BUNDLED, 'what can you do'], cwd).stdout);
     expect(json).toMatchObject({ tier: 2, catalog: ['csv-tools', 'hello-extended'] });
   });
 
   it('read: prints a resource; refusals and missing files fail with the reason', async () => {
     const cwd = await tree();
-    const read = skillstate(['read', '--no-user', '--no-project', 'csv-tools', 'reference.md'], cwd);
+    const read = skillstate(['read', '--no-user', '--no-project', '--bundled', BUNDLED, 'csv-tools', 'reference.md'], cwd);
     expect(read.code).toBe(0);
     expect(read.stdout).toMatch(/^# CSV reference\n/);
-    const refused = skillstate(['read', '--no-user', '--no-project', 'csv-tools', '../hello-extended/SKILL.md'], cwd);
+    const refused = skillstate(['read', '--no-user', '--no-project', '--bundled', BUNDLED, 'csv-tools', '../hello-extended/SKILL.md'], cwd);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("contains '..'");
     expect(refused.stderr).toContain('[resource_refused]');
-    const missing = skillstate(['read', '--no-user', '--no-project', 'csv-tools', 'REFERENCE.md'], cwd);
+    const missing = skillstate(['read', '--no-user', '--no-project', '--bundled', BUNDLED, 'csv-tools', 'REFERENCE.md'], cwd);
     expect(missing.stderr).toContain("Did you mean 'reference.md'?");
   });
 
   it('run: passes the script output and exit code through, 124 on time-out', async () => {
     const cwd = await tree({ '.agent/skills/slow/SKILL.md': simpleSkill('slow'), '.agent/skills/slow/wait.sh': 'echo started; sleep 20', '.agent/skills/slow/code.sh': 'echo "args: $*"; exit 7', '.agent/skills/slow/bg.sh': 'sleep 300 & echo left' });
-    const ran = skillstate(['run', '--no-user', 'csv-tools', 'summarize', 'data/sample.csv'], cwd);
+    const ran = skillstate(['run', '--no-user', '--example', 'csv-tools', 'csv-tools', 'summarize', 'data/sample.csv'], cwd);
     expect(ran.code).toBe(0);
     expect(JSON.parse(ran.stdout).rows).toBe(4);
+    // A project skill's scripts run once it is trusted.
+    expect(skillstate(['trust', '--no-user', 'slow'], cwd)).toMatchObject({ code: 0, stdout: expect.stringContaining(`Trusted: slow (`) });
     const code = skillstate(['run', '--no-user', 'slow', 'code.sh', '--flag', 'x'], cwd);
     expect(code).toMatchObject({ code: 7, stdout: 'args: --flag x\n', stderr: '' });
     const stray = skillstate(['run', '--no-user', 'slow', 'bg.sh'], cwd);
