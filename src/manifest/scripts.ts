@@ -20,6 +20,7 @@ import { performance } from 'node:perf_hooks';
 import { confine } from './confine.js';
 import { manifestError, type ManifestError } from './errors.js';
 import type { ScriptRef } from './fields.js';
+import { TsxMissingError, tsxMissingMessage } from './toolsets.js';
 
 export const DEFAULT_SCRIPT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -77,7 +78,7 @@ async function interpreterFor(file: string): Promise<string[] | undefined> {
   if (ext === '.sh' || ext === '.bash') return ['bash'];
   if (ext === '.py') return ['python3'];
   if (ext === '.js' || ext === '.mjs' || ext === '.cjs') return [process.execPath];
-  if (ext === '.ts' || ext === '.mts') return [process.execPath, createRequire(import.meta.url).resolve('tsx/cli')];
+  if (ext === '.ts' || ext === '.mts') return [process.execPath, tsxCli(file)];
   const handle = await open(file, 'r');
   try {
     const buffer = Buffer.alloc(256);
@@ -88,6 +89,15 @@ async function interpreterFor(file: string): Promise<string[] | undefined> {
     return parts.length ? parts : undefined;
   } finally {
     await handle.close();
+  }
+}
+
+/** tsx's command-line entry, which runs TypeScript scripts; tsx is an optional peer dependency. */
+function tsxCli(file: string): string {
+  try {
+    return createRequire(import.meta.url).resolve('tsx/cli');
+  } catch {
+    throw new TsxMissingError(tsxMissingMessage(file, 'script'));
   }
 }
 
@@ -135,7 +145,13 @@ export async function runSkillScript(owner: ScriptOwner, script: string, args: r
   const confined = await confine(root, relative);
   if (!confined.ok) throw refused(skill, script, confined.message, confined.reason);
   if (!(await stat(confined.real)).isFile()) throw refused(skill, script, `'${confined.relative}' is not a regular file`, 'not_a_file');
-  const interpreter = await interpreterFor(confined.real);
+  let interpreter: string[] | undefined;
+  try {
+    interpreter = await interpreterFor(confined.real);
+  } catch (error) {
+    if (error instanceof TsxMissingError) throw manifestError('script_failed', `skill '${skill}': script '${script}' cannot run: ${error.message}`, { skill, subject: script, details: { reason: 'tsx_missing' } });
+    throw error;
+  }
   if (!interpreter) throw refused(skill, script, `no interpreter for '${confined.relative}': use .sh, .py, .js, .mjs or .ts, or start it with a #! line`, 'no_interpreter');
 
   const timeoutMs = options.timeoutMs ?? DEFAULT_SCRIPT_TIMEOUT_MS;
