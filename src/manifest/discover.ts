@@ -24,7 +24,8 @@ import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import { ManifestError, manifestError } from './errors.js';
 import { loadSkillFolder, type FolderSkillOptions } from './folder.js';
 import { TrustGate, type TrustPolicy } from './trust.js';
-import { DocumentSkillRegistry, skillEntry, type RegistryOptions, type ScanResult, type ShadowedSkill, type SkillEntry, type SkillSourceKind } from './registry.js';
+import { FolderWatcher } from './watch.js';
+import { DocumentSkillRegistry, skillEntry, type RegistryOptions, type ScanResult, type ShadowedSkill, type SkillEntry, type SkillSourceKind, type WatchOptions } from './registry.js';
 
 /** The folder holding the package's package.json, above `from` (the sources, or the build in `dist/`). */
 function packageRoot(from: string): string {
@@ -104,6 +105,8 @@ export interface DiscoverOptions extends FolderSkillOptions, Pick<RegistryOption
   trust?: TrustPolicy;
   /** The trust file read by the default policy (default `~/.agent/trusted-skills.json`; `false`: none). */
   trustFile?: string | false;
+  /** Keep the registry in step with the folders (`registry.watch()`); an object sets the watch options. */
+  watch?: boolean | WatchOptions;
 }
 
 export interface ScanStats {
@@ -172,6 +175,7 @@ export async function scanSkillSources(sources: SkillSources, options: DiscoverO
   const skipped = (subject: string, reason: string, message: string, level: 'info' | 'warning' | 'error' = 'warning', extra: Record<string, unknown> = {}) =>
     diagnostics.push(diagnostic(level, 'skill_skipped', message, { subject, details: { reason, ...extra } }));
   const stats: ScanStats = { folders: 0, skills: 0, bytesRead: 0 };
+  const folders: string[] = [];
   const winners = new Map<string, SkillEntry>();
   const shadowed: ShadowedSkill[] = [];
   const seenReal = new Map<string, string>();
@@ -215,6 +219,7 @@ export async function scanSkillSources(sources: SkillSources, options: DiscoverO
           continue;
         }
         seenReal.set(outcome.real, visit.dir);
+        folders.push(visit.dir);
         if (outcome.kind === 'invalid') {
           skipped(visit.dir, 'invalid_manifest', `${visit.dir} skipped: ${outcome.error.message}`, 'error', { code: outcome.error.code });
           continue;
@@ -265,7 +270,7 @@ export async function scanSkillSources(sources: SkillSources, options: DiscoverO
       if (container.found === 0) skipped(container.path, 'no_skill_md', `${container.path} skipped: no SKILL.md in it or in its folders`, 'info');
     }
   }
-  return { entries: [...winners.values()], shadowed, diagnostics, stats };
+  return { entries: [...winners.values()], shadowed, diagnostics, stats, folders };
 }
 
 type FolderOutcome =
@@ -316,7 +321,12 @@ async function visitFolder(visit: Visit, options: FolderSkillOptions): Promise<F
  * lenient fix-up is in `registry.diagnostics`.
  */
 export async function discoverSkills(sources: SkillSources = defaultSkillSources(), options: DiscoverOptions = {}): Promise<DocumentSkillRegistry> {
-  const registry = new DocumentSkillRegistry({ ...options, scan: () => scanSkillSources(sources, options) });
+  const registry = new DocumentSkillRegistry({
+    ...options,
+    scan: () => scanSkillSources(sources, options),
+    watcher: (owner, watchOptions) => new FolderWatcher(owner, watchOptions, options),
+  });
   await registry.refresh();
+  if (options.watch) await registry.watch(options.watch === true ? {} : options.watch);
   return registry;
 }

@@ -32,6 +32,10 @@ export {
   type ShadowedSkill,
   type ActivatedSkill,
   type RegistryOptions,
+  type SkillChange,
+  type SkillWatcher,
+  type WatchOptions,
+  type RunningAgents,
 } from './registry.js';
 export {
   discoverSkills,

@@ -2,11 +2,12 @@
  * The skill tools a language model uses to reach document skills, as a code skill named
  * `skills` whose actions — and therefore whose LLM tools, through `toolsForAgent` — are:
  *
- * - `load_skill`: activates a skill by mounting it on the agent (`result(..., { mount: [spec] })`:
+ * - `load_skill`: activates a skill by mounting it on the agent (`result(..., { replace: [spec] })`:
  *   `cmd` applies the mount and emits one `register_action` per toolset action), and returns its
  *   body without front matter, wrapped in `<skill_content>`, its root path and its resources.
- *   Loading a mounted skill again mounts nothing and returns the body again. An unknown name fails
- *   with the list of available skills.
+ *   Loading a mounted skill again mounts nothing and returns the body again; when the skill has
+ *   changed on disk since (the registry reloaded it), the new version takes the old one's place.
+ *   An unknown name fails with the list of available skills.
  * - `list_skills`: the enabled skills with their brief descriptions.
  * - `read_skill_resource`: one file of a skill, by relative path (see `resources.ts` for what is
  *   refused).
@@ -82,7 +83,8 @@ export function createSkillTools(registry: DocumentSkillRegistry, options: Skill
           trusted: entry.trusted,
         };
         if (!entry.trusted) output.notice = untrustedNotice(entry);
-        return result(output, { mount: [spec] });
+        // `replace`: mounts the skill, or puts a reloaded version in place of the mounted one.
+        return result(output, { replace: [spec] });
       } catch (error) {
         return failure(error);
       }

@@ -57,7 +57,10 @@ async function resolveModule(root: string, ref: ToolsetRef, skill: string): Prom
 }
 
 async function importModule(file: string): Promise<Record<string, unknown>> {
-  const url = pathToFileURL(file).href;
+  // The file's modification time in the URL: a toolset edited on disk is imported anew (a
+  // reloaded skill gets its new tools), an unchanged one comes from the module cache.
+  const { mtimeMs, size } = await stat(file);
+  const url = `${pathToFileURL(file).href}?v=${Math.trunc(mtimeMs)}-${size}`;
   if (file.endsWith('.js') || file.endsWith('.mjs')) return (await import(url)) as Record<string, unknown>;
   const { tsImport } = await loadTsx(file);
   return (await tsImport(url, { parentURL: import.meta.url })) as Record<string, unknown>;
