@@ -19,6 +19,7 @@ import { Agent, catalogOf, type ActionEntry, type Catalog } from './catalog.js';
 import { effectProblem, errorEffect, type Effect } from './effects.js';
 import { describeThrown, errorInfo, formatIssues, type ErrorInfo } from './errors.js';
 import { normalizeInstruction, type Instruction, type NormalizedInstruction } from './instruction.js';
+import { actionRefusal } from './allowed.js';
 import { mountSkills, replaceSkill, unlinkedError, unmountSkill } from './mount.js';
 import { isPlainObject, withKey } from './plain.js';
 import { applyPatch, parseSync, parseWith, type Parsed } from './schema.js';
@@ -143,6 +144,8 @@ function runStep(agent: Agent<object>, catalog: Catalog, raw: unknown, signal: S
   const instruction = normalized.value;
   const entry = resolveAction(catalog, instruction, agent);
   if (!('action' in entry)) return failed(entry.error);
+  const refusal = actionRefusal(catalog, entry, agent.id);
+  if (refusal) return failed(refusal);
   const parsed = parseWith(entry.action.input, instruction.params);
   if (isThenable(parsed)) return parsed.then((value) => runAction(agent, catalog, entry, value, signal));
   return runAction(agent, catalog, entry, parsed, signal);
