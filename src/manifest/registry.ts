@@ -91,6 +91,8 @@ export interface SkillChange {
   removed: string[];
   /** What went wrong or was refused while applying the change (the old version stays). */
   diagnostics: Diagnostic[];
+  /** Milliseconds spent bringing the registry and the watches up to date (not the quiet period, not the agents). */
+  durationMs: number;
 }
 
 /** The running agents a watcher keeps up to date: an agent system, or anything listing agent refs. */

@@ -25,6 +25,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import { describeThrown } from '../core/errors.js';
 import { ManifestError } from './errors.js';
@@ -178,9 +179,10 @@ export class FolderWatcher implements SkillWatcher {
   /** Applies the folder events gathered so far as one change. */
   async #apply(): Promise<void> {
     if (this.#closed || !this.#pending.size) return;
+    const started = performance.now();
     const dirs = [...this.#pending];
     this.#pending.clear();
-    const change: SkillChange = { added: [], changed: [], removed: [], diagnostics: [] };
+    const change: SkillChange = { added: [], changed: [], removed: [], diagnostics: [], durationMs: 0 };
     const touched = new Set<string>();
     let rescan = false;
     for (const dir of dirs) {
@@ -195,6 +197,7 @@ export class FolderWatcher implements SkillWatcher {
     if (rescan) await this.#rescan(touched, change);
     await this.#sync(touched);
     if (this.#closed) return;
+    change.durationMs = performance.now() - started;
     await this.#updateAgents(change);
     for (const listener of [...this.#listeners]) listener(change);
   }
