@@ -8,6 +8,7 @@
  * that registry (the watcher's own `durationMs`: reload and re-watch, not the quiet period),
  * against a full rescan measured in the same run.
  */
+import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,6 +28,18 @@ async function generate(): Promise<string> {
     await writeFile(path.join(root, name, 'SKILL.md'), front + BODY);
   }
   return base;
+}
+
+/** The least any discovery must do, synchronously: list the folders and read the start of each SKILL.md. */
+function readFloor(root: string): number {
+  const buffer = Buffer.alloc(1024);
+  let bytes = 0;
+  for (const name of readdirSync(root)) {
+    const fd = openSync(path.join(root, name, 'SKILL.md'), 'r');
+    bytes += readSync(fd, buffer, 0, 1024, 0);
+    closeSync(fd);
+  }
+  return bytes;
 }
 
 /** Watches the tree, then edits one SKILL.md at a time and reads how long applying each edit took. */
@@ -80,11 +93,12 @@ export async function run(): Promise<ReportRow[]> {
     const voltSkills = (voltWorkspace as unknown as { skills: { discoverSkills(o: { refresh: boolean }): Promise<{ name: string }[]> } }).skills;
     const voltFound = await voltSkills.discoverSkills({ refresh: true });
     let sink = 0;
-    const [ours, mastra, voltagent] = await compare(
+    const [ours, mastra, voltagent, floor] = await compare(
       [
         { name: 'skillstate', fn: async () => { sink += (await scanSkillSources({ extra: [root] })).entries.length; } },
         { name: 'mastra', fn: async () => { sink += (await new MastraWorkspace({ filesystem: new LocalFilesystem({ basePath: base }), skills: ['skills'] }).skills!.list()).length; } },
         { name: 'voltagent', fn: async () => { sink += (await voltSkills.discoverSkills({ refresh: true })).length; } },
+        { name: 'floor', fn: async () => { sink += readFloor(root); } },
       ],
       { rounds: 5, roundMs: 1 },
     );
@@ -94,6 +108,14 @@ export async function run(): Promise<ReportRow[]> {
       value: formatNs(ours!.ns),
       target: '≤ 150 ms',
       pass: ours!.ns <= 150e6 && check.entries.length === COUNT,
+    });
+    rows.push({
+      suite: 'discovery',
+      name: 'I/O floor: list the folders, read 1 KiB of each SKILL.md (no parsing)',
+      value: formatNs(floor!.ns),
+      anchor: `skillstate ${formatNs(ours!.ns)}`,
+      ratio: ours!.ns / floor!.ns,
+      target: 'report (skillstate ÷ floor)',
     });
     rows.push({
       suite: 'discovery',
