@@ -17,7 +17,8 @@ function skillstate(args: string[], cwd: string) {
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-describe('skillstate CLI', () => {
+// Each case starts several real processes; on a busy machine one start can take seconds.
+describe('skillstate CLI', { timeout: 90_000 }, () => {
   it('prints help for the program and for every command', async () => {
     const cwd = await tree();
     const top = skillstate(['--help'], cwd);
