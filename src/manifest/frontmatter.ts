@@ -9,6 +9,7 @@
  * Pure: no I/O. Never evaluates anything but YAML.
  */
 import { isMap, parseDocument, type Document, type YAMLError } from 'yaml';
+import { readSimpleFrontMatter } from './simple-yaml.js';
 
 /** The reference validator's wording for a file that does not open with front matter. */
 export const NO_FRONT_MATTER = 'SKILL.md must start with YAML frontmatter (---)';
@@ -90,6 +91,9 @@ export function loadFrontMatterYaml(
   yaml: string,
   options: { maxAliasCount?: number; repair?: boolean } = {},
 ): { ok: true; value: LoadedYaml } | { ok: false; message: string } {
+  // The plainest front matter (most of it) needs no YAML parser; anything else goes to it.
+  const simple = readSimpleFrontMatter(yaml);
+  if (simple) return { ok: true, value: { data: simple, repaired: [], sources: {} } };
   const maxAliasCount = options.maxAliasCount ?? DEFAULT_MAX_ALIAS_COUNT;
   let doc = parseYaml(yaml);
   let repaired: string[] = [];
