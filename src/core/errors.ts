@@ -58,7 +58,8 @@ export type ErrorCode =
   | 'resource_not_found'
   | 'toolset_failed'
   | 'script_refused'
-  | 'script_failed';
+  | 'script_failed'
+  | 'action_not_allowed';
 
 /** One problem found while validating data against a schema (the shape zod reports). */
 export interface Issue {

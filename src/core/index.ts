@@ -17,6 +17,7 @@ export * from './skill.js';
 export * from './registry.js';
 export { Agent, catalogOf, isAgent, type AgentData, type MountedSkill } from './catalog.js';
 export * from './mount.js';
+export { ALLOWED_ACTIONS_KEY, isActionAllowed } from './allowed.js';
 export { cmd, execute, type CmdOptions, type CmdResult, type InstructionResult } from './cmd.js';
 export * from './agent.js';
 export * from './tools.js';

@@ -10,8 +10,9 @@
  *
  * Pure: no I/O. Never evaluates anything but YAML.
  */
-import { isMap, isScalar, isSeq, parseDocument, type Document, type YAMLMap } from 'yaml';
+import { isMap, isScalar, isSeq, parseDocument, type Document, type YAMLError, type YAMLMap } from 'yaml';
 import { isPlainObject, isSafeKey } from '../core/plain.js';
+import { readSimpleFrontMatter } from './simple-yaml.js';
 
 /** The reference validator's wording for a file that does not open with front matter. */
 export const NO_FRONT_MATTER = 'SKILL.md must start with YAML frontmatter (---)';
@@ -104,6 +105,9 @@ export function loadFrontMatterYaml(
   yaml: string,
   options: { maxAliasCount?: number; repair?: boolean } = {},
 ): { ok: true; value: LoadedYaml } | { ok: false; message: string } {
+  // The plainest front matter (most of it) needs no YAML parser; anything else goes to it.
+  const simple = readSimpleFrontMatter(yaml);
+  if (simple) return { ok: true, value: { data: simple, repaired: [], sources: {}, dropped: [], duplicates: [] } };
   const maxAliasCount = options.maxAliasCount ?? DEFAULT_MAX_ALIAS_COUNT;
   let doc = parseYaml(yaml);
   let repaired: string[] = [];
@@ -126,7 +130,7 @@ export function loadFrontMatterYaml(
       duplicates.push(...duplicateKeys(again.contents));
     }
   }
-  if (doc.errors.length) return { ok: false, message: `Invalid YAML in frontmatter: ${firstLine(doc.errors[0]!.message)}` };
+  if (doc.errors.length) return { ok: false, message: `Invalid YAML in frontmatter: ${describeYamlError(doc.errors[0]!, yaml)}` };
   let loaded: unknown;
   try {
     loaded = doc.toJS({ maxAliasCount });
@@ -236,8 +240,18 @@ function duplicateKeys(node: unknown, prefix = ''): string[] {
   return found;
 }
 
-function firstLine(message: string): string {
-  return message.split('\n')[0]!.trim();
+/**
+ * A YAML error in one line: the parser's sentence, then where it is in the SKILL.md (the front
+ * matter starts on its line 2), in place of the parser's trailing "at line L, column C:" and
+ * source excerpt.
+ */
+function describeYamlError(error: YAMLError, yaml: string): string {
+  const sentence = error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?\s*$/, '').trim();
+  const at = error.linePos?.[0];
+  if (!at) return sentence;
+  const lines = yaml.endsWith('\n') ? yaml.split('\n').length - 1 : yaml.split('\n').length;
+  if (at.line > lines) return `${sentence} (at the end of the front matter, SKILL.md line ${at.line + 1})`;
+  return `${sentence} (SKILL.md line ${at.line + 1}, column ${at.col})`;
 }
 
 const TOP_LEVEL_PLAIN = /^([A-Za-z_][\w-]*):[ \t]+(.+)$/;

@@ -33,8 +33,35 @@ export {
   type ShadowedSkill,
   type ActivatedSkill,
   type RegistryOptions,
+  type SkillChange,
+  type SkillWatcher,
+  type WatchOptions,
+  type RunningAgents,
 } from './registry.js';
-export { discoverSkills, scanSkillSources, defaultSkillSources, BUNDLED_SKILLS_DIR, type SkillSources, type DiscoverOptions, type ScanStats } from './discover.js';
+export {
+  discoverSkills,
+  scanSkillSources,
+  defaultSkillSources,
+  exampleSkillNames,
+  exampleSkillPath,
+  EXAMPLE_SKILLS_DIR,
+  BUNDLED_SKILLS_DIR,
+  type SkillSources,
+  type DiscoverOptions,
+  type ScanStats,
+} from './discover.js';
+export {
+  TrustGate,
+  defaultTrustFile,
+  readTrustFile,
+  trustSkillFolders,
+  revokeSkillFolders,
+  untrustedNotice,
+  type TrustPolicy,
+  type TrustRecord,
+  type TrustFile,
+} from './trust.js';
+export { validateSkillTree, findSkillFolders } from './validate-tree.js';
 export { documentMetadata, type DocumentSkillMetadata } from './spec.js';
 export { TriggerIndex, rankMatches, DEFAULT_MAX_QUERY_CHARS, type TriggerMatch, type SkillUsage } from './match.js';
 export { disclose, planDisclosure, preloadSkills, CATALOG_QUERY, type Disclosure, type DisclosurePlan, type DiscloseOptions, type Tier } from './disclose.js';

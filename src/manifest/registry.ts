@@ -24,8 +24,8 @@ import { bodyHeadings } from './rank.js';
 import { documentSkillSpec } from './spec.js';
 import type { TriggerSpec } from './triggers.js';
 
-/** Where a skill came from. Discovery precedence: project > user > bundled > extra. */
-export type SkillSourceKind = 'project' | 'user' | 'bundled' | 'extra' | 'path' | 'memory';
+/** Where a skill came from. Discovery precedence: project > user > bundled > extra > example. */
+export type SkillSourceKind = 'project' | 'user' | 'bundled' | 'extra' | 'example' | 'path' | 'memory';
 
 /** A registered skill, as known without loading its body. */
 export interface SkillEntry {
@@ -46,6 +46,11 @@ export interface SkillEntry {
    * ranking and `list_skills`, and is loaded only by its name (`load_skill`, `preload`).
    */
   readonly modelInvocable: boolean;
+  /**
+   * Whether the skill may run code: false for a project skill not yet trusted (see `trust.ts`).
+   * An untrusted skill is disclosed and readable; its toolsets are not imported, its scripts do not run.
+   */
+  readonly trusted: boolean;
   readonly skill: DocumentSkill;
   /** Warnings about this skill's manifest. */
   readonly diagnostics: readonly Diagnostic[];
@@ -70,16 +75,72 @@ export interface ScanResult {
   entries: SkillEntry[];
   shadowed: ShadowedSkill[];
   diagnostics: Diagnostic[];
+  /** Every folder the scan looked at (sources, folders of folders, skill folders): what a watcher watches. */
+  folders?: string[];
 }
 
 export interface RegistryOptions extends FolderSkillOptions {
   onDiagnostic?: DiagnosticListener;
   /** Re-runs discovery; set by `discoverSkills`. */
   scan?: () => Promise<ScanResult>;
+  /** @internal Makes the watcher `watch()` starts; set by `discoverSkills`. */
+  watcher?: (registry: DocumentSkillRegistry, options: WatchOptions) => SkillWatcher & { start(): Promise<void> };
+}
+
+/** What one applied batch of file changes did to the registry. */
+export interface SkillChange {
+  /** Skills that appeared. */
+  added: string[];
+  /** Skills whose SKILL.md or resources changed (reloaded on next use; running agents follow). */
+  changed: string[];
+  /** Skills that are gone. */
+  removed: string[];
+  /** What went wrong or was refused while applying the change (the old version stays). */
+  diagnostics: Diagnostic[];
+  /** Milliseconds spent bringing the registry and the watches up to date (not the quiet period, not the agents). */
+  durationMs: number;
+}
+
+/** The running agents a watcher keeps up to date: an agent system, or anything listing agent refs. */
+export interface RunningAgents {
+  list(): readonly {
+    readonly id: string;
+    getSnapshot(): { mounted: readonly { name: string }[]; registeredActions: readonly string[] };
+    run(instruction: { action: string; skill?: string; params?: Record<string, unknown> }): Promise<unknown>;
+    unmount(skill: string): Promise<unknown>;
+  }[];
+}
+
+export interface WatchOptions {
+  /** Quiet time after the last file event before the changes are applied (default 50 ms). */
+  debounceMs?: number;
+  /** Called after each applied batch of changes. */
+  onChange?: (change: SkillChange) => void;
+}
+
+/** Keeps a registry in step with its folders (see `registry.watch()`). */
+export interface SkillWatcher {
+  /** Folders being watched. */
+  readonly folders: number;
+  readonly closed: boolean;
+  /** Listens to applied changes; returns the function that stops listening. */
+  onChange(listener: (change: SkillChange) => void): () => void;
+  /** Resolves with the next applied change (for tests and tools that wait for one). */
+  nextChange(): Promise<SkillChange>;
+  /**
+   * Makes the running agents of `agents` follow changes: an agent with a changed skill mounted
+   * gets the new version at its next step (through its `load_skill` action: its slice kept when
+   * the new schema accepts it, else refused with a diagnostic and the old version kept); an
+   * agent with a removed skill mounted has it unmounted, with a diagnostic. Returns the function
+   * that stops following.
+   */
+  follow(agents: RunningAgents): () => void;
+  /** Stops watching. */
+  close(): void;
 }
 
 /** Builds a registry entry for a document skill. */
-export function skillEntry(skill: DocumentSkill, source: SkillSourceKind, diagnostics: readonly Diagnostic[] = []): SkillEntry {
+export function skillEntry(skill: DocumentSkill, source: SkillSourceKind, diagnostics: readonly Diagnostic[] = [], trusted = true): SkillEntry {
   const manifest = skill.manifest;
   return {
     name: skill.name,
@@ -93,6 +154,7 @@ export function skillEntry(skill: DocumentSkill, source: SkillSourceKind, diagno
     triggers: manifest?.triggers ?? { keywords: [], verbs: [], patterns: [] },
     enabled: manifest?.defaultEnabled ?? true,
     modelInvocable: manifest?.disableModelInvocation !== true,
+    trusted,
     skill,
     diagnostics,
   };
@@ -112,6 +174,8 @@ export class DocumentSkillRegistry implements SkillResolver {
   #diagnostics: Diagnostic[] = [];
   #shadowed: ShadowedSkill[] = [];
   #revision = 0;
+  #folders: readonly string[] = [];
+  #watcher: SkillWatcher | undefined;
 
   constructor(options: RegistryOptions = {}) {
     this.#options = options;
@@ -266,7 +330,8 @@ export class DocumentSkillRegistry implements SkillResolver {
     let pending = this.#activated.get(name);
     if (!pending) {
       pending = this.content(name).then(async (loaded) => {
-        const actions: readonly AnyAction[] = entry.skill.loadActions ? await entry.skill.loadActions() : [];
+        // An untrusted skill's toolsets are never imported: importing a module runs its code.
+        const actions: readonly AnyAction[] = entry.trusted && entry.skill.loadActions ? await entry.skill.loadActions() : [];
         const activated = { entry, spec: documentSkillSpec(entry, loaded, actions), loaded };
         if (this.#entries.get(name) === entry) this.#specs.set(name, activated.spec);
         return activated;
@@ -296,8 +361,47 @@ export class DocumentSkillRegistry implements SkillResolver {
     return result.diagnostics;
   }
 
+  /** @internal The folders the last scan looked at (what a watcher watches). */
+  get scannedFolders(): readonly string[] {
+    return this.#folders;
+  }
+
+  /** @internal Puts a reloaded entry in place of the one of the same name; its loaded body and spec are forgotten. */
+  replaceEntry(entry: SkillEntry): void {
+    this.#forget(entry.name);
+    this.#entries.set(entry.name, entry);
+    for (const item of entry.diagnostics) this.#report(item);
+    this.#revision++;
+  }
+
+  /** @internal Reports a diagnostic as the registry's own (a watcher's, for one). */
+  report(item: Diagnostic): void {
+    this.#report(item);
+  }
+
+  /** The watcher started by `watch()` (or `discoverSkills({ watch: true })`), until it is closed. */
+  get watcher(): SkillWatcher | undefined {
+    return this.#watcher?.closed ? undefined : this.#watcher;
+  }
+
+  /**
+   * Watches the folders of the discovered skills and keeps the registry up to date: added,
+   * changed and removed SKILL.md files and resources are applied after a short quiet period (see
+   * `SkillWatcher`). Running agents follow the changes once `watcher.follow(system)` is called.
+   * Resolves once every folder is watched. Calling it again returns the same watcher.
+   */
+  async watch(options: WatchOptions = {}): Promise<SkillWatcher> {
+    if (this.#watcher && !this.#watcher.closed) return this.#watcher;
+    if (!this.#options.watcher) throw manifestError('invalid_manifest', 'watch() needs a registry made by discoverSkills: there are no folders to watch');
+    const watcher = this.#options.watcher(this, options);
+    this.#watcher = watcher;
+    await watcher.start();
+    return watcher;
+  }
+
   /** @internal Replaces the discovered entries with a scan's; hand-registered skills stay on top. */
   applyScan(result: ScanResult): void {
+    this.#folders = result.folders ?? [];
     this.#diagnostics = [];
     this.#shadowed = [...result.shadowed];
     for (const item of result.diagnostics) this.#report(item);
@@ -314,7 +418,7 @@ export class DocumentSkillRegistry implements SkillResolver {
     }
     for (const [name, entry] of this.#entries) {
       const replacement = next.get(name);
-      if (!replacement || replacement.file !== entry.file || JSON.stringify(replacement.manifest) !== JSON.stringify(entry.manifest)) this.#forget(name);
+      if (!replacement || replacement.file !== entry.file || replacement.trusted !== entry.trusted || JSON.stringify(replacement.manifest) !== JSON.stringify(entry.manifest)) this.#forget(name);
       else if (replacement !== entry) next.set(name, entry);
     }
     this.#entries.clear();

@@ -21,6 +21,7 @@ import { confine } from './confine.js';
 import { fileKind, NotRegularFileError, openRegularFile } from './regular.js';
 import { manifestError, type ManifestError } from './errors.js';
 import type { ScriptRef } from './fields.js';
+import { TsxMissingError, tsxMissingMessage } from './toolsets.js';
 
 export const DEFAULT_SCRIPT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -30,7 +31,16 @@ export const MAX_SCRIPT_ARG_BYTES = 4096;
 export const ENV_ALLOW_LIST = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TMPDIR', 'TEMP', 'TMP', 'TZ', 'TERM', 'USER', 'LOGNAME', 'SYSTEMROOT'] as const;
 
 /** The skill a script belongs to: a registry entry, a document skill, or a root path. */
-export type ScriptOwner = string | { name: string; rootPath?: string | undefined; manifest?: { scripts: readonly ScriptRef[] } | undefined };
+export type ScriptOwner =
+  | string
+  | {
+      name: string;
+      rootPath?: string | undefined;
+      manifest?: { scripts: readonly ScriptRef[] } | undefined;
+      /** False for an untrusted skill (a registry entry of a project skill not yet trusted): its scripts are refused. */
+      trusted?: boolean;
+      source?: string;
+    };
 
 export interface ScriptOptions {
   /** Milliseconds before the process group is killed (default 60,000). */
@@ -69,7 +79,7 @@ async function interpreterFor(file: string): Promise<string[] | undefined> {
   if (ext === '.sh' || ext === '.bash') return ['bash'];
   if (ext === '.py') return ['python3'];
   if (ext === '.js' || ext === '.mjs' || ext === '.cjs') return [process.execPath];
-  if (ext === '.ts' || ext === '.mts') return [process.execPath, createRequire(import.meta.url).resolve('tsx/cli')];
+  if (ext === '.ts' || ext === '.mts') return [process.execPath, tsxCli(file)];
   const { handle } = await openRegularFile(file);
   try {
     const buffer = Buffer.alloc(256);
@@ -80,6 +90,15 @@ async function interpreterFor(file: string): Promise<string[] | undefined> {
     return parts.length ? parts : undefined;
   } finally {
     await handle.close();
+  }
+}
+
+/** tsx's command-line entry, which runs TypeScript scripts; tsx is an optional peer dependency. */
+function tsxCli(file: string): string {
+  try {
+    return createRequire(import.meta.url).resolve('tsx/cli');
+  } catch {
+    throw new TsxMissingError(tsxMissingMessage(file, 'script'));
   }
 }
 
@@ -118,6 +137,9 @@ export async function runSkillScript(owner: ScriptOwner, script: string, args: r
   const skill = typeof owner === 'string' ? path.basename(owner) : owner.name;
   const root = typeof owner === 'string' ? owner : owner.rootPath;
   if (!root) throw refused(skill, script, 'the skill has no folder, so it has no scripts', 'no_root');
+  if (typeof owner !== 'string' && owner.trusted === false) {
+    throw refused(skill, script, `the skill comes from the ${owner.source ?? 'project'} folder and is not trusted; trust it first (skillstate trust ${skill})`, 'untrusted');
+  }
   const declared = typeof owner === 'string' ? undefined : owner.manifest?.scripts.find((ref) => ref.name === script);
   const relative = declared?.path ?? script;
   const problem = argumentProblem(args);
@@ -130,6 +152,7 @@ export async function runSkillScript(owner: ScriptOwner, script: string, args: r
   try {
     interpreter = await interpreterFor(confined.real);
   } catch (error) {
+    if (error instanceof TsxMissingError) throw manifestError('script_failed', `skill '${skill}': script '${script}' cannot run: ${error.message}`, { skill, subject: script, details: { reason: 'tsx_missing' } });
     if (!(error instanceof NotRegularFileError)) throw error;
     throw refused(skill, script, `'${confined.relative}' is a ${error.kind}, not a regular file`, 'not_a_file');
   }

@@ -2,11 +2,12 @@
  * The skill tools a language model uses to reach document skills, as a code skill named
  * `skills` whose actions — and therefore whose LLM tools, through `toolsForAgent` — are:
  *
- * - `load_skill`: activates a skill by mounting it on the agent (`result(..., { mount: [spec] })`:
+ * - `load_skill`: activates a skill by mounting it on the agent (`result(..., { replace: [spec] })`:
  *   `cmd` applies the mount and emits one `register_action` per toolset action), and returns its
  *   body without front matter, wrapped in `<skill_content>`, its root path and its resources.
- *   Loading a mounted skill again mounts nothing and returns the body again. An unknown name fails
- *   with the list of available skills.
+ *   Loading a mounted skill again mounts nothing and returns the body again; when the skill has
+ *   changed on disk since (the registry reloaded it), the new version takes the old one's place.
+ *   An unknown name fails with the list of available skills.
  * - `list_skills`: the enabled skills with their brief descriptions.
  * - `read_skill_resource`: one file of a skill, by a path relative to its root or an absolute
  *   path inside it (see `resources.ts` for what is refused).
@@ -23,6 +24,7 @@ import { rankSkills } from './disclose.js';
 import type { DocumentSkillRegistry } from './registry.js';
 import type { RootPathMode } from './render.js';
 import { readSkillResource } from './resources.js';
+import { untrustedNotice } from './trust.js';
 
 export interface SkillToolsOptions {
   /** The code skill's name (default `skills`). */
@@ -60,6 +62,10 @@ export interface LoadSkillOutput {
   tools: string[];
   /** The skill was already mounted: nothing was mounted again. */
   alreadyLoaded: boolean;
+  /** False for a project skill not yet trusted: it brought no tools and its scripts will not run. */
+  trusted: boolean;
+  /** Why the skill's tools are missing, for the model, when it is not trusted. */
+  notice?: string;
 }
 
 function failure(error: unknown) {
@@ -92,8 +98,11 @@ export function createSkillTools(registry: DocumentSkillRegistry, options: Skill
           resources: [...loaded.resources.keys()],
           tools: spec.actions.map((action) => action.name),
           alreadyLoaded: Object.hasOwn(ctx.state, spec.stateKey),
+          trusted: entry.trusted,
         };
-        return result(output, { mount: [spec] });
+        if (!entry.trusted) output.notice = untrustedNotice(entry);
+        // `replace`: mounts the skill, or puts a reloaded version in place of the mounted one.
+        return result(output, { replace: [spec] });
       } catch (error) {
         return failure(error);
       }
@@ -111,7 +120,7 @@ export function createSkillTools(registry: DocumentSkillRegistry, options: Skill
     }),
     run: ({ query }) => {
       const entries = registry.entries().filter((entry) => entry.modelInvocable);
-      const describe = (entry: (typeof entries)[number]) => ({ name: entry.name, description: entry.briefDescription, version: entry.version, source: entry.source });
+      const describe = (entry: (typeof entries)[number]) => ({ name: entry.name, description: entry.briefDescription, version: entry.version, source: entry.source, ...(entry.trusted ? {} : { trusted: false }) });
       if (query === undefined || !query.trim()) {
         const skills = entries.map(describe);
         return { count: skills.length, skills };
