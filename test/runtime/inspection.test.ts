@@ -31,7 +31,7 @@ interface Message {
 describe('the Stately inspector', () => {
   it('streams the agent and each skill lifecycle child to a WebSocket client of the inspector server', async () => {
     inspector = await startInspector();
-    expect(inspector.url).toBe(`http://localhost:${inspector.port}`);
+    expect(inspector.url).toBe(`http://127.0.0.1:${inspector.port}`);
     const messages: Message[] = [];
     client = new WebSocket(inspector.socketUrl);
     await new Promise<void>((resolve, reject) => {
