@@ -8,7 +8,7 @@ import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { REDACTED, startInspector, type InspectionMessage, type InspectorHandle } from '../../src/index.js';
+import { REDACTED, startInspector, type InspectionMessage, type InspectorHandle, type InspectorOptions } from '../../src/index.js';
 import { createSignal, defineAgent, defineSkill, notebook, quietSystem, z } from './fixtures.js';
 
 let inspector: InspectorHandle | undefined;
@@ -104,7 +104,7 @@ const vault = defineSkill({
 const Keeper = defineAgent({ name: 'keeper', schema: z.object({ owner: z.string().default('') }), skills: [notebook, [vault, { apiKey: SECRET }]] });
 
 /** Runs an agent holding the secret in its state, a skill's config and a signal, and returns every message a viewer received. */
-async function streamed(redact: Parameters<typeof startInspector>[0] extends infer O ? (O extends { redact?: infer R } ? R : never) : never): Promise<InspectionMessage[]> {
+async function streamed(redact: InspectorOptions['redact']): Promise<InspectionMessage[]> {
   inspector = await startInspector({ redact });
   const { texts } = await listen(inspector.socketUrl);
   const system = quietSystem({ inspect: inspector.inspect });
