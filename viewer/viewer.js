@@ -85,7 +85,7 @@ function activePaths(value, prefix = []) {
 
 /** The machine as a Mermaid state diagram, with the active states in the `current` class. */
 function diagramText(definition, value, fallbackName) {
-  const lines = ['stateDiagram-v2', 'classDef current fill:#ffe08a,stroke:#c77700,stroke-width:3px,color:#000'];
+  const lines = ['stateDiagram-v2', 'direction LR', 'classDef current fill:#ffe08a,stroke:#c77700,stroke-width:3px,color:#000'];
   const ids = new Map();
   const byMachineId = new Map();
   const idOf = (path) => {

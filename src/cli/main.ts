@@ -1,25 +1,28 @@
 /**
  * The `skillstate` command line: dispatches to the commands (`validate`, `list`, `disclose`,
- * `read`, `run`), prints help, and turns every error into a message on stderr and a non-zero exit
+ * `read`, `run`, `inspect`, `trace`), prints help, and turns every error into a message on stderr and a non-zero exit
  * code. `main(argv)` returns the exit code; `bin/skillstate.js` sets it.
  *
  * I/O: through the commands.
  */
 import { SkillstateError } from '../core/errors.js';
 import { discloseCommand } from './commands/disclose.js';
+import { inspectCommand } from './commands/inspect.js';
 import { listCommand } from './commands/list.js';
 import { readCommand } from './commands/read.js';
 import { runCommand } from './commands/run.js';
+import { traceCommand } from './commands/trace.js';
 import { validateCommand } from './commands/validate.js';
 import { processIO, UsageError, type CliIO, type Command } from './io.js';
 
-export const COMMANDS: readonly Command[] = [validateCommand, listCommand, discloseCommand, readCommand, runCommand];
+export const COMMANDS: readonly Command[] = [validateCommand, listCommand, discloseCommand, readCommand, runCommand, inspectCommand, traceCommand];
 
 export function usage(): string {
   const width = Math.max(...COMMANDS.map((command) => command.name.length));
   return `Usage: skillstate <command> [options]
 
 Document skills (SKILL.md folders): validate, discover, disclose, read and run them.
+Agents: watch them live (inspect) or after the fact (trace view).
 
 Commands:
 ${COMMANDS.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`).join('\n')}

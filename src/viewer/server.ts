@@ -137,6 +137,10 @@ export async function startViewerServer(options: ViewerServerOptions = {}): Prom
       response.writeHead(302, { location: home === 'local' || path === '/local' ? '/local/' : '/stately' }).end();
       return;
     }
+    if (path === '/favicon.ico') {
+      response.writeHead(204).end();
+      return;
+    }
     if (path === '/local/config.json') {
       response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify({ title: options.title ?? 'skillstate' }));
       return;
