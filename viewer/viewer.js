@@ -145,6 +145,10 @@ function diagramText(definition, value, fallbackName) {
   return lines.join('\n');
 }
 
+function hasStates(definition) {
+  return Boolean(definition && definition.states && Object.keys(definition.states).length);
+}
+
 let drawing = Promise.resolve();
 let drawCount = 0;
 
@@ -159,6 +163,7 @@ function draw(actor) {
       if (actor.drawn !== text) return;
       const box = actor.card.querySelector('.diagram');
       box.innerHTML = svg;
+      box.dataset.kind = hasStates(actor.definition) ? 'states' : 'single';
       box.dataset.state = stateText(actor.value);
     } catch (error) {
       actor.card.querySelector('.diagram').textContent = `could not draw: ${error && error.message ? error.message : error}`;
