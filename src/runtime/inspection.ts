@@ -93,7 +93,12 @@ function openBrowser(url: string): void {
 }
 
 async function connectSocket(url: string): Promise<WebSocket> {
-  const socket = new WebSocket(url);
+  let socket: WebSocket;
+  try {
+    socket = new WebSocket(url);
+  } catch (error) {
+    throw new RuntimeError(errorInfo('invalid_config', `startInspector: connect must be a ws:// URL, not ${JSON.stringify(url)}: ${describeThrown(error)}`, { subject: 'connect' }));
+  }
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => fail(new Error('no answer within 5 s')), 5_000);
     const fail = (error: Error) => {
@@ -123,6 +128,9 @@ async function connectSocket(url: string): Promise<WebSocket> {
  */
 export async function startInspector(options: InspectorOptions = {}): Promise<InspectorHandle> {
   const redact = redactorOf(options.redact);
+  if (options.viewer !== undefined && options.viewer !== 'local' && options.viewer !== 'stately') {
+    throw new RuntimeError(errorInfo('invalid_config', `startInspector: viewer must be 'local' or 'stately', not ${JSON.stringify(options.viewer)}`, { subject: 'viewer' }));
+  }
   let server: ViewerServer | undefined;
   let socketUrl: string;
   if (options.connect !== undefined) socketUrl = options.connect;
@@ -159,8 +167,8 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
       if (message) socket.send(JSON.stringify(message));
     },
   });
-  const server_ = server;
-  const base = server_ ? new URL(server_.url) : new URL(socketUrl.replace(/^ws/, 'http'));
+  const owned = server;
+  const base = owned ? new URL(owned.url) : new URL(socketUrl.replace(/^ws/, 'http'));
   const origin = `${base.protocol}//${base.host}`;
   const localUrl = `${origin}/local/`;
   const statelyUrl = `${origin}/stately`;
@@ -172,15 +180,15 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
     localUrl,
     statelyUrl,
     socketUrl,
-    host: server_?.host ?? base.hostname,
-    port: server_?.port ?? Number(base.port),
+    host: owned?.host ?? base.hostname,
+    port: owned?.port ?? Number(base.port),
     async stop() {
       if (socket.readyState < WebSocket.CLOSING) {
         const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
         socket.close();
         await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 500))]);
       }
-      await server_?.stop();
+      await owned?.stop();
     },
   };
 }

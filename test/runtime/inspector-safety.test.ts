@@ -160,7 +160,9 @@ describe('redaction', () => {
     expect(written.join('')).toMatch(/redact function threw/);
   });
 
-  it('refuses a redact option that is neither a flag nor a function', async () => {
+  it('refuses a redact option that is neither a flag nor a function, an unknown viewer and a connect that is no URL', async () => {
     await expect(startInspector({ redact: 'yes' as unknown as boolean })).rejects.toMatchObject({ code: 'invalid_config', subject: 'redact' });
+    await expect(startInspector({ viewer: 'remote' as 'local' })).rejects.toMatchObject({ code: 'invalid_config', subject: 'viewer' });
+    await expect(startInspector({ connect: 'not a url' })).rejects.toMatchObject({ code: 'invalid_config', subject: 'connect' });
   });
 });

@@ -69,12 +69,18 @@ export async function shownState(page: Page, agent: string, actor: string): Prom
 }
 
 /** What the visible log lines say: `agent type skill`. */
+/** What the tests read of a page element (the project compiles without the DOM's types). */
+export interface ElementLike {
+  getAttribute(name: string): string | null;
+  querySelector(selector: string): { textContent: string | null } | null;
+}
+
 export async function visibleLog(page: Page): Promise<{ agent: string; type: string; skill: string; detail: string }[]> {
-  return page.locator('#log li:not([hidden])').evaluateAll((items) =>
+  return page.locator('#log li:not([hidden])').evaluateAll((items: ElementLike[]) =>
     items.map((item) => ({
-      agent: (item as HTMLElement).dataset.agent ?? '',
-      type: (item as HTMLElement).dataset.type ?? '',
-      skill: (item as HTMLElement).dataset.skill ?? '',
+      agent: item.getAttribute('data-agent') ?? '',
+      type: item.getAttribute('data-type') ?? '',
+      skill: item.getAttribute('data-skill') ?? '',
       detail: item.querySelector('.detail')?.textContent ?? '',
     })),
   );

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSignal, defineAgent, startInspector, type AgentSystem, type InspectorHandle } from '../../src/index.js';
 import { arithmetic, counter } from '../../skills/index.js';
 import { quietSystem } from '../runtime/fixtures.js';
-import { openBrowser, shownState, visibleLog, type Browser } from './browser.js';
+import { openBrowser, shownState, visibleLog, type Browser, type ElementLike } from './browser.js';
 
 const MathAgent = defineAgent({ name: 'math_agent', skills: [counter] });
 const BIN = fileURLToPath(new URL('../../bin/skillstate.js', import.meta.url));
@@ -47,7 +47,7 @@ describe('the local viewer, live', () => {
     await page.goto(inspector.localUrl);
 
     await expect.poll(() => shownState(page, 'bob', 'skill:counter'), poll).toEqual({ state: 'active', highlighted: ['active'] });
-    await expect.poll(() => page.locator('#tree > li').evaluateAll((items) => items.map((item) => item.querySelector('.actor-name')?.textContent)), poll).toEqual(
+    await expect.poll(() => page.locator('#tree > li').evaluateAll((items: ElementLike[]) => items.map((item) => item.querySelector('.actor-name')?.textContent)), poll).toEqual(
       expect.arrayContaining(['alice', 'bob']),
     );
 
@@ -76,7 +76,7 @@ describe('the local viewer, live', () => {
     const bobs = await visibleLog(page);
     expect(bobs.length).toBeGreaterThan(0);
     expect(new Set(bobs.map((line) => line.agent))).toEqual(new Set(['bob']));
-    expect(await page.locator('.machine:not([hidden])').evaluateAll((cards) => cards.map((card) => (card as HTMLElement).dataset.agent))).toEqual(['bob', 'bob']);
+    expect(await page.locator('.machine:not([hidden])').evaluateAll((cards: ElementLike[]) => cards.map((card) => card.getAttribute('data-agent')))).toEqual(['bob', 'bob']);
 
     await page.selectOption('#filter-agent', '');
     await page.selectOption('#filter-skill', 'arithmetic');
