@@ -182,11 +182,13 @@ function ensureViews(actor) {
     actor.card.className = 'machine';
     actor.card.dataset.session = actor.sessionId;
     actor.card.innerHTML = '<h3><span class="actor-name"></span><span class="owner"></span><span class="state"></span></h3><div class="diagram"></div>';
-    machines.append(actor.card);
   }
   const parent = actor.parentId && actors.get(actor.parentId);
   const list = parent ? (ensureViews(parent), parent.item.querySelector('ul')) : tree;
   if (actor.item.parentElement !== list) list.append(actor.item);
+  // Cards are grouped by agent, in the order the agents appeared.
+  const group = groupOf(rootOf(actor).name);
+  if (actor.card.parentElement !== group) group.append(actor.card);
   actor.item.querySelector('.actor-name').textContent = actor.name;
   actor.card.querySelector('.actor-name').textContent = actor.name;
   const root = rootOf(actor);
@@ -196,6 +198,17 @@ function ensureViews(actor) {
   actor.card.dataset.skill = skillOf(actor);
   offer(agentFilter, root.name);
   if (skillOf(actor)) offer(skillFilter, skillOf(actor));
+}
+
+function groupOf(agent) {
+  let group = [...machines.children].find((element) => element.dataset.agent === agent);
+  if (!group) {
+    group = document.createElement('div');
+    group.className = 'agent-group';
+    group.dataset.agent = agent;
+    machines.append(group);
+  }
+  return group;
 }
 
 function refresh(actor) {
@@ -225,7 +238,7 @@ function applyFilter(element) {
 
 for (const select of [agentFilter, skillFilter]) {
   select.addEventListener('change', () => {
-    for (const element of [...machines.children, ...log.children]) applyFilter(element);
+    for (const element of [...machines.querySelectorAll('.machine'), ...log.children]) applyFilter(element);
   });
 }
 

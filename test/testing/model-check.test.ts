@@ -74,6 +74,19 @@ describe('signals without expect', () => {
 });
 
 describe('replay', () => {
+  it('restarts and persist/restore keep the domain going: ids continue where they were', async () => {
+    const model = modelFor('none');
+    await expect(model.replay([{ mount: 'tickets' }, { signal: 'open' }, { restart: true }, { signal: 'open' }, { persist: true }, { signal: 'open' }, { signal: 'list' }])).resolves.toBeUndefined();
+  });
+
+  it('a remount starts the skill afresh, as the reference model says', async () => {
+    const model = modelFor('none');
+    await expect(model.replay([{ mount: 'tickets' }, { signal: 'open' }, { unmount: 'tickets' }, { mount: 'tickets' }, { signal: 'open' }])).resolves.toBeUndefined();
+    // A model that forgets the reset disagrees as soon as the skill is mounted again.
+    const stale = createAgentTestModel(Desk, { skills: [ticketsSkill()], signals: ticketSignals, model: { ...ticketModel, reduce: (m, step) => ('mount' in step ? m : ticketModel.reduce(m, step)) } });
+    await expect(stale.replay([{ mount: 'tickets' }, { signal: 'open' }, { unmount: 'tickets' }, { mount: 'tickets' }, { signal: 'open' }])).rejects.toThrow(/step 4 \(mount tickets\): the agent disagrees with the reference model: 0 tickets open, the model has 1/);
+  });
+
   it('refuses a step the model does not have, naming it', async () => {
     await expect(modelFor('none').replay([{ signal: 'close' }])).rejects.toMatchObject({ code: 'invalid_skill', subject: 'signal close' });
   });

@@ -7,17 +7,20 @@ import { parseArgs } from 'node:util';
 import { startViewerServer, type ViewerServer } from '../../viewer/server.js';
 import { UsageError, type CliIO, type Command } from '../io.js';
 
+/** The options of the commands that start the inspection server. */
 export const SERVER_OPTIONS = {
   port: { type: 'string', short: 'p' },
   host: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+/** Their help text. */
 export const SERVER_HELP = `Options:
   -p, --port N     port to listen on (default: a free one)
       --host H     interface to listen on (default 127.0.0.1: this machine only)
   -h, --help       this help`;
 
+/** `--port` as a number; a usage error when it is not a port. */
 export function portOf(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const port = Number(value);
@@ -41,6 +44,7 @@ export async function serveUntilInterrupted(server: ViewerServer, io: CliIO, lin
   return 0;
 }
 
+/** `skillstate inspect`. */
 export const inspectCommand: Command = {
   name: 'inspect',
   summary: 'serve the local viewer and the Stately inspector for a running application',

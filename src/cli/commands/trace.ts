@@ -12,6 +12,7 @@ import { UsageError, type Command } from '../io.js';
 import { parseTrace, traceToMessages } from '../trace-replay.js';
 import { portOf, serveUntilInterrupted, SERVER_HELP, SERVER_OPTIONS } from './inspect.js';
 
+/** `skillstate trace view`. */
 export const traceCommand: Command = {
   name: 'trace',
   summary: 'view a recorded trace (trace view trace.jsonl) in the local viewer',
