@@ -63,6 +63,7 @@ function transitionsOf(node) {
   };
   for (const [event, spec] of Object.entries(node.on ?? {})) add(event, spec);
   if (node.always) add('always', node.always);
+  if (node.onDone) add('done', node.onDone);
   for (const [delay, spec] of Object.entries(node.after ?? {})) add(`after ${delay}`, spec);
   for (const invoke of Array.isArray(node.invoke) ? node.invoke : node.invoke ? [node.invoke] : []) {
     if (invoke.onDone) add(`done ${invoke.id ?? invoke.src ?? ''}`, invoke.onDone);
@@ -132,6 +133,7 @@ function diagramText(definition, value, fallbackName) {
     }
   };
   const config = definition && typeof definition === 'object' ? definition : {};
+  if (typeof config.id === 'string') byMachineId.set(config.id, []);
   collect(config, []);
   if (config.states && Object.keys(config.states).length) {
     // Declare every state first, so that transitions between nested states find their ids.

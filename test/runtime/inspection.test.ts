@@ -59,6 +59,23 @@ describe('the Stately inspector', () => {
   });
 });
 
+describe('both viewers read one stream', () => {
+  it('the server serves the Stately bridge and the local viewer, and the default url leads to the Stately one', async () => {
+    inspector = await startInspector();
+    const home = await fetch(inspector.url, { redirect: 'manual' });
+    expect(home.status).toBe(302);
+    expect(home.headers.get('location')).toBe('/stately');
+    const bridge = await (await fetch(inspector.statelyUrl)).text();
+    expect(bridge).toContain('<iframe id="inspector" src="https://stately.ai/inspect">');
+    expect(bridge).toContain('new WebSocket(`ws://${location.host}/`)');
+    const local = await fetch(inspector.localUrl);
+    expect(local.status).toBe(200);
+    // The local page may reach nothing but the server it came from.
+    expect(local.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(local.headers.get('content-security-policy')).toContain("connect-src 'self'");
+  });
+});
+
 describe('the trace', () => {
   it('writes every signal, step, effect and lifecycle transition as JSON lines to a file', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'skillstate-trace-'));

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createActor, createMachine } from 'xstate';
 import { createSignal, defineAgent, startInspector, type AgentSystem, type InspectorHandle } from '../../src/index.js';
 import { arithmetic, counter } from '../../skills/index.js';
 import { quietSystem } from '../runtime/fixtures.js';
@@ -91,6 +92,48 @@ describe('the local viewer, live', () => {
 
     expect(browser.requests.some((url) => url.endsWith('/local/mermaid.min.js'))).toBe(true);
     expect(browser.outside).toEqual([]);
+  }, 60_000);
+});
+
+describe('the local viewer draws whatever states a machine has', () => {
+  it('nested states from the definition, the active state and its parent highlighted, following transitions', async () => {
+    // Any XState actor streamed to the inspector is drawn from its own definition: machines with
+    // richer states show up without changes to the viewer.
+    const worker = createMachine({
+      id: 'worker',
+      initial: 'idle',
+      states: {
+        idle: { on: { work: 'stepping' } },
+        stepping: {
+          initial: 'hooks',
+          states: { hooks: { on: { next: 'actions' } }, actions: { on: { next: 'effects' } }, effects: { type: 'final' } },
+          onDone: 'idle',
+          on: { stop: '#worker.stopped' },
+        },
+        stopped: { type: 'final' },
+      },
+    });
+    const inspector = await startInspector({ viewer: 'local' });
+    try {
+      const actor = createActor(worker, { id: 'worker', inspect: inspector.inspect }).start();
+      const { page } = browser;
+      await page.goto(inspector.localUrl);
+      await expect.poll(() => shownState(page, 'worker', 'worker'), poll).toEqual({ state: 'idle', highlighted: ['idle'] });
+      const card = page.locator('.machine[data-name="worker"]');
+      expect((await card.locator('svg g.node').allTextContents()).map((text) => text.trim()).filter(Boolean).sort()).toEqual(['actions', 'effects', 'hooks', 'idle', 'stopped']);
+      actor.send({ type: 'work' });
+      actor.send({ type: 'next' });
+      await expect.poll(() => card.locator('.diagram').getAttribute('data-state'), poll).toBe('stepping.actions');
+      expect((await card.locator('svg g.node.current').allTextContents()).map((text) => text.trim())).toEqual(['actions']);
+      expect(await card.locator('svg g.current').count()).toBe(2); // the compound state `stepping` too
+      await card.screenshot({ path: join(artefacts, 'nested-machine.png') });
+      // Transitions by id (`#worker.stopped`) and on completion (`onDone`) are drawn too.
+      expect((await card.locator('svg .edgeLabel').allTextContents()).map((text) => text.trim()).filter(Boolean).sort()).toEqual(['done', 'next', 'next', 'stop', 'work']);
+      actor.stop();
+      expect(browser.outside).toEqual([]);
+    } finally {
+      await inspector.stop();
+    }
   }, 60_000);
 });
 
