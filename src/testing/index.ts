@@ -203,14 +203,15 @@ export function createAgentTestModel<M = undefined>(definition: AgentDefinition<
     return found;
   };
 
+  const shortestPaths = () => toPaths(model.getShortestPaths()).map(exercised);
   return {
     machine,
     model,
-    shortestPaths: () => toPaths(model.getShortestPaths()).map(exercised),
+    shortestPaths,
     simplePaths: (options = {}) => simplePaths(options.max ?? 200),
     paths(options = {}) {
       const seen = new Set<string>();
-      return [...this.shortestPaths(), ...this.simplePaths({ max: options.max ?? 20 })].filter((path) => {
+      return [...shortestPaths(), ...simplePaths(options.max ?? 20)].filter((path) => {
         const key = path.events.map((event) => event.type).join(' ');
         if (seen.has(key)) return false;
         seen.add(key);
