@@ -35,6 +35,12 @@ await agent.callTool('load_skill', { name: 'hello-extended' });
 const greeted = await agent.callTool('say_hello', { name: 'Ada' });
 assert.match(JSON.stringify(greeted), /Hello, Ada/);
 await system.shutdown();
+
+// The local viewer's page and its Mermaid are found from the build too.
+const { startInspector } = await import('skillstate');
+const inspector = await startInspector({ viewer: 'local' });
+for (const file of ['', 'viewer.js', 'mermaid.min.js']) assert.equal((await fetch(inspector.localUrl + file)).status, 200, file);
+await inspector.stop();
 console.log('ok');
 `;
 

@@ -1,7 +1,7 @@
 /**
  * The `skillstate` command line: dispatches to the commands (`validate`, `list`, `disclose`,
- * `read`, `run`, `init`, `trust`), prints help and the version, and turns every error into a
- * message on stderr and a non-zero exit code. `main(argv)` returns the exit code;
+ * `read`, `run`, `init`, `trust`, `inspect`, `trace`), prints help and the version, and turns every
+ * error into a message on stderr and a non-zero exit code. `main(argv)` returns the exit code;
  * `bin/skillstate.js` sets it.
  *
  * I/O: reads the package's package.json for `--version`; the rest through the commands.
@@ -13,13 +13,15 @@ import { SkillstateError } from '../core/errors.js';
 import { discloseCommand } from './commands/disclose.js';
 import { initCommand } from './commands/init.js';
 import { trustCommand } from './commands/trust.js';
+import { inspectCommand } from './commands/inspect.js';
 import { listCommand } from './commands/list.js';
 import { readCommand } from './commands/read.js';
 import { runCommand } from './commands/run.js';
+import { traceCommand } from './commands/trace.js';
 import { validateCommand } from './commands/validate.js';
 import { processIO, UsageError, type CliIO, type Command } from './io.js';
 
-export const COMMANDS: readonly Command[] = [validateCommand, listCommand, discloseCommand, readCommand, runCommand, initCommand, trustCommand];
+export const COMMANDS: readonly Command[] = [validateCommand, listCommand, discloseCommand, readCommand, runCommand, initCommand, trustCommand, inspectCommand, traceCommand];
 
 /** skillstate's version, from the package.json above this file (the sources or the build). */
 export function packageVersion(): string {
@@ -38,6 +40,7 @@ export function usage(): string {
   return `Usage: skillstate <command> [options]
 
 Document skills (SKILL.md folders): create, validate, discover, disclose, read, run and trust them.
+Agents: watch them live (inspect) or after the fact (trace view).
 
 Commands:
 ${COMMANDS.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`).join('\n')}

@@ -51,6 +51,7 @@ export type ErrorCode =
   | 'unknown_agent'
   | 'duplicate_agent'
   | 'invalid_snapshot'
+  | 'invalid_trace'
   // document skills
   | 'invalid_manifest'
   | 'skill_not_found'

@@ -10,3 +10,4 @@ export { MAX_RUN_DEPTH, type StepOutcome } from './step.js';
 export type { LifecycleState } from '../../machines/skill-lifecycle.js';
 export { lifecycleSystemId, childSystemId } from '../../machines/skill-lifecycle.js';
 export { startInspector, freePort, type InspectorHandle, type InspectorOptions } from './inspection.js';
+export { redactInspectionMessage, REDACTED, type InspectionMessage, type InspectionRedactor, type InspectedSnapshot } from '../viewer/messages.js';
