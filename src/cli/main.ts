@@ -8,18 +8,20 @@
 import { SkillstateError } from '../core/errors.js';
 import { discloseCommand } from './commands/disclose.js';
 import { listCommand } from './commands/list.js';
+import { mcpCommand } from './commands/mcp.js';
 import { readCommand } from './commands/read.js';
 import { runCommand } from './commands/run.js';
 import { validateCommand } from './commands/validate.js';
 import { processIO, UsageError, type CliIO, type Command } from './io.js';
 
-export const COMMANDS: readonly Command[] = [validateCommand, listCommand, discloseCommand, readCommand, runCommand];
+export const COMMANDS: readonly Command[] = [validateCommand, listCommand, discloseCommand, readCommand, runCommand, mcpCommand];
 
 export function usage(): string {
   const width = Math.max(...COMMANDS.map((command) => command.name.length));
   return `Usage: skillstate <command> [options]
 
-Document skills (SKILL.md folders): validate, discover, disclose, read and run them.
+Document skills (SKILL.md folders): validate, discover, disclose, read and run them, and serve
+them over MCP.
 
 Commands:
 ${COMMANDS.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`).join('\n')}
