@@ -62,16 +62,18 @@ export async function overStdio(args: string[], cwd?: string): Promise<Connected
   return { client, notifications, stderr: () => stderr, pid: transport.pid! };
 }
 
+/** Ends a child process (SIGTERM) and waits for it to exit. */
+export function stopProcess(child: ChildProcess): Promise<unknown> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  return exited;
+}
+
 /** Starts `skillstate mcp --http 0 ...args` and resolves with its URL once it listens. */
 export async function httpServer(args: string[], cwd?: string): Promise<{ url: string; child: ChildProcess; stderr(): string }> {
   const child = spawn(process.execPath, [BIN, 'mcp', '--http', '0', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-  onCleanup(() => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      return exited;
-    }
-  });
+  onCleanup(() => stopProcess(child));
   let stderr = '';
   let stdout = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -8,8 +8,8 @@ import { BUNDLED, eventually, FIXTURE_AGENT, ONLY, overHttp, overStdio, type Con
 
 const SKILLS = ['--path', path.join(BUNDLED, 'hello-extended'), '--path', path.join(BUNDLED, 'csv-tools')];
 
-function text(result: { content?: unknown }): string {
-  const content = result.content as { type: string; text?: string }[];
+function text(result: unknown): string {
+  const content = (result as { content: { type: string; text?: string }[] }).content;
   return content.map((part) => part.text ?? '').join('');
 }
 
