@@ -58,7 +58,11 @@ export type ErrorCode =
   | 'resource_not_found'
   | 'toolset_failed'
   | 'script_refused'
-  | 'script_failed';
+  | 'script_failed'
+  // MCP servers mounted as skills
+  | 'mcp_unreachable'
+  | 'mcp_timeout'
+  | 'mcp_protocol_error';
 
 /** One problem found while validating data against a schema (the shape zod reports). */
 export interface Issue {

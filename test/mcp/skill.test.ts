@@ -1,0 +1,133 @@
+/**
+ * `mcpSkill` against real MCP server processes: `skillstate mcp` itself and the reference
+ * `@modelcontextprotocol/server-everything`, over stdio; a skillstate agent served over HTTP.
+ * The connection is the skill's supervised child: killing the server restarts it, unmounting ends it.
+ */
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { childSystemId, createAgentSystem, defineAgent, type AgentRef, type AgentSystem } from 'skillstate';
+import { mcpSkill, serveMcp, type ConnectionContext, type McpSkillOptions } from 'skillstate/mcp';
+import { counter } from 'skillstate/skills';
+import { BIN, eventually, FIXTURE_AGENT, onCleanup, ONLY } from './processes.js';
+
+const EVERYTHING = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
+const SOURCE_ENV = { NODE_OPTIONS: process.env.NODE_OPTIONS ?? '' };
+
+const skillstateServer = (name = 'remote'): McpSkillOptions => ({
+  name,
+  command: process.execPath,
+  args: [BIN, 'mcp', ...ONLY, '--agent', `${FIXTURE_AGENT}:Calculator`],
+  env: SOURCE_ENV,
+});
+const everything = (extra: Partial<McpSkillOptions> = {}): McpSkillOptions => ({ name: 'everything', command: process.execPath, args: [EVERYTHING, 'stdio'], ...extra }) as McpSkillOptions;
+
+function newSystem(): AgentSystem {
+  const system = createAgentSystem({ callTimeout: 30_000, onUnhandledDiagnostic: () => {}, onUnhandledError: () => {} });
+  onCleanup(() => system.shutdown());
+  return system;
+}
+
+/** The connection child's snapshot, read through XState's system (what the inspector shows). */
+function connection(ref: AgentRef<object>, skill: string): { value: unknown; context: ConnectionContext } | undefined {
+  const child = ref.actor.system.get(childSystemId(ref.id, skill, 'connection'));
+  return child?.getSnapshot() as { value: unknown; context: ConnectionContext } | undefined;
+}
+
+async function ready(ref: AgentRef<object>, skill: string, notPid?: number): Promise<number> {
+  await eventually(() => {
+    const snapshot = connection(ref, skill);
+    return snapshot?.value === 'ready' && snapshot.context.pid !== notPid;
+  }, `connection of '${skill}' ready`, 15_000);
+  return connection(ref, skill)!.context.pid!;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('mcpSkill', () => {
+  it('mounts a skillstate agent served on stdio: its tools are actions, arguments are checked, typed failures keep their reason', async () => {
+    const remote = await mcpSkill(skillstateServer());
+    expect(remote.actions.map((action) => action.name)).toEqual(expect.arrayContaining(['increment', 'get_count', 'divide', 'describe_number']));
+    const system = newSystem();
+    const ref = system.spawn(defineAgent({ name: 'host', skills: [remote] }), { id: 'host' });
+    await ready(ref, 'remote');
+    expect(ref.tools().tools.find((tool) => tool.function.name === 'divide')?.function.parameters).toMatchObject({ type: 'object', required: ['a', 'b'] });
+
+    expect(await ref.callTool('increment', { by: 3 })).toEqual({ count: 3 });
+    expect(await ref.callTool('increment', {})).toEqual({ count: 4 });
+    await expect(ref.callTool('divide', { a: 1 })).rejects.toMatchObject({ code: 'invalid_params', message: expect.stringContaining("required property 'b'") });
+    await expect(ref.callTool('divide', { a: 1, b: 0 })).rejects.toMatchObject({
+      code: 'action_failed',
+      details: { reason: 'division_by_zero' },
+      message: expect.stringContaining('cannot divide by zero'),
+    });
+    expect(await ref.callTool('get_count', {})).toEqual({ count: 4 });
+  });
+
+  it('restarts the connection when the server process dies, and ends the process on unmount', async () => {
+    const system = newSystem();
+    const ref = system.spawn(defineAgent({ name: 'host', skills: [counter] }), { id: 'host' });
+    const report = await ref.mount(await mcpSkill(everything()));
+    expect(report.changed).toBe(true);
+    const first = await ready(ref, 'everything');
+    expect(await ref.callTool('echo', { message: 'hi' })).toContain('hi');
+
+    process.kill(first, 'SIGKILL');
+    const second = await ready(ref, 'everything', first);
+    expect(second).not.toBe(first);
+    expect(ref.getSnapshot().lifecycles.everything).toBe('active');
+    expect(await ref.callTool('get-sum', { a: 2, b: 3 })).toContain('5');
+
+    await ref.unmount('everything');
+    await eventually(() => !alive(second), 'the server process to end');
+    expect(connection(ref, 'everything')).toBeUndefined();
+    expect(ref.tools().tools.map((tool) => tool.function.name)).not.toContain('echo');
+  });
+
+  it('past its restart budget the skill is failed, and the agent keeps answering', async () => {
+    const system = newSystem();
+    const ref = system.spawn(defineAgent({ name: 'host', skills: [counter, await mcpSkill(everything({ maxRestarts: 1, withinMs: 60_000 }))] }), { id: 'host' });
+    const first = await ready(ref, 'everything');
+    process.kill(first, 'SIGKILL');
+    process.kill(await ready(ref, 'everything', first), 'SIGKILL');
+    await eventually(() => ref.getSnapshot().lifecycles.everything === 'failed', 'the skill to fail');
+    await expect(ref.callTool('echo', { message: 'x' })).rejects.toMatchObject({ code: 'action_failed', details: { reason: 'mcp_unreachable' } });
+    expect(await ref.callTool('increment', {})).toEqual({ count: 1 });
+  });
+
+  it('bounds calls in time and in size, and says clearly when a server cannot be reached', async () => {
+    const system = newSystem();
+    const skill = await mcpSkill(everything({ callTimeout: 300, maxOutputBytes: 2_000 }));
+    const ref = system.spawn(defineAgent({ name: 'host', skills: [skill] }), { id: 'host' });
+    await ready(ref, 'everything');
+    await expect(ref.callTool('trigger-long-running-operation', { duration: 5, steps: 2 })).rejects.toMatchObject({ details: { reason: 'mcp_timeout' } });
+    await expect(ref.callTool('echo', { message: 'x'.repeat(5_000) })).rejects.toMatchObject({ details: { reason: 'mcp_output_too_large' } });
+    expect(await ref.callTool('echo', { message: 'still here' })).toContain('still here');
+
+    await expect(mcpSkill({ name: 'missing', command: 'skillstate-no-such-command' })).rejects.toMatchObject({ code: 'mcp_unreachable', message: expect.stringContaining("mcpSkill 'missing'") });
+    await expect(mcpSkill({ name: 'closed', url: 'http://127.0.0.1:9/mcp', connectTimeout: 2_000 })).rejects.toMatchObject({ code: 'mcp_unreachable' });
+  });
+
+  it('round trip: an agent mounts another skillstate agent served over HTTP, with a bearer token', async () => {
+    const system = newSystem();
+    const served = system.spawn(defineAgent({ name: 'counter-agent', skills: [counter] }), { id: 'served' });
+    const endpoint = await serveMcp(served, { transport: 'http', token: 'sesame' });
+    onCleanup(() => endpoint.close());
+    await expect(mcpSkill({ name: 'nope', url: endpoint.url!, headers: { authorization: 'Bearer wrong' } })).rejects.toMatchObject({ code: 'mcp_unreachable' });
+
+    const remote = await mcpSkill({ name: 'remote', url: endpoint.url!, headers: { authorization: 'Bearer sesame' } });
+    const client = system.spawn(defineAgent({ name: 'client', skills: [remote] }), { id: 'client' });
+    await ready(client, 'remote');
+    expect(await client.callTool('increment', { by: 2 })).toEqual({ count: 2 });
+    expect(served.getSnapshot().state).toMatchObject({ counter: { count: 2 } });
+    expect(endpoint.sessions()).toBe(1);
+    await client.unmount('remote');
+    await eventually(() => endpoint.sessions() === 0, 'the session to end');
+  });
+});
