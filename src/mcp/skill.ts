@@ -10,11 +10,14 @@
  * (default: `permanent`, at most 3 restarts in 5 s, then the skill is `failed`).
  *
  * `mcpSkill` connects once, briefly, to learn the server's tools, because a skill's actions are
- * fixed when it is mounted. A `tools/list_changed` from the server refreshes the tool list of
- * each live connection: a tool the server removed is refused (`mcp_tool_removed`); tools it added
- * become actions when the skill is made again with `mcpSkill`.
+ * fixed when it is mounted. When the server says its tools changed (`tools/list_changed`), the
+ * connection asks its agent to run the skill's hidden `_refresh_tools` action, which remounts the
+ * skill built from the new list in one step: the agent gets the `deregister_action` and
+ * `register_action` effects, and the connection (same name, same children) keeps running. Until
+ * that step runs, a tool the server removed is refused (`mcp_tool_removed`).
  *
- * Uses only the public API of `skillstate`.
+ * Uses the public API of `skillstate`, and one documented entry of the runtime: an item event
+ * sent to the agent's actor takes its turn in the agent's mailbox.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
@@ -26,6 +29,7 @@ import {
   defineAction,
   defineSkill,
   fail,
+  result,
   RuntimeError,
   type AnyAction,
   type AnySkill,
@@ -38,6 +42,8 @@ import { ERROR_META_KEY } from './tools.js';
 
 /** The child's id: its systemId is `<agent>/skills/<skill>/connection`. */
 export const CONNECTION_CHILD = 'connection';
+/** The hidden action that remounts the skill with the server's current tools (not offered to models). */
+export const REFRESH_ACTION = '_refresh_tools';
 
 interface McpSkillBase {
   /** The skill's name (also its state key). */
@@ -85,16 +91,16 @@ export interface ConnectionContext {
 }
 
 type ConnectionEvent =
-  | { type: 'mcp.ready'; tools: number; pid: number | null }
+  | { type: 'mcp.ready'; tools: number; pid: number | null; changed: boolean }
   | { type: 'mcp.tools'; tools: number }
   | { type: 'mcp.dropped'; error: string };
 
 /** Makes MCP tool names valid, distinct action names (`^[a-zA-Z0-9_-]{1,64}$`). */
 export function actionNames(tools: readonly string[]): Map<string, string> {
   const names = new Map<string, string>();
-  const taken = new Set<string>();
+  const taken = new Set<string>([REFRESH_ACTION]);
   for (const tool of tools) {
-    const base = (tool.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64) || 'tool').replace(/^$/, 'tool');
+    const base = tool.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64) || 'tool';
     let name = base;
     for (let n = 2; taken.has(name) || !ACTION_NAME.test(name); n++) name = `${base.slice(0, 60)}_${n}`;
     taken.add(name);
@@ -156,58 +162,30 @@ export async function mcpSkill(options: McpSkillOptions): Promise<AnySkill> {
   return skillOf(options, address, limits, probe.tools);
 }
 
+/** A fingerprint of a tool list: equal lists need no remount. */
+function toolsKey(tools: readonly Tool[]): string {
+  return JSON.stringify(tools.map((tool) => [tool.name, tool.description ?? '', tool.inputSchema]));
+}
+
+/**
+ * The agent actor a skill child runs under (child → lifecycle → agent), to which item events
+ * can be sent: they take their turn in the agent's mailbox.
+ */
+function agentActorOf(self: { _parent?: { _parent?: { send(event: unknown): void } } }): { send(event: unknown): void } | undefined {
+  return self._parent?._parent;
+}
+
+/** Everything the skill's versions share: the connections and the connection logic. */
 function skillOf(options: McpSkillOptions, address: McpServerAddress, limits: ConnectionLimits, tools: readonly Tool[]): AnySkill {
   /** Live connections by the child's systemId: an action finds its agent's connection there. */
   const connections = new Map<string, McpConnection>();
-  const names = actionNames(tools.map((tool) => tool.name));
   const validator = new AjvJsonSchemaValidator();
-
-  const actions: AnyAction[] = [];
-  const llmTools: FunctionTool[] = [];
-  for (const tool of tools) {
-    const name = names.get(tool.name)!;
-    const description = tool.description ?? tool.title ?? `The '${tool.name}' tool of MCP server '${options.name}'`;
-    let check: ((value: unknown) => string | undefined) | undefined;
-    try {
-      const validate = validator.getValidator(tool.inputSchema as never);
-      check = (value) => {
-        const outcome = validate(value);
-        return outcome.valid ? undefined : outcome.errorMessage;
-      };
-    } catch {
-      // A schema Ajv cannot compile is left to the server to enforce.
-    }
-    const input = z.looseObject({}).superRefine((value, ctx) => {
-      const problem = check?.(value);
-      if (problem) ctx.addIssue({ code: 'custom', message: `does not match the input schema of '${tool.name}': ${problem}` });
-    });
-    actions.push(
-      defineAction({
-        name,
-        description,
-        input,
-        run: async (params, ctx) => {
-          const connection = connections.get(childSystemId(ctx.agentId, ctx.skill ?? options.name, CONNECTION_CHILD));
-          if (!connection || connection.state !== 'ready') {
-            return fail('mcp_unreachable', `MCP server '${options.name}' is not connected${connection ? ` (${connection.state})` : ''}; its connection is restarted by the skill's supervisor`);
-          }
-          if (!connection.tools.some((known) => known.name === tool.name)) {
-            return fail('mcp_tool_removed', `MCP server '${options.name}' no longer offers tool '${tool.name}'`, { tool: tool.name });
-          }
-          try {
-            const result = await connection.call(tool.name, params as Record<string, unknown>);
-            return result.isError ? toolError(tool.name, result) : outputOf(result);
-          } catch (error) {
-            if (error instanceof McpFailure) return fail(error.reason, error.message, error.details);
-            throw error;
-          }
-        },
-      }),
-    );
-    llmTools.push({ type: 'function', function: { name, description, parameters: { ...(tool.inputSchema as JsonSchema) } } });
-  }
-
   const server = describeAddress(address);
+  let latest = toolsKey(tools);
+
+  const askRefresh = (self: unknown) =>
+    agentActorOf(self as Parameters<typeof agentActorOf>[0])?.send({ type: 'run', instructions: [{ action: REFRESH_ACTION, params: {}, skill: options.name }] });
+
   const connectionLogic = setup({
     types: {} as { context: ConnectionContext; events: ConnectionEvent },
     actors: {
@@ -222,7 +200,7 @@ function skillOf(options: McpSkillOptions, address: McpServerAddress, limits: Co
         });
         connections.set(input.key, connection);
         connection.open().then(
-          () => send({ type: 'mcp.ready', tools: connection.tools.length, pid: connection.pid ?? null }),
+          () => send({ type: 'mcp.ready', tools: connection.tools.length, pid: connection.pid ?? null, changed: toolsKey(connection.tools) !== latest }),
           (error: unknown) => send({ type: 'mcp.dropped', error: error instanceof Error ? error.message : String(error) }),
         );
         return () => {
@@ -243,13 +221,21 @@ function skillOf(options: McpSkillOptions, address: McpServerAddress, limits: Co
     states: {
       connecting: {
         on: {
-          'mcp.ready': { target: 'ready', actions: assign({ tools: ({ event }) => event.tools, pid: ({ event }) => event.pid, error: null }) },
+          'mcp.ready': {
+            target: 'ready',
+            actions: [
+              assign({ tools: ({ event }) => event.tools, pid: ({ event }) => event.pid, error: null }),
+              ({ event, self }) => {
+                if (event.changed) askRefresh(self);
+              },
+            ],
+          },
           'mcp.dropped': { target: 'failed', actions: assign({ error: ({ event }) => event.error }) },
         },
       },
       ready: {
         on: {
-          'mcp.tools': { actions: assign({ tools: ({ event }) => event.tools }) },
+          'mcp.tools': { actions: [assign({ tools: ({ event }) => event.tools }), ({ self }) => askRefresh(self)] },
           'mcp.dropped': { target: 'failed', actions: assign({ error: ({ event }) => event.error }) },
         },
       },
@@ -258,22 +244,97 @@ function skillOf(options: McpSkillOptions, address: McpServerAddress, limits: Co
     },
   });
 
-  return defineSkill({
-    name: options.name,
-    description: options.description ?? `The tools of MCP server '${options.name}' (${server}).`,
-    category: 'mcp',
-    tags: ['mcp'],
-    actions,
-    tools: () => llmTools,
-    metadata: { mcp: { server, tools: tools.map((tool) => tool.name) } },
-    children: () => [
-      {
-        id: CONNECTION_CHILD,
-        logic: connectionLogic,
-        restart: options.restart ?? 'permanent',
-        ...(options.maxRestarts === undefined ? {} : { maxRestarts: options.maxRestarts }),
-        ...(options.withinMs === undefined ? {} : { withinMs: options.withinMs }),
+  const connectionOf = (agentId: string, skill: string | undefined) => connections.get(childSystemId(agentId, skill ?? options.name, CONNECTION_CHILD));
+
+  /** The skill for one version of the server's tool list. */
+  const build = (tools: readonly Tool[]): AnySkill => {
+    const key = toolsKey(tools);
+    const names = actionNames(tools.map((tool) => tool.name));
+    const actions: AnyAction[] = [];
+    const llmTools: FunctionTool[] = [];
+    for (const tool of tools) {
+      const name = names.get(tool.name)!;
+      const description = tool.description ?? tool.title ?? `The '${tool.name}' tool of MCP server '${options.name}'`;
+      actions.push(toolAction(tool, name, description));
+      llmTools.push({ type: 'function', function: { name, description, parameters: { ...(tool.inputSchema as JsonSchema) } } });
+    }
+    actions.push(
+      defineAction({
+        name: REFRESH_ACTION,
+        description: `Remount '${options.name}' with the tools its MCP server offers now.`,
+        input: z.object({}),
+        run: (_params, ctx) => {
+          const connection = connectionOf(ctx.agentId, ctx.skill);
+          if (!connection || connection.state !== 'ready') return fail('mcp_unreachable', `MCP server '${options.name}' is not connected; its tools cannot be refreshed now`);
+          const now = toolsKey(connection.tools);
+          if (now === key) return { changed: false, tools: tools.map((tool) => tool.name) };
+          latest = now;
+          const before = new Set(tools.map((tool) => tool.name));
+          const after = new Set(connection.tools.map((tool) => tool.name));
+          const output = { changed: true, added: [...after].filter((name) => !before.has(name)), removed: [...before].filter((name) => !after.has(name)) };
+          // Same name, same children: the agent keeps the skill's lifecycle and this connection running.
+          return result(output, { unmount: [options.name], mount: [build(connection.tools)] });
+        },
+      }),
+    );
+    return defineSkill({
+      name: options.name,
+      description: options.description ?? `The tools of MCP server '${options.name}' (${server}).`,
+      category: 'mcp',
+      tags: ['mcp'],
+      actions,
+      tools: () => llmTools,
+      metadata: { mcp: { server, tools: tools.map((tool) => tool.name) } },
+      children: () => [
+        {
+          id: CONNECTION_CHILD,
+          logic: connectionLogic,
+          restart: options.restart ?? 'permanent',
+          ...(options.maxRestarts === undefined ? {} : { maxRestarts: options.maxRestarts }),
+          ...(options.withinMs === undefined ? {} : { withinMs: options.withinMs }),
+        },
+      ],
+    });
+  };
+
+  /** One server tool as an action: arguments checked against its JSON Schema, then the call. */
+  const toolAction = (tool: Tool, name: string, description: string): AnyAction => {
+    let check: ((value: unknown) => string | undefined) | undefined;
+    try {
+      const validate = validator.getValidator(tool.inputSchema as never);
+      check = (value) => {
+        const outcome = validate(value);
+        return outcome.valid ? undefined : outcome.errorMessage;
+      };
+    } catch {
+      // A schema Ajv cannot compile is left to the server to enforce.
+    }
+    const input = z.looseObject({}).superRefine((value, ctx) => {
+      const problem = check?.(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: `does not match the input schema of '${tool.name}': ${problem}` });
+    });
+    return defineAction({
+      name,
+      description,
+      input,
+      run: async (params, ctx) => {
+        const connection = connectionOf(ctx.agentId, ctx.skill);
+        if (!connection || connection.state !== 'ready') {
+          return fail('mcp_unreachable', `MCP server '${options.name}' is not connected${connection ? ` (${connection.state})` : ''}; its connection is restarted by the skill's supervisor`);
+        }
+        if (!connection.tools.some((known) => known.name === tool.name)) {
+          return fail('mcp_tool_removed', `MCP server '${options.name}' no longer offers tool '${tool.name}'`, { tool: tool.name });
+        }
+        try {
+          const outcome = await connection.call(tool.name, params as Record<string, unknown>);
+          return outcome.isError ? toolError(tool.name, outcome) : outputOf(outcome);
+        } catch (error) {
+          if (error instanceof McpFailure) return fail(error.reason, error.message, error.details);
+          throw error;
+        }
       },
-    ],
-  });
+    }) as AnyAction;
+  };
+
+  return build(tools);
 }

@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { childSystemId, createAgentSystem, defineAgent, type AgentRef, type AgentSystem } from 'skillstate';
 import { mcpSkill, serveMcp, type ConnectionContext, type McpSkillOptions } from 'skillstate/mcp';
 import { counter } from 'skillstate/skills';
-import { BIN, eventually, FIXTURE_AGENT, onCleanup, ONLY } from './processes.js';
+import path from 'node:path';
+import { BIN, BUNDLED, eventually, FIXTURE_AGENT, onCleanup, ONLY } from './processes.js';
 
 const EVERYTHING = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
 const SOURCE_ENV = { NODE_OPTIONS: process.env.NODE_OPTIONS ?? '' };
@@ -112,6 +113,24 @@ describe('mcpSkill', () => {
 
     await expect(mcpSkill({ name: 'missing', command: 'skillstate-no-such-command' })).rejects.toMatchObject({ code: 'mcp_unreachable', message: expect.stringContaining("mcpSkill 'missing'") });
     await expect(mcpSkill({ name: 'closed', url: 'http://127.0.0.1:9/mcp', connectTimeout: 2_000 })).rejects.toMatchObject({ code: 'mcp_unreachable' });
+  });
+
+  it("follows the server's tools/list_changed: the skill is remounted with the new tools, on the same connection", async () => {
+    const docs = await mcpSkill({ name: 'docs', command: process.execPath, args: [BIN, 'mcp', ...ONLY, '--path', path.join(BUNDLED, 'hello-extended')], env: SOURCE_ENV });
+    const system = newSystem();
+    const ref = system.spawn(defineAgent({ name: 'host', skills: [docs] }), { id: 'host' });
+    const pid = await ready(ref, 'docs');
+    const names = () => ref.tools().tools.map((tool) => tool.function.name);
+    expect(names()).toEqual(['load_skill', 'list_skills', 'read_skill_resource']);
+
+    await ref.callTool('load_skill', { name: 'hello-extended' });
+    await eventually(() => names().includes('say_hello'), 'say_hello to become a tool of the agent');
+    expect(names()).toEqual(['load_skill', 'list_skills', 'read_skill_resource', 'say_hello', 'wave']);
+    expect(ref.getSnapshot().registeredActions).toEqual(expect.arrayContaining(['docs/say_hello', 'docs/wave', 'docs/load_skill']));
+    expect(await ref.callTool('say_hello', { name: 'Ada' })).toMatchObject({ output: 'Hello, Ada.' });
+    // The same server process answered throughout: the remount kept the connection.
+    expect(connection(ref, 'docs')?.context.pid).toBe(pid);
+    expect(ref.getSnapshot().lifecycles.docs).toBe('active');
   });
 
   it('round trip: an agent mounts another skillstate agent served over HTTP, with a bearer token', async () => {
