@@ -97,8 +97,16 @@ export async function overHttp(args: string[], cwd?: string, headers?: Record<st
   const server = await httpServer(args, cwd);
   const notifications: Notification[] = [];
   const client = newClient(notifications);
-  await client.connect(new StreamableHTTPClientTransport(new URL(server.url), headers ? { requestInit: { headers } } : undefined));
+  // Notifications travel on the stream the client opens with a GET once the session starts: wait for it.
+  let listening = false;
+  const watched: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    if (init?.method === 'GET' && response.ok) listening = true;
+    return response;
+  };
+  await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { fetch: watched, ...(headers ? { requestInit: { headers } } : {}) }));
   onCleanup(() => client.close());
+  await eventually(() => listening, 'the notification stream to open');
   return { client, notifications, stderr: server.stderr, pid: server.child.pid! };
 }
 
