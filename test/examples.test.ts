@@ -18,6 +18,7 @@ describe('examples', () => {
     ['examples/model-test.ts', [], ['5 of 5 paths hold']],
     ['examples/document-skills.ts', [], ['tier 3 (triggers match the query)', 'tools now: load_skill, list_skills, read_skill_resource, say_hello, wave', "Did you mean 'reference.md'?", 'exit 0 in']],
     ['examples/inspector.ts', ['--once'], ['Stately inspector: open http://localhost:', 'lifecycle children: skill:counter, skill:arithmetic']],
+    ['examples/mcp.ts', [], ['increment over MCP → {"count":5}', 'bad arguments, refused before the call: invalid_params', 'after load_skill: load_skill, list_skills, read_skill_resource, say_hello, wave']],
   ])('%s runs and exits 0', (file, args, expected) => {
     const { code, stdout, stderr } = run(file, args);
     expect(stderr).toBe('');

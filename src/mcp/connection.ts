@@ -126,8 +126,22 @@ export class McpConnection {
     return new StreamableHTTPClientTransport(url, address.headers ? { requestInit: { headers: { ...address.headers } } } : undefined);
   }
 
+  private opening: Promise<void> | undefined;
+
+  /** Resolves once the connection is ready, or has failed (never rejects). */
+  settled(): Promise<void> {
+    return (this.opening ?? Promise.resolve()).then(
+      () => {},
+      () => {},
+    );
+  }
+
   /** Connects and lists the tools. Rejects with an `McpFailure`. */
-  async open(): Promise<void> {
+  open(): Promise<void> {
+    return (this.opening ??= this.connect());
+  }
+
+  private async connect(): Promise<void> {
     this.transport = this.makeTransport();
     try {
       await this.client.connect(this.transport, { timeout: this.limits.connectTimeout });

@@ -319,6 +319,8 @@ function skillOf(options: McpSkillOptions, address: McpServerAddress, limits: Co
       input,
       run: async (params, ctx) => {
         const connection = connectionOf(ctx.agentId, ctx.skill);
+        // Just mounted (or restarting): wait for the connection rather than refuse the call.
+        if (connection?.state === 'connecting') await connection.settled();
         if (!connection || connection.state !== 'ready') {
           return fail('mcp_unreachable', `MCP server '${options.name}' is not connected${connection ? ` (${connection.state})` : ''}; its connection is restarted by the skill's supervisor`);
         }
