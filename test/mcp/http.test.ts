@@ -105,3 +105,14 @@ describe('serveMcp over HTTP', () => {
     expect(await agent.callTool('get_count', {})).toEqual({ count: 1 });
   });
 });
+
+describe('the SDK is loaded only on demand', () => {
+  it('nothing outside skillstate/mcp imports it statically (the mcp command imports it when it runs)', async () => {
+    const { readdirSync, readFileSync } = await import('node:fs');
+    const root = new URL('../../', import.meta.url);
+    const files = readdirSync(new URL('src', root), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts') && !file.startsWith('mcp'));
+    const offenders = files.filter((file) => /^import[^;]*from '(?:@modelcontextprotocol\/|(?:\.\.?\/)+mcp\/)/m.test(readFileSync(new URL(`src/${file}`, root), 'utf8')));
+    expect(files.length).toBeGreaterThan(20);
+    expect(offenders).toEqual([]);
+  });
+});
