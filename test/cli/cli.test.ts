@@ -19,7 +19,7 @@ describe('skillstate CLI', () => {
     const top = skillstate(['--help'], cwd);
     expect(top.code).toBe(0);
     expect(top.stdout).toContain('Usage: skillstate <command> [options]');
-    for (const command of ['validate', 'list', 'disclose', 'read', 'run']) {
+    for (const command of ['validate', 'list', 'disclose', 'read', 'run', 'mcp']) {
       const help = skillstate([command, '--help'], cwd);
       expect(help.code).toBe(0);
       expect(help.stdout).toMatch(new RegExp(`^Usage: skillstate ${command}`));
@@ -110,5 +110,16 @@ describe('skillstate CLI', () => {
     const unknown = skillstate(['run', '--no-user', 'nope', 'x.sh'], cwd);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("no skill named 'nope'");
+  });
+
+  it('mcp: usage mistakes exit 2 with the reason; an --agent that is not an agent definition is named', async () => {
+    const cwd = await tree({ 'package.json': '{ "type": "module" }\n', 'agents.ts': 'export const notAnAgent = 42;\n' });
+    expect(skillstate(['mcp', '--token', 'x'], cwd)).toMatchObject({ code: 2, stdout: '' });
+    expect(skillstate(['mcp', '--token', 'x'], cwd).stderr).toContain('--host, --token and --stateless apply to --http only');
+    expect(skillstate(['mcp', '--http', 'eighty'], cwd).stderr).toContain("--http must be a port number (0 lets the system choose), not 'eighty'");
+    const wrong = skillstate(['mcp', '--no-user', '--agent', 'agents.ts:notAnAgent'], cwd);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stdout).toBe('');
+    expect(wrong.stderr).toContain("--agent: 'agents.ts' exports no agent definition named 'notAnAgent'");
   });
 });

@@ -30,8 +30,15 @@ function isAgentDefinition(value: unknown): value is AgentDefinition<object> {
  */
 async function importModule(file: string): Promise<Record<string, unknown>> {
   const url = pathToFileURL(path.resolve(file)).href;
-  if (!/\.(?:js|mjs|cjs)$/.test(file)) (await import('tsx/esm/api')).register();
-  return (await import(url)) as Record<string, unknown>;
+  try {
+    return (await import(url)) as Record<string, unknown>;
+  } catch (error) {
+    // TypeScript, and tsx not yet registered (the installed command runs its JavaScript build).
+    if ((error as { code?: unknown }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw error;
+    (await import('tsx/esm/api')).register();
+    // The failed load is cached under the plain URL: ask again under another.
+    return (await import(`${url}?typescript`)) as Record<string, unknown>;
+  }
 }
 
 /** Loads `module.ts:Export` (default export when no name is given) and checks it is an agent definition. */
