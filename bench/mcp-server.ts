@@ -7,6 +7,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -15,9 +16,8 @@ import { createAgentSystem, defineAgent } from '../src/index.js';
 import { serveMcp } from '../src/mcp/index.js';
 import { counter } from '../skills/index.js';
 
-const [kind, transport] = process.argv.slice(2);
-
-function bareServer(): McpServer {
+/** The anchor: one hand-registered tool keeping its count in a variable. */
+export function bareServer(): McpServer {
   let count = 0;
   const server = new McpServer({ name: 'bare', version: '1.0.0' });
   server.registerTool(
@@ -32,7 +32,11 @@ function bareServer(): McpServer {
   return server;
 }
 
-if (kind === 'skillstate') {
+const main = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+const [kind, transport] = main ? process.argv.slice(2) : [];
+if (!main) {
+  // Imported for bareServer: serve nothing.
+} else if (kind === 'skillstate') {
   const system = createAgentSystem();
   const agent = system.spawn(defineAgent({ name: 'bench', skills: [counter] }), { id: 'bench' });
   const endpoint = await serveMcp(agent, transport === 'http' ? { transport: 'http' } : { transport: 'stdio' });

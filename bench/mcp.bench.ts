@@ -9,6 +9,11 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { createAgentSystem, defineAgent } from '../src/index.js';
+import { createMcpServer } from '../src/mcp/index.js';
+import { counter } from '../skills/index.js';
+import { bareServer } from './mcp-server.js';
 import { compare, formatNs, type ReportRow } from './harness.js';
 
 const SERVER = fileURLToPath(new URL('./mcp-server.ts', import.meta.url));
@@ -51,7 +56,7 @@ export async function run(): Promise<ReportRow[]> {
           { name: 'bare McpServer', fn: call(bare) },
           { name: 'serveMcp', fn: call(ours) },
         ],
-        { rounds: 21, roundMs: 100, warmupMs: 4_000 },
+        { rounds: 21, roundMs: transport === 'stdio' ? 100 : 300, warmupMs: 4_000 },
       );
       const ratio = subject!.ns / anchor!.ns;
       rows.push({
@@ -65,8 +70,38 @@ export async function run(): Promise<ReportRow[]> {
       });
       await Promise.all([bare.close(), ours.close()]);
     }
+    rows.push(await inProcess());
   } finally {
     for (const child of processes) child.kill('SIGTERM');
   }
   return rows;
+}
+
+/** Both servers in this process on the SDK's in-memory transport: what the server side alone costs. */
+async function inProcess(): Promise<ReportRow> {
+  const system = createAgentSystem();
+  const agent = system.spawn(defineAgent({ name: 'bench', skills: [counter] }), { id: 'bench' });
+  const connect = async (server: { connect(transport: InMemoryTransport): Promise<void> }) => {
+    const [near, far] = InMemoryTransport.createLinkedPair();
+    await server.connect(far);
+    const client = new Client({ name: 'bench', version: '1.0.0' });
+    await client.connect(near);
+    return client;
+  };
+  const bare = await connect(bareServer());
+  const ours = await connect(createMcpServer(agent));
+  const call = (client: Client) => () => client.callTool({ name: 'increment', arguments: {} });
+  const [anchor, subject] = await compare([
+    { name: 'bare McpServer', fn: call(bare) },
+    { name: 'createMcpServer', fn: call(ours) },
+  ]);
+  await system.shutdown();
+  return {
+    suite: 'mcp',
+    name: 'tool call, client and server in one process (in-memory transport)',
+    value: formatNs(subject!.ns),
+    anchor: `bare McpServer: ${formatNs(anchor!.ns)}`,
+    ratio: subject!.ns / anchor!.ns,
+    target: 'informational',
+  };
 }
