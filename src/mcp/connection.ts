@@ -20,6 +20,7 @@ export type McpServerAddress =
   | { command: string; args?: readonly string[]; env?: Readonly<Record<string, string>>; cwd?: string }
   | { url: string | URL; headers?: Readonly<Record<string, string>> };
 
+/** The bounds every connection works within. */
 export interface ConnectionLimits {
   /** Milliseconds to connect and list the tools (default 10,000). */
   connectTimeout: number;
@@ -29,11 +30,13 @@ export interface ConnectionLimits {
   maxOutputBytes: number;
 }
 
+/** The defaults of `ConnectionLimits`. */
 export const DEFAULT_LIMITS: ConnectionLimits = { connectTimeout: 10_000, callTimeout: 30_000, maxOutputBytes: 1024 * 1024 };
 
 /** Why talking to the server failed; `reason` is stable. */
 export type McpFailureReason = 'mcp_unreachable' | 'mcp_timeout' | 'mcp_protocol_error' | 'mcp_output_too_large' | 'mcp_tool_error' | 'mcp_tool_removed';
 
+/** A failure talking to a server, with its stable reason. */
 export class McpFailure extends Error {
   constructor(
     readonly reason: McpFailureReason,
@@ -45,6 +48,7 @@ export class McpFailure extends Error {
   }
 }
 
+/** Where a connection is. */
 export type ConnectionState = 'connecting' | 'ready' | 'closed';
 
 /** A person-readable name for a server address. */
@@ -54,6 +58,7 @@ export function describeAddress(address: McpServerAddress): string {
 
 const STDERR_TAIL = 2048;
 
+/** One client connection to one server. */
 export class McpConnection {
   state: ConnectionState = 'connecting';
   tools: Tool[] = [];

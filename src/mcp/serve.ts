@@ -17,10 +17,12 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createMcpServer, resolveTarget, type McpServerOptions, type McpTarget } from './server.js';
 
+/** Serve on this process's stdin and stdout. */
 export interface StdioServeOptions extends McpServerOptions {
   transport: 'stdio';
 }
 
+/** Serve Streamable HTTP. */
 export interface HttpServeOptions extends McpServerOptions {
   transport: 'http';
   /** Port to listen on; 0 (the default) lets the system choose: read it from the handle. */
@@ -35,6 +37,7 @@ export interface HttpServeOptions extends McpServerOptions {
   stateless?: boolean;
 }
 
+/** The transport and its options. */
 export type ServeMcpOptions = StdioServeOptions | HttpServeOptions;
 
 /** A running MCP endpoint. */

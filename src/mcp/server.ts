@@ -33,6 +33,7 @@ import { callAgentTool, mcpTools, toolListKey } from './tools.js';
 /** What `serveMcp` and `createMcpServer` serve: a running agent, or a system and an agent id. */
 export type McpTarget = AgentRef<object> | { system: AgentSystem; id: string };
 
+/** How an MCP server session presents the agent. */
 export interface McpServerOptions {
   /** The server's name in the MCP handshake (default: the agent's definition name). */
   name?: string;

@@ -26,6 +26,7 @@ import { z } from 'zod';
 import {
   ACTION_NAME,
   childSystemId,
+  DefinitionError,
   defineAction,
   defineSkill,
   fail,
@@ -78,6 +79,7 @@ export interface McpHttpSkillOptions extends McpSkillBase {
   headers?: Readonly<Record<string, string>>;
 }
 
+/** A server to mount: started as a command, or reached at a URL. */
 export type McpSkillOptions = McpStdioSkillOptions | McpHttpSkillOptions;
 
 /** The state the connection child shows in the inspector. */
@@ -114,7 +116,8 @@ function addressOf(options: McpSkillOptions): McpServerAddress {
     return { command: options.command, args: options.args ?? [], ...(options.env ? { env: options.env } : {}), ...(options.cwd ? { cwd: options.cwd } : {}) };
   }
   if ('url' in options && options.url !== undefined) return { url: options.url, ...(options.headers ? { headers: options.headers } : {}) };
-  throw new RuntimeError({ code: 'invalid_skill', message: `mcpSkill '${String((options as { name?: unknown }).name)}' needs a command (stdio) or a url (HTTP)`, skill: String((options as { name?: unknown }).name) });
+  const name = String((options as { name?: unknown }).name);
+  throw new DefinitionError({ code: 'invalid_skill', message: `mcpSkill '${name}' needs a command (stdio) or a url (HTTP)`, skill: name });
 }
 
 /** A tool result as the action's output: the structured content, else the text, else the content list. */

@@ -111,6 +111,7 @@ describe('mcpSkill', () => {
     await expect(ref.callTool('echo', { message: 'x'.repeat(5_000) })).rejects.toMatchObject({ details: { reason: 'mcp_output_too_large' } });
     expect(await ref.callTool('echo', { message: 'still here' })).toContain('still here');
 
+    await expect(mcpSkill({ name: 'nowhere' } as McpSkillOptions)).rejects.toMatchObject({ code: 'invalid_skill', message: "mcpSkill 'nowhere' needs a command (stdio) or a url (HTTP)" });
     await expect(mcpSkill({ name: 'missing', command: 'skillstate-no-such-command' })).rejects.toMatchObject({ code: 'mcp_unreachable', message: expect.stringContaining("mcpSkill 'missing'") });
     await expect(mcpSkill({ name: 'closed', url: 'http://127.0.0.1:9/mcp', connectTimeout: 2_000 })).rejects.toMatchObject({ code: 'mcp_unreachable' });
   });
