@@ -2,9 +2,10 @@
  * `skillstate mcp` as MCP clients see it: the SDK's own client against the real command, over
  * stdio and over Streamable HTTP, with the same expectations for both.
  */
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BUNDLED, eventually, FIXTURE_AGENT, ONLY, overHttp, overStdio, type Connected } from './processes.js';
+import { BIN, BUNDLED, eventually, FIXTURE_AGENT, onCleanup, ONLY, overHttp, overStdio, stopProcess, type Connected } from './processes.js';
 
 const SKILLS = ['--path', path.join(BUNDLED, 'hello-extended'), '--path', path.join(BUNDLED, 'csv-tools')];
 
@@ -95,5 +96,30 @@ describe.each([
     expect(JSON.parse(text(exploded)).error).toMatchObject({ code: 'action_failed', action: 'explode' });
     // The failures left the state as it was.
     expect((await client.callTool({ name: 'get_count', arguments: {} })).structuredContent).toEqual({ count: 5 });
+  });
+});
+
+describe('skillstate mcp on stdio', () => {
+  it('writes nothing but protocol to stdout, even when an action prints', async () => {
+    const child = spawn(process.execPath, [BIN, 'mcp', ...ONLY, '--agent', `${FIXTURE_AGENT}:Calculator`], { stdio: ['pipe', 'pipe', 'pipe'] });
+    onCleanup(() => stopProcess(child));
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'chatty', arguments: {} } });
+    await eventually(() => stdout.includes('"id":2'), 'the answer to the call', 15_000);
+    const lines = stdout.trim().split('\n');
+    for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
+    expect(JSON.parse(lines.at(-1)!).result.structuredContent).toEqual({ said: 'hello' });
+    expect(stderr).toContain('printed by an action');
+    expect(stderr).toContain('more printing');
+    // The server ends when its stdin does.
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.stdin.end();
+    expect(await exited).toBe(0);
   });
 });
