@@ -71,24 +71,32 @@ describe('mcpSkill', () => {
     expect(await ref.callTool('get_count', {})).toEqual({ count: 4 });
   });
 
-  it('restarts the connection when the server process dies, and ends the process on unmount', async () => {
+  it.each([
+    ['server-everything', () => everything(), 'echo', { message: 'hi' }, 'hi'],
+    ['skillstate mcp', () => skillstateServer('everything'), 'describe_number', { n: 4 }, { even: true, square: 16 }],
+  ] as const)('restarts the connection when the %s process dies, and ends the process on unmount', async (_server, options, tool, args, expected) => {
     const system = newSystem();
     const ref = system.spawn(defineAgent({ name: 'host', skills: [counter] }), { id: 'host' });
-    const report = await ref.mount(await mcpSkill(everything()));
+    const report = await ref.mount(await mcpSkill(options()));
     expect(report.changed).toBe(true);
     const first = await ready(ref, 'everything');
-    expect(await ref.callTool('echo', { message: 'hi' })).toContain('hi');
+    const answer = await ref.callTool(tool, args);
+    if (typeof expected === 'string') expect(answer).toContain(expected);
+    else expect(answer).toEqual(expected);
 
     process.kill(first, 'SIGKILL');
     const second = await ready(ref, 'everything', first);
     expect(second).not.toBe(first);
+    expect(alive(second)).toBe(true);
     expect(ref.getSnapshot().lifecycles.everything).toBe('active');
-    expect(await ref.callTool('get-sum', { a: 2, b: 3 })).toContain('5');
+    const again = await ref.callTool(tool, args);
+    if (typeof expected === 'string') expect(again).toContain(expected);
+    else expect(again).toEqual(expected);
 
     await ref.unmount('everything');
     await eventually(() => !alive(second), 'the server process to end');
     expect(connection(ref, 'everything')).toBeUndefined();
-    expect(ref.tools().tools.map((tool) => tool.function.name)).not.toContain('echo');
+    expect(ref.tools().tools.map((t) => t.function.name)).not.toContain(tool);
   });
 
   it('past its restart budget the skill is failed, and the agent keeps answering', async () => {
