@@ -206,7 +206,11 @@ export class McpConnection {
     if (error instanceof McpFailure) return error;
     const where = `MCP server '${this.label}' (${describeAddress(this.address)}), ${doing}`;
     if (error instanceof McpError) {
-      if (error.code === ErrorCode.RequestTimeout) return new McpFailure('mcp_timeout', `${where}: no answer in time (${error.message})${this.hint()}`);
+      if (error.code === ErrorCode.RequestTimeout) {
+        // Silence after messages that could not be read: the server speaks something else than MCP.
+        if (this.lastError) return new McpFailure('mcp_protocol_error', `${where}: no valid answer in time; the server sent malformed messages (${this.lastError.message})`);
+        return new McpFailure('mcp_timeout', `${where}: no answer in time (${error.message})${this.hint()}`);
+      }
       if (error.code === ErrorCode.ConnectionClosed) return new McpFailure('mcp_unreachable', `${where}: the connection closed${this.hint()}`);
       return new McpFailure('mcp_protocol_error', `${where}: ${error.message}${this.hint()}`, { code: error.code });
     }

@@ -121,6 +121,15 @@ describe('mcpSkill', () => {
 
     await expect(mcpSkill({ name: 'nowhere' } as McpSkillOptions)).rejects.toMatchObject({ code: 'invalid_skill', message: "mcpSkill 'nowhere' needs a command (stdio) or a url (HTTP)" });
     await expect(mcpSkill({ name: 'missing', command: 'skillstate-no-such-command' })).rejects.toMatchObject({ code: 'mcp_unreachable', message: expect.stringContaining("mcpSkill 'missing'") });
+    await expect(mcpSkill({ name: 'exits', command: process.execPath, args: ['-e', "console.error('boom: missing config'); process.exit(3)"] })).rejects.toMatchObject({
+      code: 'mcp_unreachable',
+      message: expect.stringContaining('its stderr ends: boom: missing config'),
+    });
+    const junk = "process.stdin.on('data', () => process.stdout.write('this is not json\\n'))";
+    await expect(mcpSkill({ name: 'junk', command: process.execPath, args: ['-e', junk], connectTimeout: 1_000 })).rejects.toMatchObject({
+      code: 'mcp_protocol_error',
+      message: expect.stringContaining('the server sent malformed messages'),
+    });
     await expect(mcpSkill({ name: 'closed', url: 'http://127.0.0.1:9/mcp', connectTimeout: 2_000 })).rejects.toMatchObject({ code: 'mcp_unreachable' });
   });
 
