@@ -41,9 +41,8 @@ function outputJsonSchema(action: AnyAction): JsonSchema | null {
 }
 
 /** The action a tool binding points at, looked up in the agent's current skills. */
-function boundAction(ref: AgentRef<object>, toolset: Toolset, tool: string): AnyAction | undefined {
+function boundAction(catalog: ReturnType<typeof catalogOf>, toolset: Toolset, tool: string): AnyAction | undefined {
   const binding = toolset.bindings.get(tool);
-  const catalog = catalogOf(ref.getSnapshot().agent);
   if (!binding || !catalog) return undefined;
   const actions = binding.skill === undefined ? catalog.blueprint.ownActions : catalog.skills.get(binding.skill)?.spec.actions;
   return actions?.find((action) => action.name === binding.action);
@@ -52,11 +51,12 @@ function boundAction(ref: AgentRef<object>, toolset: Toolset, tool: string): Any
 /** The agent's tools in the shape of an MCP `tools/list` answer. */
 export function mcpTools(ref: AgentRef<object>): Tool[] {
   const toolset = ref.tools();
+  const catalog = catalogOf(ref.getSnapshot().agent);
   return toolset.tools.map(({ function: fn }) => {
     // MCP wants an object schema at the root; an override tool may omit the type.
     const inputSchema = (fn.parameters.type === 'object' ? fn.parameters : { ...fn.parameters, type: 'object' }) as Tool['inputSchema'];
     const tool: Tool = { name: fn.name, description: fn.description, inputSchema };
-    const action = boundAction(ref, toolset, fn.name);
+    const action = boundAction(catalog, toolset, fn.name);
     const output = action ? outputJsonSchema(action) : null;
     if (output) tool.outputSchema = output as Tool['outputSchema'];
     return tool;
