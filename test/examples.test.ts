@@ -18,6 +18,7 @@ describe('examples', () => {
     ['examples/model-test.ts', [], ['4 of 4 paths hold', '25 random sequences of signals, mounts, unmounts, restarts and persist/restore hold', "the forgetful counter is caught", "await model.replay([{ signal: 'count' }]);"]],
     ['examples/document-skills.ts', [], ['tier 3 (triggers match the query)', 'tools now: load_skill, list_skills, read_skill_resource, say_hello, wave', "Did you mean 'reference.md'?", 'exit 0 in']],
     ['examples/inspector.ts', ['--once'], ['Local viewer: open http://127.0.0.1:', 'Stately inspector: open http://127.0.0.1:', 'lifecycle children: skill:counter, skill:arithmetic']],
+    ['examples/mcp.ts', [], ['increment over MCP → {"count":5}', 'bad arguments, refused before the call: invalid_params', 'after load_skill: load_skill, list_skills, read_skill_resource, say_hello, wave']],
   ])('%s runs and exits 0', (file, args, expected) => {
     const { code, stdout, stderr } = run(file, args);
     expect(stderr).toBe('');

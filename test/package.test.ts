@@ -24,6 +24,9 @@ import { createAgentTestModel } from 'skillstate/testing';
 
 assert.match(import.meta.resolve('skillstate'), /\\/dist\\/src\\/index\\.js$/);
 assert.equal(typeof createAgentTestModel, 'function');
+const mcp = await import('skillstate/mcp');
+assert.equal(typeof mcp.serveMcp, 'function');
+assert.equal(typeof mcp.mcpSkill, 'function');
 const registry = await discoverSkills({ examples: ['csv-tools', 'hello-extended'] });
 assert.deepEqual(registry.entries().map((entry) => entry.name), ['csv-tools', 'hello-extended']);
 

@@ -15,13 +15,14 @@ import { initCommand } from './commands/init.js';
 import { trustCommand } from './commands/trust.js';
 import { inspectCommand } from './commands/inspect.js';
 import { listCommand } from './commands/list.js';
+import { mcpCommand } from './commands/mcp.js';
 import { readCommand } from './commands/read.js';
 import { runCommand } from './commands/run.js';
 import { traceCommand } from './commands/trace.js';
 import { validateCommand } from './commands/validate.js';
 import { processIO, UsageError, type CliIO, type Command } from './io.js';
 
-export const COMMANDS: readonly Command[] = [validateCommand, listCommand, discloseCommand, readCommand, runCommand, initCommand, trustCommand, inspectCommand, traceCommand];
+export const COMMANDS: readonly Command[] = [validateCommand, listCommand, discloseCommand, readCommand, runCommand, initCommand, trustCommand, inspectCommand, traceCommand, mcpCommand];
 
 /** skillstate's version, from the package.json above this file (the sources or the build). */
 export function packageVersion(): string {
@@ -39,8 +40,8 @@ export function usage(): string {
   const width = Math.max(...COMMANDS.map((command) => command.name.length));
   return `Usage: skillstate <command> [options]
 
-Document skills (SKILL.md folders): create, validate, discover, disclose, read, run and trust them.
-Agents: watch them live (inspect) or after the fact (trace view).
+Document skills (SKILL.md folders): create, validate, discover, disclose, read, run and trust them,
+and serve them over MCP. Agents: watch them live (inspect) or after the fact (trace view).
 
 Commands:
 ${COMMANDS.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`).join('\n')}

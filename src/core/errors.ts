@@ -60,7 +60,11 @@ export type ErrorCode =
   | 'toolset_failed'
   | 'script_refused'
   | 'script_failed'
-  | 'action_not_allowed';
+  | 'action_not_allowed'
+  // MCP servers mounted as skills
+  | 'mcp_unreachable'
+  | 'mcp_timeout'
+  | 'mcp_protocol_error';
 
 /** One problem found while validating data against a schema (the shape zod reports). */
 export interface Issue {

@@ -24,7 +24,7 @@ describe('skillstate CLI', { timeout: 90_000 }, () => {
     const top = skillstate(['--help'], cwd);
     expect(top.code).toBe(0);
     expect(top.stdout).toContain('Usage: skillstate <command> [options]');
-    for (const command of ['validate', 'list', 'disclose', 'read', 'run', 'init', 'trust']) {
+    for (const command of ['validate', 'list', 'disclose', 'read', 'run', 'init', 'trust', 'mcp']) {
       const help = skillstate([command, '--help'], cwd);
       expect(help.code).toBe(0);
       expect(help.stdout).toMatch(new RegExp(`^Usage: skillstate ${command}`));
