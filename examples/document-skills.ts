@@ -1,16 +1,17 @@
 /**
  * Document skills, end to end (`npm run example examples/document-skills.ts`; no network, no keys):
- * discover the bundled SKILL.md skills, show the four disclosure tiers, load a skill through
+ * discover skillstate's example SKILL.md skills, asked for by name (discovery never adds them
+ * unasked; an application passes its own folder as `bundled`), show the four disclosure tiers, load a skill through
  * `cmd` (it is mounted: its toolset's tools become the agent's), read a resource, run a script.
  */
-import { BUNDLED_SKILLS_DIR, cmd, createDocumentSkillRegistry, createSkillTools, defineAgent, disclose, discoverSkills, runSkillScript, toolsForAgent } from 'skillstate';
+import { cmd, createDocumentSkillRegistry, createSkillTools, defineAgent, disclose, discoverSkills, runSkillScript, toolsForAgent } from 'skillstate';
 
 export async function documentSkillsTour(
   log: (line: string) => void = console.log,
   heading: (text: string) => void = (text) => log(`\n\x1b[1m== ${text}\x1b[0m`),
 ): Promise<void> {
-  heading('Discover the bundled skills (front matter only)');
-  const registry = await discoverSkills({ bundled: BUNDLED_SKILLS_DIR });
+  heading("Discover skillstate's example skills, by name (front matter only)");
+  const registry = await discoverSkills({ examples: ['csv-tools', 'hello-extended'] });
   for (const entry of registry.entries()) log(`${entry.name} ${entry.version ?? ''} (${entry.source}): ${entry.briefDescription}`);
 
   heading('Progressive disclosure: four tiers');

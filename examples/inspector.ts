@@ -1,6 +1,8 @@
 /**
- * Watch agents and their skill lifecycles in the Stately inspector. Starts a local inspector
- * server, prints the URL to open, and runs a few signals through an agent. Run:
+ * Watch agents and their skill lifecycles. Starts the inspection server on 127.0.0.1, prints the
+ * two pages that read it — the local viewer (offline: state diagrams and the event log) and the
+ * Stately inspector (online) — and runs a few signals through an agent, with state and payloads
+ * redacted before they leave the process. Run:
  *   npm run example -- examples/inspector.ts          # keeps running until Ctrl-C
  *   npm run example -- examples/inspector.ts --once   # runs the signals and exits (what CI does)
  * Without a browser, use the trace instead: createAgentSystem({ trace: 'trace.jsonl' }).
@@ -11,8 +13,9 @@ import { arithmetic, counter } from 'skillstate/skills';
 const MathAgent = defineAgent({ name: 'math_agent', skills: [counter] });
 
 export async function inspectorTour(options: { once: boolean }, log: (line: string) => void = console.log): Promise<void> {
-  const inspector = await startInspector();
-  log(`Stately inspector: open ${inspector.url} in a browser (events stream over ${inspector.socketUrl})`);
+  const inspector = await startInspector({ viewer: 'local', redact: true });
+  log(`Local viewer: open ${inspector.localUrl} in a browser (works offline)`);
+  log(`Stately inspector: open ${inspector.statelyUrl} (needs the internet; events stream over ${inspector.socketUrl})`);
   const system = createAgentSystem({ inspect: inspector.inspect });
   const agent = system.spawn(MathAgent, { id: 'inspected' });
   await agent.mount(arithmetic);

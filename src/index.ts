@@ -59,7 +59,7 @@ export type { Result } from './core/result.js';
 
 // ── Pure operations on agent values ───────────────────────────────────────────────────────────
 export { cmd, execute, type CmdOptions, type CmdResult, type InstructionResult } from './core/cmd.js';
-export { mountSkill, mountSkills, unmountSkill, mountedSkills, isMounted, type MountResult, type WithSkill } from './core/mount.js';
+export { mountSkill, mountSkills, unmountSkill, replaceSkill, mountedSkills, isMounted, type MountResult, type WithSkill } from './core/mount.js';
 export type { InvokeUserCode, UserCodeCall } from './core/invoke.js';
 
 // ── Effects ─────────────────────────────────────────────────────────────────────────────────
@@ -97,6 +97,7 @@ export type { AgentRef, AgentView, AgentSnapshot, ScheduledSignal, AgentStatus, 
 export { createMemoryStore, createFileStore, type SnapshotStore } from './runtime/persistence.js';
 export type { TraceOption, TraceRecord, TraceLine } from './runtime/trace.js';
 export { startInspector, type InspectorHandle, type InspectorOptions } from './runtime/inspection.js';
+export { redactInspectionMessage, REDACTED, type InspectionMessage, type InspectionRedactor, type InspectedSnapshot } from './viewer/messages.js';
 export { lifecycleSystemId, childSystemId, type LifecycleState } from '../machines/skill-lifecycle.js';
 
 // ── Document skills ─────────────────────────────────────────────────────────────────────────
@@ -105,13 +106,24 @@ export type { SkillManifest, ManifestSpec, ToolsetRef, ScriptRef } from './manif
 export { validateSkillDir, type ValidationResult } from './manifest/validate.js';
 export type { TriggerSpec, TriggerPattern } from './manifest/triggers.js';
 export { defineDocumentSkill, type DocumentSkill, type DocumentSkillDefinition, type LoadedSkill, type SkillResource, type ResourceReadOptions } from './manifest/document.js';
-export { DocumentSkillRegistry, createDocumentSkillRegistry, type ShadowedSkill, type ActivatedSkill, type RegistryOptions } from './manifest/document-registry.js';
+export {
+  DocumentSkillRegistry,
+  createDocumentSkillRegistry,
+  type ShadowedSkill,
+  type ActivatedSkill,
+  type RegistryOptions,
+  type SkillChange,
+  type SkillWatcher,
+  type WatchOptions,
+  type RunningAgents,
+} from './manifest/document-registry.js';
 export type { SkillEntry, SkillSourceKind } from './manifest/skill-entry.js';
-export { discoverSkills, BUNDLED_SKILLS_DIR, type SkillSources, type DiscoverOptions, type ScanStats } from './manifest/discover.js';
+export { discoverSkills, BUNDLED_SKILLS_DIR, EXAMPLE_SKILLS_DIR, exampleSkillNames, exampleSkillPath, type SkillSources, type DiscoverOptions, type ScanStats } from './manifest/discover.js';
+export type { TrustPolicy } from './manifest/trust.js';
 export type { DocumentSkillMetadata } from './manifest/spec.js';
 export type { TriggerMatch, SkillUsage } from './manifest/match.js';
-export { disclose, type Disclosure, type DisclosurePlan, type DiscloseOptions, type Tier } from './manifest/disclose.js';
-export type { Budget, Cut } from './manifest/render.js';
+export { disclose, rankSkills, DEFAULT_CATALOG_BUDGET, type Disclosure, type DisclosurePlan, type DiscloseOptions, type Tier } from './manifest/disclose.js';
+export type { Budget, Cut, RootPathMode, RootPathOptions } from './manifest/render.js';
 export type { ResourceContent } from './manifest/resources.js';
 export { runSkillScript, ENV_ALLOW_LIST, type ScriptOptions, type ScriptResult, type ScriptOwner } from './manifest/scripts.js';
 export { createSkillTools, type SkillToolsOptions, type LoadSkillOutput } from './manifest/skill-tools.js';

@@ -15,6 +15,7 @@ const ENTRY_POINTS: Record<string, string> = {
   skillstate: 'src/index.ts',
   'skillstate/testing': 'src/testing/index.ts',
   'skillstate/skills': 'skills/index.ts',
+  'skillstate/mcp': 'src/mcp/index.ts',
   'skillstate/cli': 'src/cli/main.ts',
 };
 

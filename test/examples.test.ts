@@ -15,9 +15,10 @@ describe('examples', () => {
     ['examples/runtime.ts', [], ['call answered: {"result":42} (calculator.result)', 'call rejected: no_route', '1/0 → action_failed {"reason":"division_by_zero"}']],
     ['examples/parent-child.ts', [], ["boss's children: w1, w2", 'after stopping boss, running agents: 0']],
     ['examples/persistence.ts', [], ['still counts: {"count":3}', 'still has arithmetic: {"result":15}']],
-    ['examples/model-test.ts', [], ['5 of 5 paths hold']],
+    ['examples/model-test.ts', [], ['4 of 4 paths hold', '25 random sequences of signals, mounts, unmounts, restarts and persist/restore hold', "the forgetful counter is caught", "await model.replay([{ signal: 'count' }]);"]],
     ['examples/document-skills.ts', [], ['tier 3 (triggers match the query)', 'tools now: load_skill, list_skills, read_skill_resource, say_hello, wave', "Did you mean 'reference.md'?", 'exit 0 in']],
-    ['examples/inspector.ts', ['--once'], ['Stately inspector: open http://localhost:', 'lifecycle children: skill:counter, skill:arithmetic']],
+    ['examples/inspector.ts', ['--once'], ['Local viewer: open http://127.0.0.1:', 'Stately inspector: open http://127.0.0.1:', 'lifecycle children: skill:counter, skill:arithmetic']],
+    ['examples/mcp.ts', [], ['increment over MCP → {"count":5}', 'bad arguments, refused before the call: invalid_params', 'after load_skill: load_skill, list_skills, read_skill_resource, say_hello, wave']],
   ])('%s runs and exits 0', (file, args, expected) => {
     const { code, stdout, stderr } = run(file, args);
     expect(stderr).toBe('');
@@ -31,5 +32,11 @@ describe('examples', () => {
     expect(stderr).toBe('');
     for (const section of ['1. Define an agent from skills', '6. Unmount it again', '10. Model-based test of an agent definition', '11. Document skills']) expect(stdout).toContain(section);
     expect(stdout).toContain('back to the agent before the mount: true');
+    // The model test checks each path once, against a reference model.
+    const section = stdout.slice(stdout.indexOf('10. Model-based test'), stdout.indexOf('11. Document skills'));
+    const paths = section.split('\n').filter((line) => line.startsWith('✓ '));
+    expect(paths.length).toBeGreaterThan(1);
+    expect(new Set(paths).size).toBe(paths.length);
+    expect(section).toContain('the forgetful counter is caught');
   }, 60_000);
 });

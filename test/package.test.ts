@@ -5,7 +5,9 @@
  * too, and the `skillstate` command runs.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -16,13 +18,16 @@ const userEnv = { ...process.env, NODE_OPTIONS: (process.env.NODE_OPTIONS ?? '')
 
 const program = `
 import assert from 'node:assert/strict';
-import { BUNDLED_SKILLS_DIR, createAgentSystem, createSignal, createSkillTools, defineAgent, discoverSkills } from 'skillstate';
+import { createAgentSystem, createSignal, createSkillTools, defineAgent, discoverSkills } from 'skillstate';
 import { counter } from 'skillstate/skills';
 import { createAgentTestModel } from 'skillstate/testing';
 
 assert.match(import.meta.resolve('skillstate'), /\\/dist\\/src\\/index\\.js$/);
 assert.equal(typeof createAgentTestModel, 'function');
-const registry = await discoverSkills({ bundled: BUNDLED_SKILLS_DIR, project: false, user: false });
+const mcp = await import('skillstate/mcp');
+assert.equal(typeof mcp.serveMcp, 'function');
+assert.equal(typeof mcp.mcpSkill, 'function');
+const registry = await discoverSkills({ examples: ['csv-tools', 'hello-extended'] });
 assert.deepEqual(registry.entries().map((entry) => entry.name), ['csv-tools', 'hello-extended']);
 
 const system = createAgentSystem({ resolvers: [registry] });
@@ -33,6 +38,12 @@ await agent.callTool('load_skill', { name: 'hello-extended' });
 const greeted = await agent.callTool('say_hello', { name: 'Ada' });
 assert.match(JSON.stringify(greeted), /Hello, Ada/);
 await system.shutdown();
+
+// The local viewer's page and its Mermaid are found from the build too.
+const { startInspector } = await import('skillstate');
+const inspector = await startInspector({ viewer: 'local' });
+for (const file of ['', 'viewer.js', 'mermaid.min.js']) assert.equal((await fetch(inspector.localUrl + file)).status, 200, file);
+await inspector.stop();
 console.log('ok');
 `;
 
@@ -65,9 +76,63 @@ describe('the built package', () => {
   });
 
   it('gives the skillstate command its build', () => {
-    const outcome = node([`${root}bin/skillstate.js`, 'list', '--no-user', '--no-project']);
+    const outcome = node([`${root}bin/skillstate.js`, 'list', '--no-user', '--no-project', '--bundled', `${root}skills`]);
     expect(outcome.stderr).toBe('');
     expect(outcome.stdout).toMatch(/^hello-extended +bundled +1\.0\.0/m);
     expect(outcome.status).toBe(0);
+  });
+
+  it('declares tsx an optional peer dependency, not a dependency', () => {
+    const manifest = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as Record<string, Record<string, unknown>>;
+    expect(Object.keys(manifest.dependencies!)).not.toContain('tsx');
+    expect(manifest.peerDependencies).toMatchObject({ tsx: expect.any(String) });
+    expect(manifest.peerDependenciesMeta).toEqual({ tsx: { optional: true } });
+  });
+
+  it('runs without tsx: JavaScript toolsets load, a TypeScript toolset or script fails saying how to install tsx', () => {
+    // An application folder outside the repository, where tsx cannot be resolved: skillstate is a
+    // copy of the build, its dependencies are links to the repository's installed ones.
+    const app = mkdtempSync(path.join(os.tmpdir(), 'skillstate-no-tsx-'));
+    try {
+      const installed = path.join(app, 'node_modules', 'skillstate');
+      mkdirSync(installed, { recursive: true });
+      for (const item of ['package.json', 'dist', 'skills']) cpSync(`${root}${item}`, path.join(installed, item), { recursive: true });
+      const { dependencies } = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { dependencies: Record<string, string> };
+      for (const name of Object.keys(dependencies)) {
+        mkdirSync(path.dirname(path.join(app, 'node_modules', name)), { recursive: true });
+        symlinkSync(`${root}node_modules/${name}`, path.join(app, 'node_modules', name));
+      }
+      const skill = path.join(app, 'skills', 'mixed');
+      mkdirSync(skill, { recursive: true });
+      writeFileSync(path.join(skill, 'SKILL.md'), '---\nname: mixed\ndescription: Tools in JavaScript.\ntoolsets:\n  - "tools:Tools"\n---\nBody\n');
+      writeFileSync(path.join(skill, 'tools.mjs'), "import { z } from 'zod';\nexport const Tools = { ping: { description: 'Ping', parameters: z.object({}), execute: () => 'pong' } };\n");
+      writeFileSync(path.join(skill, 'run.ts'), "console.log('typed');\n");
+      writeFileSync(
+        path.join(app, 'app.mjs'),
+        `
+import assert from 'node:assert/strict';
+import { discoverSkills, runSkillScript } from 'skillstate';
+await assert.rejects(import('tsx/esm/api'), { code: 'ERR_MODULE_NOT_FOUND' });
+const registry = await discoverSkills({ bundled: './skills', examples: ['hello-extended'] });
+assert.deepEqual((await registry.activate('mixed')).spec.actions.map((action) => action.name), ['ping']);
+const typed = await registry.activate('hello-extended').then(() => undefined, (error) => error);
+assert.equal(typed?.code, 'toolset_failed');
+assert.equal(typed.details.reason, 'tsx_missing');
+console.log(typed.message);
+const script = await runSkillScript(registry.entry('mixed'), 'run.ts').then(() => undefined, (error) => error);
+assert.equal(script?.code, 'script_failed');
+console.log(script.message);
+`,
+      );
+      const outcome = spawnSync(process.execPath, ['app.mjs'], { cwd: app, encoding: 'utf8', env: userEnv, timeout: 60_000 });
+      expect(outcome.stderr).toBe('');
+      expect(outcome.stdout).toBe(
+        "skill 'hello-extended': toolset 'toolsets/index:HelloToolset': index.ts is TypeScript, which needs tsx, an optional peer dependency of skillstate that is not installed: run 'npm install tsx' in your application (or ship the toolset as .js)\n" +
+          "skill 'mixed': script 'run.ts' cannot run: run.ts is TypeScript, which needs tsx, an optional peer dependency of skillstate that is not installed: run 'npm install tsx' in your application (or ship the script as .js)\n",
+      );
+      expect(outcome.status).toBe(0);
+    } finally {
+      rmSync(app, { recursive: true, force: true });
+    }
   });
 });

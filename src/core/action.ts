@@ -2,7 +2,7 @@
  * Actions: the unit of work. An action has a name that is a valid LLM tool name, a zod input
  * schema that params are validated against before it runs, and a `run` function that may be
  * sync or async. An action changes state, asks for effects or mounts skills only through what
- * it returns (`result(output, { state, effects, mount, unmount })`), or fails through
+ * it returns (`result(output, { state, effects, mount, unmount, replace })`), or fails through
  * `fail(reason, message)` or a throw.
  *
  * Pure: no I/O, no XState.
@@ -55,6 +55,11 @@ export interface ActionChanges<TState = unknown> {
   mount?: readonly (SkillHandle | readonly [SkillHandle, Record<string, unknown>])[];
   /** Skills to unmount, by spec or name. */
   unmount?: readonly (SkillHandle | string)[];
+  /**
+   * Skills to mount, or, when a skill of the same name is mounted, to put in its place (its
+   * slice kept when the new schema accepts it): see `replaceSkill`. Applied after `mount`.
+   */
+  replace?: readonly SkillHandle[];
 }
 
 /** An action's output together with the changes it asks for. Build it with `result()`. */
@@ -81,6 +86,7 @@ export function result<TOutput, TState = unknown>(output: TOutput, changes: Acti
   if (changes.effects !== undefined) value.effects = changes.effects;
   if (changes.mount !== undefined) value.mount = changes.mount;
   if (changes.unmount !== undefined) value.unmount = changes.unmount;
+  if (changes.replace !== undefined) value.replace = changes.replace;
   return value;
 }
 

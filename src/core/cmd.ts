@@ -20,7 +20,8 @@ import { catalogOf, unlinkedError, withState, type Agent } from './agent-value.j
 import { checkEffectList, errorEffect, type Effect } from './effects.js';
 import { describeThrown, errorInfo, formatIssues, type ErrorInfo } from './errors.js';
 import { normalizeInstruction, type Instruction, type NormalizedInstruction } from './instruction.js';
-import { mountSkills, unmountSkill } from './mount.js';
+import { actionRefusal } from './allowed.js';
+import { mountSkills, replaceSkill, unmountSkill } from './mount.js';
 import { isPlainObject } from './plain.js';
 import { applyPatch, parseSync, parseWith, type Parsed } from './schema.js';
 import type { Result } from './result.js';
@@ -150,6 +151,8 @@ function runInstruction(agent: Agent<object>, catalog: Catalog, raw: unknown, op
   const instruction = normalized.value;
   const entry = resolveAction(catalog, instruction, agent);
   if (!('action' in entry)) return failed(entry.error);
+  const refusal = actionRefusal(catalog, entry, agent.id);
+  if (refusal) return failed(refusal);
   const parsed = parseWith(entry.action.input, instruction.params);
   if (isThenable(parsed)) return parsed.then((value) => runAction(agent, catalog, entry, value, options));
   return runAction(agent, catalog, entry, parsed, options);
@@ -259,7 +262,7 @@ function finish(agent: Agent<object>, catalog: Catalog, entry: ActionEntry, retu
     if (!checked.ok) return failed(checked.error);
     effects = checked.value;
   }
-  if (changes && (changes.mount !== undefined || changes.unmount !== undefined)) {
+  if (changes && (changes.mount !== undefined || changes.unmount !== undefined || changes.replace !== undefined)) {
     const remounted = applyMounts(next, changes, extras);
     if (!remounted.ok) return failed(remounted.error);
     next = remounted.agent;
@@ -268,7 +271,7 @@ function finish(agent: Agent<object>, catalog: Catalog, entry: ActionEntry, retu
   return { ok: true, agent: next, output, effects, action: action.name, skill: skillName };
 }
 
-/** Unmounts, then mounts, the skills an action asked for; all or nothing. */
+/** Unmounts, then mounts, then replaces, the skills an action asked for; all or nothing. */
 function applyMounts(
   agent: Agent<object>,
   changes: ActionResult,
@@ -295,6 +298,15 @@ function applyMounts(
     if (!step.ok) return refuse(step.error);
     current = step.agent;
     effects.push(...step.effects);
+  }
+  if (changes.replace !== undefined) {
+    if (!Array.isArray(changes.replace)) return refuse(errorInfo('invalid_skill', 'replace must be an array of skills'));
+    for (const skill of changes.replace) {
+      const step = replaceSkill(current, skill);
+      if (!step.ok) return refuse(step.error);
+      current = step.agent;
+      effects.push(...step.effects);
+    }
   }
   return { ok: true, agent: current, effects };
 }

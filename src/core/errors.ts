@@ -51,6 +51,7 @@ export type ErrorCode =
   | 'unknown_agent'
   | 'duplicate_agent'
   | 'invalid_snapshot'
+  | 'invalid_trace'
   // document skills
   | 'invalid_manifest'
   | 'skill_not_found'
@@ -58,7 +59,12 @@ export type ErrorCode =
   | 'resource_not_found'
   | 'toolset_failed'
   | 'script_refused'
-  | 'script_failed';
+  | 'script_failed'
+  | 'action_not_allowed'
+  // MCP servers mounted as skills
+  | 'mcp_unreachable'
+  | 'mcp_timeout'
+  | 'mcp_protocol_error';
 
 /** One problem found while validating data against a schema (the shape zod reports). */
 export interface Issue {

@@ -215,3 +215,43 @@ export function isMounted(agent: { mounted: readonly { name: string }[] }, skill
   const name = typeof skill === 'string' ? skill : skill.name;
   return agent.mounted.some((record) => record.name === name);
 }
+
+/**
+ * Replaces a mounted skill by another version of it (same name): the catalog gets the new spec,
+ * the slice is kept as the new schema reads it, and the effects deregister the old actions and
+ * register the new ones. Not mounted: mounted, as `mountSkill` would. The same spec mounted: ok,
+ * the same agent, no effects. Refused, leaving the old version, when the kept slice does not fit
+ * the new schema (`invalid_state`), the kept config does not fit the new config schema
+ * (`invalid_config`), the state key changes, a requirement is not mounted, or either version has
+ * children or a `mount` hook (those need an unmount and a mount: `skill_conflict`).
+ */
+export function replaceSkill<TState extends object>(agent: Agent<TState>, skill: AnySkill): MountResult<TState> {
+  const catalog = catalogOf(agent);
+  if (!catalog) return { ok: false, error: unlinkedError(agent) };
+  if (!isSkill(skill)) return { ok: false, error: errorInfo('invalid_skill', 'replaceSkill needs a skill made by defineSkill') };
+  const active = catalog.skills.get(skill.name);
+  if (!active) return mountInto(agent, catalog, skill, undefined);
+  if (active.spec === skill) return { ok: true, agent, effects: [], diagnostics: [] };
+  const refuse = (code: ErrorInfo['code'], why: string, issues?: ErrorInfo['issues']) => ({
+    ok: false as const,
+    error: errorInfo(code, `skill '${skill.name}' cannot be replaced on agent '${agent.id}' by its new version: ${why}; the old version stays`, { skill: skill.name, issues }),
+  });
+  const old = active.spec;
+  if (old.stateKey !== skill.stateKey) return refuse('skill_conflict', `its state key changes from '${old.stateKey}' to '${skill.stateKey}'`);
+  if (old.children || skill.children || old.mount || skill.mount) return refuse('skill_conflict', 'it has children or a mount hook; unmount it and mount the new version');
+  const missing = skill.requires.filter((name) => !catalog.skills.has(name));
+  if (missing.length) return refuse('missing_dependency', `it now requires ${missing.map((name) => `'${name}'`).join(', ')}, not mounted`);
+  const config = resolveSkillConfig(skill, active.config);
+  if (!config.ok) return refuse('invalid_config', `its config does not fit the new config schema: ${config.error.message}`, config.error.issues);
+  const slice = skill.schema.safeParse((agent.state as Record<string, unknown>)[skill.stateKey] ?? {});
+  if (!slice.success) {
+    const issues = slice.error.issues.map((issue) => ({ path: issue.path.filter((key): key is string | number => typeof key !== 'symbol'), message: issue.message }));
+    return refuse('invalid_state', `its state no longer fits the new schema (${issues.map((issue) => `${issue.path.join('.') || '(slice)'}: ${issue.message}`).join('; ')})`, issues);
+  }
+  const state = { ...(agent.state as Record<string, unknown>), [skill.stateKey]: slice.data } as TState;
+  const mounted = agent.mounted.map((record) => (record.name === skill.name ? { name: skill.name, stateKey: skill.stateKey, config: config.value } : record));
+  const next = withSkills(agent, state, mounted, catalog.withSkill(skill, config.value));
+  const tags = { skill: skill.name, tags: [...SKILL_TAGS] };
+  const effects = [...old.actions.map((action) => Effects.deregisterAction(action.name, tags)), ...skill.actions.map((action) => Effects.registerAction(action.name, tags))];
+  return { ok: true, agent: next, effects, diagnostics: actionClashes(catalog.withoutSkill(skill.name), skill) };
+}

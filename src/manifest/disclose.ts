@@ -5,9 +5,16 @@
  * - Tier 0 — nothing: there are no skills (no catalog, and no `load_skill` tool either).
  * - Tier 1 — a breadcrumb, `[N skills available]`: skills exist, all have triggers, none match.
  * - Tier 2 — the catalog (names and brief descriptions): the user asks what the agent can do or
- *   to list skills, or some skills have no triggers (so they could never be reached otherwise).
- * - Tier 3 — the full bodies of the top matches (default 3), ranked by explicit mention of the
- *   skill's name, then the longest exact trigger phrase, then recent use, then name.
+ *   to list skills, or some skills have no triggers (so they could never be reached otherwise);
+ *   the catalog then lists the skills most relevant to the query first (`rank.ts`).
+ * - Tier 3 — the full bodies of the top matches (default 3): by triggers, ranked by explicit
+ *   mention of the skill's name, then the longest exact trigger phrase, then recent use, then
+ *   name; or, when no trigger matches, skills without triggers whose relevance stands a clear
+ *   margin above the rest.
+ *
+ * The catalog is held to a budget of its own (default about 1,500 tokens): the least relevant
+ * entries are cut, and a line says how many and how to find them. Skills marked
+ * `disable-model-invocation` are never disclosed.
  *
  * Preloaded skills (named, or given by path and registered on the spot) are always shown in full.
  * Skills with `default_enabled: false` are left out unless enabled by name. `planDisclosure` is
@@ -17,11 +24,15 @@
  */
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import { DEFAULT_MAX_QUERY_CHARS, rankMatches, TriggerIndex, type SkillUsage, type TriggerMatch } from './match.js';
+import { RelevanceIndex, strongMatches, type RelevanceScore } from './rank.js';
 import type { DocumentSkillRegistry } from './document-registry.js';
 import type { SkillEntry } from './skill-entry.js';
-import { estimateTokens, renderDisclosure, type Budget, type Cut } from './render.js';
+import { estimateTokens, renderDisclosure, type Budget, type Cut, type RootPathOptions } from './render.js';
 
-/** How much of the skills a disclosure shows, 0 (nothing) to 3 (full bodies). */
+/** The catalog's default budget: about 1,500 tokens, whatever the number of skills. */
+export const DEFAULT_CATALOG_BUDGET: Readonly<Budget> = Object.freeze({ tokens: 1500 });
+
+/** How much of the skills a disclosure shows: from a catalog of names to full bodies. */
 export type Tier = 0 | 1 | 2 | 3;
 
 /** Queries that ask what the agent can do, or for the list of skills. */
@@ -29,7 +40,7 @@ export const CATALOG_QUERY =
   /\b(?:what (?:can|could) you do|what are you able to do|what do you know how to do|what are your (?:skills|capabilities|abilities)|(?:list|show)(?: me)?(?: all| your| the| available)* skills|(?:which|what) skills|available skills|your capabilities)\b/i;
 
 /** Options of `disclose`: the query, the budget, the skills to enable, disable or preload. */
-export interface DiscloseOptions {
+export interface DiscloseOptions extends RootPathOptions {
   /** How many matching skills to show in full (default 3). */
   maxSkills?: number;
   /** Skills always shown in full: registry names, or folders (registered on the spot). */
@@ -43,6 +54,19 @@ export interface DiscloseOptions {
   enable?: readonly string[];
   /** What counts as asking for the catalog (default `CATALOG_QUERY`). */
   catalogQuery?: RegExp;
+  /** Earlier turns of the conversation, oldest first: their words rank skills, weighing less than the query's. */
+  recent?: readonly string[];
+  /**
+   * Budget for the catalog part of the text (default `DEFAULT_CATALOG_BUDGET`, about 1,500
+   * tokens): the least relevant entries are cut first, and a line says how many and how to list
+   * them. `budget` bounds the whole text.
+   */
+  catalogBudget?: Budget;
+  /**
+   * When no trigger matches, a skill without triggers is shown in full if its relevance score is
+   * at least this many times the next skill's (default 1.5).
+   */
+  margin?: number;
 }
 
 /** The decision, before any body is read. */
@@ -54,6 +78,10 @@ export interface DisclosurePlan {
   matches: TriggerMatch[];
   /** Skills to show in full, in order: preloaded first, then the top matches. */
   detailed: string[];
+  /** Relevance of the skills to the query (those sharing a word with it), best first. */
+  relevance: RelevanceScore[];
+  /** The catalog's order: skills shown in full, then by relevance, then by name. */
+  ranked: string[];
   preloaded: string[];
   queryTruncated: boolean;
   /** Why this tier. */
@@ -76,36 +104,135 @@ export interface Disclosure extends DisclosurePlan {
   diagnostics: Diagnostic[];
 }
 
-const indexCache = new WeakMap<DocumentSkillRegistry, { key: string; available: SkillEntry[]; index: TriggerIndex }>();
+interface Indexed {
+  key: string;
+  available: SkillEntry[];
+  index: TriggerIndex;
+  /** Built on first use: registries whose skills all have triggers rarely need it. */
+  relevance: RelevanceIndex | undefined;
+  /** The registry's `headingsRevision` the relevance index has taken in. */
+  headings: number;
+  /** Each available skill's place in `available` (name order). */
+  position: Map<string, number>;
+  /** Whether each available skill declares triggers. */
+  triggered: Uint8Array;
+}
 
-function indexFor(registry: DocumentSkillRegistry, enable: readonly string[]): { available: SkillEntry[]; index: TriggerIndex } {
+const indexCache = new WeakMap<DocumentSkillRegistry, Indexed>();
+
+/** Skills disclosure may show: enabled (or enabled by name), and not reserved to explicit loading. */
+function disclosable(registry: DocumentSkillRegistry, enable: readonly string[]): SkillEntry[] {
+  return registry.entries({ includeDisabled: true }).filter((entry) => entry.modelInvocable && (entry.enabled || enable.includes(entry.name)));
+}
+
+function indexFor(registry: DocumentSkillRegistry, enable: readonly string[]): Indexed {
   const key = `${registry.revision}\u0000${enable.join('\u0000')}`;
   const cached = indexCache.get(registry);
   if (cached && cached.key === key) return cached;
-  const available = registry.entries({ includeDisabled: true }).filter((entry) => entry.enabled || enable.includes(entry.name));
-  const built = { key, available, index: new TriggerIndex(available) };
+  const available = disclosable(registry, enable);
+  const built: Indexed = {
+    key,
+    available,
+    index: new TriggerIndex(available),
+    relevance: undefined,
+    headings: -1,
+    position: new Map(available.map((entry, i) => [entry.name, i])),
+    triggered: Uint8Array.from(available, (entry) => Number(hasTriggers(entry))),
+  };
   indexCache.set(registry, built);
   return built;
 }
 
+/** The relevance index of the registry's disclosable skills, with every body heading read so far. */
+function relevanceFor(registry: DocumentSkillRegistry, indexed: Indexed): RelevanceIndex {
+  indexed.relevance ??= new RelevanceIndex(indexed.available, (name) => registry.headings(name));
+  if (indexed.headings !== registry.headingsRevision) {
+    if (indexed.headings >= 0) {
+      for (const entry of indexed.available) {
+        const headings = registry.headings(entry.name);
+        if (headings !== undefined) indexed.relevance.setHeadings(entry.name, headings);
+      }
+    }
+    indexed.headings = registry.headingsRevision;
+  }
+  return indexed.relevance;
+}
+
+/**
+ * Ranks the registry's disclosable skills against `query` (and earlier turns, weighing less):
+ * every skill sharing a word with them, best first. What `list_skills` answers with a query.
+ */
+export function rankSkills(registry: DocumentSkillRegistry, query: string, options: Pick<DiscloseOptions, 'enable' | 'recent' | 'maxQueryChars'> = {}): RelevanceScore[] {
+  const indexed = indexFor(registry, options.enable ?? []);
+  const max = options.maxQueryChars ?? DEFAULT_MAX_QUERY_CHARS;
+  const text = typeof query === 'string' ? query.slice(0, max) : '';
+  return relevanceFor(registry, indexed).rank(text, (options.recent ?? []).map((turn) => (typeof turn === 'string' ? turn.slice(0, max) : '')));
+}
+
+/** Catalog order: the given names first, then by relevance, then the rest by name. */
+function catalogOrder(first: readonly string[], relevance: readonly RelevanceScore[], indexed: Indexed): string[] {
+  const { available, position } = indexed;
+  const listed = new Uint8Array(available.length);
+  const order = [...first];
+  for (const name of first) {
+    const at = position.get(name);
+    if (at !== undefined) listed[at] = 1;
+  }
+  for (const item of relevance) {
+    const at = position.get(item.name)!;
+    if (!listed[at]) (listed[at] = 1), order.push(item.name);
+  }
+  for (let at = 0; at < available.length; at++) if (!listed[at]) order.push(available[at]!.name);
+  return order;
+}
+
 /** Decides the tier and the skills to show for `query`. Synchronous: preloaded names must be registered. */
 export function planDisclosure(registry: DocumentSkillRegistry, query: string, options: DiscloseOptions = {}): DisclosurePlan {
-  const { available, index } = indexFor(registry, options.enable ?? []);
+  const indexed = indexFor(registry, options.enable ?? []);
+  const { available, index } = indexed;
   const preloaded = (options.preload ?? []).filter((name) => registry.has(name));
   const maxQuery = options.maxQueryChars ?? DEFAULT_MAX_QUERY_CHARS;
   const text = typeof query === 'string' ? query : '';
   const found = index.match(text, maxQuery);
   const matches = rankMatches(found.matches.values(), options.usage);
-  const plan = (tier: Tier, reason: string, top: string[] = []): DisclosurePlan => {
+  let relevance: RelevanceScore[] = [];
+  /** `whole`: the catalog lists every skill (most relevant first), not only those shown in full. */
+  const plan = (tier: Tier, reason: string, top: string[] = [], whole = false): DisclosurePlan => {
     const detailed = [...preloaded, ...top.filter((name) => !preloaded.includes(name))];
-    return { tier: detailed.length ? 3 : tier, available, matches, detailed, preloaded, queryTruncated: found.truncated, reason: detailed.length && tier !== 3 ? `${reason}; preloaded skills shown in full` : reason };
+    return {
+      tier: detailed.length ? 3 : tier,
+      available,
+      matches,
+      detailed,
+      relevance,
+      ranked: whole ? catalogOrder(detailed, relevance, indexed) : detailed,
+      preloaded,
+      queryTruncated: found.truncated,
+      reason: detailed.length && tier !== 3 ? `${reason}; preloaded skills shown in full` : reason,
+    };
   };
   if (!available.length) return plan(0, 'no skills');
   const bounded = text.length > maxQuery ? text.slice(0, maxQuery) : text;
-  if ((options.catalogQuery ?? CATALOG_QUERY).test(bounded)) return plan(2, 'the query asks what the agent can do');
+  const catalogAsked = (options.catalogQuery ?? CATALOG_QUERY).test(bounded);
+  // Asked for the catalog, the user wants all of it: it stays in name order.
+  if (!catalogAsked && !matches.length && index.untriggered > 0) relevance = rankSkills(registry, text, options);
+  if (catalogAsked) return plan(2, 'the query asks what the agent can do', [], true);
   if (matches.length) return plan(3, 'triggers match the query', matches.slice(0, options.maxSkills ?? 3).map((m) => m.name));
-  if (index.untriggered > 0) return plan(2, `${index.untriggered} skill${index.untriggered === 1 ? ' has' : 's have'} no triggers`);
+  if (index.untriggered > 0) {
+    const strong = strongMatches(relevance, { margin: options.margin, max: options.maxSkills ?? 3 }).filter((item) => !indexed.triggered[indexed.position.get(item.name)!]);
+    if (strong.length) {
+      const names = strong.map((item) => item.name);
+      return plan(3, `${names.map((name) => `'${name}'`).join(', ')} clearly ${names.length === 1 ? 'matches' : 'match'} the query best (relevance)`, names, true);
+    }
+    const why = `${index.untriggered} skill${index.untriggered === 1 ? ' has' : 's have'} no triggers`;
+    return plan(2, relevance.length ? `${why}; the catalog lists the most relevant first` : why, [], true);
+  }
   return plan(1, 'no trigger matches the query');
+}
+
+function hasTriggers(entry: SkillEntry): boolean {
+  const { keywords, verbs, patterns } = entry.triggers;
+  return keywords.length > 0 || verbs.length > 0 || patterns.length > 0;
 }
 
 /**
@@ -145,17 +272,21 @@ export async function disclose(registry: DocumentSkillRegistry, query: string, o
       return { name, rootPath: entry.rootPath, body: loaded.instructions, preloaded: plan.preloaded.includes(name) };
     }),
   );
-  const catalogEntries = plan.tier === 2 && !details.length ? plan.available : plan.detailed.map((name) => byName.get(name) ?? registry.entry(name)!);
+  const catalogEntries = plan.ranked.map((name) => byName.get(name) ?? registry.entry(name)!);
   const omitted = Math.max(0, plan.available.length - catalogEntries.filter((entry) => byName.has(entry.name)).length);
   const rendered = renderDisclosure(
     {
       tier: plan.tier,
       available: plan.available.length,
       catalog: catalogEntries.map((entry) => ({ name: entry.name, brief: entry.briefDescription })),
-      omitted: plan.tier === 2 && !details.length ? 0 : omitted,
+      omitted,
+      ranked: plan.relevance.length > 0,
       details,
+      rootPath: options.rootPath,
+      workspace: options.workspace,
     },
     options.budget,
+    options.catalogBudget ?? DEFAULT_CATALOG_BUDGET,
   );
   for (const cut of rendered.cuts) {
     diagnostics.push(diagnostic('warning', 'disclosure_cut', describeCut(cut), { skill: cut.skill, details: { kind: cut.kind, count: cut.count } }));

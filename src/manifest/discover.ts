@@ -1,9 +1,11 @@
 /**
  * Discovery: finding SKILL.md folders under the skill sources — project (`./.agent/skills`),
- * user (`~/.agent/skills`), bundled (this package's `skills/`) and extra paths — and building a
- * registry from them. On a name clash the more specific source wins (project > user > bundled >
- * extra: extra paths add skills, they never replace ones the project, the user or the package
- * provide) and a warning names both paths.
+ * user (`~/.agent/skills`), bundled (the application's own skills folder, when the caller names
+ * one), extra paths, and skillstate's example skills asked for by name — and building a registry
+ * from them. On a name clash the more specific source wins (project > user > bundled > extra >
+ * example: extra paths add skills, they never replace ones the project, the user or the
+ * application provide) and a warning names both paths. skillstate's own example skills are never
+ * scanned unless named: a library's examples must not reach a user's model unasked.
  *
  * The walk reads front matter only (bodies wait for activation), skips hidden folders,
  * `node_modules` and `.git`, bounds depth, folder count and skill count, follows symbolic links
@@ -13,15 +15,17 @@
  *
  * I/O: reads directories and the start of SKILL.md files. Never writes.
  */
-import { existsSync } from 'node:fs';
-import { readdir, realpath, stat } from 'node:fs/promises';
+import { existsSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
-import { ManifestError } from './errors.js';
+import { ManifestError, manifestError } from './errors.js';
 import { loadSkillFolder, type FolderSkillOptions } from './folder.js';
-import { DocumentSkillRegistry, type RegistryOptions, type ScanResult, type ShadowedSkill } from './document-registry.js';
+import { TrustGate, type TrustPolicy } from './trust.js';
+import { FolderWatcher } from './watch.js';
+import { DocumentSkillRegistry, type RegistryOptions, type ScanResult, type ShadowedSkill, type WatchOptions } from './document-registry.js';
 import { skillEntry, type SkillEntry, type SkillSourceKind } from './skill-entry.js';
 
 /** The folder holding the package's package.json, above `from` (the sources, or the build in `dist/`). */
@@ -32,25 +36,58 @@ function packageRoot(from: string): string {
   }
 }
 
-/** The folder of skills shipped with skillstate: `skills/` at the package's root. */
-export const BUNDLED_SKILLS_DIR = path.join(packageRoot(fileURLToPath(new URL('.', import.meta.url))), 'skills');
+/** The folder of skillstate's example skills (`skills/` at the package's root): the demo's, never discovered unasked. */
+export const EXAMPLE_SKILLS_DIR = path.join(packageRoot(fileURLToPath(new URL('.', import.meta.url))), 'skills');
 
-/** Where to look. `false` turns a default source off. */
+/**
+ * @deprecated The folder of skillstate's example skills, which discovery no longer scans by
+ * default. Name the examples you want (`examples: ['hello-extended']`) or use `EXAMPLE_SKILLS_DIR`;
+ * pass your application's own folder as `bundled`.
+ */
+export const BUNDLED_SKILLS_DIR = EXAMPLE_SKILLS_DIR;
+
+/** Where to look. `false` (or leaving a field out) means the source is not scanned. */
 export interface SkillSources {
+  /** The project's skills (default `<cwd>/.agent/skills`): untrusted until trusted. */
   project?: string | false;
+  /** The user's skills (default `<home>/.agent/skills`). */
   user?: string | false;
+  /** The application's own skills folder, the one it ships; no default. */
   bundled?: string | false;
+  /** More folders of skills, or single skill folders. */
   extra?: readonly string[];
+  /** skillstate's example skills, by name (`csv-tools`, `hello-extended`): only these are added. */
+  examples?: readonly string[];
 }
 
-/** The default sources: `<cwd>/.agent/skills`, `<home>/.agent/skills` and the bundled skills. */
-export function defaultSkillSources(options: { cwd?: string; home?: string } = {}): SkillSources {
+/**
+ * The default sources: `<cwd>/.agent/skills` and `<home>/.agent/skills`, plus the application's
+ * own folder when `bundled` names it. skillstate's example skills are not among them.
+ */
+export function defaultSkillSources(options: { cwd?: string; home?: string; bundled?: string } = {}): SkillSources {
   return {
     project: path.join(options.cwd ?? process.cwd(), '.agent', 'skills'),
     user: path.join(options.home ?? os.homedir(), '.agent', 'skills'),
-    bundled: BUNDLED_SKILLS_DIR,
+    bundled: options.bundled === undefined ? false : path.resolve(options.bundled),
     extra: [],
   };
+}
+
+/** The names of skillstate's example skills (folders with a SKILL.md under `EXAMPLE_SKILLS_DIR`). */
+export function exampleSkillNames(): string[] {
+  return readdirSync(EXAMPLE_SKILLS_DIR, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(path.join(EXAMPLE_SKILLS_DIR, entry.name, 'SKILL.md')))
+    .map((entry) => entry.name)
+    .sort();
+}
+
+/** The folder of the example skill `name`. Throws `skill_not_found`, listing the examples, for any other name. */
+export function exampleSkillPath(name: string): string {
+  const names = exampleSkillNames();
+  if (!names.includes(name)) {
+    throw manifestError('skill_not_found', `no example skill named '${name}'; the examples are: ${names.join(', ')}`, { subject: name, details: { available: names } });
+  }
+  return path.join(EXAMPLE_SKILLS_DIR, name);
 }
 
 /** Options of `discoverSkills`: which sources to scan and how. */
@@ -63,6 +100,15 @@ export interface DiscoverOptions extends FolderSkillOptions, Pick<RegistryOption
   maxFolders?: number;
   /** Folders read at once (default 32). */
   concurrency?: number;
+  /**
+   * Which project skills may run code (their toolsets imported, their scripts run): `'all'`,
+   * `'none'`, a function of the entry, or (default) those whose folder the trust file lists.
+   */
+  trust?: TrustPolicy;
+  /** The trust file read by the default policy (default `~/.agent/trusted-skills.json`; `false`: none). */
+  trustFile?: string | false;
+  /** Keep the registry in step with the folders (`registry.watch()`); an object sets the watch options. */
+  watch?: boolean | WatchOptions;
 }
 
 /** How much a discovery scan read. */
@@ -86,13 +132,21 @@ interface Visit {
 }
 
 const IGNORED = new Set(['node_modules', '.git']);
-const SOURCE_ORDER = ['project', 'user', 'bundled', 'extra'] as const;
+const SOURCE_ORDER = ['project', 'user', 'bundled', 'extra', 'example'] as const;
 
-function sourceRoots(sources: SkillSources): { kind: SkillSourceKind; path: string }[] {
+function sourceRoots(sources: SkillSources, diagnostics: Diagnostic[]): { kind: SkillSourceKind; path: string }[] {
   const roots: { kind: SkillSourceKind; path: string }[] = [];
   for (const kind of SOURCE_ORDER) {
     if (kind === 'extra') for (const extra of sources.extra ?? []) roots.push({ kind, path: path.resolve(extra) });
-    else {
+    else if (kind === 'example') {
+      for (const name of sources.examples ?? []) {
+        try {
+          roots.push({ kind, path: exampleSkillPath(name) });
+        } catch (error) {
+          diagnostics.push(diagnostic('warning', 'source_missing', (error as Error).message, { subject: name }));
+        }
+      }
+    } else {
       const value = sources[kind];
       if (typeof value === 'string') roots.push({ kind, path: path.resolve(value) });
     }
@@ -124,11 +178,15 @@ export async function scanSkillSources(sources: SkillSources, options: DiscoverO
   const skipped = (subject: string, reason: string, message: string, level: 'info' | 'warning' | 'error' = 'warning', extra: Record<string, unknown> = {}) =>
     diagnostics.push(diagnostic(level, 'skill_skipped', message, { subject, details: { reason, ...extra } }));
   const stats: ScanStats = { folders: 0, skills: 0, bytesRead: 0 };
+  const folders: string[] = [];
   const winners = new Map<string, SkillEntry>();
   const shadowed: ShadowedSkill[] = [];
   const seenReal = new Map<string, string>();
+  const roots = sourceRoots(sources, diagnostics);
+  const trust = roots.some((root) => root.kind === 'project') ? await TrustGate.load(options.trust, options.trustFile) : { gate: new TrustGate('all', new Set()), diagnostics: [] };
+  diagnostics.push(...trust.diagnostics);
 
-  for (const root of sourceRoots(sources)) {
+  for (const root of roots) {
     try {
       if (!(await stat(root.path)).isDirectory()) {
         diagnostics.push(diagnostic('warning', 'source_missing', `${root.kind} skills source ${root.path} is not a folder`, { subject: root.path }));
@@ -138,7 +196,7 @@ export async function scanSkillSources(sources: SkillSources, options: DiscoverO
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR') {
         // The usual places may well be empty; a path someone named should exist.
-        const level = root.kind === 'extra' ? 'warning' : 'info';
+        const level = root.kind === 'project' || root.kind === 'user' ? 'info' : 'warning';
         diagnostics.push(diagnostic(level, 'source_missing', `${root.kind} skills source ${root.path} does not exist`, { subject: root.path }));
       } else {
         diagnostics.push(diagnostic('warning', 'source_missing', `${root.kind} skills source ${root.path} cannot be read: ${(error as Error).message}`, { subject: root.path }));
@@ -164,6 +222,7 @@ export async function scanSkillSources(sources: SkillSources, options: DiscoverO
           continue;
         }
         seenReal.set(outcome.real, visit.dir);
+        folders.push(visit.dir);
         if (outcome.kind === 'invalid') {
           skipped(visit.dir, 'invalid_manifest', `${visit.dir} skipped: ${outcome.error.message}`, 'error', { code: outcome.error.code });
           continue;
@@ -176,8 +235,17 @@ export async function scanSkillSources(sources: SkillSources, options: DiscoverO
           }
           stats.skills++;
           for (let c = visit.parent; c; c = c.parent) c.found++;
-          const entry = skillEntry(outcome.result.skill, root.kind, outcome.result.diagnostics);
+          let entry = skillEntry(outcome.result.skill, root.kind, outcome.result.diagnostics);
           diagnostics.push(...outcome.result.diagnostics);
+          if (!trust.gate.trusts(entry, outcome.real)) {
+            entry = { ...entry, trusted: false };
+            diagnostics.push(
+              diagnostic('info', 'skill_untrusted', `${root.kind} skill '${entry.name}' (${entry.rootPath}) is not trusted: its toolsets are not imported and its scripts do not run until it is trusted (skillstate trust ${entry.name})`, {
+                skill: entry.name,
+                subject: entry.rootPath,
+              }),
+            );
+          }
           const kept = winners.get(entry.name);
           if (kept) {
             shadowed.push({ name: entry.name, kept: { source: kept.source, path: kept.rootPath }, shadowed: { source: entry.source, path: entry.rootPath } });
@@ -205,7 +273,7 @@ export async function scanSkillSources(sources: SkillSources, options: DiscoverO
       if (container.found === 0) skipped(container.path, 'no_skill_md', `${container.path} skipped: no SKILL.md in it or in its folders`, 'info');
     }
   }
-  return { entries: [...winners.values()], shadowed, diagnostics, stats };
+  return { entries: [...winners.values()], shadowed, diagnostics, stats, folders };
 }
 
 type FolderOutcome =
@@ -214,11 +282,24 @@ type FolderOutcome =
   | { kind: 'invalid'; real: string; error: ManifestError }
   | { kind: 'container'; real: string; children: { dir: string; skip: 'hidden' | 'ignored' | undefined }[] };
 
-/** Looks at one folder: a skill (front matter read), an invalid one, or a container of folders. */
+/** Visits between two yields to the event loop: the reads are synchronous (see `readManifestHeadSync`). */
+const VISITS_PER_TURN = 64;
+let visitsThisTurn = 0;
+
+/**
+ * Looks at one folder: a skill (front matter read), an invalid one, or a container of folders.
+ * The file system calls are synchronous — a local folder answers in microseconds, and a thread
+ * pool round trip per call was most of the cost of discovery — and the event loop is given a
+ * turn every few dozen folders so that a large scan does not hold it.
+ */
 async function visitFolder(visit: Visit, options: FolderSkillOptions): Promise<FolderOutcome> {
+  if (++visitsThisTurn >= VISITS_PER_TURN) {
+    visitsThisTurn = 0;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
   let real: string;
   try {
-    real = await realpath(visit.dir);
+    real = realpathSync(visit.dir);
   } catch {
     return { kind: 'gone' };
   }
@@ -229,33 +310,44 @@ async function visitFolder(visit: Visit, options: FolderSkillOptions): Promise<F
     if (!(error instanceof ManifestError)) throw error;
     if (error.code !== 'skill_not_found') return { kind: 'invalid', real, error };
   }
-  let names: string[];
+  let items: Dirent[];
   try {
-    names = (await readdir(real)).sort();
+    items = readdirSync(real, { withFileTypes: true });
   } catch {
     return { kind: 'gone' };
   }
-  // stat (not Dirent types) so that links to folders are followed; in parallel, as a folder may hold thousands.
-  const kinds = await inPool(names, 32, async (name) => {
-    try {
-      return (await stat(path.join(visit.dir, name))).isDirectory();
-    } catch {
-      return false;
-    }
-  });
-  const children = names
-    .filter((_, i) => kinds[i])
-    .map((name) => ({ dir: path.join(visit.dir, name), skip: IGNORED.has(name) ? ('ignored' as const) : name.startsWith('.') ? ('hidden' as const) : undefined }));
+  items.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const children: { dir: string; skip: 'hidden' | 'ignored' | undefined }[] = [];
+  for (const item of items) {
+    // Links are followed: a link to a folder counts as a folder.
+    const isDir = item.isDirectory() || (item.isSymbolicLink() && isDirectorySync(path.join(visit.dir, item.name)));
+    if (!isDir) continue;
+    children.push({ dir: path.join(visit.dir, item.name), skip: IGNORED.has(item.name) ? 'ignored' : item.name.startsWith('.') ? 'hidden' : undefined });
+  }
   return { kind: 'container', real, children };
 }
 
+function isDirectorySync(file: string): boolean {
+  try {
+    return statSync(file).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /**
- * Discovers skills from `sources` (default: project, user and bundled) and returns a registry
+ * Discovers skills from `sources` (default: project and user; give the application's own folder
+ * as `bundled`, and skillstate's examples by name as `examples`) and returns a registry
  * whose `refresh()` scans the same sources again. Every skipped folder, shadowed skill and
  * lenient fix-up is in `registry.diagnostics`.
  */
 export async function discoverSkills(sources: SkillSources = defaultSkillSources(), options: DiscoverOptions = {}): Promise<DocumentSkillRegistry> {
-  const registry = new DocumentSkillRegistry({ ...options, scan: () => scanSkillSources(sources, options) });
+  const registry = new DocumentSkillRegistry({
+    ...options,
+    scan: () => scanSkillSources(sources, options),
+    watcher: (owner, watchOptions) => new FolderWatcher(owner, watchOptions, options),
+  });
   await registry.refresh();
+  if (options.watch) await registry.watch(options.watch === true ? {} : options.watch);
   return registry;
 }

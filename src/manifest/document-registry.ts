@@ -19,8 +19,11 @@ import type { AnySkill } from '../core/skill.js';
 import type { DocumentSkill, LoadedSkill } from './document.js';
 import { ManifestError, manifestError } from './errors.js';
 import { skillEntry, type SkillEntry, type SkillSourceKind } from './skill-entry.js';
+import { firstSentence, type SkillManifest } from './fields.js';
 import { loadSkillFolder, type FolderSkillOptions } from './folder.js';
+import { bodyHeadings } from './rank.js';
 import { documentSkillSpec } from './spec.js';
+import type { TriggerSpec } from './triggers.js';
 
 /** A skill that lost a name clash to another. */
 export interface ShadowedSkill {
@@ -41,6 +44,8 @@ export interface ScanResult {
   entries: SkillEntry[];
   shadowed: ShadowedSkill[];
   diagnostics: Diagnostic[];
+  /** Every folder the scan looked at (sources, folders of folders, skill folders): what a watcher watches. */
+  folders?: string[];
 }
 
 /** Options of `createDocumentSkillRegistry`. */
@@ -48,6 +53,61 @@ export interface RegistryOptions extends FolderSkillOptions {
   onDiagnostic?: DiagnosticListener;
   /** Re-runs discovery; set by `discoverSkills`. */
   scan?: () => Promise<ScanResult>;
+  /** @internal Makes the watcher `watch()` starts; set by `discoverSkills`. */
+  watcher?: (registry: DocumentSkillRegistry, options: WatchOptions) => SkillWatcher & { start(): Promise<void> };
+}
+
+/** What one applied batch of file changes did to the registry. */
+export interface SkillChange {
+  /** Skills that appeared. */
+  added: string[];
+  /** Skills whose SKILL.md or resources changed (reloaded on next use; running agents follow). */
+  changed: string[];
+  /** Skills that are gone. */
+  removed: string[];
+  /** What went wrong or was refused while applying the change (the old version stays). */
+  diagnostics: Diagnostic[];
+  /** Milliseconds spent bringing the registry and the watches up to date (not the quiet period, not the agents). */
+  durationMs: number;
+}
+
+/** The running agents a watcher keeps up to date: an agent system, or anything listing agent refs. */
+export interface RunningAgents {
+  list(): readonly {
+    readonly id: string;
+    getSnapshot(): { mounted: readonly { name: string }[]; registeredActions: readonly string[] };
+    run(instruction: { action: string; skill?: string; params?: Record<string, unknown> }): Promise<unknown>;
+    unmount(skill: string): Promise<unknown>;
+  }[];
+}
+
+/** Options of watching skill folders for changes. */
+export interface WatchOptions {
+  /** Quiet time after the last file event before the changes are applied (default 50 ms). */
+  debounceMs?: number;
+  /** Called after each applied batch of changes. */
+  onChange?: (change: SkillChange) => void;
+}
+
+/** Keeps a registry in step with its folders (see `registry.watch()`). */
+export interface SkillWatcher {
+  /** Folders being watched. */
+  readonly folders: number;
+  readonly closed: boolean;
+  /** Listens to applied changes; returns the function that stops listening. */
+  onChange(listener: (change: SkillChange) => void): () => void;
+  /** Resolves with the next applied change (for tests and tools that wait for one). */
+  nextChange(): Promise<SkillChange>;
+  /**
+   * Makes the running agents of `agents` follow changes: an agent with a changed skill mounted
+   * gets the new version at its next step (through its `load_skill` action: its slice kept when
+   * the new schema accepts it, else refused with a diagnostic and the old version kept); an
+   * agent with a removed skill mounted has it unmounted, with a diagnostic. Returns the function
+   * that stops following.
+   */
+  follow(agents: RunningAgents): () => void;
+  /** Stops watching. */
+  close(): void;
 }
 
 /** The registry of document skills: every known skill by name, loaded on demand; a `SkillResolver` for agent systems. */
@@ -58,10 +118,15 @@ export class DocumentSkillRegistry implements SkillResolver {
   readonly #activated = new Map<string, Promise<ActivatedSkill>>();
   readonly #contents = new Map<string, Promise<LoadedSkill>>();
   readonly #specs = new Map<string, AnySkill>();
+  /** The headings of every body read so far, by skill name (relevance ranking uses them). */
+  readonly #headings = new Map<string, string>();
+  #headingsRevision = 0;
   readonly #options: RegistryOptions;
   #diagnostics: Diagnostic[] = [];
   #shadowed: ShadowedSkill[] = [];
   #revision = 0;
+  #folders: readonly string[] = [];
+  #watcher: SkillWatcher | undefined;
 
   constructor(options: RegistryOptions = {}) {
     this.#options = options;
@@ -70,6 +135,16 @@ export class DocumentSkillRegistry implements SkillResolver {
   /** Grows by one on every change: caches keyed on a registry compare it. */
   get revision(): number {
     return this.#revision;
+  }
+
+  /** Grows by one each time a body's headings become known (see `headings`). */
+  get headingsRevision(): number {
+    return this.#headingsRevision;
+  }
+
+  /** The headings of the skill's body, one per line, once its body has been read; undefined before. */
+  headings(name: string): string | undefined {
+    return this.#headings.get(name);
   }
 
   /** Every diagnostic of the last scan and of later registrations. */
@@ -135,6 +210,7 @@ export class DocumentSkillRegistry implements SkillResolver {
   }
 
   #forget(name: string): void {
+    if (this.#headings.delete(name)) this.#headingsRevision++;
     this.#activated.delete(name);
     this.#contents.delete(name);
     this.#specs.delete(name);
@@ -181,7 +257,11 @@ export class DocumentSkillRegistry implements SkillResolver {
     let pending = this.#contents.get(name);
     if (!pending) {
       pending = loadContent(entry).then((loaded) => {
-        if (this.#entries.get(name) === entry) for (const item of loaded.diagnostics ?? []) this.#report(item);
+        if (this.#entries.get(name) === entry) {
+          for (const item of loaded.diagnostics ?? []) this.#report(item);
+          this.#headings.set(name, bodyHeadings(loaded.instructions));
+          this.#headingsRevision++;
+        }
         return loaded;
       });
       pending.catch(() => this.#contents.delete(name));
@@ -201,7 +281,8 @@ export class DocumentSkillRegistry implements SkillResolver {
     let pending = this.#activated.get(name);
     if (!pending) {
       pending = this.content(name).then(async (loaded) => {
-        const actions: readonly AnyAction[] = entry.skill.loadActions ? await entry.skill.loadActions() : [];
+        // An untrusted skill's toolsets are never imported: importing a module runs its code.
+        const actions: readonly AnyAction[] = entry.trusted && entry.skill.loadActions ? await entry.skill.loadActions() : [];
         const activated = { entry, spec: documentSkillSpec(entry, loaded, actions), loaded };
         if (this.#entries.get(name) === entry) this.#specs.set(name, activated.spec);
         return activated;
@@ -231,8 +312,47 @@ export class DocumentSkillRegistry implements SkillResolver {
     return result.diagnostics;
   }
 
+  /** @internal The folders the last scan looked at (what a watcher watches). */
+  get scannedFolders(): readonly string[] {
+    return this.#folders;
+  }
+
+  /** @internal Puts a reloaded entry in place of the one of the same name; its loaded body and spec are forgotten. */
+  replaceEntry(entry: SkillEntry): void {
+    this.#forget(entry.name);
+    this.#entries.set(entry.name, entry);
+    for (const item of entry.diagnostics) this.#report(item);
+    this.#revision++;
+  }
+
+  /** @internal Reports a diagnostic as the registry's own (a watcher's, for one). */
+  report(item: Diagnostic): void {
+    this.#report(item);
+  }
+
+  /** The watcher started by `watch()` (or `discoverSkills({ watch: true })`), until it is closed. */
+  get watcher(): SkillWatcher | undefined {
+    return this.#watcher?.closed ? undefined : this.#watcher;
+  }
+
+  /**
+   * Watches the folders of the discovered skills and keeps the registry up to date: added,
+   * changed and removed SKILL.md files and resources are applied after a short quiet period (see
+   * `SkillWatcher`). Running agents follow the changes once `watcher.follow(system)` is called.
+   * Resolves once every folder is watched. Calling it again returns the same watcher.
+   */
+  async watch(options: WatchOptions = {}): Promise<SkillWatcher> {
+    if (this.#watcher && !this.#watcher.closed) return this.#watcher;
+    if (!this.#options.watcher) throw manifestError('invalid_manifest', 'watch() needs a registry made by discoverSkills: there are no folders to watch');
+    const watcher = this.#options.watcher(this, options);
+    this.#watcher = watcher;
+    await watcher.start();
+    return watcher;
+  }
+
   /** @internal Replaces the discovered entries with a scan's; hand-registered skills stay on top. */
   applyScan(result: ScanResult): void {
+    this.#folders = result.folders ?? [];
     this.#diagnostics = [];
     this.#shadowed = [...result.shadowed];
     for (const item of result.diagnostics) this.#report(item);
@@ -249,7 +369,7 @@ export class DocumentSkillRegistry implements SkillResolver {
     }
     for (const [name, entry] of this.#entries) {
       const replacement = next.get(name);
-      if (!replacement || replacement.file !== entry.file || JSON.stringify(replacement.manifest) !== JSON.stringify(entry.manifest)) this.#forget(name);
+      if (!replacement || replacement.file !== entry.file || replacement.trusted !== entry.trusted || JSON.stringify(replacement.manifest) !== JSON.stringify(entry.manifest)) this.#forget(name);
       else if (replacement !== entry) next.set(name, entry);
     }
     this.#entries.clear();

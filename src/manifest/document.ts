@@ -70,6 +70,8 @@ export interface DocumentSkillDefinition {
   triggers?: Partial<TriggerSpec>;
   briefDescription?: string;
   defaultEnabled?: boolean;
+  /** Keep the skill out of disclosure and automatic loading: it is loaded only by its name. */
+  disableModelInvocation?: boolean;
   /** Actions (made by `defineAction`) the skill brings when it is activated. */
   actions?: readonly AnyAction[];
   metadata?: Record<string, unknown>;
@@ -85,6 +87,7 @@ export function defineDocumentSkill(definition: DocumentSkillDefinition): Docume
   if (definition.triggers !== undefined) data.triggers = definition.triggers;
   if (definition.briefDescription !== undefined) data.brief_description = definition.briefDescription;
   if (definition.defaultEnabled !== undefined) data.default_enabled = definition.defaultEnabled;
+  if (definition.disableModelInvocation !== undefined) data['disable-model-invocation'] = definition.disableModelInvocation;
   if (definition.metadata !== undefined) data.metadata = definition.metadata;
   const { manifest, problems } = checkManifestFields(data);
   const errors = problems.filter((problem) => problem.level !== 'advice');

@@ -5,14 +5,19 @@
  * (`version`, `toolsets`, `scripts`, `triggers`, `default_enabled`, `brief_description`) are
  * checked in the same style.
  *
+ * Names follow the reference: lowercase letters of any script, digits and hyphens (`pdf-tools`,
+ * `мой-навык`, `技能`), compared with the folder's name after NFKC normalisation, lengths counted
+ * in code points after normalisation.
+ *
  * Each problem has a level: `fatal` (the skill cannot be loaded at all), `spec` (an error for
- * strict validation, a warning when loading leniently) or `advice` (a warning either way).
- * Lengths count code points, not UTF-16 units.
+ * strict validation, a warning when loading leniently), `unloadable` (valid by the
+ * specification, but skillstate cannot load it: a warning for strict validation, an error when
+ * loading) or `advice` (a warning either way). Lengths count code points, not UTF-16 units.
  *
  * Pure: no I/O.
  */
 import { isPlainObject } from '../core/plain.js';
-import { SEMVER, SKILL_NAME } from '../core/skill.js';
+import { SKILL_NAME } from '../core/skill.js';
 import { compileTriggerPattern, type TriggerSpec } from './triggers.js';
 
 export const MAX_NAME_LENGTH = 64;
@@ -27,8 +32,14 @@ export const STANDARD_FIELDS = ['allowed-tools', 'compatibility', 'description',
 /** The fields skillstate adds to the standard: versions, toolsets, scripts, triggers, catalog texts. */
 export const EXTENSION_FIELDS = ['brief_description', 'default_enabled', 'scripts', 'toolsets', 'triggers', 'version'] as const;
 
+/** Standard fields whose scalar values are text whatever YAML makes of them. */
+const TEXT_FIELDS = ['name', 'description', 'license', 'compatibility'] as const;
+
 /** Which field set strict validation accepts: the Agent Skills standard alone, or with skillstate's extension fields. */
 export type ManifestSpec = 'agentskills' | 'skillstate';
+
+/** Fields of the Agent Skills hosts that skillstate honours. */
+export const HOST_FIELDS = ['disable-model-invocation'] as const;
 
 /** `"toolsets/index:HelloToolset"`: a module path relative to the skill root and an export name. */
 export interface ToolsetRef {
@@ -54,16 +65,28 @@ export interface SkillManifest {
   license: string | undefined;
   compatibility: string | undefined;
   allowedTools: string[];
+  /**
+   * Client-specific properties: string keys to string values, each as written in the source
+   * (`version: 1.0` is "1.0"). Nested lists or mappings are kept as loaded, with a warning.
+   */
   metadata: Record<string, unknown>;
   toolsets: ToolsetRef[];
   scripts: ScriptRef[];
   triggers: TriggerSpec;
   defaultEnabled: boolean;
+  /** `disable-model-invocation`: the skill is loaded only by its name, never disclosed or picked automatically. */
+  disableModelInvocation: boolean;
   /** Fields no specification defines, kept as they were. */
   extra: Record<string, unknown>;
 }
 
-export type ProblemLevel = 'fatal' | 'spec' | 'advice';
+/**
+ * How bad a problem is: `fatal` (nothing can use the skill), `spec` (breaks the specification:
+ * an error when validating strictly, a warning when loading), `unloadable` (the specification
+ * allows it but skillstate cannot load it: a warning when validating, an error when loading) or
+ * `advice` (a warning either way).
+ */
+export type ProblemLevel = 'fatal' | 'spec' | 'unloadable' | 'advice';
 
 export interface FieldProblem {
   level: ProblemLevel;
@@ -77,8 +100,10 @@ export interface FieldOptions {
   /** The folder the SKILL.md sits in, for the name rule. */
   dirName?: string | undefined;
   spec?: ManifestSpec;
-  /** Original source text of top-level scalars (`version: 1.0` stays "1.0"). */
+  /** Source text of top-level scalars that YAML did not read as strings (`version: 1.0` stays "1.0"). */
   sources?: Record<string, string>;
+  /** Top-level keys left out of `data` (`__proto__`...): still unexpected fields, as the reference reports them. */
+  droppedKeys?: readonly string[];
 }
 
 /** Length in code points, the unit every limit of the specification counts in. */
@@ -86,6 +111,15 @@ export function codePointLength(text: string): number {
   let count = 0;
   for (const _ of text) count++;
   return count;
+}
+
+/** Python's white space (`str.isspace()`), which the reference validator strips. */
+const PYTHON_SPACE = '[\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
+const PYTHON_STRIP = new RegExp(`^${PYTHON_SPACE}+|${PYTHON_SPACE}+$`, 'g');
+
+/** `text.strip()` as Python does it (JavaScript's `trim()` differs on U+001C-U+001F, U+0085 and U+FEFF). */
+export function pythonStrip(text: string): string {
+  return text.replace(PYTHON_STRIP, '');
 }
 
 /** The description's first sentence, capped at 200 code points. */
@@ -113,15 +147,22 @@ export function checkManifestFields(
   const allowed: readonly string[] = spec === 'agentskills' ? STANDARD_FIELDS : [...STANDARD_FIELDS, ...EXTENSION_FIELDS];
   const extended = EXTENSION_FIELDS.some((field) => field in data);
 
-  const unexpected = Object.keys(data).filter((key) => !allowed.includes(key)).sort();
+  // The hosts' fields are honoured, not listed: the message keeps the specification's field set.
+  const honoured: readonly string[] = spec === 'agentskills' ? [] : HOST_FIELDS;
+  const unexpected = [...Object.keys(data), ...(options.droppedKeys ?? [])]
+    .filter((key) => !allowed.includes(key) && !honoured.includes(key))
+    .sort();
   if (unexpected.length) {
     add('spec', 'manifest_unknown_fields', unexpected.join(', '), `Unexpected fields in frontmatter: ${unexpected.join(', ')}. Only ${pythonList([...allowed].sort())} are allowed.`);
   }
 
-  const name = checkName(data, options.dirName, add);
-  const description = checkDescription(data, extended, add);
-  const license = optionalString(data, 'license', add);
-  const compatibility = optionalString(data, 'compatibility', add);
+  // As in the reference, the standard text fields are read as written: `name: 2024` is "2024".
+  const text: Record<string, unknown> = { ...data };
+  for (const field of TEXT_FIELDS) if (typeof data[field] !== 'string' && options.sources?.[field] !== undefined) text[field] = options.sources[field];
+  const name = checkName(text, options.dirName, add);
+  const description = checkDescription(text, extended, add);
+  const license = optionalString(text, 'license', add);
+  const compatibility = optionalString(text, 'compatibility', add);
   if (compatibility !== undefined && codePointLength(compatibility) > MAX_COMPATIBILITY_LENGTH) {
     add('spec', 'manifest_compatibility_long', 'compatibility', `Compatibility exceeds ${MAX_COMPATIBILITY_LENGTH} character limit (${codePointLength(compatibility)} chars)`);
   }
@@ -136,6 +177,11 @@ export function checkManifestFields(
     if (typeof data.default_enabled === 'boolean') defaultEnabled = data.default_enabled;
     else add('spec', 'manifest_field_invalid', 'default_enabled', "Field 'default_enabled' must be true or false");
   }
+  let disableModelInvocation = false;
+  if (data['disable-model-invocation'] !== undefined) {
+    if (typeof data['disable-model-invocation'] === 'boolean') disableModelInvocation = data['disable-model-invocation'];
+    else add('spec', 'manifest_field_invalid', 'disable-model-invocation', "Field 'disable-model-invocation' must be true or false");
+  }
   let brief = optionalString(data, 'brief_description', add);
   if (brief !== undefined && codePointLength(brief) > MAX_BRIEF_LENGTH) {
     add('advice', 'manifest_brief_long', 'brief_description', `Brief description exceeds ${MAX_BRIEF_LENGTH} character limit (${codePointLength(brief)} chars); it is shortened in catalogs`);
@@ -143,7 +189,8 @@ export function checkManifestFields(
   }
 
   const extra: Record<string, unknown> = {};
-  for (const key of Object.keys(data)) if (!(STANDARD_FIELDS as readonly string[]).includes(key) && !(EXTENSION_FIELDS as readonly string[]).includes(key)) extra[key] = data[key];
+  const known: readonly string[] = [...STANDARD_FIELDS, ...EXTENSION_FIELDS, ...HOST_FIELDS];
+  for (const key of Object.keys(data)) if (!known.includes(key)) extra[key] = data[key];
   if (name === undefined || description === undefined || problems.some((problem) => problem.level === 'fatal')) return { manifest: undefined, problems };
   return {
     manifest: {
@@ -159,6 +206,7 @@ export function checkManifestFields(
       scripts,
       triggers,
       defaultEnabled,
+      disableModelInvocation,
       extra,
     },
     problems,
@@ -167,29 +215,23 @@ export function checkManifestFields(
 
 type Add = (level: ProblemLevel, code: string, field: string, message: string) => void;
 
-/** A required string field: present and not blank, or a fatal problem. */
-function requiredString(data: Record<string, unknown>, field: string, add: Add): string | undefined {
-  if (!(field in data)) {
-    add('fatal', 'manifest_missing_field', field, `Missing required field in frontmatter: ${field}`);
-    return undefined;
-  }
-  const value = data[field];
-  if (typeof value !== 'string' || !value.trim()) {
-    add('fatal', 'manifest_field_invalid', field, `Field '${field}' must be a non-empty string`);
-    return undefined;
-  }
-  return value;
-}
-
 function checkName(data: Record<string, unknown>, dirName: string | undefined, add: Add): string | undefined {
-  const raw = requiredString(data, 'name', add);
-  if (raw === undefined) return undefined;
-  const name = raw.trim().normalize('NFKC');
+  if (!Object.hasOwn(data, 'name')) {
+    add('fatal', 'manifest_missing_field', 'name', 'Missing required field in frontmatter: name');
+    return undefined;
+  }
+  const raw = data.name;
+  if (typeof raw !== 'string' || !pythonStrip(raw)) {
+    add('fatal', 'manifest_field_invalid', 'name', "Field 'name' must be a non-empty string");
+    return undefined;
+  }
+  const name = pythonStrip(raw).normalize('NFKC');
   const length = codePointLength(name);
   if (length > MAX_NAME_LENGTH) add('spec', 'manifest_name_format', 'name', `Skill name '${name}' exceeds ${MAX_NAME_LENGTH} character limit (${length} chars)`);
   if (name !== name.toLowerCase()) add('spec', 'manifest_name_format', 'name', `Skill name '${name}' must be lowercase`);
   if (name.startsWith('-') || name.endsWith('-')) add('spec', 'manifest_name_format', 'name', 'Skill name cannot start or end with a hyphen');
   if (name.includes('--')) add('spec', 'manifest_name_format', 'name', 'Skill name cannot contain consecutive hyphens');
+  // Python's str.isalnum(): letters (L*) and numbers (N*) of any script; marks are not.
   if (!/^[\p{L}\p{N}-]+$/u.test(name)) {
     add('spec', 'manifest_name_format', 'name', `Skill name '${name}' contains invalid characters. Only letters, digits, and hyphens are allowed.`);
   }
@@ -197,14 +239,21 @@ function checkName(data: Record<string, unknown>, dirName: string | undefined, a
     add('spec', 'manifest_name_mismatch', 'name', `Directory name '${dirName}' must match skill name '${name}'`);
   }
   if (!SKILL_NAME.test(name)) {
-    add('fatal', 'manifest_name_unusable', 'name', `Skill name '${name}' cannot be used by skillstate: it must be 1 to 64 ASCII letters, digits, '_' or '-', starting with a letter or digit`);
+    add('unloadable', 'manifest_name_unusable', 'name', `Skill name '${name}' cannot be used by skillstate: it must be 1 to 64 ASCII letters, digits, '_' or '-', starting with a letter or digit`);
   }
   return name;
 }
 
 function checkDescription(data: Record<string, unknown>, extended: boolean, add: Add): string | undefined {
-  const description = requiredString(data, 'description', add);
-  if (description === undefined) return undefined;
+  if (!Object.hasOwn(data, 'description')) {
+    add('fatal', 'manifest_missing_field', 'description', 'Missing required field in frontmatter: description');
+    return undefined;
+  }
+  const description = data.description;
+  if (typeof description !== 'string' || !pythonStrip(description)) {
+    add('fatal', 'manifest_field_invalid', 'description', "Field 'description' must be a non-empty string");
+    return undefined;
+  }
   const length = codePointLength(description);
   if (length > MAX_DESCRIPTION_LENGTH) {
     add('spec', 'manifest_description_long', 'description', `Description exceeds ${MAX_DESCRIPTION_LENGTH} character limit (${length} chars)`);
@@ -247,6 +296,7 @@ function checkMetadata(value: unknown, add: Add): Record<string, unknown> {
   return value;
 }
 
+const SEMVER = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
 
 function checkVersion(value: unknown, source: string | undefined, add: Add): string | undefined {
   if (value === undefined || value === null) return undefined;

@@ -6,15 +6,17 @@
  *
  * I/O: reads the skill's folder. Never writes.
  */
-import { open } from 'node:fs/promises';
+import { closeSync, readSync } from 'node:fs';
 import path from 'node:path';
-import type { Diagnostic } from '../core/diagnostics.js';
+import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import type { DocumentSkill, LoadedSkill } from './document.js';
 import { manifestError, ManifestError } from './errors.js';
 import { frontMatterEnd, normalizeText } from './frontmatter.js';
 import { DEFAULT_MAX_MANIFEST_BYTES, inspectSkillManifest, type ParsedManifest } from './parse.js';
+import { NotRegularFileError, openRegularFileSync } from './regular.js';
 import { listResources } from './resources.js';
 import { loadToolsets } from './toolsets.js';
+import { invalidUtf8Offset } from './utf8.js';
 
 /** The manifest file names looked for, in order (the reference validator accepts both). */
 export const MANIFEST_NAMES = ['SKILL.md', 'skill.md'] as const;
@@ -29,35 +31,71 @@ export interface ManifestHead {
   bytesRead: number;
   /** The file's size. */
   size: number;
+  /** Offset of the first byte that is not valid UTF-8 (read as U+FFFD in `text`), if any. */
+  invalidUtf8At: number | undefined;
 }
 
 /**
  * Reads the start of a SKILL.md, chunk by chunk, until the front matter is closed (or the file
  * ends); with `whole`, reads the whole file. Files over `maxBytes` are refused with
- * `invalid_manifest`.
+ * `invalid_manifest`, and so is anything that is not a regular file (a FIFO, a socket, a device,
+ * a folder named SKILL.md), without waiting on it. Bytes that are not UTF-8 are located and
+ * reported in `invalidUtf8At`.
  */
 export async function readManifestHead(file: string, maxBytes = DEFAULT_MAX_MANIFEST_BYTES, whole = false): Promise<ManifestHead> {
-  const handle = await open(file, 'r');
+  return readManifestHeadSync(file, maxBytes, whole);
+}
+
+/**
+ * `readManifestHead`, synchronously: a few small reads of a local file take microseconds, far
+ * less than a round trip through the I/O thread pool each, which is what made discovery of a
+ * thousand skills slow. Opened non-blocking so that a FIFO cannot hang the process.
+ */
+export function readManifestHeadSync(file: string, maxBytes = DEFAULT_MAX_MANIFEST_BYTES, whole = false): ManifestHead {
+  let opened: ReturnType<typeof openRegularFileSync>;
   try {
-    const { size } = await handle.stat();
+    opened = openRegularFileSync(file);
+  } catch (error) {
+    if (error instanceof NotRegularFileError) {
+      throw manifestError('invalid_manifest', `${file}: is a ${error.kind}, not a regular file; it is not read`, { subject: file, details: { reason: 'not_a_file', kind: error.kind } });
+    }
+    throw error;
+  }
+  const { fd, info } = opened;
+  try {
+    const { size } = info;
     if (size > maxBytes) {
       throw manifestError('invalid_manifest', `${file}: SKILL.md is ${size} bytes, over the ${maxBytes}-byte limit`, { subject: file, details: { size, maxBytes } });
     }
     const chunks: Buffer[] = [];
     let bytesRead = 0;
+    const done = (complete: boolean): ManifestHead => {
+      const bytes = Buffer.concat(chunks);
+      const invalid = invalidUtf8Offset(bytes, complete);
+      return { text: bytes.toString('utf8'), bytesRead, size, invalidUtf8At: invalid < 0 ? undefined : invalid };
+    };
     for (;;) {
       const buffer = Buffer.alloc(Math.min(CHUNK << Math.min(chunks.length, 6), size - bytesRead || CHUNK));
-      const { bytesRead: got } = await handle.read(buffer, 0, buffer.length, bytesRead);
+      const got = readSync(fd, buffer, 0, buffer.length, bytesRead);
       if (got === 0) break;
       chunks.push(buffer.subarray(0, got));
       bytesRead += got;
-      const text = Buffer.concat(chunks).toString('utf8');
-      if (bytesRead >= size || (!whole && frontMatterEnd(normalizeText(text).text) >= 0)) return { text, bytesRead, size };
+      if (bytesRead >= size) return done(true);
+      if (!whole && frontMatterEnd(normalizeText(Buffer.concat(chunks).toString('utf8')).text) >= 0) return done(false);
     }
-    return { text: Buffer.concat(chunks).toString('utf8'), bytesRead, size };
+    return done(true);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
+}
+
+/** The warning for a SKILL.md holding bytes that are not UTF-8: names the file and the offset. */
+export function invalidUtf8Diagnostic(file: string, offset: number, skill?: string): Diagnostic {
+  return diagnostic('warning', 'manifest_invalid_utf8', `${file}: byte ${offset} is not valid UTF-8; invalid bytes were read as U+FFFD`, {
+    subject: file,
+    skill,
+    details: { file, offset },
+  });
 }
 
 export interface FolderSkillOptions {
@@ -98,7 +136,9 @@ export async function loadSkillFolder(dir: string, options: FolderSkillOptions =
         issues: report.errors.map((message) => ({ path: [], message })),
       });
     }
-    return { skill: folderSkill(rootPath, file, report.parsed, options), parsed: report.parsed, diagnostics: report.diagnostics, bytesRead: head.bytesRead };
+    const diagnostics = report.diagnostics;
+    if (head.invalidUtf8At !== undefined) diagnostics.push(invalidUtf8Diagnostic(file, head.invalidUtf8At, report.parsed.manifest.name));
+    return { skill: folderSkill(rootPath, file, report.parsed, options), parsed: report.parsed, diagnostics, bytesRead: head.bytesRead };
   }
   throw manifestError('skill_not_found', `${rootPath}: Missing required file: SKILL.md`, { subject: rootPath });
 }
@@ -118,7 +158,8 @@ function folderSkill(rootPath: string, file: string, parsed: ParsedManifest, opt
       const report = inspectSkillManifest(head.text, { file, maxAliasCount: options.maxAliasCount, maxBytes: options.maxManifestBytes });
       if (!report.parsed) throw manifestError('invalid_manifest', `${file}: ${report.errors.join('; ')}`, { subject: file, skill: manifest.name });
       const listed = await listResources(rootPath);
-      return { instructions: report.parsed.body, resources: listed.resources, root: rootPath, diagnostics: listed.diagnostics };
+      const diagnostics = head.invalidUtf8At === undefined ? listed.diagnostics : [invalidUtf8Diagnostic(file, head.invalidUtf8At, manifest.name), ...listed.diagnostics];
+      return { instructions: report.parsed.body, resources: listed.resources, root: rootPath, diagnostics };
     },
     loadActions: () => loadToolsets(rootPath, manifest.toolsets, manifest.name),
   };

@@ -4,11 +4,15 @@
  * it is the body, `---` horizontal rules included. A UTF-8 byte-order mark and CRLF line ends are
  * accepted and reported. YAML is loaded with alias expansion bounded, and a front matter that is
  * invalid only because a plain value holds `: ` (common in hand-written descriptions) is repaired
- * by quoting that value, with a warning naming the field.
+ * by quoting that value, with a warning naming the field. Keys that could reach a prototype
+ * (`__proto__`, `constructor`, `prototype`) are dropped at any depth and listed, and scalars YAML
+ * would reinterpret keep their source text where the specification wants strings.
  *
  * Pure: no I/O. Never evaluates anything but YAML.
  */
-import { isMap, parseDocument, type Document } from 'yaml';
+import { isMap, isScalar, isSeq, parseDocument, type Document, type YAMLError, type YAMLMap } from 'yaml';
+import { isPlainObject, isSafeKey } from '../core/plain.js';
+import { readSimpleFrontMatter } from './simple-yaml.js';
 
 /** The reference validator's wording for a file that does not open with front matter. */
 export const NO_FRONT_MATTER = 'SKILL.md must start with YAML frontmatter (---)';
@@ -75,25 +79,38 @@ export function splitFrontMatter(raw: string): { ok: true; value: FrontMatterSpl
 }
 
 export interface LoadedYaml {
+  /** The front matter as plain data; keys that could reach a prototype are left out (see `dropped`). */
   data: Record<string, unknown>;
   /** Top-level fields whose plain value held `: ` and were quoted to make the YAML valid. */
   repaired: string[];
-  /** The original source text of top-level scalars (so `version: 1.0` stays "1.0"). */
+  /**
+   * The source text of top-level scalars that YAML reads as something other than a string
+   * (so `version: 1.0` stays "1.0" and `name: 2024` is the name "2024").
+   */
   sources: Record<string, string>;
+  /** Paths (`metadata.__proto__`) of keys named `__proto__`, `constructor` or `prototype`, dropped. */
+  dropped: string[];
+  /** Keys given more than once (dotted paths for nested ones); the last value was kept. */
+  duplicates: string[];
 }
 
 /**
  * Loads front matter YAML into a mapping. Returns the reference wording on failure
  * (`Invalid YAML in frontmatter: ...`, `SKILL.md frontmatter must be a YAML mapping`).
+ * The mapping and every mapping in it are fresh plain objects without `__proto__`,
+ * `constructor` or `prototype` keys (their paths are listed in `dropped`), and scalar `metadata`
+ * values are strings as written in the source (`version: 1.0` is "1.0", `beta: yes` is "yes").
  */
 export function loadFrontMatterYaml(
   yaml: string,
   options: { maxAliasCount?: number; repair?: boolean } = {},
 ): { ok: true; value: LoadedYaml } | { ok: false; message: string } {
+  // The plainest front matter (most of it) needs no YAML parser; anything else goes to it.
+  const simple = readSimpleFrontMatter(yaml);
+  if (simple) return { ok: true, value: { data: simple, repaired: [], sources: {}, dropped: [], duplicates: [] } };
   const maxAliasCount = options.maxAliasCount ?? DEFAULT_MAX_ALIAS_COUNT;
   let doc = parseYaml(yaml);
   let repaired: string[] = [];
-  let quoted = yaml;
   if (doc.errors.length && options.repair !== false) {
     const attempt = quotePlainValuesWithColons(yaml);
     if (attempt.fields.length) {
@@ -101,35 +118,140 @@ export function loadFrontMatterYaml(
       if (!second.errors.length) {
         doc = second;
         repaired = attempt.fields;
-        quoted = attempt.yaml;
       }
     }
   }
-  if (doc.errors.length) return { ok: false, message: `Invalid YAML in frontmatter: ${firstLine(doc.errors[0]!.message)}` };
-  let data: unknown;
+  const duplicates: string[] = [];
+  if (doc.errors.length && options.repair !== false && doc.errors.some((error) => error.code === 'DUPLICATE_KEY')) {
+    // Hand-edited skills sometimes give a key twice: read leniently, the last value wins, and say which.
+    const again = parseYaml(yaml, true);
+    if (!again.errors.length) {
+      doc = again;
+      duplicates.push(...duplicateKeys(again.contents));
+    }
+  }
+  if (doc.errors.length) return { ok: false, message: `Invalid YAML in frontmatter: ${describeYamlError(doc.errors[0]!, yaml)}` };
+  let loaded: unknown;
   try {
-    data = doc.toJS({ maxAliasCount });
+    loaded = doc.toJS({ maxAliasCount });
   } catch (error) {
     return { ok: false, message: `Invalid YAML in frontmatter: ${(error as Error).message} (more than ${maxAliasCount} alias expansions)` };
   }
-  if (typeof data !== 'object' || data === null || Array.isArray(data) || !isMap(doc.contents)) return { ok: false, message: NOT_A_MAPPING };
-  // The source text of numeric top-level scalars, so that `version: 1.0` is not read as 1.
-  const sources: Record<string, string> = {};
-  for (const [key, value] of Object.entries(data)) {
-    if (typeof value !== 'number') continue;
-    if (!/^[\w-]+$/.test(key)) continue;
-    const match = new RegExp(`^${key}:[ \\t]*([^\\s#]+)`, 'm').exec(repaired.length ? quoted : yaml);
-    if (match) sources[key] = match[1]!;
+  if (typeof loaded !== 'object' || loaded === null || Array.isArray(loaded) || !isMap(doc.contents)) return { ok: false, message: NOT_A_MAPPING };
+  const dropped: string[] = [];
+  const data = withoutPrototypeKeys(loaded, '', dropped, new Map()) as Record<string, unknown>;
+  const sources = scalarSources(doc.contents);
+  const metadataNode = doc.contents.get('metadata', true);
+  if (isPlainObject(data.metadata) && isMap(metadataNode)) data.metadata = metadataAsStrings(data.metadata, metadataNode);
+  return { ok: true, value: { data, repaired, sources, dropped, duplicates } };
+}
+
+/**
+ * A copy of loaded YAML in fresh plain objects and arrays, leaving out keys that name a
+ * prototype slot. Shared (aliased) nodes stay shared and cycles stay cycles.
+ */
+function withoutPrototypeKeys(value: unknown, at: string, dropped: string[], copies: Map<object, unknown>): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  const done = copies.get(value);
+  if (done !== undefined) return done;
+  if (Array.isArray(value)) {
+    const list: unknown[] = [];
+    copies.set(value, list);
+    value.forEach((item, i) => list.push(withoutPrototypeKeys(item, `${at}[${i}]`, dropped, copies)));
+    return list;
   }
-  return { ok: true, value: { data: data as Record<string, unknown>, repaired, sources } };
+  if (!isPlainObject(value)) return value;
+  const map: Record<string, unknown> = {};
+  copies.set(value, map);
+  for (const key of Object.keys(value)) {
+    const here = at ? `${at}.${key}` : key;
+    if (!isSafeKey(key)) {
+      dropped.push(here);
+      continue;
+    }
+    map[key] = withoutPrototypeKeys(value[key], here, dropped, copies);
+  }
+  return map;
 }
 
-function parseYaml(yaml: string): Document.Parsed {
-  return parseDocument(yaml, { prettyErrors: true, uniqueKeys: true });
+/** The source text of a scalar YAML reads as a number, boolean or null (`1.0`, `yes`, `~`, empty). */
+function scalarSource(node: unknown): string | undefined {
+  if (!isScalar(node) || typeof node.value === 'string') return undefined;
+  return typeof node.source === 'string' ? node.source : String(node.value ?? '');
 }
 
-function firstLine(message: string): string {
-  return message.split('\n')[0]!.trim();
+/** Source texts of the top-level scalars that did not load as strings. */
+function scalarSources(map: YAMLMap): Record<string, string> {
+  const sources: Record<string, string> = {};
+  for (const pair of map.items) {
+    const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
+    const source = scalarSource(pair.value);
+    if (key !== undefined && isSafeKey(key) && source !== undefined) sources[key] = source;
+  }
+  return sources;
+}
+
+/**
+ * The metadata mapping with its scalar keys and values as the strings they are written as — the
+ * specification maps string keys to string values, and YAML would turn `1.0` into 1 and `yes`
+ * into true. Nested values (lists, mappings) are kept as loaded.
+ */
+function metadataAsStrings(metadata: Record<string, unknown>, node: YAMLMap): Record<string, unknown> {
+  const texts = new Map<string, { key: string; value: string | undefined }>();
+  for (const pair of node.items) {
+    if (!isScalar(pair.key)) continue;
+    const loadedKey = String(pair.key.value);
+    texts.set(loadedKey, { key: scalarSource(pair.key) ?? loadedKey, value: scalarSource(pair.value) });
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(metadata)) {
+    const text = texts.get(key);
+    const name = text && isSafeKey(text.key) ? text.key : key;
+    if (value === null || typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') {
+      out[name] = text?.value ?? (value === null ? '' : String(value));
+    } else out[name] = value;
+  }
+  return out;
+}
+
+/**
+ * Parses YAML. Strictly, a key given twice is an error; leniently (hand-edited community skills
+ * do it) it is accepted, the last value wins, and `duplicateKeys` names it for a warning.
+ */
+function parseYaml(yaml: string, allowDuplicates = false): Document.Parsed {
+  return parseDocument(yaml, { prettyErrors: true, uniqueKeys: !allowDuplicates });
+}
+
+/** Keys that occur more than once in a mapping, as dotted paths, in document order. */
+function duplicateKeys(node: unknown, prefix = ''): string[] {
+  const found: string[] = [];
+  if (isMap(node)) {
+    const seen = new Set<string>();
+    for (const pair of node.items) {
+      const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+      const dotted = prefix ? `${prefix}.${key}` : key;
+      if (seen.has(key) && !found.includes(dotted)) found.push(dotted);
+      seen.add(key);
+      found.push(...duplicateKeys(pair.value, dotted).filter((item) => !found.includes(item)));
+    }
+  } else if (isSeq(node)) {
+    node.items.forEach((item, i) => found.push(...duplicateKeys(item, `${prefix}[${i}]`)));
+  }
+  return found;
+}
+
+/**
+ * A YAML error in one line: the parser's sentence, then where it is in the SKILL.md (the front
+ * matter starts on its line 2), in place of the parser's trailing "at line L, column C:" and
+ * source excerpt.
+ */
+function describeYamlError(error: YAMLError, yaml: string): string {
+  const sentence = error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?\s*$/, '').trim();
+  const at = error.linePos?.[0];
+  if (!at) return sentence;
+  const lines = yaml.endsWith('\n') ? yaml.split('\n').length - 1 : yaml.split('\n').length;
+  if (at.line > lines) return `${sentence} (at the end of the front matter, SKILL.md line ${at.line + 1})`;
+  return `${sentence} (SKILL.md line ${at.line + 1}, column ${at.col})`;
 }
 
 const TOP_LEVEL_PLAIN = /^([A-Za-z_][\w-]*):[ \t]+(.+)$/;

@@ -42,7 +42,7 @@ export interface ParsedManifest {
   body: string;
   /** Warnings and notes about what was accepted leniently. */
   diagnostics: Diagnostic[];
-  /** The front matter as YAML loaded it. */
+  /** The front matter as loaded: prototype keys dropped, scalar metadata values as written. */
   data: Record<string, unknown>;
 }
 
@@ -89,17 +89,25 @@ export function inspectSkillManifest(text: string, options: ParseOptions = {}): 
 
   const loaded = loadFrontMatterYaml(split.value.yaml, { maxAliasCount: options.maxAliasCount ?? 100, repair: !strict });
   if (!loaded.ok) return { parsed: undefined, errors: [loaded.message], diagnostics };
+  for (const key of loaded.value.duplicates) {
+    note('warning', 'manifest_duplicate_key', `key '${key}' is given more than once in the front matter; the last value is used`, { field: key });
+  }
   for (const field of loaded.value.repaired) {
     note('warning', 'manifest_yaml_recovered', `field '${field}' holds an unquoted ': ', which is invalid YAML; it was read as a quoted string`, { field });
+  }
+  for (const at of loaded.value.dropped) {
+    note('warning', 'manifest_key_dropped', `key '${at}' was dropped: keys named __proto__, constructor or prototype are never read from front matter`, { key: at });
   }
   const { manifest, problems } = checkManifestFields(loaded.value.data, {
     dirName: options.dirName,
     spec: options.spec,
     sources: loaded.value.sources,
+    droppedKeys: loaded.value.dropped.filter((at) => !/[.[]/.test(at)),
   });
   const errors: string[] = [];
   for (const problem of problems) {
-    if (problem.level === 'fatal' || (strict && problem.level === 'spec')) errors.push(problem.message);
+    const error = problem.level === 'fatal' || (strict ? problem.level === 'spec' : problem.level === 'unloadable');
+    if (error) errors.push(problem.message);
     else note('warning', problem.code, describeLenient(problem), { field: problem.field });
   }
   const skill = manifest?.name;

@@ -1,34 +1,90 @@
 /**
  * Rendering disclosed skills in the injection format — `## Agent Skills`, the
  * `### Skill Catalog`, the `### Critical Rules for Using Skills` on path resolution, then
- * `### Skill Details` with each skill's `**Root Path:**` and its body — within a budget. When the
- * text does not fit, it is cut in grades, each cut reported: catalog entries of skills not shown
- * in full go first, then bodies are shortened (lowest-ranked first, preloaded skills last), then
- * whole skills are dropped, and as a last resort only the breadcrumb is left.
+ * `### Skill Details` with each skill's `**Root Path:**` and its body — within a budget. The
+ * root path is shown absolute, relative to the workspace or not at all (`rootPath`), and the
+ * path rule's wording follows that choice, so it never tells the model to use a path it was not
+ * given or a tool that would refuse it. When the text does not fit, it is cut in grades, each cut
+ * reported: catalog entries of skills not shown in full go first, then bodies are shortened
+ * (lowest-ranked first, preloaded skills last), then whole skills are dropped, and as a last
+ * resort only the breadcrumb is left.
  *
  * Pure: no I/O. Every manifest-supplied string goes through `escape.ts`.
  */
+import path from 'node:path';
 import { codeSpan, escapeInline, wrapBody } from './escape.js';
 
-export const CRITICAL_RULES = `### Critical Rules for Using Skills
+/** How the disclosure shows a skill's folder to the model. */
+export type RootPathMode = 'absolute' | 'relative' | 'hidden';
 
-> **Path Resolution Required for Skill Files**
+/** Where skill folders are shown from, shared by `disclose` and `renderDisclosure`. */
+export interface RootPathOptions {
+  /**
+   * How each skill's folder appears under `**Root Path:**`, and what the path rule tells the model:
+   * - `'absolute'` (default): the folder's absolute path on this machine; the rule says to read
+   *   files with `read_skill_resource` (relative paths, or absolute ones inside the root) and,
+   *   for other tools, to join Root Path and relative path;
+   * - `'relative'`: the folder relative to `workspace`, so the machine's layout above it is not
+   *   shown; the rule says the joined path is relative to the workspace;
+   * - `'hidden'`: no folder at all; the rule says to read files with `read_skill_resource` only.
+   */
+  rootPath?: RootPathMode;
+  /** The folder `'relative'` paths start from (default: the process's working directory). */
+  workspace?: string;
+}
+
+const RULES_HEADING = '### Critical Rules for Using Skills';
+const RELATIVE_PATHS = '> Skill instructions use relative paths (e.g., `./scripts/run.sh` or `scripts/run.sh`) to refer to the skill\'s own files.';
+const READ_TOOL =
+  '> To read one, call `read_skill_resource` with the skill\'s name and the path as written there, relative to the skill\'s root (e.g., `scripts/run.sh`).';
+
+function joinExamples(root: string, result: string): string {
+  return `> **Examples:**
 >
-> Skill instructions use relative paths (e.g., \`./scripts/run.sh\` or \`scripts/run.sh\`) to refer to internal files.
-> However, standard tools resolve relative paths against the User's Workspace, not the skill directory.
+> 1. Root Path: \`${root}\`
+>    Relative: \`./scripts/run.sh\`
+>    Result: \`${result}\`
 >
-> When using ANY file from a skill, you MUST convert its path to ABSOLUTE:
+> 2. Root Path: \`${root}\`
+>    Relative: \`scripts/run.sh\`
+>    Result: \`${result}\``;
+}
+
+/** The path rule for each way of showing root paths; each names only what that way offers. */
+export const PATH_RULES: Readonly<Record<RootPathMode, string>> = {
+  absolute: `${RULES_HEADING}
+
+> **Paths in a skill are relative to its Root Path**
+>
+${RELATIVE_PATHS}
+${READ_TOOL} An absolute path inside the skill's Root Path works too.
+> Other tools that take file paths (a shell, an editor) resolve relative paths against the User's Workspace, not the skill directory.
+> With those tools, convert the path to ABSOLUTE:
 > \`Root Path\` + \`Relative Path\` = \`Absolute Path\`
 >
-> **Examples:**
+${joinExamples('/path/to/skill', '/path/to/skill/scripts/run.sh')}`,
+  relative: `${RULES_HEADING}
+
+> **Paths in a skill are relative to its Root Path**
 >
-> 1. Root Path: \`/path/to/skill\`
->    Relative: \`./scripts/run.sh\`
->    Result: \`/path/to/skill/scripts/run.sh\`
+${RELATIVE_PATHS}
+${READ_TOOL}
+> Each Root Path below is relative to the User's Workspace. Other tools that take file paths (a shell, an editor) resolve relative paths against the Workspace, not the skill directory.
+> With those tools, join the two:
+> \`Root Path\` + \`Relative Path\` = \`Path in the Workspace\`
 >
-> 2. Root Path: \`/path/to/skill\`
->    Relative: \`scripts/run.sh\`
->    Result: \`/path/to/skill/scripts/run.sh\``;
+${joinExamples('skills/my-skill', 'skills/my-skill/scripts/run.sh')}`,
+  hidden: `${RULES_HEADING}
+
+> **Read skill files with \`read_skill_resource\`**
+>
+${RELATIVE_PATHS}
+${READ_TOOL}
+> The skills' folders are not shown: other tools that take file paths (a shell, an editor) cannot reach these files.`,
+};
+
+/** The path rule with absolute root paths (the default). */
+export const CRITICAL_RULES = PATH_RULES.absolute;
 
 /** A budget for the rendered text, in characters or estimated tokens (4 characters each). */
 export interface Budget {
@@ -56,13 +112,15 @@ export interface DetailBlock {
   preloaded: boolean;
 }
 
-export interface RenderInput {
+export interface RenderInput extends RootPathOptions {
   tier: 1 | 2 | 3;
   /** Skills available in total (the breadcrumb's N). */
   available: number;
   catalog: CatalogLine[];
   /** Skills not in `catalog` (named by a "more skills" line). */
   omitted: number;
+  /** The catalog lists the most relevant first: the "more skills" line says to search with a query. */
+  ranked?: boolean;
   details: DetailBlock[];
 }
 
@@ -82,49 +140,95 @@ function renderText(input: RenderInput): string {
   if (input.tier === 1) return breadcrumb(input.available);
   const parts = ['## Agent Skills', '### Skill Catalog'];
   const lines = input.catalog.map((line) => `- **${escapeInline(line.name)}**: ${escapeInline(line.brief, BRIEF_CHARS)}`);
-  if (input.omitted > 0) lines.push(`- … ${input.omitted} more skill${input.omitted === 1 ? '' : 's'}: call \`list_skills\` to see them`);
+  if (input.omitted > 0) {
+    const more = `- … ${input.omitted} more skill${input.omitted === 1 ? '' : 's'}`;
+    lines.push(input.ranked ? `${more}, less relevant to this request: call \`list_skills\` with a query to find them` : `${more}: call \`list_skills\` to see them`);
+  }
   parts.push(lines.join('\n') || '(none)');
   if (!input.details.length) {
     parts.push('To load a skill, use the `load_skill` tool.');
     return `${parts.join('\n\n')}\n`;
   }
-  parts.push('To load a skill not shown in detail below, use the `load_skill` tool.', CRITICAL_RULES, '### Skill Details');
+  const mode = input.rootPath ?? 'absolute';
+  parts.push('To load a skill not shown in detail below, use the `load_skill` tool.', PATH_RULES[mode], '### Skill Details');
   for (const detail of input.details) {
-    const root = detail.rootPath ? codeSpan(detail.rootPath) : '(none: this skill lives in memory; read its files with `read_skill_resource`)';
-    parts.push(`#### ${escapeInline(detail.name)}`, `**Root Path:** ${root}`, wrapBody(detail.name, detail.body));
+    parts.push(`#### ${escapeInline(detail.name)}`);
+    if (mode !== 'hidden') parts.push(`**Root Path:** ${shownRoot(detail.rootPath, mode, input.workspace)}`);
+    parts.push(wrapBody(detail.name, detail.body));
   }
   return `${parts.join('\n\n')}\n`;
 }
 
-/** Renders the disclosure, cutting it to the budget in grades. Returns the text and every cut. */
-export function renderDisclosure(input: RenderInput, budget: Budget = {}): { text: string; cuts: Cut[]; catalog: string[] } {
-  const limits = [budget.chars, budget.tokens === undefined ? undefined : budget.tokens * 4].filter((n): n is number => typeof n === 'number');
-  const limit = limits.length ? Math.max(0, Math.min(...limits)) : Infinity;
+/** A skill's folder as the `**Root Path:**` line shows it. */
+function shownRoot(rootPath: string | undefined, mode: 'absolute' | 'relative', workspace: string | undefined): string {
+  if (!rootPath) return '(none: this skill lives in memory; read its files with `read_skill_resource`)';
+  if (mode === 'absolute') return codeSpan(rootPath);
+  const relative = path.relative(workspace ?? process.cwd(), rootPath).split(path.sep).join('/');
+  return codeSpan(relative === '' ? '.' : relative);
+}
+
+function limitOf(budget: Budget | undefined): number {
+  const limits = [budget?.chars, budget?.tokens === undefined ? undefined : budget.tokens * 4].filter((n): n is number => typeof n === 'number');
+  return limits.length ? Math.max(0, Math.min(...limits)) : Infinity;
+}
+
+/**
+ * Renders the disclosure, cutting it to the budget in grades. Returns the text and every cut.
+ * `catalogBudget` bounds the catalog part alone (the text before the rules and the details):
+ * entries of skills not shown in full are cut from the end of the catalog, which lists the most
+ * relevant first, and the "more skills" line says how many.
+ */
+export function renderDisclosure(input: RenderInput, budget: Budget = {}, catalogBudget?: Budget): { text: string; cuts: Cut[]; catalog: string[] } {
+  const limit = limitOf(budget);
   const state: RenderInput = { ...input, catalog: [...input.catalog], details: input.details.map((d) => ({ ...d })) };
   const cuts: Cut[] = [];
-  let text = renderText(state);
   const names = () => (input.tier === 1 ? [] : state.catalog.map((line) => line.name));
-  if (text.length <= limit) return { text, cuts, catalog: names() };
-
-  // 1. Catalog entries of skills not shown in full, from the end.
   const shown = new Set(state.details.map((d) => d.name));
   const lineLength = (line: CatalogLine) => escapeInline(line.name).length + escapeInline(line.brief, BRIEF_CHARS).length + 8;
   let removed = 0;
-  while (text.length > limit) {
-    let overflow = text.length - limit;
-    const drop = new Set<number>();
-    for (let i = state.catalog.length - 1; i >= 0 && overflow > 0; i--) {
-      if (shown.has(state.catalog[i]!.name)) continue;
-      drop.add(i);
-      overflow -= lineLength(state.catalog[i]!);
+  /** Drops catalog entries of skills not shown in full, from the end, until `measure()` fits `max`. */
+  const cutCatalog = (measure: () => number, max: number) => {
+    let size = measure();
+    while (size > max) {
+      let overflow = size - max;
+      const drop = new Set<number>();
+      for (let i = state.catalog.length - 1; i >= 0 && overflow > 0; i--) {
+        if (shown.has(state.catalog[i]!.name)) continue;
+        drop.add(i);
+        overflow -= lineLength(state.catalog[i]!);
+      }
+      if (!drop.size) break;
+      state.catalog = state.catalog.filter((_, i) => !drop.has(i));
+      state.omitted += drop.size;
+      removed += drop.size;
+      size = measure();
     }
-    if (!drop.size) break;
-    state.catalog = state.catalog.filter((_, i) => !drop.has(i));
-    state.omitted += drop.size;
-    removed += drop.size;
-    text = renderText(state);
+  };
+
+  // 0. The catalog within its own budget. A long catalog is first cut to the lines that can fit,
+  // so that a thousand skills are not all escaped and rendered only to be dropped.
+  const catalogLimit = input.tier === 1 ? Infinity : limitOf(catalogBudget);
+  if (catalogLimit < Infinity) {
+    let total = 0;
+    let kept = 0;
+    const keep = state.catalog.filter((line) => {
+      const length = lineLength(line) + 1;
+      const fits = shown.has(line.name) || (total += length) <= catalogLimit;
+      if (fits) kept += length;
+      return fits;
+    });
+    removed += state.catalog.length - keep.length;
+    state.omitted += state.catalog.length - keep.length;
+    state.catalog = keep;
+    // The headings, the "more skills" line and the closing line take under 300 characters.
+    if (kept + 300 > catalogLimit) cutCatalog(() => renderText({ ...state, details: [] }).length, catalogLimit);
   }
+  let text = renderText(state);
+
+  // 1. Catalog entries of skills not shown in full, from the end.
+  if (text.length > limit) cutCatalog(() => (text = renderText(state)).length, limit);
   if (removed) cuts.push({ kind: 'catalog_entries', count: removed });
+  if (text.length <= limit) return { text, cuts, catalog: names() };
 
   // 2. Shorten bodies, lowest-ranked first, preloaded last; 3. then drop whole skills.
   const order = () => [...state.details].reverse().sort((a, b) => Number(a.preloaded) - Number(b.preloaded));

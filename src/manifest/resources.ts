@@ -1,19 +1,21 @@
 /**
  * Resources: the files of a skill besides its SKILL.md, listed when the skill is loaded and read
  * only when asked for. `readSkillResource` is what the `read_skill_resource` tool and the
- * `skillstate read` command use: a relative path inside the skill only (`..`, absolute paths and
- * links leaving the root are refused), binary files reported rather than dumped, size capped,
- * and a missing file answered with the list of files that exist (and the likely one, when only
- * the letter case differs).
+ * `skillstate read` command use: a path relative to the skill's root, or an absolute path inside
+ * it (`..`, paths outside the root and links leaving it are refused), regular files only (a FIFO,
+ * socket or device is refused without being opened for a blocking read), binary files reported
+ * rather than dumped, size capped, and a missing file answered with the list of files that exist
+ * (and the likely one, when only the letter case differs).
  *
  * I/O: reads the skill's folder. Never writes, never follows a path outside the skill's root.
  */
-import { open, readdir, realpath, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
-import { confine, isInside, normalizeRelative } from './confine.js';
+import { absoluteToRelative, confine, isAbsolutePath, isInside, normalizeRelative } from './confine.js';
 import type { LoadedSkill, ResourceReadOptions, SkillResource } from './document.js';
-import { manifestError } from './errors.js';
+import { ManifestError, manifestError } from './errors.js';
+import { fileKind, NotRegularFileError, openRegularFile } from './regular.js';
 
 export const DEFAULT_MAX_RESOURCE_BYTES = 256 * 1024;
 export const MAX_LISTED_RESOURCES = 1000;
@@ -30,10 +32,15 @@ export function fileResource(root: string, relative: string, size?: number): Ski
         const code = confined.reason === 'missing' ? 'resource_not_found' : 'resource_refused';
         throw manifestError(code, confined.message, { subject: relative, details: { reason: confined.reason } });
       }
-      const handle = await open(confined.real, 'r');
+      let opened: Awaited<ReturnType<typeof openRegularFile>>;
       try {
-        const info = await handle.stat();
-        if (!info.isFile()) throw manifestError('resource_refused', `'${relative}' is not a regular file`, { subject: relative });
+        opened = await openRegularFile(confined.real);
+      } catch (error) {
+        if (!(error instanceof NotRegularFileError)) throw error;
+        throw manifestError('resource_refused', `'${relative}' is a ${error.kind}, not a regular file; it is not read`, { subject: relative, details: { reason: 'not_a_file', kind: error.kind } });
+      }
+      const { handle, info } = opened;
+      try {
         const limit = Math.min(info.size, options.maxBytes ?? info.size);
         const buffer = Buffer.alloc(limit);
         let offset = 0;
@@ -98,6 +105,8 @@ export async function listResources(root: string): Promise<{ resources: Map<stri
           return;
         }
         resources.set(relative, fileResource(root, relative, info.size));
+      } else {
+        diagnostics.push(diagnostic('warning', 'resource_skipped', `'${relative}' is a ${fileKind(info)}, not a regular file; it is not offered`, { subject: full }));
       }
     }
   };
@@ -141,9 +150,10 @@ function trimPartialUtf8(bytes: Uint8Array): number {
 }
 
 /**
- * Reads one resource of a loaded skill by relative path. Throws a `ManifestError`:
- * `resource_refused` for `..`, absolute paths and links leaving the root; `resource_not_found`
- * listing the files that exist.
+ * Reads one resource of a loaded skill by a path relative to its root, or by an absolute path
+ * inside the root (for a skill with a folder). Throws a `ManifestError`: `resource_refused` for
+ * `..`, paths outside the root, links leaving it and files that are not regular files;
+ * `resource_not_found` listing the files that exist.
  */
 export async function readSkillResource(
   skill: string,
@@ -152,7 +162,14 @@ export async function readSkillResource(
   options: { maxBytes?: number } = {},
 ): Promise<ResourceContent> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_RESOURCE_BYTES;
-  const normal = normalizeRelative(requested);
+  let relative = requested;
+  if (typeof requested === 'string' && loaded.root !== undefined && isAbsolutePath(requested)) {
+    // The disclosure shows root paths and tells the model it may join them: accept the result.
+    const inside = await absoluteToRelative(loaded.root, requested);
+    if (!inside.ok) throw manifestError('resource_refused', `skill '${skill}': ${inside.message}`, { skill, subject: requested, details: { reason: inside.reason } });
+    relative = inside.relative;
+  }
+  const normal = normalizeRelative(relative);
   if (!normal.ok) {
     throw manifestError('resource_refused', `skill '${skill}': ${normal.message}`, { skill, subject: requested, details: { reason: normal.reason } });
   }
@@ -165,6 +182,16 @@ export async function readSkillResource(
         subject: normal.relative,
         details: { reason: 'escapes' },
       });
+    }
+    if (confined.ok) {
+      const info = await stat(confined.real);
+      if (!info.isFile() && !info.isDirectory()) {
+        throw manifestError('resource_refused', `skill '${skill}': '${normal.relative}' is a ${fileKind(info)}, not a regular file; it is not read`, {
+          skill,
+          subject: normal.relative,
+          details: { reason: 'not_a_file', kind: fileKind(info) },
+        });
+      }
     }
   }
   if (!resource) {
@@ -182,8 +209,8 @@ export async function readSkillResource(
   try {
     content = await resource.read({ maxBytes: maxBytes + 1 });
   } catch (error) {
-    if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('resource_')) {
-      throw manifestError(error.code as 'resource_refused', `skill '${skill}': ${error.message}`, { skill, subject: normal.relative });
+    if (error instanceof ManifestError && error.code.startsWith('resource_')) {
+      throw manifestError(error.code, `skill '${skill}': ${error.message}`, { skill, subject: normal.relative, details: error.details });
     }
     throw manifestError('resource_not_found', `skill '${skill}': '${normal.relative}' could not be read: ${(error as Error).message}`, { skill, subject: normal.relative });
   }

@@ -13,13 +13,15 @@
  * I/O: spawns processes, reads the script's first line.
  */
 import { spawn } from 'node:child_process';
-import { open, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { confine } from './confine.js';
+import { fileKind, NotRegularFileError, openRegularFile } from './regular.js';
 import { manifestError, type ManifestError } from './errors.js';
 import type { ScriptRef } from './fields.js';
+import { TsxMissingError, tsxMissingMessage } from './toolsets.js';
 
 export const DEFAULT_SCRIPT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -29,7 +31,16 @@ export const MAX_SCRIPT_ARG_BYTES = 4096;
 export const ENV_ALLOW_LIST = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TMPDIR', 'TEMP', 'TMP', 'TZ', 'TERM', 'USER', 'LOGNAME', 'SYSTEMROOT'] as const;
 
 /** The skill a script belongs to: a registry entry, a document skill, or a root path. */
-export type ScriptOwner = string | { name: string; rootPath?: string | undefined; manifest?: { scripts: readonly ScriptRef[] } | undefined };
+export type ScriptOwner =
+  | string
+  | {
+      name: string;
+      rootPath?: string | undefined;
+      manifest?: { scripts: readonly ScriptRef[] } | undefined;
+      /** False for an untrusted skill (a registry entry of a project skill not yet trusted): its scripts are refused. */
+      trusted?: boolean;
+      source?: string;
+    };
 
 /** Options of `runSkillScript`: arguments, timeout, output limit, environment. */
 export interface ScriptOptions {
@@ -70,8 +81,8 @@ async function interpreterFor(file: string): Promise<string[] | undefined> {
   if (ext === '.sh' || ext === '.bash') return ['bash'];
   if (ext === '.py') return ['python3'];
   if (ext === '.js' || ext === '.mjs' || ext === '.cjs') return [process.execPath];
-  if (ext === '.ts' || ext === '.mts') return [process.execPath, createRequire(import.meta.url).resolve('tsx/cli')];
-  const handle = await open(file, 'r');
+  if (ext === '.ts' || ext === '.mts') return [process.execPath, tsxCli(file)];
+  const { handle } = await openRegularFile(file);
   try {
     const buffer = Buffer.alloc(256);
     const { bytesRead } = await handle.read(buffer, 0, 256, 0);
@@ -81,6 +92,15 @@ async function interpreterFor(file: string): Promise<string[] | undefined> {
     return parts.length ? parts : undefined;
   } finally {
     await handle.close();
+  }
+}
+
+/** tsx's command-line entry, which runs TypeScript scripts; tsx is an optional peer dependency. */
+function tsxCli(file: string): string {
+  try {
+    return createRequire(import.meta.url).resolve('tsx/cli');
+  } catch {
+    throw new TsxMissingError(tsxMissingMessage(file, 'script'));
   }
 }
 
@@ -109,23 +129,35 @@ export function scriptEnvironment(extra: Readonly<Record<string, string>> = {}):
 }
 
 /**
- * Runs a script of a skill: `script` is a name the manifest declares under `scripts`, or a path
- * relative to the skill's root. Resolves with the result once the process has ended (or been
- * killed); throws `script_refused` or `script_failed`.
+ * Runs a script of a skill: `script` is a name the manifest declares under `scripts`, a path
+ * relative to the skill's root, or an absolute path inside it. Only a regular file is run.
+ * Resolves with the result once the process has ended (or been killed); throws `script_refused`
+ * or `script_failed`.
  */
 export async function runSkillScript(owner: ScriptOwner, script: string, args: readonly string[] = [], options: ScriptOptions = {}): Promise<ScriptResult> {
   if (typeof owner !== 'string' && (typeof owner !== 'object' || owner === null)) throw refused('?', script, 'no skill was given', 'no_root');
   const skill = typeof owner === 'string' ? path.basename(owner) : owner.name;
   const root = typeof owner === 'string' ? owner : owner.rootPath;
   if (!root) throw refused(skill, script, 'the skill has no folder, so it has no scripts', 'no_root');
+  if (typeof owner !== 'string' && owner.trusted === false) {
+    throw refused(skill, script, `the skill comes from the ${owner.source ?? 'project'} folder and is not trusted; trust it first (skillstate trust ${skill})`, 'untrusted');
+  }
   const declared = typeof owner === 'string' ? undefined : owner.manifest?.scripts.find((ref) => ref.name === script);
   const relative = declared?.path ?? script;
   const problem = argumentProblem(args);
   if (problem) throw refused(skill, script, problem, 'arguments');
-  const confined = await confine(root, relative);
+  const confined = await confine(root, relative, { allowAbsolute: true });
   if (!confined.ok) throw refused(skill, script, confined.message, confined.reason);
-  if (!(await stat(confined.real)).isFile()) throw refused(skill, script, `'${confined.relative}' is not a regular file`, 'not_a_file');
-  const interpreter = await interpreterFor(confined.real);
+  const info = await stat(confined.real);
+  if (!info.isFile()) throw refused(skill, script, `'${confined.relative}' is a ${fileKind(info)}, not a regular file`, 'not_a_file');
+  let interpreter: string[] | undefined;
+  try {
+    interpreter = await interpreterFor(confined.real);
+  } catch (error) {
+    if (error instanceof TsxMissingError) throw manifestError('script_failed', `skill '${skill}': script '${script}' cannot run: ${error.message}`, { skill, subject: script, details: { reason: 'tsx_missing' } });
+    if (!(error instanceof NotRegularFileError)) throw error;
+    throw refused(skill, script, `'${confined.relative}' is a ${error.kind}, not a regular file`, 'not_a_file');
+  }
   if (!interpreter) throw refused(skill, script, `no interpreter for '${confined.relative}': use .sh, .py, .js, .mjs or .ts, or start it with a #! line`, 'no_interpreter');
 
   const timeoutMs = options.timeoutMs ?? DEFAULT_SCRIPT_TIMEOUT_MS;

@@ -10,8 +10,8 @@ import type { DocumentSkill } from './document.js';
 import { firstSentence, type SkillManifest } from './fields.js';
 import type { TriggerSpec } from './triggers.js';
 
-/** Where a skill came from. Discovery precedence: project > user > bundled > extra. */
-export type SkillSourceKind = 'project' | 'user' | 'bundled' | 'extra' | 'path' | 'memory';
+/** Where a skill came from. Discovery precedence: project > user > bundled > extra > example. */
+export type SkillSourceKind = 'project' | 'user' | 'bundled' | 'extra' | 'example' | 'path' | 'memory';
 
 /** A registered skill, as known without loading its body. */
 export interface SkillEntry {
@@ -27,13 +27,23 @@ export interface SkillEntry {
   readonly triggers: TriggerSpec;
   /** `default_enabled`: disabled skills are left out of disclosure unless enabled by name. */
   readonly enabled: boolean;
+  /**
+   * False with `disable-model-invocation: true`: the skill stays out of disclosure, relevance
+   * ranking and `list_skills`, and is loaded only by its name (`load_skill`, `preload`).
+   */
+  readonly modelInvocable: boolean;
+  /**
+   * Whether the skill may run code: false for a project skill not yet trusted (see `trust.ts`).
+   * An untrusted skill is disclosed and readable; its toolsets are not imported, its scripts do not run.
+   */
+  readonly trusted: boolean;
   readonly skill: DocumentSkill;
   /** Warnings about this skill's manifest. */
   readonly diagnostics: readonly Diagnostic[];
 }
 
 /** Builds a registry entry for a document skill. */
-export function skillEntry(skill: DocumentSkill, source: SkillSourceKind, diagnostics: readonly Diagnostic[] = []): SkillEntry {
+export function skillEntry(skill: DocumentSkill, source: SkillSourceKind, diagnostics: readonly Diagnostic[] = [], trusted = true): SkillEntry {
   const manifest = skill.manifest;
   return {
     name: skill.name,
@@ -46,6 +56,8 @@ export function skillEntry(skill: DocumentSkill, source: SkillSourceKind, diagno
     manifest,
     triggers: manifest?.triggers ?? { keywords: [], verbs: [], patterns: [] },
     enabled: manifest?.defaultEnabled ?? true,
+    modelInvocable: manifest?.disableModelInvocation !== true,
+    trusted,
     skill,
     diagnostics,
   };

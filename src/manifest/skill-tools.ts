@@ -2,24 +2,29 @@
  * The skill tools a language model uses to reach document skills, as a code skill named
  * `skills` whose actions — and therefore whose LLM tools, through `toolsForAgent` — are:
  *
- * - `load_skill`: activates a skill by mounting it on the agent (`result(..., { mount: [spec] })`:
+ * - `load_skill`: activates a skill by mounting it on the agent (`result(..., { replace: [spec] })`:
  *   `cmd` applies the mount and emits one `register_action` per toolset action), and returns its
  *   body without front matter, wrapped in `<skill_content>`, its root path and its resources.
- *   Loading a mounted skill again mounts nothing and returns the body again. An unknown name fails
- *   with the list of available skills.
+ *   Loading a mounted skill again mounts nothing and returns the body again; when the skill has
+ *   changed on disk since (the registry reloaded it), the new version takes the old one's place.
+ *   An unknown name fails with the list of available skills.
  * - `list_skills`: the enabled skills with their brief descriptions.
- * - `read_skill_resource`: one file of a skill, by relative path (see `resources.ts` for what is
- *   refused).
+ * - `read_skill_resource`: one file of a skill, by a path relative to its root or an absolute
+ *   path inside it (see `resources.ts` for what is refused).
  *
  * I/O: through the registry only.
  */
+import path from 'node:path';
 import { z } from 'zod';
 import { defineAction, fail, result } from '../core/action.js';
 import { defineSkill, type AnySkill } from '../core/skill.js';
 import { ManifestError } from './errors.js';
 import { wrapBody } from './escape.js';
+import { rankSkills } from './disclose.js';
 import type { DocumentSkillRegistry } from './document-registry.js';
+import type { RootPathMode } from './render.js';
 import { readSkillResource } from './resources.js';
+import { untrustedNotice } from './trust.js';
 
 /** Options of `createSkillTools`. */
 export interface SkillToolsOptions {
@@ -29,12 +34,27 @@ export interface SkillToolsOptions {
   maxResourceBytes?: number;
   /** Restrict `load_skill`'s parameter to an enum of the names registered now (default: a validated string). */
   nameEnum?: boolean;
+  /**
+   * How `load_skill` reports the skill's folder in `rootPath`: `'absolute'` (default), `'relative'`
+   * (to `workspace`) or `'hidden'` (left out). Use the same choice as the disclosure's `rootPath`.
+   */
+  rootPath?: RootPathMode;
+  /** The folder `'relative'` root paths start from (default: the process's working directory). */
+  workspace?: string;
+}
+
+/** A skill's folder as `load_skill` reports it under the chosen mode. */
+function reportedRoot(rootPath: string | undefined, options: SkillToolsOptions): string | undefined {
+  if (rootPath === undefined || options.rootPath === 'hidden') return undefined;
+  if (options.rootPath !== 'relative') return rootPath;
+  return path.relative(options.workspace ?? process.cwd(), rootPath).split(path.sep).join('/') || '.';
 }
 
 /** What `load_skill` returns. */
 export interface LoadSkillOutput {
   skill: string;
   version: string | undefined;
+  /** The skill's folder, as `SkillToolsOptions.rootPath` chooses to show it. */
   rootPath: string | undefined;
   /** The body, without front matter, inside `<skill_content name="...">`. */
   instructions: string;
@@ -43,6 +63,10 @@ export interface LoadSkillOutput {
   tools: string[];
   /** The skill was already mounted: nothing was mounted again. */
   alreadyLoaded: boolean;
+  /** False for a project skill not yet trusted: it brought no tools and its scripts will not run. */
+  trusted: boolean;
+  /** Why the skill's tools are missing, for the model, when it is not trusted. */
+  notice?: string;
 }
 
 function failure(error: unknown) {
@@ -70,40 +94,52 @@ export function createSkillTools(registry: DocumentSkillRegistry, options: Skill
         const output: LoadSkillOutput = {
           skill: name,
           version: entry.version,
-          rootPath: entry.rootPath,
+          rootPath: reportedRoot(entry.rootPath, options),
           instructions: wrapBody(name, loaded.instructions),
           resources: [...loaded.resources.keys()],
           tools: spec.actions.map((action) => action.name),
           alreadyLoaded: Object.hasOwn(ctx.state, spec.stateKey),
+          trusted: entry.trusted,
         };
-        return result(output, { mount: [spec] });
+        if (!entry.trusted) output.notice = untrustedNotice(entry);
+        // `replace`: mounts the skill, or puts a reloaded version in place of the mounted one.
+        return result(output, { replace: [spec] });
       } catch (error) {
         return failure(error);
       }
     },
   });
 
+  // With a `query`, the skills relevant to it, most relevant first, with their scores. Skills
+  // marked `disable-model-invocation` are never listed: they are loaded only by name.
   const listSkills = defineAction({
     name: 'list_skills',
-    description: 'List the skills that can be loaded, with a one-line description of each.',
-    input: z.object({}),
-    run: () => {
-      const skills = registry.entries().map((entry) => ({
-        name: entry.name,
-        description: entry.briefDescription,
-        version: entry.version,
-        source: entry.source,
-      }));
-      return { count: skills.length, skills };
+    description:
+      'List the skills that can be loaded, with a one-line description of each. Give a query (what the user wants) to get only the relevant skills, most relevant first.',
+    input: z.object({
+      query: z.string().max(4096).optional().describe('What the user wants, in their words: returns the relevant skills, best first'),
+    }),
+    run: ({ query }) => {
+      const entries = registry.entries().filter((entry) => entry.modelInvocable);
+      const describe = (entry: (typeof entries)[number]) => ({ name: entry.name, description: entry.briefDescription, version: entry.version, source: entry.source, ...(entry.trusted ? {} : { trusted: false }) });
+      if (query === undefined || !query.trim()) {
+        const skills = entries.map(describe);
+        return { count: skills.length, skills };
+      }
+      const byName = new Map(entries.map((entry) => [entry.name, entry]));
+      const skills = rankSkills(registry, query)
+        .filter((item) => byName.has(item.name))
+        .map((item) => ({ ...describe(byName.get(item.name)!), score: Math.round(item.score * 100) / 100 }));
+      return { count: skills.length, total: entries.length, query, skills };
     },
   });
 
   const readResource = defineAction({
     name: 'read_skill_resource',
-    description: "Read one file of a skill by its path relative to the skill's root (e.g. reference.md or scripts/run.py).",
+    description: "Read one file of a skill by its path relative to the skill's root (e.g. reference.md or scripts/run.py), or by an absolute path inside the root.",
     input: z.object({
       skill: z.string().min(1).max(64).describe('The skill the file belongs to'),
-      path: z.string().min(1).max(1024).describe("The file's path relative to the skill's root"),
+      path: z.string().min(1).max(1024).describe("The file's path relative to the skill's root, or an absolute path inside it"),
     }),
     run: async ({ skill, path }) => {
       if (!registry.has(skill)) {

@@ -7,12 +7,15 @@
  * Pure: no I/O (the body and the actions are already loaded).
  */
 import type { AnyAction } from '../core/action.js';
+import { ALLOWED_ACTIONS_KEY } from '../core/allowed.js';
 import { DefinitionError } from '../core/errors.js';
-import { defineSkill, SEMVER, type AnySkill } from '../core/skill.js';
+import { defineSkill, type AnySkill } from '../core/skill.js';
 import { manifestError } from './errors.js';
 import type { LoadedSkill } from './document.js';
 import type { SkillEntry } from './skill-entry.js';
+import { untrustedNotice } from './trust.js';
 
+const SEMVER = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
 
 /** What a document skill's spec records in `metadata`. */
 export interface DocumentSkillMetadata {
@@ -25,10 +28,20 @@ export interface DocumentSkillMetadata {
   resources: string[];
   allowedTools: string[];
   license: string | undefined;
+  /** False for a project skill not yet trusted: its toolsets were not imported. */
+  trusted: boolean;
 }
 
-/** Builds the `SkillSpec` of a loaded document skill. Throws `toolset_failed` if its actions do not fit a skill. */
+/** The document-skill tools, which stay allowed whatever a skill's `allowed-tools` says (a model must be able to load and read skills). */
+const SKILL_TOOL_ACTIONS = ['load_skill', 'list_skills', 'read_skill_resource'];
+
+/**
+ * Builds the `SkillSpec` of a loaded document skill. Throws `toolset_failed` if its actions do not
+ * fit a skill. Its `allowed-tools` become the spec's allowed actions: while it is mounted, only
+ * those of the agent's actions (with its own and the document-skill tools) may run.
+ */
 export function documentSkillSpec(entry: SkillEntry, loaded: LoadedSkill, actions: readonly AnyAction[]): AnySkill {
+  const allowedTools = entry.manifest?.allowedTools ?? [];
   const metadata: DocumentSkillMetadata = {
     kind: 'document',
     source: entry.source,
@@ -37,8 +50,9 @@ export function documentSkillSpec(entry: SkillEntry, loaded: LoadedSkill, action
     version: entry.version,
     briefDescription: entry.briefDescription,
     resources: [...loaded.resources.keys()],
-    allowedTools: entry.manifest?.allowedTools ?? [],
+    allowedTools: [...allowedTools],
     license: entry.manifest?.license,
+    trusted: entry.trusted,
   };
   try {
     return defineSkill({
@@ -47,9 +61,10 @@ export function documentSkillSpec(entry: SkillEntry, loaded: LoadedSkill, action
       category: 'document',
       tags: ['document', entry.source],
       vsn: entry.version !== undefined && SEMVER.test(entry.version) ? entry.version : undefined,
-      instructions: loaded.instructions,
+      // The model reads why the skill's tools are missing wherever its body is shown.
+      instructions: entry.trusted ? loaded.instructions : `> ${untrustedNotice(entry)}\n\n${loaded.instructions}`,
       actions,
-      metadata: { ...metadata },
+      metadata: allowedTools.length ? { ...metadata, [ALLOWED_ACTIONS_KEY]: [...allowedTools, ...SKILL_TOOL_ACTIONS] } : { ...metadata },
     });
   } catch (error) {
     if (!(error instanceof DefinitionError)) throw error;

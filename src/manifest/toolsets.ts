@@ -1,8 +1,9 @@
 /**
- * Toolsets: `"toolsets/index:HelloToolset"` in a manifest names a module relative to
- * the skill's root and one of its exports. The module is imported — TypeScript included, through
- * tsx's `tsImport`, so no build step is needed — and the export's tools become the skill's
- * actions. Accepted shapes, alone, in an array or in an object keyed by tool name:
+ * Toolsets: `"toolsets/index:HelloToolset"` in a manifest names a module relative to the skill's
+ * root and one of its exports. The module is imported — TypeScript included, through tsx's
+ * `tsImport`, so no build step is needed — and the export's tools become the skill's actions.
+ * tsx is an optional peer dependency, loaded only when a TypeScript toolset is imported; without
+ * it such a toolset fails with a message saying how to install it. Accepted shapes, alone, in an array or in an object keyed by tool name:
  *
  * - skillstate actions made by `defineAction`;
  * - tool objects `{ name?, description, parameters: z.object(...), execute(args, ctx) }`;
@@ -56,10 +57,37 @@ async function resolveModule(root: string, ref: ToolsetRef, skill: string): Prom
 }
 
 async function importModule(file: string): Promise<Record<string, unknown>> {
-  const url = pathToFileURL(file).href;
+  // The file's modification time in the URL: a toolset edited on disk is imported anew (a
+  // reloaded skill gets its new tools), an unchanged one comes from the module cache.
+  const { mtimeMs, size } = await stat(file);
+  const url = `${pathToFileURL(file).href}?v=${Math.trunc(mtimeMs)}-${size}`;
   if (file.endsWith('.js') || file.endsWith('.mjs')) return (await import(url)) as Record<string, unknown>;
-  const { tsImport } = await import('tsx/esm/api');
+  const { tsImport } = await loadTsx(file);
   return (await tsImport(url, { parentURL: import.meta.url })) as Record<string, unknown>;
+}
+
+/** Thrown when tsx is needed and not installed: the message says how to install it. */
+export class TsxMissingError extends Error {}
+
+/** The part of tsx's API used here (typed locally: the build's types must not need tsx). */
+interface TsxApi {
+  tsImport(url: string, options: { parentURL: string }): Promise<unknown>;
+}
+
+/** tsx's API, imported on first need; its absence is a `TsxMissingError` naming the file that needed it. */
+export async function loadTsx(forFile: string): Promise<TsxApi> {
+  try {
+    return (await import('tsx/esm/api')) as TsxApi;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') throw error;
+    throw new TsxMissingError(tsxMissingMessage(forFile), { cause: error });
+  }
+}
+
+/** What to do when tsx is missing, for the TypeScript file that needed it. */
+export function tsxMissingMessage(forFile: string, what: 'toolset' | 'script' = 'toolset'): string {
+  return `${path.basename(forFile)} is TypeScript, which needs tsx, an optional peer dependency of skillstate that is not installed: run 'npm install tsx' in your application (or ship the ${what} as .js)`;
 }
 
 /** Imports one toolset and adapts its export into actions. */
@@ -70,6 +98,9 @@ export async function loadToolset(root: string, ref: ToolsetRef, skill: string):
   try {
     module = await importModule(file);
   } catch (error) {
+    if (error instanceof TsxMissingError) {
+      throw manifestError('toolset_failed', `skill '${skill}': toolset '${ref.ref}': ${error.message}`, { skill, subject: ref.ref, details: { reason: 'tsx_missing' } }, error);
+    }
     throw toolsetError(skill, ref.ref, `importing ${file} failed: ${describeThrown(error)}`, error);
   }
   if (!(ref.exportName in module)) {

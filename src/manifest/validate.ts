@@ -4,13 +4,17 @@
  * and each failure is reported in the reference validator's words. With `spec: 'agentskills'`
  * only the standard fields are accepted; the default (`skillstate`) also accepts skillstate's extension fields.
  *
+ * A SKILL.md that is not a regular file (a FIFO, a socket, a device, a folder) is an error and is
+ * never opened for a blocking read; bytes that are not UTF-8 are an error naming their offset.
+ *
  * I/O: reads the folder and its SKILL.md. Never writes.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { ManifestSpec, SkillManifest } from './fields.js';
-import { MANIFEST_NAMES } from './folder.js';
+import { ManifestError } from './errors.js';
+import { MANIFEST_NAMES, readManifestHead, type ManifestHead } from './folder.js';
 import { DEFAULT_MAX_MANIFEST_BYTES, inspectSkillManifest } from './parse.js';
 
 /** What `validateSkillDir` returns: whether the skill folder is valid, and the problems found. */
@@ -34,23 +38,25 @@ export async function validateSkillDir(dir: string, options: { spec?: ManifestSp
   } catch {
     return result([`Path does not exist: ${dir}`]);
   }
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_MANIFEST_BYTES;
   for (const name of MANIFEST_NAMES) {
     const file = path.join(dir, name);
-    let size: number;
+    let head: ManifestHead;
     try {
-      size = (await stat(file)).size;
-    } catch {
-      continue;
+      head = await readManifestHead(file, maxBytes, true);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      // The message of a ManifestError already names the file; strip it to keep the reference's style.
+      const message = error instanceof ManifestError ? error.message.slice(`${file}: `.length) : `${file} cannot be read: ${(error as Error).message}`;
+      return result([message], file);
     }
-    const maxBytes = options.maxBytes ?? DEFAULT_MAX_MANIFEST_BYTES;
-    if (size > maxBytes) return result([`SKILL.md is ${size} bytes, over the ${maxBytes}-byte limit`], file);
-    const text = await readFile(file, 'utf8');
-    const report = inspectSkillManifest(text, { file, dirName: path.basename(path.resolve(dir)), strict: true, spec: options.spec, maxBytes });
+    const report = inspectSkillManifest(head.text, { file, dirName: path.basename(path.resolve(dir)), strict: true, spec: options.spec, maxBytes });
+    const errors = head.invalidUtf8At === undefined ? report.errors : [`SKILL.md is not valid UTF-8: byte ${head.invalidUtf8At} is not part of a UTF-8 character`, ...report.errors];
     return {
       dir,
       file,
-      valid: report.errors.length === 0 && report.parsed !== undefined,
-      errors: report.errors,
+      valid: errors.length === 0 && report.parsed !== undefined,
+      errors,
       warnings: report.diagnostics.filter((item) => item.level !== 'info'),
       manifest: report.parsed?.manifest,
     };

@@ -1,35 +1,65 @@
 /**
- * Watching agents in the Stately inspector from Node. `@xstate/inspect` is XState v4 only; for
- * v5 the Stately inspector is fed by `@statelyai/inspect`: a small local server
- * (`createInspectorServer`) that the browser page connects to, and a WebSocket inspector the
- * application streams every actor, event and snapshot to. `startInspector()` starts both and
- * returns the `inspect` observer to give `createAgentSystem({ inspect })`.
+ * Watching agents from Node. `startInspector()` starts the inspection server (loopback only
+ * unless a `host` is given) and returns the `inspect` observer to give
+ * `createAgentSystem({ inspect })`. Every actor, event and snapshot is streamed to the server in
+ * the Stately inspector's format, after the optional redaction, and two pages read it: the local
+ * viewer (offline, served from this package) and the Stately inspector bridge (hosted, online).
+ * `@xstate/inspect` is XState v4 only; the message format is `@statelyai/inspect`'s.
+ *
+ * Redaction runs here, in the application: what is redacted never leaves the process.
  */
-import { connect, createServer } from 'node:net';
-import { createWebSocketInspector } from '@statelyai/inspect';
-import { createInspectorServer } from '@statelyai/inspect/server';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { createInspector } from '@statelyai/inspect';
 import type { InspectionEvent, Observer } from 'xstate';
-import { errorInfo } from '../core/errors.js';
+import WebSocket from 'ws';
+import { describeThrown, errorInfo } from '../core/errors.js';
+import { redactInspectionMessage, toPlain, type InspectionMessage, type InspectionRedactor } from '../viewer/messages.js';
+import { startViewerServer, type ViewerKind, type ViewerServer } from '../viewer/server.js';
 import { RuntimeError } from './errors.js';
 
 /** Options of `startInspector`. */
 export interface InspectorOptions {
-  /** Port of the local inspector server (HTTP page + WebSocket). Default: a free port. */
+  /** Port of the inspection server (HTTP pages + WebSocket). Default: a free port. */
   port?: number;
-  /** Open the inspector page in the default browser. Default false (the URL is returned). */
+  /**
+   * Interface the server listens on. Default `127.0.0.1`: only this machine can connect. Give
+   * `0.0.0.0` (or an address) deliberately to let other machines watch, and consider `redact`.
+   */
+  host?: string;
+  /** Which viewer `url` opens: `'local'` (offline, served from this package) or `'stately'` (the hosted Stately inspector). Default `'stately'`. */
+  viewer?: ViewerKind;
+  /** Open `url` in the default browser. Default false (the URL is returned). */
   open?: boolean;
+  /**
+   * What leaves the process. `true`: the default redaction (`redactInspectionMessage`: contexts
+   * and event payloads become `'[redacted]'`, names, states and event types stay). A function:
+   * your own (return the message to send, changed or not, or `undefined` to send nothing).
+   * Default: everything is sent as it is.
+   */
+  redact?: boolean | InspectionRedactor;
+  /** Stream to a server that is already running (`skillstate inspect` prints its socket URL) instead of starting one. */
+  connect?: string;
+  /** How many events a viewer that connects late is sent. Default 1,000. */
+  history?: number;
 }
 
 /** A running inspector started by `startInspector`: its URL, the XState `inspect` option, and `stop()`. */
 export interface InspectorHandle {
   /** Pass this to `createAgentSystem({ inspect })`. */
   inspect: Observer<InspectionEvent>;
-  /** The page to open in a browser: it embeds the Stately inspector and relays the events. */
+  /** The page of the chosen viewer (`localUrl` or `statelyUrl`). */
   url: string;
+  /** The local viewer: state diagrams and the event log, no request leaving this machine. */
+  localUrl: string;
+  /** The Stately inspector bridge (needs the internet). */
+  statelyUrl: string;
   /** The WebSocket the application streams to (other clients connected to it receive the events). */
   socketUrl: string;
+  /** The interface the server listens on (`127.0.0.1` unless `host` was given). */
+  host: string;
   port: number;
-  /** Closes the connection and the server. */
+  /** Closes the connection and, unless it connected to a server it did not start, the server. */
   stop(): Promise<void>;
 }
 
@@ -46,80 +76,121 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** The part of the `ws` socket inside `@statelyai/inspect`'s WebSocket adapter that stopping cleanly needs. */
-interface InspectorSocket {
-  readyState: number;
-  onerror: unknown;
-  onclose: unknown;
-  on(event: 'error', listener: () => void): void;
-  once(event: 'open' | 'close', listener: () => void): void;
+function redactorOf(option: InspectorOptions['redact']): InspectionRedactor | undefined {
+  if (option === undefined || option === false) return undefined;
+  if (option === true) return redactInspectionMessage;
+  if (typeof option === 'function') return option;
+  throw new RuntimeError(errorInfo('invalid_config', `startInspector: redact must be true, false or a function, not ${typeof option}`, { subject: 'redact' }));
 }
 
-function socketOf(inspector: ReturnType<typeof createWebSocketInspector>): InspectorSocket | undefined {
-  return (inspector.adapter as unknown as { ws?: InspectorSocket }).ws;
-}
-
-/** Resolves once something accepts connections on the loopback port (the server listens asynchronously). */
-async function listening(port: number, attempts = 100): Promise<void> {
-  for (let i = 0; i < attempts; i++) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-    if (open) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
+function openBrowser(url: string): void {
+  const [command, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+  try {
+    const child = spawn(command, args as string[], { stdio: 'ignore', detached: true });
+    child.on('error', () => process.stderr.write(`[skillstate] could not open a browser; open ${url}\n`));
+    child.unref();
+  } catch {
+    process.stderr.write(`[skillstate] could not open a browser; open ${url}\n`);
   }
-  throw new RuntimeError(errorInfo('signal_failed', `the inspector server did not start listening on port ${port}`));
+}
+
+async function connectSocket(url: string): Promise<WebSocket> {
+  let socket: WebSocket;
+  try {
+    socket = new WebSocket(url);
+  } catch (error) {
+    throw new RuntimeError(errorInfo('invalid_config', `startInspector: connect must be a ws:// URL, not ${JSON.stringify(url)}: ${describeThrown(error)}`, { subject: 'connect' }));
+  }
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => fail(new Error('no answer within 5 s')), 5_000);
+    const fail = (error: Error) => {
+      clearTimeout(timer);
+      socket.terminate();
+      reject(new RuntimeError(errorInfo('signal_failed', `could not connect to the inspection server at ${url}: ${error.message}`)));
+    };
+    socket.once('open', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    socket.once('error', fail);
+  });
+  // Later errors (the server going away) end the stream; they must not crash the application.
+  socket.on('error', () => {});
+  return socket;
 }
 
 /**
- * Starts the inspector server and connects a WebSocket inspector to it.
+ * Starts the inspection server (or connects to a running one) and returns the observer to give
+ * `createAgentSystem({ inspect })`.
  *
  * @example
- * const inspector = await startInspector();
+ * const inspector = await startInspector({ viewer: 'local', redact: true });
  * console.log(`open ${inspector.url}`);
  * const system = createAgentSystem({ inspect: inspector.inspect });
  */
 export async function startInspector(options: InspectorOptions = {}): Promise<InspectorHandle> {
-  const port = options.port ?? (await freePort());
-  const server = createInspectorServer({ port, autoOpen: options.open ?? false });
-  await listening(port);
-  const socketUrl = `ws://127.0.0.1:${port}`;
-  const inspector = createWebSocketInspector({ url: socketUrl });
-  const socket = socketOf(inspector);
-  if (socket && socket.readyState === 0) {
-    // Wait for the connection, so events flow from the first actor on and stop() finds it open.
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new RuntimeError(errorInfo('signal_failed', `could not connect to the inspector server at ${socketUrl}`))), 5_000);
-      socket.once('open', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+  const redact = redactorOf(options.redact);
+  if (options.viewer !== undefined && options.viewer !== 'local' && options.viewer !== 'stately') {
+    throw new RuntimeError(errorInfo('invalid_config', `startInspector: viewer must be 'local' or 'stately', not ${JSON.stringify(options.viewer)}`, { subject: 'viewer' }));
   }
+  let server: ViewerServer | undefined;
+  let socketUrl: string;
+  if (options.connect !== undefined) socketUrl = options.connect;
+  else {
+    try {
+      server = await startViewerServer({ host: options.host, port: options.port, home: options.viewer ?? 'stately', history: options.history });
+    } catch (error) {
+      throw new RuntimeError(errorInfo('signal_failed', `the inspection server could not listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 'a free port'}: ${describeThrown(error)}`));
+    }
+    socketUrl = server.socketUrl;
+  }
+  let socket: WebSocket;
+  try {
+    socket = await connectSocket(socketUrl);
+  } catch (error) {
+    await server?.stop();
+    throw error;
+  }
+  let redactionFailed = false;
+  const inspector = createInspector({
+    send(event) {
+      if (socket.readyState !== WebSocket.OPEN) return;
+      let message = toPlain(event) as InspectionMessage | undefined;
+      if (redact && message) {
+        try {
+          message = redact(message);
+        } catch (error) {
+          // Never sent unredacted: a redactor that throws drops the message.
+          message = undefined;
+          if (!redactionFailed) process.stderr.write(`[skillstate] the inspector's redact function threw; such messages are dropped and later failures are not reported: ${describeThrown(error)}\n`);
+          redactionFailed = true;
+        }
+      }
+      if (message) socket.send(JSON.stringify(message));
+    },
+  });
+  const owned = server;
+  const base = owned ? new URL(owned.url) : new URL(socketUrl.replace(/^ws/, 'http'));
+  const origin = `${base.protocol}//${base.host}`;
+  const localUrl = `${origin}/local/`;
+  const statelyUrl = `${origin}/stately`;
+  const url = (options.viewer ?? 'stately') === 'local' ? localUrl : options.connect !== undefined ? statelyUrl : origin;
+  if (options.open) openBrowser(url);
   return {
     inspect: inspector.inspect,
-    url: `http://localhost:${port}`,
+    url,
+    localUrl,
+    statelyUrl,
     socketUrl,
-    port,
+    host: owned?.host ?? base.hostname,
+    port: owned?.port ?? Number(base.port),
     async stop() {
-      // The inspector reconnects on any socket error, forever, every 5 s; a deliberate stop must
-      // not count as one, so its handlers are detached before the socket is closed.
-      const socket = socketOf(inspector);
-      let closed: Promise<unknown> = Promise.resolve();
-      if (socket) {
-        socket.onerror = null;
-        socket.onclose = null;
-        socket.on('error', () => {});
-        if (socket.readyState < 3) closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      if (socket.readyState < WebSocket.CLOSING) {
+        const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+        socket.close();
+        await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 500))]);
       }
-      inspector.stop();
-      await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 500))]);
-      server.stop();
+      await owned?.stop();
     },
   };
 }

@@ -1,47 +1,48 @@
 /**
- * Model-based testing of agent definitions (`skillstate/testing`), with `xstate/graph`.
+ * Model-based testing of agent definitions (`skillstate/testing`).
  *
  * `createAgentTestModel(definition, options)` builds an abstract model of an agent: one state
  * per set of optional skills that can be mounted together (requirements respected), with
  * events to mount and unmount each of them, to send each named signal and to inject each named
- * fault. `xstate/graph` walks that model (shortest paths, simple paths); `run(path)` replays a
- * path against a real agent in a fresh system and, after every step, checks the invariants of
- * `checkAgentInvariants` (listed in docs/architecture.md):
+ * fault. Two ways to explore it, both on real agents:
  *
- * - the registered actions equal the union of the active skills' actions (plus the agent's own);
- * - a skill's state slice exists iff the skill is mounted;
- * - a lifecycle child is active (or failed) iff its skill is mounted, inactive or absent otherwise;
- * - a skill's children run iff its lifecycle is active;
- * - the agent still answers;
- * - the mounted skills are the ones the model expects.
+ * - `xstate/graph` walks the mount topology (shortest paths, simple paths) and `run(path)`
+ *   replays a path;
+ * - `check()` draws random interleavings of signals, mounts, unmounts, faults, restarts and
+ *   persist/restore with fast-check (`fc.commands`), and shrinks a failure to a minimal sequence
+ *   printed as a `model.replay([...])` call to paste into a test.
+ *
+ * With a reference model (`model: { initial, reduce, agrees }`), each signal's `expect` sees the
+ * model's state, so tests reach domain behaviour. After every step the driver checks the
+ * signal's expectation, that a failed step changed nothing, that committed state was not mutated
+ * in place, the reference model's agreement, and the invariants (`checkAgentInvariants`):
+ * registered actions, slices present and valid against their schemas, lifecycle states, skill
+ * children, the mounted skills the model expects, and that the agent still answers.
  */
-import type { AnyActorRef } from 'xstate';
 import { createMachine } from 'xstate';
 import { createTestModel, type TestModel } from 'xstate/graph';
 import type { AgentDefinition } from '../core/agent-definition.js';
-import { catalogOf } from '../core/agent-value.js';
 import { DefinitionError } from '../core/errors.js';
-import { createSignal, type Signal, type SignalLike } from '../core/signal.js';
+import type { Signal, SignalLike } from '../core/signal.js';
 import type { AnySkill } from '../core/skill.js';
 import type { AgentRef } from '../runtime/agent-ref.js';
-import { RuntimeError } from '../runtime/errors.js';
-import { createAgentSystem, type AgentSystem } from '../runtime/system.js';
+import type { AgentSystem } from '../runtime/system.js';
 import type { AgentSystemOptions } from '../runtime/system-runtime.js';
-import { lifecycleId } from '../../machines/agent.js';
+import { describeStep, ModelViolation, startSession, takeStep, type ModelSetup, type ModelSignal, type ModelStep, type ReferenceModel } from './driver.js';
+import { checkRandomly, ModelCheckFailure, replayCode, type ModelCheckOptions } from './random.js';
 
-/** A signal the model may send in any state, and what its answer must satisfy. */
-export interface ModelSignal {
-  signal: Signal | SignalLike | string;
-  /** Called with the result, or the `RuntimeError`, in the state the model is in; throw to fail the step. */
-  expect?: (outcome: { ok: true; value: unknown } | { ok: false; error: RuntimeError }, mounted: readonly string[]) => void;
-}
+export { checkAgentInvariants } from './invariants.js';
+export { ModelCheckFailure, ModelViolation, replayCode, type ModelCheckOptions, type ModelSignal, type ModelStep, type ReferenceModel };
+export type { ModelOutcome } from './driver.js';
 
 /** Options of `createAgentTestModel`. */
-export interface AgentModelOptions {
+export interface AgentModelOptions<M = undefined> {
   /** Skills the model mounts and unmounts (the definition's own skills stay mounted). */
   skills?: readonly AnySkill[];
   /** Signals to send, by event name. */
-  signals?: Record<string, ModelSignal>;
+  signals?: Record<string, ModelSignal<M>>;
+  /** The reference model: what the agent's domain should do. Each signal's `expect` gets its state. */
+  model?: ReferenceModel<M>;
   /** Faults to inject, by event name (crash a child, send poison...). The invariants must hold after each. */
   faults?: Record<string, (agent: AgentRef<object>, system: AgentSystem) => unknown | Promise<unknown>>;
   /** Options of the system each path runs in. */
@@ -51,11 +52,11 @@ export interface AgentModelOptions {
   probeTimeout?: number;
 }
 
-/** An event of the test model. */
+/** An event of the test model: the signal type it sends. */
 export type ModelEvent = { type: string };
 
-/** A model of an agent for model-based testing, made by `createAgentTestModel`. */
-export interface AgentTestModel {
+/** A model of an agent for model-based testing: its paths, and a way to run each against a real system. */
+export interface AgentTestModel<M = undefined> {
   /** The abstract model, an XState machine (inspect it, draw it). */
   readonly machine: ReturnType<typeof createMachine>;
   readonly model: TestModel<ReturnType<ReturnType<typeof createMachine>['getInitialSnapshot']>, ModelEvent, unknown>;
@@ -66,11 +67,17 @@ export interface AgentTestModel {
    * Their number grows exponentially with the optional skills; the cap keeps it usable.
    */
   simplePaths(options?: { max?: number }): ModelPath[];
-  /** Replays a path against a real agent, checking the invariants after each step. Throws on the first violation. */
+  /** Shortest paths, then simple paths (at most `max`, default 20), without a sequence twice. */
+  paths(options?: { max?: number }): ModelPath[];
+  /** Replays a path against a real agent, checking everything after each step. Throws a `ModelViolation` on the first violation. */
   run(path: ModelPath): Promise<void>;
+  /** Runs a sequence of steps (what `check()` prints when it finds a failure). Throws a `ModelViolation` on the first violation. */
+  replay(steps: readonly ModelStep[]): Promise<void>;
+  /** Random sequences with fast-check; throws a `ModelCheckFailure` holding the shrunk sequence. */
+  check(options?: ModelCheckOptions): Promise<void>;
 }
 
-/** One path through the test model: its description, its events in order, and the skills mounted at its end. */
+/** One path through the test model, with a function that runs it against a real agent system. */
 export interface ModelPath {
   description: string;
   /** The events of the path, in order. */
@@ -90,7 +97,7 @@ function mountedOf(key: string): string[] {
 }
 
 /** Builds the abstract model of an agent definition. */
-export function createAgentTestModel(definition: AgentDefinition<object>, options: AgentModelOptions = {}): AgentTestModel {
+export function createAgentTestModel<M = undefined>(definition: AgentDefinition<object>, options: AgentModelOptions<M> = {}): AgentTestModel<M> {
   const optional = [...(options.skills ?? [])];
   const staticNames = new Set(definition.skills().map((skill) => skill.name));
   // The model keeps the definition's own skills mounted; one listed as optional too would be
@@ -106,6 +113,30 @@ export function createAgentTestModel(definition: AgentDefinition<object>, option
   const byName = new Map(optional.map((skill) => [skill.name, skill]));
   const signals = options.signals ?? {};
   const faults = options.faults ?? {};
+  const setup: ModelSetup<M> = {
+    definition,
+    optional: byName,
+    staticNames,
+    signals,
+    faults,
+    reference: options.model,
+    system: options.system,
+    probe: options.probe,
+    probeTimeout: options.probeTimeout,
+  };
+  const replaySteps = async (steps: readonly ModelStep[]) => {
+    for (const step of steps) {
+      if (!stepKnown(step)) throw new DefinitionError({ code: 'invalid_skill', message: `the model has no step ${describeStep(step)}`, subject: describeStep(step) });
+    }
+    const session = await startSession(setup);
+    try {
+      for (const step of steps) await takeStep(session, setup, step);
+    } finally {
+      await session.system.shutdown();
+    }
+  };
+  const stepKnown = (step: ModelStep) =>
+    'mount' in step ? byName.has(step.mount) : 'unmount' in step ? byName.has(step.unmount) : 'signal' in step ? Object.hasOwn(signals, step.signal) : 'fault' in step ? Object.hasOwn(faults, step.fault) : true;
 
   // Reachable sets of mounted optional skills, breadth first.
   const states: Record<string, { on: Record<string, string> }> = {};
@@ -176,124 +207,41 @@ export function createAgentTestModel(definition: AgentDefinition<object>, option
     return found;
   };
 
+  const shortestPaths = () => toPaths(model.getShortestPaths()).map(exercised);
   return {
     machine,
     model,
-    shortestPaths: () => toPaths(model.getShortestPaths()).map(exercised),
+    shortestPaths,
     simplePaths: (options = {}) => simplePaths(options.max ?? 200),
+    paths(options = {}) {
+      const seen = new Set<string>();
+      return [...shortestPaths(), ...simplePaths(options.max ?? 20)].filter((path) => {
+        const key = path.events.map((event) => event.type).join(' ');
+        if (seen.has(key)) return false;
+        seen.add(key);
+        return true;
+      });
+    },
     async run(path) {
-      const system = createAgentSystem({ onUnhandledError: () => {}, onUnhandledDiagnostic: () => {}, ...options.system });
-      const agent = system.spawn(definition as AgentDefinition<object>);
-      const expected = new Set<string>();
       try {
-        await assertStep(agent, [...expected], staticNames, byName, options, '(spawned)');
-        for (const [index, event] of path.events.entries()) {
-          const [kind, name] = splitEvent(event.type);
-          const where = `step ${index + 1} (${event.type}) of '${path.description}'`;
-          if (kind === 'mount') {
-            await agent.mount(byName.get(name)!);
-            expected.add(name);
-          } else if (kind === 'unmount') {
-            await agent.unmount(name);
-            expected.delete(name);
-          } else if (kind === 'signal') {
-            const spec = signals[name]!;
-            const outcome = await agent.call(spec.signal).then(
-              (value) => ({ ok: true as const, value }),
-              (error: unknown) => {
-                if (!(error instanceof RuntimeError)) throw new Error(`${where}: the call rejected with something that is not a RuntimeError: ${String(error)}`);
-                return { ok: false as const, error };
-              },
-            );
-            spec.expect?.(outcome, [...expected]);
-          } else if (kind === 'fault') {
-            await faults[name]!(agent, system);
-          }
-          await assertStep(agent, [...expected], staticNames, byName, options, where);
-        }
-      } finally {
-        await system.shutdown();
+        await replaySteps(path.events.map((event) => toStep(event.type)));
+      } catch (error) {
+        if (error instanceof ModelViolation) throw new ModelViolation(`${error.message}\n(path: ${path.description})`, error.steps);
+        throw error;
       }
     },
+    replay: (steps) => replaySteps(steps),
+    check: (checkOptions) => checkRandomly(setup, checkOptions),
   };
 }
 
-function splitEvent(type: string): [string, string] {
+/** A graph event (`mount.tickets`, `signal.create`) as a step. */
+function toStep(type: string): ModelStep {
   const dot = type.indexOf('.');
-  return [type.slice(0, dot), type.slice(dot + 1)];
-}
-
-async function assertStep(
-  agent: AgentRef<object>,
-  expected: string[],
-  staticNames: ReadonlySet<string>,
-  optional: ReadonlyMap<string, AnySkill>,
-  options: AgentModelOptions,
-  where: string,
-): Promise<void> {
-  const violations = checkAgentInvariants(agent, [...optional.values()]);
-  const mounted = agent.getSnapshot().mounted.map((record) => record.name).filter((name) => !staticNames.has(name));
-  if ([...mounted].sort().join() !== [...expected].sort().join()) {
-    violations.push(`mounted optional skills are [${mounted.join(', ')}], the model expects [${expected.join(', ')}]`);
-  }
-  const probe = options.probe ?? createSignal('skillstate.model.probe');
-  try {
-    await agent.call(probe, { timeout: options.probeTimeout ?? 2_000 });
-  } catch (error) {
-    if (!(error instanceof RuntimeError) || error.code === 'timeout' || error.code === 'agent_stopped') {
-      violations.push(`the agent did not answer a probe: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
-  if (violations.length) throw new Error(`${where}: invariants violated:\n- ${violations.join('\n- ')}`);
-}
-
-/**
- * Checks the runtime's invariants (docs/architecture.md) on a running agent and returns the violations (empty when all
- * hold). `knownSkills` are skills that may have been mounted at some point: give the skills
- * themselves (or their names) so that a slice left under a state key other than the skill's
- * name is found too.
- */
-export function checkAgentInvariants(agent: AgentRef<object>, knownSkills: readonly (string | AnySkill)[] = []): string[] {
-  const violations: string[] = [];
-  const view = agent.getSnapshot();
-  if (view.status === 'stopped') return ['the agent is stopped'];
-  const catalog = catalogOf(view.agent);
-  if (!catalog) return ['the agent value has lost its catalog'];
-  const expectedActions = catalog.registeredActions().sort();
-  const registered = [...view.registeredActions].sort();
-  if (expectedActions.join() !== registered.join()) {
-    violations.push(`registered actions [${registered.join(', ')}] differ from the active skills' actions [${expectedActions.join(', ')}]`);
-  }
-  const mounted = new Map(view.mounted.map((record) => [record.name, record]));
-  const state = view.state as Record<string, unknown>;
-  const children = agent.actor.getSnapshot().children as Record<string, AnyActorRef | undefined>;
-  const knownKeys = new Map<string, string>();
-  for (const skill of knownSkills) if (typeof skill !== 'string') knownKeys.set(skill.name, skill.stateKey);
-  const names = new Set([...knownSkills.map((skill) => (typeof skill === 'string' ? skill : skill.name)), ...mounted.keys(), ...Object.keys(view.lifecycles)]);
-  for (const name of names) {
-    const record = mounted.get(name);
-    const active = catalog.skills.get(name);
-    if (record && !Object.hasOwn(state, record.stateKey)) violations.push(`skill '${name}' is mounted but has no state under '${record.stateKey}'`);
-    if (!record) {
-      const key = knownKeys.get(name) ?? catalog.blueprint.resolveSkill(name)?.stateKey ?? name;
-      if (Object.hasOwn(state, key) && !catalog.ownKeys.has(key)) violations.push(`skill '${name}' is not mounted but its state '${key}' remains`);
-    }
-    const lifecycle = children[lifecycleId(name)];
-    const value = lifecycle?.getSnapshot().value as string | undefined;
-    if (record && value !== 'active' && value !== 'failed') violations.push(`skill '${name}' is mounted but its lifecycle is ${value ?? 'missing'}`);
-    if (!record && value !== undefined && value !== 'inactive') violations.push(`skill '${name}' is not mounted but its lifecycle is ${value}`);
-    if (view.lifecycles[name] !== undefined && value !== undefined && view.lifecycles[name] !== value) {
-      violations.push(`skill '${name}': the agent records its lifecycle as ${view.lifecycles[name]}, the lifecycle machine is ${value}`);
-    }
-    const running = lifecycle ? Object.keys(lifecycle.getSnapshot().children ?? {}).filter((id) => lifecycle.getSnapshot().children[id]?.getSnapshot().status === 'active') : [];
-    const plans = active?.spec.children?.(active.config) ?? [];
-    if (value === 'active') {
-      for (const plan of plans) {
-        if ((plan.restart ?? 'permanent') !== 'temporary' && !running.includes(plan.id)) violations.push(`skill '${name}' is active but its child '${plan.id}' is not running`);
-      }
-    } else if (running.length) {
-      violations.push(`skill '${name}' is ${value ?? 'not mounted'} but children run: ${running.join(', ')}`);
-    }
-  }
-  return violations;
+  const kind = type.slice(0, dot);
+  const name = type.slice(dot + 1);
+  if (kind === 'mount') return { mount: name };
+  if (kind === 'unmount') return { unmount: name };
+  if (kind === 'signal') return { signal: name };
+  return { fault: name };
 }

@@ -89,6 +89,8 @@ export interface ExportDeclaration {
 const DECLARATION = /^export (?:declare )?(?:abstract )?(?:async )?(?:function\*?|const|let|class|interface|type|enum) ([A-Za-z0-9_$]+)/gm;
 const RE_EXPORT = /^export (type )?\{([^}]*)\} from '([^']+)';/gm;
 const EXPORT_ALL = /^export \* from '([^']+)';/gm;
+const LOCAL_EXPORT = /^export (?:type )?\{([^}]*)\};/gm;
+const IMPORT = /^import (?:type )?\{([^}]*)\} from '([^']+)';/gm;
 
 /** The names a module exports (following `export ... from` to each declaration), with where each is declared. */
 export function declaredExports(root: string, file: string): Map<string, ExportDeclaration> {
@@ -107,6 +109,25 @@ export function declaredExports(root: string, file: string): Map<string, ExportD
       const declaration = from.get(original!);
       if (!declaration) throw new Error(`${file} re-exports '${original}' from ${match[3]}, which does not export it`);
       found.set(alias ?? original!, declaration);
+    }
+  }
+  // `export { name }` of a name imported from another module: declared there.
+  const imported = new Map<string, string>();
+  for (const match of withoutComments(source).matchAll(IMPORT)) {
+    for (const item of match[1]!.split(',').map((part) => part.trim().replace(/^type /, '')).filter(Boolean)) {
+      const [original, alias] = item.split(/\s+as\s+/);
+      if (match[2]!.startsWith('.')) imported.set(alias ?? original!, `${original}\u0000${match[2]}`);
+    }
+  }
+  for (const match of withoutComments(source).matchAll(LOCAL_EXPORT)) {
+    for (const item of match[1]!.split(',').map((part) => part.trim().replace(/^type /, '')).filter(Boolean)) {
+      const [local, alias] = item.split(/\s+as\s+/);
+      const origin = imported.get(local!);
+      if (!origin) continue;
+      const [original, specifier] = origin.split('\u0000');
+      const declaration = declaredExports(root, target(specifier!)).get(original!);
+      if (!declaration) throw new Error(`${file} exports '${local}', which ${specifier} does not export`);
+      found.set(alias ?? local!, declaration);
     }
   }
   for (const match of withoutComments(source).matchAll(EXPORT_ALL)) {

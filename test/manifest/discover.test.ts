@@ -1,8 +1,8 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BUNDLED_SKILLS_DIR, discoverSkills, validateSkillDir } from '../../src/index.js';
-import { scanSkillSources } from '../../src/manifest/discover.js';
+import { discoverSkills, validateSkillDir } from '../../src/index.js';
+import { EXAMPLE_SKILLS_DIR, scanSkillSources } from '../../src/manifest/discover.js';
 import { simpleSkill, skillMd, tree, writeTree } from './tree.js';
 
 const skipped = (diagnostics: readonly { code: string; subject?: string; details?: Record<string, unknown> }[], reason: string) =>
@@ -119,7 +119,7 @@ describe('discoverSkills', () => {
   });
 
   it('discovers the bundled skills and skips the code-skill files beside them silently', async () => {
-    const registry = await discoverSkills({ bundled: BUNDLED_SKILLS_DIR });
+    const registry = await discoverSkills({ bundled: EXAMPLE_SKILLS_DIR });
     expect(registry.names()).toEqual(expect.arrayContaining(['csv-tools', 'hello-extended']));
     expect(registry.diagnostics.filter((d) => d.level !== 'info')).toEqual([]);
   });
@@ -137,8 +137,8 @@ describe('validateSkillDir', () => {
   it('passes a valid folder and the bundled skills', async () => {
     const root = await tree({ 'my-skill/SKILL.md': skillMd('name: my-skill\ndescription: Does things.\nlicense: MIT\nmetadata:\n  author: me') });
     expect(await validateSkillDir(path.join(root, 'my-skill'))).toMatchObject({ valid: true, errors: [] });
-    expect((await validateSkillDir(path.join(BUNDLED_SKILLS_DIR, 'hello-extended'))).valid).toBe(true);
-    expect((await validateSkillDir(path.join(BUNDLED_SKILLS_DIR, 'csv-tools'))).valid).toBe(true);
+    expect((await validateSkillDir(path.join(EXAMPLE_SKILLS_DIR, 'hello-extended'))).valid).toBe(true);
+    expect((await validateSkillDir(path.join(EXAMPLE_SKILLS_DIR, 'csv-tools'))).valid).toBe(true);
   });
 
   it('reports missing paths, files and folders in the reference wording', async () => {

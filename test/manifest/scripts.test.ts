@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { readFile, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { BUNDLED_SKILLS_DIR, discoverSkills, ManifestError, runSkillScript } from '../../src/index.js';
+import { discoverSkills, ManifestError, runSkillScript } from '../../src/index.js';
+import { EXAMPLE_SKILLS_DIR } from '../../src/manifest/discover.js';
 import { simpleSkill, tree } from './tree.js';
 
 async function skill(files: Record<string, string>) {
@@ -35,7 +36,7 @@ async function refusal(promise: Promise<unknown>): Promise<ManifestError> {
 
 describe('runSkillScript', () => {
   it('runs the bundled python script by its declared name, in the skill root', async () => {
-    const registry = await discoverSkills({ bundled: BUNDLED_SKILLS_DIR });
+    const registry = await discoverSkills({ bundled: EXAMPLE_SKILLS_DIR });
     const result = await runSkillScript(registry.entry('csv-tools')!, 'summarize', ['data/sample.csv']);
     expect(result).toMatchObject({ exitCode: 0, signal: null, truncated: false, timedOut: false, stderr: '' });
     expect(JSON.parse(result.stdout)).toEqual({ rows: 4, columns: ['region', 'product', 'units', 'revenue'], totals: { units: 22, revenue: 470.47 } });

@@ -1,12 +1,13 @@
 import { symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cmd, createSkillTools, defineAgent, discoverSkills, isMounted, toolsForAgent, BUNDLED_SKILLS_DIR, ManifestError } from '../../src/index.js';
+import { cmd, createSkillTools, defineAgent, discoverSkills, isMounted, toolsForAgent, ManifestError } from '../../src/index.js';
+import { EXAMPLE_SKILLS_DIR } from '../../src/manifest/discover.js';
 import { simpleSkill, tree } from './tree.js';
 
 async function setup(files: Record<string, string | Buffer> = {}) {
   const root = await tree(files);
-  const registry = await discoverSkills({ bundled: BUNDLED_SKILLS_DIR, extra: [root] });
+  const registry = await discoverSkills({ bundled: EXAMPLE_SKILLS_DIR, extra: [root] });
   const skills = createSkillTools(registry);
   const Agent = defineAgent({ name: 'assistant', skills: [skills], registry });
   return { root, registry, Agent, agent: Agent.new({ id: 'a1' }) };
@@ -25,7 +26,7 @@ describe('load_skill', () => {
     expect(result.output).toMatchObject({
       skill: 'hello-extended',
       version: '1.0.0',
-      rootPath: path.join(BUNDLED_SKILLS_DIR, 'hello-extended'),
+      rootPath: path.join(EXAMPLE_SKILLS_DIR, 'hello-extended'),
       resources: ['examples.md', 'toolsets/index.ts'],
       tools: ['say_hello', 'wave'],
       alreadyLoaded: false,
@@ -67,7 +68,7 @@ describe('load_skill', () => {
     const loaded = await cmd(agent, { action: 'load_skill', params: { name: 'csv-tools' } });
     const json = JSON.parse(JSON.stringify(loaded.agent));
     // Another process: a new registry and a definition that has not loaded anything yet.
-    const fresh = await discoverSkills({ bundled: BUNDLED_SKILLS_DIR });
+    const fresh = await discoverSkills({ bundled: EXAMPLE_SKILLS_DIR });
     const Agent = defineAgent({ name: 'assistant', skills: [createSkillTools(fresh)] });
     expect(Agent.restore(json, { skills: fresh.resolver() }).ok).toBe(false);
     await fresh.load(json.mounted.map((m: { name: string }) => m.name).filter((n: string) => n !== 'skills'));

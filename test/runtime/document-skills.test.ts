@@ -1,6 +1,7 @@
 /** Document skills on running agents: load_skill as a tool call, mount by name, restore. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { BUNDLED_SKILLS_DIR, createSkillTools, discoverSkills, type AgentSystem, type DocumentSkillRegistry } from '../../src/index.js';
+import { createSkillTools, discoverSkills, type AgentSystem, type DocumentSkillRegistry } from '../../src/index.js';
+import { EXAMPLE_SKILLS_DIR } from '../../src/manifest/discover.js';
 import { createSignal, defineAgent, notebook, quietSystem } from './fixtures.js';
 
 let systems: AgentSystem[] = [];
@@ -10,7 +11,7 @@ afterEach(async () => {
 });
 
 async function setup(): Promise<{ registry: DocumentSkillRegistry; system: AgentSystem; Assistant: ReturnType<typeof defineAgent> }> {
-  const registry = await discoverSkills({ bundled: BUNDLED_SKILLS_DIR });
+  const registry = await discoverSkills({ bundled: EXAMPLE_SKILLS_DIR });
   const Assistant = defineAgent({ name: 'assistant', skills: [notebook, createSkillTools(registry)], registry });
   const system = quietSystem({ resolvers: [registry], definitions: [Assistant] });
   systems.push(system);
@@ -23,7 +24,7 @@ describe('document skills on a running agent', () => {
     const agent = system.spawn(Assistant, { id: 'assistant-1' });
     expect(agent.tools().tools.map((tool) => tool.function.name)).toEqual(expect.arrayContaining(['load_skill', 'list_skills', 'read_skill_resource']));
     const loaded = (await agent.callTool('load_skill', '{"name":"hello-extended"}')) as { rootPath: string };
-    expect(loaded.rootPath).toBe(`${BUNDLED_SKILLS_DIR}/hello-extended`);
+    expect(loaded.rootPath).toBe(`${EXAMPLE_SKILLS_DIR}/hello-extended`);
     expect(agent.getSnapshot().lifecycles['hello-extended']).toBe('active');
     expect(agent.getSnapshot().registeredActions).toEqual(expect.arrayContaining(['hello-extended/say_hello', 'hello-extended/wave']));
     expect(agent.tools().tools.map((tool) => tool.function.name)).toEqual(expect.arrayContaining(['say_hello', 'wave']));

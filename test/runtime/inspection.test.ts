@@ -31,7 +31,7 @@ interface Message {
 describe('the Stately inspector', () => {
   it('streams the agent and each skill lifecycle child to a WebSocket client of the inspector server', async () => {
     inspector = await startInspector();
-    expect(inspector.url).toBe(`http://localhost:${inspector.port}`);
+    expect(inspector.url).toBe(`http://127.0.0.1:${inspector.port}`);
     const messages: Message[] = [];
     client = new WebSocket(inspector.socketUrl);
     await new Promise<void>((resolve, reject) => {
@@ -56,6 +56,23 @@ describe('the Stately inspector', () => {
       expect(registered(`skill:${skill}`)).toMatchObject({ parentId: agentActor!.sessionId });
     }
     expect(messages.some((m) => m.type === '@xstate.event' && m.event?.type === 'signal')).toBe(true);
+  });
+});
+
+describe('both viewers read one stream', () => {
+  it('the server serves the Stately bridge and the local viewer, and the default url leads to the Stately one', async () => {
+    inspector = await startInspector();
+    const home = await fetch(inspector.url, { redirect: 'manual' });
+    expect(home.status).toBe(302);
+    expect(home.headers.get('location')).toBe('/stately');
+    const bridge = await (await fetch(inspector.statelyUrl)).text();
+    expect(bridge).toContain('<iframe id="inspector" src="https://stately.ai/inspect">');
+    expect(bridge).toContain('new WebSocket(`ws://${location.host}/`)');
+    const local = await fetch(inspector.localUrl);
+    expect(local.status).toBe(200);
+    // The local page may reach nothing but the server it came from.
+    expect(local.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(local.headers.get('content-security-policy')).toContain("connect-src 'self'");
   });
 });
 

@@ -57,6 +57,13 @@ describe('checkAgentInvariants finds what is wrong', () => {
     expect(checkAgentInvariants(broken, [pad])).toEqual(["skill 'scratch' is not mounted but its state 'pad' remains"]);
   });
 
+  it('a slice that does not match its skill schema', () => {
+    system = quietSystem();
+    const agent = system.spawn(NotesAgent);
+    const broken = withView(agent, (view) => ({ ...view, state: { ...view.state, notebook: { items: 'garbage' } } }));
+    expect(checkAgentInvariants(broken)).toEqual(["skill 'notebook': its state under 'notebook' does not match its schema: items: Invalid input: expected array, received string"]);
+  });
+
   it('a mounted skill without its slice', () => {
     system = quietSystem();
     const agent = system.spawn(NotesAgent);

@@ -1,9 +1,11 @@
 /**
  * `skillstate disclose "<query>"`: the tier disclosure picks for a query and the exact text a
- * model would be given, with its size and anything the budget cut.
+ * model would be given, with its size and anything the budget cut; with `--explain`, each
+ * skill's trigger matches and relevance score, for authors tuning their descriptions.
  */
 import { parseArgs } from 'node:util';
-import { disclose } from '../../manifest/disclose.js';
+import { disclose, rankSkills, type Disclosure } from '../../manifest/disclose.js';
+import type { RelevanceScore } from '../../manifest/rank.js';
 import { UsageError, type Command } from '../io.js';
 import { discoverFromFlags, SOURCE_HELP, SOURCE_OPTIONS } from '../sources.js';
 
@@ -26,6 +28,9 @@ Shows what progressive disclosure gives a model for the query: the tier (0 nothi
   --max-skills <n>       matches shown in full (default 3)
   --budget-chars <n>     cut the text to this many characters
   --budget-tokens <n>    cut the text to about this many tokens
+  --catalog-tokens <n>   budget of the catalog part, in tokens (default 1500)
+  --recent <text>        an earlier turn of the conversation (repeatable, oldest first)
+  --explain              show each skill's trigger matches and relevance score for the query
   --json                 print the whole result as JSON
 
 ${SOURCE_HELP}`,
@@ -39,6 +44,9 @@ ${SOURCE_HELP}`,
         'max-skills': { type: 'string' },
         'budget-chars': { type: 'string' },
         'budget-tokens': { type: 'string' },
+        'catalog-tokens': { type: 'string' },
+        recent: { type: 'string', multiple: true },
+        explain: { type: 'boolean' },
         json: { type: 'boolean' },
       },
     });
@@ -49,11 +57,21 @@ ${SOURCE_HELP}`,
     if (positionals.length !== 1) throw new UsageError('disclose needs exactly one query (quote it)');
     const registry = await discoverFromFlags(values, io);
     const budget = { chars: positiveInt(values['budget-chars'], '--budget-chars'), tokens: positiveInt(values['budget-tokens'], '--budget-tokens') };
+    const catalogTokens = positiveInt(values['catalog-tokens'], '--catalog-tokens');
+    const recent = values.recent ?? [];
+    // Scored before disclosing: showing a skill reads its body, which adds its headings to the index.
+    const scores = values.explain ? rankSkills(registry, positionals[0]!, { recent }) : [];
     const result = await disclose(registry, positionals[0]!, {
       preload: values.preload ?? [],
       maxSkills: positiveInt(values['max-skills'], '--max-skills'),
       budget,
+      recent,
+      ...(catalogTokens === undefined ? {} : { catalogBudget: { tokens: catalogTokens } }),
     });
+    if (values.explain) {
+      io.out(explain(scores, result));
+      return 0;
+    }
     if (values.json) {
       const { available: _available, ...rest } = result;
       io.out(`${JSON.stringify(rest, null, 2)}\n`);
@@ -67,3 +85,27 @@ ${SOURCE_HELP}`,
     return 0;
   },
 };
+
+/** One line per skill: shown or not, trigger matches, relevance score and the words that scored. */
+function explain(ranked: readonly RelevanceScore[], result: Disclosure): string {
+  const scores = new Map(ranked.map((item) => [item.name, item]));
+  const triggers = new Map(result.matches.map((match) => [match.name, match]));
+  const rows = result.available
+    .map((entry) => ({ entry, score: scores.get(entry.name)?.score ?? 0 }))
+    .sort((a, b) => b.score - a.score || (a.entry.name < b.entry.name ? -1 : 1));
+  const lines = [`tier ${result.tier}: ${result.reason}`, `size: ${result.chars} characters, about ${result.tokens} tokens`, ''];
+  const width = Math.max(5, ...rows.map((row) => row.entry.name.length));
+  lines.push(`${'skill'.padEnd(width)}  score   shown    why`);
+  for (const { entry, score } of rows) {
+    const shown = result.detailed.includes(entry.name) ? 'in full' : result.catalog.includes(entry.name) ? 'catalog' : 'cut';
+    const why: string[] = [];
+    const match = triggers.get(entry.name);
+    if (match) why.push(`triggers: ${match.matched.join(', ')}`);
+    const terms = scores.get(entry.name)?.terms;
+    if (terms?.length) why.push(`words: ${terms.join(', ')}`);
+    const { keywords, verbs, patterns } = entry.triggers;
+    if (!keywords.length && !verbs.length && !patterns.length) why.push('no triggers');
+    lines.push(`${entry.name.padEnd(width)}  ${score.toFixed(2).padStart(6)}  ${shown.padEnd(7)}  ${why.join('; ')}`);
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -49,7 +49,7 @@ ${SOURCE_HELP}`,
 
 /** Splits the arguments after the second positional (the script); a `--` right after it is dropped. */
 function splitAtScript(args: string[]): { own: string[]; rest: string[] } {
-  const valued = new Set(['--project', '--user', '--path', '--timeout']);
+  const valued = new Set(['--project', '--user', '--bundled', '--path', '--example', '--trust-file', '--timeout']);
   let positionals = 0;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;

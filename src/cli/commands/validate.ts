@@ -1,9 +1,10 @@
 /**
  * `skillstate validate <dir...>`: strict validation of skill folders, in the Agent Skills
- * reference validator's words. Exit 0 when every folder is valid, 1 otherwise.
+ * reference validator's words. A folder without a SKILL.md is searched for skill folders, each
+ * validated and reported. Exit 0 when every skill is valid, 1 otherwise.
  */
 import { parseArgs } from 'node:util';
-import { validateSkillDir } from '../../manifest/validate.js';
+import { validateSkillTree } from '../../manifest/validate-tree.js';
 import { UsageError, type Command } from '../io.js';
 
 export const validateCommand: Command = {
@@ -13,7 +14,9 @@ export const validateCommand: Command = {
 
 Validates each skill folder strictly: SKILL.md present, front matter opening the file and closed,
 a YAML mapping, every field within the specification. Problems are reported in the words of the
-Agent Skills reference validator (skills-ref). Exit code 1 when any folder is invalid.
+Agent Skills reference validator (skills-ref). A folder that holds no SKILL.md is searched for
+skill folders (hidden folders and node_modules left out, 4 levels deep) and each is validated.
+Exit code 1 when any skill is invalid.
 
   --spec agentskills   accept only the standard fields
   --spec skillstate    also accept the extension fields: version, toolsets, scripts, triggers,
@@ -32,7 +35,12 @@ Agent Skills reference validator (skills-ref). Exit code 1 when any folder is in
     if (!positionals.length) throw new UsageError('validate needs at least one skill folder');
     if (values.spec !== 'agentskills' && values.spec !== 'skillstate') throw new UsageError(`--spec must be agentskills or skillstate, not '${values.spec}'`);
     const results = [];
-    for (const dir of positionals) results.push(await validateSkillDir(dir, { spec: values.spec }));
+    let searched = false;
+    for (const dir of positionals) {
+      const found = await validateSkillTree(dir, { spec: values.spec });
+      searched ||= found.length !== 1 || found[0]!.dir !== dir;
+      results.push(...found);
+    }
     if (values.json) {
       io.out(`${JSON.stringify(results.map(({ manifest: _manifest, ...rest }) => rest), null, 2)}\n`);
     } else {
@@ -44,6 +52,9 @@ Agent Skills reference validator (skills-ref). Exit code 1 when any folder is in
         }
         for (const warning of result.warnings) io.err(`  warning: ${warning.message}\n`);
       }
+      const invalid = results.filter((result) => !result.valid).length;
+      // A summary when folders were searched: the reader did not name each skill checked.
+      if (searched) (invalid ? io.err : io.out)(`${results.length} skills checked: ${results.length - invalid} valid, ${invalid} invalid\n`);
     }
     return results.every((result) => result.valid) ? 0 : 1;
   },

@@ -1,0 +1,69 @@
+/**
+ * `skillstate inspect`: starts the inspection server on its own and keeps it running until
+ * interrupted. Applications stream to it with `startInspector({ connect })`; the local viewer
+ * and the Stately inspector read it.
+ */
+import { parseArgs } from 'node:util';
+import { startViewerServer, type ViewerServer } from '../../viewer/server.js';
+import { UsageError, type CliIO, type Command } from '../io.js';
+
+/** The options of the commands that start the inspection server. */
+export const SERVER_OPTIONS = {
+  port: { type: 'string', short: 'p' },
+  host: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** Their help text. */
+export const SERVER_HELP = `Options:
+  -p, --port N     port to listen on (default: a free one)
+      --host H     interface to listen on (default 127.0.0.1: this machine only)
+  -h, --help       this help`;
+
+/** `--port` as a number; a usage error when it is not a port. */
+export function portOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port must be a whole number from 0 to 65535, not '${value}'`);
+  return port;
+}
+
+/** Prints where the viewers are, then waits for SIGINT or SIGTERM and stops the server. */
+export async function serveUntilInterrupted(server: ViewerServer, io: CliIO, lines: string[]): Promise<number> {
+  io.out(`${[`Local viewer:      ${server.localUrl}`, `Stately inspector: ${server.statelyUrl} (needs the internet)`, ...lines].join('\n')}\nPress Ctrl-C to stop.\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await server.stop();
+  return 0;
+}
+
+/** `skillstate inspect`. */
+export const inspectCommand: Command = {
+  name: 'inspect',
+  summary: 'serve the local viewer and the Stately inspector for a running application',
+  help: `Usage: skillstate inspect [--port N] [--host H]
+
+Starts the inspection server and prints the pages to open: the local viewer (state diagrams of
+every agent and skill lifecycle, the event log; works offline) and the Stately inspector.
+Stream an application to it with:
+
+  createAgentSystem({ inspect: (await startInspector({ connect: '<socket URL>' })).inspect })
+
+${SERVER_HELP}`,
+  async run(args, io) {
+    const { values } = parseArgs({ args, options: SERVER_OPTIONS });
+    if (values.help) {
+      io.out(`${this.help}\n`);
+      return 0;
+    }
+    const server = await startViewerServer({ host: values.host, port: portOf(values.port), home: 'local', title: 'skillstate inspect' });
+    return serveUntilInterrupted(server, io, [`Application socket: ${server.socketUrl}  (startInspector({ connect: '${server.socketUrl}' }))`]);
+  },
+};

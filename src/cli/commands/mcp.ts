@@ -1,0 +1,156 @@
+/**
+ * `skillstate mcp`: serves an agent over MCP, on stdio (the default: what hosts such as Claude
+ * Code spawn) or on Streamable HTTP (`--http PORT`).
+ *
+ * The agent is made of the discovered document skills: the `load_skill`, `list_skills` and
+ * `read_skill_resource` tools, and each skill's toolset once it is loaded (clients are told the
+ * tool list changed). `--agent module.ts:Export` serves an agent definition of the user's instead;
+ * the discovered skills are still offered as resources and as the disclosure prompt.
+ *
+ * On stdio, stdout carries the protocol only: `console.log` and friends are sent to stderr.
+ * The SDK is imported only when this command runs.
+ */
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { defineAgent, type AgentDefinition } from '../../core/agent-definition.js';
+import { createSkillTools } from '../../manifest/skill-tools.js';
+import { createAgentSystem } from '../../runtime/system.js';
+import { UsageError, type CliIO, type Command } from '../io.js';
+import { discoverFromFlags, SOURCE_HELP, SOURCE_OPTIONS } from '../sources.js';
+
+function isAgentDefinition(value: unknown): value is AgentDefinition<object> {
+  return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'agent' && typeof (value as { spawn?: unknown; new?: unknown }).new === 'function';
+}
+
+/**
+ * Imports the user's module. TypeScript goes through tsx registered for the whole process (not
+ * `tsImport`, which gives the module private copies of its imports): the definition must come
+ * from the same `skillstate` this command runs, or its agents would not be recognised.
+ */
+async function importModule(file: string): Promise<Record<string, unknown>> {
+  const url = pathToFileURL(path.resolve(file)).href;
+  try {
+    return (await import(url)) as Record<string, unknown>;
+  } catch (error) {
+    // TypeScript, and tsx not yet registered (the installed command runs its JavaScript build).
+    if ((error as { code?: unknown }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw error;
+    (await import('tsx/esm/api')).register();
+    // The failed load is cached under the plain URL: ask again under another.
+    return (await import(`${url}?typescript`)) as Record<string, unknown>;
+  }
+}
+
+/** Loads `module.ts:Export` (default export when no name is given) and checks it is an agent definition. */
+async function loadAgentDefinition(spec: string): Promise<AgentDefinition<object>> {
+  const colon = spec.lastIndexOf(':');
+  // A Windows drive letter (C:\...) is not an export separator.
+  const hasExport = colon > 1;
+  const file = hasExport ? spec.slice(0, colon) : spec;
+  const name = hasExport ? spec.slice(colon + 1) : 'default';
+  let module: Record<string, unknown>;
+  try {
+    module = await importModule(file);
+  } catch (error) {
+    throw new UsageError(`--agent: cannot import '${file}': ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const exported = module[name];
+  if (!isAgentDefinition(exported)) {
+    const names = Object.keys(module).filter((key) => isAgentDefinition(module[key]));
+    throw new UsageError(`--agent: '${file}' exports no agent definition named '${name}'${names.length ? `; agent definitions there: ${names.join(', ')}` : ''}`);
+  }
+  return exported as AgentDefinition<object>;
+}
+
+function portOf(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--http must be a port number (0 lets the system choose), not '${value}'`);
+  return port;
+}
+
+/** Sends everything a program prints with `console` to stderr, so stdout stays the protocol's. */
+function consoleToStderr(io: CliIO): void {
+  const write = (...args: unknown[]) => io.err(`${args.map((arg) => (typeof arg === 'string' ? arg : JSON.stringify(arg))).join(' ')}\n`);
+  console.log = write;
+  console.info = write;
+  console.debug = write;
+}
+
+export const mcpCommand: Command = {
+  name: 'mcp',
+  summary: 'serve the skills (or an agent) to MCP clients, over stdio or HTTP',
+  help: `Usage: skillstate mcp [options] [sources]
+
+Serves an agent over the Model Context Protocol. By default the agent is made of the discovered
+document skills: load_skill, list_skills and read_skill_resource, and each skill's tools once it is
+loaded. Skills are also offered as resources (skill://<name>/SKILL.md, skill://<name>/<file>) and
+the disclosure as the prompt 'skills'.
+
+  --agent <module:Export>  serve this agent definition instead (a .ts or .js module; default export
+                           when no name is given)
+  --http <port>            serve Streamable HTTP on this port (0: any free port) instead of stdio
+  --host <address>         address to bind with --http (default 127.0.0.1)
+  --token <secret>         with --http, require 'Authorization: Bearer <secret>'
+                           (default: the SKILLSTATE_MCP_TOKEN environment variable, if set)
+  --stateless              with --http, no sessions: each request is answered on its own
+  --timeout <ms>           longest a tool call may take (default 60000)
+
+Add it to a host, for example:
+  claude mcp add skills -- npx skillstate mcp --path ./skills
+
+${SOURCE_HELP}`,
+  async run(args, io) {
+    const { values } = parseArgs({
+      args,
+      options: {
+        ...SOURCE_OPTIONS,
+        agent: { type: 'string' },
+        http: { type: 'string' },
+        host: { type: 'string' },
+        token: { type: 'string' },
+        stateless: { type: 'boolean' },
+        timeout: { type: 'string' },
+      },
+    });
+    if (values.help) {
+      io.out(`${this.help}\n`);
+      return 0;
+    }
+    const http = values.http === undefined ? undefined : portOf(values.http);
+    if (http === undefined && (values.host !== undefined || values.token !== undefined || values.stateless)) {
+      throw new UsageError('--host, --token and --stateless apply to --http only');
+    }
+    const timeout = values.timeout === undefined ? 60_000 : Number(values.timeout);
+    if (!Number.isInteger(timeout) || timeout <= 0) throw new UsageError(`--timeout must be a positive whole number of milliseconds, not '${values.timeout}'`);
+    if (http === undefined) consoleToStderr(io);
+
+    const { serveMcp } = await import('../../mcp/index.js');
+    const registry = await discoverFromFlags(values, io);
+    const definition = values.agent
+      ? await loadAgentDefinition(values.agent)
+      : defineAgent({ name: 'skills', skills: [createSkillTools(registry)], registry });
+    const system = createAgentSystem({ callTimeout: timeout, resolvers: [registry] });
+    const agent = system.spawn(definition, { id: definition.name });
+    const shared = { registry, callTimeout: timeout, name: definition.name };
+    const endpoint =
+      http === undefined
+        ? await serveMcp(agent, { ...shared, transport: 'stdio' })
+        : await serveMcp(agent, {
+            ...shared,
+            transport: 'http',
+            port: http,
+            host: values.host,
+            token: values.token ?? process.env.SKILLSTATE_MCP_TOKEN,
+            stateless: values.stateless === true,
+          });
+    if (endpoint.url) io.err(`skillstate mcp: serving agent '${definition.name}' at ${endpoint.url}\n`);
+    const stop = () => void endpoint.close();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    await endpoint.closed;
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    await system.shutdown();
+    return 0;
+  },
+};

@@ -1,0 +1,42 @@
+/**
+ * `skillstate trace view <file>`: serves a recorded JSON-lines trace to the local viewer (and
+ * the Stately inspector), drawn with the package's own machine definitions, for post-mortems.
+ */
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { agentMachine } from '../../../machines/agent.js';
+import { skillLifecycleMachine } from '../../../machines/skill-lifecycle.js';
+import { toPlain } from '../../viewer/messages.js';
+import { startViewerServer } from '../../viewer/server.js';
+import { UsageError, type Command } from '../io.js';
+import { parseTrace, traceToMessages } from '../trace-replay.js';
+import { portOf, serveUntilInterrupted, SERVER_HELP, SERVER_OPTIONS } from './inspect.js';
+
+/** `skillstate trace view`. */
+export const traceCommand: Command = {
+  name: 'trace',
+  summary: 'view a recorded trace (trace view trace.jsonl) in the local viewer',
+  help: `Usage: skillstate trace view <trace.jsonl> [--port N] [--host H]
+
+Serves a trace written by createAgentSystem({ trace: 'trace.jsonl' }) to the local viewer: every
+agent and skill lifecycle with its state diagram (at its last state), and the event log with
+filters by agent and skill. Works offline.
+
+${SERVER_HELP}`,
+  async run(args, io) {
+    const { values, positionals } = parseArgs({ args, options: SERVER_OPTIONS, allowPositionals: true });
+    if (values.help) {
+      io.out(`${this.help}\n`);
+      return 0;
+    }
+    const [action, file, ...extra] = positionals;
+    if (action !== 'view') throw new UsageError(action === undefined ? 'say what to do: trace view <trace.jsonl>' : `unknown action '${action}' (only 'view')`);
+    if (file === undefined) throw new UsageError('name the trace file: trace view <trace.jsonl>');
+    if (extra.length) throw new UsageError(`one trace file at a time (also given: ${extra.join(' ')})`);
+    const lines = parseTrace(await readFile(file, 'utf8'), file);
+    const machines = { agent: JSON.stringify(toPlain(agentMachine.config)), lifecycle: JSON.stringify(toPlain(skillLifecycleMachine.config)) };
+    const messages = traceToMessages(lines, machines);
+    const server = await startViewerServer({ host: values.host, port: portOf(values.port), home: 'local', title: `trace ${file}`, messages, history: Math.max(1_000, messages.length) });
+    return serveUntilInterrupted(server, io, [`${lines.length} trace lines from ${file}`]);
+  },
+};

@@ -1,0 +1,106 @@
+/**
+ * A recorded trace (the JSON lines of `createAgentSystem({ trace })`) as inspection messages, so
+ * the viewers show a post-mortem the way they show a live system: agents and their skill
+ * lifecycle actors, each drawn from the machine definitions given, and the event log.
+ *
+ * Pure: parses text, no I/O. A line that is not a trace record is an error naming its number.
+ */
+import { SkillstateError } from '../core/errors.js';
+import type { TraceLine } from '../runtime/trace.js';
+import type { InspectionMessage } from '../viewer/messages.js';
+
+/** The machine definitions (their configs as JSON text) the actors of a trace are drawn with. */
+export interface TraceMachines {
+  agent: string;
+  lifecycle: string;
+}
+
+/** A trace file that cannot be read as one. */
+export class TraceError extends SkillstateError {}
+
+const KINDS = new Set(['spawn', 'stop', 'signal', 'step', 'effect', 'lifecycle', 'diagnostic']);
+
+/** Parses JSON-lines text into trace lines; blank lines are skipped. */
+export function parseTrace(text: string, source = 'the trace'): TraceLine[] {
+  const lines: TraceLine[] = [];
+  for (const [index, raw] of text.split('\n').entries()) {
+    if (!raw.trim()) continue;
+    let line: unknown;
+    try {
+      line = JSON.parse(raw);
+    } catch (error) {
+      throw new TraceError({ code: 'invalid_trace', message: `${source}, line ${index + 1}: not JSON (${error instanceof Error ? error.message : String(error)})`, subject: `${source}:${index + 1}` });
+    }
+    const kind = (line as { kind?: unknown } | null)?.kind;
+    if (typeof kind !== 'string' || !KINDS.has(kind)) {
+      throw new TraceError({ code: 'invalid_trace', message: `${source}, line ${index + 1}: not a trace record (kind ${JSON.stringify(kind)}; expected one of ${[...KINDS].join(', ')})`, subject: `${source}:${index + 1}` });
+    }
+    lines.push(line as TraceLine);
+  }
+  return lines;
+}
+
+const agentSession = (agent: string) => `agent:${agent}`;
+const skillSession = (agent: string, skill: string) => `agent:${agent}/skills/${skill}`;
+const LIFECYCLE_EVENTS: Record<string, string> = { active: 'activate', inactive: 'deactivate', failed: 'failed' };
+
+/** The messages a live inspector would have streamed for this trace, as near as a trace tells. */
+export function traceToMessages(lines: readonly TraceLine[], machines: TraceMachines): InspectionMessage[] {
+  const messages: InspectionMessage[] = [];
+  const known = new Set<string>();
+  const skillStates = new Map<string, string>();
+  for (const line of lines) {
+    const createdAt = String(Date.parse(line.time) || Date.now());
+    const event = (sessionId: string, payload: { type: string; [key: string]: unknown }) => messages.push({ type: '@xstate.event', sessionId, event: payload, createdAt });
+    const ensureAgent = (agent: string, parent?: string) => {
+      const sessionId = agentSession(agent);
+      if (known.has(sessionId)) return sessionId;
+      known.add(sessionId);
+      messages.push({ type: '@xstate.actor', sessionId, name: agent, parentId: parent === undefined ? undefined : agentSession(parent), definition: machines.agent, snapshot: { status: 'active', value: {} }, createdAt });
+      return sessionId;
+    };
+    switch (line.kind) {
+      case 'spawn':
+        event(ensureAgent(line.agent, line.parent), { type: line.restored ? 'restore' : 'spawn', definition: line.definition });
+        break;
+      case 'stop': {
+        const sessionId = ensureAgent(line.agent);
+        event(sessionId, { type: 'stop', reason: line.reason });
+        messages.push({ type: '@xstate.snapshot', sessionId, snapshot: { status: 'stopped', value: {} }, event: { type: 'stop' }, createdAt });
+        for (const [key] of skillStates) {
+          if (key.startsWith(`${sessionId}/skills/`)) messages.push({ type: '@xstate.snapshot', sessionId: key, snapshot: { status: 'stopped', value: skillStates.get(key) }, event: { type: 'stop' }, createdAt });
+        }
+        break;
+      }
+      case 'signal':
+        event(ensureAgent(line.agent), { type: 'signal', signal: { type: line.type, id: line.id }, call: line.call });
+        break;
+      case 'step': {
+        const onSkill = line.item === 'mount' || line.item === 'unmount';
+        event(ensureAgent(line.agent), { type: onSkill ? line.item : `step.${line.item}`, ...(onSkill ? { skill: line.subject } : { subject: line.subject }), ok: line.ok, ...(line.error ? { error: line.error.code } : {}) });
+        break;
+      }
+      case 'effect':
+        event(ensureAgent(line.agent), { type: `effect.${line.effect.type}`, ...(line.effect.meta?.skill ? { skill: line.effect.meta.skill } : {}), effect: line.effect });
+        break;
+      case 'diagnostic':
+        if (line.agent !== undefined) event(ensureAgent(line.agent), { type: `diagnostic.${line.diagnostic.code}`, ...(line.diagnostic.skill ? { skill: line.diagnostic.skill } : {}), message: line.diagnostic.message });
+        break;
+      case 'lifecycle': {
+        const parentId = ensureAgent(line.agent);
+        const sessionId = skillSession(line.agent, line.skill);
+        if (!known.has(sessionId)) {
+          known.add(sessionId);
+          messages.push({ type: '@xstate.actor', sessionId, name: `skill:${line.skill}`, parentId, definition: machines.lifecycle, snapshot: { status: 'active', value: line.state }, createdAt });
+        } else {
+          const type = line.restarted ? 'restart' : (LIFECYCLE_EVENTS[line.state] ?? line.state);
+          event(sessionId, { type, ...(line.restarted ? { child: line.restarted.child, reason: line.restarted.reason } : {}), ...(line.error ? { error: line.error.code } : {}) });
+          messages.push({ type: '@xstate.snapshot', sessionId, snapshot: { status: 'active', value: line.state }, event: { type }, createdAt });
+        }
+        skillStates.set(sessionId, line.state);
+        break;
+      }
+    }
+  }
+  return messages;
+}

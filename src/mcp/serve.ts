@@ -1,0 +1,184 @@
+/**
+ * `serveMcp(target, options)`: serves a running agent over MCP, on stdio or on Streamable HTTP.
+ *
+ * - stdio: one session on the process's stdin and stdout. Nothing but protocol is written to
+ *   stdout; the server closes when stdin ends.
+ * - HTTP: a Node HTTP server on 127.0.0.1 (unless `host` says otherwise) answering at `path`
+ *   (default `/mcp`). With `token`, every request must carry `Authorization: Bearer <token>`.
+ *   Stateful by default: each client gets a session (`Mcp-Session-Id`) with its own server, and
+ *   so its own `list_changed` notifications; `stateless: true` answers each request on its own.
+ *   While bound to a loopback address, requests whose `Host` is not a loopback name are refused
+ *   (a DNS-rebinding page cannot reach the agent).
+ */
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { createMcpServer, resolveTarget, type McpServerOptions, type McpTarget } from './server.js';
+
+/** Serve on this process's stdin and stdout. */
+export interface StdioServeOptions extends McpServerOptions {
+  transport: 'stdio';
+}
+
+/** Serve Streamable HTTP. */
+export interface HttpServeOptions extends McpServerOptions {
+  transport: 'http';
+  /** Port to listen on; 0 (the default) lets the system choose: read it from the handle. */
+  port?: number;
+  /** Address to bind (default `127.0.0.1`). */
+  host?: string;
+  /** The endpoint's path (default `/mcp`). */
+  path?: string;
+  /** When set, requests must carry `Authorization: Bearer <token>`; others get 401. */
+  token?: string;
+  /** Answer each request on its own, with no sessions (and so no notifications). Default false. */
+  stateless?: boolean;
+}
+
+/** The transport and its options. */
+export type ServeMcpOptions = StdioServeOptions | HttpServeOptions;
+
+/** A running MCP endpoint. */
+export interface McpEndpoint {
+  readonly transport: 'stdio' | 'http';
+  /** The endpoint's URL (HTTP only). */
+  readonly url: string | undefined;
+  /** The port listened on (HTTP only). */
+  readonly port: number | undefined;
+  /** Open sessions. */
+  sessions(): number;
+  /** Resolves when the endpoint has closed (stdin ended, or `close()`). */
+  readonly closed: Promise<void>;
+  /** Closes every session and the listener. The agent keeps running. */
+  close(): Promise<void>;
+}
+
+/** Serves the agent over MCP. Resolves once the transport listens. */
+export async function serveMcp(target: McpTarget, options: ServeMcpOptions): Promise<McpEndpoint> {
+  const ref = resolveTarget(target);
+  return options.transport === 'stdio' ? serveStdio(ref, options) : serveHttp(ref, options);
+}
+
+async function serveStdio(target: McpTarget, options: StdioServeOptions): Promise<McpEndpoint> {
+  const server = createMcpServer(target, options);
+  const transport = new StdioServerTransport();
+  let open = true;
+  let markClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (markClosed = resolve));
+  const close = async () => {
+    if (!open) return;
+    open = false;
+    process.stdin.off('end', onEnd);
+    await server.close();
+    markClosed();
+  };
+  const onEnd = () => void close();
+  process.stdin.on('end', onEnd);
+  server.onclose = ((previous) => () => {
+    previous?.();
+    void close();
+  })(server.onclose);
+  await server.connect(transport);
+  return { transport: 'stdio', url: undefined, port: undefined, sessions: () => (open ? 1 : 0), closed, close };
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+function hostName(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  if (header.startsWith('[')) return header.slice(1, header.indexOf(']'));
+  return header.split(':')[0];
+}
+
+function sameToken(given: string | undefined, token: string): boolean {
+  const expected = Buffer.from(`Bearer ${token}`);
+  const actual = Buffer.from(given ?? '');
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+function refuse(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+}
+
+async function serveHttp(target: McpTarget, options: HttpServeOptions): Promise<McpEndpoint> {
+  const host = options.host ?? '127.0.0.1';
+  const path = options.path ?? '/mcp';
+  const loopbackOnly = LOOPBACK.has(host);
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const open = new Set<{ close(): Promise<void> }>();
+
+  const handleStateless = async (req: IncomingMessage, res: ServerResponse) => {
+    const server = createMcpServer(target, options);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const entry = { close: () => server.close() };
+    open.add(entry);
+    res.on('close', () => {
+      open.delete(entry);
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res);
+  };
+
+  const handleSession = async (req: IncomingMessage, res: ServerResponse) => {
+    const id = req.headers['mcp-session-id'];
+    if (typeof id === 'string') {
+      const transport = sessions.get(id);
+      if (!transport) return refuse(res, 404, `no session '${id}': it ended or never existed; initialize a new one`);
+      return transport.handleRequest(req, res);
+    }
+    if (req.method !== 'POST') return refuse(res, 400, 'no Mcp-Session-Id header: start a session with an initialize request (POST)');
+    const server = createMcpServer(target, options);
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sessionId) => void sessions.set(sessionId, transport),
+    });
+    const entry = { close: () => server.close() };
+    open.add(entry);
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+      open.delete(entry);
+    };
+    await server.connect(transport);
+    await transport.handleRequest(req, res);
+    // A first request that was not an initialize made no session: nothing to keep.
+    if (!transport.sessionId) await server.close();
+  };
+
+  const http = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname !== path) return refuse(res, 404, `the MCP endpoint is ${path}`);
+    if (loopbackOnly && !LOOPBACK.has(hostName(req.headers.host) ?? '')) return refuse(res, 403, 'this server answers loopback host names only');
+    if (options.token !== undefined && !sameToken(req.headers.authorization, options.token)) {
+      return refuse(res, 401, 'missing or wrong bearer token', { 'www-authenticate': 'Bearer' });
+    }
+    (options.stateless ? handleStateless : handleSession)(req, res).catch((error: unknown) => {
+      if (!res.headersSent) refuse(res, 500, error instanceof Error ? error.message : String(error));
+      else res.end();
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port ?? 0, host, () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = http.address() as AddressInfo;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  let markClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (markClosed = resolve));
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      await Promise.allSettled([...open].map((entry) => entry.close()));
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+      markClosed();
+    })());
+  return { transport: 'http', url: `http://${urlHost}:${port}${path}`, port, sessions: () => sessions.size, closed, close };
+}

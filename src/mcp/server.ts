@@ -1,0 +1,122 @@
+/**
+ * One MCP server session over a running agent: `createMcpServer(target, options)` returns the
+ * SDK's `Server` with the agent's tools, the document skills' resources and the disclosure prompt
+ * wired in. Connect it to any transport; `serveMcp` does that for stdio and Streamable HTTP.
+ *
+ * The tool list is read from the agent on every `tools/list`, so it is always the agent's current
+ * one. The server watches the agent's actor: when a step changes the toolset (a skill mounted or
+ * unmounted, `load_skill` included), the client gets `notifications/tools/list_changed`.
+ *
+ * It uses the SDK's low-level `Server` rather than `McpServer.registerTool`: the tools are the
+ * agent's, they change while it runs, and their input schemas are JSON Schemas already, checked
+ * by the agent's own pipeline with its own typed errors.
+ *
+ * Must never write to stdout (stdio servers speak the protocol there).
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  ErrorCode,
+  McpError,
+  type ServerCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
+import { RuntimeError, type AgentRef, type AgentSystem, type DocumentSkillRegistry } from '../index.js';
+import { DISCLOSURE_PROMPT, DISCLOSURE_PROMPT_INFO, disclosurePrompt, listSkillResources, readSkillUri, SKILL_RESOURCE_TEMPLATE } from './documents.js';
+import { callAgentTool, mcpTools, toolListKey } from './tools.js';
+
+/** What `serveMcp` and `createMcpServer` serve: a running agent, or a system and an agent id. */
+export type McpTarget = AgentRef<object> | { system: AgentSystem; id: string };
+
+/** How an MCP server session presents the agent. */
+export interface McpServerOptions {
+  /** The server's name in the MCP handshake (default: the agent's definition name). */
+  name?: string;
+  /** The server's version in the handshake (default `0.0.0`). */
+  version?: string;
+  /** Instructions the client may show its model (default: none). */
+  instructions?: string;
+  /** Document skills to offer as resources and as the disclosure prompt. Without it, neither is offered. */
+  registry?: DocumentSkillRegistry;
+  /** Milliseconds a tool call may take (default: the agent system's call timeout). */
+  callTimeout?: number;
+  /** Largest resource returned as text, in bytes (default as `read_skill_resource`: 256 KiB). */
+  maxResourceBytes?: number;
+}
+
+function isAgentRef(target: McpTarget): target is AgentRef<object> {
+  return typeof (target as Partial<AgentRef<object>>).callTool === 'function';
+}
+
+/** The agent a target names; throws `unknown_agent` when a system has no such agent. */
+export function resolveTarget(target: McpTarget): AgentRef<object> {
+  if (isAgentRef(target)) return target;
+  const ref = target.system.get(target.id);
+  if (!ref) throw new RuntimeError({ code: 'unknown_agent', message: `no agent '${target.id}' to serve over MCP; running agents: ${target.system.list().map((agent) => agent.id).join(', ') || '(none)'}`, subject: target.id });
+  return ref;
+}
+
+/**
+ * An MCP server session for the agent. Closing the server stops watching the agent; the agent
+ * itself keeps running (it belongs to its system).
+ */
+export function createMcpServer(target: McpTarget, options: McpServerOptions = {}): Server {
+  const ref = resolveTarget(target);
+  const { registry } = options;
+  const capabilities: ServerCapabilities = { tools: { listChanged: true } };
+  if (registry) {
+    capabilities.resources = {};
+    capabilities.prompts = {};
+  }
+  const server = new Server(
+    { name: options.name ?? ref.definition, version: options.version ?? '0.0.0' },
+    options.instructions === undefined ? { capabilities } : { capabilities, instructions: options.instructions },
+  );
+
+  let listed = toolListKey(mcpTools(ref));
+  let toolset = ref.tools();
+  const watch = ref.actor.subscribe({
+    next: () => {
+      // The toolset is rebuilt only when the agent's skills change: most steps stop at this check.
+      const current = ref.tools();
+      if (current === toolset) return;
+      toolset = current;
+      const key = toolListKey(mcpTools(ref));
+      if (key === listed) return;
+      listed = key;
+      if (server.transport) server.sendToolListChanged().catch(() => {});
+    },
+    error: () => {},
+  });
+  const previousClose = server.onclose;
+  server.onclose = () => {
+    watch.unsubscribe();
+    previousClose?.();
+  };
+
+  server.setRequestHandler(ListToolsRequestSchema, () => {
+    const tools = mcpTools(ref);
+    listed = toolListKey(tools);
+    return { tools };
+  });
+  server.setRequestHandler(CallToolRequestSchema, (request) => callAgentTool(ref, request.params.name, request.params.arguments, options.callTimeout));
+
+  if (registry) {
+    server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: listSkillResources(registry) }));
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [SKILL_RESOURCE_TEMPLATE] }));
+    server.setRequestHandler(ReadResourceRequestSchema, (request) => readSkillUri(registry, request.params.uri, options.maxResourceBytes));
+    server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: [DISCLOSURE_PROMPT_INFO] }));
+    server.setRequestHandler(GetPromptRequestSchema, (request) => {
+      if (request.params.name !== DISCLOSURE_PROMPT) {
+        throw new McpError(ErrorCode.InvalidParams, `no prompt named '${request.params.name}'; the prompt is '${DISCLOSURE_PROMPT}'`);
+      }
+      return disclosurePrompt(registry, request.params.arguments?.query);
+    });
+  }
+  return server;
+}

@@ -1,0 +1,211 @@
+/**
+ * The inspection server: one HTTP server on the loopback interface (unless told otherwise) that
+ * relays the inspection stream over WebSocket and serves the two pages that read it — the local
+ * viewer (`/local/`, files of this package and Mermaid from its own `node_modules`, nothing
+ * fetched from elsewhere) and the Stately inspector bridge (`/stately`, which embeds the hosted
+ * Stately page and so needs the internet).
+ *
+ * Every message an application sends is relayed to every other client. A viewer that connects
+ * late gets every actor seen so far, each actor's latest snapshot, and the last `history` events.
+ *
+ * Never here: redaction (it happens in the application, before a message leaves the process).
+ */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { WebSocket, WebSocketServer } from 'ws';
+import type { InspectionMessage } from './messages.js';
+
+/** Which page `/` leads to. */
+export type ViewerKind = 'local' | 'stately';
+
+export interface ViewerServerOptions {
+  /** Interface to listen on. Default `127.0.0.1`: only this machine can connect. */
+  host?: string;
+  /** Port. Default: a free one. */
+  port?: number;
+  /** The page `/` leads to. Default `local`. */
+  home?: ViewerKind;
+  /** How many events a late viewer is sent. Default 1,000. Actors and their latest snapshots are always sent. */
+  history?: number;
+  /** Messages to start with (a recorded trace): every viewer gets them as if they had been sent live. */
+  messages?: readonly InspectionMessage[];
+  /** Shown in the local viewer's title bar. */
+  title?: string;
+}
+
+export interface ViewerServer {
+  /** The home page (`/`), which leads to the chosen viewer. */
+  readonly url: string;
+  /** The local viewer. */
+  readonly localUrl: string;
+  /** The Stately inspector bridge page (needs the internet). */
+  readonly statelyUrl: string;
+  /** The WebSocket an application streams to and viewers read from. */
+  readonly socketUrl: string;
+  /** The interface and port actually listened on. */
+  readonly host: string;
+  readonly port: number;
+  /** Closes every connection and the server. */
+  stop(): Promise<void>;
+}
+
+const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+const MAX_ACTORS = 10_000;
+
+/** The folder holding the local viewer's files: `viewer/` at the package root, from the sources or from the build. */
+function assetsFolder(): string {
+  for (const relative of ['../../viewer/', '../../../viewer/']) {
+    const folder = fileURLToPath(new URL(relative, import.meta.url));
+    if (existsSync(`${folder}index.html`)) return folder;
+  }
+  throw new Error('the local viewer files (viewer/ in the skillstate package) are missing');
+}
+
+const ASSETS: Record<string, { file: () => string; type: string }> = {
+  '/local/': { file: () => `${assetsFolder()}index.html`, type: 'text/html; charset=utf-8' },
+  '/local/viewer.js': { file: () => `${assetsFolder()}viewer.js`, type: 'text/javascript; charset=utf-8' },
+  '/local/viewer.css': { file: () => `${assetsFolder()}viewer.css`, type: 'text/css; charset=utf-8' },
+  '/local/mermaid.min.js': { file: () => createRequire(import.meta.url).resolve('mermaid/dist/mermaid.min.js'), type: 'text/javascript; charset=utf-8' },
+  '/stately': { file: () => `${assetsFolder()}stately.html`, type: 'text/html; charset=utf-8' },
+};
+
+/** Nothing on the local page may reach past this server. */
+const LOCAL_POLICY = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'";
+
+function hostnameOf(header: string | undefined): string {
+  if (!header) return '';
+  return header.startsWith('[') ? header.slice(0, header.indexOf(']') + 1) : header.split(':')[0]!;
+}
+
+/** What a late viewer is sent: actors, their latest snapshots, the recent events. */
+class Replay {
+  private readonly actors = new Map<string, string>();
+  private readonly snapshots = new Map<string, string>();
+  private readonly events: string[] = [];
+  constructor(private readonly history: number) {}
+
+  keep(text: string): void {
+    let message: InspectionMessage;
+    try {
+      message = JSON.parse(text) as InspectionMessage;
+    } catch {
+      return;
+    }
+    if (message.type === '@xstate.actor') {
+      this.actors.set(message.sessionId, text);
+      if (this.actors.size > MAX_ACTORS) {
+        const oldest = this.actors.keys().next().value!;
+        this.actors.delete(oldest);
+        this.snapshots.delete(oldest);
+      }
+    } else if (message.type === '@xstate.snapshot') {
+      if (this.actors.has(message.sessionId)) this.snapshots.set(message.sessionId, text);
+    } else if (message.type === '@xstate.event') {
+      this.events.push(text);
+      if (this.events.length > this.history) this.events.splice(0, this.events.length - this.history);
+    }
+  }
+
+  messages(): string[] {
+    return [...this.actors.values(), ...this.events, ...this.snapshots.values()];
+  }
+}
+
+/** Starts the inspection server; resolves once it listens. */
+export async function startViewerServer(options: ViewerServerOptions = {}): Promise<ViewerServer> {
+  const host = options.host ?? '127.0.0.1';
+  const home = options.home ?? 'local';
+  const replay = new Replay(options.history ?? 1_000);
+  for (const message of options.messages ?? []) replay.keep(JSON.stringify(message));
+  const loopbackOnly = LOOPBACK_NAMES.has(host);
+  // A page on another site can make the browser talk to a loopback port under a name it controls
+  // (DNS rebinding); on loopback, only loopback names are served.
+  const hostAllowed = (request: IncomingMessage) => !loopbackOnly || LOOPBACK_NAMES.has(hostnameOf(request.headers.host));
+
+  const http = createServer((request, response) => void serve(request, response));
+  async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (!hostAllowed(request)) {
+      response.writeHead(403, { 'content-type': 'text/plain' }).end('refused: this server answers to loopback names only\n');
+      return;
+    }
+    const path = new URL(request.url ?? '/', 'http://server').pathname;
+    if (path === '/' || path === '/local') {
+      response.writeHead(302, { location: home === 'local' || path === '/local' ? '/local/' : '/stately' }).end();
+      return;
+    }
+    if (path === '/favicon.ico') {
+      response.writeHead(204).end();
+      return;
+    }
+    if (path === '/local/config.json') {
+      response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify({ title: options.title ?? 'skillstate' }));
+      return;
+    }
+    const asset = ASSETS[path];
+    if (!asset || (request.method !== 'GET' && request.method !== 'HEAD')) {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+      return;
+    }
+    try {
+      const body = await readFile(asset.file());
+      const headers: Record<string, string> = { 'content-type': asset.type, 'x-content-type-options': 'nosniff' };
+      if (path.startsWith('/local/')) headers['content-security-policy'] = LOCAL_POLICY;
+      response.writeHead(200, headers).end(request.method === 'HEAD' ? undefined : body);
+    } catch (error) {
+      response.writeHead(500, { 'content-type': 'text/plain' }).end(`${error instanceof Error ? error.message : String(error)}\n`);
+    }
+  }
+
+  const sockets = new WebSocketServer({
+    server: http,
+    // A browser says where the page that opens a socket comes from: only this server's own pages
+    // may read the stream. Programs (the application) send no Origin.
+    verifyClient: ({ req, origin }: { req: IncomingMessage; origin?: string }) => {
+      if (!hostAllowed(req)) return false;
+      if (!origin) return true;
+      try {
+        return new URL(origin).host === req.headers.host;
+      } catch {
+        return false;
+      }
+    },
+  });
+  sockets.on('connection', (socket) => {
+    for (const text of replay.messages()) socket.send(text);
+    socket.on('message', (data) => {
+      const text = String(data);
+      replay.keep(text);
+      for (const client of sockets.clients) if (client !== socket && client.readyState === WebSocket.OPEN) client.send(text);
+    });
+    socket.on('error', () => {});
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port ?? 0, host, () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  const address = http.address() as AddressInfo;
+  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const origin = `http://${shown === '0.0.0.0' || shown === '[::]' ? '127.0.0.1' : shown}:${address.port}`;
+  return {
+    url: origin,
+    localUrl: `${origin}/local/`,
+    statelyUrl: `${origin}/stately`,
+    socketUrl: `${origin.replace('http:', 'ws:')}/`,
+    host: address.address,
+    port: address.port,
+    async stop() {
+      for (const client of sockets.clients) client.terminate();
+      await new Promise<void>((resolve) => sockets.close(() => resolve()));
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,183 @@
+/**
+ * The Agent Skills reference validator (skills-ref, Python) ported onto `validateSkillDir`: its
+ * own test cases, run on real folders, and one table holding every message the reference can
+ * produce with an input that produces it. Expected messages are written from the reference's
+ * source (f-strings filled in by hand), character for character.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { discoverSkills, parseSkillManifest, validateSkillDir } from '../../src/index.js';
+import { tree } from './tree.js';
+
+const ALLOWED = "['allowed-tools', 'compatibility', 'description', 'license', 'metadata', 'name']";
+
+/** A folder `dir` under a fresh temporary root, holding SKILL.md with `content`. */
+async function skillDir(dir: string, content: string, file = 'SKILL.md'): Promise<string> {
+  const root = await tree();
+  const folder = path.join(root, dir);
+  await mkdir(folder, { recursive: true });
+  await writeFile(path.join(folder, file), content);
+  return folder;
+}
+
+const md = (frontMatter: string, body = 'Body\n') => `---\n${frontMatter}\n---\n${body}`;
+
+async function errorsOf(dir: string, content: string): Promise<string[]> {
+  return (await validateSkillDir(await skillDir(dir, content), { spec: 'agentskills' })).errors;
+}
+
+describe('every message of the reference validator, with an input producing it', () => {
+  const long = 'a'.repeat(70);
+  const table: [message: string, dir: string, content: string][] = [
+    ['Missing required file: SKILL.md', 'my-skill', ''],
+    ['SKILL.md must start with YAML frontmatter (---)', 'my-skill', '# No frontmatter here'],
+    ['SKILL.md frontmatter not properly closed with ---', 'my-skill', '---\nname: my-skill\ndescription: A test skill\n'],
+    ['SKILL.md frontmatter must be a YAML mapping', 'my-skill', md('- just\n- a\n- list')],
+    [`Unexpected fields in frontmatter: unknown_field. Only ${ALLOWED} are allowed.`, 'my-skill', md('name: my-skill\ndescription: A test skill\nunknown_field: should not be here')],
+    ['Missing required field in frontmatter: name', 'my-skill', md('description: A test skill')],
+    ["Field 'name' must be a non-empty string", 'my-skill', md('name:\ndescription: A test skill')],
+    [`Skill name '${long}' exceeds 64 character limit (70 chars)`, long, md(`name: ${long}\ndescription: A test skill`)],
+    ["Skill name 'MySkill' must be lowercase", 'MySkill', md('name: MySkill\ndescription: A test skill')],
+    ['Skill name cannot start or end with a hyphen', '-my-skill', md('name: -my-skill\ndescription: A test skill')],
+    ['Skill name cannot contain consecutive hyphens', 'my--skill', md('name: my--skill\ndescription: A test skill')],
+    ["Skill name 'my_skill' contains invalid characters. Only letters, digits, and hyphens are allowed.", 'my_skill', md('name: my_skill\ndescription: A test skill')],
+    ["Directory name 'wrong-name' must match skill name 'correct-name'", 'wrong-name', md('name: correct-name\ndescription: A test skill')],
+    ['Missing required field in frontmatter: description', 'my-skill', md('name: my-skill')],
+    ["Field 'description' must be a non-empty string", 'my-skill', md('name: my-skill\ndescription: "   "')],
+    ['Description exceeds 1024 character limit (1100 chars)', 'my-skill', md(`name: my-skill\ndescription: ${'x'.repeat(1100)}`)],
+    ["Field 'compatibility' must be a string", 'my-skill', md('name: my-skill\ndescription: A test skill\ncompatibility:\n  - python')],
+    ['Compatibility exceeds 500 character limit (550 chars)', 'my-skill', md(`name: my-skill\ndescription: A test skill\ncompatibility: ${'x'.repeat(550)}`)],
+  ];
+
+  it.each(table)('%s', async (message, dir, content) => {
+    const folder = content === '' ? path.join(await tree(), dir) : await skillDir(dir, content);
+    if (content === '') await mkdir(folder);
+    expect((await validateSkillDir(folder, { spec: 'agentskills' })).errors).toEqual([message]);
+  });
+
+  it('Path does not exist: <path>, Not a directory: <path>', async () => {
+    const root = await tree({ 'file.txt': 'test' });
+    expect((await validateSkillDir(path.join(root, 'nonexistent'))).errors).toEqual([`Path does not exist: ${path.join(root, 'nonexistent')}`]);
+    expect((await validateSkillDir(path.join(root, 'file.txt'))).errors).toEqual([`Not a directory: ${path.join(root, 'file.txt')}`]);
+  });
+
+  it('Invalid YAML in frontmatter: <the parser says why>', async () => {
+    const errors = await errorsOf('my-skill', md('name: [invalid\ndescription: broken'));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/^Invalid YAML in frontmatter: \S/);
+  });
+});
+
+describe("the reference's own test cases (test_validator.py, test_parser.py)", () => {
+  it.each<[string, string, string]>([
+    ['test_valid_skill', 'my-skill', md('name: my-skill\ndescription: A test skill', '# My Skill\n')],
+    ['test_valid_with_all_fields', 'my-skill', md('name: my-skill\ndescription: A test skill\nlicense: MIT\nmetadata:\n  author: Test')],
+    ['test_allowed_tools_accepted', 'my-skill', md('name: my-skill\ndescription: A test skill\nallowed-tools: Bash(jq:*) Bash(git:*)')],
+    ['test_i18n_chinese_name', '技能', md('name: 技能\ndescription: A skill with Chinese name')],
+    ['test_i18n_russian_name_with_hyphens', 'мой-навык', md('name: мой-навык\ndescription: A skill with Russian name')],
+    ['test_i18n_russian_lowercase_valid', 'навык', md('name: навык\ndescription: A skill with Russian lowercase name')],
+    ['test_valid_compatibility', 'my-skill', md('name: my-skill\ndescription: A test skill\ncompatibility: Requires Python 3.11+')],
+    ['test_nfkc_normalization (decomposed name, composed folder)', 'caf\u00e9', md('name: cafe\u0301\ndescription: A test skill')],
+  ])('%s: valid', async (_label, dir, content) => {
+    const result = await validateSkillDir(await skillDir(dir, content), { spec: 'agentskills' });
+    expect(result.errors).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it('test_i18n_russian_uppercase_rejected: uppercase in any script must be lowercase', async () => {
+    expect(await errorsOf('НАВЫК', md('name: НАВЫК\ndescription: A skill with Russian uppercase name'))).toEqual(["Skill name 'НАВЫК' must be lowercase"]);
+    expect(await errorsOf('ΔΕΛΤΑ', md('name: ΔΕΛΤΑ\ndescription: Greek'))).toEqual(["Skill name 'ΔΕΛΤΑ' must be lowercase"]);
+  });
+
+  it('test_find_skill_md_accepts_lowercase: skill.md is read when SKILL.md is absent', async () => {
+    const result = await validateSkillDir(await skillDir('my-skill', md('name: my-skill\ndescription: A test skill'), 'skill.md'));
+    expect(result).toMatchObject({ valid: true, manifest: { name: 'my-skill', description: 'A test skill' } });
+  });
+
+  it('test_read_with_metadata: metadata values are strings as written', () => {
+    const { manifest } = parseSkillManifest(md('name: my-skill\ndescription: A test skill\nmetadata:\n  author: Test Author\n  version: 1.0'));
+    expect(manifest.metadata).toEqual({ author: 'Test Author', version: '1.0' });
+  });
+
+  it('test_read_with_allowed_tools', () => {
+    expect(parseSkillManifest(md('name: my-skill\ndescription: A test skill\nallowed-tools: Bash(jq:*) Bash(git:*)')).manifest.allowedTools).toEqual(['Bash(jq:*)', 'Bash(git:*)']);
+  });
+});
+
+describe('names are Unicode, exactly as the reference validator rules', () => {
+  it.each([
+    ['技能', []],
+    ['мой-навык', []],
+    ['навык', []],
+    ['δοκιμή-2', []],
+    ['pdf-tools', []],
+    ['ﬁle', []], // the ligature folds to "file" under NFKC, and the folder is compared after folding
+  ])('%s is a valid name in a folder of the same name', async (name, expected) => {
+    expect(await errorsOf(name, md(`name: ${name}\ndescription: x`))).toEqual(expected);
+  });
+
+  it('refuses uppercase of any script with "must be lowercase"', async () => {
+    for (const name of ['Навык', 'PDF', 'Δ-skill']) {
+      expect(await errorsOf(name, md(`name: ${name}\ndescription: x`))).toEqual([`Skill name '${name}' must be lowercase`]);
+    }
+  });
+
+  it('refuses combining marks and symbols (not letters or digits in Python terms)', async () => {
+    const name = 'कौशल'; // Devanagari vowel signs are marks, not letters
+    expect(await errorsOf(name, md(`name: ${name}\ndescription: x`))).toEqual([`Skill name '${name}' contains invalid characters. Only letters, digits, and hyphens are allowed.`]);
+    expect(await errorsOf('a✓b', md('name: a✓b\ndescription: x'))).toEqual(["Skill name 'a✓b' contains invalid characters. Only letters, digits, and hyphens are allowed."]);
+  });
+
+  it('counts the length in characters after NFKC normalisation', async () => {
+    const cjk = '技'.repeat(64); // 64 characters, 192 UTF-8 bytes
+    expect(await errorsOf(cjk, md(`name: ${cjk}\ndescription: x`))).toEqual([]);
+    const over = '技'.repeat(65);
+    expect(await errorsOf(over, md(`name: ${over}\ndescription: x`))).toEqual([`Skill name '${over}' exceeds 64 character limit (65 chars)`]);
+    // "㎏" is one character that NFKC turns into two ("kg"): 63 of them are 126 characters.
+    const folded = '㎏'.repeat(63);
+    expect(await errorsOf('kg'.repeat(63), md(`name: ${folded}\ndescription: x`))).toEqual([`Skill name '${'kg'.repeat(63)}' exceeds 64 character limit (126 chars)`]);
+  });
+
+  it('strips white space as Python does before checking', async () => {
+    expect(await errorsOf('my-skill', md('name: "\\x1f my-skill \\x85"\ndescription: x'))).toEqual([]);
+  });
+
+  it('a name skillstate cannot load is valid by the specification, with a warning; loading skips it saying why', async () => {
+    const folder = await skillDir('技能', md('name: 技能\ndescription: A skill with Chinese name'));
+    const result = await validateSkillDir(folder);
+    expect(result.valid).toBe(true);
+    expect(result.warnings.map((w) => w.code)).toEqual(['manifest_name_unusable']);
+    const registry = await discoverSkills({ bundled: false, extra: [path.dirname(folder)] });
+    expect(registry.names()).toEqual([]);
+    const skipped = registry.diagnostics.find((d) => d.code === 'skill_skipped' && d.subject === folder);
+    expect(skipped?.message).toContain("Skill name '技能' cannot be used by skillstate");
+  });
+});
+
+describe('metadata values are strings, as written in the source', () => {
+  it.each<[string, Record<string, unknown>]>([
+    ['version: 1.0', { version: '1.0' }],
+    ['version: 1.10', { version: '1.10' }],
+    ['build: 007', { build: '007' }],
+    ['hex: 0x1F', { hex: '0x1F' }],
+    ['beta: true', { beta: 'true' }],
+    ['beta: yes', { beta: 'yes' }],
+    ['empty:', { empty: '' }],
+    ['nothing: ~', { nothing: '~' }],
+    ['big: 12345678901234567890', { big: '12345678901234567890' }],
+    ['1.0: first', { '1.0': 'first' }],
+    ['quoted: "1.0"', { quoted: '1.0' }],
+  ])('%s', (line, expected) => {
+    expect(parseSkillManifest(md(`name: my-skill\ndescription: x\nmetadata:\n  ${line}`)).manifest.metadata).toEqual(expected);
+  });
+
+  it('the flow form reads the same: metadata: { version: 1.0 }', () => {
+    expect(parseSkillManifest(md('name: my-skill\ndescription: x\nmetadata: { version: 1.0, n: 2 }')).manifest.metadata).toEqual({ version: '1.0', n: '2' });
+  });
+
+  it('the standard text fields are read as written too: name: 2024', async () => {
+    expect(await errorsOf('2024', md('name: 2024\ndescription: 42'))).toEqual([]);
+    expect(parseSkillManifest(md('name: "2024"\ndescription: 42\ncompatibility: 3.10')).manifest).toMatchObject({ name: '2024', description: '42', compatibility: '3.10' });
+  });
+});

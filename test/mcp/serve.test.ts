@@ -1,0 +1,125 @@
+/**
+ * `skillstate mcp` as MCP clients see it: the SDK's own client against the real command, over
+ * stdio and over Streamable HTTP, with the same expectations for both.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BIN, BUNDLED, eventually, FIXTURE_AGENT, onCleanup, ONLY, overHttp, overStdio, stopProcess, type Connected } from './processes.js';
+
+const SKILLS = ['--path', path.join(BUNDLED, 'hello-extended'), '--path', path.join(BUNDLED, 'csv-tools')];
+
+function text(result: unknown): string {
+  const content = (result as { content: { type: string; text?: string }[] }).content;
+  return content.map((part) => part.text ?? '').join('');
+}
+
+describe.each([
+  ['stdio', overStdio],
+  ['http', overHttp],
+] as const)('skillstate mcp over %s', (_transport, connect: (args: string[]) => Promise<Connected>) => {
+  it('offers the skill tools, loads a skill, and tells the client the tool list changed', async () => {
+    const { client, notifications } = await connect([...ONLY, ...SKILLS]);
+    const before = await client.listTools();
+    expect(before.tools.map((tool) => tool.name)).toEqual(['load_skill', 'list_skills', 'read_skill_resource']);
+    const load = before.tools.find((tool) => tool.name === 'load_skill')!;
+    expect(load.inputSchema).toMatchObject({ type: 'object', required: ['name'] });
+
+    const loaded = await client.callTool({ name: 'load_skill', arguments: { name: 'hello-extended' } });
+    expect(loaded.isError).toBeFalsy();
+    expect(loaded.structuredContent).toMatchObject({ skill: 'hello-extended', tools: ['say_hello', 'wave'], alreadyLoaded: false });
+    await eventually(() => notifications.some((n) => n.method === 'notifications/tools/list_changed'), 'tools/list_changed');
+
+    const after = await client.listTools();
+    expect(after.tools.map((tool) => tool.name)).toEqual(['load_skill', 'list_skills', 'read_skill_resource', 'say_hello', 'wave']);
+    const hello = await client.callTool({ name: 'say_hello', arguments: { name: 'Ada', style: 'excited' } });
+    expect(hello.isError).toBeFalsy();
+    expect(text(hello)).toContain('Ada');
+    // Loading it again changes nothing: no second notification.
+    const again = await client.callTool({ name: 'load_skill', arguments: { name: 'hello-extended' } });
+    expect(again.structuredContent).toMatchObject({ alreadyLoaded: true });
+  });
+
+  it('answers a failing call and invalid arguments with isError and the typed code, and keeps serving', async () => {
+    const { client } = await connect([...ONLY, ...SKILLS]);
+    const unknown = await client.callTool({ name: 'load_skill', arguments: { name: 'no-such-skill' } });
+    expect(unknown.isError).toBe(true);
+    expect(JSON.parse(text(unknown)).error).toMatchObject({ code: 'action_failed', message: expect.stringContaining("no skill named 'no-such-skill'") });
+    const invalid = await client.callTool({ name: 'load_skill', arguments: { name: 42 } });
+    expect(invalid.isError).toBe(true);
+    expect(JSON.parse(text(invalid)).error.code).toBe('invalid_params');
+    const missing = await client.callTool({ name: 'no_such_tool', arguments: {} });
+    expect(missing.isError).toBe(true);
+    expect(JSON.parse(text(missing)).error.code).toBe('unknown_action');
+    const list = await client.callTool({ name: 'list_skills', arguments: {} });
+    expect(list.structuredContent).toMatchObject({ count: 2 });
+  });
+
+  it('reads skills as resources through the same confinement, and offers the disclosure prompt', async () => {
+    const { client } = await connect([...ONLY, ...SKILLS]);
+    const { resources } = await client.listResources();
+    expect(resources.map((resource) => resource.uri).sort()).toEqual(['skill://csv-tools/SKILL.md', 'skill://hello-extended/SKILL.md']);
+    const manifest = await client.readResource({ uri: 'skill://hello-extended/SKILL.md' });
+    expect(manifest.contents[0]).toMatchObject({ mimeType: 'text/markdown', text: expect.stringContaining('# Hello Extended Skill') });
+    const reference = await client.readResource({ uri: 'skill://csv-tools/reference.md' });
+    expect((reference.contents[0] as { text: string }).text.length).toBeGreaterThan(0);
+    await expect(client.readResource({ uri: 'skill://csv-tools/../hello-extended/SKILL.md' })).rejects.toThrow(/resource_refused/);
+    await expect(client.readResource({ uri: 'skill://csv-tools/%2Fetc%2Fpasswd' })).rejects.toThrow(/resource_refused/);
+    await expect(client.readResource({ uri: 'skill://csv-tools/nope.md' })).rejects.toThrow(/resource_not_found/);
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates[0]?.uriTemplate).toBe('skill://{skill}/{+path}');
+
+    const prompt = await client.getPrompt({ name: 'skills', arguments: { query: 'please greet Bob' } });
+    expect(prompt.description).toMatch(/^tier 3/);
+    expect((prompt.messages[0]!.content as { text: string }).text).toContain('hello-extended');
+    const catalog = await client.getPrompt({ name: 'skills' });
+    expect((catalog.messages[0]!.content as { text: string }).text).toContain('csv-tools');
+  });
+
+  it('--agent serves a user agent: state changes across calls, structured output, typed failures', async () => {
+    const { client } = await connect([...ONLY, '--agent', `${FIXTURE_AGENT}:Calculator`]);
+    const { tools } = await client.listTools();
+    const names = tools.map((tool) => tool.name);
+    expect(names).toEqual(expect.arrayContaining(['increment', 'get_count', 'divide', 'describe_number', 'explode']));
+    const described = tools.find((tool) => tool.name === 'describe_number')!;
+    expect(described.outputSchema).toMatchObject({ type: 'object', properties: { even: { type: 'boolean' } } });
+
+    await client.callTool({ name: 'increment', arguments: {} });
+    await client.callTool({ name: 'increment', arguments: { by: 4 } });
+    expect((await client.callTool({ name: 'get_count', arguments: {} })).structuredContent).toEqual({ count: 5 });
+    expect((await client.callTool({ name: 'describe_number', arguments: { n: 3 } })).structuredContent).toEqual({ even: false, square: 9 });
+
+    const divide = await client.callTool({ name: 'divide', arguments: { a: 1, b: 0 } });
+    expect(divide.isError).toBe(true);
+    expect(JSON.parse(text(divide)).error).toMatchObject({ code: 'action_failed', details: { reason: 'division_by_zero' } });
+    const exploded = await client.callTool({ name: 'explode', arguments: {} });
+    expect(JSON.parse(text(exploded)).error).toMatchObject({ code: 'action_failed', action: 'explode' });
+    // The failures left the state as it was.
+    expect((await client.callTool({ name: 'get_count', arguments: {} })).structuredContent).toEqual({ count: 5 });
+  });
+});
+
+describe('skillstate mcp on stdio', () => {
+  it('writes nothing but protocol to stdout, even when an action prints', async () => {
+    const child = spawn(process.execPath, [BIN, 'mcp', ...ONLY, '--agent', `${FIXTURE_AGENT}:Calculator`], { stdio: ['pipe', 'pipe', 'pipe'] });
+    onCleanup(() => stopProcess(child));
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'chatty', arguments: {} } });
+    await eventually(() => stdout.includes('"id":2'), 'the answer to the call', 15_000);
+    const lines = stdout.trim().split('\n');
+    for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
+    expect(JSON.parse(lines.at(-1)!).result.structuredContent).toEqual({ said: 'hello' });
+    expect(stderr).toContain('printed by an action');
+    expect(stderr).toContain('more printing');
+    // The server ends when its stdin does.
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.stdin.end();
+    expect(await exited).toBe(0);
+  });
+});

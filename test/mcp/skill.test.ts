@@ -1,0 +1,170 @@
+/**
+ * `mcpSkill` against real MCP server processes: `skillstate mcp` itself and the reference
+ * `@modelcontextprotocol/server-everything`, over stdio; a skillstate agent served over HTTP.
+ * The connection is the skill's supervised child: killing the server restarts it, unmounting ends it.
+ */
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { childSystemId, createAgentSystem, defineAgent, type AgentRef, type AgentSystem } from 'skillstate';
+import { mcpSkill, serveMcp, type ConnectionContext, type McpSkillOptions } from 'skillstate/mcp';
+import { counter } from 'skillstate/skills';
+import path from 'node:path';
+import { BIN, BUNDLED, eventually, FIXTURE_AGENT, onCleanup, ONLY } from './processes.js';
+
+const EVERYTHING = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
+const SOURCE_ENV = { NODE_OPTIONS: process.env.NODE_OPTIONS ?? '' };
+
+const skillstateServer = (name = 'remote'): McpSkillOptions => ({
+  name,
+  command: process.execPath,
+  args: [BIN, 'mcp', ...ONLY, '--agent', `${FIXTURE_AGENT}:Calculator`],
+  env: SOURCE_ENV,
+});
+const everything = (extra: Partial<McpSkillOptions> = {}): McpSkillOptions => ({ name: 'everything', command: process.execPath, args: [EVERYTHING, 'stdio'], ...extra }) as McpSkillOptions;
+
+function newSystem(): AgentSystem {
+  const system = createAgentSystem({ callTimeout: 30_000, onUnhandledDiagnostic: () => {}, onUnhandledError: () => {} });
+  onCleanup(() => system.shutdown());
+  return system;
+}
+
+/** The connection child's snapshot, read through XState's system (what the inspector shows). */
+function connection(ref: AgentRef<object>, skill: string): { value: unknown; context: ConnectionContext } | undefined {
+  const child = ref.actor.system.get(childSystemId(ref.id, skill, 'connection'));
+  return child?.getSnapshot() as { value: unknown; context: ConnectionContext } | undefined;
+}
+
+async function ready(ref: AgentRef<object>, skill: string, notPid?: number): Promise<number> {
+  await eventually(() => {
+    const snapshot = connection(ref, skill);
+    return snapshot?.value === 'ready' && snapshot.context.pid !== notPid;
+  }, `connection of '${skill}' ready`, 15_000);
+  return connection(ref, skill)!.context.pid!;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('mcpSkill', () => {
+  it('mounts a skillstate agent served on stdio: its tools are actions, arguments are checked, typed failures keep their reason', async () => {
+    const remote = await mcpSkill(skillstateServer());
+    expect(remote.actions.map((action) => action.name)).toEqual(expect.arrayContaining(['increment', 'get_count', 'divide', 'describe_number']));
+    const system = newSystem();
+    const ref = system.spawn(defineAgent({ name: 'host', skills: [remote] }), { id: 'host' });
+    await ready(ref, 'remote');
+    expect(ref.tools().tools.find((tool) => tool.function.name === 'divide')?.function.parameters).toMatchObject({ type: 'object', required: ['a', 'b'] });
+
+    expect(await ref.callTool('increment', { by: 3 })).toEqual({ count: 3 });
+    expect(await ref.callTool('increment', {})).toEqual({ count: 4 });
+    await expect(ref.callTool('divide', { a: 1 })).rejects.toMatchObject({ code: 'invalid_params', message: expect.stringContaining("required property 'b'") });
+    await expect(ref.callTool('divide', { a: 1, b: 0 })).rejects.toMatchObject({
+      code: 'action_failed',
+      details: { reason: 'division_by_zero' },
+      message: expect.stringContaining('cannot divide by zero'),
+    });
+    expect(await ref.callTool('get_count', {})).toEqual({ count: 4 });
+  });
+
+  it.each([
+    ['server-everything', () => everything(), 'echo', { message: 'hi' }, 'hi'],
+    ['skillstate mcp', () => skillstateServer('everything'), 'describe_number', { n: 4 }, { even: true, square: 16 }],
+  ] as const)('restarts the connection when the %s process dies, and ends the process on unmount', async (_server, options, tool, args, expected) => {
+    const system = newSystem();
+    const ref = system.spawn(defineAgent({ name: 'host', skills: [counter] }), { id: 'host' });
+    const report = await ref.mount(await mcpSkill(options()));
+    expect(report.changed).toBe(true);
+    const first = await ready(ref, 'everything');
+    const answer = await ref.callTool(tool, args);
+    if (typeof expected === 'string') expect(answer).toContain(expected);
+    else expect(answer).toEqual(expected);
+
+    process.kill(first, 'SIGKILL');
+    const second = await ready(ref, 'everything', first);
+    expect(second).not.toBe(first);
+    expect(alive(second)).toBe(true);
+    expect(ref.getSnapshot().lifecycles.everything).toBe('active');
+    const again = await ref.callTool(tool, args);
+    if (typeof expected === 'string') expect(again).toContain(expected);
+    else expect(again).toEqual(expected);
+
+    await ref.unmount('everything');
+    await eventually(() => !alive(second), 'the server process to end');
+    expect(connection(ref, 'everything')).toBeUndefined();
+    expect(ref.tools().tools.map((t) => t.function.name)).not.toContain(tool);
+  });
+
+  it('past its restart budget the skill is failed, and the agent keeps answering', async () => {
+    const system = newSystem();
+    const ref = system.spawn(defineAgent({ name: 'host', skills: [counter, await mcpSkill(everything({ maxRestarts: 1, withinMs: 60_000 }))] }), { id: 'host' });
+    const first = await ready(ref, 'everything');
+    process.kill(first, 'SIGKILL');
+    process.kill(await ready(ref, 'everything', first), 'SIGKILL');
+    await eventually(() => ref.getSnapshot().lifecycles.everything === 'failed', 'the skill to fail');
+    await expect(ref.callTool('echo', { message: 'x' })).rejects.toMatchObject({ code: 'action_failed', details: { reason: 'mcp_unreachable' } });
+    expect(await ref.callTool('increment', {})).toEqual({ count: 1 });
+  });
+
+  it('bounds calls in time and in size, and says clearly when a server cannot be reached', async () => {
+    const system = newSystem();
+    const skill = await mcpSkill(everything({ callTimeout: 300, maxOutputBytes: 2_000 }));
+    const ref = system.spawn(defineAgent({ name: 'host', skills: [skill] }), { id: 'host' });
+    await ready(ref, 'everything');
+    await expect(ref.callTool('trigger-long-running-operation', { duration: 5, steps: 2 })).rejects.toMatchObject({ details: { reason: 'mcp_timeout' } });
+    await expect(ref.callTool('echo', { message: 'x'.repeat(5_000) })).rejects.toMatchObject({ details: { reason: 'mcp_output_too_large' } });
+    expect(await ref.callTool('echo', { message: 'still here' })).toContain('still here');
+
+    await expect(mcpSkill({ name: 'nowhere' } as McpSkillOptions)).rejects.toMatchObject({ code: 'invalid_skill', message: "mcpSkill 'nowhere' needs a command (stdio) or a url (HTTP)" });
+    await expect(mcpSkill({ name: 'missing', command: 'skillstate-no-such-command' })).rejects.toMatchObject({ code: 'mcp_unreachable', message: expect.stringContaining("mcpSkill 'missing'") });
+    await expect(mcpSkill({ name: 'exits', command: process.execPath, args: ['-e', "console.error('boom: missing config'); process.exit(3)"] })).rejects.toMatchObject({
+      code: 'mcp_unreachable',
+      message: expect.stringContaining('its stderr ends: boom: missing config'),
+    });
+    const junk = "process.stdin.on('data', () => process.stdout.write('this is not json\\n'))";
+    await expect(mcpSkill({ name: 'junk', command: process.execPath, args: ['-e', junk], connectTimeout: 1_000 })).rejects.toMatchObject({
+      code: 'mcp_protocol_error',
+      message: expect.stringContaining('the server sent malformed messages'),
+    });
+    await expect(mcpSkill({ name: 'closed', url: 'http://127.0.0.1:9/mcp', connectTimeout: 2_000 })).rejects.toMatchObject({ code: 'mcp_unreachable' });
+  });
+
+  it("follows the server's tools/list_changed: the skill is remounted with the new tools, on the same connection", async () => {
+    const docs = await mcpSkill({ name: 'docs', command: process.execPath, args: [BIN, 'mcp', ...ONLY, '--path', path.join(BUNDLED, 'hello-extended')], env: SOURCE_ENV });
+    const system = newSystem();
+    const ref = system.spawn(defineAgent({ name: 'host', skills: [docs] }), { id: 'host' });
+    const pid = await ready(ref, 'docs');
+    const names = () => ref.tools().tools.map((tool) => tool.function.name);
+    expect(names()).toEqual(['load_skill', 'list_skills', 'read_skill_resource']);
+
+    await ref.callTool('load_skill', { name: 'hello-extended' });
+    await eventually(() => names().includes('say_hello'), 'say_hello to become a tool of the agent');
+    expect(names()).toEqual(['load_skill', 'list_skills', 'read_skill_resource', 'say_hello', 'wave']);
+    expect(ref.getSnapshot().registeredActions).toEqual(expect.arrayContaining(['docs/say_hello', 'docs/wave', 'docs/load_skill']));
+    expect(await ref.callTool('say_hello', { name: 'Ada' })).toMatchObject({ output: 'Hello, Ada.' });
+    // The same server process answered throughout: the remount kept the connection.
+    expect(connection(ref, 'docs')?.context.pid).toBe(pid);
+    expect(ref.getSnapshot().lifecycles.docs).toBe('active');
+  });
+
+  it('round trip: an agent mounts another skillstate agent served over HTTP, with a bearer token', async () => {
+    const system = newSystem();
+    const served = system.spawn(defineAgent({ name: 'counter-agent', skills: [counter] }), { id: 'served' });
+    const endpoint = await serveMcp(served, { transport: 'http', token: 'sesame' });
+    onCleanup(() => endpoint.close());
+    await expect(mcpSkill({ name: 'nope', url: endpoint.url!, headers: { authorization: 'Bearer wrong' } })).rejects.toMatchObject({ code: 'mcp_unreachable' });
+
+    const remote = await mcpSkill({ name: 'remote', url: endpoint.url!, headers: { authorization: 'Bearer sesame' } });
+    const client = system.spawn(defineAgent({ name: 'client', skills: [remote] }), { id: 'client' });
+    await ready(client, 'remote');
+    expect(await client.callTool('increment', { by: 2 })).toEqual({ count: 2 });
+    expect(served.getSnapshot().state).toMatchObject({ counter: { count: 2 } });
+    expect(endpoint.sessions()).toBe(1);
+    await client.unmount('remote');
+    await eventually(() => endpoint.sessions() === 0, 'the session to end');
+  });
+});
