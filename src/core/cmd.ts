@@ -21,14 +21,14 @@ import { checkEffectList, errorEffect, type Effect } from './effects.js';
 import { describeThrown, errorInfo, formatIssues, type ErrorInfo } from './errors.js';
 import { normalizeInstruction, type Instruction, type NormalizedInstruction } from './instruction.js';
 import { actionRefusal } from './allowed.js';
-import { mountSkills, replaceSkill, unmountSkill } from './mount.js';
+import { mountSkills, replaceSkill, unmountSkill, type MountResult } from './mount.js';
 import { isPlainObject } from './plain.js';
 import { applyPatch, parseSync, parseWith, type Parsed } from './schema.js';
 import type { Result } from './result.js';
 import type { Signal } from './signal.js';
 import type { InvokeUserCode } from './invoke.js';
 import { invalidStateUpdate, updateSlice } from './state-update.js';
-import type { SkillAttachment } from './skill.js';
+import type { AnySkill, SkillAttachment } from './skill.js';
 import { isThenable } from './maybe-async.js';
 
 /** Options of `cmd` and `execute`. */
@@ -283,14 +283,20 @@ function applyMounts(
     ok: false as const,
     error: { ...error, message: `action '${extras.action}' could not change its agent's skills: ${error.message}`, action: extras.action },
   });
-  if (changes.unmount !== undefined) {
-    if (!Array.isArray(changes.unmount)) return refuse(errorInfo('invalid_skill', 'unmount must be an array of skills or names'));
-    for (const skill of changes.unmount) {
-      const step = unmountSkill(current, skill);
+  /** Applies `change` to each of `skills` in turn; the refusal of the first that fails, if any. */
+  const each = <T>(skills: readonly T[], change: (agent: Agent<object>, skill: T) => MountResult<object>) => {
+    for (const skill of skills) {
+      const step = change(current, skill);
       if (!step.ok) return refuse(step.error);
       current = step.agent;
       effects.push(...step.effects);
     }
+    return undefined;
+  };
+  if (changes.unmount !== undefined) {
+    if (!Array.isArray(changes.unmount)) return refuse(errorInfo('invalid_skill', 'unmount must be an array of skills or names'));
+    const refused = each(changes.unmount, unmountSkill);
+    if (refused) return refused;
   }
   if (changes.mount !== undefined) {
     // Typed by shape in `ActionChanges` (actions cannot import skills); `mountSkills` checks each is a skill.
@@ -301,12 +307,9 @@ function applyMounts(
   }
   if (changes.replace !== undefined) {
     if (!Array.isArray(changes.replace)) return refuse(errorInfo('invalid_skill', 'replace must be an array of skills'));
-    for (const skill of changes.replace) {
-      const step = replaceSkill(current, skill);
-      if (!step.ok) return refuse(step.error);
-      current = step.agent;
-      effects.push(...step.effects);
-    }
+    // Typed by shape (see `mount` above); `replaceSkill` checks each is a skill.
+    const refused = each(changes.replace as readonly AnySkill[], replaceSkill);
+    if (refused) return refused;
   }
   return { ok: true, agent: current, effects };
 }

@@ -215,16 +215,23 @@ export function checkManifestFields(
 
 type Add = (level: ProblemLevel, code: string, field: string, message: string) => void;
 
+/** A required string field: present and not blank (as Python's `strip()` sees it), or a fatal problem. */
+function requiredString(data: Record<string, unknown>, field: string, add: Add): string | undefined {
+  if (!Object.hasOwn(data, field)) {
+    add('fatal', 'manifest_missing_field', field, `Missing required field in frontmatter: ${field}`);
+    return undefined;
+  }
+  const value = data[field];
+  if (typeof value !== 'string' || !pythonStrip(value)) {
+    add('fatal', 'manifest_field_invalid', field, `Field '${field}' must be a non-empty string`);
+    return undefined;
+  }
+  return value;
+}
+
 function checkName(data: Record<string, unknown>, dirName: string | undefined, add: Add): string | undefined {
-  if (!Object.hasOwn(data, 'name')) {
-    add('fatal', 'manifest_missing_field', 'name', 'Missing required field in frontmatter: name');
-    return undefined;
-  }
-  const raw = data.name;
-  if (typeof raw !== 'string' || !pythonStrip(raw)) {
-    add('fatal', 'manifest_field_invalid', 'name', "Field 'name' must be a non-empty string");
-    return undefined;
-  }
+  const raw = requiredString(data, 'name', add);
+  if (raw === undefined) return undefined;
   const name = pythonStrip(raw).normalize('NFKC');
   const length = codePointLength(name);
   if (length > MAX_NAME_LENGTH) add('spec', 'manifest_name_format', 'name', `Skill name '${name}' exceeds ${MAX_NAME_LENGTH} character limit (${length} chars)`);
@@ -245,15 +252,8 @@ function checkName(data: Record<string, unknown>, dirName: string | undefined, a
 }
 
 function checkDescription(data: Record<string, unknown>, extended: boolean, add: Add): string | undefined {
-  if (!Object.hasOwn(data, 'description')) {
-    add('fatal', 'manifest_missing_field', 'description', 'Missing required field in frontmatter: description');
-    return undefined;
-  }
-  const description = data.description;
-  if (typeof description !== 'string' || !pythonStrip(description)) {
-    add('fatal', 'manifest_field_invalid', 'description', "Field 'description' must be a non-empty string");
-    return undefined;
-  }
+  const description = requiredString(data, 'description', add);
+  if (description === undefined) return undefined;
   const length = codePointLength(description);
   if (length > MAX_DESCRIPTION_LENGTH) {
     add('spec', 'manifest_description_long', 'description', `Description exceeds ${MAX_DESCRIPTION_LENGTH} character limit (${length} chars)`);
