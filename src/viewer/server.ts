@@ -65,11 +65,20 @@ function assetsFolder(): string {
   throw new Error('the local viewer files (viewer/ in the skillstate package) are missing');
 }
 
+/**
+ * Mermaid's script: the copy the build puts in viewer/vendor/ (what the package ships), or, in a
+ * checkout that was not built, the development install's.
+ */
+function mermaidScript(): string {
+  const vendored = `${assetsFolder()}vendor/mermaid.min.js`;
+  return existsSync(vendored) ? vendored : createRequire(import.meta.url).resolve('mermaid/dist/mermaid.min.js');
+}
+
 const ASSETS: Record<string, { file: () => string; type: string }> = {
   '/local/': { file: () => `${assetsFolder()}index.html`, type: 'text/html; charset=utf-8' },
   '/local/viewer.js': { file: () => `${assetsFolder()}viewer.js`, type: 'text/javascript; charset=utf-8' },
   '/local/viewer.css': { file: () => `${assetsFolder()}viewer.css`, type: 'text/css; charset=utf-8' },
-  '/local/mermaid.min.js': { file: () => createRequire(import.meta.url).resolve('mermaid/dist/mermaid.min.js'), type: 'text/javascript; charset=utf-8' },
+  '/local/mermaid.min.js': { file: mermaidScript, type: 'text/javascript; charset=utf-8' },
   '/stately': { file: () => `${assetsFolder()}stately.html`, type: 'text/html; charset=utf-8' },
 };
 
