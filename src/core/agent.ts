@@ -414,6 +414,8 @@ function restoreAgent<TState extends object>(blueprint: Blueprint, data: unknown
   const inconsistent = snapshotConflict(record.id, blueprint, skills);
   if (inconsistent) return { ok: false, error: inconsistent };
   const catalog = new Catalog(blueprint, skills);
+  const stray = unownedSlice(record.id, catalog, record.state, extra);
+  if (stray) return { ok: false, error: stray };
   const parsed = parseSync(catalog.schema(), record.state);
   if (!parsed.ok) {
     return {
@@ -422,6 +424,48 @@ function restoreAgent<TState extends object>(blueprint: Blueprint, data: unknown
     };
   }
   return { ok: true, value: Agent.link({ id: record.id, definition: blueprint.name, state: parsed.value as TState, mounted }, catalog) };
+}
+
+/**
+ * A key of a snapshot's state that nothing would keep: neither a field of the agent's schema nor
+ * the slice of a mounted skill. Parsing would drop it without a word (or, for a skill's slice,
+ * keep data no skill owns), so the snapshot is refused, naming the key. An open agent schema
+ * (`.loose()`) keeps unknown fields: there the key is data, not an inconsistency.
+ */
+function unownedSlice(id: string, catalog: Catalog, state: Record<string, unknown>, extra: SkillResolver | undefined): ErrorInfo | undefined {
+  const open = isOpen(catalog.blueprint.schema);
+  for (const key of Object.keys(state)) {
+    if (catalog.ownKeys.has(key) || catalog.stateKeys.has(key)) continue;
+    const owner = sliceOwner(catalog.blueprint, key, extra);
+    if (owner !== undefined) {
+      return errorInfo(
+        'invalid_snapshot',
+        `cannot restore agent '${id}': its state holds '${key}', the state of skill '${owner}', but the snapshot's mounted list does not include that skill; add it to agent.mounted or remove the slice`,
+        { skill: owner, subject: key },
+      );
+    }
+    if (open) continue;
+    return errorInfo(
+      'invalid_snapshot',
+      `cannot restore agent '${id}': its state holds '${key}', which is neither a field of agent '${catalog.blueprint.name}' nor the state of a mounted skill`,
+      { subject: key },
+    );
+  }
+  return undefined;
+}
+
+/** The skill known to the definition (or the resolver) whose state key is `key`, if any. */
+function sliceOwner(blueprint: Blueprint, key: string, extra: SkillResolver | undefined): string | undefined {
+  const known = blueprint.skills.find((skill) => skill.stateKey === key);
+  if (known) return known.name;
+  // A skill's state key defaults to its name: ask for a skill of that name too.
+  let found: AnySkill | undefined;
+  try {
+    found = blueprint.resolveSkill(key) ?? extra?.get(key);
+  } catch {
+    found = undefined; // a resolver that fails here is reported when the skill is needed, not now
+  }
+  return found && found.stateKey === key ? found.name : undefined;
 }
 
 /** What makes a set of mounted skills impossible to have reached by mounting: a shared state key or a missing requirement. */

@@ -48,10 +48,38 @@ export function withKey<T extends PlainObject>(object: T, key: string, value: un
   return copy as T;
 }
 
+/** True when two pieces of plain data (objects, arrays, primitives) are equal; anything else by identity. */
+export function sameData(a: unknown, b: unknown): boolean {
+  if (Object.is(a, b)) return true;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => sameData(item, b[i]));
+  if (!isPlainObject(a) || !isPlainObject(b)) return false;
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && sameData(a[key], b[key]));
+}
+
 /** What kind of value this is, for an error message: 'null', 'an array', 'an object', 'number'... */
 export function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'object') return 'an object';
   return typeof value;
+}
+
+/**
+ * Freezes `value` and every plain object and array inside it, in place, and returns it. Stops at
+ * what is already frozen: committed state shares unchanged parts with the state before it, and
+ * those were frozen when they were committed, so each commit pays only for what it created.
+ * Class instances (a `Date`, a `Map`) are left as they are: state is plain data.
+ */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  if (Array.isArray(value)) {
+    Object.freeze(value);
+    for (const item of value) deepFreeze(item);
+    return value;
+  }
+  if (!isPlainObject(value)) return value;
+  Object.freeze(value);
+  for (const key in value) deepFreeze((value as PlainObject)[key]);
+  return value;
 }
