@@ -20,7 +20,7 @@ import { orderByDependencies, unlinkedError } from './mount.js';
 import { deepMerge, describeValue, isPlainObject } from './plain.js';
 import type { SkillResolver } from './registry.js';
 import { validateRoute, type Route } from './router.js';
-import { EMPTY_SCHEMA, isObjectSchema, parseSync, strayKey, type ObjectSchema } from './schema.js';
+import { EMPTY_SCHEMA, isObjectSchema, parseSync, schemaProblem, strayKey, type ObjectSchema } from './schema.js';
 import {
   initialSlice,
   isSkill,
@@ -145,7 +145,7 @@ export function defineAgent<TSchema extends ObjectSchema = z.ZodObject<{}>, cons
   }
   if (input.description !== undefined && typeof input.description !== 'string') invalid('invalid_agent', 'description must be a string');
   const schema = input.schema ?? EMPTY_SCHEMA;
-  if (!isObjectSchema(schema)) invalid('invalid_agent', 'schema must be a zod object schema');
+  if (!isObjectSchema(schema)) invalid('invalid_agent', `schema ${schemaProblem(schema, 'must be a zod object schema')}`);
   const ownKeys = new Set(Object.keys(schema.shape));
 
   const ownActions = input.actions ?? [];

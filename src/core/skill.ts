@@ -15,7 +15,7 @@ import type { RouteTarget } from './instruction.js';
 import { patternProblem } from './pattern.js';
 import { deepMerge, isPlainObject, isSafeKey } from './plain.js';
 import { validateRoute, type Route } from './router.js';
-import { EMPTY_SCHEMA, isObjectSchema, parseSync, type ObjectSchema } from './schema.js';
+import { EMPTY_SCHEMA, isObjectSchema, parseSync, schemaProblem, stateSchemaMismatch, type ObjectSchema } from './schema.js';
 import type { Signal } from './signal.js';
 import type { FunctionTool } from './tools.js';
 
@@ -225,9 +225,9 @@ export function defineSkill<
   }
 
   const schema = definition.schema ?? EMPTY_SCHEMA;
-  if (!isObjectSchema(schema)) invalid('schema', 'must be a zod object schema (z.object({...}))');
+  if (!isObjectSchema(schema)) invalid('schema', schemaProblem(schema, 'must be a zod object schema (z.object({...}))'));
   const configSchema = definition.configSchema;
-  if (configSchema !== undefined && !isObjectSchema(configSchema)) invalid('configSchema', 'must be a zod object schema');
+  if (configSchema !== undefined && !isObjectSchema(configSchema)) invalid('configSchema', schemaProblem(configSchema, 'must be a zod object schema'));
 
   const actions = definition.actions ?? [];
   if (!Array.isArray(actions)) invalid('actions', 'must be an array of actions made by defineAction');
@@ -236,8 +236,12 @@ export function defineSkill<
     if (!isAction(action)) invalid(`actions[${i}]`, 'is not an action made by defineAction');
     if (seen.has(action.name)) invalid('actions', `has two actions named '${action.name}'`);
     seen.add(action.name);
-    if (action.state !== undefined && action.state !== schema) {
-      invalid(`actions[${i}]`, `('${action.name}') declares a state schema that is not this skill's schema`);
+    const mismatch = action.state === undefined ? undefined : stateSchemaMismatch(action.state, schema);
+    if (mismatch !== undefined) {
+      invalid(
+        `actions[${i}]`,
+        `('${action.name}') declares a state schema this skill's schema does not satisfy: ${mismatch}; pass the skill's schema itself as the action's state, or an object schema with some of its fields, of the same types`,
+      );
     }
   });
 
