@@ -215,13 +215,13 @@ describe('property: for any action that mutates any part of what it receives, co
         const mutate = (slice: Shelf) => {
           let container: unknown = slice;
           for (const segment of path) container = (container as Record<string, unknown>)[segment];
-          const holder = container as Record<string | number, unknown> & unknown[];
+          const holder = container as Record<string | number, unknown>;
           if (how === 'set') holder[key] = value;
           else if (how === 'delete') delete holder[key];
           else if (how === 'define') Object.defineProperty(holder, key, { value, enumerable: true });
           else if (Array.isArray(holder)) {
-            if (how === 'push') holder.push(value);
-            else holder.pop();
+            if (how === 'push') (holder as unknown[]).push(value);
+            else (holder as unknown[]).pop();
           } else holder[key] = value;
         };
         const local = quietSystem();
