@@ -428,12 +428,10 @@ function restoreAgent<TState extends object>(blueprint: Blueprint, data: unknown
 
 /**
  * A key of a snapshot's state that nothing would keep: neither a field of the agent's schema nor
- * the slice of a mounted skill. Parsing would drop it without a word (or, for a skill's slice,
- * keep data no skill owns), so the snapshot is refused, naming the key. An open agent schema
- * (`.loose()`) keeps unknown fields: there the key is data, not an inconsistency.
+ * the slice of a mounted skill. Parsing would drop it without a word, so the snapshot is
+ * refused, naming the key (and the skill, when it is the slice of a skill known by that key).
  */
 function unownedSlice(id: string, catalog: Catalog, state: Record<string, unknown>, extra: SkillResolver | undefined): ErrorInfo | undefined {
-  const open = isOpen(catalog.blueprint.schema);
   for (const key of Object.keys(state)) {
     if (catalog.ownKeys.has(key) || catalog.stateKeys.has(key)) continue;
     const owner = sliceOwner(catalog.blueprint, key, extra);
@@ -444,7 +442,6 @@ function unownedSlice(id: string, catalog: Catalog, state: Record<string, unknow
         { skill: owner, subject: key },
       );
     }
-    if (open) continue;
     return errorInfo(
       'invalid_snapshot',
       `cannot restore agent '${id}': its state holds '${key}', which is neither a field of agent '${catalog.blueprint.name}' nor the state of a mounted skill`,
