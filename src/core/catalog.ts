@@ -17,6 +17,7 @@ import type { AnyAction } from './action.js';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
 import type { RouteTarget } from './instruction.js';
 import { createRouter, type Route, type Router } from './router.js';
+import { deepFreeze } from './plain.js';
 import type { ObjectSchema } from './schema.js';
 import type { AnySkill } from './skill.js';
 
@@ -199,9 +200,12 @@ export class Agent<TState extends object = Record<string, unknown>> implements A
   private constructor(data: AgentData<TState>, catalog: Catalog | undefined) {
     this.id = data.id;
     this.definition = data.definition;
-    this.state = data.state;
-    this.mounted = data.mounted;
+    // Frozen: whoever holds an agent value (an action, a hook, a subscriber, `getSnapshot()`)
+    // can read it, never change it behind the schema and the commit.
+    this.state = deepFreeze(data.state);
+    this.mounted = deepFreeze(data.mounted);
     this.#catalog = catalog;
+    Object.freeze(this);
   }
 
   /** @internal Use `definition.new()` or `definition.restore()`. */

@@ -17,7 +17,7 @@
 import { isActionFailure, isActionResult, type ActionResult, type AnyAction } from './action.js';
 import { Agent, catalogOf, type ActionEntry, type Catalog } from './catalog.js';
 import { effectProblem, errorEffect, type Effect } from './effects.js';
-import { describeThrown, errorInfo, formatIssues, type ErrorInfo } from './errors.js';
+import { describeThrown, errorInfo, formatIssues, reworded, withCause, type ErrorInfo } from './errors.js';
 import { normalizeInstruction, type Instruction, type NormalizedInstruction } from './instruction.js';
 import { actionRefusal } from './allowed.js';
 import { mountSkills, replaceSkill, unlinkedError, unmountSkill } from './mount.js';
@@ -113,7 +113,7 @@ class Run {
     const stop = this.options?.onError !== 'continue';
     const error =
       stop && remaining > 0
-        ? { ...step.error, message: `${step.error.message} (${remaining} later instruction${remaining > 1 ? 's were' : ' was'} not run)` }
+        ? reworded(step.error, { message: `${step.error.message} (${remaining} later instruction${remaining > 1 ? 's were' : ' was'} not run)` })
         : step.error;
     this.effects.push(errorEffect(error));
     this.results.push({ ok: false, action: step.action, skill: step.skill, error });
@@ -206,7 +206,7 @@ function safeFinish(agent: Agent<object>, catalog: Catalog, entry: ActionEntry, 
 }
 
 function thrownError(action: AnyAction, skill: string | undefined, thrown: unknown): ErrorInfo {
-  return errorInfo('action_failed', `action '${action.name}' failed: ${describeThrown(thrown)}`, { action: action.name, skill });
+  return withCause(errorInfo('action_failed', `action '${action.name}' failed: ${describeThrown(thrown)}`, { action: action.name, skill }), thrown);
 }
 
 function finish(agent: Agent<object>, catalog: Catalog, entry: ActionEntry, returned: unknown): Step {
@@ -282,7 +282,7 @@ function applyMounts(
   const effects: Effect[] = [];
   const refuse = (error: ErrorInfo) => ({
     ok: false as const,
-    error: { ...error, message: `action '${extras.action}' could not change its agent's skills: ${error.message}`, action: extras.action },
+    error: reworded(error, { message: `action '${extras.action}' could not change its agent's skills: ${error.message}`, action: extras.action }),
   });
   if (changes.unmount !== undefined) {
     if (!Array.isArray(changes.unmount)) return refuse(errorInfo('invalid_skill', 'unmount must be an array of skills or names'));

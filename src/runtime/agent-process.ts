@@ -17,7 +17,7 @@ import type { AgentDefinition } from '../core/agent.js';
 import { catalogOf, type Agent, type MountedSkill } from '../core/catalog.js';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import type { Effect } from '../core/effects.js';
-import { describeThrown, errorInfo, SkillstateError, type ErrorInfo } from '../core/errors.js';
+import { describeThrown, errorInfo, reworded, SkillstateError, withCause, type ErrorInfo } from '../core/errors.js';
 import { toSignal, type Signal, type SignalLike } from '../core/signal.js';
 import { normalizeInstruction, type Instruction, type InstructionObject } from '../core/instruction.js';
 import type { AnySkill } from '../core/skill.js';
@@ -30,6 +30,8 @@ import { Mailbox } from './mailbox.js';
 import type { StepOutcome } from './step.js';
 import type { SystemRuntime } from './system-runtime.js';
 import { clearTimer, setTimer, type Timer } from './timers.js';
+import { traceCause } from './trace.js';
+import { callUnmountHooks } from './unmount-hooks.js';
 
 const toolsets = new WeakMap<object, { plain?: Toolset; strict?: Toolset }>();
 
@@ -56,6 +58,20 @@ function traceSubject(event: AgentItemEvent, outcome: StepOutcome): string {
     case 'start':
       return 'mount hooks';
   }
+}
+
+/**
+ * The timeout of a call or a run: the option, else the system's default. A timeout is a number of
+ * milliseconds above 0, or Infinity; anything else (0, negative, NaN, not a number) is refused.
+ */
+function callTimeout(options: CallOptions, fallback: number): number | ErrorInfo {
+  if (typeof options !== 'object' || options === null) return errorInfo('invalid_options', 'call options must be an object such as { timeout: 5000 }');
+  const timeout: unknown = options.timeout;
+  if (timeout === undefined) return fallback;
+  if (typeof timeout === 'number' && timeout > 0) return timeout;
+  return errorInfo('invalid_options', `timeout must be a number of milliseconds above 0, or Infinity for none; got ${typeof timeout === 'number' ? String(timeout) : typeof timeout}`, {
+    subject: 'timeout',
+  });
 }
 
 interface Ticket {
@@ -161,8 +177,9 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     } catch (error) {
       return Promise.reject(error);
     }
+    const timeout = callTimeout(options, this.system.callTimeout);
+    if (typeof timeout !== 'number') return Promise.reject(new RuntimeError(timeout, this.id));
     this.system.trace?.({ kind: 'signal', agent: this.id, id: checked.id, type: checked.type, call: true });
-    const timeout = options.timeout ?? this.system.callTimeout;
     return this.submit({ type: 'signal', signal: checked }, true, timeout, `call '${checked.type}'`);
   }
 
@@ -176,7 +193,9 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       plain.push(skill === undefined ? { action, params } : { action, params, skill });
     }
     const what = `run of ${plain.map((i) => `'${String(i.action)}'`).join(', ')}`;
-    return this.submit({ type: 'run', instructions: plain }, true, options.timeout ?? this.system.callTimeout, what);
+    const timeout = callTimeout(options, this.system.callTimeout);
+    if (typeof timeout !== 'number') return Promise.reject(new RuntimeError(timeout, this.id));
+    return this.submit({ type: 'run', instructions: plain }, true, timeout, what);
   }
 
   tools(options: { strict?: boolean } = {}): Toolset {
@@ -243,7 +262,14 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   }
 
   stop(): Promise<void> {
+    // A ref belongs to one incarnation: once stopped, its id may name a new agent it must not touch.
+    if (this.stopped) return Promise.reject(this.deadRef());
     return this.system.stopAgent(this.id, 'stopped by request');
+  }
+
+  /** The error every use of a stopped agent's ref gets. */
+  private deadRef(): RuntimeError {
+    return new RuntimeError(errorInfo('agent_stopped', `agent '${this.id}' is stopped; this ref no longer reaches any agent, even one spawned later with the same id`), this.id);
   }
 
   /** The last committed agent value. */
@@ -261,8 +287,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     return new Promise((resolve, reject) => {
       const ticket: Ticket = { resolve, reject, timer: undefined, settled: false };
       if (timeout !== undefined && timeout !== Infinity) {
-        // A deadline already past (a negative or NaN timeout) is a timeout of 0, never no timeout at all.
-        const ms = timeout > 0 ? timeout : 0;
+        const ms = timeout;
         ticket.timer = setTimer(() => {
           this.settle(ticket, new RuntimeError(errorInfo('timeout', `${what} to agent '${this.id}' got no answer within ${ms} ms`), this.id));
         }, ms);
@@ -276,9 +301,8 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   }
 
   private enqueue(item: Item): void {
-    if (this.stopped || this.closing !== undefined) {
-      throw new RuntimeError(errorInfo('agent_stopped', `agent '${this.id}' is ${this.stopped ? 'stopped' : `stopping (${this.closing})`}`), this.id);
-    }
+    if (this.stopped) throw this.deadRef();
+    if (this.closing !== undefined) throw new RuntimeError(errorInfo('agent_stopped', `agent '${this.id}' is stopping (${this.closing})`), this.id);
     if (this.phase === 'idle' && this.mailbox.size === 0 && this.system.inStep === 0) {
       this.dispatch(item);
       return;
@@ -353,7 +377,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       return skill ? { skill } : undefined;
     } catch (error) {
       const info = error instanceof SkillstateError ? error.toInfo() : errorInfo('unknown_skill', `finding skill '${name}' failed: ${describeThrown(error)}`, { skill: name });
-      return { error: { ...info, message: `cannot mount skill '${name}' on agent '${this.id}': ${info.message}` } };
+      return { error: reworded(info, { message: `cannot mount skill '${name}' on agent '${this.id}': ${info.message}` }) };
     }
   }
 
@@ -375,7 +399,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       this.enqueue({ event: this.checked(event), ticket: undefined, call: false });
     } catch (error) {
       const info = error instanceof SkillstateError ? error.toInfo() : errorInfo('invalid_signal', describeThrown(error));
-      this.system.report(this.id, { ...info, message: `agent '${this.id}': an event sent to its actor directly was refused: ${info.message}` });
+      this.system.report(this.id, reworded(info, { message: `agent '${this.id}': an event sent to its actor directly was refused: ${info.message}` }));
     }
   }
 
@@ -417,7 +441,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     const item = this.current;
     this.current = undefined;
     this.phase = 'idle';
-    const info = errorInfo('signal_failed', `agent '${this.id}': a step failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);
+    const info = withCause(errorInfo('signal_failed', `agent '${this.id}': a step failed unexpectedly: ${describeThrown(error)}`), error);
     this.system.report(this.id, info);
     if (item?.ticket) this.settle(item.ticket, new RuntimeError(info, this.id));
     this.drain();
@@ -433,10 +457,11 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     // Stopped while the step ran (user code stopped it): its caller has had agent_stopped, and the
     // step's state and effects are dropped, exactly as for an async step cut short by a stop.
     if (this.stopped) return;
+    const before = this.committed as Agent<object>;
     this.committed = outcome.agent as Agent<TState>;
     this.system.inStep++;
     try {
-      this.complete(event, outcome, mine ? item : undefined);
+      this.complete(event, outcome, mine ? item : undefined, before);
       if (mine) this.drain();
     } finally {
       this.system.inStep--;
@@ -469,7 +494,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
 
   // ── Completing a step ────────────────────────────────────────────────────────────────────
 
-  private complete(event: AgentItemEvent, outcome: StepOutcome, item: Item | undefined): void {
+  private complete(event: AgentItemEvent, outcome: StepOutcome, item: Item | undefined, before: Agent<object>): void {
     if (event.type === 'start') this.starting = false;
     const trace = this.system.trace;
     if (trace) {
@@ -481,15 +506,21 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
         ok: outcome.error === undefined,
         effects: outcome.effects.map((effect) => effect.type),
       };
-      if (outcome.error) record.error = outcome.error;
+      if (outcome.error) {
+        record.error = outcome.error;
+        const cause = traceCause(outcome.error.cause);
+        if (cause) record.cause = cause;
+      }
       trace(record);
     }
     for (const diagnostic of outcome.diagnostics) this.system.diagnose(this.id, diagnostic);
     if (outcome.agent.mounted !== this.knownMounted) {
-      this.recordLifecycles(outcome.agent);
+      const left = this.recordLifecycles(outcome.agent);
       this.system.reindex(this, outcome.agent);
+      if (left.length) callUnmountHooks(before, left, (error) => this.system.report(this.id, error));
     }
     const answered = item?.ticket !== undefined && !item.ticket.settled;
+    if (answered && outcome.error) this.system.answeredErrors.add(outcome.error);
     if (outcome.effects.length) this.system.interpret(this.id, outcome.effects, answered);
 
     const ticket = item?.ticket;
@@ -524,8 +555,9 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     }
   }
 
-  /** Lifecycle transitions the agent machine just made by mounting and unmounting skills. */
-  private recordLifecycles(after: Agent<object>): void {
+  /** Lifecycle transitions the agent machine just made by mounting and unmounting skills; returns the skills that left. */
+  private recordLifecycles(after: Agent<object>): string[] {
+    const left: string[] = [];
     const before = new Set((this.knownMounted ?? []).map((record) => record.name));
     const now = new Set(after.mounted.map((record) => record.name));
     const trace = this.system.trace;
@@ -540,7 +572,9 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       this.failedSkills?.delete(name);
       (this.retiredSkills ??= new Set()).add(name);
       trace?.({ kind: 'lifecycle', agent: this.id, skill: name, state: 'inactive' });
+      left.push(name);
     }
+    return left;
   }
 
   /** The mounted skills as of the last step (lifecycles and the pattern index follow it). */
@@ -571,6 +605,9 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     this.scheduled = undefined;
     if (this.current?.ticket) this.settle(this.current.ticket, this.stoppedError(reason));
     for (const item of this.mailbox.drain()) if (item.ticket) this.settle(item.ticket, this.stoppedError(reason));
+    // Its skills leave with it: their unmount hooks see the last committed state.
+    const agent = this.committed as Agent<object>;
+    callUnmountHooks(agent, agent.mounted.map((record) => record.name), (error) => this.system.report(this.id, error));
     const stopActor = () => this.actor.stop();
     // Stopping an actor from inside its own step would cut the step short: wait for it to end.
     if (this.phase === 'processing') queueMicrotask(stopActor);

@@ -4,7 +4,7 @@
  * becomes an `Outcome` with a typed error that names the skill and the hook. Sync code stays
  * sync: a promise appears only when the user code returned one.
  */
-import { describeThrown, errorInfo, type ErrorCode, type ErrorInfo } from '../core/errors.js';
+import { describeThrown, errorInfo, withCause, type ErrorCode, type ErrorInfo } from '../core/errors.js';
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ErrorInfo };
 
@@ -27,7 +27,7 @@ export interface HookSite {
 function failure(site: HookSite, thrown: unknown): { ok: false; error: ErrorInfo } {
   return {
     ok: false,
-    error: errorInfo(site.code ?? 'hook_failed', `${site.what} failed: ${describeThrown(thrown)}`, site.skill === undefined ? undefined : { skill: site.skill }),
+    error: withCause(errorInfo(site.code ?? 'hook_failed', `${site.what} failed: ${describeThrown(thrown)}`, site.skill === undefined ? undefined : { skill: site.skill }), thrown),
   };
 }
 

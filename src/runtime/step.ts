@@ -20,7 +20,7 @@ import { Agent, catalogOf, type Catalog, type MountedSkill } from '../core/catal
 import { execute, stampSkill } from '../core/cmd.js';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import { effectProblem, errorEffect, type Effect, type RunEffect } from '../core/effects.js';
-import { describeThrown, errorInfo, formatIssues, type ErrorInfo } from '../core/errors.js';
+import { describeThrown, errorInfo, formatIssues, reworded, withCause, type ErrorInfo } from '../core/errors.js';
 import { instructionsForTarget, type InstructionObject } from '../core/instruction.js';
 import { mountSkill, unlinkedError, unmountSkill } from '../core/mount.js';
 import { matchesAny } from '../core/pattern.js';
@@ -181,7 +181,7 @@ class Step {
         try {
           verdict = this.decide(skill, outcome.value, what);
         } catch (thrown) {
-          return this.fail(errorInfo('hook_failed', `${what} returned a decision that cannot be read: ${describeThrown(thrown)}`, { skill: skill.name }));
+          return this.fail(withCause(errorInfo('hook_failed', `${what} returned a decision that cannot be read: ${describeThrown(thrown)}`, { skill: skill.name }), thrown));
         }
         if (verdict === 'continue') return this.handlers(i + 1, skills);
         return verdict;
@@ -207,7 +207,7 @@ class Step {
       }
       case 'fail': {
         const error = decision.error ?? errorInfo('signal_failed', `${what} refused the signal`);
-        return this.fail({ ...error, skill: error.skill ?? skill.name });
+        return this.fail(reworded(error, { skill: error.skill ?? skill.name }));
       }
       case 'handle': {
         if (decision.state !== undefined) {
@@ -386,7 +386,7 @@ function callMountHooks(after: Agent<object>, added: readonly MountedSkill[]): M
             effects.push(...checked.effects);
           }
         } catch (thrown) {
-          return { ok: false as const, error: errorInfo('hook_failed', `${what} returned something that cannot be read: ${describeThrown(thrown)}`, { skill: skill.name }) };
+          return { ok: false as const, error: withCause(errorInfo('hook_failed', `${what} returned something that cannot be read: ${describeThrown(thrown)}`, { skill: skill.name }), thrown) };
         }
         return next(i + 1, current);
       });
@@ -440,12 +440,25 @@ function mountStep(agent: Agent<object>, skill: AnySkill, config: Record<string,
 function unmountStep(agent: Agent<object>, skill: string): StepOutcome {
   const unmounted = unmountSkill(agent, skill);
   if (!unmounted.ok) return failedOutcome(agent, unmounted.error, [], undefined);
+  const changed = unmounted.agent !== agent;
   return {
     agent: unmounted.agent,
     effects: unmounted.effects,
-    result: { skill, unmounted: unmounted.agent !== agent, effects: unmounted.effects },
+    result: { skill, unmounted: changed, effects: unmounted.effects },
     error: undefined,
-    diagnostics: [],
+    diagnostics: changed ? [] : [notMounted(agent, skill)],
     signal: undefined,
   };
+}
+
+/** Unmounting a skill that is not mounted changes nothing, and says so (a misspelt name must not pass). */
+function notMounted(agent: Agent<object>, skill: string): Diagnostic {
+  let known = false;
+  try {
+    known = catalogOf(agent)!.blueprint.resolveSkill(skill) !== undefined;
+  } catch {
+    // a registry that fails to look the name up: the skill is then described as unknown
+  }
+  const why = known ? 'it is not mounted' : 'no skill of that name is mounted or known to its definition';
+  return diagnostic('warning', 'not_mounted', `agent '${agent.id}': unmount of skill '${skill}' changed nothing: ${why}`, { skill });
 }

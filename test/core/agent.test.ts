@@ -18,6 +18,7 @@ import {
   unmountSkill,
   type Agent,
 } from '../../src/index.js';
+import { catalogOf, withState } from '../../src/core/catalog.js';
 import { arithmetic, calculator, counter } from '../../skills/index.js';
 import { auth, httpClient, MathAgent, record, search, stats, thrownBy, viaJson } from './support.js';
 
@@ -317,8 +318,10 @@ describe('validate(agent)', () => {
   });
 
   it('reports a state that no longer satisfies the schema', () => {
-    const agent = MathAgent.new();
-    (agent.state as { calculator: { precision: unknown } }).calculator.precision = 'corrupted';
+    // Committed state is frozen, so a corrupted one is built as a new agent value around it.
+    const fresh = MathAgent.new();
+    const state = fresh.state as Record<string, unknown> & { calculator: Record<string, unknown> };
+    const agent = withState(fresh, { ...state, calculator: { ...state.calculator, precision: 'corrupted' } } as never, catalogOf(fresh)!);
     const checked = MathAgent.validate(agent);
     expect(checked.ok).toBe(false);
     expect(!checked.ok && checked.error.code).toBe('invalid_state');
