@@ -97,8 +97,14 @@ describe('the built package', () => {
       const installed = path.join(app, 'node_modules', 'skillstate');
       mkdirSync(installed, { recursive: true });
       for (const item of ['package.json', 'dist', 'skills']) cpSync(`${root}${item}`, path.join(installed, item), { recursive: true });
-      const { dependencies } = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { dependencies: Record<string, string> };
-      for (const name of Object.keys(dependencies)) {
+      const manifest = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as {
+        dependencies: Record<string, string>;
+        peerDependencies: Record<string, string>;
+        peerDependenciesMeta: Record<string, { optional?: boolean }>;
+      };
+      // What an application has: skillstate's dependencies and the peers it must install (zod), not the optional tsx.
+      const peers = Object.keys(manifest.peerDependencies).filter((name) => !manifest.peerDependenciesMeta[name]?.optional);
+      for (const name of [...Object.keys(manifest.dependencies), ...peers]) {
         mkdirSync(path.dirname(path.join(app, 'node_modules', name)), { recursive: true });
         symlinkSync(`${root}node_modules/${name}`, path.join(app, 'node_modules', name));
       }

@@ -11,7 +11,7 @@ import type { z } from 'zod';
 import { DefinitionError, refuseDefinitionField } from './errors.js';
 import { isDefinedAs } from './plain.js';
 import type { Effect } from './effects.js';
-import { isObjectSchema, isZodSchema, type ObjectSchema } from './schema.js';
+import { isObjectSchema, isZodSchema, schemaProblem, type ObjectSchema } from './schema.js';
 import type { Signal } from './signal.js';
 
 /** Valid LLM tool names, as OpenAI and Anthropic accept them. */
@@ -188,9 +188,9 @@ export function defineAction<
   if (typeof definition.description !== 'string' || definition.description.trim() === '') {
     problem('description', 'must be a non-empty string (language models read it to choose the tool)');
   }
-  if (!isObjectSchema(definition.input)) problem('input', 'must be a zod object schema (z.object({...}))');
-  if (definition.output !== undefined && !isZodSchema(definition.output)) problem('output', 'must be a zod schema');
-  if (definition.state !== undefined && !isObjectSchema(definition.state)) problem('state', 'must be a zod object schema');
+  if (!isObjectSchema(definition.input)) problem('input', schemaProblem(definition.input, 'must be a zod object schema (z.object({...}))'));
+  if (definition.output !== undefined && !isZodSchema(definition.output)) problem('output', schemaProblem(definition.output, 'must be a zod schema'));
+  if (definition.state !== undefined && !isObjectSchema(definition.state)) problem('state', schemaProblem(definition.state, 'must be a zod object schema'));
   if (typeof definition.run !== 'function') problem('run', 'must be a function');
 
   const run = definition.run;

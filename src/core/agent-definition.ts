@@ -23,7 +23,7 @@ import type { Result } from './result.js';
 import { actionClashDiagnostic, inContext, missingDependencyError, missingRequirements, stateKeyConflictError, stateKeyHolder } from './skill-rules.js';
 import type { SkillResolver } from './skill-registry.js';
 import { validateRoute, type Route } from './router.js';
-import { EMPTY_SCHEMA, isObjectSchema, parseSync, strayKey, type ObjectSchema } from './schema.js';
+import { EMPTY_SCHEMA, isObjectSchema, parseSync, schemaProblem, strayKey, type ObjectSchema } from './schema.js';
 import {
   initialSlice,
   isSkill,
@@ -151,7 +151,7 @@ export function defineAgent<TSchema extends ObjectSchema = z.ZodObject<{}>, cons
   }
   if (input.description !== undefined && typeof input.description !== 'string') invalid('invalid_agent', 'description must be a string');
   const schema = input.schema ?? EMPTY_SCHEMA;
-  if (!isObjectSchema(schema)) invalid('invalid_agent', 'schema must be a zod object schema');
+  if (!isObjectSchema(schema)) invalid('invalid_agent', `schema ${schemaProblem(schema, 'must be a zod object schema')}`);
   const ownKeys = new Set(Object.keys(schema.shape));
 
   const ownActions = input.actions ?? [];
@@ -404,6 +404,8 @@ function restoreAgent<TState extends object>(blueprint: Blueprint, data: unknown
   const inconsistent = snapshotConflict(record.id, blueprint, skills);
   if (inconsistent) return { ok: false, error: inconsistent };
   const catalog = new Catalog(blueprint, skills);
+  const stray = unownedSlice(record.id, catalog, record.state, extra);
+  if (stray) return { ok: false, error: stray };
   const parsed = parseSync(catalog.schema(), record.state);
   if (!parsed.ok) {
     return {
@@ -412,6 +414,45 @@ function restoreAgent<TState extends object>(blueprint: Blueprint, data: unknown
     };
   }
   return { ok: true, value: Agent.link({ id: record.id, definition: blueprint.name, state: parsed.value as TState, mounted }, catalog) };
+}
+
+/**
+ * A key of a snapshot's state that nothing would keep: neither a field of the agent's schema nor
+ * the slice of a mounted skill. Parsing would drop it without a word, so the snapshot is
+ * refused, naming the key (and the skill, when it is the slice of a skill known by that key).
+ */
+function unownedSlice(id: string, catalog: Catalog, state: Record<string, unknown>, extra: SkillResolver | undefined): ErrorInfo | undefined {
+  for (const key of Object.keys(state)) {
+    if (catalog.ownKeys.has(key) || catalog.stateKeys.has(key)) continue;
+    const owner = sliceOwner(catalog.blueprint, key, extra);
+    if (owner !== undefined) {
+      return errorInfo(
+        'invalid_snapshot',
+        `cannot restore agent '${id}': its state holds '${key}', the state of skill '${owner}', but the snapshot's mounted list does not include that skill; add it to agent.mounted or remove the slice`,
+        { skill: owner, subject: key },
+      );
+    }
+    return errorInfo(
+      'invalid_snapshot',
+      `cannot restore agent '${id}': its state holds '${key}', which is neither a field of agent '${catalog.blueprint.name}' nor the state of a mounted skill`,
+      { subject: key },
+    );
+  }
+  return undefined;
+}
+
+/** The skill known to the definition (or the resolver) whose state key is `key`, if any. */
+function sliceOwner(blueprint: Blueprint, key: string, extra: SkillResolver | undefined): string | undefined {
+  const known = blueprint.skills.find((skill) => skill.stateKey === key);
+  if (known) return known.name;
+  // A skill's state key defaults to its name: ask for a skill of that name too.
+  let found: AnySkill | undefined;
+  try {
+    found = blueprint.resolveSkill(key) ?? extra?.get(key);
+  } catch {
+    found = undefined; // a resolver that fails here is reported when the skill is needed, not now
+  }
+  return found && found.stateKey === key ? found.name : undefined;
 }
 
 /** What makes a set of mounted skills impossible to have reached by mounting: a shared state key or a missing requirement. */

@@ -8,6 +8,7 @@
  */
 import type { Catalog } from './catalog.js';
 import { errorInfo, type ErrorInfo } from './errors.js';
+import { deepFreeze } from './plain.js';
 
 /** A mounted skill as the agent records it: by name, with its validated config. */
 export interface MountedSkill {
@@ -47,9 +48,12 @@ export class Agent<TState extends object = Record<string, unknown>> implements A
   private constructor(data: AgentData<TState>, catalog: Catalog | undefined) {
     this.id = data.id;
     this.definition = data.definition;
-    this.state = data.state;
-    this.mounted = data.mounted;
+    // Frozen: whoever holds an agent value (an action, a hook, a subscriber, `getSnapshot()`)
+    // can read it, never change it behind the schema and the commit.
+    this.state = deepFreeze(data.state);
+    this.mounted = deepFreeze(data.mounted);
     this.#catalog = catalog;
+    Object.freeze(this);
   }
 
   /** @internal Use `definition.new()` or `definition.restore()`. */

@@ -18,7 +18,7 @@ import { isActionFailure, isActionResult, type ActionResult, type AnyAction } fr
 import { type ActionEntry, type Catalog } from './catalog.js';
 import { catalogOf, unlinkedError, withState, type Agent } from './agent-value.js';
 import { checkEffectList, errorEffect, type Effect } from './effects.js';
-import { describeThrown, errorInfo, formatIssues, type ErrorInfo } from './errors.js';
+import { describeThrown, errorInfo, formatIssues, reworded, withCause, type ErrorInfo } from './errors.js';
 import { normalizeInstruction, type Instruction, type NormalizedInstruction } from './instruction.js';
 import { actionRefusal } from './allowed.js';
 import { mountSkills, replaceSkill, unmountSkill, type MountResult } from './mount.js';
@@ -120,7 +120,7 @@ class Run {
     const stop = this.options?.onError !== 'continue';
     const error =
       stop && remaining > 0
-        ? { ...step.error, message: `${step.error.message} (${remaining} later instruction${remaining > 1 ? 's were' : ' was'} not run)` }
+        ? reworded(step.error, { message: `${step.error.message} (${remaining} later instruction${remaining > 1 ? 's were' : ' was'} not run)` })
         : step.error;
     this.effects.push(errorEffect(error));
     this.results.push({ ok: false, action: step.action, skill: step.skill, error });
@@ -214,7 +214,7 @@ function safeFinish(agent: Agent<object>, catalog: Catalog, entry: ActionEntry, 
 }
 
 function thrownError(action: AnyAction, skill: string | undefined, thrown: unknown): ErrorInfo {
-  return errorInfo('action_failed', `action '${action.name}' failed: ${describeThrown(thrown)}`, { action: action.name, skill });
+  return withCause(errorInfo('action_failed', `action '${action.name}' failed: ${describeThrown(thrown)}`, { action: action.name, skill }), thrown);
 }
 
 function finish(agent: Agent<object>, catalog: Catalog, entry: ActionEntry, returned: unknown): InstructionStep {
@@ -281,7 +281,7 @@ function applyMounts(
   const effects: Effect[] = [];
   const refuse = (error: ErrorInfo) => ({
     ok: false as const,
-    error: { ...error, message: `action '${extras.action}' could not change its agent's skills: ${error.message}`, action: extras.action },
+    error: reworded(error, { message: `action '${extras.action}' could not change its agent's skills: ${error.message}`, action: extras.action }),
   });
   /** Applies `change` to each of `skills` in turn; the refusal of the first that fails, if any. */
   const each = <T>(skills: readonly T[], change: (agent: Agent<object>, skill: T) => MountResult<object>) => {

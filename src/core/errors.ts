@@ -40,6 +40,7 @@ export type ErrorCode =
   | 'dependency_cycle'
   | 'unknown_skill'
   | 'skill_conflict'
+  | 'already_mounted'
   // runtime
   | 'hook_failed'
   | 'signal_failed'
@@ -52,6 +53,7 @@ export type ErrorCode =
   | 'duplicate_agent'
   | 'invalid_snapshot'
   | 'invalid_trace'
+  | 'invalid_options'
   // document skills
   | 'invalid_manifest'
   | 'skill_not_found'
@@ -89,6 +91,25 @@ export interface ErrorInfo {
   issues?: Issue[];
   /** Further machine-readable facts (missing dependencies, the cycle, the reason code...). */
   details?: Record<string, unknown>;
+  /**
+   * What user code threw, when the error comes from a throw (see `withCause`). Not enumerable:
+   * JSON, snapshots and `structuredClone` leave it out, so it never reaches state or a trace line.
+   */
+  readonly cause?: unknown;
+}
+
+/**
+ * Attaches what was thrown to `info` as its `cause`, not enumerable (in memory only: the error
+ * stays plain data for JSON and snapshots). Returns `info`.
+ */
+export function withCause<T extends ErrorInfo>(info: T, cause: unknown): T {
+  if (cause !== undefined) Object.defineProperty(info, 'cause', { value: cause, enumerable: false, writable: false, configurable: true });
+  return info;
+}
+
+/** A copy of `info` with `changes` applied, keeping its `cause`. */
+export function reworded(info: ErrorInfo, changes: Partial<ErrorInfo>): ErrorInfo {
+  return withCause({ ...info, ...changes }, info.cause);
 }
 
 /** The one base class for errors skillstate throws. */
@@ -101,7 +122,8 @@ export class SkillstateError extends Error {
   readonly details: Record<string, unknown> | undefined;
 
   constructor(info: ErrorInfo, options?: { cause?: unknown }) {
-    super(info.message, options);
+    // What user code threw travels with the info; an explicit cause wins.
+    super(info.message, options ?? (info.cause === undefined ? undefined : { cause: info.cause }));
     this.name = new.target.name;
     this.code = info.code;
     this.skill = info.skill;
@@ -111,15 +133,16 @@ export class SkillstateError extends Error {
     this.details = info.details;
   }
 
-  /** The plain-data form, safe to put in an effect or a snapshot. */
+  /** The plain-data form, safe to put in an effect or a snapshot (the cause rides along, not enumerable). */
   toInfo(): ErrorInfo {
-    return errorInfo(this.code, this.message, {
+    const info = errorInfo(this.code, this.message, {
       skill: this.skill,
       action: this.action,
       subject: this.subject,
       issues: this.issues,
       details: this.details,
     });
+    return withCause(info, this.cause);
   }
 
   toJSON(): ErrorInfo {

@@ -6,7 +6,7 @@
  * Pure: no I/O, no XState.
  */
 import { isAction, type AnyAction } from './action.js';
-import { describeThrown, errorInfo, type ErrorInfo } from './errors.js';
+import { describeThrown, errorInfo, withCause, type ErrorInfo } from './errors.js';
 import { describeValue, isPlainObject } from './plain.js';
 import type { Result } from './result.js';
 import type { Signal } from './signal.js';
@@ -104,7 +104,7 @@ export function instructionsForTarget(
     } catch (thrown) {
       return {
         ok: false,
-        error: errorInfo('signal_failed', `route handler for '${signal.type}' threw: ${describeThrown(thrown)}`, { subject: signal.type }),
+        error: withCause(errorInfo('signal_failed', `route handler for '${signal.type}' threw: ${describeThrown(thrown)}`, { subject: signal.type }), thrown),
       };
     }
     const instructions = Array.isArray(produced) ? [...(produced as unknown[])] : [produced as unknown];

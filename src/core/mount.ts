@@ -7,7 +7,8 @@
  *
  * Pure: no I/O, no XState.
  */
-import { providerName, type Catalog } from './catalog.js';
+import { providerName, type ActiveSkill, type Catalog } from './catalog.js';
+import { sameData } from './plain.js';
 import { catalogOf, unlinkedError, withSkills, type Agent } from './agent-value.js';
 import { actionClashDiagnostic, missingDependencyError, missingRequirements, stateKeyConflictError, stateKeyHolder } from './skill-rules.js';
 import type { Diagnostic } from './diagnostics.js';
@@ -41,9 +42,28 @@ export function mountSkill<TState extends object, TSkill extends AnySkill>(
   const mounted = catalog.skills.get(skill.name);
   if (mounted) {
     if (mounted.spec !== skill) return { ok: false, error: sameNameError(agent, skill.name) };
+    const reconfigured = reconfigureError(agent, mounted, config);
+    if (reconfigured) return { ok: false, error: reconfigured };
     return { ok: true, agent: agent as unknown as Agent<WithSkill<TState, TSkill> & object>, effects: [], diagnostics: [] };
   }
   return mountInto(agent, catalog, skill, config) as MountResult<WithSkill<TState, TSkill> & object>;
+}
+
+/**
+ * Mounting a mounted skill changes nothing, so a config that differs from the one it is mounted
+ * with is refused rather than dropped: its config is fixed while it is mounted. The same config
+ * (after defaults), or none, is fine.
+ */
+function reconfigureError(agent: Agent<object>, mounted: ActiveSkill, config: unknown): ErrorInfo | undefined {
+  if (config === undefined) return undefined;
+  const given = resolveSkillConfig(mounted.spec, config);
+  if (given.ok && sameData(given.value, mounted.config)) return undefined;
+  const name = mounted.spec.name;
+  return errorInfo(
+    'already_mounted',
+    `skill '${name}' is already mounted on agent '${agent.id}' with ${given.ok ? 'a different' : 'another'} config; a mounted skill keeps its config: unmount it and mount it again to change it`,
+    { skill: name, details: { config: mounted.config } },
+  );
 }
 
 /** Two different skills cannot share a name on one agent: names are how agents record skills. */
@@ -188,6 +208,8 @@ export function mountSkills<TState extends object>(agent: Agent<TState>, skills:
     if (!isSkill(skill)) return { ok: false, error: errorInfo('invalid_skill', 'mountSkills got something that is not a skill made by defineSkill') };
     const mounted = catalog.skills.get(skill.name);
     if (mounted && mounted.spec !== skill) return { ok: false, error: sameNameError(agent, skill.name) };
+    const reconfigured = mounted && reconfigureError(agent, mounted, config);
+    if (reconfigured) return { ok: false, error: reconfigured };
     if (!mounted) entries.push([skill, config]);
   }
   const ordered = orderByDependencies(entries, (name) => catalog.skills.has(name));

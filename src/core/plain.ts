@@ -48,6 +48,15 @@ export function withKey<T extends PlainObject>(object: T, key: string, value: un
   return copy as T;
 }
 
+/** True when two pieces of plain data (objects, arrays, primitives) are equal; anything else by identity. */
+export function sameData(a: unknown, b: unknown): boolean {
+  if (Object.is(a, b)) return true;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => sameData(item, b[i]));
+  if (!isPlainObject(a) || !isPlainObject(b)) return false;
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && sameData(a[key], b[key]));
+}
+
 /** What kind of value this is, for an error message: 'null', 'an array', 'an object', 'number'... */
 export function describeValue(value: unknown): string {
   if (value === null) return 'null';
@@ -65,4 +74,39 @@ export function isDefinedAs(value: unknown, kind: string, method: string): boole
   if (typeof value !== 'object' || value === null) return false;
   const candidate = value as Record<string, unknown>;
   return candidate.kind === kind && typeof candidate.name === 'string' && typeof candidate[method] === 'function';
+}
+
+/** Arrays whose items `deepFreeze` is visiting: one met again inside itself is a cycle, not new work. */
+const freezing = new Set<unknown[]>();
+
+/**
+ * Freezes `value` and every plain object and array inside it, in place, and returns it. Stops at
+ * what is already frozen: committed state shares unchanged parts with the state before it, and
+ * those were frozen when they were committed, so each commit pays only for what it created.
+ * Class instances (a `Date`, a `Map`) are left as they are: state is plain data.
+ */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  if (Array.isArray(value)) {
+    // Items first, then the array: V8 reads the items of a frozen array on a slow path.
+    if (freezing.has(value)) return value;
+    freezing.add(value);
+    try {
+      for (let i = 0; i < value.length; i++) {
+        const item: unknown = value[i];
+        if (typeof item === 'object' && item !== null) deepFreeze(item);
+      }
+    } finally {
+      freezing.delete(value);
+    }
+    Object.freeze(value);
+    return value;
+  }
+  if (!isPlainObject(value)) return value;
+  Object.freeze(value);
+  for (const key in value) {
+    const item = (value as PlainObject)[key];
+    if (typeof item === 'object' && item !== null) deepFreeze(item);
+  }
+  return value;
 }

@@ -36,6 +36,43 @@ export function isObjectSchema(value: unknown): value is ObjectSchema {
   );
 }
 
+/**
+ * Why `value` is not the schema expected: when it is a zod 3 schema (which skillstate cannot
+ * read), the words say that zod 4 is needed and how to get it; otherwise `expected`.
+ */
+export function schemaProblem(value: unknown, expected: string): string {
+  const old = value as { _def?: { typeName?: unknown }; _zod?: unknown; safeParse?: unknown } | null;
+  if (typeof old === 'object' && old !== null && old._zod === undefined && typeof old.safeParse === 'function' && typeof old._def?.typeName === 'string') {
+    return `is a zod 3 schema (${old._def.typeName}); skillstate needs zod 4: install zod ^4 and import { z } from 'zod' (with zod 3.25 installed, import { z } from 'zod/v4')`;
+  }
+  return expected;
+}
+
+/**
+ * Why an action's `state` schema cannot stand for its skill's slice schema, or undefined when it
+ * can: it is the skill's schema itself, or an object schema whose every field the skill's
+ * schema has with the same type (the same field schema, or one with the same JSON Schema). Then
+ * every slice the skill holds satisfies it.
+ */
+export function stateSchemaMismatch(declared: ObjectSchema, skill: ObjectSchema): string | undefined {
+  if (declared === skill) return undefined;
+  const own = skill.shape as Record<string, z.ZodType>;
+  for (const [key, field] of Object.entries(declared.shape as Record<string, z.ZodType>)) {
+    if (!Object.hasOwn(own, key)) return `field '${key}' is not in the skill's schema`;
+    if (!sameFieldType(field, own[key]!)) return `field '${key}' has a different type than in the skill's schema`;
+  }
+  return undefined;
+}
+
+function sameFieldType(a: z.ZodType, b: z.ZodType): boolean {
+  if (a === b) return true;
+  try {
+    return JSON.stringify(z.toJSONSchema(a, { io: 'output' })) === JSON.stringify(z.toJSONSchema(b, { io: 'output' }));
+  } catch {
+    return false; // a type JSON Schema cannot express (a transform, a custom check): only the same schema will do
+  }
+}
+
 /** True when `value` is any zod schema. */
 export function isZodSchema(value: unknown): value is z.ZodType {
   const internals = value as ZodInternals | null;

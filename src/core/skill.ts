@@ -9,13 +9,13 @@
  */
 import type { z } from 'zod';
 import { isAction, type AnyAction } from './action.js';
-import { describeThrown, DefinitionError, refuseDefinitionField, errorInfo, formatIssues, type ErrorInfo, type Issue } from './errors.js';
+import { describeThrown, DefinitionError, refuseDefinitionField, errorInfo, formatIssues, withCause, type ErrorInfo, type Issue } from './errors.js';
 import type { Effect } from './effects.js';
 import type { RouteTarget } from './instruction.js';
 import { patternProblem } from './pattern.js';
 import { deepMerge, isDefinedAs, isPlainObject, isSafeKey } from './plain.js';
 import { validateRoute, type Route } from './router.js';
-import { EMPTY_SCHEMA, isObjectSchema, parseSync, type ObjectSchema } from './schema.js';
+import { EMPTY_SCHEMA, isObjectSchema, parseSync, schemaProblem, stateSchemaMismatch, type ObjectSchema } from './schema.js';
 import type { Result } from './result.js';
 import type { Signal } from './signal.js';
 import { toolProblem, type FunctionTool } from './function-tool.js';
@@ -126,6 +126,7 @@ export interface SkillSpec<
     ctx: SkillHookContext<TState, TConfig>,
   ): void | SignalDecision<TState> | Promise<void | SignalDecision<TState>>;
   transformResult?(signal: Signal, result: unknown, ctx: SkillHookContext<TState, TConfig>): unknown;
+  unmount?(ctx: SkillHookContext<TState, TConfig>): void | Promise<void>;
   children?(config: TConfig): readonly ChildSpec[];
 }
 
@@ -174,10 +175,16 @@ export interface SkillDefinition<
     ctx: SkillHookContext<z.output<TSchema>, z.output<TConfigSchema>>,
   ): void | SignalDecision<z.output<TSchema>> | Promise<void | SignalDecision<z.output<TSchema>>>;
   transformResult?(signal: Signal, result: unknown, ctx: SkillHookContext<z.output<TSchema>, z.output<TConfigSchema>>): unknown;
+  /**
+   * Called once the skill has left its agent — unmounted, or its agent stopped — with its slice
+   * as it last was, to release what it holds outside the agent. The unmount is already done: what
+   * it returns is ignored, and a throw or a rejection is reported (`hook_failed`), never blocking.
+   */
+  unmount?(ctx: SkillHookContext<z.output<TSchema>, z.output<TConfigSchema>>): void | Promise<void>;
   children?(config: z.output<TConfigSchema>): readonly ChildSpec[];
 }
 
-const HOOKS = ['mount', 'handleSignal', 'transformResult', 'children', 'initialState'] as const;
+const HOOKS = ['mount', 'unmount', 'handleSignal', 'transformResult', 'children', 'initialState'] as const;
 
 /**
  * Defines a skill. Throws a `DefinitionError` (code `invalid_skill`) naming the skill and the
@@ -216,9 +223,9 @@ export function defineSkill<
   }
 
   const schema = definition.schema ?? EMPTY_SCHEMA;
-  if (!isObjectSchema(schema)) invalid('schema', 'must be a zod object schema (z.object({...}))');
+  if (!isObjectSchema(schema)) invalid('schema', schemaProblem(schema, 'must be a zod object schema (z.object({...}))'));
   const configSchema = definition.configSchema;
-  if (configSchema !== undefined && !isObjectSchema(configSchema)) invalid('configSchema', 'must be a zod object schema');
+  if (configSchema !== undefined && !isObjectSchema(configSchema)) invalid('configSchema', schemaProblem(configSchema, 'must be a zod object schema'));
 
   const actions = definition.actions ?? [];
   if (!Array.isArray(actions)) invalid('actions', 'must be an array of actions made by defineAction');
@@ -227,8 +234,12 @@ export function defineSkill<
     if (!isAction(action)) invalid(`actions[${i}]`, 'is not an action made by defineAction');
     if (seen.has(action.name)) invalid('actions', `has two actions named '${action.name}'`);
     seen.add(action.name);
-    if (action.state !== undefined && action.state !== schema) {
-      invalid(`actions[${i}]`, `('${action.name}') declares a state schema that is not this skill's schema`);
+    const mismatch = action.state === undefined ? undefined : stateSchemaMismatch(action.state, schema);
+    if (mismatch !== undefined) {
+      invalid(
+        `actions[${i}]`,
+        `('${action.name}') declares a state schema this skill's schema does not satisfy: ${mismatch}; pass the skill's schema itself as the action's state, or an object schema with some of its fields, of the same types`,
+      );
     }
   });
 
@@ -299,6 +310,7 @@ export function defineSkill<
   if (definition.mount) spec.mount = definition.mount.bind(definition);
   if (definition.handleSignal) spec.handleSignal = definition.handleSignal.bind(definition);
   if (definition.transformResult) spec.transformResult = definition.transformResult.bind(definition);
+  if (definition.unmount) spec.unmount = definition.unmount.bind(definition);
   if (definition.children) spec.children = definition.children.bind(definition);
   return Object.freeze(spec);
 }
@@ -341,7 +353,7 @@ export function initialSlice(
   } catch (thrown) {
     return {
       ok: false,
-      error: errorInfo('invalid_state', `initialState of skill '${skill.name}' threw: ${describeThrown(thrown)}`, { skill: skill.name }),
+      error: withCause(errorInfo('invalid_state', `initialState of skill '${skill.name}' threw: ${describeThrown(thrown)}`, { skill: skill.name }), thrown),
     };
   }
   if (initial === undefined || initial === null) initial = {};

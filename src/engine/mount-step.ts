@@ -8,7 +8,8 @@
  */
 import { catalogOf, type Agent, type MountedSkill } from '../core/agent-value.js';
 import type { Effect } from '../core/effects.js';
-import { describeThrown, errorInfo, type ErrorInfo } from '../core/errors.js';
+import { describeThrown, errorInfo, withCause, type ErrorInfo } from '../core/errors.js';
+import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import type { InvokeUserCode } from '../core/invoke.js';
 import { andThen, type MaybePromise } from '../core/maybe-async.js';
 import { mountSkill, unmountSkill } from '../core/mount.js';
@@ -75,7 +76,7 @@ function callMountHooks(after: Agent<object>, added: readonly MountedSkill[], in
             effects.push(...checked.value);
           }
         } catch (thrown) {
-          return { ok: false as const, error: errorInfo('hook_failed', `${what} returned something that cannot be read: ${describeThrown(thrown)}`, { skill: skill.name }) };
+          return { ok: false as const, error: withCause(errorInfo('hook_failed', `${what} returned something that cannot be read: ${describeThrown(thrown)}`, { skill: skill.name }), thrown) };
         }
         return next(i + 1, current);
       });
@@ -129,12 +130,25 @@ export function mountStep(agent: Agent<object>, skill: AnySkill, config: Record<
 export function unmountStep(agent: Agent<object>, skill: string): StepOutcome {
   const unmounted = unmountSkill(agent, skill);
   if (!unmounted.ok) return failedOutcome(agent, unmounted.error);
+  const changed = unmounted.agent !== agent;
   return {
     agent: unmounted.agent,
     effects: unmounted.effects,
-    result: { skill, unmounted: unmounted.agent !== agent, effects: unmounted.effects },
+    result: { skill, unmounted: changed, effects: unmounted.effects },
     error: undefined,
-    diagnostics: [],
+    diagnostics: changed ? [] : [notMounted(agent, skill)],
     signal: undefined,
   };
+}
+
+/** Unmounting a skill that is not mounted changes nothing, and says so (a misspelt name must not pass). */
+function notMounted(agent: Agent<object>, skill: string): Diagnostic {
+  let known = false;
+  try {
+    known = catalogOf(agent)!.blueprint.resolveSkill(skill) !== undefined;
+  } catch {
+    // a registry that fails to look the name up: the skill is then described as unknown
+  }
+  const why = known ? 'it is not mounted' : 'no skill of that name is mounted or known to its definition';
+  return diagnostic('warning', 'not_mounted', `agent '${agent.id}': unmount of skill '${skill}' changed nothing: ${why}`, { skill });
 }

@@ -16,7 +16,7 @@ import type { Catalog } from '../core/catalog.js';
 import { execute } from '../core/cmd.js';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import type { Effect, RunEffect } from '../core/effects.js';
-import { describeThrown, errorInfo, type ErrorInfo } from '../core/errors.js';
+import { describeThrown, errorInfo, reworded, withCause, type ErrorInfo } from '../core/errors.js';
 import { instructionsForTarget, type InstructionObject } from '../core/instruction.js';
 import type { InvokeUserCode } from '../core/invoke.js';
 import { andThen, type MaybePromise } from '../core/maybe-async.js';
@@ -103,7 +103,7 @@ export class AgentStep {
         try {
           verdict = this.decide(skill, outcome.value, what);
         } catch (thrown) {
-          return this.fail(errorInfo('hook_failed', `${what} returned a decision that cannot be read: ${describeThrown(thrown)}`, { skill: skill.name }));
+          return this.fail(withCause(errorInfo('hook_failed', `${what} returned a decision that cannot be read: ${describeThrown(thrown)}`, { skill: skill.name }), thrown));
         }
         if (verdict === 'continue') return this.handlers(i + 1, skills);
         return verdict;
@@ -129,7 +129,7 @@ export class AgentStep {
       }
       case 'fail': {
         const error = decision.error ?? errorInfo('signal_failed', `${what} refused the signal`);
-        return this.fail({ ...error, skill: error.skill ?? skill.name });
+        return this.fail(reworded(error, { skill: error.skill ?? skill.name }));
       }
       case 'handle': {
         if (decision.state !== undefined) {

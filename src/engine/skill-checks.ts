@@ -11,7 +11,7 @@
  * remembered: agents of one definition share theirs, so spawning pays one lookup.
  */
 import type { ActiveSkill, Catalog } from '../core/catalog.js';
-import { describeThrown, errorInfo, type ErrorInfo } from '../core/errors.js';
+import { describeThrown, errorInfo, withCause, type ErrorInfo } from '../core/errors.js';
 import { validateRoute } from '../core/router.js';
 import type { ChildSpec, RestartPolicy } from '../core/skill.js';
 
@@ -96,7 +96,7 @@ function checkChildren(active: ActiveSkill): ErrorInfo | undefined {
   try {
     specs = children(active.config);
   } catch (thrown) {
-    return errorInfo('hook_failed', `children of skill '${skill}' failed: ${describeThrown(thrown)}`, { skill });
+    return withCause(errorInfo('hook_failed', `children of skill '${skill}' failed: ${describeThrown(thrown)}`, { skill }), thrown);
   }
   try {
     if (!Array.isArray(specs)) return errorInfo('invalid_skill', `children of skill '${skill}' must return an array of child specs`, { skill });

@@ -6,7 +6,7 @@
  *
  * Pure: no XState, no timers, no I/O.
  */
-import { describeThrown, errorInfo, type ErrorCode, type ErrorInfo } from '../core/errors.js';
+import { describeThrown, errorInfo, withCause, type ErrorCode, type ErrorInfo } from '../core/errors.js';
 import { isThenable } from '../core/maybe-async.js';
 import type { InvokeUserCode } from '../core/invoke.js';
 import type { Result } from '../core/result.js';
@@ -22,7 +22,7 @@ export interface HookSite {
 function failure(site: HookSite, thrown: unknown): { ok: false; error: ErrorInfo } {
   return {
     ok: false,
-    error: errorInfo(site.code ?? 'hook_failed', `${site.what} failed: ${describeThrown(thrown)}`, site.skill === undefined ? undefined : { skill: site.skill }),
+    error: withCause(errorInfo(site.code ?? 'hook_failed', `${site.what} failed: ${describeThrown(thrown)}`, site.skill === undefined ? undefined : { skill: site.skill }), thrown),
   };
 }
 

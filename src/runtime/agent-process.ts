@@ -15,7 +15,7 @@ import type { AgentDefinition } from '../core/agent-definition.js';
 import { catalogOf, type Agent } from '../core/agent-value.js';
 import type { Blueprint } from '../core/catalog.js';
 import { diagnostic } from '../core/diagnostics.js';
-import { describeThrown, errorInfo, SkillstateError, type ErrorInfo } from '../core/errors.js';
+import { describeThrown, errorInfo, reworded, SkillstateError, withCause, type ErrorInfo } from '../core/errors.js';
 import { plainInstructions, type Instruction } from '../core/instruction.js';
 import { toSignal, type Signal, type SignalLike } from '../core/signal.js';
 import type { AnySkill } from '../core/skill.js';
@@ -29,6 +29,8 @@ import { SkillLifecycles } from './lifecycles.js';
 import { Mailbox, type MailboxItem, type MailboxOwner } from './mailbox.js';
 import type { ProcessHost } from './process-host.js';
 import { clearTimer, type Timer } from './timers.js';
+import { traceCause } from './trace.js';
+import { callUnmountHooks } from '../engine/unmount-hooks.js';
 
 const toolsets = new WeakMap<object, { plain?: Toolset; strict?: Toolset }>();
 
@@ -55,6 +57,20 @@ function traceSubject(event: AgentItemEvent, outcome: StepOutcome): string {
     case 'start':
       return 'mount hooks';
   }
+}
+
+/**
+ * The timeout of a call or a run: the option, else the system's default. A timeout is a number of
+ * milliseconds above 0, or Infinity; anything else (0, negative, NaN, not a number) is refused.
+ */
+function callTimeout(options: CallOptions, fallback: number): number | ErrorInfo {
+  if (typeof options !== 'object' || options === null) return errorInfo('invalid_options', 'call options must be an object such as { timeout: 5000 }');
+  const timeout: unknown = options.timeout;
+  if (timeout === undefined) return fallback;
+  if (typeof timeout === 'number' && timeout > 0) return timeout;
+  return errorInfo('invalid_options', `timeout must be a number of milliseconds above 0, or Infinity for none; got ${typeof timeout === 'number' ? String(timeout) : typeof timeout}`, {
+    subject: 'timeout',
+  });
 }
 
 /** A running agent. */
@@ -124,8 +140,9 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     } catch (error) {
       return Promise.reject(error);
     }
+    const timeout = callTimeout(options, this.system.callTimeout);
+    if (typeof timeout !== 'number') return Promise.reject(new RuntimeError(timeout, this.id));
     this.system.trace?.({ kind: 'signal', agent: this.id, id: checked.id, type: checked.type, call: true });
-    const timeout = options.timeout ?? this.system.callTimeout;
     return this.mailbox.submit({ type: 'signal', signal: checked }, true, timeout, `call '${checked.type}'`);
   }
 
@@ -135,7 +152,9 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     if (!checked.ok) return Promise.reject(new RuntimeError(checked.error, this.id));
     const plain = checked.value;
     const what = `run of ${plain.map((i) => `'${String(i.action)}'`).join(', ')}`;
-    return this.mailbox.submit({ type: 'run', instructions: plain }, true, options.timeout ?? this.system.callTimeout, what);
+    const timeout = callTimeout(options, this.system.callTimeout);
+    if (typeof timeout !== 'number') return Promise.reject(new RuntimeError(timeout, this.id));
+    return this.mailbox.submit({ type: 'run', instructions: plain }, true, timeout, what);
   }
 
   tools(options: { strict?: boolean } = {}): Toolset {
@@ -202,7 +221,14 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   }
 
   stop(): Promise<void> {
+    // A ref belongs to one incarnation: once stopped, its id may name a new agent it must not touch.
+    if (this.mailbox.stopped) return Promise.reject(this.deadRef());
     return this.system.stopAgent(this.id, 'stopped by request');
+  }
+
+  /** The error every use of a stopped agent's ref gets. */
+  deadRef(): RuntimeError {
+    return new RuntimeError(errorInfo('agent_stopped', `agent '${this.id}' is stopped; this ref no longer reaches any agent, even one spawned later with the same id`), this.id);
   }
 
   /** The last committed agent value. */
@@ -234,7 +260,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       return skill ? { skill } : undefined;
     } catch (error) {
       const info = error instanceof SkillstateError ? error.toInfo() : errorInfo('unknown_skill', `finding skill '${name}' failed: ${describeThrown(error)}`, { skill: name });
-      return { error: { ...info, message: `cannot mount skill '${name}' on agent '${this.id}': ${info.message}` } };
+      return { error: reworded(info, { message: `cannot mount skill '${name}' on agent '${this.id}': ${info.message}` }) };
     }
   }
 
@@ -255,7 +281,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       this.mailbox.enqueue({ event: this.checked(event), ticket: undefined, call: false });
     } catch (error) {
       const info = error instanceof SkillstateError ? error.toInfo() : errorInfo('invalid_signal', describeThrown(error));
-      this.system.report(this.id, { ...info, message: `agent '${this.id}': an event sent to its actor directly was refused: ${info.message}` });
+      this.system.report(this.id, reworded(info, { message: `agent '${this.id}': an event sent to its actor directly was refused: ${info.message}` }));
     }
   }
 
@@ -291,7 +317,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   crashed(error: unknown): void {
     const item = this.mailbox.current;
     if (item) this.mailbox.finished(item.event);
-    const info = errorInfo('signal_failed', `agent '${this.id}': a step failed unexpectedly: ${describeThrown(error)}`);
+    const info = withCause(errorInfo('signal_failed', `agent '${this.id}': a step failed unexpectedly: ${describeThrown(error)}`), error);
     this.system.report(this.id, info);
     if (item?.ticket) this.mailbox.settle(item.ticket, new RuntimeError(info, this.id));
     this.mailbox.drain();
@@ -302,10 +328,11 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     // Stopped while the step ran (user code stopped it): its caller has had agent_stopped, and the
     // step's state and effects are dropped, exactly as for an async step cut short by a stop.
     if (this.mailbox.stopped) return;
+    const before = this.committed as Agent<object>;
     this.committed = outcome.agent as Agent<TState>;
     this.system.inStep++;
     try {
-      this.complete(event, outcome, item);
+      this.complete(event, outcome, item, before);
       if (item) this.mailbox.drain();
     } finally {
       this.system.inStep--;
@@ -331,7 +358,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
 
   // ── Completing a step ────────────────────────────────────────────────────────────────────
 
-  private complete(event: AgentItemEvent, outcome: StepOutcome, item: MailboxItem | undefined): void {
+  private complete(event: AgentItemEvent, outcome: StepOutcome, item: MailboxItem | undefined, before: Agent<object>): void {
     if (event.type === 'start') this.starting = false;
     const trace = this.system.trace;
     if (trace) {
@@ -343,12 +370,21 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
         ok: outcome.error === undefined,
         effects: outcome.effects.map((effect) => effect.type),
       };
-      if (outcome.error) record.error = outcome.error;
+      if (outcome.error) {
+        record.error = outcome.error;
+        const cause = traceCause(outcome.error.cause);
+        if (cause) record.cause = cause;
+      }
       trace(record);
     }
     for (const diagnostic of outcome.diagnostics) this.system.diagnose(this.id, diagnostic);
-    if (this.lifecycles.follow(outcome.agent.mounted)) this.system.reindex(this.id, outcome.agent);
+    const left = this.lifecycles.follow(outcome.agent.mounted);
+    if (left) {
+      this.system.reindex(this.id, outcome.agent);
+      if (left.length) callUnmountHooks(before, left, (error) => this.system.report(this.id, error));
+    }
     const answered = item?.ticket !== undefined && !item.ticket.settled;
+    if (answered && outcome.error) this.system.markAnswered(outcome.error);
     if (outcome.effects.length) this.system.interpret(this.id, outcome.effects, answered);
 
     const ticket = item?.ticket;
@@ -406,6 +442,9 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     // Stopping an actor from inside its own step would cut the step short: wait for it to end.
     const inOwnStep = this.mailbox.phase === 'processing';
     this.mailbox.stop(() => this.stoppedError(reason));
+    // Its skills leave with it: their unmount hooks see the last committed state.
+    const agent = this.committed as Agent<object>;
+    callUnmountHooks(agent, agent.mounted.map((record) => record.name), (error) => this.system.report(this.id, error));
     const stopActor = () => this.actor.stop();
     if (inOwnStep) queueMicrotask(stopActor);
     else stopActor();

@@ -76,7 +76,11 @@ export class Broadcaster {
     return listeners.size;
   }
 
-  /** Reports an error: listeners, `skillstate.error` subscribers, else the unhandled handler (unless a caller got it). */
+  /**
+   * Reports an error. `onError` listeners and `skillstate.error` subscribers observe every error,
+   * including one a waiting caller received (`answered`); the unhandled handler (stderr by
+   * default) gets only what nobody received, so no error is written out twice or lost.
+   */
   report(agentId: string | undefined, error: ErrorInfo, answered = false): void {
     const heard = notify(this.errorListeners, error, agentId);
     if (this.quietly(ERROR_SIGNAL, { agent: agentId, error }) || heard || answered) return;

@@ -39,6 +39,8 @@ export interface EffectHost {
   /** Delivers `signal` to the agent after `delay` ms. */
   schedule(agentId: string, delay: number, signal: Signal): void;
   report(agentId: string, error: ErrorInfo, answered: boolean): void;
+  /** Whether a waiting caller received this very error (its promise rejected with it). */
+  wasAnswered(error: ErrorInfo): boolean;
   /** Runs `work` once no agent step is on the stack. */
   afterStep(work: () => void): void;
 }
@@ -70,7 +72,8 @@ export function effectHandlers(host: EffectHost): EffectHandlers {
       });
     },
     schedule: (effect, origin) => host.schedule(origin.agent, effect.delay, effect.signal),
-    error: (effect, origin) => host.report(origin.agent, effect.error, origin.answered),
+    // Only the error the caller received counts as answered; a step's other errors are reported.
+    error: (effect, origin) => host.report(origin.agent, effect.error, origin.answered && host.wasAnswered(effect.error)),
   };
 }
 

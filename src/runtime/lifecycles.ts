@@ -61,10 +61,12 @@ export class SkillLifecycles {
 
   /**
    * Follows the mounted skills after a step: new ones become active, removed ones inactive.
-   * Returns false (and does nothing) when they did not change.
+   * Returns the skills that left, or undefined (and does nothing) when the mounted skills did
+   * not change.
    */
-  follow(mounted: readonly MountedSkill[]): boolean {
-    if (mounted === this.known) return false;
+  follow(mounted: readonly MountedSkill[]): string[] | undefined {
+    if (mounted === this.known) return undefined;
+    const left: string[] = [];
     const before = new Set(this.known.map((record) => record.name));
     const now = new Set(mounted.map((record) => record.name));
     for (const name of now) {
@@ -78,9 +80,10 @@ export class SkillLifecycles {
       this.failed?.delete(name);
       (this.retired ??= new Set()).add(name);
       this.trace?.({ kind: 'lifecycle', agent: this.agentId, skill: name, state: 'inactive' });
+      left.push(name);
     }
     this.known = mounted;
-    return true;
+    return left;
   }
 
   /** A lifecycle child reported a transition (a restart, a failure). */

@@ -41,6 +41,8 @@ export interface MailboxOwner {
   readonly id: string;
   /** Hands an item to the actor. */
   deliver(item: MailboxItem): void;
+  /** The error for an item sent once the agent is stopped. */
+  deadRef(): unknown;
   /** Whether any agent step of the system is on the stack (an item then waits for it to unwind). */
   busyElsewhere(): boolean;
 }
@@ -73,8 +75,7 @@ export class Mailbox {
     return new Promise((resolve, reject) => {
       const ticket: Ticket = { resolve, reject, timer: undefined, settled: false };
       if (timeout !== undefined && timeout !== Infinity) {
-        // A deadline already past (a negative or NaN timeout) is a timeout of 0, never no timeout at all.
-        const ms = timeout > 0 ? timeout : 0;
+        const ms = timeout;
         ticket.timer = setTimer(() => {
           this.settle(ticket, new RuntimeError(errorInfo('timeout', `${what} to agent '${this.owner.id}' got no answer within ${ms} ms`), this.owner.id));
         }, ms);
@@ -89,9 +90,8 @@ export class Mailbox {
 
   /** Queues an item, or delivers it at once when the agent is idle; throws when stopped or full. */
   enqueue(item: MailboxItem): void {
-    if (this.stopped || this.closing !== undefined) {
-      throw new RuntimeError(errorInfo('agent_stopped', `agent '${this.owner.id}' is ${this.stopped ? 'stopped' : `stopping (${this.closing})`}`), this.owner.id);
-    }
+    if (this.stopped) throw this.owner.deadRef();
+    if (this.closing !== undefined) throw new RuntimeError(errorInfo('agent_stopped', `agent '${this.owner.id}' is stopping (${this.closing})`), this.owner.id);
     if (this.phase === 'idle' && this.size === 0 && !this.owner.busyElsewhere()) {
       this.dispatch(item);
       return;

@@ -25,6 +25,8 @@ export interface ProcessHost {
   /** Reports an error (to the caller's subscribers, or as unhandled). `answered`: the caller receives it. */
   report(agentId: string | undefined, error: ErrorInfo, answered?: boolean): void;
   diagnose(agentId: string | undefined, diagnostic: Diagnostic): void;
+  /** A waiting caller received `error`: the system does not report it again. */
+  markAnswered(error: ErrorInfo): void;
   /** The agent's mounted skills changed: index it under the patterns it now listens to. */
   reindex(agentId: string, agent: Agent<object>): void;
   /** Hands a step's effects to the system actor. */

@@ -12,7 +12,7 @@ import { type Catalog } from '../core/catalog.js';
 import { catalogOf, type Agent } from '../core/agent-value.js';
 import { diagnostic as makeDiagnostic, type Diagnostic } from '../core/diagnostics.js';
 import type { Effect, SpawnEffect } from '../core/effects.js';
-import { DefinitionError, describeThrown, errorInfo, SkillstateError, type ErrorInfo } from '../core/errors.js';
+import { DefinitionError, describeThrown, errorInfo, reworded, SkillstateError, type ErrorInfo } from '../core/errors.js';
 import { describeValue, isPlainObject } from '../core/plain.js';
 import { createSkillRegistry, type SkillRegistry, type SkillResolver } from '../core/skill-registry.js';
 import { toSignal, type Signal } from '../core/signal.js';
@@ -72,6 +72,19 @@ export interface SpawnOptions<TState> {
   parent?: string | AgentRef<object>;
 }
 
+/**
+ * What is wrong with an agent id, if anything. A '/' is refused: the lifecycle actors of an
+ * agent's skills are registered in XState's system as `<agent>/skills/<skill>`, and an agent id
+ * with a '/' could name one of them.
+ */
+export function agentIdProblem(id: unknown): ErrorInfo | undefined {
+  if (typeof id !== 'string' || id.length === 0) return errorInfo('invalid_agent', 'an agent id must be a non-empty string');
+  if (id.includes('/')) {
+    return errorInfo('invalid_agent', `agent id '${id}' contains '/', which is reserved for the ids of skill lifecycles ('<agent>/skills/<skill>'); use another character such as '-' or ':'`, { subject: id });
+  }
+  return undefined;
+}
+
 const withMountHooks = new WeakMap<Catalog, boolean>();
 
 /** Whether any skill of a catalog has a `mount` hook (remembered: agents of one definition share it). */
@@ -122,6 +135,8 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
    * actor is ever driven from inside another actor's action.
    */
   inStep = 0;
+  /** Errors a waiting caller received (its promise rejected with them): not reported again. */
+  private readonly answeredErrors = new WeakSet<ErrorInfo>();
 
   private readonly effects = effectHandlers(this);
 
@@ -133,8 +148,8 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
     if (!Number.isInteger(limit) || limit < 1) throw new DefinitionError({ code: 'invalid_agent', message: `mailboxLimit must be a positive integer, got ${String(limit)}` });
     this.mailboxLimit = limit;
     const callTimeout = options.callTimeout ?? 5_000;
-    if (typeof callTimeout !== 'number' || !(callTimeout >= 0)) {
-      throw new DefinitionError({ code: 'invalid_agent', message: `callTimeout must be a number of milliseconds >= 0 (or Infinity), got ${String(callTimeout)}` });
+    if (typeof callTimeout !== 'number' || !(callTimeout > 0)) {
+      throw new DefinitionError({ code: 'invalid_agent', message: `callTimeout must be a number of milliseconds above 0 (or Infinity), got ${String(callTimeout)}` });
     }
     this.callTimeout = callTimeout;
     this.skills = Array.isArray(options.skills) || options.skills === undefined ? createSkillRegistry((options.skills as readonly AnySkill[]) ?? []) : (options.skills as SkillRegistry);
@@ -208,7 +223,8 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
     }
     this.register(definition as AgentDefinition<object>);
     const id = options.id ?? nanoid();
-    if (typeof id !== 'string' || id.length === 0) throw new RuntimeError(errorInfo('invalid_agent', 'an agent id must be a non-empty string'));
+    const badId = agentIdProblem(id);
+    if (badId) throw new RuntimeError(badId, typeof id === 'string' ? id : undefined);
     if (this.agents.has(id)) throw new RuntimeError(errorInfo('duplicate_agent', `an agent with id '${id}' is already running`, { subject: id }), id);
     const parent = this.parentId(options.parent);
     const agent = definition.new({ id, state: options.state as never });
@@ -311,6 +327,8 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
     if (!isPlainObject(snapshot) || snapshot.format !== 'skillstate/agent@1') throw bad("not an agent snapshot (format 'skillstate/agent@1')");
     const data = snapshot as unknown as AgentSnapshot;
     if (typeof data.id !== 'string' || !isPlainObject(data.agent)) throw bad('the snapshot has no id or no agent');
+    const badId = agentIdProblem(data.id);
+    if (badId) throw bad(badId.message);
     const definition = this.definitions.get(data.definition);
     if (!definition) {
       throw bad(`agent '${data.id}' was made by definition '${String(data.definition)}', which this system does not know; pass it in createAgentSystem({ definitions }) or system.register() it`);
@@ -359,6 +377,14 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
 
   // ── EffectHost (called by the effect handlers) ─────────────────────────────────────────────
 
+  markAnswered(error: ErrorInfo): void {
+    this.answeredErrors.add(error);
+  }
+
+  wasAnswered(error: ErrorInfo): boolean {
+    return this.answeredErrors.has(error);
+  }
+
   registerAction(agentId: string, name: string, registered: boolean): void {
     this.agents.get(agentId)?.registerAction(name, registered);
   }
@@ -390,7 +416,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
       this.spawn(definition, options);
     } catch (error) {
       const info = error instanceof SkillstateError ? error.toInfo() : errorInfo('invalid_state', describeThrown(error));
-      this.report(parentId, { ...info, message: `agent '${parentId}' could not spawn '${effect.definition}': ${info.message}` });
+      this.report(parentId, reworded(info, { message: `agent '${parentId}' could not spawn '${effect.definition}': ${info.message}` }));
     }
   }
 

@@ -17,10 +17,26 @@ export type TraceRecord =
   | { kind: 'spawn'; agent: string; definition: string; parent?: string; restored?: boolean }
   | { kind: 'stop'; agent: string; reason: string }
   | { kind: 'signal'; agent: string; id: string; type: string; call: boolean }
-  | { kind: 'step'; agent: string; item: 'signal' | 'run' | 'mount' | 'unmount' | 'start'; subject: string; ok: boolean; error?: ErrorInfo; effects: string[] }
+  | { kind: 'step'; agent: string; item: 'signal' | 'run' | 'mount' | 'unmount' | 'start'; subject: string; ok: boolean; error?: ErrorInfo; cause?: TracedCause; effects: string[] }
   | { kind: 'effect'; agent: string; effect: Effect }
   | { kind: 'lifecycle'; agent: string; skill: string; state: string; restarted?: { child: string; reason: string }; error?: ErrorInfo }
   | { kind: 'diagnostic'; agent?: string; diagnostic: Diagnostic };
+
+/** What user code threw behind a step's error, as a trace line carries it (the error itself is in memory only). */
+export interface TracedCause {
+  name?: string;
+  message: string;
+  stack?: string;
+}
+
+/** The traced form of an error's cause, or undefined when there is none. */
+export function traceCause(cause: unknown): TracedCause | undefined {
+  if (cause === undefined) return undefined;
+  if (!(cause instanceof Error)) return { message: describeThrown(cause) };
+  const traced: TracedCause = { name: cause.name, message: describeThrown(cause) };
+  if (typeof cause.stack === 'string') traced.stack = cause.stack;
+  return traced;
+}
 
 /** A line as written: the record with a timestamp first. */
 export type TraceLine = { time: string } & TraceRecord;

@@ -5,8 +5,19 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { cmd, createSkillRegistry, defineAction, defineAgent, defineSkill, DefinitionError, mountSkill, StateError, unmountSkill, type Agent } from '../../src/index.js';
-import { isAgent } from '../../src/core/agent-value.js';
+import {
+  cmd,
+  createSkillRegistry,
+  defineAction,
+  defineAgent,
+  defineSkill,
+  DefinitionError,
+  mountSkill,
+  StateError,
+  unmountSkill,
+  type Agent,
+} from '../../src/index.js';
+import { catalogOf, isAgent, withState } from '../../src/core/agent-value.js';
 import { arithmetic, calculator, counter } from '../../skills/index.js';
 import { auth, httpClient, MathAgent, record, search, stats, thrownBy, viaJson } from './support.js';
 
@@ -306,8 +317,10 @@ describe('validate(agent)', () => {
   });
 
   it('reports a state that no longer satisfies the schema', () => {
-    const agent = MathAgent.new();
-    (agent.state as { calculator: { precision: unknown } }).calculator.precision = 'corrupted';
+    // Committed state is frozen, so a corrupted one is built as a new agent value around it.
+    const fresh = MathAgent.new();
+    const state = fresh.state as Record<string, unknown> & { calculator: Record<string, unknown> };
+    const agent = withState(fresh, { ...state, calculator: { ...state.calculator, precision: 'corrupted' } } as never, catalogOf(fresh)!);
     const checked = MathAgent.validate(agent);
     expect(checked.ok).toBe(false);
     expect(!checked.ok && checked.error.code).toBe('invalid_state');

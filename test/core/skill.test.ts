@@ -134,7 +134,8 @@ describe('defineSkill defaults', () => {
 
 describe('defineSkill refuses a definition that cannot work', () => {
   const stateA = z.object({ n: z.number().default(0) });
-  const stateB = z.object({ n: z.number().default(0) });
+  // Not a schema stateA satisfies: the same field with another type.
+  const stateB = z.object({ n: z.string().default('') });
   const foreign = defineAction({ name: 'foreign', description: 'Uses another skill state', input: z.object({}), state: stateB, run: () => null });
   const duplicate = defineAction({ name: 'noop', description: 'Same name as noop', input: z.object({}), run: () => null });
 
@@ -154,7 +155,7 @@ describe('defineSkill refuses a definition that cannot work', () => {
     ['actions that are not an array', 'actions', { actions: noop }],
     ['an action not made by defineAction', 'actions[1]', { actions: [noop, { name: 'x', run: () => 1 }] }],
     ['two actions with the same name', 'actions', { actions: [noop, duplicate] }],
-    ["an action declaring another skill's state schema", 'actions[0]', { schema: stateA, actions: [foreign] }],
+    ["an action declaring a state schema its skill's schema does not satisfy", 'actions[0]', { schema: stateA, actions: [foreign] }],
     ['an invalid signal pattern', 'signalPatterns', { signalPatterns: ['ok.*', 'a..b'] }],
     ['signal patterns that are not strings', 'signalPatterns', { signalPatterns: [5] }],
     ['a route with an invalid path', 'routes', { routes: [{ path: 'a**', target: { action: 'noop' } }] }],

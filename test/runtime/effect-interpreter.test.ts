@@ -20,6 +20,7 @@ function recordingHost(running: readonly string[] = ['a1']): { host: EffectHost;
     stopAgent: (agent, reason) => calls.push(`stop ${agent}: ${reason}`),
     schedule: (agent, delay, signal) => calls.push(`schedule ${signal.type} for ${agent} in ${delay}`),
     report: (agent, error, answered) => calls.push(`report ${error.code} for ${agent}${answered ? ' (answered)' : ''}`),
+    wasAnswered: (error) => error.message === 'received by its caller',
     afterStep: (work) => work(),
   };
   return { host, calls };
@@ -49,7 +50,9 @@ describe('effect interpreter', () => {
       interpretEffect(handlers, effect, origin);
     }
     interpretEffect(handlers, Effects.stop({ agent: 'ghost' }), origin);
-    interpretEffect(handlers, Effects.error({ code: 'action_failed', message: 'x' }), { agent: 'a1', answered: true });
+    interpretEffect(handlers, Effects.error({ code: 'action_failed', message: 'received by its caller' }), { agent: 'a1', answered: true });
+    // A step's other errors are reported even when its caller was answered.
+    interpretEffect(handlers, Effects.error({ code: 'invalid_effect', message: 'another' }), { agent: 'a1', answered: true });
     expect(calls).toEqual([
       'register a1 math/add',
       'deregister a1 own',
@@ -61,6 +64,7 @@ describe('effect interpreter', () => {
       'schedule later for a1 in 10',
       'report unknown_agent for a1',
       'report action_failed for a1 (answered)',
+      'report invalid_effect for a1',
     ]);
   });
 });

@@ -105,17 +105,17 @@ describe('persist and restore', () => {
 describe('snapshot stores', () => {
   async function exercise(store: SnapshotStore) {
     const system = make();
-    const agent = system.spawn(NotesAgent, { id: 'a/b c' });
+    const agent = system.spawn(NotesAgent, { id: 'a:b c?%' });
     agent.send(createSignal('notes.add_now', { item: 'kept' }));
     await store.save(agent.persist());
-    expect(await store.list()).toEqual(['a/b c']);
-    const loaded = await store.load('a/b c');
+    expect(await store.list()).toEqual(['a:b c?%']);
+    const loaded = await store.load('a:b c?%');
     await agent.stop();
     const restored = make({ definitions: [NotesAgent] }).restore(loaded);
     expect(restored.getSnapshot().state).toEqual({ notebook: { items: ['kept'] } });
     expect(await store.load('missing')).toBeUndefined();
-    expect(await store.delete('a/b c')).toBe(true);
-    expect(await store.delete('a/b c')).toBe(false);
+    expect(await store.delete('a:b c?%')).toBe(true);
+    expect(await store.delete('a:b c?%')).toBe(false);
     expect(await store.list()).toEqual([]);
   }
 

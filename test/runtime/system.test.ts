@@ -57,7 +57,7 @@ describe('createAgentSystem: spawning and finding agents', () => {
   it('refuses system options that are not an object, or out of range, naming the option', () => {
     expect(() => createAgentSystem(5 as never)).toThrow(expect.objectContaining({ name: 'DefinitionError', message: 'createAgentSystem takes an options object, got number' }));
     expect(() => createAgentSystem({ mailboxLimit: 0 })).toThrow('mailboxLimit must be a positive integer, got 0');
-    expect(() => createAgentSystem({ callTimeout: -1 })).toThrow('callTimeout must be a number of milliseconds >= 0 (or Infinity), got -1');
+    expect(() => createAgentSystem({ callTimeout: -1 })).toThrow('callTimeout must be a number of milliseconds above 0 (or Infinity), got -1');
   });
 
   it('refuses two different definitions with the same name in one system', () => {
