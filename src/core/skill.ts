@@ -23,8 +23,11 @@ import { toolProblem, type FunctionTool } from './function-tool.js';
 /** A semantic version (`1.2.3`, `1.2.3-beta.1`): what a skill's `vsn` and a document skill's `version` must be. */
 export const SEMVER = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
 
-/** Skill names and state keys: letters, digits, `_` and `-`, starting with a letter or digit. */
-export const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+/**
+ * Skill names and state keys: 1 to 64 characters — letters of any script (`技能`, `мой-навык`),
+ * their combining marks, digits, `_` and `-` — starting with a letter or digit.
+ */
+export const SKILL_NAME = /^[\p{L}\p{N}][\p{L}\p{M}\p{N}_-]{0,63}$/u;
 
 /** What the process-layer hooks see. */
 export interface SkillHookContext<TState = unknown, TConfig = unknown> {

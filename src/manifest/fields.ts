@@ -246,7 +246,7 @@ function checkName(data: Record<string, unknown>, dirName: string | undefined, a
     add('spec', 'manifest_name_mismatch', 'name', `Directory name '${dirName}' must match skill name '${name}'`);
   }
   if (!SKILL_NAME.test(name)) {
-    add('unloadable', 'manifest_name_unusable', 'name', `Skill name '${name}' cannot be used by skillstate: it must be 1 to 64 ASCII letters, digits, '_' or '-', starting with a letter or digit`);
+    add('unloadable', 'manifest_name_unusable', 'name', `Skill name '${name}' cannot be used by skillstate: it must be 1 to 64 letters, digits, '_' or '-', starting with a letter or digit`);
   }
   return name;
 }
