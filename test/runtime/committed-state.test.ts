@@ -6,18 +6,12 @@
  * `persist()` returned changes nothing.
  */
 import fc from 'fast-check';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AgentSystem } from '../../src/index.js';
-import { collectEscapes, createSignal, Decision, defineAction, defineAgent, defineSkill, quietSystem, result, settleDown, z } from './fixtures.js';
+import { createSignal, Decision, defineAction, defineAgent, defineSkill, systemPerTest, result, settleDown, z } from './fixtures.js';
 
-const escaped = collectEscapes({ beforeAll, afterAll });
+const systems = systemPerTest();
 let system: AgentSystem | undefined;
-afterEach(async () => {
-  await system?.shutdown();
-  system = undefined;
-  await settleDown();
-  expect(escaped).toEqual([]);
-});
 
 const shelfSchema = z.object({
   books: z.array(z.object({ title: z.string(), tags: z.array(z.string()) })).default([{ title: 'Dune', tags: ['sf'] }]),
@@ -58,14 +52,14 @@ const shelfOf = (agent: { getSnapshot(): { state: unknown } }) => (agent.getSnap
 
 describe('an action that changes what it receives fails, and committed state is unchanged', () => {
   it.each(MUTATIONS)('an action that %s and returns: action_failed, state as before', async (_name, mutate) => {
-    system = quietSystem();
+    system = systems.start();
     const agent = system.spawn(shelfAgent({}, (slice) => { mutate(slice); return 'done'; }));
     await expect(agent.call(createSignal('shelf.touch'))).rejects.toMatchObject({ code: 'action_failed', action: 'touch', skill: 'shelf' });
     expect(shelfOf(agent)).toEqual(INITIAL);
   });
 
   it.each(MUTATIONS)('an action that %s and then throws: action_failed, state as before', async (_name, mutate) => {
-    system = quietSystem();
+    system = systems.start();
     const agent = system.spawn(shelfAgent({}, (slice) => {
       try {
         mutate(slice);
@@ -79,7 +73,7 @@ describe('an action that changes what it receives fails, and committed state is 
   });
 
   it.each(MUTATIONS)('an async action that %s after an await: action_failed, state as before', async (_name, mutate) => {
-    system = quietSystem();
+    system = systems.start();
     const agent = system.spawn(shelfAgent({}, async (slice) => {
       await settleDown(1);
       mutate(slice);
@@ -99,7 +93,7 @@ describe('an action that changes what it receives fails, and committed state is 
       },
     });
     const shelf = defineSkill({ name: 'shelf', schema: shelfSchema, configSchema: z.object({ limit: z.number().default(3) }), actions: [poke] });
-    system = quietSystem();
+    system = systems.start();
     const agent = system.spawn(defineAgent({ name: 'librarian', skills: [shelf] }));
     await expect(agent.run({ action: 'poke', params: { what: 'state' } })).rejects.toMatchObject({ code: 'action_failed' });
     await expect(agent.run({ action: 'poke', params: { what: 'config' } })).rejects.toMatchObject({ code: 'action_failed' });
@@ -108,7 +102,7 @@ describe('an action that changes what it receives fails, and committed state is 
   });
 
   it('an action that builds new values from what it receives, and returns them, changes state', async () => {
-    system = quietSystem();
+    system = systems.start();
     const agent = system.spawn(shelfAgent({}, (slice) => result('ok', { state: { books: [...slice.books, { title: 'Emma', tags: [] }] } })));
     await agent.call(createSignal('shelf.touch'));
     expect(shelfOf(agent).books.map((book) => book.title)).toEqual(['Dune', 'Emma']);
@@ -122,7 +116,7 @@ describe('hooks that change what they receive fail, and committed state is uncha
   ];
   for (const [hook, make] of hooks) {
     it.each(MUTATIONS)(`${hook} that %s: hook_failed, state as before`, async (_name, mutate) => {
-      system = quietSystem();
+      system = systems.start();
       const agent = system.spawn(shelfAgent(make(mutate), () => result('ok', { state: { meta: { count: 2, owner: { name: 'bob' } } } })));
       await expect(agent.call(createSignal('shelf.touch'))).rejects.toMatchObject({ code: 'hook_failed', skill: 'shelf' });
       expect(shelfOf(agent)).toEqual(INITIAL);
@@ -131,7 +125,7 @@ describe('hooks that change what they receive fail, and committed state is uncha
 
   it.each(MUTATIONS)('a mount hook that %s: hook_failed, the skill is not mounted', async (_name, mutate) => {
     const shelf = defineSkill({ name: 'shelf', schema: shelfSchema, mount: (ctx) => mutate(ctx.state as Shelf) });
-    system = quietSystem();
+    system = systems.start();
     const agent = system.spawn(defineAgent({ name: 'librarian' }));
     await expect(agent.mount(shelf)).rejects.toMatchObject({ code: 'hook_failed', skill: 'shelf' });
     expect(agent.getSnapshot().state).toEqual({});
@@ -140,7 +134,7 @@ describe('hooks that change what they receive fail, and committed state is uncha
 
 describe('what the runtime hands out: reading it never gives a way to change the agent', () => {
   it('getSnapshot(): state, slices, arrays and the mounted list are frozen; writing throws and changes nothing', () => {
-    system = quietSystem();
+    system = systems.start();
     const agent = system.spawn(shelfAgent());
     const view = agent.getSnapshot();
     expect(() => view.state.shelf = {} as never).toThrow(TypeError);
@@ -154,7 +148,7 @@ describe('what the runtime hands out: reading it never gives a way to change the
   });
 
   it('persist(): an edited snapshot changes nothing in the running agent', () => {
-    system = quietSystem();
+    system = systems.start();
     const agent = system.spawn(shelfAgent());
     const snapshot = agent.persist();
     (snapshot.agent.state.shelf as Shelf).books.push({ title: 'Emma', tags: [] });
@@ -167,7 +161,7 @@ describe('what the runtime hands out: reading it never gives a way to change the
   });
 
   it("a subscriber to the agent's actor gets frozen state: its writes throw and change nothing", async () => {
-    system = quietSystem();
+    system = systems.start();
     const agent = system.spawn(shelfAgent({}, () => result('ok', { state: { meta: { count: 2, owner: { name: 'bob' } } } })));
     const refused: unknown[] = [];
     agent.actor.subscribe((snapshot) => {
@@ -185,7 +179,7 @@ describe('what the runtime hands out: reading it never gives a way to change the
   });
 
   it("a call's result that holds part of the state is that frozen part: editing it changes nothing", async () => {
-    system = quietSystem();
+    system = systems.start();
     const agent = system.spawn(shelfAgent({}, (slice) => slice.books));
     const books = (await agent.call(createSignal('shelf.touch'))) as Shelf['books'];
     expect(() => books.push({ title: 'x', tags: [] })).toThrow(TypeError);
@@ -224,7 +218,7 @@ describe('property: for any action that mutates any part of what it receives, co
             else (holder as unknown[]).pop();
           } else holder[key] = value;
         };
-        const local = quietSystem();
+        const local = systems.start();
         try {
           const agent = local.spawn(
             shelfAgent({}, (slice) => {

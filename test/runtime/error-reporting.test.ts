@@ -6,19 +6,13 @@
  * gets only errors nobody received. A thrown error is kept as `cause` — on the `RuntimeError`, on
  * the `ErrorInfo` listeners get, in the trace line — and never serialised into effects or state.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AgentSystem, ErrorInfo, TraceLine } from '../../src/index.js';
 import { RuntimeError } from '../../src/index.js';
-import { collectEscapes, createSignal, defineAction, defineAgent, defineSkill, Effects, quietSystem, result, settleDown, z } from './fixtures.js';
+import { createSignal, defineAction, defineAgent, defineSkill, Effects, systemPerTest, result, settleDown, z } from './fixtures.js';
 
-const escaped = collectEscapes({ beforeAll, afterAll });
+const systems = systemPerTest();
 let system: AgentSystem | undefined;
-afterEach(async () => {
-  await system?.shutdown();
-  system = undefined;
-  await settleDown();
-  expect(escaped).toEqual([]);
-});
 
 class DatabaseDown extends Error {
   override name = 'DatabaseDown';
@@ -61,7 +55,7 @@ describe('a thrown error keeps the original as cause', () => {
     const original = new DatabaseDown('database down');
     const infos: ErrorInfo[] = [];
     const lines: TraceLine[] = [];
-    system = quietSystem({ trace: (line) => lines.push(line) });
+    system = systems.start({ trace: (line) => lines.push(line) });
     system.onError((error) => infos.push(error));
     const agent = system.spawn(throwing(where === 'async action' ? 'action' : where, original));
     const error = await agent.call(createSignal(type)).catch((caught: unknown) => caught);
@@ -80,7 +74,7 @@ describe('a thrown error keeps the original as cause', () => {
     ['a plain object', { reason: 'gone' }],
     ['null', null],
   ])('a throw of %s is kept as it was thrown', async (_name, value) => {
-    system = quietSystem();
+    system = systems.start();
     const agent = system.spawn(throwing('action', value));
     const error = (await agent.call(createSignal('go')).catch((caught: unknown) => caught)) as Error;
     expect(error.cause).toBe(value);
@@ -90,7 +84,7 @@ describe('a thrown error keeps the original as cause', () => {
     const original = new DatabaseDown('database down');
     const infos: ErrorInfo[] = [];
     const lines: string[] = [];
-    system = quietSystem({ trace: { write: (line: string) => lines.push(line) } });
+    system = systems.start({ trace: { write: (line: string) => lines.push(line) } });
     system.onError((error) => infos.push(error));
     const agent = system.spawn(throwing('action', original));
     agent.send(createSignal('go'));
@@ -105,7 +99,7 @@ describe('a thrown error keeps the original as cause', () => {
   });
 
   it('an error with no throw behind it (no route for the signal) has no cause', async () => {
-    system = quietSystem();
+    system = systems.start();
     const agent = system.spawn(throwing('nowhere', undefined));
     const error = (await agent.call(createSignal('nowhere.at.all')).catch((caught: unknown) => caught)) as Error;
     expect(error).toMatchObject({ code: 'no_route' });
@@ -134,7 +128,7 @@ describe('where an error goes: the caller, onError observers, and the unhandled 
   function watched(listening: boolean) {
     const unhandled: string[] = [];
     const observed: string[] = [];
-    system = quietSystem({ onUnhandledError: (error) => unhandled.push(error.message) });
+    system = systems.start({ onUnhandledError: (error) => unhandled.push(error.message) });
     if (listening) system.onError((error) => observed.push(error.message));
     return { agent: system.spawn(Failing), unhandled, observed };
   }

@@ -2,6 +2,7 @@
  * Skills and agents the runtime tests share: real actions (sync and async), real hooks, real
  * XState child logic that can be told to crash.
  */
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { fromCallback } from 'xstate';
 import { z } from 'zod';
 import {
@@ -14,6 +15,7 @@ import {
   defineSkill,
   fail,
   result,
+  type AgentSystem,
   type AgentSystemOptions,
 } from '../../src/index.js';
 
@@ -127,4 +129,26 @@ export function itemsOf(agent: { getSnapshot(): { state: unknown } }): string[] 
 /** Waits for timers and microtasks queued so far (real time, a few milliseconds). */
 export function settleDown(ms = 5): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Systems that live for one test: call at the top level of a test file, then `systems.start()`
+ * (a quiet system) in a test. After each test every system started is shut down, and nothing may
+ * have escaped to Node as an uncaught exception or unhandled rejection.
+ */
+export function systemPerTest(): { start(options?: AgentSystemOptions): AgentSystem } {
+  const escaped = collectEscapes({ beforeAll, afterAll });
+  const started: AgentSystem[] = [];
+  afterEach(async () => {
+    for (const system of started.splice(0)) await system.shutdown();
+    await settleDown();
+    expect(escaped).toEqual([]);
+  });
+  return {
+    start(options = {}) {
+      const system = quietSystem(options);
+      started.push(system);
+      return system;
+    },
+  };
 }

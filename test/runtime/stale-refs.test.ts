@@ -3,18 +3,12 @@
  * spawned (or restored) with the same id is out of the old ref's reach. Every use of the old
  * ref is `agent_stopped`, and its `stop()` leaves the new agent running.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AgentRef, AgentSystem } from '../../src/index.js';
-import { collectEscapes, createSignal, itemsOf, NotesAgent, notebook, quietSystem, settleDown, thrown } from './fixtures.js';
+import { createSignal, itemsOf, NotesAgent, notebook, systemPerTest, thrown } from './fixtures.js';
 
-const escaped = collectEscapes({ beforeAll, afterAll });
+const systems = systemPerTest();
 let system: AgentSystem | undefined;
-afterEach(async () => {
-  await system?.shutdown();
-  system = undefined;
-  await settleDown();
-  expect(escaped).toEqual([]);
-});
 
 /** Every way to use a ref, as a promise (send's throw included). */
 const USES: [string, (ref: AgentRef<object>) => Promise<unknown>][] = [
@@ -34,7 +28,7 @@ describe('a stale ref stays dead when its id is reused', () => {
   ];
   for (const [how, reuse] of reuses) {
     it.each(USES)(`${how}: %s on the old ref is agent_stopped and leaves the new agent alone`, async (_use, use) => {
-      system = quietSystem({ definitions: [NotesAgent] });
+      system = systems.start({ definitions: [NotesAgent] });
       const old = system.spawn(NotesAgent, { id: 'desk' });
       await old.call(createSignal('notes.add_now', { item: 'first' }));
       const snapshot = old.persist();
@@ -50,7 +44,7 @@ describe('a stale ref stays dead when its id is reused', () => {
   }
 
   it('the old ref throws agent_stopped from send synchronously, as for any stopped agent', async () => {
-    system = quietSystem();
+    system = systems.start();
     const old = system.spawn(NotesAgent, { id: 'desk' });
     await old.stop();
     system.spawn(NotesAgent, { id: 'desk' });
@@ -58,7 +52,7 @@ describe('a stale ref stays dead when its id is reused', () => {
   });
 
   it("the old ref's view stays the stopped agent's, not the new one's", async () => {
-    system = quietSystem();
+    system = systems.start();
     const old = system.spawn(NotesAgent, { id: 'desk' });
     await old.call(createSignal('notes.add_now', { item: 'kept' }));
     await old.stop();
@@ -69,7 +63,7 @@ describe('a stale ref stays dead when its id is reused', () => {
   });
 
   it('stopping through the system by id stops the agent that holds the id now', async () => {
-    system = quietSystem();
+    system = systems.start();
     const old = system.spawn(NotesAgent, { id: 'desk' });
     await old.stop();
     const fresh = system.spawn(NotesAgent, { id: 'desk' });

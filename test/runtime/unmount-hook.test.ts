@@ -4,18 +4,12 @@
  * its slice as it last was. A hook that throws or rejects is reported as `hook_failed` naming the
  * skill, and never blocks the unmount, the stop or the other hooks.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AgentSystem, ErrorInfo } from '../../src/index.js';
-import { collectEscapes, defineAction, defineAgent, defineSkill, quietSystem, result, settleDown, z } from './fixtures.js';
+import { defineAction, defineAgent, defineSkill, systemPerTest, result, settleDown, z } from './fixtures.js';
 
-const escaped = collectEscapes({ beforeAll, afterAll });
+const systems = systemPerTest();
 let system: AgentSystem | undefined;
-afterEach(async () => {
-  await system?.shutdown();
-  system = undefined;
-  await settleDown();
-  expect(escaped).toEqual([]);
-});
 
 interface Call {
   skill: string;
@@ -52,7 +46,7 @@ describe('the unmount hook is called when the skill leaves its agent', () => {
   it('on unmount: once, with the slice as it last was and the config', async () => {
     const calls: Call[] = [];
     const cache = tracked('cache', calls);
-    system = quietSystem();
+    system = systems.start();
     const agent = system.spawn(defineAgent({ name: 'host' }), { id: 'h' });
     await agent.mount(cache, { label: 'L' });
     await agent.run({ action: 'bump_cache', params: {} });
@@ -67,7 +61,7 @@ describe('the unmount hook is called when the skill leaves its agent', () => {
     const calls: Call[] = [];
     const cache = tracked('cache', calls);
     const drop = defineAction({ name: 'drop', description: 'unmounts cache', input: z.object({}), run: () => result('dropped', { unmount: ['cache'] }) });
-    system = quietSystem();
+    system = systems.start();
     const agent = system.spawn(defineAgent({ name: 'host', actions: [drop], skills: [cache] }), { id: 'h' });
     await agent.run({ action: 'drop', params: {} });
     expect(calls.map((call) => call.skill)).toEqual(['cache']);
@@ -82,7 +76,7 @@ describe('the unmount hook is called when the skill leaves its agent', () => {
     const calls: Call[] = [];
     const base = tracked('base', calls);
     const top = tracked('top', calls, 'nothing', ['base']);
-    system = quietSystem();
+    system = systems.start();
     const agent = system.spawn(defineAgent({ name: 'host', skills: [base, top] }), { id: 'h' });
     await agent.run({ action: 'bump_top', params: {} });
     await stop(system, 'h');
@@ -94,7 +88,7 @@ describe('the unmount hook is called when the skill leaves its agent', () => {
 
   it('when its agent stops because its parent stopped', async () => {
     const calls: Call[] = [];
-    system = quietSystem();
+    system = systems.start();
     const parent = system.spawn(defineAgent({ name: 'parent' }), { id: 'p' });
     system.spawn(defineAgent({ name: 'child', skills: [tracked('cache', calls)] }), { id: 'c', parent });
     await parent.stop();
@@ -103,7 +97,7 @@ describe('the unmount hook is called when the skill leaves its agent', () => {
 
   it('a skill unmounted before its agent stops is not called again at the stop', async () => {
     const calls: Call[] = [];
-    system = quietSystem();
+    system = systems.start();
     const agent = system.spawn(defineAgent({ name: 'host', skills: [tracked('cache', calls)] }));
     await agent.unmount('cache');
     await agent.stop();
@@ -115,7 +109,7 @@ describe('a failing unmount hook is reported and blocks nothing', () => {
   it.each(['throws', 'rejects'] as const)('a hook that %s: hook_failed naming the skill; the unmount is done and the agent answers', async (how) => {
     const calls: Call[] = [];
     const errors: ErrorInfo[] = [];
-    system = quietSystem();
+    system = systems.start();
     system.onError((error) => errors.push(error));
     const agent = system.spawn(defineAgent({ name: 'host', skills: [tracked('cache', calls, how), tracked('other', calls)] }));
     await expect(agent.unmount('cache')).resolves.toMatchObject({ changed: true });
@@ -131,7 +125,7 @@ describe('a failing unmount hook is reported and blocks nothing', () => {
   it('at a stop, one failing hook does not keep the others from running, nor the agent from stopping', async () => {
     const calls: Call[] = [];
     const errors: string[] = [];
-    system = quietSystem();
+    system = systems.start();
     system.onError((error) => errors.push(`${error.code}:${error.skill}`));
     const agent = system.spawn(defineAgent({ name: 'host', skills: [tracked('first', calls), tracked('second', calls, 'throws')] }));
     await agent.stop();
@@ -149,7 +143,7 @@ describe('a failing unmount hook is reported and blocks nothing', () => {
         (ctx.state as { n: number }).n = 5;
       },
     });
-    system = quietSystem();
+    system = systems.start();
     system.onError((error) => errors.push(error.code));
     const agent = system.spawn(defineAgent({ name: 'host', skills: [writer] }));
     const before = agent.getSnapshot().state;
