@@ -123,6 +123,10 @@ export interface ActionSpec<TInput extends ObjectSchema = ObjectSchema, TOutput 
   readonly output: z.ZodType<TOutput> | undefined;
   /** The slice schema the action expects, when it declares one (used for typing and checked by `defineSkill`). */
   readonly state: ObjectSchema | undefined;
+  /** False when the action is hidden from language models: no tool is made for it, yet routes and instructions reach it. */
+  readonly tool: boolean;
+  /** True when a model's call of this action waits for a person's approval before it runs. */
+  readonly needsApproval: boolean;
   run(
     params: z.output<TInput>,
     ctx: ActionContext<TState, TConfig>,
@@ -149,6 +153,16 @@ export interface ActionDefinition<
   output?: z.ZodType;
   /** The owning skill's slice schema, to type `ctx.skillState` and the state in `result()`. */
   state?: TStateSchema;
+  /**
+   * Whether language models see the action as a tool (default true). A hidden action is still
+   * reached by routes, instructions and `ref.run`; a model that names it gets `unknown_action`.
+   */
+  tool?: boolean;
+  /**
+   * When true, a model-driven agent's turn pauses in `awaiting-approval` before running a call
+   * of this action, until a `chat.approve` or `chat.deny` signal names the tool call.
+   */
+  needsApproval?: boolean;
   run(
     params: z.output<TInput>,
     ctx: ActionContext<TStateSchema extends ObjectSchema ? z.output<TStateSchema> : unknown, TConfig>,
@@ -192,6 +206,8 @@ export function defineAction<
   if (definition.output !== undefined && !isZodSchema(definition.output)) problem('output', schemaProblem(definition.output, 'must be a zod schema'));
   if (definition.state !== undefined && !isObjectSchema(definition.state)) problem('state', schemaProblem(definition.state, 'must be a zod object schema'));
   if (typeof definition.run !== 'function') problem('run', 'must be a function');
+  if (definition.tool !== undefined && typeof definition.tool !== 'boolean') problem('tool', 'must be a boolean (false hides the action from language models)');
+  if (definition.needsApproval !== undefined && typeof definition.needsApproval !== 'boolean') problem('needsApproval', 'must be a boolean');
 
   const run = definition.run;
   return Object.freeze({
@@ -201,6 +217,8 @@ export function defineAction<
     input: definition.input,
     output: definition.output as z.ZodType<OutputOf<Awaited<TReturn>>> | undefined,
     state: definition.state,
+    tool: definition.tool ?? true,
+    needsApproval: definition.needsApproval ?? false,
     run: run as ActionSpec<TInput, OutputOf<Awaited<TReturn>>, StateOf<TStateSchema>, TConfig>['run'],
   });
 }

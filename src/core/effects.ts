@@ -39,10 +39,28 @@ export interface RunEffect {
   meta: EffectMeta;
 }
 
-/** Answer the caller of the signal being processed (the `call` that is waiting). */
+/**
+ * Answer the caller of the signal being processed (the `call` that is waiting), or, with `to`,
+ * the caller of an earlier signal whose answer was deferred (`defer_reply`). With `error`, that
+ * caller's promise rejects with it instead.
+ */
 export interface ReplyEffect {
   type: 'reply';
   data: unknown;
+  /** The id of an earlier signal whose answer was deferred: its caller gets this reply. */
+  to?: string;
+  /** Answers the deferred caller with this error instead of `data` (only with `to`). */
+  error?: ErrorInfo;
+  meta: EffectMeta;
+}
+
+/**
+ * The answer to the `call` being processed comes later: its caller keeps waiting (within its
+ * timeout) until a later step's `reply` effect names this signal's id in `to`. Ignored when the
+ * signal was sent, not called.
+ */
+export interface DeferReplyEffect {
+  type: 'defer_reply';
   meta: EffectMeta;
 }
 
@@ -91,6 +109,7 @@ export type Effect =
   | DeregisterActionEffect
   | RunEffect
   | ReplyEffect
+  | DeferReplyEffect
   | EmitEffect
   | SpawnEffect
   | StopEffect
@@ -106,6 +125,7 @@ const EFFECT_KINDS: { readonly [K in EffectType]: true } = {
   deregister_action: true,
   run: true,
   reply: true,
+  defer_reply: true,
   emit: true,
   spawn: true,
   stop: true,
@@ -137,7 +157,13 @@ export const Effects = {
   registerAction: (action: string, m?: EffectMeta): RegisterActionEffect => ({ type: 'register_action', action, meta: meta(m) }),
   deregisterAction: (action: string, m?: EffectMeta): DeregisterActionEffect => ({ type: 'deregister_action', action, meta: meta(m) }),
   run: (action: string, params: Record<string, unknown> = {}, m?: EffectMeta): RunEffect => ({ type: 'run', action, params, meta: meta(m) }),
-  reply: (data: unknown, m?: EffectMeta): ReplyEffect => ({ type: 'reply', data, meta: meta(m) }),
+  reply: (data: unknown, m?: EffectMeta, options: { to?: string; error?: ErrorInfo } = {}): ReplyEffect => {
+    const effect: ReplyEffect = { type: 'reply', data, meta: meta(m) };
+    if (options.to !== undefined) effect.to = options.to;
+    if (options.error !== undefined) effect.error = options.error;
+    return effect;
+  },
+  deferReply: (m?: EffectMeta): DeferReplyEffect => ({ type: 'defer_reply', meta: meta(m) }),
   emit: (signal: Signal, m?: EffectMeta): EmitEffect => ({ type: 'emit', signal, meta: meta(m) }),
   spawn: (definition: string, options: { id?: string; state?: Record<string, unknown> } = {}, m?: EffectMeta): SpawnEffect => {
     const effect: SpawnEffect = { type: 'spawn', definition, meta: meta(m) };
@@ -158,6 +184,7 @@ export const Effects = {
   isDeregisterAction: guard('deregister_action'),
   isRun: guard('run'),
   isReply: guard('reply'),
+  isDeferReply: guard('defer_reply'),
   isEmit: guard('emit'),
   isSpawn: guard('spawn'),
   isStop: guard('stop'),
@@ -189,6 +216,13 @@ export function effectProblem(value: unknown): string | undefined {
       if (typeof value.action !== 'string') return `effect 'run' needs an action name`;
       return value.params === undefined || isPlainObject(value.params) ? undefined : `effect 'run' of '${value.action}' has params that are not an object`;
     case 'reply':
+      if (value.to !== undefined && (typeof value.to !== 'string' || value.to === '')) return `effect 'reply' has a 'to' that is not a signal id`;
+      if (value.error !== undefined) {
+        if (value.to === undefined) return `effect 'reply' carries an error but no 'to': a step's own caller gets its error from the step`;
+        if (!isPlainObject(value.error) || typeof value.error.code !== 'string' || typeof value.error.message !== 'string') return `effect 'reply' has an error without a code and a message`;
+      }
+      return undefined;
+    case 'defer_reply':
       return undefined;
     case 'emit': {
       const problem = signalProblem(value.signal);

@@ -54,6 +54,17 @@ export type ErrorCode =
   | 'invalid_snapshot'
   | 'invalid_trace'
   | 'invalid_options'
+  | 'cancelled'
+  // model-driven agents
+  | 'model_not_found'
+  | 'model_unavailable'
+  | 'model_failed'
+  | 'model_timeout'
+  | 'rate_limited'
+  | 'turn_limit'
+  | 'budget_exceeded'
+  | 'approval_denied'
+  | 'no_turn'
   // document skills
   | 'invalid_manifest'
   | 'skill_not_found'

@@ -288,6 +288,7 @@ function collectTools(
     return name;
   };
   const addAction = (action: AnyAction, skill: string | undefined, owner: string) => {
+    if (action.tool === false) return;
     const name = claim(action.name, skill, owner);
     const converted = convert(action, { ...options, name });
     if (converted.strictProblem) {

@@ -185,7 +185,7 @@ export class AgentStep {
   private gather(effects: readonly Effect[]): void {
     for (const effect of effects) {
       if (effect.type === 'run') this.pendingRuns.push(effect);
-      else if (effect.type === 'reply') {
+      else if (effect.type === 'reply' && effect.to === undefined) {
         this.result = effect.data;
         this.replied = true;
         this.effects.push(effect);

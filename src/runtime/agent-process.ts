@@ -15,6 +15,7 @@ import type { AgentDefinition } from '../core/agent-definition.js';
 import { catalogOf, type Agent } from '../core/agent-value.js';
 import type { Blueprint } from '../core/catalog.js';
 import { diagnostic } from '../core/diagnostics.js';
+import type { Effect } from '../core/effects.js';
 import { describeThrown, errorInfo, reworded, SkillstateError, withCause, type ErrorInfo } from '../core/errors.js';
 import { plainInstructions, type Instruction } from '../core/instruction.js';
 import { toSignal, type Signal, type SignalLike } from '../core/signal.js';
@@ -26,7 +27,8 @@ import type { LifecycleReport, LifecycleState } from '../../machines/skill-lifec
 import type { AgentRef, AgentSnapshot, AgentView, CallOptions, MountReport, ScheduledSignal } from './agent-ref.js';
 import { RuntimeError } from './errors.js';
 import { SkillLifecycles } from './lifecycles.js';
-import { Mailbox, type MailboxItem, type MailboxOwner } from './mailbox.js';
+import { Mailbox, type MailboxItem, type MailboxOwner, type Ticket } from './mailbox.js';
+import { CALL_ABORTED_SIGNAL } from './broadcast.js';
 import type { ProcessHost } from './process-host.js';
 import { clearTimer, type Timer } from './timers.js';
 import { traceCause } from './trace.js';
@@ -66,6 +68,9 @@ function traceSubject(event: AgentItemEvent, outcome: StepOutcome): string {
 function callTimeout(options: CallOptions, fallback: number): number | ErrorInfo {
   if (typeof options !== 'object' || options === null) return errorInfo('invalid_options', 'call options must be an object such as { timeout: 5000 }');
   const timeout: unknown = options.timeout;
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+    return errorInfo('invalid_options', 'signal must be an AbortSignal (for example from new AbortController().signal)', { subject: 'signal' });
+  }
   if (timeout === undefined) return fallback;
   if (typeof timeout === 'number' && timeout > 0) return timeout;
   return errorInfo('invalid_options', `timeout must be a number of milliseconds above 0, or Infinity for none; got ${typeof timeout === 'number' ? String(timeout) : typeof timeout}`, {
@@ -98,6 +103,8 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   scheduled: Map<Timer, ScheduledSignal> | undefined;
   /** Patterns this agent is indexed under for emitted signals (the system's index keeps them). */
   patterns: readonly string[] = [];
+  /** Callers whose answer a step deferred (`defer_reply`), by the id of the signal they called with. */
+  private deferred: Map<string, Ticket> | undefined;
 
   constructor(
     initial: Agent<TState>,
@@ -143,7 +150,12 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     const timeout = callTimeout(options, this.system.callTimeout);
     if (typeof timeout !== 'number') return Promise.reject(new RuntimeError(timeout, this.id));
     this.system.trace?.({ kind: 'signal', agent: this.id, id: checked.id, type: checked.type, call: true });
-    return this.mailbox.submit({ type: 'signal', signal: checked }, true, timeout, `call '${checked.type}'`);
+    const abort = options.signal;
+    if (abort !== undefined && !abort.aborted) {
+      // A deferred answer's work goes on inside the agent: tell it the caller gave up.
+      abort.addEventListener('abort', () => this.deferredAborted(checked.id), { once: true });
+    }
+    return this.mailbox.submit({ type: 'signal', signal: checked }, true, timeout, `call '${checked.type}'`, undefined, abort);
   }
 
   run(instructions: Instruction | readonly Instruction[], options: CallOptions = {}): Promise<unknown> {
@@ -154,7 +166,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     const what = `run of ${plain.map((i) => `'${String(i.action)}'`).join(', ')}`;
     const timeout = callTimeout(options, this.system.callTimeout);
     if (typeof timeout !== 'number') return Promise.reject(new RuntimeError(timeout, this.id));
-    return this.mailbox.submit({ type: 'run', instructions: plain }, true, timeout, what);
+    return this.mailbox.submit({ type: 'run', instructions: plain }, true, timeout, what, undefined, options.signal);
   }
 
   tools(options: { strict?: boolean } = {}): Toolset {
@@ -388,6 +400,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     if (outcome.effects.length) this.system.interpret(this.id, outcome.effects, answered);
 
     const ticket = item?.ticket;
+    if (outcome.effects.length && !outcome.error && this.deferReplies(event, ticket, outcome.effects)) return;
     if (!ticket) return;
     if (ticket.settled) {
       trace?.({
@@ -419,6 +432,42 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     }
   }
 
+  // ── Deferred answers ──────────────────────────────────────────────────────────────────────
+
+  /**
+   * Keeps the caller of a step that deferred its answer, and answers the callers that this step's
+   * `reply` effects name in `to`. Returns true when the step's own caller now waits for later.
+   */
+  private deferReplies(event: AgentItemEvent, ticket: Ticket | undefined, effects: readonly Effect[]): boolean {
+    let deferred = false;
+    for (const effect of effects) {
+      if (effect.type === 'defer_reply' && event.type === 'signal' && ticket !== undefined) {
+        deferred = true;
+        if (ticket.aborted) this.deferredAborted(event.signal.id, true);
+        else if (!ticket.settled) (this.deferred ??= new Map()).set(event.signal.id, ticket);
+      } else if (effect.type === 'reply' && effect.to !== undefined) {
+        const waiting = this.deferred?.get(effect.to);
+        if (waiting === undefined) continue;
+        this.deferred!.delete(effect.to);
+        if (effect.error !== undefined) this.mailbox.settle(waiting, new RuntimeError(effect.error, this.id));
+        else this.mailbox.settle(waiting, undefined, effect.data);
+      }
+    }
+    return deferred;
+  }
+
+  /** A caller whose answer was deferred gave up: the agent gets a `skillstate.call.aborted` signal naming the call. */
+  private deferredAborted(signalId: string, known = false): void {
+    if (!known && !this.deferred?.delete(signalId)) return;
+    if (this.mailbox.stopped) return;
+    try {
+      this.send({ type: CALL_ABORTED_SIGNAL, data: { signal: signalId } });
+    } catch (error) {
+      const info = error instanceof SkillstateError ? error.toInfo() : errorInfo('signal_failed', describeThrown(error));
+      this.system.report(this.id, info);
+    }
+  }
+
   // ── Stopping ─────────────────────────────────────────────────────────────────────────────
 
   /**
@@ -442,6 +491,8 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     // Stopping an actor from inside its own step would cut the step short: wait for it to end.
     const inOwnStep = this.mailbox.phase === 'processing';
     this.mailbox.stop(() => this.stoppedError(reason));
+    if (this.deferred) for (const ticket of this.deferred.values()) this.mailbox.settle(ticket, this.stoppedError(reason));
+    this.deferred = undefined;
     // Its skills leave with it: their unmount hooks see the last committed state.
     const agent = this.committed as Agent<object>;
     callUnmountHooks(agent, agent.mounted.map((record) => record.name), (error) => this.system.report(this.id, error));

@@ -18,6 +18,12 @@ import type { LifecycleState } from '../../machines/skill-lifecycle.js';
 export interface CallOptions {
   /** Milliseconds to wait for the answer; default the system's `callTimeout` (5000). */
   timeout?: number;
+  /**
+   * Cancels the wait: the promise rejects with `cancelled`. A step already under way still
+   * finishes; a call whose answer was deferred (a model turn) gets a `skillstate.call.aborted`
+   * signal, so the skill answering it can stop its work.
+   */
+  signal?: AbortSignal;
 }
 
 /** What `mount` and `unmount` resolve with. */

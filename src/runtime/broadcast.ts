@@ -17,6 +17,11 @@ import type { Tracer } from './trace.js';
 export const ERROR_SIGNAL = 'skillstate.error';
 /** Emitted for each diagnostic: data `{ agent, diagnostic }`. */
 export const DIAGNOSTIC_SIGNAL = 'skillstate.diagnostic';
+/**
+ * Sent to an agent when the caller of a call whose answer it deferred (`defer_reply`) aborted:
+ * data `{ signal }`, the id of the called signal. The skill doing the work routes it to stop.
+ */
+export const CALL_ABORTED_SIGNAL = 'skillstate.call.aborted';
 
 export type Listener<T> = (value: T) => void;
 type Reported<T> = (value: T, agentId: string | undefined) => void;

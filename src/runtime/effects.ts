@@ -54,6 +54,8 @@ export function effectHandlers(host: EffectHost): EffectHandlers {
     // gets the reply); they reach the interpreter to be traced and inspected like the others.
     run: () => {},
     reply: () => {},
+    // The process keeps the caller waiting; a later `reply` with `to` answers it.
+    defer_reply: () => {},
     emit: (effect, origin) => host.publish(effect.signal, origin.agent),
     spawn: (effect, origin) => host.afterStep(() => host.spawnChild(origin.agent, effect)),
     stop: (effect, origin) => {

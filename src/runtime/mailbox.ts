@@ -21,6 +21,8 @@ export interface Ticket {
   reject(error: unknown): void;
   timer: Timer | undefined;
   settled: boolean;
+  /** The caller's `AbortSignal` fired: it got `cancelled`. */
+  aborted?: boolean;
 }
 
 /** An item and who waits for it. */
@@ -31,6 +33,12 @@ export interface MailboxItem {
   call: boolean;
   /** The skill given to `mount` by value: it travels with its own item, never found by name. */
   skill?: AnySkill;
+}
+
+/** An abort reason as text, for the error's details. */
+function describeReason(reason: unknown): string {
+  if (reason instanceof Error) return reason.message;
+  return typeof reason === 'string' ? reason : 'aborted';
 }
 
 /** idle: nothing running; processing: a sync step on the stack; working: an async step pending. */
@@ -70,10 +78,35 @@ export class Mailbox {
     return this.queue?.size ?? 0;
   }
 
-  /** Queues an item whose caller waits for the answer (`timeout` in ms; `what` names it in a timeout error). */
-  submit(event: AgentItemEvent, call: boolean, timeout: number | undefined, what: string, skill?: AnySkill): Promise<unknown> {
+  /**
+   * Queues an item whose caller waits for the answer (`timeout` in ms; `what` names it in a
+   * timeout error). When `abort` fires first, the caller gets `cancelled`; the item, already on
+   * its way, still runs.
+   */
+  submit(event: AgentItemEvent, call: boolean, timeout: number | undefined, what: string, skill?: AnySkill, abort?: AbortSignal): Promise<unknown> {
     return new Promise((resolve, reject) => {
       const ticket: Ticket = { resolve, reject, timer: undefined, settled: false };
+      if (abort !== undefined) {
+        const onAbort = () => {
+          if (ticket.settled) return;
+          ticket.aborted = true;
+          this.settle(ticket, new RuntimeError(errorInfo('cancelled', `${what} to agent '${this.owner.id}' was cancelled by its caller`, { details: { reason: describeReason(abort.reason) } }), this.owner.id));
+        };
+        if (abort.aborted) {
+          onAbort();
+          return;
+        }
+        abort.addEventListener('abort', onAbort, { once: true });
+        const { resolve: done, reject: failed } = ticket;
+        ticket.resolve = (value) => {
+          abort.removeEventListener('abort', onAbort);
+          done(value);
+        };
+        ticket.reject = (error) => {
+          abort.removeEventListener('abort', onAbort);
+          failed(error);
+        };
+      }
       if (timeout !== undefined && timeout !== Infinity) {
         const ms = timeout;
         ticket.timer = setTimer(() => {

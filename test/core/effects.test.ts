@@ -40,7 +40,7 @@ describe('constructors', () => {
   });
 
   it('lists the effect kinds in a fixed order', () => {
-    expect(EFFECT_TYPES).toEqual(['register_action', 'deregister_action', 'run', 'reply', 'emit', 'spawn', 'stop', 'schedule', 'error']);
+    expect(EFFECT_TYPES).toEqual(['register_action', 'deregister_action', 'run', 'reply', 'defer_reply', 'emit', 'spawn', 'stop', 'schedule', 'error']);
   });
 });
 
@@ -49,6 +49,7 @@ const SAMPLES: Record<EffectType, Effect> = {
   deregister_action: Effects.deregisterAction('a'),
   run: Effects.run('a', { x: 1 }),
   reply: Effects.reply(null),
+  defer_reply: Effects.deferReply(),
   emit: Effects.emit(signal),
   spawn: Effects.spawn('d'),
   stop: Effects.stop(),
@@ -61,6 +62,7 @@ const GUARDS: Record<EffectType, (value: unknown) => boolean> = {
   deregister_action: Effects.isDeregisterAction,
   run: Effects.isRun,
   reply: Effects.isReply,
+  defer_reply: Effects.isDeferReply,
   emit: Effects.isEmit,
   spawn: Effects.isSpawn,
   stop: Effects.isStop,
@@ -73,6 +75,9 @@ const MALFORMED: [EffectType, unknown, string][] = [
   ['register_action', { type: 'register_action', meta: {} }, "effect 'register_action' needs an action name"],
   ['deregister_action', { type: 'deregister_action', action: 5, meta: {} }, "effect 'deregister_action' needs an action name"],
   ['run', { type: 'run', params: {}, meta: {} }, "effect 'run' needs an action name"],
+  ['reply', { type: 'reply', data: 1, to: 5, meta: {} }, "effect 'reply' has a 'to' that is not a signal id"],
+  ['reply', { type: 'reply', data: 1, error: { code: 'x', message: 'y' }, meta: {} }, "effect 'reply' carries an error but no 'to': a step's own caller gets its error from the step"],
+  ['reply', { type: 'reply', data: 1, to: 's1', error: { code: 'x' }, meta: {} }, "effect 'reply' has an error without a code and a message"],
   ['run', { type: 'run', action: 'add', params: [1, 2], meta: {} }, "effect 'run' of 'add' has params that are not an object"],
   ['emit', { type: 'emit', signal: { type: 'a..b' }, meta: {} }, "effect 'emit' carries an invalid signal: signal type 'a..b' has an empty segment"],
   ['emit', { type: 'emit', meta: {} }, "effect 'emit' carries an invalid signal: a signal must be an object"],
@@ -115,10 +120,10 @@ describe('guards', () => {
 describe('effectProblem', () => {
   it('names the unknown type and lists the known ones', () => {
     expect(effectProblem({ type: 'teleport', meta: {} })).toBe(
-      "unknown effect type 'teleport'; known types: register_action, deregister_action, run, reply, emit, spawn, stop, schedule, error",
+      "unknown effect type 'teleport'; known types: register_action, deregister_action, run, reply, defer_reply, emit, spawn, stop, schedule, error",
     );
     expect(effectProblem({ meta: {} })).toBe(
-      "unknown effect type 'undefined'; known types: register_action, deregister_action, run, reply, emit, spawn, stop, schedule, error",
+      "unknown effect type 'undefined'; known types: register_action, deregister_action, run, reply, defer_reply, emit, spawn, stop, schedule, error",
     );
   });
 
