@@ -72,6 +72,7 @@ export {
   type DeregisterActionEffect,
   type RunEffect,
   type ReplyEffect,
+  type DeferReplyEffect,
   type EmitEffect,
   type SpawnEffect,
   type StopEffect,
@@ -92,13 +93,31 @@ export { ManifestError } from './manifest/errors.js';
 // ── Running agents ──────────────────────────────────────────────────────────────────────────
 export { createAgentSystem, type AgentSystem } from './runtime/system.js';
 export type { AgentSystemOptions, SpawnOptions, InspectOption } from './runtime/system-runtime.js';
-export { ERROR_SIGNAL, DIAGNOSTIC_SIGNAL } from './runtime/broadcast.js';
+export { ERROR_SIGNAL, DIAGNOSTIC_SIGNAL, CALL_ABORTED_SIGNAL } from './runtime/broadcast.js';
 export type { AgentRef, AgentView, AgentSnapshot, ScheduledSignal, AgentStatus, CallOptions, MountReport } from './runtime/agent-ref.js';
 export { createMemoryStore, createFileStore, type SnapshotStore } from './runtime/persistence.js';
 export type { TraceOption, TraceRecord, TraceLine } from './runtime/trace.js';
 export { startInspector, type InspectorHandle, type InspectorOptions } from './runtime/inspection.js';
 export { redactInspectionMessage, REDACTED, type InspectionMessage, type InspectionRedactor, type InspectedSnapshot } from './viewer/messages.js';
 export { lifecycleSystemId, childSystemId, type LifecycleState } from '../machines/skill-lifecycle.js';
+
+// ── Model-driven agents ─────────────────────────────────────────────────────────────────────
+export {
+  conversation,
+  chatMessage,
+  ChatSignals,
+  type ConversationConfig,
+  type ConversationSettings,
+  type ConversationState,
+  type ChatMessage,
+  type ChatUsage,
+  type TurnRecord,
+  type TurnStatus,
+  type TurnEnding,
+  type PendingToolCall,
+} from './model/conversation.js';
+export type { ChatModel, Compactor, CompactionRequest } from './model/models.js';
+export type { TurnPhase } from './model/turn-machine.js';
 
 // ── Document skills ─────────────────────────────────────────────────────────────────────────
 export { parseSkillManifest, inspectSkillManifest, type ParseOptions, type ParsedManifest, type ManifestReport } from './manifest/parse.js';

@@ -2,7 +2,8 @@
  * Allowed actions: a skill whose metadata holds `allowedActions` (action names; `*` matches any
  * run of characters; `Name(...)` counts as `Name` and a trailing comma is ignored, as Agent Skills' `allowed-tools` writes
  * argument rules this layer cannot check) restricts which actions of its agent may run, and which
- * tools are offered, while it is mounted. Its own actions always may. With several such skills
+ * tools are offered, while it is mounted. Its own actions always may, and so do actions hidden from
+ * models (`tool: false`: the restriction is on what a model may call). With several such skills
  * mounted, an action may run when any of them allows it. No such skill mounted: no restriction.
  *
  * Pure: no I/O, no XState.
@@ -53,7 +54,7 @@ export function isActionAllowed(catalog: Catalog, action: string, skill: string 
 export function actionRefusal(catalog: Catalog, entry: ActionEntry, agentId: string): ErrorInfo | undefined {
   const gate = gateOf(catalog);
   const skill = entry.skill?.spec.name;
-  if (!gate || gate.allows(entry.action.name, skill)) return undefined;
+  if (!gate || entry.action.tool === false || gate.allows(entry.action.name, skill)) return undefined;
   const names = gate.skills.map((name) => `'${name}'`).join(', ');
   return errorInfo(
     'action_not_allowed',

@@ -7,6 +7,7 @@
  */
 import { nanoid } from 'nanoid';
 import { createActor, type InspectionEvent, type Observer } from 'xstate';
+import type { ChatModel, Compactor } from '../model/models.js';
 import type { AgentDefinition, DeepPartial } from '../core/agent-definition.js';
 import { type Catalog } from '../core/catalog.js';
 import { catalogOf, type Agent } from '../core/agent-value.js';
@@ -61,6 +62,13 @@ export interface AgentSystemOptions {
   onUnhandledError?: (error: ErrorInfo, agentId: string | undefined) => void;
   /** Called with diagnostics nobody subscribed to. Default: warnings on stderr. */
   onUnhandledDiagnostic?: (diagnostic: Diagnostic, agentId: string | undefined) => void;
+  /**
+   * Language models by name, for model-driven agents (the `conversation` skill's `model` config
+   * names one; default `default`): any AI SDK provider model, such as `openai('gpt-4.1')`.
+   */
+  models?: Readonly<Record<string, ChatModel>>;
+  /** Compactors by name: a conversation's `history.strategy` may name one instead of `summarize` or `drop`. */
+  compactors?: Readonly<Record<string, Compactor>>;
 }
 
 /** Options of `system.spawn`: the id, initial state and parent of the agent. */
@@ -120,7 +128,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
   readonly agents = new Map<string, AgentProcess<object>>();
   readonly definitions = new Map<string, AgentDefinition<object>>();
   readonly skills: SkillRegistry;
-  private readonly resolvers: SkillResolver[];
+  readonly resolvers: SkillResolver[];
   readonly mailboxLimit: number;
   readonly callTimeout: number;
   readonly trace: Tracer | undefined;

@@ -14,6 +14,8 @@ import type { SystemActor } from '../../machines/system.js';
 import type { AgentRef, AgentSnapshot } from './agent-ref.js';
 import { RuntimeError } from './errors.js';
 import { SystemRuntime, type AgentSystemOptions, type SpawnOptions } from './system-runtime.js';
+import { CONVERSATION } from '../model/conversation.js';
+import { ConversationDriver } from '../model/driver.js';
 
 /** A system of running agents, made by `createAgentSystem`: spawn, restore, publish, subscribe, persist, shut down. */
 export interface AgentSystem {
@@ -64,6 +66,24 @@ export interface AgentSystem {
  */
 export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem {
   const runtime = new SystemRuntime(options);
+  const conversations = new ConversationDriver(
+    {
+      get: (id) => runtime.agents.get(id) as AgentRef | undefined,
+      subscribe: (pattern, listener) => runtime.broadcast.subscribe(pattern, listener),
+      publish: (signal, from) => void runtime.publish(signal, from),
+      diagnose: (agentId, diagnostic) => runtime.diagnose(agentId, diagnostic),
+      report: (agentId, error) => runtime.report(agentId, error),
+      inspect: runtime.inspect,
+      trace: runtime.trace,
+      resolvers: runtime.resolvers,
+    },
+    { models: options.models, compactors: options.compactors },
+  );
+  // A restored agent may have a turn in flight: it goes on where the snapshot left it.
+  const adopt = <R extends AgentRef>(ref: R): R => {
+    if (hasTurnInFlight(ref)) conversations.adopt(ref.id);
+    return ref;
+  };
   return {
     spawn: (definition, spawnOptions) => runtime.spawn(definition, spawnOptions),
     get: (id) => runtime.agents.get(id) as AgentRef | undefined,
@@ -78,13 +98,22 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
     onDiagnostic: (listener) => runtime.broadcast.onDiagnostic(listener),
     register: (definition) => runtime.register(definition),
     persistAll: () => orderParentsFirst([...runtime.agents.values()].map((agent) => agent.persist())),
-    restore: (snapshot) => runtime.restore(snapshot) as AgentRef,
-    loadAndRestore: (snapshot) => runtime.loadAndRestore(snapshot) as Promise<AgentRef>,
-    restoreAll: (snapshots) => restoreAll(runtime, snapshots),
+    restore: (snapshot) => adopt(runtime.restore(snapshot) as AgentRef),
+    loadAndRestore: async (snapshot) => adopt((await runtime.loadAndRestore(snapshot)) as AgentRef),
+    restoreAll: (snapshots) => restoreAll(runtime, snapshots).map(adopt),
     skills: runtime.skills,
     actor: runtime.actor,
-    shutdown: () => runtime.shutdown(),
+    shutdown: () => {
+      conversations.stop();
+      return runtime.shutdown();
+    },
   };
+}
+
+/** Whether the agent's conversation has a turn in flight. */
+function hasTurnInFlight(ref: AgentRef): boolean {
+  const slice = (ref.getSnapshot().state as Record<string, unknown>)[CONVERSATION] as { turn?: unknown } | undefined;
+  return slice?.turn != null;
 }
 
 function restoreAll(runtime: SystemRuntime, snapshots: readonly unknown[]): AgentRef[] {

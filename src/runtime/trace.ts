@@ -20,7 +20,8 @@ export type TraceRecord =
   | { kind: 'step'; agent: string; item: 'signal' | 'run' | 'mount' | 'unmount' | 'start'; subject: string; ok: boolean; error?: ErrorInfo; cause?: TracedCause; effects: string[] }
   | { kind: 'effect'; agent: string; effect: Effect }
   | { kind: 'lifecycle'; agent: string; skill: string; state: string; restarted?: { child: string; reason: string }; error?: ErrorInfo }
-  | { kind: 'diagnostic'; agent?: string; diagnostic: Diagnostic };
+  | { kind: 'diagnostic'; agent?: string; diagnostic: Diagnostic }
+  | { kind: 'turn'; agent: string; turn: number; state: string };
 
 /** What user code threw behind a step's error, as a trace line carries it (the error itself is in memory only). */
 export interface TracedCause {

@@ -105,6 +105,8 @@ describe('the trace', () => {
             return `lifecycle:${line.skill}:${line.state}`;
           case 'diagnostic':
             return `diagnostic:${line.diagnostic.code}`;
+          case 'turn':
+            return `turn:${line.turn}:${line.state}`;
         }
       });
       expect(summary).toEqual([

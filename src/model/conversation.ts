@@ -1,0 +1,566 @@
+/**
+ * The `conversation` skill: a model-driven agent's conversation as plain data in its state, and
+ * the actions that move it on. Every change to the history, the usage counters and the turn in
+ * flight is one of these actions, run as a step of the agent (atomic, persisted, traced), so a
+ * snapshot taken at any moment holds a turn that another process can continue.
+ *
+ * A turn's life, as the state records it:
+ *
+ *   message → thinking ─┬→ (no tool calls) answered
+ *                       └→ acting ⇄ awaiting-approval → … → thinking → …
+ *   any of them → failed | cancelled
+ *
+ * The actions decide; the turn runner (see `driver.ts`) only does the slow work each status asks
+ * for (calling the model, running a tool) and records what came back. The actions are hidden from
+ * the model (`tool: false`): signals reach them (`chat.message`, `chat.approve`, `chat.deny`,
+ * `chat.cancel`, `chat.reset`), and the runner runs the rest.
+ *
+ * Pure: no I/O, no model, no XState.
+ */
+import { z } from 'zod';
+import { defineAction, fail, result, type ActionContext } from '../core/action.js';
+import { Effects, type Effect } from '../core/effects.js';
+import type { ErrorInfo } from '../core/errors.js';
+import { createSignal } from '../core/signal.js';
+import { defineSkill } from '../core/skill.js';
+import { CALL_ABORTED_SIGNAL } from '../runtime/broadcast.js';
+
+/** The name and state key of the conversation skill. */
+export const CONVERSATION = 'conversation';
+
+/** Signals a model-driven agent answers and emits. */
+export const ChatSignals = {
+  /** To the agent: a user message, data `{ text }`. A `call` resolves with the answer's text. */
+  message: 'chat.message',
+  /** To the agent: run a tool call waiting for approval, data `{ toolCallId }`. */
+  approve: 'chat.approve',
+  /** To the agent: refuse a tool call waiting for approval, data `{ toolCallId, reason? }`. */
+  deny: 'chat.deny',
+  /** To the agent: end the turn in flight as cancelled, data `{ reason? }`. */
+  cancel: 'chat.cancel',
+  /** To the agent: forget the history (refused while a turn is in flight). */
+  reset: 'chat.reset',
+  /** Emitted: a turn began, data `{ agent, turn }`. */
+  started: 'chat.turn.started',
+  /** Emitted: a turn waiting for approval may go on, data `{ agent, turn }`. */
+  resumed: 'chat.turn.resumed',
+  /** Emitted: a turn answered, data `{ agent, turn, text }`. */
+  answered: 'chat.turn.answered',
+  /** Emitted: a turn failed, data `{ agent, turn, error }`. */
+  failed: 'chat.turn.failed',
+  /** Emitted: a turn was cancelled, data `{ agent, turn, reason }`. */
+  cancelled: 'chat.turn.cancelled',
+  /** Emitted: a tool call waits for approval, data `{ agent, turn, toolCallId, tool, args }`. */
+  approval: 'chat.turn.approval',
+  /** Emitted while the model answers: data `{ agent, turn, step, text }`, one piece of text. */
+  delta: 'chat.delta',
+  /** Emitted before a tool call runs: data `{ agent, turn, toolCallId, tool, args }`. */
+  toolCall: 'chat.tool.call',
+  /** Emitted after a tool call ran: data `{ agent, turn, toolCallId, tool, ok, output?, error? }`. */
+  toolResult: 'chat.tool.result',
+  /** Emitted when older history was summarised or dropped: data `{ agent, removed, kept, summarised }`. */
+  compacted: 'chat.history.compacted',
+} as const;
+
+/** One message of the history, in the AI SDK's message shape (plain JSON). */
+export type ChatMessage = { role: 'system' | 'user' | 'assistant' | 'tool'; content: unknown } & Record<string, unknown>;
+
+const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
+const messageSchema = z.custom<ChatMessage>(
+  (value) => typeof value === 'object' && value !== null && ROLES.has((value as { role?: unknown }).role as string) && 'content' in value,
+  { message: 'a message needs a role (system, user, assistant or tool) and a content' },
+);
+
+const usageSchema = z.object({
+  inputTokens: z.number().default(0),
+  outputTokens: z.number().default(0),
+  totalTokens: z.number().default(0),
+});
+
+/** Token counts, as providers report them, added up. */
+export type ChatUsage = z.output<typeof usageSchema>;
+
+const pendingCallSchema = z.object({
+  toolCallId: z.string(),
+  tool: z.string(),
+  args: z.unknown(),
+  /** `needed`: waits for `chat.approve` / `chat.deny`; `approved` / `denied` once answered. */
+  approval: z.enum(['none', 'needed', 'approved', 'denied']),
+  reason: z.string().optional(),
+});
+
+/** A tool call the model asked for that has not run yet. */
+export type PendingToolCall = z.output<typeof pendingCallSchema>;
+
+/** What a turn in flight is doing. */
+export type TurnStatus = 'thinking' | 'acting' | 'awaiting-approval';
+
+const turnSchema = z.object({
+  n: z.number().int(),
+  status: z.enum(['thinking', 'acting', 'awaiting-approval']),
+  /** The id of the `chat.message` signal whose caller waits for the answer. */
+  replyTo: z.string().nullable(),
+  /** The user's text: what the disclosure of document skills is ranked against. */
+  query: z.string(),
+  /** Model calls made in this turn. */
+  steps: z.number().int(),
+  /** Tool calls made in this turn. */
+  toolCalls: z.number().int(),
+  /** Tool calls left to run, in the order the model gave them. */
+  pending: z.array(pendingCallSchema),
+  startedAt: z.string(),
+});
+
+/** The turn in flight, as the state records it. */
+export type TurnRecord = z.output<typeof turnSchema>;
+
+const errorSchema = z.custom<ErrorInfo>((value) => typeof value === 'object' && value !== null && typeof (value as ErrorInfo).code === 'string');
+
+const lastSchema = z.object({
+  n: z.number().int(),
+  outcome: z.enum(['answered', 'failed', 'cancelled']),
+  text: z.string().optional(),
+  error: errorSchema.optional(),
+});
+
+/** How the last finished turn ended. */
+export type TurnEnding = z.output<typeof lastSchema>;
+
+/** The conversation slice of a model-driven agent's state. */
+export const conversationSchema = z.object({
+  messages: z.array(messageSchema).default([]),
+  usage: usageSchema.default({ inputTokens: 0, outputTokens: 0, totalTokens: 0 }),
+  /** Turns begun so far: the number of the latest. */
+  turns: z.number().int().default(0),
+  turn: turnSchema.nullable().default(null),
+  last: lastSchema.nullable().default(null),
+  /** Messages that arrived while a turn was in flight, each starting a turn in order. */
+  queue: z.array(z.object({ text: z.string(), replyTo: z.string().nullable() })).default([]),
+  /** Messages removed from the history by compaction so far. */
+  compacted: z.number().int().default(0),
+});
+
+/** The conversation slice of a model-driven agent's state. */
+export type ConversationState = z.output<typeof conversationSchema>;
+
+/** The conversation's config: which model, what it is told, and the limits that hold. */
+export const conversationConfigSchema = z.object({
+  /** The model's name, resolved by the system (`createAgentSystem({ models })`). */
+  model: z.string().min(1).default('default'),
+  /** The agent's own instructions: the start of every system prompt. */
+  instructions: z.string().default(''),
+  /** Model calls per turn at most. */
+  maxSteps: z.number().int().positive().default(12),
+  /** Tool calls per turn at most. */
+  maxToolCalls: z.number().int().positive().default(32),
+  /** Tokens the agent may use over its life (usage reported by the provider); over it, a turn fails with `budget_exceeded`. */
+  maxTokens: z.number().positive().optional(),
+  /** Milliseconds one model call may take (each attempt). */
+  modelTimeout: z.number().positive().default(120_000),
+  /** Milliseconds one tool call may take. */
+  toolTimeout: z.number().positive().default(60_000),
+  /** Retries of a model call that failed in a way worth retrying (rate limits, time-outs, server errors). */
+  retries: z.number().int().min(0).max(10).default(2),
+  /** First retry's delay in milliseconds; each next one doubles it. */
+  retryDelay: z.number().min(0).default(1000),
+  /** Emit the answer's text as `chat.delta` signals while the model writes it. */
+  stream: z.boolean().default(true),
+  /** Sampling temperature, passed to the model when set. */
+  temperature: z.number().optional(),
+  /** Most tokens one model answer may have, passed to the model when set. */
+  maxOutputTokens: z.number().int().positive().optional(),
+  /** When the history passes `maxTokens` (estimated, four characters a token), older turns are compacted. */
+  history: z
+    .object({
+      maxTokens: z.number().positive().default(24_000),
+      /** The latest turns always kept whole. */
+      keepTurns: z.number().int().min(1).default(2),
+      /** `drop`, `summarize` (by the agent's model), or the name of a compactor given to the system. */
+      strategy: z.string().min(1).default('summarize'),
+    })
+    .default({ maxTokens: 24_000, keepTurns: 2, strategy: 'summarize' }),
+  /** How document skills are disclosed in the system prompt. */
+  disclosure: z
+    .object({
+      /** Skills shown in full when they match the user's message. */
+      maxSkills: z.number().int().min(0).optional(),
+      /** Skills always shown in full. */
+      preload: z.array(z.string()).optional(),
+      /** Tokens the catalog part may take. */
+      catalogTokens: z.number().positive().optional(),
+      /** Skills with `default_enabled: false` to include. */
+      enable: z.array(z.string()).optional(),
+    })
+    .default({}),
+});
+
+/** The conversation's config, as given (every field has a default). */
+export type ConversationConfig = z.input<typeof conversationConfigSchema>;
+/** The conversation's config, defaults applied. */
+export type ConversationSettings = z.output<typeof conversationConfigSchema>;
+
+type Ctx = ActionContext<ConversationState, ConversationSettings>;
+
+/** The answer's text: the text parts of the last assistant message. */
+export function answerText(messages: readonly ChatMessage[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i]!;
+    if (message.role !== 'assistant') continue;
+    if (typeof message.content === 'string') return message.content;
+    if (!Array.isArray(message.content)) return '';
+    return message.content
+      .filter((part: { type?: string }) => part?.type === 'text')
+      .map((part: { text?: string }) => part.text ?? '')
+      .join('');
+  }
+  return '';
+}
+
+function emit(ctx: Ctx, type: string, data: Record<string, unknown>): Effect {
+  return Effects.emit(createSignal(type, { agent: ctx.agentId, ...data }, { source: ctx.agentId }));
+}
+
+function now(): string {
+  return new Date().toISOString();
+}
+
+/** The state and effects that begin turn `n` for `text`. */
+function beginTurn(ctx: Ctx, messages: readonly ChatMessage[], text: string, replyTo: string | null): { state: Partial<ConversationState>; effects: Effect[] } {
+  const n = ctx.skillState.turns + 1;
+  const turn: TurnRecord = { n, status: 'thinking', replyTo, query: text, steps: 0, toolCalls: 0, pending: [], startedAt: now() };
+  return {
+    state: { messages: [...messages, { role: 'user', content: text }], turn, turns: n },
+    effects: [emit(ctx, ChatSignals.started, { turn: n })],
+  };
+}
+
+/** A tool result message part. */
+function toolResult(call: Pick<PendingToolCall, 'toolCallId' | 'tool'>, output: Record<string, unknown>) {
+  return { type: 'tool-result', toolCallId: call.toolCallId, toolName: call.tool, output };
+}
+
+/** The history with `part` added to a trailing tool message, or in a new one. */
+function withToolResult(messages: readonly ChatMessage[], part: Record<string, unknown>): ChatMessage[] {
+  const last = messages.at(-1);
+  if (last?.role === 'tool' && Array.isArray(last.content)) {
+    return [...messages.slice(0, -1), { ...last, content: [...last.content, part] }];
+  }
+  return [...messages, { role: 'tool', content: [part] }];
+}
+
+/** An error as a tool result the model reads. */
+export function errorOutput(error: { code: string; message: string }): Record<string, unknown> {
+  return { type: 'error-json', value: { code: error.code, message: error.message } };
+}
+
+/**
+ * Ends the turn in flight: the state it leaves, the reply to its caller and the signals. Tool
+ * calls that had not run get an error result, so the history stays valid input for the model.
+ */
+function endTurn(ctx: Ctx, messages: ChatMessage[], ending: TurnEnding, extra: Effect[] = []): { state: Partial<ConversationState>; effects: Effect[] } {
+  const turn = ctx.skillState.turn!;
+  let history = messages;
+  if (ending.outcome !== 'answered') {
+    const error = ending.error ?? { code: 'cancelled', message: 'the turn ended before this tool call ran' };
+    for (const call of turn.pending) history = withToolResult(history, toolResult(call, errorOutput({ code: error.code, message: `not run: ${error.message}` })));
+  }
+  const effects: Effect[] = [...extra];
+  if (turn.replyTo !== null) {
+    effects.push(
+      ending.outcome === 'answered'
+        ? Effects.reply(ending.text ?? '', {}, { to: turn.replyTo })
+        : Effects.reply(undefined, {}, { to: turn.replyTo, error: ending.error! }),
+    );
+  }
+  if (ending.outcome === 'answered') effects.push(emit(ctx, ChatSignals.answered, { turn: turn.n, text: ending.text ?? '' }));
+  else if (ending.outcome === 'cancelled') effects.push(emit(ctx, ChatSignals.cancelled, { turn: turn.n, reason: ending.error?.message ?? 'cancelled' }));
+  else effects.push(emit(ctx, ChatSignals.failed, { turn: turn.n, error: ending.error }));
+  const state: Partial<ConversationState> = { messages: history, turn: null, last: ending };
+  // The next message waiting starts its turn in the same step.
+  const [next, ...rest] = ctx.skillState.queue;
+  if (next) {
+    const begun = beginTurn(ctx, history, next.text, next.replyTo);
+    return { state: { ...state, ...begun.state, queue: rest }, effects: [...effects, ...begun.effects] };
+  }
+  return { state, effects };
+}
+
+/** The turn in flight when it is turn `n`, or the failure that says why not. */
+function currentTurn(ctx: Ctx, n: number) {
+  const turn = ctx.skillState.turn;
+  if (turn === null || turn.n !== n) {
+    return fail('no_turn', turn === null ? `turn ${n} is over; no turn is in flight` : `turn ${n} is over; turn ${turn.n} is in flight`, { turn: n });
+  }
+  return turn;
+}
+
+/** The status after the tool calls in `pending`: approval first, then acting, then thinking again. */
+function statusFor(pending: readonly PendingToolCall[]): TurnStatus {
+  if (pending.length === 0) return 'thinking';
+  return pending[0]!.approval === 'needed' ? 'awaiting-approval' : 'acting';
+}
+
+const message = defineAction({
+  name: 'message',
+  description: 'A user message: starts a turn, or waits for the turn in flight to end.',
+  input: z.object({ text: z.string().min(1, 'the message is empty') }),
+  state: conversationSchema,
+  tool: false,
+  run: ({ text }, ctx: Ctx) => {
+    const replyTo = ctx.signal?.id ?? null;
+    const effects: Effect[] = replyTo !== null ? [Effects.deferReply()] : [];
+    if (ctx.skillState.turn !== null) {
+      return result({ queued: true, turn: ctx.skillState.turn.n }, { state: { queue: [...ctx.skillState.queue, { text, replyTo }] }, effects });
+    }
+    const begun = beginTurn(ctx, ctx.skillState.messages, text, replyTo);
+    return result({ queued: false, turn: begun.state.turn!.n }, { state: begun.state, effects: [...effects, ...begun.effects] });
+  },
+});
+
+const toolCallInput = z.object({ toolCallId: z.string(), tool: z.string(), args: z.unknown(), needsApproval: z.boolean() });
+
+const recordResponse = defineAction({
+  name: 'record_response',
+  description: "Records a model's answer for the turn in flight: its messages, usage and tool calls.",
+  input: z.object({
+    turn: z.number().int(),
+    messages: z.array(messageSchema),
+    usage: usageSchema,
+    toolCalls: z.array(toolCallInput),
+  }),
+  state: conversationSchema,
+  tool: false,
+  run: ({ turn: n, messages, usage, toolCalls }, ctx: Ctx) => {
+    const turn = currentTurn(ctx, n);
+    if (!('n' in turn)) return turn;
+    if (turn.status !== 'thinking') return fail('no_turn', `turn ${n} is ${turn.status}, not waiting for the model`, { turn: n });
+    const state = ctx.skillState;
+    const history = [...state.messages, ...messages];
+    const total: ChatUsage = {
+      inputTokens: state.usage.inputTokens + usage.inputTokens,
+      outputTokens: state.usage.outputTokens + usage.outputTokens,
+      totalTokens: state.usage.totalTokens + usage.totalTokens,
+    };
+    const steps = turn.steps + 1;
+    if (toolCalls.length === 0) {
+      const text = answerText(history);
+      const ended = endTurn(ctx, history, { n, outcome: 'answered', text });
+      return result({ status: 'answered', text }, { state: { ...ended.state, usage: total }, effects: ended.effects });
+    }
+    const pending: PendingToolCall[] = toolCalls.map((call) => ({
+      toolCallId: call.toolCallId,
+      tool: call.tool,
+      args: call.args,
+      approval: call.needsApproval ? 'needed' : 'none',
+    }));
+    const calls = turn.toolCalls + pending.length;
+    const next: TurnRecord = { ...turn, steps, toolCalls: calls, pending };
+    if (calls > ctx.config.maxToolCalls) {
+      const error: ErrorInfo = {
+        code: 'turn_limit',
+        message: `turn ${n} asked for ${calls} tool calls; at most ${ctx.config.maxToolCalls} are allowed per turn`,
+        details: { limit: 'maxToolCalls', value: ctx.config.maxToolCalls },
+      };
+      const failing = { ...ctx, skillState: { ...state, turn: next } } as Ctx;
+      const ended = endTurn(failing, history, { n, outcome: 'failed', error });
+      return result({ status: 'failed' }, { state: { ...ended.state, usage: total }, effects: ended.effects });
+    }
+    next.status = statusFor(pending);
+    const effects: Effect[] = [];
+    if (next.status === 'awaiting-approval') effects.push(approvalSignal(ctx, next));
+    return result({ status: next.status }, { state: { messages: history, usage: total, turn: next }, effects });
+  },
+});
+
+function approvalSignal(ctx: Ctx, turn: TurnRecord): Effect {
+  const call = turn.pending[0]!;
+  return emit(ctx, ChatSignals.approval, { turn: turn.n, toolCallId: call.toolCallId, tool: call.tool, args: call.args });
+}
+
+const recordToolResult = defineAction({
+  name: 'record_tool_result',
+  description: 'Records the result of the next tool call of the turn in flight.',
+  input: z.object({
+    turn: z.number().int(),
+    toolCallId: z.string(),
+    ok: z.boolean(),
+    output: z.unknown().optional(),
+    error: z.object({ code: z.string(), message: z.string() }).optional(),
+  }),
+  state: conversationSchema,
+  tool: false,
+  run: ({ turn: n, toolCallId, ok, output, error }, ctx: Ctx) => {
+    const turn = currentTurn(ctx, n);
+    if (!('n' in turn)) return turn;
+    const call = turn.pending[0];
+    if (call === undefined || call.toolCallId !== toolCallId) {
+      return fail('no_turn', `tool call '${toolCallId}' is not the next one of turn ${n}${call ? ` ('${call.toolCallId}' is)` : ''}`, { turn: n });
+    }
+    const part = ok
+      ? toolResult(call, { type: 'json', value: output === undefined ? null : (output as object) })
+      : call.approval === 'denied'
+        ? toolResult(call, { type: 'execution-denied', ...(call.reason !== undefined ? { reason: call.reason } : {}) })
+        : toolResult(call, errorOutput(error ?? { code: 'action_failed', message: 'the tool call failed' }));
+    const pending = turn.pending.slice(1);
+    const next: TurnRecord = { ...turn, pending, status: statusFor(pending) };
+    const messages = withToolResult(ctx.skillState.messages, part);
+    const effects: Effect[] = [];
+    if (next.status === 'awaiting-approval') effects.push(approvalSignal(ctx, next));
+    if (next.status === 'thinking' && next.steps >= ctx.config.maxSteps) {
+      const limit: ErrorInfo = {
+        code: 'turn_limit',
+        message: `turn ${n} made ${next.steps} model calls without answering; at most ${ctx.config.maxSteps} are allowed per turn`,
+        details: { limit: 'maxSteps', value: ctx.config.maxSteps },
+      };
+      const ended = endTurn({ ...ctx, skillState: { ...ctx.skillState, turn: next } } as Ctx, messages, { n, outcome: 'failed', error: limit });
+      return result({ status: 'failed' }, ended);
+    }
+    return result({ status: next.status }, { state: { messages, turn: next }, effects });
+  },
+});
+
+function decide(approve: boolean) {
+  return ({ toolCallId, reason }: { toolCallId: string; reason?: string | undefined }, ctx: Ctx) => {
+    const turn = ctx.skillState.turn;
+    const call = turn?.pending[0];
+    if (!turn || turn.status !== 'awaiting-approval' || call === undefined || call.toolCallId !== toolCallId) {
+      const waiting = turn?.status === 'awaiting-approval' ? ` (tool call '${turn.pending[0]!.toolCallId}' is)` : '';
+      return fail('no_turn', `tool call '${toolCallId}' is not waiting for approval${waiting}`, { toolCallId });
+    }
+    const decided: PendingToolCall = { ...call, approval: approve ? 'approved' : 'denied' };
+    if (!approve && reason !== undefined) decided.reason = reason;
+    const next: TurnRecord = { ...turn, status: 'acting', pending: [decided, ...turn.pending.slice(1)] };
+    return result({ toolCallId, approved: approve }, { state: { turn: next }, effects: [emit(ctx, ChatSignals.resumed, { turn: turn.n })] });
+  };
+}
+
+const approve = defineAction({
+  name: 'approve',
+  description: 'Lets the tool call waiting for approval run.',
+  input: z.object({ toolCallId: z.string() }),
+  state: conversationSchema,
+  tool: false,
+  run: decide(true),
+});
+
+const deny = defineAction({
+  name: 'deny',
+  description: 'Refuses the tool call waiting for approval: the model is told it was denied.',
+  input: z.object({ toolCallId: z.string(), reason: z.string().optional() }),
+  state: conversationSchema,
+  tool: false,
+  run: decide(false),
+});
+
+const failTurn = defineAction({
+  name: 'fail_turn',
+  description: 'Ends the turn in flight with an error (the model failed, a limit was reached, it was cancelled).',
+  input: z.object({ turn: z.number().int(), error: z.object({ code: z.string(), message: z.string() }).loose() }),
+  state: conversationSchema,
+  tool: false,
+  run: ({ turn: n, error }, ctx: Ctx) => {
+    const turn = currentTurn(ctx, n);
+    if (!('n' in turn)) return turn;
+    const info = error as ErrorInfo;
+    const outcome = info.code === 'cancelled' ? 'cancelled' : 'failed';
+    return result({ status: outcome }, endTurn(ctx, ctx.skillState.messages, { n, outcome, error: info }));
+  },
+});
+
+function cancelTurn(ctx: Ctx, reason: string) {
+  const turn = ctx.skillState.turn;
+  if (turn === null) return result({ cancelled: false });
+  const error: ErrorInfo = { code: 'cancelled', message: reason };
+  return result({ cancelled: true, turn: turn.n }, endTurn(ctx, ctx.skillState.messages, { n: turn.n, outcome: 'cancelled', error }));
+}
+
+const cancel = defineAction({
+  name: 'cancel',
+  description: 'Cancels the turn in flight.',
+  input: z.object({ reason: z.string().optional() }),
+  state: conversationSchema,
+  tool: false,
+  run: ({ reason }, ctx: Ctx) => cancelTurn(ctx, reason ?? 'cancelled by a chat.cancel signal'),
+});
+
+const callAborted = defineAction({
+  name: 'call_aborted',
+  description: "Cancels the turn whose caller aborted its call, or drops that caller's queued message.",
+  input: z.object({ signal: z.string() }),
+  state: conversationSchema,
+  tool: false,
+  run: ({ signal }, ctx: Ctx) => {
+    const state = ctx.skillState;
+    if (state.turn?.replyTo === signal) return cancelTurn(ctx, 'the caller aborted its call');
+    const queue = state.queue.filter((item) => item.replyTo !== signal);
+    return queue.length === state.queue.length ? result({ cancelled: false }) : result({ cancelled: true }, { state: { queue } });
+  },
+});
+
+const compact = defineAction({
+  name: 'compact',
+  description: 'Replaces the oldest messages of the history by a summary (or drops them).',
+  input: z.object({ remove: z.number().int().positive(), summary: z.string().optional() }),
+  state: conversationSchema,
+  tool: false,
+  run: ({ remove, summary }, ctx: Ctx) => {
+    const state = ctx.skillState;
+    if (remove > state.messages.length) return fail('invalid_compaction', `cannot remove ${remove} messages from a history of ${state.messages.length}`);
+    const kept = state.messages.slice(remove);
+    const head: ChatMessage[] = summary ? [{ role: 'user', content: `<conversation_summary>\n${summary}\n</conversation_summary>` }] : [];
+    return result(
+      { removed: remove, kept: kept.length },
+      {
+        state: { messages: [...head, ...kept], compacted: state.compacted + remove },
+        effects: [emit(ctx, ChatSignals.compacted, { removed: remove, kept: kept.length, summarised: summary !== undefined })],
+      },
+    );
+  },
+});
+
+const reset = defineAction({
+  name: 'reset',
+  description: 'Forgets the history and the usage counters.',
+  input: z.object({}),
+  state: conversationSchema,
+  tool: false,
+  run: (_params: Record<string, never>, ctx: Ctx) => {
+    if (ctx.skillState.turn !== null) return fail('turn_in_flight', `turn ${ctx.skillState.turn.n} is in flight; cancel it first (chat.cancel)`);
+    return result({ reset: true }, { state: { messages: [], compacted: 0, last: null } });
+  },
+});
+
+/**
+ * The conversation skill. Attach it to an agent to make the agent model-driven: a `chat.message`
+ * call runs turns against the model the system knows by `config.model`, and resolves with the
+ * answer's text.
+ *
+ * @example
+ * const Assistant = defineAgent({
+ *   name: 'assistant',
+ *   skills: [[conversation, { instructions: 'You help with arithmetic.' }], calculator],
+ * });
+ * const system = createAgentSystem({ models: { default: openai('gpt-4.1') } });
+ * const answer = await system.spawn(Assistant).call(chatMessage('What is 2 + 3?'), { timeout: 60_000 });
+ */
+export const conversation = defineSkill({
+  name: CONVERSATION,
+  description: 'A conversation with a language model: history, usage, the turn in flight, and the limits that hold.',
+  category: 'model',
+  schema: conversationSchema,
+  configSchema: conversationConfigSchema,
+  actions: [message, recordResponse, recordToolResult, approve, deny, failTurn, cancel, callAborted, compact, reset],
+  routes: [
+    { path: ChatSignals.message, target: { action: 'message' } },
+    { path: ChatSignals.approve, target: { action: 'approve' } },
+    { path: ChatSignals.deny, target: { action: 'deny' } },
+    { path: ChatSignals.cancel, target: { action: 'cancel' } },
+    { path: ChatSignals.reset, target: { action: 'reset' } },
+    { path: CALL_ABORTED_SIGNAL, target: { action: 'call_aborted' } },
+  ],
+});
+
+/** A `chat.message` signal for `text`, to `send` or `call`. */
+export function chatMessage(text: string) {
+  return createSignal(ChatSignals.message, { text });
+}

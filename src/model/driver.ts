@@ -1,0 +1,562 @@
+/**
+ * The conversation driver: runs the turns of a system's model-driven agents. It listens to the
+ * `chat.turn.*` signals the conversation skill emits, starts one turn actor per turn in flight
+ * (and one for each turn found in flight when an agent is restored), and does the slow work
+ * their states ask for: asking the model (with retries, a time-out and cancellation, streaming
+ * text as `chat.delta` signals) and running tool calls through the agent. Every result is
+ * recorded by one of the conversation's actions, as a step of the agent.
+ *
+ * Never holds conversation state of its own: what it knows of a turn it reads from the agent.
+ */
+import { createActor } from 'xstate';
+import type { InspectionEvent } from 'xstate';
+import { catalogOf, type Agent } from '../core/agent-value.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import { diagnostic } from '../core/diagnostics.js';
+import { describeThrown, errorInfo, SkillstateError, type ErrorInfo } from '../core/errors.js';
+import { isPlainObject } from '../core/plain.js';
+import { createSignal, type Signal } from '../core/signal.js';
+import type { Toolset } from '../core/toolset.js';
+import type { SkillResolver } from '../core/skill-registry.js';
+import { DocumentSkillRegistry } from '../manifest/document-registry.js';
+import type { AgentRef } from '../runtime/agent-ref.js';
+import { RuntimeError } from '../runtime/errors.js';
+import type { Tracer } from '../runtime/trace.js';
+import {
+  ChatSignals,
+  conversationConfigSchema,
+  CONVERSATION,
+  type ChatMessage,
+  type ChatUsage,
+  type ConversationSettings,
+  type ConversationState,
+  type TurnRecord,
+} from './conversation.js';
+import { loadAi, type AiModule, type ChatModel, type Compactor } from './models.js';
+import { buildSystemPrompt, PromptCache } from './prompt.js';
+import { turnMachine, type TurnActor, type TurnPhase, type TurnWork } from './turn-machine.js';
+
+/** What the driver needs from the system it runs in. */
+export interface ConversationHost {
+  get(id: string): AgentRef | undefined;
+  subscribe(pattern: string, listener: (signal: Signal) => void): () => void;
+  publish(signal: Signal, from: string): void;
+  diagnose(agentId: string, diagnostic: Diagnostic): void;
+  report(agentId: string, error: ErrorInfo): void;
+  readonly inspect: ((event: InspectionEvent) => void) | undefined;
+  /** The system's trace, which gets one `turn` record per state a turn actor enters. */
+  readonly trace: Tracer | undefined;
+  /** The system's skill resolvers: a document-skill registry among them is what is disclosed. */
+  readonly resolvers: readonly SkillResolver[];
+}
+
+/** The model options of `createAgentSystem`. */
+export interface ConversationOptions {
+  /** Language models by name: a conversation's `model` config names one (default `default`). */
+  models?: Readonly<Record<string, ChatModel>> | undefined;
+  /** Compactors by name: a conversation's `history.strategy` may name one. */
+  compactors?: Readonly<Record<string, Compactor>> | undefined;
+}
+
+/** A model's answer, as the turn records it. */
+interface ModelAnswer {
+  messages: ChatMessage[];
+  usage: ChatUsage;
+  toolCalls: { toolCallId: string; toolName: string; input: unknown }[];
+}
+
+/** An error of the model call, and whether trying again may help. */
+interface ModelProblem {
+  error: ErrorInfo;
+  retryable: boolean;
+  /** What the provider asked to wait, in milliseconds. */
+  retryAfter?: number;
+}
+
+const MAX_RETRY_WAIT = 60_000;
+
+/** Checks the `models` option: each a language model object of the AI SDK. */
+function checkModels(models: unknown): Readonly<Record<string, ChatModel>> {
+  if (models === undefined) return {};
+  if (!isPlainObject(models)) throw new RuntimeError(errorInfo('invalid_options', 'models must be an object of language models by name, such as { default: openai("gpt-4.1") }', { subject: 'models' }));
+  for (const [name, model] of Object.entries(models)) {
+    const ok = typeof model === 'object' && model !== null && typeof (model as { doGenerate?: unknown }).doGenerate === 'function' && typeof (model as { doStream?: unknown }).doStream === 'function';
+    if (!ok) {
+      throw new RuntimeError(
+        errorInfo('invalid_options', `models.${name} is not an AI SDK language model (an object with doGenerate and doStream, such as openai("gpt-4.1"))`, { subject: `models.${name}` }),
+      );
+    }
+  }
+  return models as Readonly<Record<string, ChatModel>>;
+}
+
+function sleep(ms: number, abort: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (abort.aborted) return reject(abort.reason);
+    const timer = setTimeout(() => {
+      abort.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abort.reason);
+    };
+    abort.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** A value as plain JSON (what the provider returned may hold class instances). */
+function plain<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+function infoOf(error: unknown, fallback: ErrorInfo['code']): ErrorInfo {
+  if (error instanceof SkillstateError) return error.toInfo();
+  return errorInfo(fallback, describeThrown(error));
+}
+
+const estimated = new WeakMap<readonly ChatMessage[], number>();
+
+/** The history's size in tokens, estimated at four characters a token. */
+export function historyTokens(messages: readonly ChatMessage[]): number {
+  let tokens = estimated.get(messages);
+  if (tokens === undefined) estimated.set(messages, (tokens = Math.ceil(JSON.stringify(messages).length / 4)));
+  return tokens;
+}
+
+/** Where the latest `keepTurns` turns begin: the index of their first user message (0 when there are no more). */
+export function keepFrom(messages: readonly ChatMessage[], keepTurns: number): number {
+  let seen = 0;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i]!;
+    if (message.role === 'user' && typeof message.content === 'string' && !message.content.startsWith('<conversation_summary>')) {
+      if (++seen === keepTurns) return i;
+    }
+  }
+  return 0;
+}
+
+/** A history as text for a summary. */
+function transcript(messages: readonly ChatMessage[]): string {
+  return messages
+    .map((message) => {
+      const content = typeof message.content === 'string' ? message.content : JSON.stringify(message.content);
+      return `${message.role}: ${content}`;
+    })
+    .join('\n');
+}
+
+/** Runs the turns of one system's model-driven agents. */
+export class ConversationDriver {
+  private readonly models: Readonly<Record<string, ChatModel>>;
+  private readonly compactors: Readonly<Record<string, Compactor>>;
+  private readonly running = new Map<string, { n: number; actor: TurnActor }>();
+  private readonly cache = new PromptCache();
+  private readonly aiTools = new WeakMap<Toolset, Record<string, unknown>>();
+  private unsubscribe: (() => void) | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly host: ConversationHost,
+    options: ConversationOptions,
+  ) {
+    this.models = checkModels(options.models);
+    if (options.compactors !== undefined && !isPlainObject(options.compactors)) {
+      throw new RuntimeError(errorInfo('invalid_options', 'compactors must be an object of functions by name', { subject: 'compactors' }));
+    }
+    for (const [name, compactor] of Object.entries(options.compactors ?? {})) {
+      if (typeof compactor !== 'function') throw new RuntimeError(errorInfo('invalid_options', `compactors.${name} is not a function`, { subject: `compactors.${name}` }));
+    }
+    this.compactors = options.compactors ?? {};
+    this.unsubscribe = host.subscribe('chat.turn.*', (signal) => this.heard(signal));
+  }
+
+  /** An agent just restored (or spawned with state): runs the turn it has in flight, if any. */
+  adopt(agentId: string): void {
+    queueMicrotask(() => this.ensure(agentId));
+  }
+
+  /** Stops every turn actor (their model requests are aborted). */
+  stop(): void {
+    this.stopped = true;
+    this.unsubscribe?.();
+    for (const { actor } of this.running.values()) actor.stop();
+    this.running.clear();
+  }
+
+  // ── Turn actors ──────────────────────────────────────────────────────────────────────────
+
+  private heard(signal: Signal): void {
+    const data = signal.data as { agent?: unknown; turn?: unknown } | undefined;
+    if (typeof data?.agent !== 'string' || typeof data.turn !== 'number') return;
+    const agentId = data.agent;
+    const n = data.turn;
+    const running = this.running.get(agentId);
+    switch (signal.type) {
+      case ChatSignals.started:
+        // Emitted from inside the agent's step: the actor starts once the step is over.
+        queueMicrotask(() => this.ensure(agentId));
+        return;
+      case ChatSignals.resumed:
+        queueMicrotask(() => {
+          const current = this.running.get(agentId);
+          if (current?.n === n && current.actor.getSnapshot().status === 'active') current.actor.send({ type: 'resume', phase: this.phaseOf(agentId, n) });
+          else this.ensure(agentId);
+        });
+        return;
+      case ChatSignals.cancelled:
+        if (running?.n === n) {
+          this.running.delete(agentId);
+          running.actor.send({ type: 'cancel' });
+        }
+        return;
+      case ChatSignals.answered:
+      case ChatSignals.failed:
+        if (running?.n === n) this.running.delete(agentId);
+        this.cache.forget(agentId);
+        return;
+    }
+  }
+
+  /** Starts the actor of the agent's turn in flight, unless it runs already. */
+  private ensure(agentId: string): void {
+    if (this.stopped) return;
+    const ref = this.host.get(agentId);
+    const turn = ref ? this.slice(ref)?.turn : undefined;
+    if (!ref || !turn) return;
+    const current = this.running.get(agentId);
+    if (current?.n === turn.n && current.actor.getSnapshot().status === 'active') return;
+    if (current) current.actor.stop();
+    const work: TurnWork = {
+      think: (n, abort) => this.think(ref, n, abort),
+      act: (n, abort) => this.act(ref, n, abort),
+      crashed: (n, error) => this.crashed(ref, n, error),
+    };
+    const actor = createActor(turnMachine, {
+      input: { agent: agentId, n: turn.n, phase: turn.status, work },
+      systemId: `${agentId}/turns/${turn.n}`,
+      id: `${agentId}/turns/${turn.n}`,
+      ...(this.host.inspect ? { inspect: this.host.inspect } : {}),
+    });
+    this.running.set(agentId, { n: turn.n, actor });
+    const trace = this.host.trace;
+    let traced: unknown;
+    actor.subscribe({
+      next: (snapshot) => {
+        if (!trace || snapshot.value === traced || snapshot.value === 'next') return;
+        traced = snapshot.value;
+        trace({ kind: 'turn', agent: agentId, turn: turn.n, state: String(snapshot.value) });
+      },
+      complete: () => {
+        if (this.running.get(agentId)?.actor === actor) this.running.delete(agentId);
+      },
+    });
+    actor.start();
+  }
+
+  /** The document-skill registry among the system's resolvers, whose skills are disclosed. */
+  private documents(): DocumentSkillRegistry | undefined {
+    return this.host.resolvers.find((resolver): resolver is DocumentSkillRegistry => resolver instanceof DocumentSkillRegistry);
+  }
+
+  // ── Reading the agent ────────────────────────────────────────────────────────────────────
+
+  private slice(ref: AgentRef): ConversationState | undefined {
+    return (ref.getSnapshot().state as { [CONVERSATION]?: ConversationState })[CONVERSATION];
+  }
+
+  private settings(ref: AgentRef): ConversationSettings {
+    const record = ref.getSnapshot().mounted.find((mounted) => mounted.name === CONVERSATION);
+    return conversationConfigSchema.parse(record?.config ?? {});
+  }
+
+  /** Where turn `n` of the agent is, as its state says. */
+  private phaseOf(agentId: string, n: number): TurnPhase {
+    const ref = this.host.get(agentId);
+    const slice = ref && !ref.getSnapshot().status.startsWith('stopped') ? this.slice(ref) : undefined;
+    if (slice?.turn?.n === n) return slice.turn.status;
+    if (slice?.last?.n === n) return slice.last.outcome;
+    return 'cancelled';
+  }
+
+  /** The turn in flight when it is `n` and has `status`; otherwise where turn `n` is. */
+  private turnAt(ref: AgentRef, n: number, status: TurnRecord['status']): TurnRecord | TurnPhase {
+    if (ref.getSnapshot().status === 'stopped') return 'cancelled';
+    const turn = this.slice(ref)?.turn;
+    if (turn?.n === n && turn.status === status) return turn;
+    return this.phaseOf(ref.id, n);
+  }
+
+  /** Runs one of the conversation's actions; resolves with where turn `n` is afterwards. */
+  private async record(ref: AgentRef, n: number, action: string, params: Record<string, unknown>): Promise<TurnPhase> {
+    try {
+      const output = (await ref.run({ action, skill: CONVERSATION, params }, { timeout: Infinity })) as { status?: TurnPhase } | undefined;
+      return output?.status ?? this.phaseOf(ref.id, n);
+    } catch (error) {
+      if (error instanceof RuntimeError && error.code === 'agent_stopped') return 'cancelled';
+      // The turn ended meanwhile (cancelled): what the state says is the answer.
+      if (error instanceof RuntimeError && error.details?.reason === 'no_turn') return this.phaseOf(ref.id, n);
+      throw error;
+    }
+  }
+
+  private fail(ref: AgentRef, n: number, error: ErrorInfo): Promise<TurnPhase> {
+    return this.record(ref, n, 'fail_turn', { turn: n, error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } });
+  }
+
+  private crashed(ref: AgentRef, n: number, error: unknown): void {
+    const info = errorInfo('model_failed', `turn ${n} of agent '${ref.id}' failed unexpectedly: ${describeThrown(error)}`);
+    this.host.report(ref.id, info);
+    void this.fail(ref, n, info).catch(() => {});
+  }
+
+  private publish(agentId: string, type: string, data: Record<string, unknown>): void {
+    this.host.publish(createSignal(type, { agent: agentId, ...data }, { source: agentId }), agentId);
+  }
+
+  // ── Thinking: asking the model ───────────────────────────────────────────────────────────
+
+  private async think(ref: AgentRef, n: number, abort: AbortSignal): Promise<TurnPhase> {
+    const turn = this.turnAt(ref, n, 'thinking');
+    if (typeof turn === 'string') return turn;
+    const settings = this.settings(ref);
+    const slice = this.slice(ref)!;
+    if (settings.maxTokens !== undefined && slice.usage.totalTokens >= settings.maxTokens) {
+      return this.fail(ref, n, errorInfo('budget_exceeded', `agent '${ref.id}' has used ${slice.usage.totalTokens} tokens of its budget of ${settings.maxTokens}`, {
+        details: { used: slice.usage.totalTokens, budget: settings.maxTokens },
+      }));
+    }
+    const model = this.models[settings.model];
+    if (!model) {
+      const known = Object.keys(this.models);
+      return this.fail(ref, n, errorInfo('model_not_found', `agent '${ref.id}' asks for model '${settings.model}', which the system does not know; ${known.length ? `known models: ${known.join(', ')}` : 'pass models to createAgentSystem({ models: { default: ... } })'}`, {
+        subject: settings.model,
+      }));
+    }
+    let ai: AiModule;
+    try {
+      ai = await loadAi();
+    } catch (error) {
+      return this.fail(ref, n, infoOf(error, 'model_unavailable'));
+    }
+    const compacted = await this.compactIfNeeded(ref, n, settings, model, ai, abort);
+    if (compacted !== undefined) return compacted;
+
+    const agent = ref.getSnapshot().agent as Agent<object>;
+    const messages = this.slice(ref)!.messages;
+    const prompt = await buildSystemPrompt(agent, settings, turn.query, this.documents(), this.cache);
+    for (const note of prompt.diagnostics) this.host.diagnose(ref.id, note);
+    const toolset = ref.tools();
+    let answer: ModelAnswer;
+    try {
+      answer = await this.ask(ai, ref.id, n, turn.steps, model, settings, prompt.text, messages, this.toolsFor(ai, toolset), abort);
+    } catch (problem) {
+      if (abort.aborted) return this.phaseOf(ref.id, n);
+      return this.fail(ref, n, (problem as ModelProblem).error ?? infoOf(problem, 'model_failed'));
+    }
+    const catalog = catalogOf(agent);
+    const toolCalls = answer.toolCalls.map((call) => {
+      const binding = toolset.bindings.get(call.toolName);
+      let needsApproval = false;
+      if (binding && catalog) {
+        const actions = binding.skill === undefined ? catalog.blueprint.ownActions : (catalog.skills.get(binding.skill)?.spec.actions ?? []);
+        needsApproval = actions.find((action) => action.name === binding.action)?.needsApproval ?? false;
+      }
+      return { toolCallId: call.toolCallId, tool: call.toolName, args: call.input ?? {}, needsApproval };
+    });
+    return this.record(ref, n, 'record_response', { turn: n, messages: answer.messages, usage: answer.usage, toolCalls });
+  }
+
+  /** The agent's tools as the AI SDK takes them (no `execute`: the agent runs them). */
+  private toolsFor(ai: AiModule, toolset: Toolset): Record<string, unknown> {
+    let tools = this.aiTools.get(toolset);
+    if (!tools) {
+      tools = {};
+      for (const tool of toolset.tools) {
+        tools[tool.function.name] = ai.tool({ description: tool.function.description, inputSchema: ai.jsonSchema(tool.function.parameters as Parameters<AiModule['jsonSchema']>[0]) });
+      }
+      this.aiTools.set(toolset, tools);
+    }
+    return tools;
+  }
+
+  /** Asks the model, retrying what may pass with a backoff; throws a `ModelProblem`. */
+  private async ask(
+    ai: AiModule,
+    agentId: string,
+    n: number,
+    step: number,
+    model: ChatModel,
+    settings: ConversationSettings,
+    system: string,
+    messages: readonly ChatMessage[],
+    tools: Record<string, unknown>,
+    abort: AbortSignal,
+  ): Promise<ModelAnswer> {
+    for (let attempt = 0; ; attempt++) {
+      const timeout = new AbortController();
+      const timer = setTimeout(() => timeout.abort(new Error(`no answer within ${settings.modelTimeout} ms`)), settings.modelTimeout);
+      try {
+        return await this.askOnce(ai, agentId, n, step, model, settings, system, messages, tools, AbortSignal.any([abort, timeout.signal]));
+      } catch (error) {
+        if (abort.aborted) throw error;
+        const problem = this.classify(ai, error, timeout.signal.aborted, settings, model);
+        if (!problem.retryable || attempt >= settings.retries) throw problem;
+        const wait = Math.min(problem.retryAfter ?? settings.retryDelay * 2 ** attempt, MAX_RETRY_WAIT);
+        this.host.diagnose(
+          agentId,
+          diagnostic('warning', 'model_retry', `agent '${agentId}', turn ${n}: ${problem.error.message}; trying again in ${wait} ms (retry ${attempt + 1} of ${settings.retries})`, {
+            details: { code: problem.error.code, attempt: attempt + 1, wait },
+          }),
+        );
+        await sleep(wait, abort);
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+  }
+
+  private async askOnce(
+    ai: AiModule,
+    agentId: string,
+    n: number,
+    step: number,
+    model: ChatModel,
+    settings: ConversationSettings,
+    system: string,
+    messages: readonly ChatMessage[],
+    tools: Record<string, unknown>,
+    abortSignal: AbortSignal,
+  ): Promise<ModelAnswer> {
+    const call = {
+      model,
+      ...(system ? { system } : {}),
+      messages: messages as Parameters<AiModule['generateText']>[0]['messages'] & object,
+      tools: tools as Parameters<AiModule['generateText']>[0]['tools'],
+      maxRetries: 0,
+      abortSignal,
+      ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
+      ...(settings.maxOutputTokens !== undefined ? { maxOutputTokens: settings.maxOutputTokens } : {}),
+    };
+    if (!settings.stream) {
+      const result = await ai.generateText(call);
+      return this.answer(result.response.messages, result.usage, result.toolCalls);
+    }
+    const result = ai.streamText({ ...call, onError: () => {} });
+    for await (const part of result.fullStream) {
+      if (part.type === 'text-delta') this.publish(agentId, ChatSignals.delta, { turn: n, step, text: part.text });
+      else if (part.type === 'error') throw part.error;
+    }
+    if (abortSignal.aborted) throw abortSignal.reason;
+    const [response, usage, toolCalls] = await Promise.all([result.response, result.usage, result.toolCalls]);
+    return this.answer(response.messages, usage, toolCalls);
+  }
+
+  private answer(
+    messages: readonly unknown[],
+    usage: { inputTokens?: number | undefined; outputTokens?: number | undefined; totalTokens?: number | undefined },
+    toolCalls: readonly { toolCallId: string; toolName: string; input: unknown; invalid?: boolean }[],
+  ): ModelAnswer {
+    const input = usage.inputTokens ?? 0;
+    const output = usage.outputTokens ?? 0;
+    return {
+      messages: plain(messages) as ChatMessage[],
+      usage: { inputTokens: input, outputTokens: output, totalTokens: usage.totalTokens ?? input + output },
+      // Calls of unknown tools and unparsable arguments already have their error result from the SDK.
+      toolCalls: toolCalls.filter((call) => call.invalid !== true).map((call) => ({ toolCallId: call.toolCallId, toolName: call.toolName, input: plain(call.input ?? {}) })),
+    };
+  }
+
+  /** What went wrong with a model call, and whether to try again. */
+  private classify(ai: AiModule, error: unknown, timedOut: boolean, settings: ConversationSettings, model: ChatModel): ModelProblem {
+    const name = `model '${model.provider}:${model.modelId}'`;
+    if (timedOut) return { retryable: true, error: errorInfo('model_timeout', `${name} gave no answer within ${settings.modelTimeout} ms`, { details: { timeout: settings.modelTimeout } }) };
+    if (ai.APICallError.isInstance(error)) {
+      const status = error.statusCode;
+      const details: Record<string, unknown> = { status: status ?? null, retryable: error.isRetryable };
+      const header = error.responseHeaders?.['retry-after'];
+      const seconds = header !== undefined ? Number(header) : NaN;
+      const retryAfter = Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
+      if (status === 429) {
+        return { retryable: true, ...(retryAfter !== undefined ? { retryAfter } : {}), error: errorInfo('rate_limited', `${name} is rate limited: ${error.message}`, { details }) };
+      }
+      return { retryable: error.isRetryable, ...(retryAfter !== undefined ? { retryAfter } : {}), error: errorInfo('model_failed', `${name} failed${status ? ` (HTTP ${status})` : ''}: ${error.message}`, { details }) };
+    }
+    return { retryable: false, error: errorInfo('model_failed', `${name} failed: ${describeThrown(error)}`) };
+  }
+
+  // ── Compaction ───────────────────────────────────────────────────────────────────────────
+
+  /** Compacts the history when it passes its budget; resolves with an ending when the turn ended meanwhile. */
+  private async compactIfNeeded(ref: AgentRef, n: number, settings: ConversationSettings, model: ChatModel, ai: AiModule, abort: AbortSignal): Promise<TurnPhase | undefined> {
+    const messages = this.slice(ref)!.messages;
+    const tokens = historyTokens(messages);
+    if (tokens <= settings.history.maxTokens) return undefined;
+    const remove = keepFrom(messages, settings.history.keepTurns);
+    if (remove <= 0) {
+      this.host.diagnose(ref.id, diagnostic('warning', 'history_over_budget', `agent '${ref.id}': the history (about ${tokens} tokens) is over its budget of ${settings.history.maxTokens}, but only the latest ${settings.history.keepTurns} turn(s) are left, which are kept`, {
+        details: { tokens, budget: settings.history.maxTokens },
+      }));
+      return undefined;
+    }
+    const strategy = settings.history.strategy;
+    let summary: string | undefined;
+    if (strategy !== 'drop') {
+      try {
+        if (strategy === 'summarize') {
+          const result = await ai.generateText({
+            model,
+            system: 'Summarise this conversation so far for yourself: the facts, decisions, open questions and results of tool calls that matter later. Be brief.',
+            prompt: transcript(messages.slice(0, remove)),
+            maxRetries: settings.retries,
+            abortSignal: AbortSignal.any([abort, AbortSignal.timeout(settings.modelTimeout)]),
+          });
+          summary = result.text;
+        } else {
+          const compactor = this.compactors[strategy];
+          if (!compactor) throw new Error(`no compactor named '${strategy}' was given to the system (known: ${Object.keys(this.compactors).join(', ') || 'none'})`);
+          summary = (await compactor({ agent: ref.id, messages, keepFrom: remove, model, abortSignal: abort })).summary;
+        }
+      } catch (error) {
+        if (abort.aborted) return this.phaseOf(ref.id, n);
+        this.host.diagnose(ref.id, diagnostic('warning', 'compaction_failed', `agent '${ref.id}': summarising the history with '${strategy}' failed (${describeThrown(error)}); the older messages are dropped instead`));
+        summary = undefined;
+      }
+    }
+    try {
+      await ref.run({ action: 'compact', skill: CONVERSATION, params: summary ? { remove, summary } : { remove } }, { timeout: Infinity });
+    } catch (error) {
+      if (error instanceof RuntimeError && error.code === 'agent_stopped') return 'cancelled';
+      throw error;
+    }
+    this.host.diagnose(
+      ref.id,
+      diagnostic('info', 'history_compacted', `agent '${ref.id}': ${remove} older message(s) (about ${tokens - historyTokens(this.slice(ref)!.messages)} tokens) were ${summary ? 'summarised' : 'dropped'}`, {
+        details: { removed: remove, strategy, summarised: summary !== undefined },
+      }),
+    );
+    return this.turnAt(ref, n, 'thinking') === 'cancelled' ? 'cancelled' : undefined;
+  }
+
+  // ── Acting: running a tool call ──────────────────────────────────────────────────────────
+
+  private async act(ref: AgentRef, n: number, _abort: AbortSignal): Promise<TurnPhase> {
+    const turn = this.turnAt(ref, n, 'acting');
+    if (typeof turn === 'string') return turn;
+    const call = turn.pending[0]!;
+    if (call.approval === 'denied') return this.record(ref, n, 'record_tool_result', { turn: n, toolCallId: call.toolCallId, ok: false });
+    const settings = this.settings(ref);
+    this.publish(ref.id, ChatSignals.toolCall, { turn: n, toolCallId: call.toolCallId, tool: call.tool, args: call.args });
+    let result: Record<string, unknown>;
+    try {
+      const output = await ref.callTool(call.tool, call.args, { timeout: settings.toolTimeout });
+      result = { ok: true, output: output === undefined ? null : plain(output) };
+    } catch (error) {
+      if (error instanceof RuntimeError && error.code === 'agent_stopped') return 'cancelled';
+      const info = infoOf(error, 'action_failed');
+      result = { ok: false, error: { code: info.code, message: info.message } };
+    }
+    this.publish(ref.id, ChatSignals.toolResult, { turn: n, toolCallId: call.toolCallId, tool: call.tool, ...result });
+    return this.record(ref, n, 'record_tool_result', { turn: n, toolCallId: call.toolCallId, ...result });
+  }
+}

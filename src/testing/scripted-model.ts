@@ -1,0 +1,205 @@
+/**
+ * A scripted language model: a stand-in for a real provider that answers from a list of
+ * responses, in order, for demos, offline use and tests where the model itself is not under
+ * test. It implements the AI SDK's language model interface (specification v3), so everything
+ * between it and the agent — the SDK's prompt conversion, tool-call parsing, streaming, retries
+ * — is the real code path.
+ *
+ * A response is plain JSON (so a script can live in a file): text, tool calls, a provider error,
+ * or a delay. A function may stand in for a response to answer from what the model was sent.
+ */
+import type { LanguageModel } from 'ai';
+
+type ModelV3 = Extract<Exclude<LanguageModel, string>, { specificationVersion: 'v3' }>;
+type CallOptions = Parameters<ModelV3['doGenerate']>[0];
+type GenerateResult = Awaited<ReturnType<ModelV3['doGenerate']>>;
+type StreamResult = Awaited<ReturnType<ModelV3['doStream']>>;
+type StreamPart = StreamResult['stream'] extends ReadableStream<infer P> ? P : never;
+
+/** A tool call a scripted response makes. */
+export interface ScriptedToolCall {
+  tool: string;
+  /** The arguments, as an object (or as raw text, to script malformed JSON). Default `{}`. */
+  args?: Record<string, unknown> | string;
+  /** Default `call-<n>`, numbered across the script. */
+  id?: string;
+}
+
+/** One answer of a scripted model. */
+export type ScriptedResponse =
+  | {
+      /** The answer's text (with tool calls, the text said before them). */
+      text?: string;
+      toolCalls?: ScriptedToolCall[];
+      /** Milliseconds to wait before answering (a cancellation or a time-out can come meanwhile). */
+      delay?: number;
+      /** Token counts to report; default: about four characters a token. */
+      usage?: { inputTokens?: number; outputTokens?: number };
+    }
+  | {
+      /** The provider fails: an HTTP status (429: rate limited; 5xx: retryable) and a message. */
+      error: { status?: number; message: string; retryable?: boolean };
+      delay?: number;
+    };
+
+/** What a scripted model was sent in one call, for tests to look at. */
+export interface ScriptedCall {
+  /** The system prompt. */
+  system: string;
+  /** The conversation's messages after the system prompt, in the provider's form. */
+  messages: CallOptions['prompt'];
+  /** Names of the tools offered. */
+  tools: string[];
+  streamed: boolean;
+}
+
+/** A scripted step: a response, or a function that chooses one from what the model was sent. */
+export type ScriptStep = ScriptedResponse | ((call: ScriptedCall) => ScriptedResponse);
+
+/** A scripted model: an AI SDK language model that also records its calls. */
+export type ScriptedModel = ModelV3 & {
+  /** Every call so far, oldest first. */
+  readonly calls: ScriptedCall[];
+  /** Responses not used yet. */
+  readonly remaining: number;
+};
+
+/** Options of `scriptedModel`. */
+export interface ScriptedModelOptions {
+  /** Shown as the model's id (default `scripted`). */
+  modelId?: string;
+  /** Characters per streamed text piece (default: one word at a time). */
+  chunk?: number;
+  /** When the script is used up: start again from its first response (default: fail the call). */
+  loop?: boolean;
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    }, { once: true });
+  });
+}
+
+function tokens(text: string): number {
+  return Math.max(1, Math.ceil(text.length / 4));
+}
+
+function usageOf(options: CallOptions, response: { text?: string; toolCalls?: ScriptedToolCall[]; usage?: { inputTokens?: number; outputTokens?: number } }): GenerateResult['usage'] {
+  const input = response.usage?.inputTokens ?? tokens(JSON.stringify(options.prompt));
+  const output = response.usage?.outputTokens ?? tokens((response.text ?? '') + JSON.stringify(response.toolCalls ?? []));
+  return {
+    inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
+    outputTokens: { total: output, text: output, reasoning: 0 },
+  };
+}
+
+/** Splits text the way a provider streams it: word by word, or in pieces of `size` characters. */
+function pieces(text: string, size: number | undefined): string[] {
+  if (size !== undefined) {
+    const out: string[] = [];
+    for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+    return out;
+  }
+  return text.match(/\S+\s*|\s+/g) ?? [];
+}
+
+/**
+ * Makes a scripted model: each call answers with the next response of `script`. When the script
+ * is used up a call fails with a message saying so (or, with `loop`, starts again).
+ *
+ * @example
+ * const model = scriptedModel([
+ *   { toolCalls: [{ tool: 'add', args: { a: 2, b: 3 } }] },
+ *   { text: '2 + 3 = 5' },
+ * ]);
+ * const system = createAgentSystem({ models: { default: model } });
+ */
+export function scriptedModel(script: readonly ScriptStep[], options: ScriptedModelOptions = {}): ScriptedModel {
+  if (!Array.isArray(script)) throw new TypeError('scriptedModel takes an array of responses');
+  const calls: ScriptedCall[] = [];
+  let next = 0;
+  let callIds = 0;
+
+  const take = async (callOptions: CallOptions, streamed: boolean) => {
+    const system = callOptions.prompt.filter((message) => message.role === 'system').map((message) => message.content as string).join('\n');
+    const call: ScriptedCall = {
+      system,
+      messages: callOptions.prompt.filter((message) => message.role !== 'system'),
+      tools: (callOptions.tools ?? []).map((tool) => tool.name),
+      streamed,
+    };
+    calls.push(call);
+    if (next >= script.length) {
+      if (options.loop && script.length > 0) next = 0;
+      else throw new Error(`the scripted model has no response left: its script of ${script.length} was used up (call ${calls.length})`);
+    }
+    const step = script[next++]!;
+    const response = typeof step === 'function' ? step(call) : step;
+    if (response.delay !== undefined) await sleep(response.delay, callOptions.abortSignal);
+    if ('error' in response) {
+      const { APICallError } = await import('ai');
+      const status = response.error.status;
+      throw new APICallError({
+        message: response.error.message,
+        url: 'scripted://model',
+        requestBodyValues: {},
+        ...(status !== undefined ? { statusCode: status } : {}),
+        isRetryable: response.error.retryable ?? (status === 429 || (status !== undefined && status >= 500)),
+      });
+    }
+    const toolCalls = (response.toolCalls ?? []).map((toolCall: ScriptedToolCall) => ({
+      type: 'tool-call' as const,
+      toolCallId: toolCall.id ?? `call-${++callIds}`,
+      toolName: toolCall.tool,
+      input: typeof toolCall.args === 'string' ? toolCall.args : JSON.stringify(toolCall.args ?? {}),
+    }));
+    return { response, toolCalls, usage: usageOf(callOptions, response) };
+  };
+
+  const model = {
+    specificationVersion: 'v3' as const,
+    provider: 'scripted',
+    modelId: options.modelId ?? 'scripted',
+    supportedUrls: {},
+    calls,
+    get remaining() {
+      return Math.max(0, script.length - next);
+    },
+    async doGenerate(callOptions: CallOptions): Promise<GenerateResult> {
+      const { response, toolCalls, usage } = await take(callOptions, false);
+      const text = 'text' in response && response.text ? [{ type: 'text' as const, text: response.text }] : [];
+      return {
+        content: [...text, ...toolCalls],
+        finishReason: { unified: toolCalls.length ? 'tool-calls' : 'stop', raw: undefined },
+        usage,
+        warnings: [],
+      };
+    },
+    async doStream(callOptions: CallOptions): Promise<StreamResult> {
+      const { response, toolCalls, usage } = await take(callOptions, true);
+      const parts: StreamPart[] = [{ type: 'stream-start', warnings: [] }];
+      const text = 'text' in response ? (response.text ?? '') : '';
+      if (text) {
+        parts.push({ type: 'text-start', id: 'text-1' });
+        for (const delta of pieces(text, options.chunk)) parts.push({ type: 'text-delta', id: 'text-1', delta });
+        parts.push({ type: 'text-end', id: 'text-1' });
+      }
+      parts.push(...toolCalls);
+      parts.push({ type: 'finish', usage, finishReason: { unified: toolCalls.length ? 'tool-calls' : 'stop', raw: undefined } });
+      return {
+        stream: new ReadableStream<StreamPart>({
+          start(controller) {
+            for (const part of parts) controller.enqueue(part);
+            controller.close();
+          },
+        }),
+      };
+    },
+  };
+  return model as ScriptedModel;
+}
