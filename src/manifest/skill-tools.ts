@@ -162,7 +162,7 @@ export function createSkillTools(registry: DocumentSkillRegistry, options: Skill
     },
   });
 
-  return defineSkill({
+  const skill = defineSkill({
     name: options.name ?? 'skills',
     description: 'Find, load and read document skills (SKILL.md folders).',
     category: 'skills',
@@ -170,4 +170,13 @@ export function createSkillTools(registry: DocumentSkillRegistry, options: Skill
     actions: [loadSkill, listSkills, readResource],
     instructions: 'Call list_skills to see the skills, load_skill to activate one, read_skill_resource to read its files.',
   });
+  toolRegistries.set(skill, registry);
+  return skill;
+}
+
+const toolRegistries = new WeakMap<AnySkill, DocumentSkillRegistry>();
+
+/** The registry a skill made by `createSkillTools` loads from (undefined for any other skill). */
+export function skillToolsRegistry(skill: AnySkill): DocumentSkillRegistry | undefined {
+  return toolRegistries.get(skill);
 }

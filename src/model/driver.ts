@@ -200,7 +200,7 @@ export class ConversationDriver {
       case ChatSignals.resumed:
         queueMicrotask(() => {
           const current = this.running.get(agentId);
-          if (current?.n === n && current.actor.getSnapshot().status === 'active') current.actor.send({ type: 'resume', phase: this.phaseOf(agentId, n) });
+          if (current?.n === n && current.actor.getSnapshot().status === 'active') current.actor.send({ type: 'resume' });
           else this.ensure(agentId);
         });
         return;
@@ -230,6 +230,7 @@ export class ConversationDriver {
     const work: TurnWork = {
       think: (n, abort) => this.think(ref, n, abort),
       act: (n, abort) => this.act(ref, n, abort),
+      phase: (n) => this.phaseOf(agentId, n),
       crashed: (n, error) => this.crashed(ref, n, error),
     };
     const actor = createActor(turnMachine, {

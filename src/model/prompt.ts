@@ -13,6 +13,7 @@ import type { Diagnostic } from '../core/diagnostics.js';
 import { disclose, type DiscloseOptions } from '../manifest/disclose.js';
 import type { DocumentSkillRegistry } from '../manifest/document-registry.js';
 import { wrapBody } from '../manifest/escape.js';
+import { skillToolsRegistry } from '../manifest/skill-tools.js';
 import { documentMetadata } from '../manifest/spec.js';
 import type { ConversationSettings } from './conversation.js';
 
@@ -55,17 +56,26 @@ export class PromptCache {
   }
 }
 
-/** Whether the agent offers `load_skill`: only then does it make sense to disclose skills to load. */
-function offersLoadSkill(agent: Agent<object>): boolean {
+/**
+ * The registry whose skills the agent can load: the one behind its skill tools (`load_skill`),
+ * else `fallback` when the agent offers a `load_skill` of another make. None: nothing to disclose.
+ */
+function loadableRegistry(agent: Agent<object>, fallback: DocumentSkillRegistry | undefined): DocumentSkillRegistry | undefined {
   const catalog = catalogOf(agent);
-  if (!catalog) return false;
-  for (const active of catalog.skills.values()) if (active.spec.actions.some((action) => action.name === 'load_skill')) return true;
-  return false;
+  if (!catalog) return undefined;
+  let offers = false;
+  for (const active of catalog.skills.values()) {
+    const registry = skillToolsRegistry(active.spec);
+    if (registry) return registry;
+    if (active.spec.actions.some((action) => action.name === 'load_skill')) offers = true;
+  }
+  return offers ? fallback : undefined;
 }
 
 /**
- * Builds the system prompt for the next model call of `agent`'s turn about `query`. `documents`
- * is the registry whose skills are disclosed (none: no disclosure).
+ * Builds the system prompt for the next model call of `agent`'s turn about `query`. The skills
+ * disclosed are those of the registry behind the agent's `load_skill` (`documents` when that
+ * tool is of another make); an agent without `load_skill` gets no disclosure.
  */
 export async function buildSystemPrompt(
   agent: Agent<object>,
@@ -90,7 +100,9 @@ export async function buildSystemPrompt(
   }
 
   let disclosed: CachedDisclosure | undefined;
-  if (documents && offersLoadSkill(agent)) {
+  const registry = loadableRegistry(agent, documents);
+  if (registry) {
+    const documents = registry;
     const loadedNames = loaded.map((skill) => skill.name);
     const key = `${documents.revision}\u0000${loadedNames.join('\u0000')}\u0000${query}`;
     disclosed = cache?.get(agent.id, key);

@@ -15,10 +15,12 @@ import type { TurnStatus } from './conversation.js';
 /** Where a turn is: in flight (`TurnStatus`) or ended. */
 export type TurnPhase = TurnStatus | 'answered' | 'failed' | 'cancelled';
 
-/** The slow work of a turn, done by the driver. Each resolves with the status the agent's state now records. */
+/** The slow work of a turn, done by the driver, and where the turn is now. */
 export interface TurnWork {
   think(n: number, abort: AbortSignal): Promise<TurnPhase>;
   act(n: number, abort: AbortSignal): Promise<TurnPhase>;
+  /** Where turn `n` is now, as the agent's state says. */
+  phase(n: number): TurnPhase;
   /** Work failed unexpectedly (a bug, not a model or tool error): the driver ends the turn. */
   crashed(n: number, error: unknown): void;
 }
@@ -37,8 +39,8 @@ interface TurnContext {
   work: TurnWork;
 }
 
-/** Events a turn actor takes: go on after an approval, or stop at once. */
-export type TurnEvent = { type: 'resume'; phase: TurnPhase } | { type: 'cancel' };
+/** Events a turn actor takes: look at the agent again (an approval came), or stop at once. */
+export type TurnEvent = { type: 'resume' } | { type: 'cancel' };
 
 const job = (kind: 'think' | 'act') =>
   fromPromise<TurnPhase, { work: TurnWork; n: number }>(({ input, signal }) => input.work[kind](input.n, signal));
@@ -57,8 +59,12 @@ export const turnMachine = setup({
   context: ({ input }) => ({ ...input }),
   initial: 'next',
   states: {
-    /** Goes where the agent's state says the turn is. */
+    /**
+     * Goes where the agent's state says the turn is, read afresh: an approval may have come
+     * while the work that led here was finishing.
+     */
     next: {
+      entry: assign({ phase: ({ context }) => context.work.phase(context.n) }),
       always: [
         to('thinking', 'thinking'),
         to('acting', 'acting'),
@@ -72,7 +78,7 @@ export const turnMachine = setup({
       invoke: {
         src: 'think',
         input: ({ context }) => ({ work: context.work, n: context.n }),
-        onDone: { target: 'next', actions: assign({ phase: ({ event }) => event.output }) },
+        onDone: { target: 'next' },
         onError: { target: 'failed', actions: 'crashed' },
       },
     },
@@ -80,12 +86,12 @@ export const turnMachine = setup({
       invoke: {
         src: 'act',
         input: ({ context }) => ({ work: context.work, n: context.n }),
-        onDone: { target: 'next', actions: assign({ phase: ({ event }) => event.output }) },
+        onDone: { target: 'next' },
         onError: { target: 'failed', actions: 'crashed' },
       },
     },
     'awaiting-approval': {
-      on: { resume: { target: 'next', actions: assign({ phase: ({ event }) => event.phase }) } },
+      on: { resume: { target: 'next' } },
     },
     answered: { type: 'final' },
     failed: { type: 'final' },

@@ -51,6 +51,8 @@ export interface ScriptedCall {
   /** Names of the tools offered. */
   tools: string[];
   streamed: boolean;
+  /** The caller aborted the request (a cancelled turn, a time-out) before it was answered. */
+  aborted: boolean;
 }
 
 /** A scripted step: a response, or a function that chooses one from what the model was sent. */
@@ -132,7 +134,9 @@ export function scriptedModel(script: readonly ScriptStep[], options: ScriptedMo
       messages: callOptions.prompt.filter((message) => message.role !== 'system'),
       tools: (callOptions.tools ?? []).map((tool) => tool.name),
       streamed,
+      aborted: callOptions.abortSignal?.aborted ?? false,
     };
+    callOptions.abortSignal?.addEventListener('abort', () => (call.aborted = true), { once: true });
     calls.push(call);
     if (next >= script.length) {
       if (options.loop && script.length > 0) next = 0;
