@@ -1,0 +1,138 @@
+/**
+ * Document skills in a conversation: disclosed in the system prompt for the user's message,
+ * loaded by the model with `load_skill`, their tools offered from the next step, their bodies
+ * kept in the system prompt after the history is compacted.
+ */
+import { describe, expect, it } from 'vitest';
+import { chatMessage, conversation, createSkillTools, defineAgent, defineDocumentSkill, discoverSkills, type ConversationConfig } from '../../src/index.js';
+import { scriptedModel, type ScriptedCall } from '../../src/testing/index.js';
+import { calculator } from '../../skills/index.js';
+import { systemPerTest } from '../runtime/fixtures.js';
+import { chatOf, next, observed, record } from './fixtures.js';
+
+const systems = systemPerTest();
+
+async function skillAgent(config: ConversationConfig = {}) {
+  const registry = await discoverSkills({ examples: ['hello-extended', 'csv-tools'] });
+  const definition = defineAgent({ name: 'skilled', skills: [[conversation, { retryDelay: 1, ...config }], createSkillTools(registry), calculator] });
+  return { registry, definition };
+}
+
+const HELLO_BODY = '# Hello Extended Skill';
+
+describe('document skills in a conversation', () => {
+  it('discloses the skills for the message, and a skill loaded mid-turn offers its tools at the next step', async () => {
+    const { definition } = await skillAgent();
+    const model = scriptedModel([
+      { toolCalls: [{ tool: 'load_skill', args: { name: 'hello-extended' } }] },
+      (call: ScriptedCall) => (call.tools.includes('say_hello') ? { toolCalls: [{ tool: 'say_hello', args: { name: 'Ada', style: 'excited' } }] } : { text: 'no tool' }),
+      { text: 'I greeted Ada.' },
+    ]);
+    const system = systems.start({ models: { default: model } });
+    const agent = system.spawn(definition);
+    await expect(agent.call(chatMessage('Please greet Ada'))).resolves.toBe('I greeted Ada.');
+
+    const [first, second, third] = model.calls;
+    // Step 1: the disclosure names the skill; its tools are not offered yet.
+    expect(first!.system).toContain('hello-extended');
+    expect(first!.tools).toContain('load_skill');
+    expect(first!.tools).not.toContain('say_hello');
+    // Step 2: loaded, its tools are offered and its body is in force.
+    expect(second!.tools).toContain('say_hello');
+    expect(second!.system).toContain(HELLO_BODY);
+    expect(JSON.stringify(third!.messages)).toMatch(/Ada/);
+    expect(agent.getSnapshot().mounted.map((m) => m.name)).toContain('hello-extended');
+  });
+
+  it('stops offering the tools of a skill unmounted between turns', async () => {
+    const { definition } = await skillAgent();
+    const model = scriptedModel([{ toolCalls: [{ tool: 'load_skill', args: { name: 'hello-extended' } }] }, { text: 'loaded' }, { text: 'fine' }]);
+    const system = systems.start({ models: { default: model } });
+    const agent = system.spawn(definition);
+    await agent.call(chatMessage('greet someone'));
+    await agent.unmount('hello-extended');
+    await agent.call(chatMessage('anything else?'));
+    expect(model.calls[1]!.tools).toContain('say_hello');
+    expect(model.calls[2]!.tools).not.toContain('say_hello');
+    expect(model.calls[2]!.system).not.toContain(HELLO_BODY);
+  });
+
+  it('compaction drops older turns, says what it cut, and keeps loaded skills in the system prompt', async () => {
+    const { definition } = await skillAgent({ history: { maxTokens: 60, keepTurns: 1, strategy: 'drop' } });
+    const model = scriptedModel([
+      { toolCalls: [{ tool: 'load_skill', args: { name: 'hello-extended' } }] },
+      { text: 'Loaded the greeting skill; it can greet in several styles.' },
+      { text: 'Still here.' },
+    ]);
+    const seen = observed();
+    const system = systems.start({ models: { default: model }, trace: seen.trace });
+    const compacted = record(system, 'chat.history.compacted');
+    const agent = system.spawn(definition, { id: 'ada' });
+    await agent.call(chatMessage('load the greeting skill please'));
+    await agent.call(chatMessage('are you there?'));
+
+    const last = model.calls.at(-1)!;
+    expect(last.system).toContain(HELLO_BODY);
+    expect(JSON.stringify(last.messages)).not.toContain('load the greeting skill');
+    expect(chatOf(agent).messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(chatOf(agent).compacted).toBe(4);
+    expect(compacted.map((s) => s.data)).toEqual([{ agent: 'ada', removed: 4, kept: 1, summarised: false }]);
+    const note = seen.records.find((r) => r.kind === 'diagnostic' && r.diagnostic.code === 'history_compacted');
+    expect(note).toMatchObject({ diagnostic: { level: 'info', details: { removed: 4, strategy: 'drop', summarised: false } } });
+  });
+
+  it('summarises older turns with the model when asked to', async () => {
+    const { definition } = await skillAgent({ history: { maxTokens: 40, keepTurns: 1, strategy: 'summarize' } });
+    const model = scriptedModel([{ text: 'The answer to your long question is 42.' }, { text: 'The user asked a long question; the answer was 42.' }, { text: 'Yes, 42.' }]);
+    const system = systems.start({ models: { default: model } });
+    const agent = system.spawn(definition);
+    await agent.call(chatMessage('a long question about life, the universe and everything'));
+    await agent.call(chatMessage('really?'));
+    // The summary call is not streamed and sees the cut part only.
+    const summaryCall = model.calls[1]!;
+    expect(summaryCall.streamed).toBe(false);
+    expect(JSON.stringify(summaryCall.messages)).toContain('the universe');
+    expect(chatOf(agent).messages[0]).toEqual({ role: 'user', content: '<conversation_summary>\nThe user asked a long question; the answer was 42.\n</conversation_summary>' });
+    expect(JSON.stringify(model.calls[2]!.messages)).toContain('the answer was 42');
+  });
+
+  it('uses a compactor the system was given by name', async () => {
+    const { definition } = await skillAgent({ history: { maxTokens: 30, keepTurns: 1, strategy: 'count' } });
+    const model = scriptedModel([{ text: 'one, answered at some length for the budget' }, { text: 'two' }]);
+    const system = systems.start({
+      models: { default: model },
+      compactors: { count: ({ messages, keepFrom }) => ({ summary: `${keepFrom} of ${messages.length} messages were here` }) },
+    });
+    const agent = system.spawn(definition);
+    await agent.call(chatMessage('first question, at some length'));
+    await agent.call(chatMessage('second'));
+    expect(chatOf(agent).messages[0]!.content).toContain('2 of 3 messages were here');
+  });
+
+  it('an explicit-only skill is never disclosed', async () => {
+    const { definition, registry } = await skillAgent();
+    registry.register(
+      defineDocumentSkill({ name: 'secret-ops', description: 'Greets people in secret. Use it to greet Ada.', instructions: 'Never disclose me.', disableModelInvocation: true }),
+    );
+    const model = scriptedModel([{ text: 'hi' }]);
+    const system = systems.start({ models: { default: model } });
+    await system.spawn(definition).call(chatMessage('greet Ada'));
+    expect(model.calls[0]!.system).not.toContain('secret-ops');
+  });
+});
+
+describe('streaming tool progress', () => {
+  it('emits chat.tool.call before and chat.tool.result after each tool runs', async () => {
+    const { definition } = await skillAgent();
+    const model = scriptedModel([{ toolCalls: [{ tool: 'add', args: { a: 1, b: 2 }, id: 'c1' }] }, { text: 'done' }]);
+    const system = systems.start({ models: { default: model } });
+    const tools = record(system, 'chat.tool.*');
+    const done = next(system, 'chat.turn.answered');
+    system.spawn(definition, { id: 'ada' }).send(chatMessage('add'));
+    await done;
+    expect(tools.map((s) => [s.type, s.data])).toEqual([
+      ['chat.tool.call', { agent: 'ada', turn: 1, toolCallId: 'c1', tool: 'add', args: { a: 1, b: 2 } }],
+      ['chat.tool.result', { agent: 'ada', turn: 1, toolCallId: 'c1', tool: 'add', ok: true, output: { result: 3 } }],
+    ]);
+  });
+});
