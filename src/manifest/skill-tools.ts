@@ -17,6 +17,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { defineAction, fail, result } from '../core/action.js';
+import type { AnyAction } from '../core/action.js';
 import { defineSkill, type AnySkill } from '../core/skill.js';
 import { ManifestError } from './errors.js';
 import { wrapBody } from './escape.js';
@@ -24,6 +25,7 @@ import { rankSkills } from './disclose.js';
 import type { DocumentSkillRegistry } from './document-registry.js';
 import type { RootPathMode } from './render.js';
 import { readSkillResource } from './resources.js';
+import { runSkillScript } from './scripts.js';
 import { untrustedNotice } from './trust.js';
 
 /** Options of `createSkillTools`. */
@@ -41,6 +43,12 @@ export interface SkillToolsOptions {
   rootPath?: RootPathMode;
   /** The folder `'relative'` root paths start from (default: the process's working directory). */
   workspace?: string;
+  /**
+   * Offer `run_skill_script`, which runs a script of a loaded skill (no shell, a scrubbed
+   * environment, limits on time and output; untrusted project skills are refused). Off by
+   * default. `needsApproval` makes each run wait for a person's approval in a conversation.
+   */
+  scripts?: boolean | { timeoutMs?: number; maxOutputBytes?: number; needsApproval?: boolean };
 }
 
 /** A skill's folder as `load_skill` reports it under the chosen mode. */
@@ -162,16 +170,45 @@ export function createSkillTools(registry: DocumentSkillRegistry, options: Skill
     },
   });
 
+  const actions: AnyAction[] = [loadSkill, listSkills, readResource] as AnyAction[];
+  if (options.scripts) actions.push(runScriptAction(registry, options.scripts === true ? {} : options.scripts));
   const skill = defineSkill({
     name: options.name ?? 'skills',
     description: 'Find, load and read document skills (SKILL.md folders).',
     category: 'skills',
     tags: ['skills', 'document'],
-    actions: [loadSkill, listSkills, readResource],
+    actions,
     instructions: 'Call list_skills to see the skills, load_skill to activate one, read_skill_resource to read its files.',
   });
   toolRegistries.set(skill, registry);
   return skill;
+}
+
+/** The `run_skill_script` action: runs a script of a skill the agent has loaded. */
+function runScriptAction(registry: DocumentSkillRegistry, limits: { timeoutMs?: number; maxOutputBytes?: number; needsApproval?: boolean }): AnyAction {
+  return defineAction({
+    name: 'run_skill_script',
+    description:
+      "Run a script of a loaded skill, by the name its SKILL.md gives it or its path relative to the skill's root, with arguments. Returns the exit code and the output.",
+    input: z.object({
+      skill: z.string().min(1).max(64).describe('The loaded skill the script belongs to'),
+      script: z.string().min(1).max(1024).describe("The script's name in SKILL.md, or its path relative to the skill's root"),
+      args: z.array(z.string().max(4096)).max(100).default([]).describe('Arguments, one string each (no shell: no quoting needed)'),
+    }),
+    needsApproval: limits.needsApproval ?? false,
+    run: async ({ skill, script, args }, ctx) => {
+      const entry = registry.entry(skill);
+      const spec = registry.get(skill);
+      if (!entry) return fail('unknown_skill', `no skill named '${skill}'; available skills: ${registry.names().join(', ') || '(none)'}`);
+      if (!spec || !Object.hasOwn(ctx.state, spec.stateKey)) return fail('skill_not_loaded', `skill '${skill}' is not loaded; load it with load_skill first`, { skill });
+      try {
+        const ran = await runSkillScript(entry, script, args, { ...(limits.timeoutMs !== undefined ? { timeoutMs: limits.timeoutMs } : {}), ...(limits.maxOutputBytes !== undefined ? { maxOutputBytes: limits.maxOutputBytes } : {}) });
+        return { skill, script, exitCode: ran.exitCode, stdout: ran.stdout, stderr: ran.stderr, timedOut: ran.timedOut, truncated: ran.truncated, durationMs: Math.round(ran.durationMs) };
+      } catch (error) {
+        return failure(error);
+      }
+    },
+  });
 }
 
 const toolRegistries = new WeakMap<AnySkill, DocumentSkillRegistry>();

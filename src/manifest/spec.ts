@@ -33,7 +33,7 @@ export interface DocumentSkillMetadata {
 }
 
 /** The document-skill tools, which stay allowed whatever a skill's `allowed-tools` says (a model must be able to load and read skills). */
-const SKILL_TOOL_ACTIONS = ['load_skill', 'list_skills', 'read_skill_resource'];
+const SKILL_TOOL_ACTIONS = ['load_skill', 'list_skills', 'read_skill_resource', 'run_skill_script'];
 
 /**
  * Builds the `SkillSpec` of a loaded document skill. Throws `toolset_failed` if its actions do not

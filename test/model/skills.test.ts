@@ -14,7 +14,7 @@ const systems = systemPerTest();
 
 async function skillAgent(config: ConversationConfig = {}) {
   const registry = await discoverSkills({ examples: ['hello-extended', 'csv-tools'] });
-  const definition = defineAgent({ name: 'skilled', skills: [[conversation, { retryDelay: 1, ...config }], createSkillTools(registry), calculator] });
+  const definition = defineAgent({ name: 'skilled', skills: [[conversation, { retryDelay: 1, ...config }], createSkillTools(registry, { scripts: true }), calculator] });
   return { registry, definition };
 }
 
@@ -118,6 +118,29 @@ describe('document skills in a conversation', () => {
     const system = systems.start({ models: { default: model } });
     await system.spawn(definition).call(chatMessage('greet Ada'));
     expect(model.calls[0]!.system).not.toContain('secret-ops');
+  });
+});
+
+describe('scripts', () => {
+  it('the model reads a resource and runs a script of a loaded skill, under limits; not before loading it', async () => {
+    const { definition } = await skillAgent();
+    const model = scriptedModel([
+      { toolCalls: [{ tool: 'run_skill_script', args: { skill: 'csv-tools', script: 'summarize', args: ['data/sample.csv'] }, id: 'early' }] },
+      { toolCalls: [{ tool: 'load_skill', args: { name: 'csv-tools' } }] },
+      { toolCalls: [{ tool: 'read_skill_resource', args: { skill: 'csv-tools', path: 'reference.md' }, id: 'read' }] },
+      { toolCalls: [{ tool: 'run_skill_script', args: { skill: 'csv-tools', script: 'summarize', args: ['data/sample.csv'] }, id: 'run' }] },
+      { text: 'The file has rows.' },
+    ]);
+    const system = systems.start({ models: { default: model } });
+    const agent = system.spawn(definition);
+    await expect(agent.call(chatMessage('summarise data/sample.csv'), { timeout: 20_000 })).resolves.toBe('The file has rows.');
+    const results = Object.fromEntries(
+      chatOf(agent).messages.filter((m) => m.role === 'tool').flatMap((m) => m.content as { toolCallId: string; output: { type: string; value: Record<string, unknown> } }[]).map((r) => [r.toolCallId, r.output]),
+    );
+    expect(results['early']).toMatchObject({ type: 'error-json', value: { code: 'action_failed', message: expect.stringContaining("skill 'csv-tools' is not loaded") } });
+    expect(results['read']!.value.content).toContain('#');
+    expect(results['run']!.value).toMatchObject({ exitCode: 0, timedOut: false });
+    expect(JSON.parse(results['run']!.value.stdout as string)).toHaveProperty('rows');
   });
 });
 
