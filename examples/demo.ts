@@ -5,7 +5,8 @@
  * XState actors: send and call signals, mount at run time, parent and child agents,
  * persistence, and a model-based test. Part three is document skills: SKILL.md folders
  * discovered, disclosed to a model tier by tier, loaded with `load_skill`, their resources read
- * and their scripts run.
+ * and their scripts run. Part four is a model-driven agent: a conversation on the AI SDK, with a
+ * scripted stand-in for the model, so it runs offline.
  */
 import { z } from 'zod';
 import { defineAgent, mountSkill, toolsForAgent, unmountSkill, agentToolset } from 'skillstate';
@@ -14,6 +15,7 @@ import { parentChildTour } from './parent-child.js';
 import { persistenceTour } from './persistence.js';
 import { documentSkillsTour } from './document-skills.js';
 import { modelTestTour } from './model-test.js';
+import { modelAgentTour } from './model-agent.js';
 import { runtimeTour } from './runtime.js';
 
 const heading = (text: string) => console.log(`\n\x1b[1m== ${text}\x1b[0m`);
@@ -86,3 +88,6 @@ await modelTestTour();
 
 heading('11. Document skills');
 await documentSkillsTour(console.log, (text) => console.log(`\x1b[2m-- ${text}\x1b[0m`));
+
+heading('12. A model-driven agent (a scripted stand-in model: no key, no network)');
+await modelAgentTour(console.log, (text) => console.log(`\x1b[2m-- ${text}\x1b[0m`));

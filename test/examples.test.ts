@@ -18,6 +18,7 @@ describe('examples', () => {
     ['examples/model-test.ts', [], ['4 of 4 paths hold', '25 random sequences of signals, mounts, unmounts, restarts and persist/restore hold', "the forgetful counter is caught", "await model.replay([{ signal: 'count' }]);"]],
     ['examples/document-skills.ts', [], ['tier 3 (triggers match the query)', 'tools now: load_skill, list_skills, read_skill_resource, say_hello, wave', "Did you mean 'reference.md'?", 'exit 0 in']],
     ['examples/inspector.ts', ['--once'], ['Local viewer: open http://127.0.0.1:', 'Stately inspector: open http://127.0.0.1:', 'lifecycle children: skill:counter, skill:arithmetic']],
+    ['examples/model-agent.ts', [], ['tools now: load_skill, list_skills, read_skill_resource, run_skill_script, add, subtract, multiply', '"exitCode":0', 'error: invalid params for action \'add\'', 'answer: The sample has 4 rows; 1200 + 34.5 = 1234.5.', "turn status 'awaiting-approval'", 'answer after restore: Done: the sample has 4 rows.']],
     ['examples/mcp.ts', [], ['increment over MCP → {"count":5}', 'bad arguments, refused before the call: invalid_params', 'after load_skill: load_skill, list_skills, read_skill_resource, say_hello, wave']],
   ])('%s runs and exits 0', (file, args, expected) => {
     const { code, stdout, stderr } = run(file, args);
@@ -30,7 +31,7 @@ describe('examples', () => {
     const { code, stdout, stderr } = run('examples/demo.ts');
     expect(code).toBe(0);
     expect(stderr).toBe('');
-    for (const section of ['1. Define an agent from skills', '6. Unmount it again', '10. Model-based test of an agent definition', '11. Document skills']) expect(stdout).toContain(section);
+    for (const section of ['1. Define an agent from skills', '6. Unmount it again', '10. Model-based test of an agent definition', '11. Document skills', '12. A model-driven agent']) expect(stdout).toContain(section);
     expect(stdout).toContain('back to the agent before the mount: true');
     // The model test checks each path once, against a reference model.
     const section = stdout.slice(stdout.indexOf('10. Model-based test'), stdout.indexOf('11. Document skills'));

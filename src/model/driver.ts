@@ -41,6 +41,8 @@ export interface ConversationHost {
   get(id: string): AgentRef | undefined;
   subscribe(pattern: string, listener: (signal: Signal) => void): () => void;
   publish(signal: Signal, from: string): void;
+  /** Whether a signal of `type` would reach anyone (progress nobody follows is not published). */
+  listening(type: string): boolean;
   diagnose(agentId: string, diagnostic: Diagnostic): void;
   report(agentId: string, error: ErrorInfo): void;
   readonly inspect: ((event: InspectionEvent) => void) | undefined;
@@ -311,7 +313,9 @@ export class ConversationDriver {
     void this.fail(ref, n, info).catch(() => {});
   }
 
+  /** Publishes progress (deltas, tool calls) when someone follows it: nobody listening is no problem. */
   private publish(agentId: string, type: string, data: Record<string, unknown>): void {
+    if (!this.host.listening(type)) return;
     this.host.publish(createSignal(type, { agent: agentId, ...data }, { source: agentId }), agentId);
   }
 

@@ -69,6 +69,11 @@ export class Broadcaster {
   }
 
   /** Hands a signal to the subscribers whose pattern matches; returns how many there were. */
+  /** Whether any subscriber listens to signals of `type`. */
+  hasSubscribers(type: string): boolean {
+    return this.subscriptions.lookup(type).size > 0;
+  }
+
   toSubscribers(signal: Signal, from: string | undefined): number {
     const listeners = this.subscriptions.lookup(signal.type);
     for (const listener of listeners) {

@@ -445,6 +445,11 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
 
   // ── Publishing ─────────────────────────────────────────────────────────────────────────────
 
+  /** Whether a signal of `type` would reach any subscriber or any agent: progress nobody follows is not published. */
+  listening(type: string): boolean {
+    return this.broadcast.hasSubscribers(type) || this.listeners.lookup(type).size > 0;
+  }
+
   /** Delivers an emitted signal to subscribers and to every other agent whose patterns match. */
   publish(signal: Signal, from: string | undefined): number {
     let delivered = this.broadcast.toSubscribers(signal, from);

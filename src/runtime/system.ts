@@ -71,6 +71,7 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
       get: (id) => runtime.agents.get(id) as AgentRef | undefined,
       subscribe: (pattern, listener) => runtime.broadcast.subscribe(pattern, listener),
       publish: (signal, from) => void runtime.publish(signal, from),
+      listening: (type) => runtime.listening(type),
       diagnose: (agentId, diagnostic) => runtime.diagnose(agentId, diagnostic),
       report: (agentId, error) => runtime.report(agentId, error),
       inspect: runtime.inspect,
