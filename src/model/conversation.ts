@@ -248,9 +248,9 @@ function withToolResult(messages: readonly ChatMessage[], part: Record<string, u
   return [...messages, { role: 'tool', content: [part] }];
 }
 
-/** An error as a tool result the model reads. */
+/** An error as a tool result the model reads: its code, then its message (as the AI SDK words a failed tool's result). */
 export function errorOutput(error: { code: string; message: string }): Record<string, unknown> {
-  return { type: 'error-json', value: { code: error.code, message: error.message } };
+  return { type: 'error-text', value: `${error.code}: ${error.message}` };
 }
 
 /**
@@ -317,20 +317,38 @@ const message = defineAction({
   },
 });
 
-const toolCallInput = z.object({ toolCallId: z.string(), tool: z.string(), args: z.unknown(), needsApproval: z.boolean() });
+const pendingInput = z.object({ toolCallId: z.string(), tool: z.string(), args: z.unknown(), needsApproval: z.boolean() });
 
-const recordResponse = defineAction({
-  name: 'record_response',
-  description: "Records a model's answer for the turn in flight: its messages, usage and tool calls.",
+/** The turn after a round of tool calls: `turn_limit` when it has used its model calls, else `next`. */
+function afterTools(ctx: Ctx, messages: ChatMessage[], next: TurnRecord): { state: Partial<ConversationState>; effects: Effect[]; failed: boolean } {
+  if (next.status === 'thinking' && next.steps >= ctx.config.maxSteps) {
+    const limit: ErrorInfo = {
+      code: 'turn_limit',
+      message: `turn ${next.n} made ${next.steps} model calls without answering; at most ${ctx.config.maxSteps} are allowed per turn`,
+      details: { limit: 'maxSteps', value: ctx.config.maxSteps },
+    };
+    return { ...endTurn({ ...ctx, skillState: { ...ctx.skillState, turn: next } } as Ctx, messages, { n: next.n, outcome: 'failed', error: limit }), failed: true };
+  }
+  const effects: Effect[] = next.status === 'awaiting-approval' ? [approvalSignal(ctx, next)] : [];
+  return { state: { messages, turn: next }, effects, failed: false };
+}
+
+const recordStep = defineAction({
+  name: 'record_step',
+  description:
+    "Records one model step of the turn in flight: the messages it added (the model's answer, and the results of the tool calls that ran), its usage, and the tool calls still to run.",
   input: z.object({
     turn: z.number().int(),
     messages: z.array(messageSchema),
     usage: usageSchema,
-    toolCalls: z.array(toolCallInput),
+    /** Tool calls the model asked for in this step. */
+    calls: z.number().int().min(0),
+    /** Those of them that did not run yet (they wait for approval, or for the runner), in order. */
+    pending: z.array(pendingInput),
   }),
   state: conversationSchema,
   tool: false,
-  run: ({ turn: n, messages, usage, toolCalls }, ctx: Ctx) => {
+  run: ({ turn: n, messages, usage, calls, pending: waiting }, ctx: Ctx) => {
     const turn = currentTurn(ctx, n);
     if (!('n' in turn)) return turn;
     if (turn.status !== 'thinking') return fail('no_turn', `turn ${n} is ${turn.status}, not waiting for the model`, { turn: n });
@@ -341,34 +359,20 @@ const recordResponse = defineAction({
       outputTokens: state.usage.outputTokens + usage.outputTokens,
       totalTokens: state.usage.totalTokens + usage.totalTokens,
     };
-    const steps = turn.steps + 1;
-    if (toolCalls.length === 0) {
+    if (calls === 0) {
       const text = answerText(history);
       const ended = endTurn(ctx, history, { n, outcome: 'answered', text });
       return result({ status: 'answered', text }, { state: { ...ended.state, usage: total }, effects: ended.effects });
     }
-    const pending: PendingToolCall[] = toolCalls.map((call) => ({
+    const pending: PendingToolCall[] = waiting.map((call) => ({
       toolCallId: call.toolCallId,
       tool: call.tool,
       args: call.args,
       approval: call.needsApproval ? 'needed' : 'none',
     }));
-    const calls = turn.toolCalls + pending.length;
-    const next: TurnRecord = { ...turn, steps, toolCalls: calls, pending };
-    if (calls > ctx.config.maxToolCalls) {
-      const error: ErrorInfo = {
-        code: 'turn_limit',
-        message: `turn ${n} asked for ${calls} tool calls; at most ${ctx.config.maxToolCalls} are allowed per turn`,
-        details: { limit: 'maxToolCalls', value: ctx.config.maxToolCalls },
-      };
-      const failing = { ...ctx, skillState: { ...state, turn: next } } as Ctx;
-      const ended = endTurn(failing, history, { n, outcome: 'failed', error });
-      return result({ status: 'failed' }, { state: { ...ended.state, usage: total }, effects: ended.effects });
-    }
-    next.status = statusFor(pending);
-    const effects: Effect[] = [];
-    if (next.status === 'awaiting-approval') effects.push(approvalSignal(ctx, next));
-    return result({ status: next.status }, { state: { messages: history, usage: total, turn: next }, effects });
+    const next: TurnRecord = { ...turn, steps: turn.steps + 1, toolCalls: turn.toolCalls + calls, pending, status: statusFor(pending) };
+    const after = afterTools(ctx, history, next);
+    return result({ status: after.failed ? 'failed' : next.status }, { state: { ...after.state, usage: total }, effects: after.effects });
   },
 });
 
@@ -403,19 +407,8 @@ const recordToolResult = defineAction({
         : toolResult(call, errorOutput(error ?? { code: 'action_failed', message: 'the tool call failed' }));
     const pending = turn.pending.slice(1);
     const next: TurnRecord = { ...turn, pending, status: statusFor(pending) };
-    const messages = withToolResult(ctx.skillState.messages, part);
-    const effects: Effect[] = [];
-    if (next.status === 'awaiting-approval') effects.push(approvalSignal(ctx, next));
-    if (next.status === 'thinking' && next.steps >= ctx.config.maxSteps) {
-      const limit: ErrorInfo = {
-        code: 'turn_limit',
-        message: `turn ${n} made ${next.steps} model calls without answering; at most ${ctx.config.maxSteps} are allowed per turn`,
-        details: { limit: 'maxSteps', value: ctx.config.maxSteps },
-      };
-      const ended = endTurn({ ...ctx, skillState: { ...ctx.skillState, turn: next } } as Ctx, messages, { n, outcome: 'failed', error: limit });
-      return result({ status: 'failed' }, ended);
-    }
-    return result({ status: next.status }, { state: { messages, turn: next }, effects });
+    const after = afterTools(ctx, withToolResult(ctx.skillState.messages, part), next);
+    return result({ status: after.failed ? 'failed' : next.status }, { state: after.state, effects: after.effects });
   },
 });
 
@@ -549,7 +542,7 @@ export const conversation = defineSkill({
   category: 'model',
   schema: conversationSchema,
   configSchema: conversationConfigSchema,
-  actions: [message, recordResponse, recordToolResult, approve, deny, failTurn, cancel, callAborted, compact, reset],
+  actions: [message, recordStep, recordToolResult, approve, deny, failTurn, cancel, callAborted, compact, reset],
   routes: [
     { path: ChatSignals.message, target: { action: 'message' } },
     { path: ChatSignals.approve, target: { action: 'approve' } },

@@ -34,11 +34,13 @@ import {
 } from './conversation.js';
 import { loadAi, type AiModule, type ChatModel, type Compactor } from './models.js';
 import { buildSystemPrompt, PromptCache } from './prompt.js';
-import { turnMachine, type TurnActor, type TurnPhase, type TurnWork } from './turn-machine.js';
+import { turnMachine, turnStateName, type TurnActivity, type TurnActor, type TurnPhase, type TurnWork } from './turn-machine.js';
 
 /** What the driver needs from the system it runs in. */
 export interface ConversationHost {
   get(id: string): AgentRef | undefined;
+  /** The last committed agent value of a running agent (undefined once it stopped): cheaper than a snapshot view. */
+  agent(id: string): Agent<object> | undefined;
   subscribe(pattern: string, listener: (signal: Signal) => void): () => void;
   publish(signal: Signal, from: string): void;
   /** Whether a signal of `type` would reach anyone (progress nobody follows is not published). */
@@ -60,11 +62,58 @@ export interface ConversationOptions {
   compactors?: Readonly<Record<string, Compactor>> | undefined;
 }
 
-/** A model's answer, as the turn records it. */
-interface ModelAnswer {
-  messages: ChatMessage[];
-  usage: ChatUsage;
-  toolCalls: { toolCallId: string; toolName: string; input: unknown }[];
+/** What the loop reads of one finished step of the AI SDK (the same in its versions 6 and 7). */
+interface StepResultLike {
+  response: { messages: readonly unknown[] };
+  content: readonly { type: string; toolCallId?: string }[];
+  toolCalls: readonly { toolCallId: string; toolName: string; input: unknown; invalid?: boolean }[];
+  usage: { inputTokens?: number | undefined; outputTokens?: number | undefined; totalTokens?: number | undefined };
+}
+
+/** A tool call's outcome, as the history records it. */
+type ToolOutcome = { ok: true; output: unknown } | { ok: false; error: { code: string; message: string } };
+
+/** An agent's tools for the AI SDK, made once per toolset: definitions without `execute`, and those that need approval. */
+interface PreparedTools {
+  tools: Map<string, Record<string, unknown>>;
+  approval: Set<string>;
+}
+
+/**
+ * The time-out of one step: restarted as a step begins and after each tool call (a tool has its
+ * own time-out), it aborts the model request when it fires.
+ */
+class StepTimer {
+  private readonly controller = new AbortController();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  fired = false;
+
+  constructor(private readonly ms: number) {
+    this.restart();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  restart(): void {
+    this.stop();
+    this.timer = setTimeout(() => {
+      this.fired = true;
+      this.controller.abort(new Error(`no answer within ${this.ms} ms`));
+    }, this.ms);
+  }
+
+  stop(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
+
+function usageOf(usage: StepResultLike['usage']): ChatUsage {
+  const input = usage.inputTokens ?? 0;
+  const output = usage.outputTokens ?? 0;
+  return { inputTokens: input, outputTokens: output, totalTokens: usage.totalTokens ?? input + output };
 }
 
 /** An error of the model call, and whether trying again may help. */
@@ -76,6 +125,8 @@ interface ModelProblem {
 }
 
 const MAX_RETRY_WAIT = 60_000;
+const NO_CONFIG = Object.freeze({});
+const parsedSettings = new WeakMap<object, ConversationSettings>();
 
 /** Checks the `models` option: each a language model object of the AI SDK. */
 function checkModels(models: unknown): Readonly<Record<string, ChatModel>> {
@@ -154,7 +205,7 @@ export class ConversationDriver {
   private readonly compactors: Readonly<Record<string, Compactor>>;
   private readonly running = new Map<string, { n: number; actor: TurnActor }>();
   private readonly cache = new PromptCache();
-  private readonly aiTools = new WeakMap<Toolset, Record<string, unknown>>();
+  private readonly aiTools = new WeakMap<Toolset, PreparedTools>();
   private unsubscribe: (() => void) | undefined;
   private stopped = false;
 
@@ -230,8 +281,7 @@ export class ConversationDriver {
     if (current?.n === turn.n && current.actor.getSnapshot().status === 'active') return;
     if (current) current.actor.stop();
     const work: TurnWork = {
-      think: (n, abort) => this.think(ref, n, abort),
-      act: (n, abort) => this.act(ref, n, abort),
+      work: (n, abort, notify) => this.work(ref, n, abort, notify),
       phase: (n) => this.phaseOf(agentId, n),
       crashed: (n, error) => this.crashed(ref, n, error),
     };
@@ -246,9 +296,11 @@ export class ConversationDriver {
     let traced: unknown;
     actor.subscribe({
       next: (snapshot) => {
-        if (!trace || snapshot.value === traced || snapshot.value === 'next') return;
-        traced = snapshot.value;
-        trace({ kind: 'turn', agent: agentId, turn: turn.n, state: String(snapshot.value) });
+        if (!trace) return;
+        const state = turnStateName(snapshot.value);
+        if (state === traced || state === 'next' || state === 'choosing') return;
+        traced = state;
+        trace({ kind: 'turn', agent: agentId, turn: turn.n, state });
       },
       complete: () => {
         if (this.running.get(agentId)?.actor === actor) this.running.delete(agentId);
@@ -265,18 +317,21 @@ export class ConversationDriver {
   // ── Reading the agent ────────────────────────────────────────────────────────────────────
 
   private slice(ref: AgentRef): ConversationState | undefined {
-    return (ref.getSnapshot().state as { [CONVERSATION]?: ConversationState })[CONVERSATION];
+    return (this.host.agent(ref.id)?.state as { [CONVERSATION]?: ConversationState } | undefined)?.[CONVERSATION];
   }
 
+  /** The conversation's settings: its config with defaults, parsed once per config (committed configs are frozen). */
   private settings(ref: AgentRef): ConversationSettings {
-    const record = ref.getSnapshot().mounted.find((mounted) => mounted.name === CONVERSATION);
-    return conversationConfigSchema.parse(record?.config ?? {});
+    const config = this.host.agent(ref.id)?.mounted.find((mounted) => mounted.name === CONVERSATION)?.config ?? NO_CONFIG;
+    let settings = parsedSettings.get(config);
+    if (!settings) parsedSettings.set(config, (settings = conversationConfigSchema.parse(config)));
+    return settings;
   }
 
   /** Where turn `n` of the agent is, as its state says. */
   private phaseOf(agentId: string, n: number): TurnPhase {
     const ref = this.host.get(agentId);
-    const slice = ref && !ref.getSnapshot().status.startsWith('stopped') ? this.slice(ref) : undefined;
+    const slice = ref ? this.slice(ref) : undefined;
     if (slice?.turn?.n === n) return slice.turn.status;
     if (slice?.last?.n === n) return slice.last.outcome;
     return 'cancelled';
@@ -284,7 +339,7 @@ export class ConversationDriver {
 
   /** The turn in flight when it is `n` and has `status`; otherwise where turn `n` is. */
   private turnAt(ref: AgentRef, n: number, status: TurnRecord['status']): TurnRecord | TurnPhase {
-    if (ref.getSnapshot().status === 'stopped') return 'cancelled';
+    if (this.host.agent(ref.id) === undefined) return 'cancelled';
     const turn = this.slice(ref)?.turn;
     if (turn?.n === n && turn.status === status) return turn;
     return this.phaseOf(ref.id, n);
@@ -319,175 +374,229 @@ export class ConversationDriver {
     this.host.publish(createSignal(type, { agent: agentId, ...data }, { source: agentId }), agentId);
   }
 
-  // ── Thinking: asking the model ───────────────────────────────────────────────────────────
+  // ── Working: asking the model, running tools ─────────────────────────────────────────────
 
-  private async think(ref: AgentRef, n: number, abort: AbortSignal): Promise<TurnPhase> {
-    const turn = this.turnAt(ref, n, 'thinking');
-    if (typeof turn === 'string') return turn;
-    const settings = this.settings(ref);
-    const slice = this.slice(ref)!;
-    if (settings.maxTokens !== undefined && slice.usage.totalTokens >= settings.maxTokens) {
-      return this.fail(ref, n, errorInfo('budget_exceeded', `agent '${ref.id}' has used ${slice.usage.totalTokens} tokens of its budget of ${settings.maxTokens}`, {
-        details: { used: slice.usage.totalTokens, budget: settings.maxTokens },
-      }));
+  /** Moves turn `n` on: runs the next tool call waiting, or lets the model answer. */
+  private async work(ref: AgentRef, n: number, abort: AbortSignal, notify: (activity: TurnActivity) => void): Promise<void> {
+    const phase = this.phaseOf(ref.id, n);
+    if (phase === 'acting') {
+      notify('acting');
+      await this.act(ref, n);
+    } else if (phase === 'thinking') {
+      notify('thinking');
+      await this.think(ref, n, abort, notify);
     }
-    const model = this.models[settings.model];
-    if (!model) {
-      const known = Object.keys(this.models);
-      return this.fail(ref, n, errorInfo('model_not_found', `agent '${ref.id}' asks for model '${settings.model}', which the system does not know; ${known.length ? `known models: ${known.join(', ')}` : 'pass models to createAgentSystem({ models: { default: ... } })'}`, {
-        subject: settings.model,
-      }));
-    }
-    let ai: AiModule;
-    try {
-      ai = await loadAi();
-    } catch (error) {
-      return this.fail(ref, n, infoOf(error, 'model_unavailable'));
-    }
-    const compacted = await this.compactIfNeeded(ref, n, settings, model, ai, abort);
-    if (compacted !== undefined) return compacted;
-
-    const agent = ref.getSnapshot().agent as Agent<object>;
-    const messages = this.slice(ref)!.messages;
-    const prompt = await buildSystemPrompt(agent, settings, turn.query, this.documents(), this.cache);
-    for (const note of prompt.diagnostics) this.host.diagnose(ref.id, note);
-    const toolset = ref.tools();
-    let answer: ModelAnswer;
-    try {
-      answer = await this.ask(ai, ref.id, n, turn.steps, model, settings, prompt.text, messages, this.toolsFor(ai, toolset), abort);
-    } catch (problem) {
-      if (abort.aborted) return this.phaseOf(ref.id, n);
-      return this.fail(ref, n, (problem as ModelProblem).error ?? infoOf(problem, 'model_failed'));
-    }
-    const catalog = catalogOf(agent);
-    const toolCalls = answer.toolCalls.map((call) => {
-      const binding = toolset.bindings.get(call.toolName);
-      let needsApproval = false;
-      if (binding && catalog) {
-        const actions = binding.skill === undefined ? catalog.blueprint.ownActions : (catalog.skills.get(binding.skill)?.spec.actions ?? []);
-        needsApproval = actions.find((action) => action.name === binding.action)?.needsApproval ?? false;
-      }
-      return { toolCallId: call.toolCallId, tool: call.toolName, args: call.input ?? {}, needsApproval };
-    });
-    return this.record(ref, n, 'record_response', { turn: n, messages: answer.messages, usage: answer.usage, toolCalls });
   }
 
-  /** The agent's tools as the AI SDK takes them (no `execute`: the agent runs them). */
-  private toolsFor(ai: AiModule, toolset: Toolset): Record<string, unknown> {
-    let tools = this.aiTools.get(toolset);
-    if (!tools) {
-      tools = {};
-      for (const tool of toolset.tools) {
-        tools[tool.function.name] = ai.tool({ description: tool.function.description, inputSchema: ai.jsonSchema(tool.function.parameters as Parameters<AiModule['jsonSchema']>[0]) });
-      }
-      this.aiTools.set(toolset, tools);
-    }
-    return tools;
-  }
-
-  /** Asks the model, retrying what may pass with a backoff; throws a `ModelProblem`. */
-  private async ask(
-    ai: AiModule,
-    agentId: string,
-    n: number,
-    step: number,
-    model: ChatModel,
-    settings: ConversationSettings,
-    system: string,
-    messages: readonly ChatMessage[],
-    tools: Record<string, unknown>,
-    abort: AbortSignal,
-  ): Promise<ModelAnswer> {
+  /**
+   * Lets the model answer, step after step, in one call of the AI SDK's tool loop, until it
+   * answers, a tool call waits for approval, the agent's tools change (a skill was loaded or
+   * unloaded: the next call offers the new ones), or a limit is reached. Each step is recorded
+   * as it ends; the system prompt is rebuilt from the agent's state before each.
+   */
+  private async think(ref: AgentRef, n: number, abort: AbortSignal, notify: (activity: TurnActivity) => void): Promise<void> {
     for (let attempt = 0; ; attempt++) {
-      const timeout = new AbortController();
-      const timer = setTimeout(() => timeout.abort(new Error(`no answer within ${settings.modelTimeout} ms`)), settings.modelTimeout);
+      const turn = this.turnAt(ref, n, 'thinking');
+      if (typeof turn === 'string') return;
+      const settings = this.settings(ref);
+      const slice = this.slice(ref)!;
+      if (settings.maxTokens !== undefined && slice.usage.totalTokens >= settings.maxTokens) {
+        await this.fail(ref, n, errorInfo('budget_exceeded', `agent '${ref.id}' has used ${slice.usage.totalTokens} tokens of its budget of ${settings.maxTokens}`, {
+          details: { used: slice.usage.totalTokens, budget: settings.maxTokens },
+        }));
+        return;
+      }
+      const model = this.models[settings.model];
+      if (!model) {
+        const known = Object.keys(this.models);
+        await this.fail(ref, n, errorInfo('model_not_found', `agent '${ref.id}' asks for model '${settings.model}', which the system does not know; ${known.length ? `known models: ${known.join(', ')}` : 'pass models to createAgentSystem({ models: { default: ... } })'}`, {
+          subject: settings.model,
+        }));
+        return;
+      }
+      let ai: AiModule;
       try {
-        return await this.askOnce(ai, agentId, n, step, model, settings, system, messages, tools, AbortSignal.any([abort, timeout.signal]));
+        ai = await loadAi();
       } catch (error) {
-        if (abort.aborted) throw error;
-        const problem = this.classify(ai, error, timeout.signal.aborted, settings, model);
-        if (!problem.retryable || attempt >= settings.retries) throw problem;
+        await this.fail(ref, n, infoOf(error, 'model_unavailable'));
+        return;
+      }
+      if ((await this.compactIfNeeded(ref, n, settings, model, ai, abort)) !== undefined) return;
+
+      const timer = new StepTimer(settings.modelTimeout);
+      try {
+        await this.segment(ai, ref, n, turn, settings, model, AbortSignal.any([abort, timer.signal]), timer, notify);
+        return;
+      } catch (error) {
+        if (abort.aborted || this.phaseOf(ref.id, n) !== 'thinking') return;
+        if (error instanceof RuntimeError && error.code === 'agent_stopped') return;
+        const problem = this.classify(ai, error, timer.fired, settings, model);
+        if (!problem.retryable || attempt >= settings.retries) {
+          await this.fail(ref, n, problem.error);
+          return;
+        }
         const wait = Math.min(problem.retryAfter ?? settings.retryDelay * 2 ** attempt, MAX_RETRY_WAIT);
         this.host.diagnose(
-          agentId,
-          diagnostic('warning', 'model_retry', `agent '${agentId}', turn ${n}: ${problem.error.message}; trying again in ${wait} ms (retry ${attempt + 1} of ${settings.retries})`, {
+          ref.id,
+          diagnostic('warning', 'model_retry', `agent '${ref.id}', turn ${n}: ${problem.error.message}; trying again in ${wait} ms (retry ${attempt + 1} of ${settings.retries})`, {
             details: { code: problem.error.code, attempt: attempt + 1, wait },
           }),
         );
-        await sleep(wait, abort);
+        try {
+          await sleep(wait, abort);
+        } catch {
+          return;
+        }
       } finally {
-        clearTimeout(timer);
+        timer.stop();
       }
     }
   }
 
-  private async askOnce(
+  /** One call of the AI SDK's tool loop, from the history the agent's state holds. */
+  private async segment(
     ai: AiModule,
-    agentId: string,
+    ref: AgentRef,
     n: number,
-    step: number,
-    model: ChatModel,
+    turn: TurnRecord,
     settings: ConversationSettings,
-    system: string,
-    messages: readonly ChatMessage[],
-    tools: Record<string, unknown>,
+    model: ChatModel,
     abortSignal: AbortSignal,
-  ): Promise<ModelAnswer> {
+    timer: StepTimer,
+    notify: (activity: TurnActivity) => void,
+  ): Promise<void> {
+    const toolset = ref.tools();
+    const prepared = this.prepared(ai, ref, toolset);
+    let executed = 0;
+    let limit: ErrorInfo | undefined;
+    let recorded = 0;
+    let step = turn.steps;
+    const execute = (tool: string) => async (args: unknown, options: { toolCallId: string }) => {
+      if (turn.toolCalls + executed >= settings.maxToolCalls) {
+        limit ??= errorInfo('turn_limit', `turn ${n} asked for more than ${settings.maxToolCalls} tool calls; at most ${settings.maxToolCalls} are allowed per turn`, {
+          details: { limit: 'maxToolCalls', value: settings.maxToolCalls },
+        });
+        throw new Error(`${limit.code}: ${limit.message}`);
+      }
+      executed++;
+      notify('acting');
+      try {
+        const result = await this.runTool(ref, n, options.toolCallId, tool, args, settings);
+        if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`);
+        return result.output;
+      } finally {
+        timer.restart();
+        notify('thinking');
+      }
+    };
+    const tools: Record<string, unknown> = {};
+    for (const [name, definition] of prepared.tools) {
+      tools[name] = prepared.approval.has(name) ? definition : { ...definition, execute: execute(name) };
+    }
+    const documents = this.documents();
     const call = {
       model,
-      ...(system ? { system } : {}),
-      messages: messages as Parameters<AiModule['generateText']>[0]['messages'] & object,
+      messages: this.slice(ref)!.messages as Parameters<AiModule['generateText']>[0]['messages'] & object,
       tools: tools as Parameters<AiModule['generateText']>[0]['tools'],
       maxRetries: 0,
       abortSignal,
       ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
       ...(settings.maxOutputTokens !== undefined ? { maxOutputTokens: settings.maxOutputTokens } : {}),
+      stopWhen: [
+        ai.stepCountIs(Math.max(1, settings.maxSteps - turn.steps)),
+        // A skill was loaded or unloaded (the next call offers its tools), a limit was reached,
+        // or the turn no longer waits for the model (approval, cancelled, over).
+        () => limit !== undefined || ref.tools() !== toolset || this.phaseOf(ref.id, n) !== 'thinking',
+      ],
+      prepareStep: async () => {
+        timer.restart();
+        const agent = this.host.agent(ref.id);
+        if (!agent) return {};
+        const prompt = await buildSystemPrompt(agent, settings, turn.query, documents, this.cache);
+        for (const note of prompt.diagnostics) this.host.diagnose(ref.id, note);
+        return prompt.text ? { system: prompt.text } : {};
+      },
+      onStepFinish: async (result: StepResultLike) => {
+        const messages = result.response.messages.slice(recorded);
+        recorded = result.response.messages.length;
+        step++;
+        const ran = new Set(result.content.flatMap((part) => (part.type === 'tool-result' || part.type === 'tool-error' ? [part.toolCallId] : [])));
+        const pending = result.toolCalls
+          .filter((toolCall) => toolCall.invalid !== true && !ran.has(toolCall.toolCallId))
+          .map((toolCall) => ({ toolCallId: toolCall.toolCallId, tool: toolCall.toolName, args: plain(toolCall.input ?? {}), needsApproval: prepared.approval.has(toolCall.toolName) }));
+        await this.record(ref, n, 'record_step', { turn: n, messages: plain(messages), usage: usageOf(result.usage), calls: result.toolCalls.length, pending });
+      },
     };
     if (!settings.stream) {
-      const result = await ai.generateText(call);
-      return this.answer(result.response.messages, result.usage, result.toolCalls);
+      await ai.generateText(call);
+    } else {
+      const result = ai.streamText({ ...call, onError: () => {} });
+      let index = turn.steps - 1;
+      for await (const part of result.fullStream) {
+        if (part.type === 'start-step') index++;
+        else if (part.type === 'text-delta') this.publish(ref.id, ChatSignals.delta, { turn: n, step: index, text: part.text });
+        else if (part.type === 'error') throw part.error;
+      }
+      if (abortSignal.aborted) throw abortSignal.reason;
     }
-    const result = ai.streamText({ ...call, onError: () => {} });
-    for await (const part of result.fullStream) {
-      if (part.type === 'text-delta') this.publish(agentId, ChatSignals.delta, { turn: n, step, text: part.text });
-      else if (part.type === 'error') throw part.error;
-    }
-    if (abortSignal.aborted) throw abortSignal.reason;
-    const [response, usage, toolCalls] = await Promise.all([result.response, result.usage, result.toolCalls]);
-    return this.answer(response.messages, usage, toolCalls);
+    if (limit !== undefined && this.phaseOf(ref.id, n) === 'thinking') await this.fail(ref, n, limit);
   }
 
-  private answer(
-    messages: readonly unknown[],
-    usage: { inputTokens?: number | undefined; outputTokens?: number | undefined; totalTokens?: number | undefined },
-    toolCalls: readonly { toolCallId: string; toolName: string; input: unknown; invalid?: boolean }[],
-  ): ModelAnswer {
-    const input = usage.inputTokens ?? 0;
-    const output = usage.outputTokens ?? 0;
-    return {
-      messages: plain(messages) as ChatMessage[],
-      usage: { inputTokens: input, outputTokens: output, totalTokens: usage.totalTokens ?? input + output },
-      // Calls of unknown tools and unparsable arguments already have their error result from the SDK.
-      toolCalls: toolCalls.filter((call) => call.invalid !== true).map((call) => ({ toolCallId: call.toolCallId, toolName: call.toolName, input: plain(call.input ?? {}) })),
-    };
+  /** The agent's tools as the AI SDK takes them (without `execute`), and which need approval: made once per toolset. */
+  private prepared(ai: AiModule, ref: AgentRef, toolset: Toolset): PreparedTools {
+    let prepared = this.aiTools.get(toolset);
+    if (!prepared) {
+      const catalog = catalogOf(this.host.agent(ref.id));
+      const approval = new Set<string>();
+      const tools = new Map<string, Record<string, unknown>>();
+      for (const tool of toolset.tools) {
+        const name = tool.function.name;
+        tools.set(name, { description: tool.function.description, inputSchema: ai.jsonSchema(tool.function.parameters as Parameters<AiModule['jsonSchema']>[0]) });
+        const binding = toolset.bindings.get(name);
+        if (binding && catalog) {
+          const actions = binding.skill === undefined ? catalog.blueprint.ownActions : (catalog.skills.get(binding.skill)?.spec.actions ?? []);
+          if (actions.find((action) => action.name === binding.action)?.needsApproval) approval.add(name);
+        }
+      }
+      prepared = { tools, approval };
+      this.aiTools.set(toolset, prepared);
+    }
+    return prepared;
+  }
+
+  /** Runs one tool call through the agent (a step of its own), telling followers before and after. */
+  private async runTool(ref: AgentRef, n: number, toolCallId: string, tool: string, args: unknown, settings: ConversationSettings): Promise<ToolOutcome> {
+    this.publish(ref.id, ChatSignals.toolCall, { turn: n, toolCallId, tool, args });
+    let outcome: ToolOutcome;
+    try {
+      const output = await ref.callTool(tool, args, { timeout: settings.toolTimeout });
+      outcome = { ok: true, output: output === undefined ? null : plain(output) };
+    } catch (error) {
+      if (error instanceof RuntimeError && error.code === 'agent_stopped') throw error;
+      const info = infoOf(error, 'action_failed');
+      outcome = { ok: false, error: { code: info.code, message: info.message } };
+    }
+    this.publish(ref.id, ChatSignals.toolResult, { turn: n, toolCallId, tool, ...outcome });
+    return outcome;
   }
 
   /** What went wrong with a model call, and whether to try again. */
   private classify(ai: AiModule, error: unknown, timedOut: boolean, settings: ConversationSettings, model: ChatModel): ModelProblem {
     const name = `model '${model.provider}:${model.modelId}'`;
     if (timedOut) return { retryable: true, error: errorInfo('model_timeout', `${name} gave no answer within ${settings.modelTimeout} ms`, { details: { timeout: settings.modelTimeout } }) };
-    if (ai.APICallError.isInstance(error)) {
-      const status = error.statusCode;
-      const details: Record<string, unknown> = { status: status ?? null, retryable: error.isRetryable };
-      const header = error.responseHeaders?.['retry-after'];
+    const cause = ai.RetryError.isInstance(error) ? error.lastError : error;
+    if (ai.APICallError.isInstance(cause)) {
+      const status = cause.statusCode;
+      const details: Record<string, unknown> = { status: status ?? null, retryable: cause.isRetryable };
+      const header = cause.responseHeaders?.['retry-after'];
       const seconds = header !== undefined ? Number(header) : NaN;
       const retryAfter = Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
       if (status === 429) {
-        return { retryable: true, ...(retryAfter !== undefined ? { retryAfter } : {}), error: errorInfo('rate_limited', `${name} is rate limited: ${error.message}`, { details }) };
+        return { retryable: true, ...(retryAfter !== undefined ? { retryAfter } : {}), error: errorInfo('rate_limited', `${name} is rate limited: ${cause.message}`, { details }) };
       }
-      return { retryable: error.isRetryable, ...(retryAfter !== undefined ? { retryAfter } : {}), error: errorInfo('model_failed', `${name} failed${status ? ` (HTTP ${status})` : ''}: ${error.message}`, { details }) };
+      return { retryable: cause.isRetryable, ...(retryAfter !== undefined ? { retryAfter } : {}), error: errorInfo('model_failed', `${name} failed${status ? ` (HTTP ${status})` : ''}: ${cause.message}`, { details }) };
     }
-    return { retryable: false, error: errorInfo('model_failed', `${name} failed: ${describeThrown(error)}`) };
+    return { retryable: false, error: errorInfo('model_failed', `${name} failed: ${describeThrown(cause)}`) };
   }
 
   // ── Compaction ───────────────────────────────────────────────────────────────────────────
@@ -543,25 +652,20 @@ export class ConversationDriver {
     return this.turnAt(ref, n, 'thinking') === 'cancelled' ? 'cancelled' : undefined;
   }
 
-  // ── Acting: running a tool call ──────────────────────────────────────────────────────────
+  // ── Acting: a tool call that waited (for approval, or across a restore) ────────────────────
 
-  private async act(ref: AgentRef, n: number, _abort: AbortSignal): Promise<TurnPhase> {
+  private async act(ref: AgentRef, n: number): Promise<void> {
     const turn = this.turnAt(ref, n, 'acting');
-    if (typeof turn === 'string') return turn;
+    if (typeof turn === 'string') return;
     const call = turn.pending[0]!;
-    if (call.approval === 'denied') return this.record(ref, n, 'record_tool_result', { turn: n, toolCallId: call.toolCallId, ok: false });
-    const settings = this.settings(ref);
-    this.publish(ref.id, ChatSignals.toolCall, { turn: n, toolCallId: call.toolCallId, tool: call.tool, args: call.args });
-    let result: Record<string, unknown>;
-    try {
-      const output = await ref.callTool(call.tool, call.args, { timeout: settings.toolTimeout });
-      result = { ok: true, output: output === undefined ? null : plain(output) };
-    } catch (error) {
-      if (error instanceof RuntimeError && error.code === 'agent_stopped') return 'cancelled';
-      const info = infoOf(error, 'action_failed');
-      result = { ok: false, error: { code: info.code, message: info.message } };
+    if (call.approval === 'denied') {
+      await this.record(ref, n, 'record_tool_result', { turn: n, toolCallId: call.toolCallId, ok: false });
+      return;
     }
-    this.publish(ref.id, ChatSignals.toolResult, { turn: n, toolCallId: call.toolCallId, tool: call.tool, ...result });
-    return this.record(ref, n, 'record_tool_result', { turn: n, toolCallId: call.toolCallId, ...result });
+    const outcome = await this.runTool(ref, n, call.toolCallId, call.tool, call.args, this.settings(ref)).catch((error: unknown) => {
+      if (error instanceof RuntimeError && error.code === 'agent_stopped') return undefined;
+      throw error;
+    });
+    if (outcome) await this.record(ref, n, 'record_tool_result', { turn: n, toolCallId: call.toolCallId, ...outcome });
   }
 }

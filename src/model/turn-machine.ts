@@ -1,13 +1,13 @@
 /**
  * The turn machine: one actor per turn of a model-driven agent (`<agent>/turns/<n>`), whose
- * states are what a person watching the inspector expects: `thinking` (the model is asked),
- * `acting` (a tool call runs through the agent), `awaiting-approval` (a tool call waits for a
- * person), and the endings `answered`, `failed` and `cancelled`.
+ * states are what a person watching the inspector expects: `working` — `thinking` while the
+ * model answers, `acting` while a tool call runs through the agent —, `awaiting-approval` while
+ * a tool call waits for a person, and the endings `answered`, `failed` and `cancelled`.
  *
- * The machine holds no conversation state: the agent's state does. Each piece of work reads the
- * turn from the agent, does the slow part, records the result as a step of the agent and returns
- * the status the step left; `next` goes where that status says. So a turn restored from a
- * snapshot starts in `next` and lands where the snapshot left it.
+ * The machine holds no conversation state: the agent's state does. The work reads the turn from
+ * the agent, does the slow part and records each result as a step of the agent; `next` then goes
+ * where the agent's state says the turn is. So a turn restored from a snapshot starts in `next`
+ * and lands where the snapshot left it.
  */
 import { assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
 import type { TurnStatus } from './conversation.js';
@@ -15,10 +15,13 @@ import type { TurnStatus } from './conversation.js';
 /** Where a turn is: in flight (`TurnStatus`) or ended. */
 export type TurnPhase = TurnStatus | 'answered' | 'failed' | 'cancelled';
 
+/** What the work is doing at a given moment, for the machine to show. */
+export type TurnActivity = 'thinking' | 'acting';
+
 /** The slow work of a turn, done by the driver, and where the turn is now. */
 export interface TurnWork {
-  think(n: number, abort: AbortSignal): Promise<TurnPhase>;
-  act(n: number, abort: AbortSignal): Promise<TurnPhase>;
+  /** Moves turn `n` on from where the agent's state says it is; tells `notify` what it is doing. */
+  work(n: number, abort: AbortSignal, notify: (activity: TurnActivity) => void): Promise<void>;
   /** Where turn `n` is now, as the agent's state says. */
   phase(n: number): TurnPhase;
   /** Work failed unexpectedly (a bug, not a model or tool error): the driver ends the turn. */
@@ -39,17 +42,16 @@ interface TurnContext {
   work: TurnWork;
 }
 
-/** Events a turn actor takes: look at the agent again (an approval came), or stop at once. */
-export type TurnEvent = { type: 'resume' } | { type: 'cancel' };
-
-const job = (kind: 'think' | 'act') =>
-  fromPromise<TurnPhase, { work: TurnWork; n: number }>(({ input, signal }) => input.work[kind](input.n, signal));
+/** Events a turn actor takes: look at the agent again (an approval came), what the work does, or stop at once. */
+export type TurnEvent = { type: 'resume' } | { type: 'cancel' } | { type: 'thinking' } | { type: 'acting' };
 
 const to = (phase: TurnPhase, target: string) => ({ guard: { type: 'at' as const, params: { phase } }, target });
 
 export const turnMachine = setup({
   types: {} as { context: TurnContext; input: TurnInput; events: TurnEvent },
-  actors: { think: job('think'), act: job('act') },
+  actors: {
+    work: fromPromise<void, { work: TurnWork; n: number; notify: (activity: TurnActivity) => void }>(({ input, signal }) => input.work.work(input.n, signal, input.notify)),
+  },
   guards: { at: ({ context }, params: { phase: TurnPhase }) => context.phase === params.phase },
   actions: {
     crashed: ({ context, event }) => context.work.crashed(context.n, (event as { error?: unknown }).error),
@@ -66,28 +68,26 @@ export const turnMachine = setup({
     next: {
       entry: assign({ phase: ({ context }) => context.work.phase(context.n) }),
       always: [
-        to('thinking', 'thinking'),
-        to('acting', 'acting'),
+        to('thinking', 'working'),
+        to('acting', 'working'),
         to('awaiting-approval', 'awaiting-approval'),
         to('answered', 'answered'),
         to('cancelled', 'cancelled'),
         { target: 'failed' },
       ],
     },
-    thinking: {
+    working: {
       invoke: {
-        src: 'think',
-        input: ({ context }) => ({ work: context.work, n: context.n }),
+        src: 'work',
+        input: ({ context, self }) => ({ work: context.work, n: context.n, notify: (activity: TurnActivity) => self.send({ type: activity }) }),
         onDone: { target: 'next' },
         onError: { target: 'failed', actions: 'crashed' },
       },
-    },
-    acting: {
-      invoke: {
-        src: 'act',
-        input: ({ context }) => ({ work: context.work, n: context.n }),
-        onDone: { target: 'next' },
-        onError: { target: 'failed', actions: 'crashed' },
+      initial: 'choosing',
+      states: {
+        choosing: { always: [to('acting', 'acting'), { target: 'thinking' }] },
+        thinking: { on: { acting: 'acting' } },
+        acting: { on: { thinking: 'thinking' } },
       },
     },
     'awaiting-approval': {
@@ -102,3 +102,10 @@ export const turnMachine = setup({
 
 /** A running turn actor. */
 export type TurnActor = ActorRefFrom<typeof turnMachine>;
+
+/** A turn actor's state as people read it: the innermost state's name. */
+export function turnStateName(value: unknown): string {
+  let current = value;
+  while (typeof current === 'object' && current !== null) current = Object.values(current)[0];
+  return String(current);
+}

@@ -5,6 +5,7 @@
  * one process share nothing.
  */
 import type { AgentDefinition } from '../core/agent-definition.js';
+import type { Agent } from '../core/agent-value.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { errorInfo, type ErrorInfo } from '../core/errors.js';
 import type { SkillRegistry } from '../core/skill-registry.js';
@@ -69,6 +70,10 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
   const conversations = new ConversationDriver(
     {
       get: (id) => runtime.agents.get(id) as AgentRef | undefined,
+      agent: (id) => {
+        const process = runtime.agents.get(id);
+        return process && !process.isStopped ? (process.agent as Agent<object>) : undefined;
+      },
       subscribe: (pattern, listener) => runtime.broadcast.subscribe(pattern, listener),
       publish: (signal, from) => void runtime.publish(signal, from),
       listening: (type) => runtime.listening(type),

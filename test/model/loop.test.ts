@@ -29,10 +29,11 @@ describe('a turn', () => {
     expect(chat.usage.totalTokens).toBe(chat.usage.inputTokens + chat.usage.outputTokens);
     // The model saw the tool's result on its second call.
     expect(JSON.stringify(model.calls[1]!.messages)).toContain('"result":5');
+    await new Promise((resolve) => setTimeout(resolve, 5));
     expect(turnStates(seen.records, 'ada', 1)).toEqual(['thinking', 'acting', 'thinking', 'answered']);
-    // Each tool call and each record is a step of the agent.
+    // Each tool call and each model step's record is a step of the agent.
     const steps = seen.records.flatMap((r) => (r.kind === 'step' && r.agent === 'ada' ? [r.subject] : []));
-    expect(steps).toEqual(['chat.message', 'record_response', 'add', 'record_tool_result', 'record_response']);
+    expect(steps).toEqual(['chat.message', 'add', 'record_step', 'record_step']);
   });
 
   it('works with the AI SDK mock model as well', async () => {
@@ -73,9 +74,8 @@ describe('a turn', () => {
     const toolMessage = chatOf(agent).messages[2]!;
     expect(toolMessage).toMatchObject({
       role: 'tool',
-      content: [{ type: 'tool-result', toolName: 'balance', output: { type: 'error-json', value: { code: 'action_failed' } } }],
+      content: [{ type: 'tool-result', toolName: 'balance', output: { type: 'error-text', value: expect.stringMatching(/^action_failed: .*the ledger is offline/) } }],
     });
-    expect(JSON.stringify(toolMessage)).toContain('the ledger is offline');
   });
 
   it('answers invalid arguments, malformed JSON and unknown tools with errors the model reads', async () => {
@@ -96,7 +96,7 @@ describe('a turn', () => {
     const results = chatOf(agent).messages.filter((m) => m.role === 'tool').flatMap((m) => m.content as { toolCallId: string; output: { type: string; value: unknown } }[]);
     const byId = Object.fromEntries(results.map((r) => [r.toolCallId, r.output]));
     expect(Object.keys(byId).sort()).toEqual(['bad-args', 'bad-json', 'good', 'unknown']);
-    expect(byId['bad-args']).toMatchObject({ type: 'error-json', value: { code: 'invalid_params' } });
+    expect(byId['bad-args']).toEqual({ type: 'error-text', value: expect.stringMatching(/^invalid_params: /) });
     expect(byId['bad-json']!.type).toBe('error-text');
     expect(String(byId['unknown']!.value)).toContain("unavailable tool 'teleport'");
     expect(byId['good']).toEqual({ type: 'json', value: { result: 2 } });
@@ -214,16 +214,18 @@ describe('limits', () => {
     expect(results.map((r) => r.toolCallId)).toEqual(calls.map((c) => c.toolCallId));
   });
 
-  it('ends a turn that asks for too many tool calls, answering each with an error', async () => {
-    const model = scriptedModel([{ toolCalls: [1, 2, 3].map((a) => ({ tool: 'add', args: { a, b: 0 } })) }]);
+  it('ends a turn that asks for too many tool calls: the calls past the limit do not run and get an error', async () => {
+    const model = scriptedModel([{ toolCalls: [1, 2, 3].map((a) => ({ tool: 'add', args: { a, b: 10 } })) }]);
     const system = systems.start({ models: { default: model } });
     const agent = system.spawn(assistant({ maxToolCalls: 2 }));
-    const before = agent.getSnapshot().state;
-    await expect(agent.call(chatMessage('many'))).rejects.toMatchObject({ code: 'turn_limit', details: { limit: 'maxToolCalls' } });
-    const results = chatOf(agent).messages.filter((m) => m.role === 'tool').flatMap((m) => m.content as { output: { type: string } }[]);
-    expect(results.map((r) => r.output.type)).toEqual(['error-json', 'error-json', 'error-json']);
-    // None of them ran.
-    expect((agent.getSnapshot().state as { calculator: unknown }).calculator).toBe((before as { calculator: unknown }).calculator);
+    await expect(agent.call(chatMessage('many'))).rejects.toMatchObject({ code: 'turn_limit', details: { limit: 'maxToolCalls', value: 2 } });
+    const results = chatOf(agent).messages.filter((m) => m.role === 'tool').flatMap((m) => m.content as { output: { type: string; value: unknown } }[]);
+    expect(results.map((r) => r.output)).toEqual([
+      { type: 'json', value: { result: 11 } },
+      { type: 'json', value: { result: 12 } },
+      { type: 'error-text', value: expect.stringMatching(/^turn_limit: /) },
+    ]);
+    expect((agent.getSnapshot().state as { calculator: { last_result: number } }).calculator.last_result).toBe(12);
   });
 
   it('refuses a turn once the token budget is spent', async () => {

@@ -137,7 +137,7 @@ describe('scripts', () => {
     const results = Object.fromEntries(
       chatOf(agent).messages.filter((m) => m.role === 'tool').flatMap((m) => m.content as { toolCallId: string; output: { type: string; value: Record<string, unknown> } }[]).map((r) => [r.toolCallId, r.output]),
     );
-    expect(results['early']).toMatchObject({ type: 'error-json', value: { code: 'action_failed', message: expect.stringContaining("skill 'csv-tools' is not loaded") } });
+    expect(results['early']).toEqual({ type: 'error-text', value: expect.stringContaining("action_failed: action 'run_skill_script' failed: skill 'csv-tools' is not loaded") });
     expect(results['read']!.value.content).toContain('#');
     expect(results['run']!.value).toMatchObject({ exitCode: 0, timedOut: false });
     expect(JSON.parse(results['run']!.value.stdout as string)).toHaveProperty('rows');

@@ -1,0 +1,184 @@
+/**
+ * The conversation loop's own cost, against the AI SDK's `generateText` tool loop doing the same
+ * work in the same rounds: the same instant model (it answers four tool calls, then text), the
+ * same tool, a fresh user message each turn. The loop's extra work per step is the prompt build,
+ * the tools recomputed from the agent, and the steps of the agent (the tool call, the records).
+ *
+ * And the system prompt over 1,000 document skills: a fresh user message each time (the
+ * disclosure is ranked anew), and again within a turn (cached).
+ */
+import { generateText, jsonSchema, stepCountIs, tool, type LanguageModel } from 'ai';
+import { z } from 'zod';
+import {
+  chatMessage,
+  conversation,
+  createAgentSystem,
+  createDocumentSkillRegistry,
+  createSignal,
+  createSkillTools,
+  defineAction,
+  defineAgent,
+  defineDocumentSkill,
+  defineSkill,
+  result,
+  type AgentRef,
+} from '../src/index.js';
+import { buildSystemPrompt, PromptCache } from '../src/model/prompt.js';
+import { conversationConfigSchema } from '../src/model/conversation.js';
+import { compare, formatNs, type ReportRow } from './harness.js';
+
+const STEPS = 5;
+const AGENTS = 50;
+
+type ModelV3 = Extract<Exclude<LanguageModel, string>, { specificationVersion: 'v3' }>;
+type CallOptions = Parameters<ModelV3['doGenerate']>[0];
+
+const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
+
+/** A model that answers at once: a tool call while fewer than four results follow the last user message, then text. */
+function instantModel(): ModelV3 {
+  let ids = 0;
+  const answer = async (options: CallOptions) => {
+    let results = 0;
+    for (let i = options.prompt.length - 1; i >= 0 && options.prompt[i]!.role !== 'user'; i--) if (options.prompt[i]!.role === 'tool') results++;
+    if (results < STEPS - 1) {
+      return {
+        content: [{ type: 'tool-call' as const, toolCallId: `c${++ids}`, toolName: 'tally', input: JSON.stringify({ amount: (ids % 97) + 1 }) }],
+        finishReason: { unified: 'tool-calls' as const, raw: undefined },
+        usage,
+        warnings: [],
+      };
+    }
+    return { content: [{ type: 'text' as const, text: `Done after ${results} tallies.` }], finishReason: { unified: 'stop' as const, raw: undefined }, usage, warnings: [] };
+  };
+  return {
+    specificationVersion: 'v3',
+    provider: 'bench',
+    modelId: 'instant',
+    supportedUrls: {},
+    doGenerate: answer,
+    doStream: () => Promise.reject(new Error('not used')),
+  };
+}
+
+const tallyState = z.object({ total: z.number().default(0) });
+const tally = defineSkill({
+  name: 'tally',
+  schema: tallyState,
+  actions: [
+    defineAction({
+      name: 'tally',
+      description: 'Adds an amount to the running total',
+      input: z.object({ amount: z.number() }),
+      state: tallyState,
+      run: ({ amount }, { skillState }) => result({ total: skillState.total + amount }, { state: { total: skillState.total + amount } }),
+    }),
+  ],
+});
+
+async function loopOverhead(): Promise<ReportRow[]> {
+  const model = instantModel();
+  const system = createAgentSystem({ models: { default: model }, callTimeout: 60_000 });
+  const Agent = defineAgent({ name: 'bench', skills: [[conversation, { instructions: 'You keep tallies.', stream: false }], tally] });
+  const agents: AgentRef[] = Array.from({ length: AGENTS }, (_, i) => system.spawn(Agent, { id: `a${i}` }));
+  // The same tool for the SDK's own loop, doing the same update on a plain object.
+  const totals = new Map<number, number>();
+  let sdkConversation = 0;
+  const sdkTools = {
+    tally: tool({
+      description: 'Adds an amount to the running total',
+      inputSchema: jsonSchema<{ amount: number }>({ type: 'object', properties: { amount: { type: 'number' } }, required: ['amount'] }),
+      execute: async ({ amount }) => {
+        const total = (totals.get(sdkConversation) ?? 0) + amount;
+        totals.set(sdkConversation, total);
+        return { total };
+      },
+    }),
+  };
+  let turn = 0;
+  let sink = 0;
+  const [sdk, ours] = await compare(
+    [
+      {
+        name: 'generateText tool loop',
+        fn: async () => {
+          sdkConversation = turn++ % AGENTS;
+          const out = await generateText({ model, system: 'You keep tallies.', prompt: `Tally ${turn} things`, tools: sdkTools, stopWhen: stepCountIs(STEPS + 1) });
+          sink += out.steps.length;
+        },
+      },
+      {
+        name: 'agent turn',
+        fn: async () => {
+          const agent = agents[turn++ % AGENTS]!;
+          // A fresh conversation per turn, like the SDK side's: the reset is a step of its own, counted against us.
+          agent.send(createSignal('chat.reset'));
+          sink += String(await agent.call(chatMessage(`Tally ${turn} things`))).length;
+        },
+      },
+    ],
+    { rounds: 11, roundMs: 60 },
+  );
+  await system.shutdown();
+  if (sink < 0) console.log(sink);
+  const perStep = (ns: number) => ns / STEPS;
+  return [
+    { suite: 'model', name: `AI SDK generateText, ${STEPS} steps a turn (anchor), per step`, value: formatNs(perStep(sdk!.ns)) },
+    {
+      suite: 'model',
+      name: `agent conversation loop, ${STEPS} steps a turn, ${AGENTS} agents, per step`,
+      value: formatNs(perStep(ours!.ns)),
+      anchor: `generateText ${formatNs(perStep(sdk!.ns))}`,
+      ratio: ours!.ns / sdk!.ns,
+      target: '≤ 1.5×',
+      pass: ours!.ns / sdk!.ns <= 1.5,
+    },
+  ];
+}
+
+async function promptBuild(): Promise<ReportRow[]> {
+  const COUNT = 1000;
+  const registry = createDocumentSkillRegistry();
+  for (let i = 0; i < COUNT; i++) {
+    registry.register(
+      defineDocumentSkill({
+        name: `skill-${i}`,
+        description: `Skill ${i} handles topic${i} and area${i % 101} requests. Use it for task${i % 37}.`,
+        instructions: `# Skill ${i}\n\nSteps for skill ${i}.`,
+        triggers: { keywords: [`topic${i}`], verbs: [`do${i % 11}`] },
+      }),
+    );
+  }
+  const Agent = defineAgent({ name: 'prompted', skills: [[conversation, { instructions: 'You are helpful.' }], createSkillTools(registry)] });
+  const agent = Agent.new({ id: 'p' });
+  const settings = conversationConfigSchema.parse({ instructions: 'You are helpful.' });
+  const words = ['summarise', 'plan', 'merge', 'check', 'draft', 'review'];
+  // Bodies a disclosure may show in full are read once, as a running system would have them.
+  for (let i = 0; i < COUNT; i++) await registry.content(`skill-${i}`);
+  let n = 0;
+  let sink = 0;
+  const cache = new PromptCache();
+  const fixed = 'please summarise the notes about topic512 for area7';
+  const [fresh, cached] = await compare(
+    [
+      {
+        name: 'fresh message',
+        fn: async () => {
+          n++;
+          sink += (await buildSystemPrompt(agent, settings, `${words[n % words.length]} the report on topic${n % COUNT} for area${n % 101}, number ${n}`, undefined, undefined)).text.length;
+        },
+      },
+      { name: 'within a turn', fn: async () => { sink += (await buildSystemPrompt(agent, settings, fixed, undefined, cache)).text.length; } },
+    ],
+    { rounds: 11 },
+  );
+  if (sink < 0) console.log(sink);
+  return [
+    { suite: 'model', name: `system prompt, ${COUNT} document skills, a fresh message each time`, value: formatNs(fresh!.ns), target: '≤ 1 ms', pass: fresh!.ns <= 1_000_000 },
+    { suite: 'model', name: `system prompt, ${COUNT} document skills, later steps of a turn`, value: formatNs(cached!.ns), target: '≤ 1 ms', pass: cached!.ns <= 1_000_000 },
+  ];
+}
+
+export async function run(): Promise<ReportRow[]> {
+  return [...(await loopOverhead()), ...(await promptBuild())];
+}
