@@ -15,6 +15,7 @@ import { initCommand } from './commands/init.js';
 import { trustCommand } from './commands/trust.js';
 import { inspectCommand } from './commands/inspect.js';
 import { listCommand } from './commands/list.js';
+import { chatCommand } from './commands/chat.js';
 import { mcpCommand } from './commands/mcp.js';
 import { readCommand } from './commands/read.js';
 import { runCommand } from './commands/run.js';
@@ -23,7 +24,7 @@ import { validateCommand } from './commands/validate.js';
 import { processIO, UsageError, type CliIO, type Command } from './io.js';
 
 /** The CLI commands, in the order `skillstate --help` lists them. */
-export const COMMANDS: readonly Command[] = [validateCommand, listCommand, discloseCommand, readCommand, runCommand, initCommand, trustCommand, inspectCommand, traceCommand, mcpCommand];
+export const COMMANDS: readonly Command[] = [validateCommand, listCommand, discloseCommand, readCommand, runCommand, initCommand, trustCommand, inspectCommand, traceCommand, mcpCommand, chatCommand];
 
 /** skillstate's version, from the package.json above this file (the sources or the build). */
 export function packageVersion(): string {
@@ -43,7 +44,8 @@ export function usage(): string {
   return `Usage: skillstate <command> [options]
 
 Document skills (SKILL.md folders): create, validate, discover, disclose, read, run and trust them,
-and serve them over MCP. Agents: watch them live (inspect) or after the fact (trace view).
+and serve them over MCP; chat with a model that uses them. Agents: watch them live (inspect) or
+after the fact (trace view).
 
 Commands:
 ${COMMANDS.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`).join('\n')}
