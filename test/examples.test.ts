@@ -27,6 +27,12 @@ describe('examples', () => {
     for (const line of expected) expect(stdout).toContain(line);
   });
 
+  it('examples/chat-openai.ts refuses clearly without its key', () => {
+    const outcome = spawnSync(process.execPath, ['--import', 'tsx', 'examples/chat-openai.ts'], { cwd: root, encoding: 'utf8', timeout: 60_000, env: { ...process.env, OPENAI_API_KEY: '' } });
+    expect(outcome.status).toBe(1);
+    expect(outcome.stderr).toContain('set OPENAI_API_KEY');
+  });
+
   it('npm start (examples/demo.ts) runs every section and exits 0', () => {
     const { code, stdout, stderr } = run('examples/demo.ts');
     expect(code).toBe(0);
