@@ -86,7 +86,14 @@ describe('the built package', () => {
     const manifest = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as Record<string, Record<string, unknown>>;
     expect(Object.keys(manifest.dependencies!)).not.toContain('tsx');
     expect(manifest.peerDependencies).toMatchObject({ tsx: expect.any(String) });
-    expect(manifest.peerDependenciesMeta).toEqual({ tsx: { optional: true } });
+    expect(manifest.peerDependenciesMeta).toMatchObject({ tsx: { optional: true } });
+  });
+
+  it('declares the AI SDK an optional peer dependency of both majors a user may have (6 on Node 20, 7 on Node 22)', () => {
+    const manifest = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as Record<string, Record<string, unknown>>;
+    expect(Object.keys(manifest.dependencies!)).not.toContain('ai');
+    expect(manifest.peerDependencies).toMatchObject({ ai: '^6.0.0 || ^7.0.0' });
+    expect(manifest.peerDependenciesMeta).toEqual({ ai: { optional: true }, tsx: { optional: true } });
   });
 
   it('runs without tsx: JavaScript toolsets load, a TypeScript toolset or script fails saying how to install tsx', () => {
