@@ -292,6 +292,12 @@ export class ConversationDriver {
       ...(this.host.inspect ? { inspect: this.host.inspect } : {}),
     });
     this.running.set(agentId, { n: turn.n, actor });
+    // The agent stops: so does its turn (the model request is aborted).
+    const agentGone = () => {
+      actor.stop();
+      if (this.running.get(agentId)?.actor === actor) this.running.delete(agentId);
+    };
+    const agentWatch = ref.actor.subscribe({ complete: agentGone, error: agentGone });
     const trace = this.host.trace;
     let traced: unknown;
     actor.subscribe({
@@ -303,6 +309,7 @@ export class ConversationDriver {
         trace({ kind: 'turn', agent: agentId, turn: turn.n, state });
       },
       complete: () => {
+        agentWatch.unsubscribe();
         if (this.running.get(agentId)?.actor === actor) this.running.delete(agentId);
       },
     });
@@ -422,6 +429,8 @@ export class ConversationDriver {
         return;
       }
       if ((await this.compactIfNeeded(ref, n, settings, model, ai, abort)) !== undefined) return;
+      // The agent may have stopped, or the turn ended, while the SDK loaded.
+      if (typeof this.turnAt(ref, n, 'thinking') === 'string') return;
 
       const timer = new StepTimer(settings.modelTimeout);
       try {
@@ -494,9 +503,11 @@ export class ConversationDriver {
       tools[name] = prepared.approval.has(name) ? definition : { ...definition, execute: execute(name) };
     }
     const documents = this.documents();
+    const history = this.slice(ref)?.messages;
+    if (history === undefined) return;
     const call = {
       model,
-      messages: this.slice(ref)!.messages as Parameters<AiModule['generateText']>[0]['messages'] & object,
+      messages: history as Parameters<AiModule['generateText']>[0]['messages'] & object,
       tools: tools as Parameters<AiModule['generateText']>[0]['tools'],
       maxRetries: 0,
       abortSignal,
@@ -603,7 +614,8 @@ export class ConversationDriver {
 
   /** Compacts the history when it passes its budget; resolves with an ending when the turn ended meanwhile. */
   private async compactIfNeeded(ref: AgentRef, n: number, settings: ConversationSettings, model: ChatModel, ai: AiModule, abort: AbortSignal): Promise<TurnPhase | undefined> {
-    const messages = this.slice(ref)!.messages;
+    const messages = this.slice(ref)?.messages;
+    if (messages === undefined) return 'cancelled';
     const tokens = historyTokens(messages);
     if (tokens <= settings.history.maxTokens) return undefined;
     const remove = keepFrom(messages, settings.history.keepTurns);

@@ -258,6 +258,35 @@ describe('cancellation', () => {
     await expect(agent.call(chatMessage('quick'))).resolves.toBe('next one');
   });
 
+  it('stopping the agent mid-turn aborts the model request, answers the caller agent_stopped and reports nothing else', async () => {
+    const model = scriptedModel([{ text: 'slow', delay: 5_000 }]);
+    const errors: unknown[] = [];
+    const system = systems.start({ models: { default: model }, onUnhandledError: (error) => errors.push(error) });
+    const agent = system.spawn(assistant());
+    const started = next(system, 'chat.turn.started');
+    const pending = agent.call(chatMessage('hello'), { timeout: 10_000 });
+    await started;
+    while (model.calls.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await agent.stop();
+    await expect(pending).rejects.toMatchObject({ code: 'agent_stopped' });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(model.calls[0]!.aborted).toBe(true);
+    expect(errors).toEqual([]);
+  });
+
+  it('stopping the agent before the model is asked reports nothing', async () => {
+    const model = scriptedModel([{ text: 'never' }]);
+    const errors: unknown[] = [];
+    const system = systems.start({ models: { default: model }, onUnhandledError: (error) => errors.push(error) });
+    const agent = system.spawn(assistant());
+    const pending = agent.call(chatMessage('hello'), { timeout: 10_000 }).catch((error: { code: string }) => error.code);
+    await agent.stop();
+    expect(await pending).toBe('agent_stopped');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(errors).toEqual([]);
+    expect(model.calls).toEqual([]);
+  });
+
   it('a chat.cancel signal cancels the turn in flight, and its caller gets cancelled', async () => {
     const model = scriptedModel([{ text: 'slow', delay: 5_000 }]);
     const system = systems.start({ models: { default: model } });
