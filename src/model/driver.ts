@@ -110,6 +110,26 @@ class StepTimer {
   }
 }
 
+/**
+ * The messages one step added: its assistant message and what follows it (the results of the
+ * tool calls that ran). ai 6 gives every message of the call so far, ai 7 those of the step only;
+ * a step has one assistant message either way, so both read the same from the last one.
+ */
+function stepMessages(messages: readonly unknown[]): unknown[] {
+  for (let i = messages.length - 1; i >= 0; i--) if ((messages[i] as { role?: unknown }).role === 'assistant') return messages.slice(i);
+  return [...messages];
+}
+
+/**
+ * A failed tool call as the AI SDK reports it to the model: `code: message`. Unnamed, since ai 7
+ * words the result as the error's string (its name first) where ai 6 takes its message.
+ */
+function toolError(error: { code: string; message: string }): Error {
+  const thrown = new Error(`${error.code}: ${error.message}`);
+  thrown.name = '';
+  return thrown;
+}
+
 function usageOf(usage: StepResultLike['usage']): ChatUsage {
   const input = usage.inputTokens ?? 0;
   const output = usage.outputTokens ?? 0;
@@ -478,20 +498,19 @@ export class ConversationDriver {
     const prepared = this.prepared(ai, ref, toolset);
     let executed = 0;
     let limit: ErrorInfo | undefined;
-    let recorded = 0;
     let step = turn.steps;
     const execute = (tool: string) => async (args: unknown, options: { toolCallId: string }) => {
       if (turn.toolCalls + executed >= settings.maxToolCalls) {
         limit ??= errorInfo('turn_limit', `turn ${n} asked for more than ${settings.maxToolCalls} tool calls; at most ${settings.maxToolCalls} are allowed per turn`, {
           details: { limit: 'maxToolCalls', value: settings.maxToolCalls },
         });
-        throw new Error(`${limit.code}: ${limit.message}`);
+        throw toolError(limit);
       }
       executed++;
       notify('acting');
       try {
         const result = await this.runTool(ref, n, options.toolCallId, tool, args, settings);
-        if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`);
+        if (!result.ok) throw toolError(result.error);
         return result.output;
       } finally {
         timer.restart();
@@ -528,8 +547,7 @@ export class ConversationDriver {
         return prompt.text ? { system: prompt.text } : {};
       },
       onStepFinish: async (result: StepResultLike) => {
-        const messages = result.response.messages.slice(recorded);
-        recorded = result.response.messages.length;
+        const messages = stepMessages(result.response.messages);
         step++;
         const ran = new Set(result.content.flatMap((part) => (part.type === 'tool-result' || part.type === 'tool-error' ? [part.toolCallId] : [])));
         const pending = result.toolCalls
