@@ -4,14 +4,21 @@
  * at a time: a `signal`, a `run` of instructions (a model's tool calls), a `mount` or an
  * `unmount`.
  *
- * A sync step (the common case) is done within the item's own transition: no promise, no extra
- * event. An async step sets `busy`, runs as a promise child (`step`), and is committed when the
- * child is done. Items reach the machine through the host's mailbox, one at a time; an item event
- * the host did not hand over (sent to the actor directly, or while busy) is handed back to it.
+ * States, as the inspector draws them:
  *
- * The machine is flat — one state, `busy` in the context — and stopping is `actor.stop()` (the
- * system stops children first): every state node costs on every transition and every spawn, and
- * agents are spawned by the hundred thousand.
+ *   starting ──(mount hooks done)──▶ idle ◀──▶ stepping
+ *
+ * `starting` while the `mount` hooks of the skills an agent was spawned with have not run (agents
+ * whose skills have none start `idle`); `idle` between items; `stepping` while an async step is
+ * pending. A sync step (the common case) is done within the item's own transition — no promise,
+ * no extra event — so the agent stays `idle` through it. An async step sets `busy`, runs as a
+ * promise child (`step`), and is committed when the child is done. Items reach the machine through
+ * the host's mailbox, one at a time; an item event the host did not hand over (sent to the actor
+ * directly, or while busy) is handed back to it.
+ *
+ * The states follow the context (`busy`, `starting`) through eventless transitions, and the item
+ * handlers stay on the root, so a step costs no more than in a flat machine. Stopping is
+ * `actor.stop()` (the system stops children first).
  *
  * Each mounted skill has a lifecycle child (`machines/skill-lifecycle.ts`), spawned by name,
  * whose systemId names the agent and the skill. After every step the machine reconciles them
@@ -92,11 +99,15 @@ export interface AgentContext {
   host: AgentHost;
   /** An async step is running; items wait in the mailbox. */
   busy: boolean;
+  /** The `mount` hooks of the skills it was spawned with have not run yet (its first item runs them). */
+  starting: boolean;
 }
 
 export interface AgentInput {
   agent: Agent<object>;
   host: AgentHost;
+  /** The agent's first item runs its skills' `mount` hooks: it starts in `starting`. */
+  starting?: boolean;
 }
 
 /** The lifecycle child's id under the agent. */
@@ -132,9 +143,9 @@ function toItem(event: AgentItemEvent, host: AgentHost): WorkItem | { load: stri
 interface CommitEnqueuer {
   (action: () => void): void;
   assign(values: Partial<AgentContext>): void;
-  sendTo(target: AnyActorRef, event: { type: 'activate' | 'deactivate' }): void;
+  sendTo(target: AnyActorRef | string, event: { type: 'activate' | 'deactivate' }): void;
   spawnChild(src: LifecycleActorName | AnyActorLogic, options: { id: string; systemId: string; input: LifecycleInput }): void;
-  stopChild(target: AnyActorRef): void;
+  stopChild(target: AnyActorRef | string): void;
 }
 
 /**
@@ -144,6 +155,7 @@ interface CommitEnqueuer {
 function commit(enqueue: CommitEnqueuer, context: AgentContext, children: Record<string, AnyActorRef | undefined>, event: AgentItemEvent, outcome: StepOutcome): void {
   const before = context.agent;
   const after = outcome.agent;
+  if (event.type === 'start') enqueue.assign({ starting: false });
   if (after !== before) {
     enqueue.assign({ agent: after });
     if (after.mounted !== before.mounted) {
@@ -162,7 +174,8 @@ function applyLifecycleOp(enqueue: CommitEnqueuer, op: LifecycleOp): void {
 /** What reconciling lifecycles with the mounted skills asks the machine to do. */
 type LifecycleOp =
   | { op: 'spawn'; id: string; systemId: string; input: LifecycleInput; src: LifecycleActorName | AnyActorLogic }
-  | { op: 'activate' | 'deactivate' | 'stop'; child: AnyActorRef };
+  /** `child`: the lifecycle, or the id of one spawned by an earlier op of the same step. */
+  | { op: 'activate' | 'deactivate' | 'stop'; child: AnyActorRef | string };
 
 /** The plain lifecycle machines, by the name the agent machine declares them under. */
 const PLAIN_LIFECYCLES = {
@@ -192,7 +205,9 @@ function reconcile(children: Record<string, AnyActorRef | undefined>, before: Ag
     if (child && childSpecs(active).length === 0 && !supervises(child)) ops.push({ op: 'activate', child });
     else {
       if (child) ops.push({ op: 'stop', child });
-      ops.push(lifecycleSpawn(active, after.id, record.name, 'active'));
+      // Mounted at run time: spawned inactive and activated, so the inspector shows it happen.
+      const spawn = lifecycleSpawn(active, after.id, record.name, 'inactive');
+      ops.push(spawn, { op: 'activate', child: spawn.id });
     }
   }
   for (const record of before.mounted) {
@@ -212,7 +227,7 @@ function supervises(lifecycle: AnyActorRef): boolean {
  * machines, referenced by name; a skill with children gets the supervising machine with their
  * logic provided under names, so its own children are referenced by name inside it.
  */
-function lifecycleSpawn(active: ActiveSkill | undefined, agentId: string, skillName: string, start: LifecycleState): LifecycleOp {
+function lifecycleSpawn(active: ActiveSkill | undefined, agentId: string, skillName: string, start: LifecycleState): Extract<LifecycleOp, { op: 'spawn' }> {
   const specs = childSpecs(active);
   const planned = specs.length ? planChildren(skillName, specs) : undefined;
   return {
@@ -239,6 +254,9 @@ export const agentMachine = setup({
   guards: {
     // Busy with an async step, or not the item the host handed over: back to the mailbox.
     notNow: ({ context, event }) => context.busy || !context.host.owns(event as AgentItemEvent),
+    busy: ({ context }) => context.busy,
+    idle: ({ context }) => !context.busy,
+    started: ({ context }) => !context.starting,
   },
   actions: {
     startLifecycles: enqueueActions(({ context, enqueue }) => {
@@ -283,8 +301,14 @@ export const agentMachine = setup({
   },
 }).createMachine({
   id: 'agent',
-  context: ({ input }) => ({ agent: input.agent, host: input.host, busy: false }),
+  context: ({ input }) => ({ agent: input.agent, host: input.host, busy: false, starting: input.starting === true }),
   entry: 'startLifecycles',
+  initial: 'starting',
+  states: {
+    starting: { always: [{ guard: 'busy', target: 'stepping' }, { guard: 'started', target: 'idle' }] },
+    idle: { always: { guard: 'busy', target: 'stepping' } },
+    stepping: { always: { guard: 'idle', target: 'idle' } },
+  },
   on: {
     signal: [{ guard: 'notNow', actions: 'handBack' }, { actions: 'process' }],
     run: [{ guard: 'notNow', actions: 'handBack' }, { actions: 'process' }],

@@ -1,10 +1,15 @@
 /**
  * The lifecycle of one skill on one agent, as a child machine of the agent:
  *
- *   inactive ──activate──▶ active ──deactivate──▶ inactive
- *                            │ a child crashes past its restart budget
- *                            ▼
- *                          failed ──activate──▶ active (a remount starts afresh)
+ *   inactive ──activate──▶ activating ──▶ active ──deactivate──▶ deactivating ──▶ inactive
+ *                                           │ a child crashes past its restart budget
+ *                                           ▼
+ *                                         failed ──activate──▶ activating (a remount starts afresh)
+ *
+ * `activating` starts the skill's children and `deactivating` stops them; both pass on at once
+ * (the skill's `mount` and `unmount` hooks run in the agent's step), so a lifecycle rests only in
+ * `inactive`, `active` or `failed` — what snapshots record — while the inspector shows every step.
+ * A lifecycle spawned for a skill just mounted starts in `activating`.
  *
  * While `active` it runs the skill's children (actor logic from `skill.children(config)`) and
  * supervises them: a crashed child is restarted under its policy — `permanent` (always),
@@ -22,6 +27,9 @@ import type { ChildSpec, RestartPolicy } from '../src/core/skill.js';
 
 /** The lifecycle state of a skill on a running agent: active while mounted, inactive once unmounted, failed when its children gave up. */
 export type LifecycleState = 'inactive' | 'active' | 'failed';
+
+/** Every state of a lifecycle machine: the resting ones, and the two it passes through. */
+export type LifecycleMachineState = LifecycleState | 'activating' | 'deactivating';
 
 /** A child as the lifecycle runs it: plain data; its logic is provided under `actor`. */
 export interface ChildPlan {
@@ -204,30 +212,38 @@ const context = ({ input }: { input: LifecycleInput }): LifecycleContext => ({
  * are like this, and an agent spawns one per skill, so it is kept as light as a machine can be.
  * The agent records its transitions itself (it is the one sending `activate` and `deactivate`).
  */
-function plainLifecycle(initial: LifecycleState) {
+function plainLifecycle(initial: LifecycleMachineState) {
   const states = {
-    inactive: { on: { activate: { target: 'active' } } },
-    active: { on: { deactivate: { target: 'inactive' } } },
-    failed: { on: { activate: { target: 'active' }, deactivate: { target: 'inactive' } } },
+    inactive: { on: { activate: { target: 'activating' } } },
+    activating: { always: { target: 'active' } },
+    active: { on: { deactivate: { target: 'deactivating' } } },
+    deactivating: { always: { target: 'inactive' } },
+    failed: { on: { activate: { target: 'activating' }, deactivate: { target: 'deactivating' } } },
   } as const;
   return supervision.createMachine({ id: 'skillLifecycle', context, initial, states });
 }
 
 /** The lifecycle of a skill with children: runs them while active and supervises them. */
-function supervisingLifecycle(initial: LifecycleState) {
+function supervisingLifecycle(initial: LifecycleMachineState) {
   return supervision.createMachine({
     id: 'skillLifecycle',
     context,
     initial,
     states: {
       inactive: {
-        on: { activate: { target: 'active' } },
+        on: { activate: { target: 'activating' } },
+      },
+      activating: {
+        entry: 'startChildren',
+        always: { target: 'active' },
+      },
+      deactivating: {
+        always: { target: 'inactive' },
       },
       active: {
-        entry: 'startChildren',
         exit: 'stopChildren',
         on: {
-          deactivate: { target: 'inactive' },
+          deactivate: { target: 'deactivating' },
           'xstate.error.actor.*': [
             { guard: 'mayRestartAfterError', actions: ['respawnChild', 'countRestart', 'reportRestart'] },
             { guard: 'isTemporary', actions: 'forgetChild' },
@@ -243,18 +259,22 @@ function supervisingLifecycle(initial: LifecycleState) {
       failed: {
         entry: 'reportFailed',
         on: {
-          activate: { target: 'active', actions: 'clearFailure' },
-          deactivate: { target: 'inactive', actions: 'clearFailure' },
+          activate: { target: 'activating', actions: 'clearFailure' },
+          deactivate: { target: 'deactivating', actions: 'clearFailure' },
         },
       },
     },
   });
 }
 
-/** The lifecycle machines, by start state and by whether the skill has children. */
+/**
+ * The lifecycle machines, by start state and by whether the skill has children. One starting
+ * `active` (a skill just mounted, or resumed active) begins in `activating`, which starts the
+ * children on its way to `active`.
+ */
 export const lifecycleMachines = {
-  plain: { active: plainLifecycle('active'), inactive: plainLifecycle('inactive'), failed: plainLifecycle('failed') },
-  supervising: { active: supervisingLifecycle('active'), inactive: supervisingLifecycle('inactive'), failed: supervisingLifecycle('failed') },
+  plain: { active: plainLifecycle('activating'), inactive: plainLifecycle('inactive'), failed: plainLifecycle('failed') },
+  supervising: { active: supervisingLifecycle('activating'), inactive: supervisingLifecycle('inactive'), failed: supervisingLifecycle('failed') },
 } as const;
 
 /** The lifecycle most skills get: no children, starting active. */

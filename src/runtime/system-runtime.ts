@@ -236,10 +236,8 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
     if (this.agents.has(id)) throw new RuntimeError(errorInfo('duplicate_agent', `an agent with id '${id}' is already running`, { subject: id }), id);
     const parent = this.parentId(options.parent);
     const agent = definition.new({ id, state: options.state as never });
-    const process = this.start(definition, agent, parent, undefined);
     // A restored agent's state already holds what its hooks did: only a new agent runs them.
-    if (hasMountHooks(catalogOf(agent)!)) process.runMountHooks();
-    return process;
+    return this.start(definition, agent, parent, undefined, hasMountHooks(catalogOf(agent)!));
   }
 
   private parentId(parent: string | AgentRef<object> | undefined): string | undefined {
@@ -255,6 +253,8 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
     agent: Agent<TState>,
     parent: string | undefined,
     resume: ReadonlyMap<string, LifecycleState> | undefined,
+    /** The agent runs its skills' `mount` hooks first: it starts in `starting`. */
+    hooks = false,
   ): AgentProcess<TState> {
     // Routes and children of every skill, checked before anything starts (remembered per catalog,
     // so agents of one definition pay once): a bad one is an error here, not a dead actor.
@@ -263,7 +263,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
     const process = new AgentProcess<TState>(agent, definition, this, parent, resume);
     process.actor = createActor(agentMachine, {
       id: agent.id,
-      input: { agent: agent as Agent<object>, host: process },
+      input: { agent: agent as Agent<object>, host: process, starting: hooks },
       ...(this.inspect ? { inspect: this.inspect } : {}),
     });
     process.actor.subscribe({ error: (error) => this.actorFailed(process as AgentProcess<object>, error) });
@@ -271,6 +271,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
     if (parent !== undefined) this.agents.get(parent)!.childIds.add(agent.id);
     process.registeredAtStart = registeredNames(catalogOf(agent)!);
     process.actor.start();
+    if (hooks) process.runMountHooks();
     this.reindex(agent.id, agent as Agent<object>);
     if (this.trace) {
       const record: Parameters<Tracer>[0] = { kind: 'spawn', agent: agent.id, definition: definition.name };
@@ -356,8 +357,8 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
     }
     const scheduled = scheduledSignals(data);
     if (typeof scheduled === 'string') throw bad(`agent '${data.id}': ${scheduled}`);
-    const process = this.start(definition, restored.value, parent, new Map(Object.entries(lifecycles as Record<string, LifecycleState>)));
-    if (data.starting === true && hasMountHooks(catalogOf(restored.value)!)) process.runMountHooks();
+    const hooks = data.starting === true && hasMountHooks(catalogOf(restored.value)!);
+    const process = this.start(definition, restored.value, parent, new Map(Object.entries(lifecycles as Record<string, LifecycleState>)), hooks);
     const now = Date.now();
     for (const { due, signal } of scheduled) this.schedule(process.id, Math.max(0, due - now), signal, due);
     return process;

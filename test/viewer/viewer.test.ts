@@ -65,7 +65,9 @@ describe('the local viewer, live', () => {
     await expect.poll(() => shownState(page, 'alice', 'skill:arithmetic'), poll).toEqual({ state: 'inactive', highlighted: ['inactive'] });
     // The diagram is the machine's own: every state of the lifecycle machine is drawn.
     const drawn = (await arithmeticCard.locator('svg g.node').allTextContents()).map((text) => text.trim()).filter(Boolean).sort();
-    expect(drawn).toEqual(['active', 'failed', 'inactive']);
+    expect(drawn).toEqual(['activating', 'active', 'deactivating', 'failed', 'inactive']);
+    // The agent's own machine has states too: idle between items.
+    await expect.poll(() => shownState(page, 'alice', 'alice'), poll).toEqual({ state: 'idle', highlighted: ['idle'] });
 
     await expect
       .poll(async () => (await visibleLog(page)).filter((line) => line.agent === 'alice').map((line) => `${line.type}:${line.skill}`), poll)
