@@ -16,8 +16,8 @@
  * the host's mailbox, one at a time; an item event the host did not hand over (sent to the actor
  * directly, or while busy) is handed back to it.
  *
- * The states follow the context (`busy`, `starting`) through eventless transitions, and the item
- * handlers stay on the root, so a step costs no more than in a flat machine. Stopping is
+ * The item handlers stay on the root, and only an async step (or the first item) raises the event
+ * that moves the machine, so a sync step costs no more than in a flat machine. Stopping is
  * `actor.stop()` (the system stops children first).
  *
  * Each mounted skill has a lifecycle child (`machines/skill-lifecycle.ts`), spawned by name,
@@ -66,6 +66,9 @@ export type AgentEvent =
   | AgentItemEvent
   | { type: 'xstate.done.actor.step'; output: StepResult }
   | { type: 'xstate.error.actor.step'; error: unknown }
+  /** Raised by the machine itself: a step went async, or the first item (mount hooks) was done at once. */
+  | { type: 'step.pending' }
+  | { type: 'step.started' }
   | LifecycleReport;
 
 /** What the agent machine needs from the runtime around it. */
@@ -99,15 +102,11 @@ export interface AgentContext {
   host: AgentHost;
   /** An async step is running; items wait in the mailbox. */
   busy: boolean;
-  /** The `mount` hooks of the skills it was spawned with have not run yet (its first item runs them). */
-  starting: boolean;
 }
 
 export interface AgentInput {
   agent: Agent<object>;
   host: AgentHost;
-  /** The agent's first item runs its skills' `mount` hooks: it starts in `starting`. */
-  starting?: boolean;
 }
 
 /** The lifecycle child's id under the agent. */
@@ -155,7 +154,6 @@ interface CommitEnqueuer {
 function commit(enqueue: CommitEnqueuer, context: AgentContext, children: Record<string, AnyActorRef | undefined>, event: AgentItemEvent, outcome: StepOutcome): void {
   const before = context.agent;
   const after = outcome.agent;
-  if (event.type === 'start') enqueue.assign({ starting: false });
   if (after !== before) {
     enqueue.assign({ agent: after });
     if (after.mounted !== before.mounted) {
@@ -241,7 +239,7 @@ function lifecycleSpawn(active: ActiveSkill | undefined, agentId: string, skillN
 
 const NO_CHILDREN: ChildPlan[] = [];
 
-export const agentMachine = setup({
+const agentSetup = setup({
   types: {} as {
     context: AgentContext;
     events: AgentEvent;
@@ -254,9 +252,6 @@ export const agentMachine = setup({
   guards: {
     // Busy with an async step, or not the item the host handed over: back to the mailbox.
     notNow: ({ context, event }) => context.busy || !context.host.owns(event as AgentItemEvent),
-    busy: ({ context }) => context.busy,
-    idle: ({ context }) => !context.busy,
-    started: ({ context }) => !context.starting,
   },
   actions: {
     startLifecycles: enqueueActions(({ context, enqueue }) => {
@@ -281,8 +276,11 @@ export const agentMachine = setup({
         enqueue.assign({ busy: true });
         enqueue.spawnChild('pendingStep', { id: 'step', input: pending });
         enqueue(() => context.host.began());
+        enqueue.raise({ type: 'step.pending' });
         return;
       }
+      // Only async steps and the first item move the machine: a sync step costs no transition.
+      if (itemEvent.type === 'start') enqueue.raise({ type: 'step.started' });
       commit(enqueue as unknown as CommitEnqueuer, context, children(self), itemEvent, stepped as StepOutcome);
     }),
     commitAsync: enqueueActions(({ context, event, enqueue, self }) => {
@@ -299,15 +297,24 @@ export const agentMachine = setup({
     }),
     reportLifecycle: ({ context, event }) => context.host.lifecycle(event as LifecycleReport),
   },
-}).createMachine({
+});
+
+/** The agent machine, starting in `starting` (its first item runs mount hooks) or `idle`. */
+function agentMachineFrom(initial: 'starting' | 'idle') {
+  return agentSetup.createMachine({
   id: 'agent',
-  context: ({ input }) => ({ agent: input.agent, host: input.host, busy: false, starting: input.starting === true }),
+  context: ({ input }) => ({ agent: input.agent, host: input.host, busy: false }),
   entry: 'startLifecycles',
-  initial: 'starting',
+  initial,
   states: {
-    starting: { always: [{ guard: 'busy', target: 'stepping' }, { guard: 'started', target: 'idle' }] },
-    idle: { always: { guard: 'busy', target: 'stepping' } },
-    stepping: { always: { guard: 'idle', target: 'idle' } },
+    starting: { on: { 'step.pending': 'stepping', 'step.started': 'idle' } },
+    idle: { on: { 'step.pending': 'stepping' } },
+    stepping: {
+      on: {
+        'xstate.done.actor.step': { target: 'idle', actions: 'commitAsync' },
+        'xstate.error.actor.step': { target: 'idle', actions: 'stepCrashed' },
+      },
+    },
   },
   on: {
     signal: [{ guard: 'notNow', actions: 'handBack' }, { actions: 'process' }],
@@ -315,11 +322,15 @@ export const agentMachine = setup({
     mount: [{ guard: 'notNow', actions: 'handBack' }, { actions: 'process' }],
     unmount: [{ guard: 'notNow', actions: 'handBack' }, { actions: 'process' }],
     start: [{ guard: 'notNow', actions: 'handBack' }, { actions: 'process' }],
-    'xstate.done.actor.step': { actions: 'commitAsync' },
-    'xstate.error.actor.step': { actions: 'stepCrashed' },
     'skill.lifecycle': { actions: 'reportLifecycle' },
   },
 });
+}
+
+/** The agent machine of an agent that starts `idle`. */
+export const agentMachine = agentMachineFrom('idle');
+/** The agent machine of an agent whose first item runs its skills' `mount` hooks. */
+export const startingAgentMachine = agentMachineFrom('starting');
 
 /** A mount of a skill not loaded yet: load it (an async step, so it keeps its place in the mailbox), then mount it. */
 function loadThenMount(context: AgentContext, event: Extract<AgentItemEvent, { type: 'mount' }>): Promise<StepOutcome> {

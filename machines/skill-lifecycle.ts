@@ -268,12 +268,13 @@ function supervisingLifecycle(initial: LifecycleMachineState) {
 }
 
 /**
- * The lifecycle machines, by start state and by whether the skill has children. One starting
- * `active` (a skill just mounted, or resumed active) begins in `activating`, which starts the
- * children on its way to `active`.
+ * The lifecycle machines, by start state and by whether the skill has children. A supervising
+ * one starting `active` (its agent just spawned, or resumed) begins in `activating`, which starts
+ * the children on its way to `active`.
  */
 export const lifecycleMachines = {
-  plain: { active: plainLifecycle('activating'), inactive: plainLifecycle('inactive'), failed: plainLifecycle('failed') },
+  // Without children there is nothing to start: straight to `active` (a spawn costs no step more).
+  plain: { active: plainLifecycle('active'), inactive: plainLifecycle('inactive'), failed: plainLifecycle('failed') },
   supervising: { active: supervisingLifecycle('activating'), inactive: supervisingLifecycle('inactive'), failed: supervisingLifecycle('failed') },
 } as const;
 

@@ -18,7 +18,7 @@ import { describeValue, isPlainObject } from '../core/plain.js';
 import { createSkillRegistry, type SkillRegistry, type SkillResolver } from '../core/skill-registry.js';
 import { toSignal, type Signal } from '../core/signal.js';
 import { isSkill, type AnySkill } from '../core/skill.js';
-import { agentMachine } from '../../machines/agent.js';
+import { agentMachine, startingAgentMachine } from '../../machines/agent.js';
 import type { LifecycleState } from '../../machines/skill-lifecycle.js';
 import { systemMachine, type SystemActor, type SystemHost } from '../../machines/system.js';
 import { AgentProcess } from './agent-process.js';
@@ -261,9 +261,9 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
     const problem = checkCatalog(catalogOf(agent)!);
     if (problem) throw new RuntimeError({ ...problem, message: `cannot start agent '${agent.id}': ${problem.message}` }, agent.id);
     const process = new AgentProcess<TState>(agent, definition, this, parent, resume);
-    process.actor = createActor(agentMachine, {
+    process.actor = createActor(hooks ? startingAgentMachine : agentMachine, {
       id: agent.id,
-      input: { agent: agent as Agent<object>, host: process, starting: hooks },
+      input: { agent: agent as Agent<object>, host: process },
       ...(this.inspect ? { inspect: this.inspect } : {}),
     });
     process.actor.subscribe({ error: (error) => this.actorFailed(process as AgentProcess<object>, error) });
