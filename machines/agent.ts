@@ -7,6 +7,7 @@
  * States, as the inspector draws them:
  *
  *   starting ──(mount hooks done)──▶ idle ◀──▶ stepping
+ *   any of them ──▶ stopping (it asked to stop itself) ──▶ stopped
  *
  * `starting` while the `mount` hooks of the skills an agent was spawned with have not run (agents
  * whose skills have none start `idle`); `idle` between items; `stepping` while an async step is
@@ -69,6 +70,9 @@ export type AgentEvent =
   /** Raised by the machine itself: a step went async, or the first item (mount hooks) was done at once. */
   | { type: 'step.pending' }
   | { type: 'step.started' }
+  /** From its host: the agent takes no more items (it asked to stop itself), or it is stopped now. */
+  | { type: 'agent.stopping' }
+  | { type: 'agent.stopped' }
   | LifecycleReport;
 
 /** What the agent machine needs from the runtime around it. */
@@ -315,8 +319,19 @@ function agentMachineFrom(initial: 'starting' | 'idle') {
         'xstate.error.actor.step': { target: 'idle', actions: 'stepCrashed' },
       },
     },
+    // The step that asked to stop finishes here; nothing else is taken from the mailbox.
+    stopping: {
+      on: {
+        'xstate.done.actor.step': { actions: 'commitAsync' },
+        'xstate.error.actor.step': { actions: 'stepCrashed' },
+      },
+    },
+    // The last state before the actor is stopped (its snapshot stays here, status 'stopped').
+    stopped: {},
   },
   on: {
+    'agent.stopping': { target: '.stopping' },
+    'agent.stopped': { target: '.stopped' },
     signal: [{ guard: 'notNow', actions: 'handBack' }, { actions: 'process' }],
     run: [{ guard: 'notNow', actions: 'handBack' }, { actions: 'process' }],
     mount: [{ guard: 'notNow', actions: 'handBack' }, { actions: 'process' }],

@@ -477,6 +477,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
    */
   close(reason: string): void {
     this.mailbox.close(reason, (why) => this.stoppedError(why));
+    if (this.actor.getSnapshot().status === 'active') this.actor.send({ type: 'agent.stopping' });
   }
 
   private stoppedError(reason: string): RuntimeError {
@@ -496,6 +497,8 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     // Its skills leave with it: their unmount hooks see the last committed state.
     const agent = this.committed as Agent<object>;
     callUnmountHooks(agent, agent.mounted.map((record) => record.name), (error) => this.system.report(this.id, error));
+    // The machine shows `stopped` as its last state (queued behind the step when inside one).
+    if (this.actor.getSnapshot().status === 'active') this.actor.send({ type: 'agent.stopped' });
     const stopActor = () => this.actor.stop();
     if (inOwnStep) queueMicrotask(stopActor);
     else stopActor();

@@ -7,7 +7,7 @@ import type { InspectionEvent } from 'xstate';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { arithmetic } from '../../skills/index.js';
-import { createSignal, defineAgent, defineSkill, NotesAgent, systemPerTest } from '../runtime/fixtures.js';
+import { createSignal, defineAction, defineAgent, defineSkill, Effects, NotesAgent, result, systemPerTest } from '../runtime/fixtures.js';
 
 const systems = systemPerTest();
 
@@ -52,6 +52,24 @@ describe('visible states', () => {
     await agent.call(createSignal('notes.add', { item: 'async', delay: 5 }));
     expect(watched.states('bob')).toEqual(['idle', 'stepping', 'idle']);
     expect(agent.actor.getSnapshot().value).toBe('idle');
+  });
+
+  it('an agent that asks to stop itself goes stopping → stopped; one stopped from outside goes to stopped', async () => {
+    const watched = watch();
+    const system = systems.start({ inspect: watched.inspect });
+    const quitter = defineSkill({
+      name: 'quitter',
+      actions: [defineAction({ name: 'quit', description: 'Stops the agent', input: z.object({}), run: () => result({ bye: true }, { effects: [Effects.stop({ reason: 'done' })] }) })],
+      routes: [{ path: 'quit', target: { action: 'quit' } }],
+    });
+    const dave = system.spawn(defineAgent({ name: 'quitting', skills: [quitter] }), { id: 'dave' });
+    await dave.call(createSignal('quit'));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(watched.states('dave')).toEqual(['idle', 'stopping', 'stopped']);
+    expect(dave.actor.getSnapshot().status).toBe('stopped');
+    const erin = system.spawn(NotesAgent, { id: 'erin' });
+    await erin.stop();
+    expect(watched.states('erin')).toEqual(['idle', 'stopped']);
   });
 
   it('an agent whose skills have mount hooks is starting until they have run', async () => {
