@@ -1,5 +1,5 @@
 /**
- * Agent definitions (seed 000): composing skills onto an agent, building state from defaults,
+ * Agent definitions: composing skills onto an agent, building state from defaults,
  * refusing definitions that cannot work, introspection, `set`, `validate`, `restore`, and the
  * diagnostics a definition reports.
  */
@@ -27,7 +27,7 @@ const MATH_DEFAULTS = {
   stats: { window: 100, samples: [] },
 };
 
-describe("new(): seed 000's math agent", () => {
+describe("new(): the math agent", () => {
   it('builds state from the agent schema defaults, each skill slice under its key, config defaults and initialState', () => {
     const agent = MathAgent.new();
     // mode: agent schema default; calculator: its schema defaults; stats: window from the
@@ -226,7 +226,7 @@ describe('introspection', () => {
   it('skillState(agent, skill) is the slice of a mounted skill', async () => {
     const agent = MathAgent.new();
     const { agent: after } = await MathAgent.cmd(agent, { action: 'add', params: { a: 1.5, b: 2.5 } });
-    // seed 000: skill_state(agent, Calculator) => %{precision: 2, last_result: 4.0}
+    // The calculator's slice: { precision: 2, last_result: 4 }
     expect(MathAgent.skillState(after, calculator)).toEqual({ precision: 2, last_result: 4 });
     expect(MathAgent.skillState(after, 'stats')).toEqual({ window: 100, samples: [] });
     expect(MathAgent.skillState(after, counter)).toBeUndefined();

@@ -1,5 +1,5 @@
 /**
- * Mounting and unmounting (seed 001), as pure operations: the new agent and the effects, or an
+ * Mounting and unmounting, as pure operations: the new agent and the effects, or an
  * error with a stable code. Mounting then unmounting gives back the agent you started with.
  */
 import fc from 'fast-check';
@@ -21,7 +21,7 @@ import {
 import { arithmetic, calculator, counter } from '../../skills/index.js';
 import { auth, httpClient, search, stats, viaJson } from './support.js';
 
-/** Seed 001's CalculatorAgent: its own runner state, skills mounted at run time. */
+/** A calculator agent: its own runner state, skills mounted at run time. */
 const CalculatorAgent = defineAgent({
   name: 'calculator',
   schema: z.object({

@@ -37,7 +37,7 @@ export const PATTERN_CASES: readonly PatternCase[] = [
   // `*`: exactly one segment
   { pattern: '*', type: 'a', expected: true, why: '`*` matches one segment' },
   { pattern: '*', type: 'a.b', expected: false, why: '`*` matches exactly one segment, not two' },
-  { pattern: 'calculator.*', type: 'calculator.add', expected: true, why: 'seed 000: calculator.* matches calculator.add' },
+  { pattern: 'calculator.*', type: 'calculator.add', expected: true, why: 'calculator.* matches calculator.add' },
   { pattern: 'calculator.*', type: 'calculator', expected: false, why: '`*` does not match zero segments' },
   { pattern: 'calculator.*', type: 'calculator.add.x', expected: false, why: '`*` does not match two segments' },
   { pattern: '*.created', type: 'user.created', expected: true, why: 'leading `*`' },
@@ -51,7 +51,7 @@ export const PATTERN_CASES: readonly PatternCase[] = [
   { pattern: 'audit.**', type: 'audit.a', expected: true, why: 'trailing `**` matches one segment' },
   { pattern: 'audit.**', type: 'audit.a.b', expected: true, why: 'trailing `**` matches several segments' },
   { pattern: 'audit.**', type: 'auditing.a', expected: false, why: 'the exact prefix must still match whole' },
-  { pattern: 'user.**', type: 'user.profile.updated', expected: true, why: 'seed 000: user.** matches user.profile.updated' },
+  { pattern: 'user.**', type: 'user.profile.updated', expected: true, why: 'user.** matches user.profile.updated' },
   // `**` at the start
   { pattern: '**', type: 'a', expected: true, why: 'a lone `**` matches any one-segment type' },
   { pattern: '**', type: 'a.b.c.d', expected: true, why: 'a lone `**` matches any type' },

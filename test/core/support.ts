@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { defineAction, defineAgent, defineSkill, result, SkillstateError, type ErrorCode } from '../../src/index.js';
 import { calculator } from '../../skills/index.js';
 
-/** Seed 000's stats skill: a window taken from the config and the samples seen so far. */
+/** A stats skill: a window taken from the config and the samples seen so far. */
 export const statsState = z.object({
   window: z.number().int().positive().default(50),
   samples: z.array(z.number()).default([]),
@@ -46,7 +46,7 @@ export const stats = defineSkill({
   signalPatterns: ['stats.**'],
 });
 
-/** Seed 000's math agent: its own `mode`, the calculator, and stats with a window of 100. */
+/** A math agent: its own `mode`, the calculator, and stats with a window of 100. */
 export const MathAgent = defineAgent({
   name: 'math_agent',
   description: 'Agent with calculation abilities',
@@ -54,7 +54,7 @@ export const MathAgent = defineAgent({
   skills: [calculator, [stats, { window: 100 }]],
 });
 
-/** Seed 001's skills with dependencies: `search` needs `auth` and `http_client`. */
+/** Skills with dependencies: `search` needs `auth` and `http_client`. */
 export const auth = defineSkill({
   name: 'auth',
   schema: z.object({ token: z.string().nullable().default(null) }),

@@ -59,7 +59,7 @@ describe('tiers', () => {
     expect(result.catalog).toEqual(['bare', 'hello-extended']);
   });
 
-  it('tier 3: full bodies of the matches in seed 003 format', async () => {
+  it('tier 3: full bodies of the matches in the injection format', async () => {
     const result = await disclose(registryOf(greet, pdf), 'please greet Bob');
     expect(result.tier).toBe(3);
     expect(result.detailed).toEqual(['hello-extended']);

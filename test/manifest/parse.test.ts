@@ -156,7 +156,7 @@ describe('lenient loading accepts real skills and says what it fixed', () => {
     expect(parsed.diagnostics.map((d) => d.code)).toEqual(['trigger_pattern_refused']);
   });
 
-  it('reads seed 002 fields: version, toolsets, scripts, triggers, default_enabled, brief_description', () => {
+  it('reads the extended fields: version, toolsets, scripts, triggers, default_enabled, brief_description', () => {
     const parsed = parseSkillManifest(
       fm(
         'name: hello\ndescription: Greets people. Also waves.\nversion: 1.2.3\ntoolsets: ["toolsets/index:HelloToolset"]\nscripts:\n  - scripts/a.sh\n  - {name: b, path: scripts/b.py, description: Bee}\ntriggers:\n  keywords: [hello]\n  verbs: [wave]\ndefault_enabled: false',

@@ -1,5 +1,5 @@
 /**
- * The signal pipeline (seed 000's callback flow): signalPatterns → handleSignal hooks in order →
+ * The signal pipeline: signalPatterns → handleSignal hooks in order →
  * router → cmd → run effects → transformResult (for calls) → effects.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -143,7 +143,7 @@ describe('routing', () => {
 });
 
 describe('results, replies and run effects', () => {
-  it('runs the run effects handleSignal asked for, and answers with their output (seed 001 arithmetic)', async () => {
+  it('runs the run effects handleSignal asked for, and answers with their output (the arithmetic skill)', async () => {
     system = quietSystem();
     const agent = system.spawn(defineAgent({ name: 'arith', skills: [calculator, arithmetic] }));
     await expect(agent.call(createSignal('arithmetic.calculate', { op: 'divide', a: 1, b: 4 }))).resolves.toEqual({ result: 0.25 });
@@ -155,7 +155,7 @@ describe('results, replies and run effects', () => {
     await expect(agent.call(createSignal('arithmetic.calculate', { op: 'modulo', a: 1, b: 2 }))).rejects.toMatchObject({ code: 'signal_failed' });
   });
 
-  it('chains transformResult across skills for calls (seed 000 calculator answers with a calculator.result signal)', async () => {
+  it('chains transformResult across skills for calls (the calculator answers with a calculator.result signal)', async () => {
     system = quietSystem();
     const agent = system.spawn(defineAgent({ name: 'calc', skills: [calculator] }));
     const answer = (await agent.call(createSignal('calculator.add', { a: 1.005, b: 2 }, { source: 'test' }))) as Signal;
@@ -178,7 +178,7 @@ describe('results, replies and run effects', () => {
     await expect(agent.call(createSignal('go'))).rejects.toMatchObject({ code: 'effect_loop' });
   });
 
-  it('counts with the counter skill through routes (seed 001)', async () => {
+  it('counts with the counter skill through routes', async () => {
     system = quietSystem();
     const agent = system.spawn(defineAgent({ name: 'counting', skills: [[counter, { initial: 10, step: 5 }]] }));
     agent.send(createSignal('counter.increment'));

@@ -1,5 +1,5 @@
 /**
- * The arithmetic skill (seed 001's canonical example): four stateless operations, division by
+ * The arithmetic skill: four stateless operations, division by
  * zero as a clean `division_by_zero` failure, routes per operation, and `handleSignal` turning an
  * `arithmetic.calculate` signal into a `run` effect.
  */
@@ -35,7 +35,7 @@ describe('the arithmetic actions', () => {
     expect(run.effects).toEqual([]);
   });
 
-  it('Add.run(%{a: 2, b: 3}) == %{result: 5} (seed 001, 11.3)', () => {
+  it('Add.run(%{a: 2, b: 3}) == %{result: 5}', () => {
     expect(add.run({ a: 2, b: 3 }, {} as never)).toEqual({ result: 5 });
     expect(subtract.run({ a: 2, b: 3 }, {} as never)).toEqual({ result: -1 });
     expect(multiply.run({ a: 2, b: 3 }, {} as never)).toEqual({ result: 6 });
@@ -66,7 +66,7 @@ describe('the arithmetic actions', () => {
 });
 
 describe('handleSignal', () => {
-  it('turns arithmetic.calculate { op, a, b } into one run effect, changing no state (seed 001, 11.1)', async () => {
+  it('turns arithmetic.calculate { op, a, b } into one run effect, changing no state', async () => {
     const decision = await arithmetic.handleSignal!(createSignal('arithmetic.calculate', { op: 'add', a: 1, b: 2 }), hookContext);
     const run: Effect = { type: 'run', action: 'add', params: { a: 1, b: 2 }, meta: { skill: 'arithmetic' } };
     expect(decision).toEqual({ decision: 'handle', effects: [run] });
@@ -94,7 +94,7 @@ describe('handleSignal', () => {
 });
 
 describe('the skill', () => {
-  it('carries the metadata of seed 001', () => {
+  it('carries its metadata: name, category, version and tags', () => {
     expect(getSpec(arithmetic)).toMatchObject({
       name: 'arithmetic',
       description: 'Basic arithmetic operations: add, subtract, multiply, divide.',

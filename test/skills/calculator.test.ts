@@ -1,5 +1,5 @@
 /**
- * The calculator skill (seed 000's example): arithmetic rounded to the precision kept in its
+ * The calculator skill: arithmetic rounded to the precision kept in its
  * state, a configured maximum, the last result remembered; `calculator.*` signals rewritten to
  * name their operation and results answered as `calculator.result` signals.
  */
@@ -13,7 +13,7 @@ const Calc = defineAgent({ name: 'calc', skills: [calculator] });
 const Capped = defineAgent({ name: 'capped', skills: [[calculator, { max_value: 100 }]] });
 const hookContext = { agentId: 'a', skill: 'calculator', state: { precision: 2, last_result: 0 }, config: { max_value: 1_000_000 } };
 
-describe('state and config (seed 000)', () => {
+describe('state and config', () => {
   it('new() gives { precision: 2, last_result: 0 } and the default max_value', () => {
     expect(Calc.new().state).toEqual({ calculator: { precision: 2, last_result: 0 } });
     expect(Calc.skillConfig(calculator)).toEqual({ max_value: 1_000_000 });
@@ -25,7 +25,7 @@ describe('state and config (seed 000)', () => {
 });
 
 describe('operations', () => {
-  it('add(1.5, 2.5) = 4 and remembers it (seed 000)', async () => {
+  it('add(1.5, 2.5) = 4 and remembers it', async () => {
     const run = await Calc.cmd(Calc.new(), { action: 'add', params: { a: 1.5, b: 2.5 } });
     expect(run.results[0]).toEqual({ ok: true, action: 'add', skill: 'calculator', output: { result: 4 } });
     expect(Calc.skillState(run.agent, calculator)).toEqual({ precision: 2, last_result: 4 });

@@ -1,5 +1,5 @@
 /**
- * The counter skill (seed 001's "skill with internal state"): a count and a step under
+ * The counter skill, a skill with internal state: a count and a step under
  * `counter`, initialised from the config; increment, decrement, reset and get_count.
  */
 import { describe, expect, it } from 'vitest';
