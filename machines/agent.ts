@@ -303,6 +303,9 @@ const agentSetup = setup({
   },
 });
 
+/** How every live state stops: declared on each, so the diagram draws the way out. */
+const STOPPING = { 'agent.stopping': { target: 'stopping' }, 'agent.stopped': { target: 'stopped' } } as const;
+
 /** The agent machine, starting in `starting` (its first item runs mount hooks) or `idle`. */
 function agentMachineFrom(initial: 'starting' | 'idle') {
   return agentSetup.createMachine({
@@ -311,12 +314,13 @@ function agentMachineFrom(initial: 'starting' | 'idle') {
   entry: 'startLifecycles',
   initial,
   states: {
-    starting: { on: { 'step.pending': 'stepping', 'step.started': 'idle' } },
-    idle: { on: { 'step.pending': 'stepping' } },
+    starting: { on: { 'step.pending': 'stepping', 'step.started': 'idle', ...STOPPING } },
+    idle: { on: { 'step.pending': 'stepping', ...STOPPING } },
     stepping: {
       on: {
         'xstate.done.actor.step': { target: 'idle', actions: 'commitAsync' },
         'xstate.error.actor.step': { target: 'idle', actions: 'stepCrashed' },
+        ...STOPPING,
       },
     },
     // The step that asked to stop finishes here; nothing else is taken from the mailbox.
@@ -324,14 +328,13 @@ function agentMachineFrom(initial: 'starting' | 'idle') {
       on: {
         'xstate.done.actor.step': { actions: 'commitAsync' },
         'xstate.error.actor.step': { actions: 'stepCrashed' },
+        'agent.stopped': { target: 'stopped' },
       },
     },
     // The last state before the actor is stopped (its snapshot stays here, status 'stopped').
     stopped: {},
   },
   on: {
-    'agent.stopping': { target: '.stopping' },
-    'agent.stopped': { target: '.stopped' },
     signal: [{ guard: 'notNow', actions: 'handBack' }, { actions: 'process' }],
     run: [{ guard: 'notNow', actions: 'handBack' }, { actions: 'process' }],
     mount: [{ guard: 'notNow', actions: 'handBack' }, { actions: 'process' }],
