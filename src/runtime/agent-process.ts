@@ -444,7 +444,12 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       if (effect.type === 'defer_reply' && event.type === 'signal' && ticket !== undefined) {
         deferred = true;
         if (ticket.aborted) this.deferredAborted(event.signal.id, true);
-        else if (!ticket.settled) (this.deferred ??= new Map()).set(event.signal.id, ticket);
+        else if (!ticket.settled) {
+          this.deferred ??= new Map();
+          // Callers that gave up (timed out) are forgotten here, so a skill that never answers leaks nothing.
+          for (const [id, waiting] of this.deferred) if (waiting.settled) this.deferred.delete(id);
+          this.deferred.set(event.signal.id, ticket);
+        }
       } else if (effect.type === 'reply' && effect.to !== undefined) {
         const waiting = this.deferred?.get(effect.to);
         if (waiting === undefined) continue;
