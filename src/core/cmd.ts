@@ -16,7 +16,7 @@
  */
 import { isActionFailure, isActionResult, type ActionResult, type AnyAction } from './action.js';
 import { type ActionEntry, type Catalog } from './catalog.js';
-import { catalogOf, unlinkedError, withState, type Agent } from './agent-value.js';
+import { catalogOf, unlinkedError, withFrozenState, type Agent } from './agent-value.js';
 import { checkEffectList, errorEffect, type Effect } from './effects.js';
 import { describeThrown, errorInfo, formatIssues, reworded, withCause, type ErrorInfo } from './errors.js';
 import { normalizeInstruction, type Instruction, type NormalizedInstruction } from './instruction.js';
@@ -253,7 +253,7 @@ function finish(agent: Agent<object>, catalog: Catalog, entry: ActionEntry, retu
   if (patch !== undefined) {
     const state = updatedState(agent, catalog, entry, patch);
     if (!state.ok) return failed(state.error);
-    next = withState(agent, state.value, catalog);
+    next = withFrozenState(agent, state.value, catalog);
   }
 
   let effects: Effect[] = [];
@@ -335,7 +335,7 @@ function updatedState(
   for (const key of catalog.ownKeys) if (Object.hasOwn(state, key)) own[key] = state[key];
   const applied = applyPatch(catalog.blueprint.schema, own, patch);
   if (!applied.ok) return refuseUpdate(action, formatIssues(applied.issues), applied.issues);
-  return { ok: true, value: Object.assign({}, state, applied.value) };
+  return { ok: true, value: Object.freeze(Object.assign({}, state, applied.value)) };
 }
 
 /** Finds the action an instruction names among the agent's registered actions. */
