@@ -55,7 +55,7 @@ export interface CmdResult<TState extends object = Record<string, unknown>> {
 }
 
 type InstructionStep =
-  | { ok: true; agent: Agent<object>; output: unknown; effects: readonly Effect[]; action: string; skill: string | undefined }
+  | { ok: true; agent: Agent<object>; output: unknown; effects: Effect[]; action: string; skill: string | undefined }
   | { ok: false; error: ErrorInfo; action: string | undefined; skill: string | undefined };
 
 /**
@@ -79,11 +79,17 @@ export function execute<TState extends object>(
   instructions: Instruction | readonly Instruction[],
   options?: CmdOptions,
 ): CmdResult<TState> | Promise<CmdResult<TState>> {
-  const list: readonly unknown[] = Array.isArray(instructions) ? instructions : [instructions];
   const catalog = catalogOf(agent);
   if (!catalog) {
     const error = unlinkedError(agent);
     return { agent, effects: [errorEffect(error)], results: [{ ok: false, action: undefined, skill: undefined, error }] };
+  }
+  const list: readonly unknown[] | undefined = Array.isArray(instructions) ? instructions : undefined;
+  if (list === undefined || list.length === 1) {
+    // One instruction (what a route and most calls run): no bookkeeping across instructions.
+    const step = runInstruction(agent as Agent<object>, catalog, list === undefined ? instructions : list[0], options);
+    if (isThenable(step)) return (step as Promise<InstructionStep>).then((done) => onlyResult(agent, done));
+    return onlyResult(agent, step);
   }
   const run = new Run(agent as Agent<object>, catalog, list, options);
   for (let i = 0; i < list.length; i++) {
@@ -92,6 +98,14 @@ export function execute<TState extends object>(
     if (!run.record(step, i)) break;
   }
   return run.result() as CmdResult<TState>;
+}
+
+/** The result of a `cmd` call that ran one instruction. */
+function onlyResult<TState extends object>(agent: Agent<TState>, step: InstructionStep): CmdResult<TState> {
+  if (step.ok) {
+    return { agent: step.agent as Agent<TState>, effects: step.effects, results: [{ ok: true, action: step.action, skill: step.skill, output: step.output }] };
+  }
+  return { agent, effects: [errorEffect(step.error)], results: [{ ok: false, action: step.action, skill: step.skill, error: step.error }] };
 }
 
 /** Accumulates the outcome of a `cmd` call across its instructions. */
