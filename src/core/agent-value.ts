@@ -45,25 +45,26 @@ export class Agent<TState extends object = Record<string, unknown>> implements A
     readCatalog = (agent) => (#catalog in agent ? agent.#catalog : undefined);
   }
 
-  private constructor(data: AgentData<TState>, catalog: Catalog | undefined, frozen: boolean) {
-    this.id = data.id;
-    this.definition = data.definition;
+  /** `state` and `mounted` must be frozen all the way down: `link` and `linkFrozen` see to it. */
+  private constructor(id: string, definition: string, state: TState, mounted: MountedSkill[], catalog: Catalog | undefined) {
+    this.id = id;
+    this.definition = definition;
+    this.state = state;
+    this.mounted = mounted;
+    this.#catalog = catalog;
     // Frozen: whoever holds an agent value (an action, a hook, a subscriber, `getSnapshot()`)
     // can read it, never change it behind the schema and the commit.
-    this.state = frozen ? data.state : deepFreeze(data.state);
-    this.mounted = frozen ? data.mounted : deepFreeze(data.mounted);
-    this.#catalog = catalog;
     Object.freeze(this);
   }
 
   /** @internal Use `definition.new()` or `definition.restore()`. */
   static link<S extends object>(data: AgentData<S>, catalog: Catalog): Agent<S> {
-    return new Agent(data, catalog, false);
+    return new Agent(data.id, data.definition, deepFreeze(data.state), deepFreeze(data.mounted), catalog);
   }
 
   /** @internal `link` for state and mounted skills that are frozen all the way down already (see `withFrozenState`). */
-  static linkFrozen<S extends object>(data: AgentData<S>, catalog: Catalog): Agent<S> {
-    return new Agent(data, catalog, true);
+  static linkFrozen<S extends object>(id: string, definition: string, state: S, mounted: MountedSkill[], catalog: Catalog): Agent<S> {
+    return new Agent(id, definition, state, mounted, catalog);
   }
 
   toJSON(): AgentData<TState> {
@@ -95,7 +96,7 @@ export function withState<S extends object>(agent: Agent<S>, state: S, catalog: 
  * again on every commit would cost more than the step's own work.
  */
 export function withFrozenState<S extends object>(agent: Agent<S>, state: S, catalog: Catalog): Agent<S> {
-  return Agent.linkFrozen({ id: agent.id, definition: agent.definition, state, mounted: agent.mounted }, catalog);
+  return Agent.linkFrozen(agent.id, agent.definition, state, agent.mounted, catalog);
 }
 
 /** A new agent value with other mounted skills (and the state they bring), linked to their catalog. */

@@ -17,7 +17,7 @@ import { execute, type CmdResult } from '../core/cmd.js';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import type { Effect, RunEffect } from '../core/effects.js';
 import { describeThrown, errorInfo, reworded, withCause, type ErrorInfo } from '../core/errors.js';
-import { instructionsForTarget, type InstructionObject } from '../core/instruction.js';
+import { actionInstruction, instructionsForTarget, type InstructionObject } from '../core/instruction.js';
 import type { InvokeUserCode } from '../core/invoke.js';
 import { andThen, isThenable, type MaybePromise } from '../core/maybe-async.js';
 import { matchesAny } from '../core/pattern.js';
@@ -160,16 +160,19 @@ export class AgentStep {
     }
     if (!routed.ok) return this.fail(routed.error);
     const target = routed.matches[0]!.target;
-    const produced = instructionsForTarget(target, this.current);
-    if (!produced.ok) return this.fail(produced.error);
-    const failed = this.instructions(produced.instructions);
+    let failed: MaybePromise<StepOutcome | undefined>;
+    if (typeof target === 'function') {
+      const produced = instructionsForTarget(target, this.current);
+      if (!produced.ok) return this.fail(produced.error);
+      failed = this.instructions(produced.instructions);
+    } else failed = this.instructions(actionInstruction(target, this.current));
     if (isThenable(failed)) return (failed as Promise<StepOutcome | undefined>).then((stopped) => stopped ?? this.afterActions());
     return (failed as StepOutcome | undefined) ?? this.afterActions();
   }
 
   /** Runs instructions through `cmd`; returns a failed outcome, or undefined on success. */
-  private instructions(instructions: unknown[]): MaybePromise<StepOutcome | undefined> {
-    const ran = execute(this.agent, instructions as InstructionObject[], { signal: this.signal, invoke: this.invoke });
+  private instructions(instructions: InstructionObject | unknown[]): MaybePromise<StepOutcome | undefined> {
+    const ran = execute(this.agent, instructions as InstructionObject | InstructionObject[], { signal: this.signal, invoke: this.invoke });
     return isThenable(ran) ? (ran as Promise<CmdResult<object>>).then((done) => this.ran(done)) : this.ran(ran as CmdResult<object>);
   }
 
