@@ -70,7 +70,7 @@ export class AgentStep {
   }
 
   runInstructions(instructions: InstructionObject[]): MaybePromise<StepOutcome> {
-    return andThen(this.instructions(instructions), (failed) => failed ?? this.afterActions());
+    return this.afterInstructions(this.instructions(instructions));
   }
 
   /** The signal of a signal step (the pipeline's stages that use it only run for signals). */
@@ -166,6 +166,11 @@ export class AgentStep {
       if (!produced.ok) return this.fail(produced.error);
       failed = this.instructions(produced.instructions);
     } else failed = this.instructions(actionInstruction(target, this.current));
+    return this.afterInstructions(failed);
+  }
+
+  /** After the instructions of a route or a run: the failed outcome, or the rest of the step. */
+  private afterInstructions(failed: MaybePromise<StepOutcome | undefined>): MaybePromise<StepOutcome> {
     if (isThenable(failed)) return (failed as Promise<StepOutcome | undefined>).then((stopped) => stopped ?? this.afterActions());
     return (failed as StepOutcome | undefined) ?? this.afterActions();
   }

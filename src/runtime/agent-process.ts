@@ -151,9 +151,10 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     const checked = plainInstructions(list);
     if (!checked.ok) return Promise.reject(new RuntimeError(checked.error, this.id));
     const plain = checked.value;
-    const what = `run of ${plain.map((i) => `'${String(i.action)}'`).join(', ')}`;
     const timeout = callTimeout(options, this.system.callTimeout);
     if (typeof timeout !== 'number') return Promise.reject(new RuntimeError(timeout, this.id));
+    // Named only if the run times out: every tool call comes through here.
+    const what = () => `run of ${plain.map((i) => `'${String(i.action)}'`).join(', ')}`;
     return this.mailbox.submit({ type: 'run', instructions: plain }, true, timeout, what);
   }
 

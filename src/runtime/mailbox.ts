@@ -71,13 +71,14 @@ export class Mailbox {
   }
 
   /** Queues an item whose caller waits for the answer (`timeout` in ms; `what` names it in a timeout error). */
-  submit(event: AgentItemEvent, call: boolean, timeout: number | undefined, what: string, skill?: AnySkill): Promise<unknown> {
+  submit(event: AgentItemEvent, call: boolean, timeout: number | undefined, what: string | (() => string), skill?: AnySkill): Promise<unknown> {
     return new Promise((resolve, reject) => {
       const ticket: Ticket = { resolve, reject, timer: undefined, settled: false };
       if (timeout !== undefined && timeout !== Infinity) {
         const ms = timeout;
         ticket.timer = setTimer(() => {
-          this.settle(ticket, new RuntimeError(errorInfo('timeout', `${what} to agent '${this.owner.id}' got no answer within ${ms} ms`), this.owner.id));
+          const named = typeof what === 'string' ? what : what();
+          this.settle(ticket, new RuntimeError(errorInfo('timeout', `${named} to agent '${this.owner.id}' got no answer within ${ms} ms`), this.owner.id));
         }, ms);
       }
       try {
