@@ -227,6 +227,11 @@ function safeFinish(agent: Agent<object>, catalog: Catalog, entry: ActionEntry, 
   }
 }
 
+/** Who an error or an effect is about: made where one needs it, not on every step. */
+function named(action: string, skill: string | undefined): { action: string; skill: string | undefined } {
+  return { action, skill };
+}
+
 function thrownError(action: AnyAction, skill: string | undefined, thrown: unknown): ErrorInfo {
   return withCause(errorInfo('action_failed', `action '${action.name}' failed: ${describeThrown(thrown)}`, { action: action.name, skill }), thrown);
 }
@@ -234,11 +239,10 @@ function thrownError(action: AnyAction, skill: string | undefined, thrown: unkno
 function finish(agent: Agent<object>, catalog: Catalog, entry: ActionEntry, returned: unknown): InstructionStep {
   const { action, skill } = entry;
   const skillName = skill?.spec.name;
-  const extras = { action: action.name, skill: skillName };
   if (isActionFailure(returned)) {
     const details: Record<string, unknown> = { reason: returned.reason };
     if (returned.details) details.details = returned.details;
-    return failed(errorInfo('action_failed', `action '${action.name}' failed: ${returned.message}`, { ...extras, details }));
+    return failed(errorInfo('action_failed', `action '${action.name}' failed: ${returned.message}`, { ...named(action.name, skillName), details }));
   }
   let output = returned;
   let patch: unknown;
@@ -255,7 +259,7 @@ function finish(agent: Agent<object>, catalog: Catalog, entry: ActionEntry, retu
     if (!checked.ok) {
       return failed(
         errorInfo('invalid_output', `action '${action.name}' returned an invalid output: ${formatIssues(checked.issues)}`, {
-          ...extras,
+          ...named(action.name, skillName),
           issues: checked.issues,
         }),
       );
@@ -272,12 +276,12 @@ function finish(agent: Agent<object>, catalog: Catalog, entry: ActionEntry, retu
 
   let effects: Effect[] = [];
   if (produced !== undefined) {
-    const checked = checkEffectList(produced, `action '${action.name}'`, extras);
+    const checked = checkEffectList(produced, `action '${action.name}'`, named(action.name, skillName));
     if (!checked.ok) return failed(checked.error);
     effects = checked.value;
   }
   if (changes && (changes.mount !== undefined || changes.unmount !== undefined || changes.replace !== undefined)) {
-    const remounted = applyMounts(next, changes, extras);
+    const remounted = applyMounts(next, changes, named(action.name, skillName));
     if (!remounted.ok) return failed(remounted.error);
     next = remounted.agent;
     effects = [...effects, ...remounted.effects];
@@ -355,9 +359,8 @@ function updatedState(
 /** Finds the action an instruction names among the agent's registered actions. */
 function resolveAction(catalog: Catalog, instruction: NormalizedInstruction, agent: Agent<object>): ActionEntry | { error: ErrorInfo } {
   const entries = catalog.actions.get(instruction.action);
-  const extras = { action: instruction.action, skill: instruction.skill };
   if (!entries) {
-    return { error: errorInfo('unknown_action', `${unregistered(catalog, instruction.action, agent)}`, extras) };
+    return { error: errorInfo('unknown_action', `${unregistered(catalog, instruction.action, agent)}`, named(instruction.action, instruction.skill)) };
   }
   let candidates = entries;
   if (instruction.skill !== undefined) {
@@ -366,7 +369,7 @@ function resolveAction(catalog: Catalog, instruction: NormalizedInstruction, age
       const reason = catalog.skills.has(instruction.skill)
         ? `skill '${instruction.skill}' has no action '${instruction.action}'`
         : `skill '${instruction.skill}' is not mounted`;
-      return { error: errorInfo('unknown_action', `action '${instruction.action}' is not registered on agent '${agent.id}': ${reason}`, extras) };
+      return { error: errorInfo('unknown_action', `action '${instruction.action}' is not registered on agent '${agent.id}': ${reason}`, named(instruction.action, instruction.skill)) };
     }
   }
   if (instruction.actionSpec) {
@@ -377,7 +380,7 @@ function resolveAction(catalog: Catalog, instruction: NormalizedInstruction, age
         error: errorInfo(
           'unknown_action',
           `action '${instruction.action}' is registered on agent '${agent.id}', but not this action object: no active skill provides it`,
-          extras,
+          named(instruction.action, instruction.skill),
         ),
       };
     }
