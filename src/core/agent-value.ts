@@ -45,20 +45,26 @@ export class Agent<TState extends object = Record<string, unknown>> implements A
     readCatalog = (agent) => (#catalog in agent ? agent.#catalog : undefined);
   }
 
-  private constructor(data: AgentData<TState>, catalog: Catalog | undefined) {
-    this.id = data.id;
-    this.definition = data.definition;
+  /** `state` and `mounted` must be frozen all the way down: `link` and `linkFrozen` see to it. */
+  private constructor(id: string, definition: string, state: TState, mounted: MountedSkill[], catalog: Catalog | undefined) {
+    this.id = id;
+    this.definition = definition;
+    this.state = state;
+    this.mounted = mounted;
+    this.#catalog = catalog;
     // Frozen: whoever holds an agent value (an action, a hook, a subscriber, `getSnapshot()`)
     // can read it, never change it behind the schema and the commit.
-    this.state = deepFreeze(data.state);
-    this.mounted = deepFreeze(data.mounted);
-    this.#catalog = catalog;
     Object.freeze(this);
   }
 
   /** @internal Use `definition.new()` or `definition.restore()`. */
   static link<S extends object>(data: AgentData<S>, catalog: Catalog): Agent<S> {
-    return new Agent(data, catalog);
+    return new Agent(data.id, data.definition, deepFreeze(data.state), deepFreeze(data.mounted), catalog);
+  }
+
+  /** @internal `link` for state and mounted skills that are frozen all the way down already (see `withFrozenState`). */
+  static linkFrozen<S extends object>(id: string, definition: string, state: S, mounted: MountedSkill[], catalog: Catalog): Agent<S> {
+    return new Agent(id, definition, state, mounted, catalog);
   }
 
   toJSON(): AgentData<TState> {
@@ -82,6 +88,15 @@ export function isAgent(value: unknown): value is Agent {
  */
 export function withState<S extends object>(agent: Agent<S>, state: S, catalog: Catalog = readCatalog(agent)!): Agent<S> {
   return Agent.link({ id: agent.id, definition: agent.definition, state, mounted: agent.mounted }, catalog);
+}
+
+/**
+ * `withState` for a state frozen all the way down already, as a step builds it: each object it
+ * made frozen when it was made, the rest shared with committed state. Walking the whole state
+ * again on every commit would cost more than the step's own work.
+ */
+export function withFrozenState<S extends object>(agent: Agent<S>, state: S, catalog: Catalog): Agent<S> {
+  return Agent.linkFrozen(agent.id, agent.definition, state, agent.mounted, catalog);
 }
 
 /** A new agent value with other mounted skills (and the state they bring), linked to their catalog. */

@@ -20,7 +20,6 @@ interface Gate {
   allows(action: string, skill: string | undefined): boolean;
 }
 
-const gates = new WeakMap<Catalog, Gate | null>();
 
 function toPattern(rule: string): RegExp {
   const name = rule.replace(/,$/, '').replace(/\(.*\)$/s, '').trim();
@@ -29,7 +28,7 @@ function toPattern(rule: string): RegExp {
 
 /** The gate of a catalog's restricting skills, built once per catalog; null when none restricts. */
 function gateOf(catalog: Catalog): Gate | null {
-  let gate = gates.get(catalog);
+  let gate = catalog.allowedGate as Gate | null | undefined;
   if (gate !== undefined) return gate;
   const skills: string[] = [];
   const patterns: RegExp[] = [];
@@ -41,7 +40,7 @@ function gateOf(catalog: Catalog): Gate | null {
   }
   const restricting = new Set(skills);
   gate = skills.length ? { skills, allows: (action, skill) => (skill !== undefined && restricting.has(skill)) || patterns.some((pattern) => pattern.test(action)) } : null;
-  gates.set(catalog, gate);
+  catalog.allowedGate = gate;
   return gate;
 }
 

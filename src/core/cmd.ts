@@ -16,7 +16,7 @@
  */
 import { isActionFailure, isActionResult, type ActionResult, type AnyAction } from './action.js';
 import { type ActionEntry, type Catalog } from './catalog.js';
-import { catalogOf, unlinkedError, withState, type Agent } from './agent-value.js';
+import { catalogOf, unlinkedError, withFrozenState, type Agent } from './agent-value.js';
 import { checkEffectList, errorEffect, type Effect } from './effects.js';
 import { describeThrown, errorInfo, formatIssues, reworded, withCause, type ErrorInfo } from './errors.js';
 import { normalizeInstruction, type Instruction, type NormalizedInstruction } from './instruction.js';
@@ -55,7 +55,7 @@ export interface CmdResult<TState extends object = Record<string, unknown>> {
 }
 
 type InstructionStep =
-  | { ok: true; agent: Agent<object>; output: unknown; effects: readonly Effect[]; action: string; skill: string | undefined }
+  | { ok: true; agent: Agent<object>; output: unknown; effects: Effect[]; action: string; skill: string | undefined }
   | { ok: false; error: ErrorInfo; action: string | undefined; skill: string | undefined };
 
 /**
@@ -79,11 +79,17 @@ export function execute<TState extends object>(
   instructions: Instruction | readonly Instruction[],
   options?: CmdOptions,
 ): CmdResult<TState> | Promise<CmdResult<TState>> {
-  const list: readonly unknown[] = Array.isArray(instructions) ? instructions : [instructions];
   const catalog = catalogOf(agent);
   if (!catalog) {
     const error = unlinkedError(agent);
     return { agent, effects: [errorEffect(error)], results: [{ ok: false, action: undefined, skill: undefined, error }] };
+  }
+  const list: readonly unknown[] | undefined = Array.isArray(instructions) ? instructions : undefined;
+  if (list === undefined || list.length === 1) {
+    // One instruction (what a route and most calls run): no bookkeeping across instructions.
+    const step = runInstruction(agent as Agent<object>, catalog, list === undefined ? instructions : list[0], options);
+    if (isThenable(step)) return (step as Promise<InstructionStep>).then((done) => onlyResult(agent, done));
+    return onlyResult(agent, step);
   }
   const run = new Run(agent as Agent<object>, catalog, list, options);
   for (let i = 0; i < list.length; i++) {
@@ -92,6 +98,14 @@ export function execute<TState extends object>(
     if (!run.record(step, i)) break;
   }
   return run.result() as CmdResult<TState>;
+}
+
+/** The result of a `cmd` call that ran one instruction. */
+function onlyResult<TState extends object>(agent: Agent<TState>, step: InstructionStep): CmdResult<TState> {
+  if (step.ok) {
+    return { agent: step.agent as Agent<TState>, effects: step.effects, results: [{ ok: true, action: step.action, skill: step.skill, output: step.output }] };
+  }
+  return { agent, effects: [errorEffect(step.error)], results: [{ ok: false, action: step.action, skill: step.skill, error: step.error }] };
 }
 
 /** Accumulates the outcome of a `cmd` call across its instructions. */
@@ -213,6 +227,11 @@ function safeFinish(agent: Agent<object>, catalog: Catalog, entry: ActionEntry, 
   }
 }
 
+/** Who an error or an effect is about: made where one needs it, not on every step. */
+function named(action: string, skill: string | undefined): { action: string; skill: string | undefined } {
+  return { action, skill };
+}
+
 function thrownError(action: AnyAction, skill: string | undefined, thrown: unknown): ErrorInfo {
   return withCause(errorInfo('action_failed', `action '${action.name}' failed: ${describeThrown(thrown)}`, { action: action.name, skill }), thrown);
 }
@@ -220,11 +239,10 @@ function thrownError(action: AnyAction, skill: string | undefined, thrown: unkno
 function finish(agent: Agent<object>, catalog: Catalog, entry: ActionEntry, returned: unknown): InstructionStep {
   const { action, skill } = entry;
   const skillName = skill?.spec.name;
-  const extras = { action: action.name, skill: skillName };
   if (isActionFailure(returned)) {
     const details: Record<string, unknown> = { reason: returned.reason };
     if (returned.details) details.details = returned.details;
-    return failed(errorInfo('action_failed', `action '${action.name}' failed: ${returned.message}`, { ...extras, details }));
+    return failed(errorInfo('action_failed', `action '${action.name}' failed: ${returned.message}`, { ...named(action.name, skillName), details }));
   }
   let output = returned;
   let patch: unknown;
@@ -241,7 +259,7 @@ function finish(agent: Agent<object>, catalog: Catalog, entry: ActionEntry, retu
     if (!checked.ok) {
       return failed(
         errorInfo('invalid_output', `action '${action.name}' returned an invalid output: ${formatIssues(checked.issues)}`, {
-          ...extras,
+          ...named(action.name, skillName),
           issues: checked.issues,
         }),
       );
@@ -253,17 +271,17 @@ function finish(agent: Agent<object>, catalog: Catalog, entry: ActionEntry, retu
   if (patch !== undefined) {
     const state = updatedState(agent, catalog, entry, patch);
     if (!state.ok) return failed(state.error);
-    next = withState(agent, state.value, catalog);
+    next = withFrozenState(agent, state.value, catalog);
   }
 
   let effects: Effect[] = [];
   if (produced !== undefined) {
-    const checked = checkEffectList(produced, `action '${action.name}'`, extras);
+    const checked = checkEffectList(produced, `action '${action.name}'`, named(action.name, skillName));
     if (!checked.ok) return failed(checked.error);
     effects = checked.value;
   }
   if (changes && (changes.mount !== undefined || changes.unmount !== undefined || changes.replace !== undefined)) {
-    const remounted = applyMounts(next, changes, extras);
+    const remounted = applyMounts(next, changes, named(action.name, skillName));
     if (!remounted.ok) return failed(remounted.error);
     next = remounted.agent;
     effects = [...effects, ...remounted.effects];
@@ -335,15 +353,14 @@ function updatedState(
   for (const key of catalog.ownKeys) if (Object.hasOwn(state, key)) own[key] = state[key];
   const applied = applyPatch(catalog.blueprint.schema, own, patch);
   if (!applied.ok) return refuseUpdate(action, formatIssues(applied.issues), applied.issues);
-  return { ok: true, value: Object.assign({}, state, applied.value) };
+  return { ok: true, value: Object.freeze(Object.assign({}, state, applied.value)) };
 }
 
 /** Finds the action an instruction names among the agent's registered actions. */
 function resolveAction(catalog: Catalog, instruction: NormalizedInstruction, agent: Agent<object>): ActionEntry | { error: ErrorInfo } {
   const entries = catalog.actions.get(instruction.action);
-  const extras = { action: instruction.action, skill: instruction.skill };
   if (!entries) {
-    return { error: errorInfo('unknown_action', `${unregistered(catalog, instruction.action, agent)}`, extras) };
+    return { error: errorInfo('unknown_action', `${unregistered(catalog, instruction.action, agent)}`, named(instruction.action, instruction.skill)) };
   }
   let candidates = entries;
   if (instruction.skill !== undefined) {
@@ -352,7 +369,7 @@ function resolveAction(catalog: Catalog, instruction: NormalizedInstruction, age
       const reason = catalog.skills.has(instruction.skill)
         ? `skill '${instruction.skill}' has no action '${instruction.action}'`
         : `skill '${instruction.skill}' is not mounted`;
-      return { error: errorInfo('unknown_action', `action '${instruction.action}' is not registered on agent '${agent.id}': ${reason}`, extras) };
+      return { error: errorInfo('unknown_action', `action '${instruction.action}' is not registered on agent '${agent.id}': ${reason}`, named(instruction.action, instruction.skill)) };
     }
   }
   if (instruction.actionSpec) {
@@ -363,7 +380,7 @@ function resolveAction(catalog: Catalog, instruction: NormalizedInstruction, age
         error: errorInfo(
           'unknown_action',
           `action '${instruction.action}' is registered on agent '${agent.id}', but not this action object: no active skill provides it`,
-          extras,
+          named(instruction.action, instruction.skill),
         ),
       };
     }

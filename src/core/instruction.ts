@@ -121,8 +121,18 @@ export function instructionsForTarget(
     }
     return { ok: true, instructions: instructions as Instruction[] };
   }
-  const data = isPlainObject(signal.data) ? signal.data : {};
+  return { ok: true, instructions: [actionInstruction(target, signal)] };
+}
+
+const NO_PARAMS: Record<string, unknown> = Object.freeze({});
+
+/**
+ * The instruction an action target makes of the signal it matched: params are the signal's data
+ * (when it is an object) with the route's static params on top.
+ */
+export function actionInstruction(target: InstructionObject, signal: Signal): InstructionObject {
+  const data = isPlainObject(signal.data) ? signal.data : NO_PARAMS;
   const instruction: InstructionObject = { action: target.action, params: target.params ? { ...data, ...target.params } : data };
   if (target.skill !== undefined) instruction.skill = target.skill;
-  return { ok: true, instructions: [instruction] };
+  return instruction;
 }

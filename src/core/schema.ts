@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { toIssues, type Issue } from './errors.js';
-import { isPlainObject } from './plain.js';
+import { deepFreeze, isPlainObject } from './plain.js';
 
 /** A zod object schema, whatever its unknown-key policy (strip, strict or loose). */
 export type ObjectSchema = z.ZodObject<z.core.$ZodShape, z.core.$ZodObjectConfig>;
@@ -137,6 +137,9 @@ function patchableFieldByField(schema: ObjectSchema): boolean {
  * keys the update touches when that is equivalent to validating the whole object (no
  * object-level refinements, no catch-all). Unknown keys are refused: a state update that names
  * a field the schema does not have is a mistake, and dropping it silently would hide it.
+ *
+ * `current` is committed state, frozen all the way down; the object returned is frozen all the
+ * way down too, freezing only what is new (the updated values), not what it shares with `current`.
  */
 export function applyPatch(
   schema: ObjectSchema,
@@ -150,7 +153,9 @@ export function applyPatch(
   if (!patchableFieldByField(schema)) {
     const stray = strayKey(schema, patch);
     if (stray !== undefined) return { ok: false, issues: [unknownField(stray)] };
-    return parseSync(schema, { ...current, ...patch }) as Parsed<Record<string, unknown>>;
+    const parsed = parseSync(schema, { ...current, ...patch }) as Parsed<Record<string, unknown>>;
+    if (parsed.ok) deepFreeze(parsed.value);
+    return parsed;
   }
   const next: Record<string, unknown> = Object.assign({}, current);
   let issues: Issue[] | undefined;
@@ -159,7 +164,7 @@ export function applyPatch(
   } catch (thrown) {
     return parseFailure(thrown); // an async refinement, or a schema that throws
   }
-  return issues ? { ok: false, issues } : { ok: true, value: next };
+  return issues ? { ok: false, issues } : { ok: true, value: Object.freeze(next) };
 }
 
 /** Validates each patched field, writing the parsed values into `next`; returns the issues, if any. */
@@ -172,7 +177,7 @@ function validateFields(shape: Record<string, z.ZodType>, patch: Record<string, 
       continue;
     }
     const parsed = field.safeParse(patch[key]);
-    if (parsed.success) next[key] = parsed.data;
+    if (parsed.success) next[key] = deepFreeze(parsed.data);
     else for (const issue of toIssues(parsed.error.issues)) (issues ??= []).push({ ...issue, path: [key, ...issue.path] });
   }
   return issues;

@@ -16,12 +16,17 @@ export function invalidStateUpdate(what: string, detail: string, extras: Pick<Er
   return errorInfo('invalid_state_update', `${what} returned an invalid state update: ${detail}`, extras);
 }
 
-/** `state` with `skill`'s slice patched by `patch`, or the refusal naming `what` (and `action`, when an action returned it). */
+/**
+ * `state` with `skill`'s slice patched by `patch`, or the refusal naming `what` (and `action`,
+ * when an action returned it). `state` is committed state (frozen all the way down); so is what
+ * this returns, frozen as it is built: the new slice and the new state object are the only
+ * objects made besides what the update brought.
+ */
 export function updateSlice(state: Record<string, unknown>, skill: AnySkill, patch: unknown, what: string, action?: string): Result<Record<string, unknown>> {
   const applied = applyPatch(skill.schema, state[skill.stateKey] as Record<string, unknown>, patch);
   if (!applied.ok) {
     const extras = action === undefined ? { skill: skill.name, issues: applied.issues } : { action, skill: skill.name, issues: applied.issues };
     return { ok: false, error: invalidStateUpdate(what, formatIssues(applied.issues), extras) };
   }
-  return { ok: true, value: withKey(state, skill.stateKey, applied.value) };
+  return { ok: true, value: Object.freeze(withKey(state, skill.stateKey, applied.value)) };
 }

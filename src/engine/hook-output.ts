@@ -5,7 +5,7 @@
  *
  * Pure: no XState, no timers, no I/O.
  */
-import { withState, type Agent } from '../core/agent-value.js';
+import { withFrozenState, type Agent } from '../core/agent-value.js';
 import type { Catalog } from '../core/catalog.js';
 import { checkEffectList, type Effect } from '../core/effects.js';
 import type { Result } from '../core/result.js';
@@ -21,7 +21,7 @@ export function hookContext(agent: Agent<object>, skill: AnySkill, config: Recor
 /** Applies a hook's slice update, validated like an action's. */
 export function patchSlice(agent: Agent<object>, catalog: Catalog, skill: AnySkill, patch: unknown, what: string): Result<Agent<object>> {
   const state = updateSlice(agent.state as Record<string, unknown>, skill, patch, what);
-  return state.ok ? { ok: true, value: withState(agent, state.value, catalog) } : state;
+  return state.ok ? { ok: true, value: withFrozenState(agent, state.value, catalog) } : state;
 }
 
 /** Checks and stamps effects a hook returned. */

@@ -13,13 +13,13 @@
  */
 import { catalogOf, type Agent } from '../core/agent-value.js';
 import type { Catalog } from '../core/catalog.js';
-import { execute } from '../core/cmd.js';
+import { execute, type CmdResult } from '../core/cmd.js';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import type { Effect, RunEffect } from '../core/effects.js';
 import { describeThrown, errorInfo, reworded, withCause, type ErrorInfo } from '../core/errors.js';
-import { instructionsForTarget, type InstructionObject } from '../core/instruction.js';
+import { actionInstruction, instructionsForTarget, type InstructionObject } from '../core/instruction.js';
 import type { InvokeUserCode } from '../core/invoke.js';
-import { andThen, type MaybePromise } from '../core/maybe-async.js';
+import { andThen, isThenable, type MaybePromise } from '../core/maybe-async.js';
 import { matchesAny } from '../core/pattern.js';
 import { isPlainObject } from '../core/plain.js';
 import { signalProblem, type Signal } from '../core/signal.js';
@@ -57,15 +57,20 @@ export class AgentStep {
     this.agent = original;
   }
 
+  // The stages below call the next one directly when the previous one was sync (no closure
+  // made per step): only user code that returned a promise pays for chaining on it.
   runSignal(): MaybePromise<StepOutcome> {
-    return andThen(this.handlers(0), (handled) => {
-      if (handled !== true) return handled === false ? this.route() : handled;
-      return this.afterActions();
-    });
+    const handled = this.handlers(0);
+    return isThenable(handled) ? (handled as Promise<boolean | StepOutcome>).then((done) => this.afterHandlers(done)) : this.afterHandlers(handled as boolean | StepOutcome);
+  }
+
+  private afterHandlers(handled: boolean | StepOutcome): MaybePromise<StepOutcome> {
+    if (handled !== true) return handled === false ? this.route() : handled;
+    return this.afterActions();
   }
 
   runInstructions(instructions: InstructionObject[]): MaybePromise<StepOutcome> {
-    return andThen(this.instructions(instructions), (failed) => failed ?? this.afterActions());
+    return this.afterInstructions(this.instructions(instructions));
   }
 
   /** The signal of a signal step (the pipeline's stages that use it only run for signals). */
@@ -155,27 +160,43 @@ export class AgentStep {
     }
     if (!routed.ok) return this.fail(routed.error);
     const target = routed.matches[0]!.target;
-    const produced = instructionsForTarget(target, this.current);
-    if (!produced.ok) return this.fail(produced.error);
-    return andThen(this.instructions(produced.instructions), (failed) => failed ?? this.afterActions());
+    let failed: MaybePromise<StepOutcome | undefined>;
+    if (typeof target === 'function') {
+      const produced = instructionsForTarget(target, this.current);
+      if (!produced.ok) return this.fail(produced.error);
+      failed = this.instructions(produced.instructions);
+    } else failed = this.instructions(actionInstruction(target, this.current));
+    return this.afterInstructions(failed);
+  }
+
+  /** After the instructions of a route or a run: the failed outcome, or the rest of the step. */
+  private afterInstructions(failed: MaybePromise<StepOutcome | undefined>): MaybePromise<StepOutcome> {
+    if (isThenable(failed)) return (failed as Promise<StepOutcome | undefined>).then((stopped) => stopped ?? this.afterActions());
+    return (failed as StepOutcome | undefined) ?? this.afterActions();
   }
 
   /** Runs instructions through `cmd`; returns a failed outcome, or undefined on success. */
-  private instructions(instructions: unknown[]): MaybePromise<StepOutcome | undefined> {
-    return andThen(execute(this.agent, instructions as InstructionObject[], { signal: this.signal, invoke: this.invoke }), (ran) => {
-      const failure = ran.results.find((r) => !r.ok);
-      if (failure && !failure.ok) return this.fail(failure.error);
-      const catalog = catalogOf(ran.agent)!;
-      const by = () => `action ${ran.results.map((r) => `'${r.action}'`).join(', ')}`;
-      const forged = registrationProblem(this.catalog, catalog, ran.effects, by, ran.results.length === 1 ? ran.results[0]!.skill : undefined);
+  private instructions(instructions: InstructionObject | unknown[]): MaybePromise<StepOutcome | undefined> {
+    const ran = execute(this.agent, instructions as InstructionObject | InstructionObject[], { signal: this.signal, invoke: this.invoke });
+    return isThenable(ran) ? (ran as Promise<CmdResult<object>>).then((done) => this.ran(done)) : this.ran(ran as CmdResult<object>);
+  }
+
+  /** Takes what `cmd` returned into the step; a failed outcome, or undefined on success. */
+  private ran(ran: CmdResult<object>): StepOutcome | undefined {
+    for (const result of ran.results) if (!result.ok) return this.fail(result.error);
+    const catalog = catalogOf(ran.agent)!;
+    // Nothing to check (and no name to make) when no effect came back and the skills did not change.
+    if (ran.effects.length > 0 || catalog.skills !== this.catalog.skills) {
+      const skill = ran.results.length === 1 ? ran.results[0]!.skill : undefined;
+      const forged = registrationProblem(this.catalog, catalog, ran.effects, () => `action ${ran.results.map((r) => `'${r.action}'`).join(', ')}`, skill);
       if (forged) return this.fail(forged);
-      this.agent = ran.agent;
-      this.catalog = catalog;
-      const last = ran.results.at(-1);
-      if (last?.ok && !this.replied) this.result = last.output;
-      this.gather(ran.effects);
-      return undefined;
-    });
+    }
+    this.agent = ran.agent;
+    this.catalog = catalog;
+    const last = ran.results.at(-1);
+    if (last?.ok && !this.replied) this.result = last.output;
+    this.gather(ran.effects);
+    return undefined;
   }
 
   /** Keeps effects for the system, setting aside `reply` (it answers the caller) and `run` (carried out next). */
@@ -205,7 +226,10 @@ export class AgentStep {
       const instructions = runs.map((run) => this.runEffectInstruction(run));
       return andThen(this.instructions(instructions), (failed) => failed ?? this.afterActions(depth + 1));
     }
-    return andThen(runMountHooks(this.hooked ?? this.original, this.agent, this.invoke), (hooked) => {
+    const before = this.hooked ?? this.original;
+    // No skill mounted since the last mount hooks (the common step): none to call.
+    if (this.agent.mounted === before.mounted) return this.call && this.signal ? this.transform() : this.finish();
+    return andThen(runMountHooks(before, this.agent, this.invoke), (hooked) => {
       if (!hooked.ok) return this.fail(hooked.error);
       this.agent = hooked.agent;
       this.hooked = hooked.agent;
@@ -243,12 +267,18 @@ export class AgentStep {
   }
 
   private finish(): StepOutcome {
-    const reported = this.effects.find((effect) => effect.type === 'error');
+    let error: ErrorInfo | undefined;
+    for (const effect of this.effects) {
+      if (effect.type === 'error') {
+        error = effect.error;
+        break;
+      }
+    }
     return {
       agent: this.agent,
       effects: this.effects,
       result: this.result,
-      error: reported?.type === 'error' ? reported.error : undefined,
+      error,
       diagnostics: this.diagnostics,
       signal: this.signal,
     };

@@ -84,7 +84,8 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   readonly id: string;
   /** The name of the agent's definition. */
   readonly definition: string;
-  readonly childIds = new Set<string>();
+  /** The ids of its children, made with the first one (most agents have none). */
+  childIds: Set<string> | undefined;
   readonly mailbox: Mailbox;
   readonly lifecycles: SkillLifecycles;
   /** The agent as of the last finished step (the actor's context holds the same once its transition is done). */
@@ -163,9 +164,10 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     const checked = plainInstructions(list);
     if (!checked.ok) return Promise.reject(new RuntimeError(checked.error, this.id));
     const plain = checked.value;
-    const what = `run of ${plain.map((i) => `'${String(i.action)}'`).join(', ')}`;
     const timeout = callTimeout(options, this.system.callTimeout);
     if (typeof timeout !== 'number') return Promise.reject(new RuntimeError(timeout, this.id));
+    // Named only if the run times out or is cancelled: every tool call comes through here.
+    const what = () => `run of ${plain.map((i) => `'${String(i.action)}'`).join(', ')}`;
     return this.mailbox.submit({ type: 'run', instructions: plain }, true, timeout, what, undefined, options.signal);
   }
 
@@ -205,7 +207,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       registeredActions: this.registeredActions(),
       mailbox: this.mailbox.size,
       parent: this.parent,
-      children: [...this.childIds],
+      children: (this.childIds ? [...this.childIds] : []),
     };
   }
 
@@ -217,7 +219,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       definition: this.definition,
       agent: structuredClone({ id: data.id, definition: data.definition, state: data.state as Record<string, unknown>, mounted: data.mounted }),
       lifecycles: this.lifecycles.states(this.agent.mounted),
-      children: [...this.childIds],
+      children: (this.childIds ? [...this.childIds] : []),
     };
     if (this.parent !== undefined) snapshot.parent = this.parent;
     // The committed state is still the one before the hooks: the restored agent runs them.
@@ -229,7 +231,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   }
 
   children(): string[] {
-    return [...this.childIds];
+    return (this.childIds ? [...this.childIds] : []);
   }
 
   stop(): Promise<void> {

@@ -80,17 +80,17 @@ export class Mailbox {
 
   /**
    * Queues an item whose caller waits for the answer (`timeout` in ms; `what` names it in a
-   * timeout error). When `abort` fires first, the caller gets `cancelled`; the item, already on
-   * its way, still runs.
+   * timeout or cancellation error, built only then when given as a function). When `abort` fires
+   * first, the caller gets `cancelled`; the item, already on its way, still runs.
    */
-  submit(event: AgentItemEvent, call: boolean, timeout: number | undefined, what: string, skill?: AnySkill, abort?: AbortSignal): Promise<unknown> {
+  submit(event: AgentItemEvent, call: boolean, timeout: number | undefined, what: string | (() => string), skill?: AnySkill, abort?: AbortSignal): Promise<unknown> {
     return new Promise((resolve, reject) => {
       const ticket: Ticket = { resolve, reject, timer: undefined, settled: false };
       if (abort !== undefined) {
         const onAbort = () => {
           if (ticket.settled) return;
           ticket.aborted = true;
-          this.settle(ticket, new RuntimeError(errorInfo('cancelled', `${what} to agent '${this.owner.id}' was cancelled by its caller`, { details: { reason: describeReason(abort.reason) } }), this.owner.id));
+          this.settle(ticket, new RuntimeError(errorInfo('cancelled', `${typeof what === 'string' ? what : what()} to agent '${this.owner.id}' was cancelled by its caller`, { details: { reason: describeReason(abort.reason) } }), this.owner.id));
         };
         if (abort.aborted) {
           onAbort();
@@ -110,7 +110,8 @@ export class Mailbox {
       if (timeout !== undefined && timeout !== Infinity) {
         const ms = timeout;
         ticket.timer = setTimer(() => {
-          this.settle(ticket, new RuntimeError(errorInfo('timeout', `${what} to agent '${this.owner.id}' got no answer within ${ms} ms`), this.owner.id));
+          const named = typeof what === 'string' ? what : what();
+          this.settle(ticket, new RuntimeError(errorInfo('timeout', `${named} to agent '${this.owner.id}' got no answer within ${ms} ms`), this.owner.id));
         }, ms);
       }
       try {

@@ -268,7 +268,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
     });
     process.actor.subscribe({ error: (error) => this.actorFailed(process as AgentProcess<object>, error) });
     this.agents.set(agent.id, process as AgentProcess<object>);
-    if (parent !== undefined) this.agents.get(parent)!.childIds.add(agent.id);
+    if (parent !== undefined) (this.agents.get(parent)!.childIds ??= new Set()).add(agent.id);
     process.registeredAtStart = registeredNames(catalogOf(agent)!);
     process.actor.start();
     if (hooks) process.runMountHooks();
@@ -297,13 +297,13 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
   }
 
   private stopTree(process: AgentProcess<object>, reason: string): void {
-    for (const child of [...process.childIds]) {
+    for (const child of [...(process.childIds ?? [])]) {
       const childProcess = this.agents.get(child);
       if (childProcess) this.stopTree(childProcess, `its parent '${process.id}' stopped`);
     }
     process.terminate(reason);
     this.agents.delete(process.id);
-    if (process.parent !== undefined) this.agents.get(process.parent)?.childIds.delete(process.id);
+    if (process.parent !== undefined) this.agents.get(process.parent)?.childIds?.delete(process.id);
     for (const pattern of process.patterns) this.listeners.delete(pattern, process.id);
     process.patterns = [];
     this.trace?.({ kind: 'stop', agent: process.id, reason });

@@ -178,6 +178,31 @@ describe('what the runtime hands out: reading it never gives a way to change the
     expect(shelfOf(agent).meta).toEqual({ count: 2, owner: { name: 'bob' } });
   });
 
+  it.each([
+    ['a slice schema checked field by field', shelfSchema],
+    ['a slice schema with an object-level refinement (checked whole)', shelfSchema.refine((shelf) => shelf.meta.count >= 0)],
+  ])('what an update brings is frozen once committed, all the way down (%s)', async (_name, schema) => {
+    const add = defineAction({
+      name: 'add',
+      description: 'puts a new book on the shelf and renames the owner',
+      input: z.object({}),
+      run: (_params, { skillState }) => {
+        const shelf = skillState as Shelf;
+        return result('ok', { state: { books: [...shelf.books, { title: 'Emma', tags: ['classic'] }], meta: { count: 2, owner: { name: 'bob' } } } });
+      },
+    });
+    const shelf = defineSkill({ name: 'shelf', schema: schema as unknown as typeof shelfSchema, actions: [add] });
+    system = systems.start();
+    const agent = system.spawn(defineAgent({ name: 'librarian', skills: [shelf] }));
+    await agent.run({ action: 'add' });
+    const slice = shelfOf(agent);
+    expect(() => slice.books[1]!.tags.push('x')).toThrow(TypeError);
+    expect(() => (slice.books[1]!.title = 'x')).toThrow(TypeError);
+    expect(() => (slice.meta.owner.name = 'eve')).toThrow(TypeError);
+    expect(() => ((agent.getSnapshot().state as Record<string, unknown>).shelf = {})).toThrow(TypeError);
+    expect(shelfOf(agent)).toEqual({ books: [...INITIAL.books, { title: 'Emma', tags: ['classic'] }], meta: { count: 2, owner: { name: 'bob' } } });
+  });
+
   it("a call's result that holds part of the state is that frozen part: editing it changes nothing", async () => {
     system = systems.start();
     const agent = system.spawn(shelfAgent({}, (slice) => slice.books));

@@ -93,6 +93,15 @@ describe('call timeouts', () => {
     await expect(agent.call(createSignal('notes.list'))).resolves.toEqual({ items: ['late'] });
     expect(agent.getSnapshot()).toMatchObject({ status: 'idle', mailbox: 0 });
   });
+
+  it('a run that times out is named by its actions', async () => {
+    system = quietSystem();
+    const agent = system.spawn(NotesAgent, { id: 'n' });
+    const error = await agent.run([{ action: 'append', params: { item: 'late', delay: 40 } }, 'list_items'], { timeout: 5 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'timeout', agentId: 'n' });
+    expect((error as Error).message).toBe("run of 'append', 'list_items' to agent 'n' got no answer within 5 ms");
+    await expect(agent.call(createSignal('notes.list'))).resolves.toEqual({ items: ['late'] });
+  });
 });
 
 describe('items sent to the actor directly (ref.actor.send)', () => {
