@@ -86,6 +86,12 @@ async function serveStdio(target: McpTarget, options: StdioServeOptions): Promis
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
+/** Every address of 127.0.0.0/8 (also written IPv4-mapped) and ::1 reaches only this machine. */
+function isLoopbackInterface(host: string): boolean {
+  const address = host.toLowerCase().replace(/^::ffff:/, '');
+  return LOOPBACK.has(address) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(address) || /^(0{1,4}:){7}0{0,3}1$/.test(address);
+}
+
 function hostName(header: string | undefined): string | undefined {
   if (!header) return undefined;
   if (header.startsWith('[')) return header.slice(1, header.indexOf(']'));
@@ -106,7 +112,7 @@ function refuse(res: ServerResponse, status: number, message: string, headers: R
 async function serveHttp(target: McpTarget, options: HttpServeOptions): Promise<McpEndpoint> {
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
-  const loopbackOnly = LOOPBACK.has(host);
+  const loopbackOnly = isLoopbackInterface(host);
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const open = new Set<{ close(): Promise<void> }>();
 
