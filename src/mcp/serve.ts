@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createMcpServer, resolveTarget, type McpServerOptions, type McpTarget } from './server.js';
+import { isLoopbackInterface, LOOPBACK_NAMES } from '../runtime/loopback.js';
 
 /** Serve on this process's stdin and stdout. */
 export interface StdioServeOptions extends McpServerOptions {
@@ -84,14 +85,6 @@ async function serveStdio(target: McpTarget, options: StdioServeOptions): Promis
   return { transport: 'stdio', url: undefined, port: undefined, sessions: () => (open ? 1 : 0), closed, close };
 }
 
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
-
-/** Every address of 127.0.0.0/8 (also written IPv4-mapped) and ::1 reaches only this machine. */
-function isLoopbackInterface(host: string): boolean {
-  const address = host.toLowerCase().replace(/^::ffff:/, '');
-  return LOOPBACK.has(address) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(address) || /^(0{1,4}:){7}0{0,3}1$/.test(address);
-}
-
 function hostName(header: string | undefined): string | undefined {
   if (!header) return undefined;
   if (header.startsWith('[')) return header.slice(1, header.indexOf(']'));
@@ -157,7 +150,7 @@ async function serveHttp(target: McpTarget, options: HttpServeOptions): Promise<
   const http = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== path) return refuse(res, 404, `the MCP endpoint is ${path}`);
-    if (loopbackOnly && !LOOPBACK.has(hostName(req.headers.host) ?? '')) return refuse(res, 403, 'this server answers loopback host names only');
+    if (loopbackOnly && !LOOPBACK_NAMES.has(hostName(req.headers.host) ?? '')) return refuse(res, 403, 'this server answers loopback host names only');
     if (options.token !== undefined && !sameToken(req.headers.authorization, options.token)) {
       return refuse(res, 401, 'missing or wrong bearer token', { 'www-authenticate': 'Bearer' });
     }
