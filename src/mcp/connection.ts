@@ -31,6 +31,9 @@ export interface ConnectionLimits {
 }
 
 /** The defaults of `ConnectionLimits`. */
+/** The most tools/list pages read from one server before it counts as misbehaving. */
+const MAX_TOOL_PAGES = 1_000;
+
 export const DEFAULT_LIMITS: ConnectionLimits = { connectTimeout: 10_000, callTimeout: 30_000, maxOutputBytes: 1024 * 1024 };
 
 /** Why talking to the server failed; `reason` is stable. */
@@ -162,7 +165,12 @@ export class McpConnection {
   private async listTools(): Promise<Tool[]> {
     const tools: Tool[] = [];
     let cursor: string | undefined;
+    let pages = 0;
     do {
+      // A server may page on without end (empty pages, each answered in time): bound the pages too.
+      if (++pages > MAX_TOOL_PAGES) {
+        throw new McpFailure('mcp_protocol_error', `MCP server '${this.label}' kept paging its tools/list past ${MAX_TOOL_PAGES} pages (${tools.length} tools so far)`);
+      }
       const page = await this.client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: this.limits.connectTimeout });
       tools.push(...page.tools);
       cursor = page.nextCursor;

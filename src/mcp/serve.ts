@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createMcpServer, resolveTarget, type McpServerOptions, type McpTarget } from './server.js';
+import { isLoopbackInterface, LOOPBACK_NAMES } from '../runtime/loopback.js';
 
 /** Serve on this process's stdin and stdout. */
 export interface StdioServeOptions extends McpServerOptions {
@@ -84,8 +85,6 @@ async function serveStdio(target: McpTarget, options: StdioServeOptions): Promis
   return { transport: 'stdio', url: undefined, port: undefined, sessions: () => (open ? 1 : 0), closed, close };
 }
 
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
-
 function hostName(header: string | undefined): string | undefined {
   if (!header) return undefined;
   if (header.startsWith('[')) return header.slice(1, header.indexOf(']'));
@@ -106,7 +105,7 @@ function refuse(res: ServerResponse, status: number, message: string, headers: R
 async function serveHttp(target: McpTarget, options: HttpServeOptions): Promise<McpEndpoint> {
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
-  const loopbackOnly = LOOPBACK.has(host);
+  const loopbackOnly = isLoopbackInterface(host);
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const open = new Set<{ close(): Promise<void> }>();
 
@@ -151,7 +150,7 @@ async function serveHttp(target: McpTarget, options: HttpServeOptions): Promise<
   const http = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== path) return refuse(res, 404, `the MCP endpoint is ${path}`);
-    if (loopbackOnly && !LOOPBACK.has(hostName(req.headers.host) ?? '')) return refuse(res, 403, 'this server answers loopback host names only');
+    if (loopbackOnly && !LOOPBACK_NAMES.has(hostName(req.headers.host) ?? '')) return refuse(res, 403, 'this server answers loopback host names only');
     if (options.token !== undefined && !sameToken(req.headers.authorization, options.token)) {
       return refuse(res, 401, 'missing or wrong bearer token', { 'www-authenticate': 'Bearer' });
     }

@@ -17,6 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { WebSocket, WebSocketServer } from 'ws';
+import { isLoopbackInterface, LOOPBACK_NAMES } from '../runtime/loopback.js';
 import type { InspectionMessage } from './messages.js';
 
 /** Which page `/` leads to. */
@@ -53,7 +54,6 @@ export interface ViewerServer {
   stop(): Promise<void>;
 }
 
-const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 const MAX_ACTORS = 10_000;
 
 /** The folder holding the local viewer's files: `viewer/` at the package root, from the sources or from the build. */
@@ -130,7 +130,7 @@ export async function startViewerServer(options: ViewerServerOptions = {}): Prom
   const home = options.home ?? 'local';
   const replay = new Replay(options.history ?? 1_000);
   for (const message of options.messages ?? []) replay.keep(JSON.stringify(message));
-  const loopbackOnly = LOOPBACK_NAMES.has(host);
+  const loopbackOnly = isLoopbackInterface(host);
   // A page on another site can make the browser talk to a loopback port under a name it controls
   // (DNS rebinding); on loopback, only loopback names are served.
   const hostAllowed = (request: IncomingMessage) => !loopbackOnly || LOOPBACK_NAMES.has(hostnameOf(request.headers.host));

@@ -77,6 +77,14 @@ describe('serveMcp over HTTP', () => {
     expect(await post(endpoint.url!.replace('/mcp', '/other'), { authorization: 'Bearer sesame' })).toBe(404);
   });
 
+  it('bound to any loopback address, it still refuses a non-loopback host name (no DNS rebinding)', async () => {
+    for (const host of ['127.0.0.2', '::ffff:127.0.0.1']) {
+      const { endpoint } = await served({ host });
+      expect(await post(endpoint.url!, { host: 'evil.example:80' })).toBe(403);
+      expect(await post(endpoint.url!, { host: `localhost:${endpoint.port}` })).not.toBe(403);
+    }
+  });
+
   it('stateless mode answers every request on its own, against the same agent', async () => {
     const { agent, endpoint } = await served({ stateless: true });
     const first = await connect(endpoint.url!);

@@ -133,6 +133,23 @@ describe('mcpSkill', () => {
     await expect(mcpSkill({ name: 'closed', url: 'http://127.0.0.1:9/mcp', connectTimeout: 2_000 })).rejects.toMatchObject({ code: 'mcp_unreachable' });
   });
 
+  it('a server whose tools/list never stops paging is refused, not listened to forever', async () => {
+    const endless = `
+      let page = 0;
+      require('readline').createInterface({ input: process.stdin }).on('line', (line) => {
+        const message = JSON.parse(line);
+        if (message.id === undefined) return;
+        const result = message.method === 'initialize'
+          ? { protocolVersion: message.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'endless', version: '1.0.0' } }
+          : { tools: [], nextCursor: 'page-' + ++page };
+        process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }) + '\\n');
+      });`;
+    await expect(mcpSkill({ name: 'endless', command: process.execPath, args: ['-e', endless], connectTimeout: 2_000 })).rejects.toMatchObject({
+      code: 'mcp_protocol_error',
+      message: expect.stringContaining("mcpSkill 'endless'"),
+    });
+  }, 20_000);
+
   it("follows the server's tools/list_changed: the skill is remounted with the new tools, on the same connection", async () => {
     const docs = await mcpSkill({ name: 'docs', command: process.execPath, args: [BIN, 'mcp', ...ONLY, '--path', path.join(BUNDLED, 'hello-extended')], env: SOURCE_ENV });
     const system = newSystem();
