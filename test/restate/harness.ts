@@ -1,0 +1,71 @@
+/**
+ * A real Restate server and a real service process for the Restate host tests, both started on
+ * free ports of 127.0.0.1; the service process can be killed with SIGKILL and started again on
+ * its port.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { freePort, startRestateServer, type LocalRestateServer } from '../../src/restate/server.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** A service process serving test/restate/agents.ts. */
+export interface ServiceProcess {
+  readonly uri: string;
+  /** SIGKILL, then wait for it to be gone. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port. */
+  start(): Promise<void>;
+}
+
+export async function startService(): Promise<ServiceProcess> {
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  const start = async () => {
+    child = spawn(process.execPath, ['--conditions=skillstate-source', '--import', 'tsx', 'test/restate/service.ts', String(port)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    await new Promise<void>((resolve, reject) => {
+      child!.stdout!.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('listening')) resolve();
+      });
+      child!.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child!.once('exit', (code) => reject(new Error(`service process exited with ${code}:\n${output}`)));
+    });
+  };
+  await start();
+  return {
+    uri: `http://127.0.0.1:${port}`,
+    async kill() {
+      if (!child || child.exitCode !== null || child.signalCode !== null) return;
+      const gone = new Promise((resolve) => child!.once('exit', resolve));
+      child.kill('SIGKILL');
+      await gone;
+    },
+    start,
+  };
+}
+
+export async function startHost(): Promise<{ server: LocalRestateServer; service: ServiceProcess; close(): Promise<void> }> {
+  const server = await startRestateServer();
+  const service = await startService();
+  await server.register(service.uri);
+  return {
+    server,
+    service,
+    async close() {
+      await service.kill();
+      await server.close();
+    },
+  };
+}
+
+/** Polls `probe` until it returns true (real time), or fails naming what it waited for. */
+export async function eventually(what: string, probe: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await probe().catch(() => false)) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+}
