@@ -12,6 +12,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 /** A service process serving test/restate/agents.ts. */
 export interface ServiceProcess {
   readonly uri: string;
+  readonly port: number;
   /** SIGKILL, then wait for it to be gone. */
   kill(): Promise<void>;
   /** Starts it again on the same port. */
@@ -36,6 +37,7 @@ export async function startService(): Promise<ServiceProcess> {
   await start();
   return {
     uri: `http://127.0.0.1:${port}`,
+    port,
     async kill() {
       if (!child || child.exitCode !== null || child.signalCode !== null) return;
       const gone = new Promise((resolve) => child!.once('exit', resolve));
@@ -68,4 +70,42 @@ export async function eventually(what: string, probe: () => Promise<boolean>, ti
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+}
+
+/**
+ * A TCP proxy on a free port of 127.0.0.1 in front of several service processes: each incoming
+ * connection goes to the first backend (in turn) that accepts it, so a killed backend's share
+ * moves to the others when Restate reconnects.
+ */
+export async function startProxy(backends: readonly number[]): Promise<{ uri: string; close(): Promise<void> }> {
+  const { createServer, connect } = await import('node:net');
+  let next = 0;
+  const sockets = new Set<import('node:net').Socket>();
+  const server = createServer((incoming) => {
+    sockets.add(incoming);
+    incoming.once('close', () => sockets.delete(incoming));
+    const attempt = (tries: number) => {
+      const port = backends[next++ % backends.length]!;
+      const outgoing = connect(port, '127.0.0.1');
+      outgoing.once('connect', () => {
+        sockets.add(outgoing);
+        outgoing.once('close', () => sockets.delete(outgoing));
+        incoming.pipe(outgoing).pipe(incoming);
+        outgoing.on('error', () => incoming.destroy());
+        incoming.on('error', () => outgoing.destroy());
+      });
+      outgoing.once('error', () => (tries > 1 ? attempt(tries - 1) : incoming.destroy()));
+    };
+    attempt(backends.length);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  return {
+    uri: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }
