@@ -1,43 +1,11 @@
 /**
  * Agents the Restate host tests serve (in a service process of their own) and run in-process:
- * a notebook (sync and async appends, one that throws), a tally skill to mount, and an action
- * that returns the effects it is given.
+ * the runtime tests' notebook (sync and async appends, one that throws), a tally skill to mount,
+ * and an action that returns the effects it is given.
  */
 import { z } from 'zod';
 import { defineAction, defineAgent, defineSkill, result } from '../../src/index.js';
-
-const notes = z.object({ items: z.array(z.string()).default([]) });
-
-const append = defineAction({
-  name: 'append',
-  description: 'Append an item to the list; `delay` makes it async, `explode` makes it throw',
-  input: z.object({ item: z.string(), delay: z.number().int().min(0).optional(), explode: z.boolean().optional() }),
-  state: notes,
-  run: async ({ item, delay, explode }, { skillState }) => {
-    if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
-    if (explode) throw new Error(`exploded on '${item}'`);
-    const items = [...skillState.items, item];
-    return result({ count: items.length }, { state: { items } });
-  },
-});
-
-const listItems = defineAction({
-  name: 'list_items',
-  description: 'List the items',
-  input: z.object({}),
-  state: notes,
-  run: (_params, { skillState }) => ({ items: skillState.items }),
-});
-
-export const notebook = defineSkill({
-  name: 'notebook',
-  schema: notes,
-  actions: [append, listItems],
-  routes: [
-    { path: 'notes.add', target: { action: 'append' } },
-    { path: 'notes.list', target: { action: 'list_items' } },
-  ],
-});
+import { notebook } from '../runtime/fixtures.js';
 
 const tallyState = z.object({ count: z.number().int().default(0) });
 const bump = defineAction({
@@ -64,3 +32,4 @@ export const NotesAgent = defineAgent({ name: 'notes_agent', skills: [notebook] 
 
 export const definitions = [Worker, NotesAgent];
 export const skills = [tally];
+
