@@ -184,7 +184,11 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup) {
       },
       send: async (ctx: restate.ObjectContext, value: unknown): Promise<Answer> => {
         const signal = signalOf(value);
-        return 'code' in signal && !('specversion' in signal) ? failed(signal) : step(ctx, { kind: 'signal', signal: signal as Signal, call: false });
+        const answer = 'code' in signal && !('specversion' in signal) ? failed(signal) : await step(ctx, { kind: 'signal', signal: signal as Signal, call: false });
+        // Nobody waits for a send: its failure goes to the service's log (and stays the
+        // invocation's answer in Restate), never nowhere.
+        if (!answer.ok) ctx.console.warn(`skillstate: signal to agent '${ctx.key}' failed (${answer.error.code}): ${answer.error.message}`);
+        return answer;
       },
       call: async (ctx: restate.ObjectContext, value: unknown): Promise<Answer> => {
         const signal = signalOf(value);
