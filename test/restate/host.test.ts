@@ -68,6 +68,17 @@ describe('Restate host', () => {
     await eventually('the child to stop', async () => client.get('kid').getSnapshot().then(() => false, (error: { code?: string }) => error.code === 'unknown_agent'));
   });
 
+  it('emit reaches the agents subscribed to the emitter, and no other', async () => {
+    const emitter = await client.spawn('worker', { id: 'emitter' });
+    await client.spawn('notes_agent', { id: 'listener' });
+    await client.spawn('notes_agent', { id: 'bystander' });
+    await emitter.subscribe('listener');
+    await emitter.call('do', { effects: [Effects.emit(createSignal('notes.add', { item: 'news' }))] });
+    await eventually('the subscriber to hear it', async () => (await itemsOf('listener')).includes('news'));
+    expect(await itemsOf('bystander')).toEqual([]);
+    expect(await itemsOf('emitter')).toEqual([]);
+  });
+
   it('a service process killed with SIGKILL mid-stream loses nothing and applies nothing twice; its timer fires', async () => {
     const agent = await client.spawn('worker', { id: 'survivor' });
     await agent.call('do', { effects: [Effects.schedule(1_500, createSignal('notes.add', { item: 'timer' }))] });
