@@ -9,16 +9,15 @@
  */
 import './polyfill.js';
 import * as restate from '@restatedev/restate-sdk';
-import type { AgentData } from '../core/agent-value.js';
 import type { AgentDefinition } from '../core/agent-definition.js';
-import type { Agent } from '../core/agent-value.js';
+import { Agent, type AgentData } from '../core/agent-value.js';
 import type { Effect } from '../core/effects.js';
 import { describeThrown, errorInfo, type ErrorInfo } from '../core/errors.js';
-import { fromEntry, toEntry, type JournalEntry } from './journal.js';
 import type { InvokeUserCode } from '../core/invoke.js';
 import { signalProblem, type Signal } from '../core/signal.js';
 import type { AnySkill } from '../core/skill.js';
 import { stepAgent, type StepOutcome, type WorkItem } from '../engine/index.js';
+import { fromEntry, toEntry, type JournalEntry } from './journal.js';
 import { DIRECTORY, STATE_KEY, SUBSCRIBERS_KEY, type Answer, type MountRequest, type SpawnRequest } from './protocol.js';
 
 /** Options of `restateAgents`. */
@@ -104,7 +103,7 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup) {
   /** One step: on success the new agent is written and its effects carried out; on failure nothing is written. */
   const step = async (ctx: restate.ObjectContext, item: WorkItem | ((agent: Agent<object>) => WorkItem | ErrorInfo)): Promise<Answer> => {
     const agent = await load(ctx);
-    if (!(agent instanceof Object) || !('toJSON' in agent)) return failed(agent as ErrorInfo);
+    if (!(agent instanceof Agent)) return failed(agent);
     const work = typeof item === 'function' ? item(agent) : item;
     if (!('kind' in work)) return failed(work);
     const outcome = await stepAgent(agent, work, { invoke: journaled(ctx, skills) });
@@ -159,9 +158,10 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup) {
     sendTo(ctx, DIRECTORY, ctx.key, 'remove', null);
   };
 
-  const signalOf = (value: unknown): Signal | ErrorInfo => {
+  /** A step on a signal, or the refusal of a value that is not one. */
+  const signalStep = (ctx: restate.ObjectContext, value: unknown, call: boolean): Promise<Answer> => {
     const problem = signalProblem(value);
-    return problem === undefined ? (value as Signal) : errorInfo('invalid_signal', problem);
+    return problem === undefined ? step(ctx, { kind: 'signal', signal: value as Signal, call }) : Promise.resolve(failed(errorInfo('invalid_signal', problem)));
   };
 
   return restate.object({
@@ -183,17 +183,13 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup) {
         return ok(outcome.agent.toJSON());
       },
       send: async (ctx: restate.ObjectContext, value: unknown): Promise<Answer> => {
-        const signal = signalOf(value);
-        const answer = 'code' in signal && !('specversion' in signal) ? failed(signal) : await step(ctx, { kind: 'signal', signal: signal as Signal, call: false });
+        const answer = await signalStep(ctx, value, false);
         // Nobody waits for a send: its failure goes to the service's log (and stays the
         // invocation's answer in Restate), never nowhere.
         if (!answer.ok) ctx.console.warn(`skillstate: signal to agent '${ctx.key}' failed (${answer.error.code}): ${answer.error.message}`);
         return answer;
       },
-      call: async (ctx: restate.ObjectContext, value: unknown): Promise<Answer> => {
-        const signal = signalOf(value);
-        return 'code' in signal && !('specversion' in signal) ? failed(signal) : step(ctx, { kind: 'signal', signal: signal as Signal, call: true });
-      },
+      call: async (ctx: restate.ObjectContext, value: unknown): Promise<Answer> => signalStep(ctx, value, true),
       mount: async (ctx: restate.ObjectContext, request: MountRequest): Promise<Answer> =>
         step(ctx, () => {
           const skill = skills.get(request.skill);
@@ -207,7 +203,7 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup) {
       },
       stop: async (ctx: restate.ObjectContext): Promise<Answer> => {
         const agent = await load(ctx);
-        if (!('toJSON' in agent)) return failed(agent);
+        if (!(agent instanceof Agent)) return failed(agent);
         stop(ctx);
         return ok(null);
       },
