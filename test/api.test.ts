@@ -17,6 +17,7 @@ const ENTRY_POINTS: Record<string, string> = {
   'skillstate/skills': 'skills/index.ts',
   'skillstate/mcp': 'src/mcp/index.ts',
   'skillstate/cli': 'src/cli/main.ts',
+  'skillstate/restate': 'src/restate/index.ts',
 };
 
 /** The names docs/api.md lists under each `## \`entry\`` heading (lines `- \`name\`: ...`). */

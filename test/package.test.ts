@@ -82,18 +82,19 @@ describe('the built package', () => {
     expect(outcome.status).toBe(0);
   });
 
-  it('declares tsx an optional peer dependency, not a dependency', () => {
+  it('declares tsx and the Restate SDK optional peer dependencies, not dependencies', () => {
     const manifest = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as Record<string, Record<string, unknown>>;
     expect(Object.keys(manifest.dependencies!)).not.toContain('tsx');
-    expect(manifest.peerDependencies).toMatchObject({ tsx: expect.any(String) });
-    expect(manifest.peerDependenciesMeta).toMatchObject({ tsx: { optional: true } });
+    expect(Object.keys(manifest.dependencies!)).not.toContain('@restatedev/restate-sdk');
+    expect(manifest.peerDependencies).toMatchObject({ tsx: expect.any(String), '@restatedev/restate-sdk': expect.any(String) });
+    expect(manifest.peerDependenciesMeta).toMatchObject({ tsx: { optional: true }, '@restatedev/restate-sdk': { optional: true } });
   });
 
   it('declares the AI SDK an optional peer dependency of both majors a user may have (6 on Node 20, 7 on Node 22)', () => {
     const manifest = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as Record<string, Record<string, unknown>>;
     expect(Object.keys(manifest.dependencies!)).not.toContain('ai');
     expect(manifest.peerDependencies).toMatchObject({ ai: '^6.0.0 || ^7.0.0' });
-    expect(manifest.peerDependenciesMeta).toEqual({ ai: { optional: true }, tsx: { optional: true } });
+    expect(manifest.peerDependenciesMeta).toEqual({ ai: { optional: true }, tsx: { optional: true }, '@restatedev/restate-sdk': { optional: true } });
   });
 
   it('runs without tsx: JavaScript toolsets load, a TypeScript toolset or script fails saying how to install tsx', () => {

@@ -16,6 +16,7 @@ import { trustCommand } from './commands/trust.js';
 import { inspectCommand } from './commands/inspect.js';
 import { listCommand } from './commands/list.js';
 import { chatCommand } from './commands/chat.js';
+import { restateCommand } from './commands/restate.js';
 import { mcpCommand } from './commands/mcp.js';
 import { readCommand } from './commands/read.js';
 import { runCommand } from './commands/run.js';
@@ -24,7 +25,7 @@ import { validateCommand } from './commands/validate.js';
 import { processIO, UsageError, type CliIO, type Command } from './io.js';
 
 /** The CLI commands, in the order `skillstate --help` lists them. */
-export const COMMANDS: readonly Command[] = [validateCommand, listCommand, discloseCommand, readCommand, runCommand, initCommand, trustCommand, inspectCommand, traceCommand, mcpCommand, chatCommand];
+export const COMMANDS: readonly Command[] = [validateCommand, listCommand, discloseCommand, readCommand, runCommand, initCommand, trustCommand, inspectCommand, traceCommand, mcpCommand, chatCommand, restateCommand];
 
 /** skillstate's version, from the package.json above this file (the sources or the build). */
 export function packageVersion(): string {

@@ -42,7 +42,7 @@ async function importModule(file: string): Promise<Record<string, unknown>> {
 }
 
 /** Loads `module.ts:Export` (default export when no name is given) and checks it is an agent definition. */
-async function loadAgentDefinition(spec: string): Promise<AgentDefinition<object>> {
+export async function loadAgentDefinition(spec: string): Promise<AgentDefinition<object>> {
   const colon = spec.lastIndexOf(':');
   // A Windows drive letter (C:\...) is not an export separator.
   const hasExport = colon > 1;

@@ -1,0 +1,127 @@
+/**
+ * What durability costs: signals per second on the Restate host (one agent, sequential calls;
+ * 100 agents in parallel), against a bare Restate virtual object doing the same state update by
+ * hand, in the same run and through the same server — the anchor, with a target of at most 1.5×
+ * its cost. The in-process figures are printed beside them.
+ *
+ * Starts a real Restate server on free ports of 127.0.0.1 with a temporary data folder.
+ */
+import { createServer } from 'node:http2';
+import type * as Restate from '@restatedev/restate-sdk';
+import { z } from 'zod';
+import { createAgentSystem, createSignal, defineAction, defineAgent, result } from '../src/index.js';
+import { formatRate, type ReportRow } from './harness.js';
+
+const SEQUENTIAL = 300;
+const AGENTS = 100;
+const PER_AGENT = 5;
+
+const bump = defineAction({
+  name: 'bump',
+  description: 'Add one to the count',
+  input: z.object({}),
+  run: (_params, { state }) => {
+    const count = (state.count as number) + 1;
+    return result(count, { state: { count } });
+  },
+});
+const Counter = defineAgent({ name: 'counter', schema: z.object({ count: z.number().int().default(0) }), actions: [bump], routes: [{ path: 'count.bump', target: { action: 'bump' } }] });
+
+/** The anchor: the same update, written by hand on a bare virtual object. */
+const bareCounter = (restate: typeof Restate) =>
+  restate.object({
+  name: 'bare_counter',
+  handlers: {
+    bump: async (ctx: Restate.ObjectContext): Promise<number> => {
+      const count = ((await ctx.get<number>('count')) ?? 0) + 1;
+      ctx.set('count', count);
+      return count;
+    },
+  },
+});
+
+async function rate(total: number, body: () => Promise<void>): Promise<number> {
+  const started = performance.now();
+  await body();
+  return total / ((performance.now() - started) / 1000);
+}
+
+export async function run(): Promise<ReportRow[]> {
+  // The SDK logs every invocation at INFO; keep the table readable.
+  // (The SDK reads it when it loads: import it after.)
+  process.env.RESTATE_LOGGING ??= 'WARN';
+  const restate = await import('@restatedev/restate-sdk');
+  const { connectRestate, restateAgents, startRestateServer } = await import('../src/restate/index.js');
+  const bare = bareCounter(restate);
+  const server = await startRestateServer();
+  let endpoint = restate.endpoint().bind(bare);
+  for (const service of restateAgents({ definitions: [Counter] })) endpoint = endpoint.bind(service);
+  const http = createServer(endpoint.http2Handler());
+  const sessions = new Set<import('node:http2').ServerHttp2Session>();
+  http.on('session', (session) => sessions.add(session));
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const address = http.address();
+  await server.register(`http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`);
+  try {
+    const client = connectRestate(server.ingressUrl);
+    const bareBump = async (key: string) => {
+      const response = await fetch(`${server.ingressUrl}/bare_counter/${key}/bump`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'null' });
+      await response.text();
+    };
+    const signal = () => createSignal('count.bump');
+
+    // Warm up both paths (connections, deployment discovery).
+    const warm = await client.spawn('counter', { id: 'warm' });
+    for (let i = 0; i < 20; i++) {
+      await warm.call(signal());
+      await bareBump('warm');
+    }
+
+    const one = await client.spawn('counter', { id: 'one' });
+    const hostSequential = await rate(SEQUENTIAL, async () => {
+      for (let i = 0; i < SEQUENTIAL; i++) await one.call(signal());
+    });
+    const bareSequential = await rate(SEQUENTIAL, async () => {
+      for (let i = 0; i < SEQUENTIAL; i++) await bareBump('one');
+    });
+    const many = await Promise.all(Array.from({ length: AGENTS }, (_, i) => client.spawn('counter', { id: `p${i}` })));
+    const hostParallel = await rate(AGENTS * PER_AGENT, async () => {
+      await Promise.all(many.map(async (agent) => {
+        for (let i = 0; i < PER_AGENT; i++) await agent.call(signal());
+      }));
+    });
+    const bareParallel = await rate(AGENTS * PER_AGENT, async () => {
+      await Promise.all(Array.from({ length: AGENTS }, async (_, key) => {
+        for (let i = 0; i < PER_AGENT; i++) await bareBump(`p${key}`);
+      }));
+    });
+
+    const system = createAgentSystem();
+    const local = system.spawn(Counter, { id: 'local' });
+    const localSequential = await rate(SEQUENTIAL * 10, async () => {
+      for (let i = 0; i < SEQUENTIAL * 10; i++) await local.call(signal());
+    });
+    const locals = Array.from({ length: AGENTS }, (_, i) => system.spawn(Counter, { id: `l${i}` }));
+    const localParallel = await rate(AGENTS * PER_AGENT * 10, async () => {
+      await Promise.all(locals.map(async (agent) => {
+        for (let i = 0; i < PER_AGENT * 10; i++) await agent.call(signal());
+      }));
+    });
+    await system.shutdown();
+
+    const row = (name: string, host: number, anchor: number): ReportRow => {
+      const ratio = anchor / host;
+      return { suite: 'restate', name, value: `${formatRate(host)} signals`, anchor: `${formatRate(anchor)} bare object`, ratio, target: '≤ 1.5×', pass: ratio <= 1.5 };
+    };
+    return [
+      row('one agent, sequential calls', hostSequential, bareSequential),
+      row(`${AGENTS} agents in parallel`, hostParallel, bareParallel),
+      { suite: 'restate', name: 'in-process, one agent, sequential calls', value: `${formatRate(localSequential)} signals` },
+      { suite: 'restate', name: `in-process, ${AGENTS} agents in parallel`, value: `${formatRate(localParallel)} signals` },
+    ];
+  } finally {
+    for (const session of sessions) session.destroy();
+    await new Promise((resolve) => http.close(resolve));
+    await server.close();
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * `skillstate restate dev`: runs agent definitions on the Restate host on this machine — a local
+ * Restate server on free ports of 127.0.0.1 with its data in a temporary folder (or `--data`),
+ * the agents served by this process, the deployment registered — and prints where to send
+ * signals. Stops everything on Ctrl-C.
+ *
+ * The Restate SDK and server packages are imported only when this command runs.
+ */
+import { parseArgs } from 'node:util';
+import type { AgentDefinition } from '../../core/agent-definition.js';
+import { UsageError, type Command } from '../io.js';
+import { loadAgentDefinition } from './mcp.js';
+
+export const restateCommand: Command = {
+  name: 'restate',
+  summary: 'run agents on a local Restate server (durable, across processes)',
+  help: `Usage: skillstate restate dev --agent <module:Export> [--agent ...] [options]
+
+Starts a local Restate server on free ports of 127.0.0.1 (data in a temporary folder unless
+--data is given), serves the agent definitions from this process, registers them with the
+server, and prints the ingress URL to send signals to. Ctrl-C stops both.
+
+  --agent <module:Export>  an agent definition to serve (a .ts or .js module; default export
+                           when no name is given); repeat for several
+  --data <folder>          keep the server's data here (kept after exit; reused on the next run)
+  --port <port>            the port the agents are served on (default: any free port)
+
+Needs the packages @restatedev/restate-sdk and @restatedev/restate-server.`,
+  async run(args, io) {
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { help: { type: 'boolean', short: 'h' }, agent: { type: 'string', multiple: true }, data: { type: 'string' }, port: { type: 'string' } },
+    });
+    if (values.help) {
+      io.out(`${this.help}\n`);
+      return 0;
+    }
+    if (positionals.length !== 1 || positionals[0] !== 'dev') throw new UsageError(`restate: the one subcommand is 'dev', not '${positionals.join(' ')}'`);
+    if (!values.agent?.length) throw new UsageError('restate dev needs at least one --agent <module:Export>');
+    const port = values.port === undefined ? 0 : Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port must be a port number, not '${values.port}'`);
+    const definitions: AgentDefinition<object>[] = [];
+    for (const spec of values.agent) definitions.push(await loadAgentDefinition(spec));
+
+    let restate: typeof import('../../restate/index.js');
+    try {
+      restate = await import('../../restate/index.js');
+    } catch (error) {
+      io.err(`skillstate restate: cannot load the Restate SDK (run 'npm install @restatedev/restate-sdk @restatedev/restate-server'): ${error instanceof Error ? error.message : String(error)}\n`);
+      return 1;
+    }
+    const server = await restate.startRestateServer(values.data === undefined ? {} : { dataDir: values.data });
+    const service = await restate.serveRestateAgents({ definitions, port });
+    try {
+      await server.register(service.uri);
+    } catch (error) {
+      await service.close();
+      await server.close();
+      throw error;
+    }
+    const first = definitions[0]!.name;
+    io.out(
+      `Restate ingress: ${server.ingressUrl}\n` +
+        `Restate admin:   ${server.adminUrl}\n` +
+        `Agents served:   ${definitions.map((definition) => definition.name).join(', ')} (at ${service.uri})\n` +
+        `Data folder:     ${server.dataDir}\n\n` +
+        `From code:  connectRestate('${server.ingressUrl}').spawn('${first}', { id: 'a1' })\n` +
+        `With curl:  curl -X POST ${server.ingressUrl}/${first}/a1/spawn -H 'content-type: application/json' -d '{}'\n` +
+        `            curl -X POST ${server.ingressUrl}/${first}/a1/call -H 'content-type: application/json' \\\n` +
+        `              -d '{"specversion":"1.0","id":"s1","source":"curl","type":"<signal type>","time":"${new Date(0).toISOString()}","data":{}}'\n`,
+    );
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await service.close();
+    await server.close();
+    return 0;
+  },
+};

@@ -1,0 +1,26 @@
+/** The host-agnostic behaviour cases against the in-process system. */
+import { afterAll, describe, it } from 'vitest';
+import { createAgentSystem, createSignal } from '../../src/index.js';
+import { definitions, skills } from '../restate/agents.js';
+import { HOST_CASES, type Host } from './cases.js';
+
+const system = createAgentSystem({ definitions, skills, onUnhandledError: () => {}, onUnhandledDiagnostic: () => {} });
+afterAll(() => system.shutdown());
+
+const host: Host = {
+  async spawn(name, { id, state }) {
+    const definition = definitions.find((candidate) => candidate.name === name)!;
+    const agent = system.spawn(definition, { id, ...(state ? { state: state as never } : {}) });
+    return {
+      send: async (type, data) => agent.send(createSignal(type, data)),
+      call: (type, data) => agent.call(createSignal(type, data)),
+      mount: async (skill) => void (await agent.mount(skill)),
+      unmount: async (skill) => void (await agent.unmount(skill)),
+      state: async () => agent.getSnapshot().state as Record<string, unknown>,
+    };
+  },
+};
+
+describe('in-process host', () => {
+  it.each(HOST_CASES.map(([name, body], index) => [name, body, `case-${index}`] as const))('%s', (_name, body, id) => body(host, id));
+});

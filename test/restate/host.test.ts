@@ -1,0 +1,106 @@
+/**
+ * The Restate host against a real Restate server and a real service process: signals, calls,
+ * mounts and scheduled signals; typed errors that change nothing; idempotent sends; a service
+ * process killed with SIGKILL mid-stream; the server killed and restarted on its data folder.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSignal, Effects } from '../../src/index.js';
+import { connectRestate, type RestateClient } from '../../src/restate/index.js';
+import { eventually, startHost } from './harness.js';
+
+let host: Awaited<ReturnType<typeof startHost>>;
+let client: RestateClient;
+
+beforeAll(async () => {
+  host = await startHost();
+  client = connectRestate(host.server.ingressUrl);
+}, 60_000);
+
+afterAll(async () => {
+  await host?.close();
+});
+
+const itemsOf = async (id: string) => ((await client.get(id).getSnapshot()).state as { notebook: { items: string[] } }).notebook.items;
+
+describe('Restate host', () => {
+  it('signals, calls and mounts reach the agent its id names, and its state survives in Restate', async () => {
+    const one = await client.spawn('worker', { id: 'one' });
+    const two = await client.spawn('notes_agent', { id: 'two', state: { notebook: { items: ['born'] } } });
+    await one.send('notes.add', { item: 'a' });
+    expect(await one.call('notes.add', { item: 'b', delay: 5 })).toEqual({ count: 2 });
+    expect(await two.call('notes.add', { item: 'c' })).toEqual({ count: 2 });
+    await two.mount('tally');
+    expect(await client.get('two').call('tally.bump')).toBe(1);
+    expect(await itemsOf('one')).toEqual(['a', 'b']);
+    expect(await client.get('two').getSnapshot()).toMatchObject({ id: 'two', definition: 'notes_agent', state: { notebook: { items: ['born', 'c'] }, tally: { count: 1 } }, mounted: [{ name: 'notebook' }, { name: 'tally', stateKey: 'tally' }] });
+    await two.unmount('tally');
+    await expect(two.call('tally.bump')).rejects.toMatchObject({ code: 'no_route' });
+  });
+
+  it('a failing action answers the typed error and leaves the state in Restate unchanged', async () => {
+    const agent = await client.spawn('notes_agent', { id: 'fails' });
+    await agent.call('notes.add', { item: 'kept' });
+    await expect(agent.call('notes.add', { item: 'boom', explode: true })).rejects.toMatchObject({ code: 'action_failed', agentId: 'fails' });
+    await expect(agent.call('notes.add', { item: 5 })).rejects.toMatchObject({ code: 'invalid_params' });
+    expect(await itemsOf('fails')).toEqual(['kept']);
+    expect(await agent.call('notes.add', { item: 'still answering' })).toEqual({ count: 2 });
+    await expect(client.get('nobody').call('notes.add', { item: 'x' })).rejects.toMatchObject({ code: 'unknown_agent' });
+    await expect(client.spawn('notes_agent', { id: 'fails' })).rejects.toMatchObject({ code: 'duplicate_agent' });
+  });
+
+  it('a send retried with the same idempotency key is applied once', async () => {
+    const agent = await client.spawn('notes_agent', { id: 'once' });
+    const signal = createSignal('notes.add', { item: 'x' });
+    await agent.send(signal, undefined, { idempotencyKey: 'same' });
+    await agent.send(signal, undefined, { idempotencyKey: 'same' });
+    await agent.send(signal, undefined, { idempotencyKey: 'other' });
+    await eventually('both distinct sends', async () => (await itemsOf('once')).length === 2);
+    expect(await itemsOf('once')).toEqual(['x', 'x']);
+  });
+
+  it('schedule is a durable delayed send; spawn and stop reach other agents', async () => {
+    const agent = await client.spawn('worker', { id: 'planner' });
+    await agent.call('do', { effects: [Effects.schedule(300, createSignal('notes.add', { item: 'later' })), Effects.spawn('notes_agent', { id: 'kid', state: { notebook: { items: ['from parent'] } } })] });
+    expect(await itemsOf('planner')).toEqual([]);
+    await eventually('the scheduled signal', async () => (await itemsOf('planner')).includes('later'));
+    await eventually('the spawned child', async () => (await itemsOf('kid')).includes('from parent'));
+    await agent.call('do', { effects: [Effects.stop({ agent: 'kid' })] });
+    await eventually('the child to stop', async () => client.get('kid').getSnapshot().then(() => false, (error: { code?: string }) => error.code === 'unknown_agent'));
+  });
+
+  it('emit reaches the agents subscribed to the emitter, and no other', async () => {
+    const emitter = await client.spawn('worker', { id: 'emitter' });
+    await client.spawn('notes_agent', { id: 'listener' });
+    await client.spawn('notes_agent', { id: 'bystander' });
+    await emitter.subscribe('listener');
+    await emitter.call('do', { effects: [Effects.emit(createSignal('notes.add', { item: 'news' }))] });
+    await eventually('the subscriber to hear it', async () => (await itemsOf('listener')).includes('news'));
+    expect(await itemsOf('bystander')).toEqual([]);
+    expect(await itemsOf('emitter')).toEqual([]);
+  });
+
+  it('a service process killed with SIGKILL mid-stream loses nothing and applies nothing twice; its timer fires', async () => {
+    const agent = await client.spawn('worker', { id: 'survivor' });
+    await agent.call('do', { effects: [Effects.schedule(1_500, createSignal('notes.add', { item: 'timer' }))] });
+    const sent = Array.from({ length: 20 }, (_, i) => `s${i}`);
+    const sending = Promise.all(sent.map((item, i) => agent.send('notes.add', { item, delay: 20 }, { idempotencyKey: `survivor-${i}` })));
+    await eventually('a few signals applied', async () => (await itemsOf('survivor')).length >= 3);
+    await host.service.kill();
+    await sending;
+    await host.service.start();
+    await eventually('every signal and the timer', async () => (await itemsOf('survivor')).length === sent.length + 1, 30_000);
+    const items = await itemsOf('survivor');
+    expect(items.filter((item) => item !== 'timer').sort()).toEqual([...sent].sort());
+    expect(items.filter((item) => item === 'timer')).toEqual(['timer']);
+  }, 45_000);
+
+  it('the server killed and restarted on its data folder keeps agents and pending timers', async () => {
+    const agent = await client.spawn('worker', { id: 'restarted' });
+    await agent.call('notes.add', { item: 'before' });
+    await agent.call('do', { effects: [Effects.schedule(1_500, createSignal('notes.add', { item: 'timer' }))] });
+    await host.server.restart();
+    expect(await itemsOf('restarted')).toEqual(['before']);
+    await eventually('the timer after the restart', async () => (await itemsOf('restarted')).includes('timer'), 20_000);
+    expect(await agent.call('notes.add', { item: 'after' })).toEqual({ count: 3 });
+  }, 45_000);
+});
