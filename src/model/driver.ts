@@ -498,7 +498,6 @@ export class ConversationDriver {
     const prepared = this.prepared(ai, ref, toolset);
     let executed = 0;
     let limit: ErrorInfo | undefined;
-    let step = turn.steps;
     const execute = (tool: string) => async (args: unknown, options: { toolCallId: string }) => {
       if (turn.toolCalls + executed >= settings.maxToolCalls) {
         limit ??= errorInfo('turn_limit', `turn ${n} asked for more than ${settings.maxToolCalls} tool calls; at most ${settings.maxToolCalls} are allowed per turn`, {
@@ -548,7 +547,6 @@ export class ConversationDriver {
       },
       onStepFinish: async (result: StepResultLike) => {
         const messages = stepMessages(result.response.messages);
-        step++;
         const ran = new Set(result.content.flatMap((part) => (part.type === 'tool-result' || part.type === 'tool-error' ? [part.toolCallId] : [])));
         const pending = result.toolCalls
           .filter((toolCall) => toolCall.invalid !== true && !ran.has(toolCall.toolCallId))

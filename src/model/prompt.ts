@@ -63,14 +63,24 @@ export class PromptCache {
 function loadableRegistry(agent: Agent<object>, fallback: DocumentSkillRegistry | undefined): DocumentSkillRegistry | undefined {
   const catalog = catalogOf(agent);
   if (!catalog) return undefined;
-  let offers = false;
-  for (const active of catalog.skills.values()) {
-    const registry = skillToolsRegistry(active.spec);
-    if (registry) return registry;
-    if (active.spec.actions.some((action) => action.name === 'load_skill')) offers = true;
+  let found = loadable.get(catalog);
+  if (found === undefined) {
+    found = null;
+    for (const active of catalog.skills.values()) {
+      const registry = skillToolsRegistry(active.spec);
+      if (registry) {
+        found = registry;
+        break;
+      }
+      if (active.spec.actions.some((action) => action.name === 'load_skill')) found = 'other';
+    }
+    loadable.set(catalog, found);
   }
-  return offers ? fallback : undefined;
+  return found === 'other' ? fallback : (found ?? undefined);
 }
+
+/** Per catalog (agents of one definition and skill set share it): the registry behind its `load_skill`, another make of it, or none. */
+const loadable = new WeakMap<object, DocumentSkillRegistry | 'other' | null>();
 
 /**
  * Builds the system prompt for the next model call of `agent`'s turn about `query`. The skills

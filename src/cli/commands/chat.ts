@@ -20,7 +20,7 @@ import type { ChatModel } from '../../model/models.js';
 import { createAgentSystem } from '../../runtime/system.js';
 import { catalogOf } from '../../core/agent-value.js';
 import { scriptedModel, type ScriptStep } from '../../testing/scripted-model.js';
-import { UsageError, type CliIO, type Command } from '../io.js';
+import { UsageError, type Command } from '../io.js';
 import { discoverFromFlags, SOURCE_HELP, SOURCE_OPTIONS } from '../sources.js';
 
 /** The providers `--model` knows: the package to import, its default export, and the key it reads. */
