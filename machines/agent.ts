@@ -32,7 +32,7 @@
  * What the step asks of the outside world (answering the caller, effects for the system actor,
  * the next mailbox item) is handed to the agent's host as actions, after the transition.
  */
-import { enqueueActions, fromPromise, setup, type ActorRefFrom, type AnyActorLogic, type AnyActorRef } from 'xstate';
+import { assign, enqueueActions, fromPromise, setup, type ActorRefFrom, type AnyActorLogic, type AnyActorRef } from 'xstate';
 import { catalogOf, type Agent } from '../src/core/agent-value.js';
 import type { InstructionObject } from '../src/core/instruction.js';
 import type { ActiveSkill } from '../src/core/catalog.js';
@@ -70,6 +70,8 @@ export type AgentEvent =
   /** Raised by the machine itself: a step went async, or the first item (mount hooks) was done at once. */
   | { type: 'step.pending' }
   | { type: 'step.started' }
+  /** Raised by the machine itself: a sync step changed the mounted skills, so lifecycles follow. */
+  | { type: 'step.reconcile' }
   /** From its host: the agent takes no more items (it asked to stop itself), or it is stopped now. */
   | { type: 'agent.stopping' }
   | { type: 'agent.stopped' }
@@ -242,6 +244,12 @@ function lifecycleSpawn(active: ActiveSkill | undefined, agentId: string, skillN
 }
 
 const NO_CHILDREN: ChildPlan[] = [];
+const NO_CHANGE = Object.freeze({});
+
+/** A step's result, from the `step` assign to the `stepped` action that runs right after it in the same transition (no other code runs between them). */
+let handOver: { event: AgentItemEvent; outcome: StepOutcome | undefined; before: Agent<object> } | undefined;
+/** Sync steps that changed the mounted skills, until their `step.reconcile` event is taken. */
+const reconciling = new WeakMap<AgentHost, { event: AgentItemEvent; outcome: StepOutcome; before: Agent<object> }>();
 
 const agentSetup = setup({
   types: {} as {
@@ -266,7 +274,9 @@ const agentSetup = setup({
         applyLifecycleOp(enqueue as unknown as CommitEnqueuer, op);
       }
     }),
-    process: enqueueActions(({ context, event, enqueue, self }) => {
+    // The item's step, run as the assign that commits it: a sync step that leaves the mounted
+    // skills as they were (the common case) costs one assign and one action, like a bare machine.
+    step: assign(({ context, event, spawn }) => {
       const itemEvent = event as AgentItemEvent;
       const item = toItem(itemEvent, context.host);
       const stepped =
@@ -277,15 +287,39 @@ const agentSetup = setup({
             : stepAgent(context.agent, item);
       if (isThenable(stepped)) {
         const pending = (stepped as Promise<StepOutcome>).then((outcome) => ({ event: itemEvent, outcome }));
-        enqueue.assign({ busy: true });
-        enqueue.spawnChild('pendingStep', { id: 'step', input: pending });
-        enqueue(() => context.host.began());
-        enqueue.raise({ type: 'step.pending' });
+        spawn('pendingStep', { id: 'step', input: pending });
+        handOver = { event: itemEvent, outcome: undefined, before: context.agent };
+        return { busy: true };
+      }
+      const outcome = stepped as StepOutcome;
+      handOver = { event: itemEvent, outcome, before: context.agent };
+      return outcome.agent === context.agent ? NO_CHANGE : { agent: outcome.agent };
+    }),
+    // Right after `step`: the host is told, or, when the step went async, started the agent or
+    // changed its skills, the machine moves on by an event of its own first.
+    stepped: ({ context, self }) => {
+      const { event, outcome, before } = handOver!;
+      handOver = undefined;
+      if (outcome === undefined) {
+        context.host.began();
+        self.send({ type: 'step.pending' });
         return;
       }
-      // Only async steps and the first item move the machine: a sync step costs no transition.
-      if (itemEvent.type === 'start') enqueue.raise({ type: 'step.started' });
-      commit(enqueue as unknown as CommitEnqueuer, context, children(self), itemEvent, stepped as StepOutcome);
+      if (event.type === 'start') self.send({ type: 'step.started' });
+      if (outcome.agent.mounted !== before.mounted) {
+        reconciling.set(context.host, { event, outcome, before });
+        self.send({ type: 'step.reconcile' });
+        return;
+      }
+      context.host.finished(event, outcome);
+    },
+    // A sync step changed the mounted skills: lifecycles follow, then the host is told.
+    reconcile: enqueueActions(({ context, enqueue, self }) => {
+      const done = reconciling.get(context.host);
+      if (!done) return;
+      reconciling.delete(context.host);
+      for (const op of reconcile(children(self), done.before, done.outcome.agent)) applyLifecycleOp(enqueue as unknown as CommitEnqueuer, op);
+      enqueue(() => context.host.finished(done.event, done.outcome));
     }),
     commitAsync: enqueueActions(({ context, event, enqueue, self }) => {
       const { event: itemEvent, outcome } = (event as Extract<AgentEvent, { type: 'xstate.done.actor.step' }>).output;
@@ -335,12 +369,13 @@ function agentMachineFrom(initial: 'starting' | 'idle') {
     stopped: {},
   },
   on: {
-    signal: [{ guard: 'notNow', actions: 'handBack' }, { actions: 'process' }],
-    run: [{ guard: 'notNow', actions: 'handBack' }, { actions: 'process' }],
-    mount: [{ guard: 'notNow', actions: 'handBack' }, { actions: 'process' }],
-    unmount: [{ guard: 'notNow', actions: 'handBack' }, { actions: 'process' }],
-    start: [{ guard: 'notNow', actions: 'handBack' }, { actions: 'process' }],
+    signal: [{ guard: 'notNow', actions: 'handBack' }, { actions: ['step', 'stepped'] }],
+    run: [{ guard: 'notNow', actions: 'handBack' }, { actions: ['step', 'stepped'] }],
+    mount: [{ guard: 'notNow', actions: 'handBack' }, { actions: ['step', 'stepped'] }],
+    unmount: [{ guard: 'notNow', actions: 'handBack' }, { actions: ['step', 'stepped'] }],
+    start: [{ guard: 'notNow', actions: 'handBack' }, { actions: ['step', 'stepped'] }],
     'skill.lifecycle': { actions: 'reportLifecycle' },
+    'step.reconcile': { actions: 'reconcile' },
   },
 });
 }
