@@ -176,11 +176,77 @@ function validateFields(shape: Record<string, z.ZodType>, patch: Record<string, 
       (issues ??= []).push(unknownField(key));
       continue;
     }
-    const parsed = field.safeParse(patch[key]);
+    const value = patch[key];
+    if (plainCheck(field)?.(value) === true) {
+      next[key] = value;
+      continue;
+    }
+    const parsed = field.safeParse(value);
     if (parsed.success) next[key] = deepFreeze(parsed.data);
     else for (const issue of toIssues(parsed.error.issues)) (issues ??= []).push({ ...issue, path: [key, ...issue.path] });
   }
   return issues;
+}
+
+/** A check of a primitive field that accepts exactly what its schema would pass through unchanged; false means "ask zod". */
+type PlainCheck = (value: unknown) => boolean;
+
+interface CheckDef {
+  check?: string;
+  format?: string;
+  when?: unknown;
+}
+interface FieldDef {
+  type?: string;
+  checks?: { _zod?: { def?: CheckDef } }[];
+  innerType?: z.ZodType;
+}
+
+const isNumber: PlainCheck = (value) => typeof value === 'number' && Number.isFinite(value);
+const isSafeInteger: PlainCheck = (value) => Number.isSafeInteger(value);
+const isString: PlainCheck = (value) => typeof value === 'string';
+const isBoolean: PlainCheck = (value) => typeof value === 'boolean';
+const plainChecks = new WeakMap<z.ZodType, PlainCheck | null>();
+
+/**
+ * A native check for the commonest state fields (`z.number()`, `.int()`, `z.string()`,
+ * `z.boolean()`, each maybe with a `.default()`), which every state update validates: accepting a
+ * value only where the schema would accept it as it is, so a value it turns down still goes to zod,
+ * which words the issue. Anything else (coercion, refinements, bounds, other types) has none.
+ */
+function plainCheck(schema: z.ZodType): PlainCheck | null {
+  let check = plainChecks.get(schema);
+  if (check === undefined) {
+    check = buildPlainCheck(schema);
+    plainChecks.set(schema, check);
+  }
+  return check;
+}
+
+/** Def keys that change nothing about which values pass: anything else (`coerce`, a string or number format...) does. */
+const NEUTRAL_KEYS = new Set(['type', 'checks', 'error']);
+
+function buildPlainCheck(schema: z.ZodType): PlainCheck | null {
+  const internals = (schema as unknown as { _zod?: { def?: FieldDef; check?: unknown } })._zod;
+  const def = internals?.def;
+  if (!def) return null;
+  // A default applies to `undefined` only: any other value is the inner schema's to check.
+  if (def.type === 'default' && def.innerType) {
+    const inner = plainCheck(def.innerType);
+    return inner && ((value) => value !== undefined && inner(value));
+  }
+  // A format schema (`z.int()`, `z.email()`...) is a check itself, and coercion changes the value.
+  if (internals.check !== undefined || Object.keys(def).some((key) => !NEUTRAL_KEYS.has(key))) return null;
+  const checks = def.checks ?? [];
+  if (def.type === 'number') {
+    if (checks.length === 0) return isNumber;
+    const only = checks.length === 1 ? checks[0]!._zod?.def : undefined;
+    return only?.check === 'number_format' && only.format === 'safeint' && only.when === undefined ? isSafeInteger : null;
+  }
+  if (checks.length > 0) return null;
+  if (def.type === 'string') return isString;
+  if (def.type === 'boolean') return isBoolean;
+  return null;
 }
 
 function unknownField(key: string): Issue {

@@ -3,6 +3,7 @@
  * without throwing, and applying a state update to a slice — only known fields, each validated,
  * the current value never modified.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { isObjectSchema } from '../../src/core/schema.js';
@@ -90,6 +91,55 @@ describe('applyPatch', () => {
 
   it.each([[null], [5], [[1]], ['x']])('refuses an update that is not a plain object (%j)', (patch) => {
     expect(applyPatch(slice, { count: 1 }, patch)).toEqual({ ok: false, issues: [{ path: [], message: 'a state update must be a plain object' }] });
+  });
+});
+
+describe('applyPatch agrees with zod on every field schema', () => {
+  // Fields a state update often sets (checked natively) beside look-alikes that must still go to
+  // zod: formats, coercion, bounds, refinements, transforms.
+  const fields: Record<string, z.ZodType> = {
+    number: z.number(),
+    int: z.number().int(),
+    intDefault: z.number().int().default(0),
+    safe: z.number().safe(),
+    zint: z.int(),
+    int32: z.int32(),
+    string: z.string(),
+    stringDefault: z.string().default('x'),
+    boolean: z.boolean(),
+    booleanDefault: z.boolean().default(false),
+    email: z.email(),
+    uuid: z.uuid(),
+    coerced: z.coerce.number(),
+    min: z.number().min(0),
+    minLength: z.string().min(2),
+    refined: z.number().refine((n) => n % 2 === 0),
+    trimmed: z.string().trim(),
+    optional: z.number().optional(),
+    nullable: z.string().nullable(),
+    literal: z.literal(3),
+    custom: z.number().int({ error: 'whole numbers only' }),
+  };
+  const values = fc.oneof(
+    fc.anything(),
+    fc.constantFrom(NaN, Infinity, -Infinity, -0, 0.5, 2 ** 53, -(2 ** 53), 2 ** 31, 3, '', ' a ', 'a@b.co', '00000000-0000-4000-8000-000000000000', true, null, undefined, '12'),
+    fc.double(),
+    fc.integer(),
+    fc.string(),
+  );
+
+  it.each(Object.entries(fields))('%s: the same verdict and value as parsing the whole slice', (_name, field) => {
+    const schema = z.object({ field, other: z.number().default(1) });
+    fc.assert(
+      fc.property(values, (value) => {
+        const ours = applyPatch(schema, Object.freeze({ other: 1 }), { field: value });
+        const theirs = schema.safeParse({ other: 1, field: value });
+        expect(ours.ok).toBe(theirs.success);
+        if (ours.ok && theirs.success) expect(ours.value).toEqual(theirs.data);
+        if (!ours.ok && !theirs.success) expect(ours.issues.map((issue) => issue.path)).toEqual(theirs.error.issues.map((issue) => issue.path));
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
