@@ -13,6 +13,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { createAgentSystem, defineAgent } from '../src/index.js';
 import { createMcpServer } from '../src/mcp/index.js';
 import { counter } from '../skills/index.js';
+import { requestScopedFetch } from '../src/mcp/fetch.js';
 import { bareServer } from './mcp-server.js';
 import { compare, formatNs, type ReportRow } from './harness.js';
 
@@ -38,7 +39,8 @@ async function httpClient(kind: string, processes: ChildProcess[]): Promise<Clie
     child.once('exit', (code) => reject(new Error(`${kind} http server exited with ${code}: ${stderr}`)));
   });
   const client = new Client({ name: 'bench', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  // Both clients alike: the SDK's transport with the fetch `mcpSkill` uses, which leaves no abort listener behind per request.
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: requestScopedFetch }));
   return client;
 }
 

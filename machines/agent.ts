@@ -17,15 +17,18 @@
  * the host's mailbox, one at a time; an item event the host did not hand over (sent to the actor
  * directly, or while busy) is handed back to it.
  *
- * The item handlers stay on the root, and only an async step (or the first item) raises the event
- * that moves the machine, so a sync step costs no more than in a flat machine. Stopping is
- * `actor.stop()` (the system stops children first).
+ * The item handlers stay on the root, and a step is committed by one `assign` and one action, so
+ * a sync step costs about what a bare machine's `assign` does. Only an async step, the first item,
+ * and a step that changed the mounted skills send the machine an event of their own
+ * (`step.pending`, `step.started`, `step.reconcile`). Stopping is `actor.stop()` (the system stops
+ * children first).
  *
  * Each mounted skill has a lifecycle child (`machines/skill-lifecycle.ts`), spawned by name,
- * whose systemId names the agent and the skill. After every step the machine reconciles them
- * with the mounted skills: new skills get an active lifecycle, unmounted ones go inactive. A
- * remounted skill's inactive lifecycle is activated again, unless it runs children: then a fresh
- * one starts the children of the skill and config now mounted. The children are the ones the
+ * whose systemId names the agent and the skill. After a step that changed the mounted skills the
+ * machine reconciles them with those skills, before the host hears of the step: new skills get an
+ * active lifecycle, unmounted ones go inactive. A remounted skill's inactive lifecycle is
+ * activated again, unless it runs children: then a fresh one starts the children of the skill
+ * and config now mounted. The children are the ones the
  * step checked (`src/engine/skill-checks.ts`): no user code runs in a transition here.
  *
  * The step itself (`src/engine/`) never throws, so no user code can stop this actor.

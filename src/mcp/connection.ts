@@ -14,6 +14,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { requestScopedFetch } from './fetch.js';
 
 /** How to reach a server: a command to start (stdio), or a URL (Streamable HTTP). */
 export type McpServerAddress =
@@ -131,7 +132,10 @@ export class McpConnection {
       return transport;
     }
     const url = address.url instanceof URL ? address.url : new URL(address.url);
-    return new StreamableHTTPClientTransport(url, address.headers ? { requestInit: { headers: { ...address.headers } } } : undefined);
+    return new StreamableHTTPClientTransport(url, {
+      fetch: requestScopedFetch,
+      ...(address.headers ? { requestInit: { headers: { ...address.headers } } } : {}),
+    });
   }
 
   private opening: Promise<void> | undefined;

@@ -1,0 +1,91 @@
+/**
+ * The MCP client's fetch against a real HTTP server on a port the system chose: many requests
+ * sharing one long-lived signal leave no abort listener behind on it (plain fetch leaves one per
+ * request), an abort of that signal still stops a response that is streaming, and a request that
+ * fails releases its listener too.
+ */
+import { getEventListeners } from 'node:events';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requestScopedFetch } from '../../src/mcp/fetch.js';
+
+let server: Server;
+let base: string;
+const streams = new Set<ServerResponse>();
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    if (req.url === '/stream') {
+      // Never ends on its own: one event now, then silence.
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: first\n\n');
+      streams.add(res);
+      return;
+    }
+    if (req.url === '/empty') {
+      res.writeHead(204).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'abc' }).end(JSON.stringify({ path: req.url }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  for (const res of streams) res.destroy();
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const listeners = (signal: AbortSignal) => getEventListeners(signal, 'abort').length;
+
+describe('requestScopedFetch', () => {
+  it('leaves no listener on a shared signal after many requests, where plain fetch leaves one each', async () => {
+    const plain = new AbortController();
+    for (let i = 0; i < 20; i++) await (await fetch(`${base}/n${i}`, { signal: plain.signal })).text();
+    // What the transport's own signal goes through with fetch as it is (kept until garbage collection).
+    expect(listeners(plain.signal)).toBeGreaterThanOrEqual(20);
+
+    const shared = new AbortController();
+    for (let i = 0; i < 200; i++) {
+      const response = await requestScopedFetch(`${base}/n${i}`, { method: 'POST', body: '{}', signal: shared.signal });
+      expect(await response.json()).toEqual({ path: `/n${i}` });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('mcp-session-id')).toBe('abc');
+    }
+    const empty = await requestScopedFetch(`${base}/empty`, { signal: shared.signal });
+    expect(empty.status).toBe(204);
+    expect(listeners(shared.signal)).toBe(0);
+  });
+
+  it('keeps the listener while a response streams, so an abort of the shared signal stops it', async () => {
+    const shared = new AbortController();
+    const response = await requestScopedFetch(`${base}/stream`, { signal: shared.signal });
+    const reader = response.body!.getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toBe('data: first\n\n');
+    expect(listeners(shared.signal)).toBe(1);
+    const next = reader.read();
+    shared.abort(new Error('connection closed'));
+    await expect(next).rejects.toThrow();
+    expect(listeners(shared.signal)).toBe(0);
+  });
+
+  it('releases the listener when the stream is cancelled or the request fails', async () => {
+    const shared = new AbortController();
+    const response = await requestScopedFetch(`${base}/stream`, { signal: shared.signal });
+    await response.body!.cancel();
+    expect(listeners(shared.signal)).toBe(0);
+
+    await expect(requestScopedFetch('http://127.0.0.1:1/refused', { signal: shared.signal })).rejects.toThrow();
+    expect(listeners(shared.signal)).toBe(0);
+  });
+
+  it('passes a request without a signal, or with one aborted already, to fetch as it is', async () => {
+    expect(await (await requestScopedFetch(`${base}/plain`)).json()).toEqual({ path: '/plain' });
+    const aborted = AbortSignal.abort(new Error('too late'));
+    await expect(requestScopedFetch(`${base}/plain`, { signal: aborted })).rejects.toThrow('too late');
+  });
+});
