@@ -28,8 +28,8 @@
  * machine reconciles them with those skills, before the host hears of the step: new skills get an
  * active lifecycle, unmounted ones go inactive. A remounted skill's inactive lifecycle is
  * activated again, unless it runs children: then a fresh one starts the children of the skill
- * and config now mounted. The children are the ones the
- * step checked (`src/engine/skill-checks.ts`): no user code runs in a transition here.
+ * and config now mounted. The children are the ones the step checked
+ * (`src/engine/skill-checks.ts`): no user code runs in a transition here.
  *
  * The step itself (`src/engine/`) never throws, so no user code can stop this actor.
  * What the step asks of the outside world (answering the caller, effects for the system actor,
