@@ -10,7 +10,7 @@
  */
 import { createActor } from 'xstate';
 import type { InspectionEvent } from 'xstate';
-import { catalogOf, type Agent } from '../core/agent-value.js';
+import type { Agent } from '../core/agent-value.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { diagnostic } from '../core/diagnostics.js';
 import { describeThrown, errorInfo, SkillstateError, type ErrorInfo } from '../core/errors.js';
@@ -32,6 +32,24 @@ import {
   type ConversationState,
   type TurnRecord,
 } from './conversation.js';
+import {
+  checkModels,
+  classifyModelError,
+  historyTokens,
+  keepFrom,
+  modelTools,
+  overBudget,
+  plain,
+  retryWait,
+  stepMessages,
+  SUMMARY_INSTRUCTIONS,
+  transcript,
+  unknownModel,
+  usageOf,
+  waitingCalls,
+  type ModelTools,
+  type StepResultLike,
+} from './model-call.js';
 import { loadAi, type AiModule, type ChatModel, type Compactor } from './models.js';
 import { buildSystemPrompt, PromptCache } from './prompt.js';
 import { turnMachine, turnStateName, type TurnActivity, type TurnActor, type TurnPhase, type TurnWork } from './turn-machine.js';
@@ -62,22 +80,8 @@ export interface ConversationOptions {
   compactors?: Readonly<Record<string, Compactor>> | undefined;
 }
 
-/** What the loop reads of one finished step of the AI SDK (the same in its versions 6 and 7). */
-interface StepResultLike {
-  response: { messages: readonly unknown[] };
-  content: readonly { type: string; toolCallId?: string }[];
-  toolCalls: readonly { toolCallId: string; toolName: string; input: unknown; invalid?: boolean }[];
-  usage: { inputTokens?: number | undefined; outputTokens?: number | undefined; totalTokens?: number | undefined };
-}
-
 /** A tool call's outcome, as the history records it. */
 type ToolOutcome = { ok: true; output: unknown } | { ok: false; error: { code: string; message: string } };
-
-/** An agent's tools for the AI SDK, made once per toolset: definitions without `execute`, and those that need approval. */
-interface PreparedTools {
-  tools: Map<string, Record<string, unknown>>;
-  approval: Set<string>;
-}
 
 /**
  * The time-out of one step: restarted as a step begins and after each tool call (a tool has its
@@ -111,16 +115,6 @@ class StepTimer {
 }
 
 /**
- * The messages one step added: its assistant message and what follows it (the results of the
- * tool calls that ran). ai 6 gives every message of the call so far, ai 7 those of the step only;
- * a step has one assistant message either way, so both read the same from the last one.
- */
-function stepMessages(messages: readonly unknown[]): unknown[] {
-  for (let i = messages.length - 1; i >= 0; i--) if ((messages[i] as { role?: unknown }).role === 'assistant') return messages.slice(i);
-  return [...messages];
-}
-
-/**
  * A failed tool call as the AI SDK reports it to the model: `code: message`. Unnamed, since ai 7
  * words the result as the error's string (its name first) where ai 6 takes its message.
  */
@@ -130,38 +124,8 @@ function toolError(error: { code: string; message: string }): Error {
   return thrown;
 }
 
-function usageOf(usage: StepResultLike['usage']): ChatUsage {
-  const input = usage.inputTokens ?? 0;
-  const output = usage.outputTokens ?? 0;
-  return { inputTokens: input, outputTokens: output, totalTokens: usage.totalTokens ?? input + output };
-}
-
-/** An error of the model call, and whether trying again may help. */
-interface ModelProblem {
-  error: ErrorInfo;
-  retryable: boolean;
-  /** What the provider asked to wait, in milliseconds. */
-  retryAfter?: number;
-}
-
-const MAX_RETRY_WAIT = 60_000;
 const NO_CONFIG = Object.freeze({});
 const parsedSettings = new WeakMap<object, ConversationSettings>();
-
-/** Checks the `models` option: each a language model object of the AI SDK. */
-function checkModels(models: unknown): Readonly<Record<string, ChatModel>> {
-  if (models === undefined) return {};
-  if (!isPlainObject(models)) throw new RuntimeError(errorInfo('invalid_options', 'models must be an object of language models by name, such as { default: openai("gpt-4.1") }', { subject: 'models' }));
-  for (const [name, model] of Object.entries(models)) {
-    const ok = typeof model === 'object' && model !== null && typeof (model as { doGenerate?: unknown }).doGenerate === 'function' && typeof (model as { doStream?: unknown }).doStream === 'function';
-    if (!ok) {
-      throw new RuntimeError(
-        errorInfo('invalid_options', `models.${name} is not an AI SDK language model (an object with doGenerate and doStream, such as openai("gpt-4.1"))`, { subject: `models.${name}` }),
-      );
-    }
-  }
-  return models as Readonly<Record<string, ChatModel>>;
-}
 
 function sleep(ms: number, abort: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -178,45 +142,9 @@ function sleep(ms: number, abort: AbortSignal): Promise<void> {
   });
 }
 
-/** A value as plain JSON (what the provider returned may hold class instances). */
-function plain<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
-}
-
 function infoOf(error: unknown, fallback: ErrorInfo['code']): ErrorInfo {
   if (error instanceof SkillstateError) return error.toInfo();
   return errorInfo(fallback, describeThrown(error));
-}
-
-const estimated = new WeakMap<readonly ChatMessage[], number>();
-
-/** The history's size in tokens, estimated at four characters a token. */
-export function historyTokens(messages: readonly ChatMessage[]): number {
-  let tokens = estimated.get(messages);
-  if (tokens === undefined) estimated.set(messages, (tokens = Math.ceil(JSON.stringify(messages).length / 4)));
-  return tokens;
-}
-
-/** Where the latest `keepTurns` turns begin: the index of their first user message (0 when there are no more). */
-export function keepFrom(messages: readonly ChatMessage[], keepTurns: number): number {
-  let seen = 0;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const message = messages[i]!;
-    if (message.role === 'user' && typeof message.content === 'string' && !message.content.startsWith('<conversation_summary>')) {
-      if (++seen === keepTurns) return i;
-    }
-  }
-  return 0;
-}
-
-/** A history as text for a summary. */
-function transcript(messages: readonly ChatMessage[]): string {
-  return messages
-    .map((message) => {
-      const content = typeof message.content === 'string' ? message.content : JSON.stringify(message.content);
-      return `${message.role}: ${content}`;
-    })
-    .join('\n');
 }
 
 /** Runs the turns of one system's model-driven agents. */
@@ -225,7 +153,7 @@ export class ConversationDriver {
   private readonly compactors: Readonly<Record<string, Compactor>>;
   private readonly running = new Map<string, { n: number; actor: TurnActor }>();
   private readonly cache = new PromptCache();
-  private readonly aiTools = new WeakMap<Toolset, PreparedTools>();
+  private readonly aiTools = new WeakMap<Toolset, ModelTools>();
   private unsubscribe: (() => void) | undefined;
   private stopped = false;
 
@@ -428,17 +356,12 @@ export class ConversationDriver {
       const settings = this.settings(ref);
       const slice = this.slice(ref)!;
       if (settings.maxTokens !== undefined && slice.usage.totalTokens >= settings.maxTokens) {
-        await this.fail(ref, n, errorInfo('budget_exceeded', `agent '${ref.id}' has used ${slice.usage.totalTokens} tokens of its budget of ${settings.maxTokens}`, {
-          details: { used: slice.usage.totalTokens, budget: settings.maxTokens },
-        }));
+        await this.fail(ref, n, overBudget(ref.id, slice.usage.totalTokens, settings.maxTokens));
         return;
       }
       const model = this.models[settings.model];
       if (!model) {
-        const known = Object.keys(this.models);
-        await this.fail(ref, n, errorInfo('model_not_found', `agent '${ref.id}' asks for model '${settings.model}', which the system does not know; ${known.length ? `known models: ${known.join(', ')}` : 'pass models to createAgentSystem({ models: { default: ... } })'}`, {
-          subject: settings.model,
-        }));
+        await this.fail(ref, n, unknownModel(ref.id, settings.model, Object.keys(this.models), 'pass models to createAgentSystem({ models: { default: ... } })'));
         return;
       }
       let ai: AiModule;
@@ -459,12 +382,12 @@ export class ConversationDriver {
       } catch (error) {
         if (abort.aborted || this.phaseOf(ref.id, n) !== 'thinking') return;
         if (error instanceof RuntimeError && error.code === 'agent_stopped') return;
-        const problem = this.classify(ai, error, timer.fired, settings, model);
+        const problem = classifyModelError(ai, error, timer.fired, settings, model);
         if (!problem.retryable || attempt >= settings.retries) {
           await this.fail(ref, n, problem.error);
           return;
         }
-        const wait = Math.min(problem.retryAfter ?? settings.retryDelay * 2 ** attempt, MAX_RETRY_WAIT);
+        const wait = retryWait(problem, settings, attempt);
         this.host.diagnose(
           ref.id,
           diagnostic('warning', 'model_retry', `agent '${ref.id}', turn ${n}: ${problem.error.message}; trying again in ${wait} ms (retry ${attempt + 1} of ${settings.retries})`, {
@@ -547,10 +470,7 @@ export class ConversationDriver {
       },
       onStepFinish: async (result: StepResultLike) => {
         const messages = stepMessages(result.response.messages);
-        const ran = new Set(result.content.flatMap((part) => (part.type === 'tool-result' || part.type === 'tool-error' ? [part.toolCallId] : [])));
-        const pending = result.toolCalls
-          .filter((toolCall) => toolCall.invalid !== true && !ran.has(toolCall.toolCallId))
-          .map((toolCall) => ({ toolCallId: toolCall.toolCallId, tool: toolCall.toolName, args: plain(toolCall.input ?? {}), needsApproval: prepared.approval.has(toolCall.toolName) }));
+        const pending = waitingCalls(result, prepared.approval);
         await this.record(ref, n, 'record_step', { turn: n, messages: plain(messages), usage: usageOf(result.usage), calls: result.toolCalls.length, pending });
       },
     };
@@ -570,24 +490,9 @@ export class ConversationDriver {
   }
 
   /** The agent's tools as the AI SDK takes them (without `execute`), and which need approval: made once per toolset. */
-  private prepared(ai: AiModule, ref: AgentRef, toolset: Toolset): PreparedTools {
+  private prepared(ai: AiModule, ref: AgentRef, toolset: Toolset): ModelTools {
     let prepared = this.aiTools.get(toolset);
-    if (!prepared) {
-      const catalog = catalogOf(this.host.agent(ref.id));
-      const approval = new Set<string>();
-      const tools = new Map<string, Record<string, unknown>>();
-      for (const tool of toolset.tools) {
-        const name = tool.function.name;
-        tools.set(name, { description: tool.function.description, inputSchema: ai.jsonSchema(tool.function.parameters as Parameters<AiModule['jsonSchema']>[0]) });
-        const binding = toolset.bindings.get(name);
-        if (binding && catalog) {
-          const actions = binding.skill === undefined ? catalog.blueprint.ownActions : (catalog.skills.get(binding.skill)?.spec.actions ?? []);
-          if (actions.find((action) => action.name === binding.action)?.needsApproval) approval.add(name);
-        }
-      }
-      prepared = { tools, approval };
-      this.aiTools.set(toolset, prepared);
-    }
+    if (!prepared) this.aiTools.set(toolset, (prepared = modelTools(ai, this.host.agent(ref.id), toolset)));
     return prepared;
   }
 
@@ -605,25 +510,6 @@ export class ConversationDriver {
     }
     this.publish(ref.id, ChatSignals.toolResult, { turn: n, toolCallId, tool, ...outcome });
     return outcome;
-  }
-
-  /** What went wrong with a model call, and whether to try again. */
-  private classify(ai: AiModule, error: unknown, timedOut: boolean, settings: ConversationSettings, model: ChatModel): ModelProblem {
-    const name = `model '${model.provider}:${model.modelId}'`;
-    if (timedOut) return { retryable: true, error: errorInfo('model_timeout', `${name} gave no answer within ${settings.modelTimeout} ms`, { details: { timeout: settings.modelTimeout } }) };
-    const cause = ai.RetryError.isInstance(error) ? error.lastError : error;
-    if (ai.APICallError.isInstance(cause)) {
-      const status = cause.statusCode;
-      const details: Record<string, unknown> = { status: status ?? null, retryable: cause.isRetryable };
-      const header = cause.responseHeaders?.['retry-after'];
-      const seconds = header !== undefined ? Number(header) : NaN;
-      const retryAfter = Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
-      if (status === 429) {
-        return { retryable: true, ...(retryAfter !== undefined ? { retryAfter } : {}), error: errorInfo('rate_limited', `${name} is rate limited: ${cause.message}`, { details }) };
-      }
-      return { retryable: cause.isRetryable, ...(retryAfter !== undefined ? { retryAfter } : {}), error: errorInfo('model_failed', `${name} failed${status ? ` (HTTP ${status})` : ''}: ${cause.message}`, { details }) };
-    }
-    return { retryable: false, error: errorInfo('model_failed', `${name} failed: ${describeThrown(cause)}`) };
   }
 
   // ── Compaction ───────────────────────────────────────────────────────────────────────────
@@ -648,7 +534,7 @@ export class ConversationDriver {
         if (strategy === 'summarize') {
           const result = await ai.generateText({
             model,
-            system: 'Summarise this conversation so far for yourself: the facts, decisions, open questions and results of tool calls that matter later. Be brief.',
+            system: SUMMARY_INSTRUCTIONS,
             prompt: transcript(messages.slice(0, remove)),
             maxRetries: settings.retries,
             abortSignal: AbortSignal.any([abort, AbortSignal.timeout(settings.modelTimeout)]),

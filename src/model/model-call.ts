@@ -1,0 +1,181 @@
+/**
+ * What every host of model-driven agents does the same way around one call of the AI SDK: the
+ * agent's tools as the SDK takes them, the messages and usage a finished step adds, what went
+ * wrong with a call and whether to try again, and the history's size and where compaction cuts.
+ * The in-process conversation driver and the Restate host both build on these, so a turn reads
+ * the same whichever runs it.
+ *
+ * No I/O of its own: the SDK is passed in.
+ */
+import { catalogOf, type Agent } from '../core/agent-value.js';
+import { describeThrown, errorInfo, type ErrorInfo } from '../core/errors.js';
+import { isPlainObject } from '../core/plain.js';
+import type { Toolset } from '../core/toolset.js';
+import { RuntimeError } from '../runtime/errors.js';
+import type { ChatMessage, ChatUsage, ConversationSettings } from './conversation.js';
+import type { AiModule, ChatModel } from './models.js';
+
+/** What the loop reads of one finished step of the AI SDK (the same in its versions 6 and 7). */
+export interface StepResultLike {
+  response: { messages: readonly unknown[] };
+  content: readonly { type: string; toolCallId?: string }[];
+  toolCalls: readonly { toolCallId: string; toolName: string; input: unknown; invalid?: boolean }[];
+  usage: { inputTokens?: number | undefined; outputTokens?: number | undefined; totalTokens?: number | undefined };
+}
+
+/** An agent's tools for the AI SDK: definitions without `execute`, and the names of those that need approval. */
+export interface ModelTools {
+  tools: Map<string, Record<string, unknown>>;
+  approval: Set<string>;
+}
+
+/** The tools of `toolset` (the agent's) as the AI SDK takes them, and which of them need approval. */
+export function modelTools(ai: AiModule, agent: Agent<object> | undefined, toolset: Toolset): ModelTools {
+  const catalog = catalogOf(agent);
+  const approval = new Set<string>();
+  const tools = new Map<string, Record<string, unknown>>();
+  for (const tool of toolset.tools) {
+    const name = tool.function.name;
+    tools.set(name, { description: tool.function.description, inputSchema: ai.jsonSchema(tool.function.parameters as Parameters<AiModule['jsonSchema']>[0]) });
+    const binding = toolset.bindings.get(name);
+    if (binding && catalog) {
+      const actions = binding.skill === undefined ? catalog.blueprint.ownActions : (catalog.skills.get(binding.skill)?.spec.actions ?? []);
+      if (actions.find((action) => action.name === binding.action)?.needsApproval) approval.add(name);
+    }
+  }
+  return { tools, approval };
+}
+
+/**
+ * The messages one step added: its assistant message and what follows it (the results of the
+ * tool calls that ran). ai 6 gives every message of the call so far, ai 7 those of the step only;
+ * a step has one assistant message either way, so both read the same from the last one.
+ */
+export function stepMessages(messages: readonly unknown[]): unknown[] {
+  for (let i = messages.length - 1; i >= 0; i--) if ((messages[i] as { role?: unknown }).role === 'assistant') return messages.slice(i);
+  return [...messages];
+}
+
+/** A tool call of a finished step that did not run in it (it waits for approval, or for the host to run it). */
+export interface WaitingCall {
+  toolCallId: string;
+  tool: string;
+  args: unknown;
+  needsApproval: boolean;
+}
+
+/** The tool calls of a finished step still to run, in order: valid ones without a result in the step. */
+export function waitingCalls(result: Pick<StepResultLike, 'content' | 'toolCalls'>, approval: ReadonlySet<string>): WaitingCall[] {
+  const ran = new Set(result.content.flatMap((part) => (part.type === 'tool-result' || part.type === 'tool-error' ? [part.toolCallId] : [])));
+  return result.toolCalls
+    .filter((toolCall) => toolCall.invalid !== true && !ran.has(toolCall.toolCallId))
+    .map((toolCall) => ({ toolCallId: toolCall.toolCallId, tool: toolCall.toolName, args: plain(toolCall.input ?? {}), needsApproval: approval.has(toolCall.toolName) }));
+}
+
+export function usageOf(usage: StepResultLike['usage']): ChatUsage {
+  const input = usage.inputTokens ?? 0;
+  const output = usage.outputTokens ?? 0;
+  return { inputTokens: input, outputTokens: output, totalTokens: usage.totalTokens ?? input + output };
+}
+
+/** A value as plain JSON (what the provider returned may hold class instances). */
+export function plain<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/** An error of the model call, and whether trying again may help. */
+export interface ModelProblem {
+  error: ErrorInfo;
+  retryable: boolean;
+  /** What the provider asked to wait, in milliseconds. */
+  retryAfter?: number;
+}
+
+/** The longest wait between two attempts, whatever the provider asks. */
+export const MAX_RETRY_WAIT = 60_000;
+
+/** What went wrong with a model call, and whether to try again. */
+export function classifyModelError(ai: AiModule, error: unknown, timedOut: boolean, settings: ConversationSettings, model: ChatModel): ModelProblem {
+  const name = `model '${model.provider}:${model.modelId}'`;
+  if (timedOut) return { retryable: true, error: errorInfo('model_timeout', `${name} gave no answer within ${settings.modelTimeout} ms`, { details: { timeout: settings.modelTimeout } }) };
+  const cause = ai.RetryError.isInstance(error) ? error.lastError : error;
+  if (ai.APICallError.isInstance(cause)) {
+    const status = cause.statusCode;
+    const details: Record<string, unknown> = { status: status ?? null, retryable: cause.isRetryable };
+    const header = cause.responseHeaders?.['retry-after'];
+    const seconds = header !== undefined ? Number(header) : NaN;
+    const retryAfter = Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
+    if (status === 429) {
+      return { retryable: true, ...(retryAfter !== undefined ? { retryAfter } : {}), error: errorInfo('rate_limited', `${name} is rate limited: ${cause.message}`, { details }) };
+    }
+    return { retryable: cause.isRetryable, ...(retryAfter !== undefined ? { retryAfter } : {}), error: errorInfo('model_failed', `${name} failed${status ? ` (HTTP ${status})` : ''}: ${cause.message}`, { details }) };
+  }
+  return { retryable: false, error: errorInfo('model_failed', `${name} failed: ${describeThrown(cause)}`) };
+}
+
+/** How long to wait before attempt `attempt + 1`: what the provider asked, else exponential, at most a minute. */
+export function retryWait(problem: ModelProblem, settings: ConversationSettings, attempt: number): number {
+  return Math.min(problem.retryAfter ?? settings.retryDelay * 2 ** attempt, MAX_RETRY_WAIT);
+}
+
+/** The error a turn ends with when its model is not among the host's. */
+export function unknownModel(agentId: string, name: string, known: readonly string[], hint: string): ErrorInfo {
+  return errorInfo('model_not_found', `agent '${agentId}' asks for model '${name}', which the system does not know; ${known.length ? `known models: ${known.join(', ')}` : hint}`, { subject: name });
+}
+
+/** The error a turn ends with when the agent has used its token budget. */
+export function overBudget(agentId: string, used: number, budget: number): ErrorInfo {
+  return errorInfo('budget_exceeded', `agent '${agentId}' has used ${used} tokens of its budget of ${budget}`, { details: { used, budget } });
+}
+
+/** Checks a `models` option: each a language model object of the AI SDK. */
+export function checkModels(models: unknown): Readonly<Record<string, ChatModel>> {
+  if (models === undefined) return {};
+  if (!isPlainObject(models)) throw new RuntimeError(errorInfo('invalid_options', 'models must be an object of language models by name, such as { default: openai("gpt-4.1") }', { subject: 'models' }));
+  for (const [name, model] of Object.entries(models)) {
+    const ok = typeof model === 'object' && model !== null && typeof (model as { doGenerate?: unknown }).doGenerate === 'function' && typeof (model as { doStream?: unknown }).doStream === 'function';
+    if (!ok) {
+      throw new RuntimeError(
+        errorInfo('invalid_options', `models.${name} is not an AI SDK language model (an object with doGenerate and doStream, such as openai("gpt-4.1"))`, { subject: `models.${name}` }),
+      );
+    }
+  }
+  return models as Readonly<Record<string, ChatModel>>;
+}
+
+// ── The history's size, and compaction ─────────────────────────────────────────────────────
+
+const estimated = new WeakMap<readonly ChatMessage[], number>();
+
+/** The history's size in tokens, estimated at four characters a token. */
+export function historyTokens(messages: readonly ChatMessage[]): number {
+  let tokens = estimated.get(messages);
+  if (tokens === undefined) estimated.set(messages, (tokens = Math.ceil(JSON.stringify(messages).length / 4)));
+  return tokens;
+}
+
+/** Where the latest `keepTurns` turns begin: the index of their first user message (0 when there are no more). */
+export function keepFrom(messages: readonly ChatMessage[], keepTurns: number): number {
+  let seen = 0;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i]!;
+    if (message.role === 'user' && typeof message.content === 'string' && !message.content.startsWith('<conversation_summary>')) {
+      if (++seen === keepTurns) return i;
+    }
+  }
+  return 0;
+}
+
+/** The instructions the model summarises an older history with (the `summarize` strategy). */
+export const SUMMARY_INSTRUCTIONS =
+  'Summarise this conversation so far for yourself: the facts, decisions, open questions and results of tool calls that matter later. Be brief.';
+
+/** A history as text for a summary. */
+export function transcript(messages: readonly ChatMessage[]): string {
+  return messages
+    .map((message) => {
+      const content = typeof message.content === 'string' ? message.content : JSON.stringify(message.content);
+      return `${message.role}: ${content}`;
+    })
+    .join('\n');
+}
