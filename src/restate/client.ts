@@ -10,7 +10,8 @@ import type { AgentData } from '../core/agent-value.js';
 import { errorInfo } from '../core/errors.js';
 import { createSignal, type Signal } from '../core/signal.js';
 import { RuntimeError } from '../runtime/errors.js';
-import { DIRECTORY, type Answer, type MountRequest, type SpawnRequest } from './protocol.js';
+import type { InstructionObject } from '../core/instruction.js';
+import { DIRECTORY, REPLIES, type Answer, type CallAnswer, type MountRequest, type SpawnRequest } from './protocol.js';
 
 /** Options of `send` on the Restate host. */
 export interface RestateSendOptions {
@@ -23,8 +24,14 @@ export interface RestateAgentRef {
   readonly id: string;
   /** Queues a signal; resolves once Restate has accepted it durably. */
   send(signal: Signal | string, data?: unknown, options?: RestateSendOptions): Promise<void>;
-  /** Sends a signal and waits for the reply; rejects with a `RuntimeError` carrying the typed error. */
+  /**
+   * Sends a signal and waits for the reply; rejects with a `RuntimeError` carrying the typed
+   * error. A reply the agent defers (a model turn, a skill answering later) is waited for:
+   * Restate keeps it, so it arrives even across restarts of the service processes.
+   */
   call(signal: Signal | string, data?: unknown, options?: RestateSendOptions): Promise<unknown>;
+  /** Runs actions by name, as one step (`{ action, skill?, params? }`, or a list of them). */
+  run(instructions: InstructionObject | readonly InstructionObject[]): Promise<unknown>;
   mount(skill: string, config?: Record<string, unknown>): Promise<void>;
   unmount(skill: string): Promise<void>;
   /** The agent's plain data as Restate holds it. */
@@ -78,7 +85,12 @@ export function connectRestate(ingressUrl: string): RestateClient {
         await post(`${await at('send')}/send`, toSignal(signal, data), { 'idempotency-key': options?.idempotencyKey ?? randomUUID() });
       },
       async call(signal, data, options) {
-        return answered(await post(await at('call'), toSignal(signal, data), options?.idempotencyKey ? { 'idempotency-key': options.idempotencyKey } : {}), id);
+        const answer = (await post(await at('call'), toSignal(signal, data), options?.idempotencyKey ? { 'idempotency-key': options.idempotencyKey } : {})) as CallAnswer;
+        if (answer.ok === 'deferred') return answered(await post(`${REPLIES}/${encodeURIComponent(answer.reply)}/wait`, null), id);
+        return answered(answer, id);
+      },
+      async run(instructions) {
+        return answered(await post(await at('run'), instructions), id);
       },
       async mount(skill, config) {
         const request: MountRequest = { skill, ...(config ? { config } : {}) };

@@ -13,25 +13,39 @@ import type { AgentDefinition } from '../core/agent-definition.js';
 import { Agent, type AgentData } from '../core/agent-value.js';
 import type { Effect } from '../core/effects.js';
 import { describeThrown, errorInfo, type ErrorInfo } from '../core/errors.js';
+import { plainInstructions } from '../core/instruction.js';
 import type { InvokeUserCode } from '../core/invoke.js';
 import { signalProblem, type Signal } from '../core/signal.js';
 import type { AnySkill } from '../core/skill.js';
 import { stepAgent, type StepOutcome, type WorkItem } from '../engine/index.js';
+import { ChatSignals, CONVERSATION, type ConversationState } from '../model/conversation.js';
 import { fromEntry, toEntry, type JournalEntry } from './journal.js';
-import { DIRECTORY, STATE_KEY, SUBSCRIBERS_KEY, type Answer, type MountRequest, type SpawnRequest } from './protocol.js';
+import {
+  DEFERRED_KEY,
+  DIRECTORY,
+  REPLIES,
+  replyKey,
+  STATE_KEY,
+  SUBSCRIBERS_KEY,
+  TURNS,
+  type Answer,
+  type CallAnswer,
+  type MountRequest,
+  type SpawnRequest,
+  type TurnRequest,
+} from './protocol.js';
+import { turnsObject, type TurnHostOptions } from './turns.js';
 
 /** Options of `restateAgents`. */
-export interface RestateAgentsOptions {
+export interface RestateAgentsOptions extends TurnHostOptions {
   /** The agent definitions to serve: one virtual object each, named after the definition. */
   definitions: readonly AgentDefinition<object>[];
   /** Skills that `mount` may name, besides those the definitions attach. */
   skills?: readonly AnySkill[];
-  /**
-   * Reserved for model-driven agents (language models by name); the Restate host does not run
-   * model turns yet and refuses a non-empty map rather than ignoring it.
-   */
-  models?: Record<string, unknown>;
 }
+
+/** What `restateAgents` returns: the services to bind to a Restate endpoint. */
+export type RestateServices = (restate.VirtualObjectDefinition<string, unknown> | restate.WorkflowDefinition<string, unknown>)[];
 
 type AnyDefinition = AgentDefinition<object>;
 type SkillLookup = { get(name: string): AnySkill | undefined };
@@ -41,16 +55,16 @@ const failed = (error: ErrorInfo): Answer => ({ ok: false, error: { ...error } }
 
 /**
  * The Restate services serving `definitions`: one virtual object per definition (keyed by agent
- * id) and the directory that maps agent ids to definitions. Bind them to an endpoint:
- * `restate.endpoint().bind(...restateAgents({ definitions })).listen(9080)`.
+ * id), the directory that maps agent ids to definitions, the workflow that holds deferred
+ * answers, and the object that runs model turns. Bind them to an endpoint:
+ * `restate.endpoint().bind(...)` for each, or use `serveRestateAgents`.
  */
-export function restateAgents(options: RestateAgentsOptions): restate.VirtualObjectDefinition<string, unknown>[] {
-  if (options.models !== undefined && Object.keys(options.models).length > 0) {
-    throw new TypeError('restateAgents: model-driven agents are not served by the Restate host yet; pass no `models`');
-  }
+export function restateAgents(options: RestateAgentsOptions): RestateServices {
   const definitions = new Map<string, AnyDefinition>();
   for (const definition of options.definitions) {
-    if (definition.name === DIRECTORY) throw new TypeError(`restateAgents: '${DIRECTORY}' is reserved for the agent directory`);
+    if (definition.name === DIRECTORY || definition.name === REPLIES || definition.name === TURNS) {
+      throw new TypeError(`restateAgents: '${definition.name}' is reserved for the host's own services`);
+    }
     if (definitions.has(definition.name)) throw new TypeError(`restateAgents: two definitions are named '${definition.name}'`);
     definitions.set(definition.name, definition);
   }
@@ -58,8 +72,9 @@ export function restateAgents(options: RestateAgentsOptions): restate.VirtualObj
   for (const definition of definitions.values()) for (const skill of definition.skills()) skills.set(skill.name, skill);
   for (const skill of options.skills ?? []) skills.set(skill.name, skill);
   const resolver = { get: (name: string) => skills.get(name) };
+  const turns = turnsObject(definitions, resolver, options);
   const objects = [...definitions.values()].map((definition) => agentObject(definition, resolver));
-  return [...objects, directoryObject()] as restate.VirtualObjectDefinition<string, unknown>[];
+  return [...objects, directoryObject(), repliesWorkflow(), turns] as RestateServices;
 }
 
 /** Agent id → definition name, so a client and a `stop` effect can find an agent by id alone. */
@@ -78,6 +93,25 @@ function directoryObject() {
   });
 }
 
+/**
+ * One deferred answer: started by the agent when a step defers the answer to a call, answered
+ * when a later step replies (or the agent stops), waited on by the caller. The answer is kept
+ * until Restate's workflow retention ends (a day by default), so a caller that reconnects
+ * still gets it.
+ */
+function repliesWorkflow() {
+  return restate.workflow({
+    name: REPLIES,
+    handlers: {
+      run: async (ctx: restate.WorkflowContext): Promise<Answer> => ctx.promise<Answer>('answer'),
+      answer: async (ctx: restate.WorkflowSharedContext, answer: Answer): Promise<void> => {
+        await ctx.promise<Answer>('answer').resolve(answer);
+      },
+      wait: async (ctx: restate.WorkflowSharedContext): Promise<Answer> => ctx.promise<Answer>('answer'),
+    },
+  });
+}
+
 /** User code inside `ctx.run`: its answer (or what it threw) is journaled, so a replay reuses it. */
 function journaled(ctx: restate.ObjectContext, skills: SkillLookup): InvokeUserCode {
   return (<T>(call: { what: string }, fn: () => T): T =>
@@ -92,6 +126,9 @@ function journaled(ctx: restate.ObjectContext, skills: SkillLookup): InvokeUserC
       .then((entry) => fromEntry(entry, skills)) as unknown as T) as InvokeUserCode;
 }
 
+/** Whether a conversation's turn signal asks for the turn to be moved on (a new turn, or one resumed after approval). */
+const movesTurn = (type: string) => type === ChatSignals.started || type === ChatSignals.resumed;
+
 function agentObject(definition: AnyDefinition, skills: SkillLookup) {
   const load = async (ctx: restate.ObjectContext | restate.ObjectSharedContext): Promise<Agent<object> | ErrorInfo> => {
     const data = await ctx.get<AgentData<object>>(STATE_KEY);
@@ -100,8 +137,12 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup) {
     return restored.ok ? restored.value : restored.error;
   };
 
-  /** One step: on success the new agent is written and its effects carried out; on failure nothing is written. */
-  const step = async (ctx: restate.ObjectContext, item: WorkItem | ((agent: Agent<object>) => WorkItem | ErrorInfo)): Promise<Answer> => {
+  /**
+   * One step: on success the new agent is written and its effects carried out; on failure
+   * nothing is written. `callId` is the id of the signal of a `call`, whose answer the step may
+   * defer.
+   */
+  const step = async (ctx: restate.ObjectContext, item: WorkItem | ((agent: Agent<object>) => WorkItem | ErrorInfo), callId?: string): Promise<CallAnswer> => {
     const agent = await load(ctx);
     if (!(agent instanceof Agent)) return failed(agent);
     const work = typeof item === 'function' ? item(agent) : item;
@@ -109,17 +150,38 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup) {
     const outcome = await stepAgent(agent, work, { invoke: journaled(ctx, skills) });
     if (outcome.error) return failed(outcome.error);
     ctx.set(STATE_KEY, outcome.agent.toJSON());
-    await carryOut(ctx, outcome);
-    return ok(outcome.result);
+    const deferred = await carryOut(ctx, outcome, callId);
+    return deferred ?? ok(outcome.result);
   };
 
-  const carryOut = async (ctx: restate.ObjectContext, outcome: StepOutcome) => {
+  /** The ids of the called signals whose answer is deferred. */
+  const deferredCalls = async (ctx: restate.ObjectContext) => (await ctx.get<string[]>(DEFERRED_KEY)) ?? [];
+
+  /** Answers the caller waiting for the deferred answer to signal `to`; a reply to nobody reaches nobody. */
+  const answerDeferred = async (ctx: restate.ObjectContext, to: string, answer: Answer) => {
+    const waiting = await deferredCalls(ctx);
+    if (!waiting.includes(to)) return;
+    const rest = waiting.filter((id) => id !== to);
+    if (rest.length) ctx.set(DEFERRED_KEY, rest);
+    else ctx.clear(DEFERRED_KEY);
+    sendTo(ctx, REPLIES, replyKey(definition.name, ctx.key, to), 'answer', answer);
+  };
+
+  /** Carries out a committed step's effects; returns where its caller finds the answer when the step deferred it. */
+  const carryOut = async (ctx: restate.ObjectContext, outcome: StepOutcome, callId: string | undefined): Promise<CallAnswer | undefined> => {
     let stopSelf = false;
+    let deferred: CallAnswer | undefined;
     for (const effect of outcome.effects as Effect[]) {
       switch (effect.type) {
         case 'emit': {
           const subscribers = (await ctx.get<{ definition: string; id: string }[]>(SUBSCRIBERS_KEY)) ?? [];
           for (const target of subscribers) sendTo(ctx, target.definition, target.id, 'send', effect.signal);
+          // The conversation's turn signals move the turn on: the turn object runs it.
+          const data = effect.signal.data as { agent?: unknown; turn?: unknown } | undefined;
+          if (movesTurn(effect.signal.type) && data?.agent === ctx.key && typeof data.turn === 'number') {
+            const request: TurnRequest = { definition: definition.name, turn: data.turn };
+            sendTo(ctx, TURNS, ctx.key, 'run', request);
+          }
           break;
         }
         case 'schedule':
@@ -140,17 +202,26 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup) {
           if (target !== null) sendTo(ctx, target, effect.agent, 'stop', effect.reason ?? 'stopped');
           break;
         }
-        // `reply` is the handler's answer (the step's result); `error` is the failure it returns;
-        // action (de)registration is bookkeeping the engine already did in the agent value.
+        // The answer to this call comes from a later step: a workflow keyed by the signal holds
+        // it, and the caller waits there. A step on a `send` has no caller to keep.
+        case 'defer_reply':
+          if (callId !== undefined && deferred === undefined) {
+            ctx.set(DEFERRED_KEY, [...(await deferredCalls(ctx)), callId]);
+            const reply = replyKey(definition.name, ctx.key, callId);
+            sendTo(ctx, REPLIES, reply, 'run', null);
+            deferred = { ok: 'deferred', reply };
+          }
+          break;
+        // Without `to`, `reply` is the handler's answer (the step's result).
         case 'reply':
+          if (effect.to !== undefined) await answerDeferred(ctx, effect.to, effect.error !== undefined ? failed(effect.error) : ok(effect.data));
+          break;
+        // `error` is the failure the handler returns; action (de)registration is bookkeeping the
+        // engine already did in the agent value; `run` was carried out within the step.
         case 'error':
         case 'register_action':
         case 'deregister_action':
         case 'run':
-          break;
-        // Deferred answers are not kept across handlers yet: the call is answered with the step's
-        // own result, and a later `reply` naming it reaches nobody (docs/restate.md says so).
-        case 'defer_reply':
           break;
         default: {
           const unknown: never = effect;
@@ -158,18 +229,31 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup) {
         }
       }
     }
-    if (stopSelf) stop(ctx);
+    if (stopSelf) await stop(ctx, 'stopped by its own step');
+    return deferred;
   };
 
-  const stop = (ctx: restate.ObjectContext) => {
+  /** Removes the agent; callers still waiting for a deferred answer get `agent_stopped`. */
+  const stop = async (ctx: restate.ObjectContext, reason: string) => {
+    for (const id of await deferredCalls(ctx)) {
+      sendTo(ctx, REPLIES, replyKey(definition.name, ctx.key, id), 'answer', failed(errorInfo('agent_stopped', `agent '${ctx.key}' stopped (${reason}) before answering`, { subject: ctx.key })));
+    }
     ctx.clearAll();
     sendTo(ctx, DIRECTORY, ctx.key, 'remove', null);
   };
 
   /** A step on a signal, or the refusal of a value that is not one. */
-  const signalStep = (ctx: restate.ObjectContext, value: unknown, call: boolean): Promise<Answer> => {
+  const signalStep = (ctx: restate.ObjectContext, value: unknown, call: boolean): Promise<CallAnswer> => {
     const problem = signalProblem(value);
-    return problem === undefined ? step(ctx, { kind: 'signal', signal: value as Signal, call }) : Promise.resolve(failed(errorInfo('invalid_signal', problem)));
+    if (problem !== undefined) return Promise.resolve(failed(errorInfo('invalid_signal', problem)));
+    const signal = value as Signal;
+    return step(ctx, { kind: 'signal', signal, call }, call ? signal.id : undefined);
+  };
+
+  /** An agent spawned with a turn in flight (restored from elsewhere) has it moved on. */
+  const adoptTurn = (ctx: restate.ObjectContext, agent: Agent<object>) => {
+    const turn = (agent.state as { [CONVERSATION]?: ConversationState })[CONVERSATION]?.turn;
+    if (turn && turn.status !== 'awaiting-approval') sendTo(ctx, TURNS, ctx.key, 'run', { definition: definition.name, turn: turn.n } satisfies TurnRequest);
   };
 
   return restate.object({
@@ -187,23 +271,29 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup) {
         if (outcome.error) return failed(outcome.error);
         ctx.set(STATE_KEY, outcome.agent.toJSON());
         sendTo(ctx, DIRECTORY, ctx.key, 'register', definition.name);
-        await carryOut(ctx, outcome);
+        await carryOut(ctx, outcome, undefined);
+        adoptTurn(ctx, outcome.agent);
         return ok(outcome.agent.toJSON());
       },
       send: async (ctx: restate.ObjectContext, value: unknown): Promise<Answer> => {
-        const answer = await signalStep(ctx, value, false);
+        const answer = (await signalStep(ctx, value, false)) as Answer;
         // Nobody waits for a send: its failure goes to the service's log (and stays the
         // invocation's answer in Restate), never nowhere.
         if (!answer.ok) ctx.console.warn(`skillstate: signal to agent '${ctx.key}' failed (${answer.error.code}): ${answer.error.message}`);
         return answer;
       },
-      call: async (ctx: restate.ObjectContext, value: unknown): Promise<Answer> => signalStep(ctx, value, true),
+      call: async (ctx: restate.ObjectContext, value: unknown): Promise<CallAnswer> => signalStep(ctx, value, true),
+      run: async (ctx: restate.ObjectContext, value: unknown): Promise<Answer> => {
+        const instructions = plainInstructions(Array.isArray(value) ? value : [value]);
+        if (!instructions.ok) return failed(instructions.error);
+        return (await step(ctx, { kind: 'instructions', instructions: instructions.value })) as Answer;
+      },
       mount: async (ctx: restate.ObjectContext, request: MountRequest): Promise<Answer> =>
-        step(ctx, () => {
+        (await step(ctx, () => {
           const skill = skills.get(request.skill);
           return skill ? { kind: 'mount', skill, config: request.config } : errorInfo('unknown_skill', `cannot mount skill '${request.skill}' on agent '${ctx.key}': the host does not know it (pass it in restateAgents({ skills }))`, { skill: request.skill });
-        }),
-      unmount: async (ctx: restate.ObjectContext, skill: string): Promise<Answer> => step(ctx, { kind: 'unmount', skill }),
+        })) as Answer,
+      unmount: async (ctx: restate.ObjectContext, skill: string): Promise<Answer> => (await step(ctx, { kind: 'unmount', skill })) as Answer,
       subscribe: async (ctx: restate.ObjectContext, target: { definition: string; id: string }): Promise<Answer> => {
         const subscribers = (await ctx.get<{ definition: string; id: string }[]>(SUBSCRIBERS_KEY)) ?? [];
         if (!subscribers.some((known) => known.id === target.id)) ctx.set(SUBSCRIBERS_KEY, [...subscribers, target]);
@@ -212,7 +302,7 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup) {
       stop: async (ctx: restate.ObjectContext): Promise<Answer> => {
         const agent = await load(ctx);
         if (!(agent instanceof Agent)) return failed(agent);
-        stop(ctx);
+        await stop(ctx, 'stopped');
         return ok(null);
       },
       snapshot: restate.handlers.object.shared(async (ctx: restate.ObjectSharedContext): Promise<Answer> => {
@@ -223,6 +313,7 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup) {
   });
 }
 
-function sendTo(ctx: restate.ObjectContext, service: string, key: string, method: string, parameter: unknown, delay?: number) {
+/** A one-way send to another handler (durable: Restate delivers it once the step is journaled). */
+export function sendTo(ctx: restate.ObjectContext, service: string, key: string, method: string, parameter: unknown, delay?: number) {
   ctx.genericSend({ service, method, key, parameter, inputSerde: restate.serde.json, ...(delay !== undefined && delay > 0 ? { delay } : {}) });
 }

@@ -5,7 +5,8 @@
  * (`startRestateServer`). Needs the optional peer dependency `@restatedev/restate-sdk`; the
  * local server needs `@restatedev/restate-server`. See docs/restate.md.
  */
-export { restateAgents, type RestateAgentsOptions } from './host.js';
+export { restateAgents, type RestateAgentsOptions, type RestateServices } from './host.js';
+export type { TurnHostOptions } from './turns.js';
 export { serveRestateAgents, type RestateService } from './serve.js';
 export { connectRestate, type RestateClient, type RestateAgentRef, type RestateSendOptions } from './client.js';
 export { startRestateServer, type LocalRestateServer } from './server.js';

@@ -10,9 +10,35 @@ export const DIRECTORY = 'skillstate_agents';
 export const STATE_KEY = 'agent';
 /** The Restate state key holding the agents that receive this agent's `emit`s. */
 export const SUBSCRIBERS_KEY = 'subscribers';
+/** The Restate state key holding the ids of the called signals whose answer the agent deferred. */
+export const DEFERRED_KEY = 'deferred';
 
-/** Every handler's answer: a value, or the typed error of a step that changed nothing. */
+/**
+ * The workflow holding one deferred answer, keyed `<definition>/<agent>/<signal id>`: the agent
+ * starts it when a step defers the answer to a call, resolves it when a later step replies, and
+ * the caller waits on it.
+ */
+export const REPLIES = 'skillstate_replies';
+
+/** The virtual object that runs model turns, keyed by agent id. */
+export const TURNS = 'skillstate_turns';
+
+/** The key of the workflow holding the deferred answer to signal `signal` of agent `agent`. */
+export function replyKey(definition: string, agent: string, signal: string): string {
+  return `${definition}/${agent}/${signal}`;
+}
+
+/** A handler's answer: a value, or the typed error of a step that changed nothing. */
 export type Answer = { ok: true; value: unknown } | { ok: false; error: ErrorInfo };
+
+/** What `call` answers: an answer, or where the answer a step deferred will be (see `REPLIES`). */
+export type CallAnswer = Answer | { ok: 'deferred'; reply: string };
+
+/** Input of the turn object's `run` handler: which agent's turn to move on. */
+export interface TurnRequest {
+  definition: string;
+  turn: number;
+}
 
 /** Input of an agent object's `spawn` handler. */
 export interface SpawnRequest {

@@ -32,6 +32,7 @@ async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 10
 }
 
 const items = async (agent: HostAgent) => (await agent.state()).notebook as { items: string[] };
+const desk = async (agent: HostAgent) => (await agent.state()).desk as { waiting: string | null; answered: number };
 
 /** The cases: a name and a body taking the host and an id unique to the run. */
 export const HOST_CASES: readonly [string, (host: Host, id: string) => Promise<void>][] = [
@@ -99,6 +100,67 @@ export const HOST_CASES: readonly [string, (host: Host, id: string) => Promise<v
       await agent.call('notes.add', { item: 'first' });
       await expect(host.spawn('notes_agent', { id })).rejects.toMatchObject({ code: 'duplicate_agent' });
       expect(await items(agent)).toEqual({ items: ['first'] });
+    },
+  ],
+  [
+    'a call whose answer the agent defers is answered by the later step that replies to it',
+    async (host, id) => {
+      const agent = await host.spawn('desk_agent', { id });
+      const asked = agent.call('desk.ask', { question: 'is it on?' });
+      await until('the question to wait', async () => (await agent.state()).desk !== undefined && (await desk(agent)).waiting !== null);
+      await expect(agent.call('desk.answer', { text: 'yes' })).resolves.toEqual({ sent: true });
+      expect(await asked).toBe('yes');
+      expect(await desk(agent)).toEqual({ waiting: null, answered: 1 });
+      // A reply to a signal nobody waits for reaches nobody, and the agent goes on.
+      await agent.send('desk.ask', { question: 'sent, not called' });
+      await expect(agent.call('desk.answer', { text: 'to nobody' })).resolves.toEqual({ sent: true });
+      const again = agent.call('desk.ask', { question: 'again?' });
+      await until('the second question to wait', async () => (await desk(agent)).waiting !== null);
+      await agent.send('desk.answer', { text: 'again' });
+      expect(await again).toBe('again');
+    },
+  ],
+  [
+    'a model-driven agent answers a chat message after running the tool its model asked for as a step of its own',
+    async (host, id) => {
+      const agent = await host.spawn('chatter', { id });
+      expect(await agent.call('chat.message', { text: 'please add 2 and 3' })).toBe('The total is 5.');
+      expect(await agent.call('chat.message', { text: 'now add 10 and 1' })).toBe('The total is 16.');
+      const state = await agent.state();
+      expect(state.ledger).toEqual({ total: 16, wired: 0 });
+      const chat = state.conversation as { messages: { role: string }[]; turn: unknown; turns: number; usage: { totalTokens: number } };
+      expect(chat.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user', 'assistant', 'tool', 'assistant']);
+      expect(chat).toMatchObject({ turn: null, turns: 2 });
+      expect(chat.usage.totalTokens).toBeGreaterThan(0);
+    },
+  ],
+  [
+    'a tool call that needs approval pauses the turn until it is approved or denied',
+    async (host, id) => {
+      const agent = await host.spawn('chatter', { id });
+      expect((await agent.state()).conversation).toMatchObject({ turn: null });
+      const wired = agent.call('chat.message', { text: 'wire 40' });
+      const waiting = async () => ((await agent.state()).conversation as { turn: { status: string; pending: { toolCallId: string }[] } | null }).turn;
+      await until('the wire to wait for approval', async () => (await waiting())?.status === 'awaiting-approval');
+      expect((await agent.state()).ledger).toEqual({ total: 0, wired: 0 });
+      await agent.send('chat.approve', { toolCallId: (await waiting())!.pending[0]!.toolCallId });
+      expect(await wired).toBe('Wired; 40 out so far.');
+      const denied = agent.call('chat.message', { text: 'wire 5' });
+      await until('the second wire to wait for approval', async () => (await waiting())?.status === 'awaiting-approval');
+      await agent.send('chat.deny', { toolCallId: (await waiting())!.pending[0]!.toolCallId, reason: 'too much' });
+      expect(await denied).toBe('The wire was denied.');
+      expect((await agent.state()).ledger).toEqual({ total: 0, wired: 40 });
+    },
+  ],
+  [
+    'a model that keeps failing ends the turn with a typed error after its retries; a missing model is named; the agent goes on',
+    async (host, id) => {
+      const agent = await host.spawn('chatter', { id });
+      await expect(agent.call('chat.message', { text: 'break it' })).rejects.toMatchObject({ code: 'model_failed', message: expect.stringContaining('HTTP 503') });
+      expect(await agent.call('chat.message', { text: 'add 1 and 1' })).toBe('The total is 2.');
+      const stranded = await host.spawn('stranded', { id: `${id}-stranded` });
+      await expect(stranded.call('chat.message', { text: 'add 1 and 1' })).rejects.toMatchObject({ code: 'model_not_found', message: expect.stringContaining("'elsewhere'") });
+      expect((await stranded.state()).conversation).toMatchObject({ turn: null, last: { outcome: 'failed', error: { code: 'model_not_found' } } });
     },
   ],
 ];

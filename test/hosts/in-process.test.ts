@@ -1,10 +1,10 @@
 /** The host-agnostic behaviour cases against the in-process system. */
 import { afterAll, describe, it } from 'vitest';
 import { createAgentSystem, createSignal } from '../../src/index.js';
-import { definitions, skills } from '../restate/agents.js';
+import { definitions, models, skills } from '../restate/agents.js';
 import { HOST_CASES, type Host } from './cases.js';
 
-const system = createAgentSystem({ definitions, skills, onUnhandledError: () => {}, onUnhandledDiagnostic: () => {} });
+const system = createAgentSystem({ definitions, skills, models, onUnhandledError: () => {}, onUnhandledDiagnostic: () => {} });
 afterAll(() => system.shutdown());
 
 const host: Host = {

@@ -1,10 +1,12 @@
 /**
  * Agents the Restate host tests serve (in a service process of their own) and run in-process:
  * the runtime tests' notebook (sync and async appends, one that throws), a tally skill to mount,
- * and an action that returns the effects it is given.
+ * an action that returns the effects it is given, a desk that answers a question in a later
+ * step (a deferred reply), and a model-driven agent on a scripted model.
  */
 import { z } from 'zod';
-import { defineAction, defineAgent, defineSkill, result } from '../../src/index.js';
+import { conversation, defineAction, defineAgent, defineSkill, Effects, fail, result, type AgentDefinition } from '../../src/index.js';
+import { scriptedModel, type ScriptedCall, type ScriptedResponse } from '../../src/testing/index.js';
 import { notebook } from '../runtime/fixtures.js';
 
 const tallyState = z.object({ count: z.number().int().default(0) });
@@ -30,6 +32,106 @@ const perform = defineAction({
 export const Worker = defineAgent({ name: 'worker', skills: [notebook], actions: [perform], routes: [{ path: 'do', target: { action: 'perform' } }] });
 export const NotesAgent = defineAgent({ name: 'notes_agent', skills: [notebook] });
 
-export const definitions = [Worker, NotesAgent];
+// ── A deferred reply: `desk.ask` is answered by a later `desk.answer` ──
+
+const deskState = z.object({ waiting: z.string().nullable().default(null), answered: z.number().int().default(0) });
+const desk = defineSkill({
+  name: 'desk',
+  schema: deskState,
+  actions: [
+    defineAction({
+      name: 'ask',
+      description: 'Takes a question; its answer comes with the next desk.answer',
+      input: z.object({ question: z.string() }),
+      state: deskState,
+      run: (_params, { signal }) => result({ queued: true }, { state: { waiting: signal?.id ?? null }, effects: [Effects.deferReply()] }),
+    }),
+    defineAction({
+      name: 'answer',
+      description: 'Answers the question waiting',
+      input: z.object({ text: z.string() }),
+      state: deskState,
+      run: ({ text }, { skillState }) =>
+        skillState.waiting === null
+          ? fail('nothing_waiting', 'no question is waiting')
+          : result({ sent: true }, { state: { waiting: null, answered: skillState.answered + 1 }, effects: [Effects.reply(text, {}, { to: skillState.waiting })] }),
+    }),
+  ],
+  routes: [
+    { path: 'desk.ask', target: { action: 'ask' } },
+    { path: 'desk.answer', target: { action: 'answer' } },
+  ],
+});
+export const Desk = defineAgent({ name: 'desk_agent', skills: [desk] });
+
+// ── A model-driven agent: a ledger to add to, and a wire that needs approval ──
+
+const ledgerState = z.object({ total: z.number().default(0), wired: z.number().default(0) });
+const ledger = defineSkill({
+  name: 'ledger',
+  schema: ledgerState,
+  actions: [
+    defineAction({
+      name: 'add',
+      description: 'Adds two numbers to the ledger and returns the new total',
+      input: z.object({ a: z.number(), b: z.number() }),
+      state: ledgerState,
+      run: ({ a, b }, { skillState }) => result({ total: skillState.total + a + b }, { state: { total: skillState.total + a + b } }),
+    }),
+    defineAction({
+      name: 'wire',
+      description: 'Wires money out of the ledger',
+      input: z.object({ amount: z.number() }),
+      state: ledgerState,
+      needsApproval: true,
+      run: ({ amount }, { skillState }) => result({ wired: skillState.wired + amount }, { state: { wired: skillState.wired + amount } }),
+    }),
+  ],
+});
+
+/** The text of the conversation's latest user message, and the tool results after it. */
+function lastExchange(call: ScriptedCall): { text: string; results: { toolName: string; output: { type: string; value?: unknown; reason?: string } }[] } {
+  const prompt = call.messages;
+  let i = prompt.length - 1;
+  while (i >= 0 && prompt[i]!.role !== 'user') i--;
+  const user = prompt[i];
+  const text = user && Array.isArray(user.content) ? user.content.map((part) => ('text' in part ? part.text : '')).join('') : '';
+  const results = prompt.slice(i + 1).flatMap((message) => (message.role === 'tool' ? (message.content as never[]) : []));
+  return { text, results };
+}
+
+/**
+ * A scripted model that answers from what it is sent (so a service process restarted mid-turn
+ * gets the same answers): "add A and B" calls `add`, "wire N" calls `wire`, then it reports the
+ * tool's result in words (after 1.5 s when the message says "slowly"). Tool call ids follow the
+ * prompt's length, so they repeat on a replay. "break" makes the provider fail (HTTP 503).
+ */
+function ledgerModel(call: ScriptedCall): ScriptedResponse {
+  const { text, results } = lastExchange(call);
+  const id = `call-${call.messages.length}`;
+  const last = results.at(-1);
+  if (last === undefined) {
+    if (text.includes('break')) return { error: { status: 503, message: 'the provider is down' } };
+    const add = /add (\d+) and (\d+)/.exec(text);
+    if (add) return { text: 'Adding.', toolCalls: [{ tool: 'add', args: { a: Number(add[1]), b: Number(add[2]) }, id }] };
+    const wire = /wire (\d+)/.exec(text);
+    if (wire) return { toolCalls: [{ tool: 'wire', args: { amount: Number(wire[1]) }, id }] };
+    return { text: `You said: ${text}` };
+  }
+  // "slowly": the answer after the tool takes a while (a test kills the service process meanwhile).
+  const delay = text.includes('slowly') ? 1_500 : 0;
+  if (last.output.type === 'execution-denied') return { text: `The ${last.toolName} was denied.` };
+  if (last.output.type !== 'json') return { text: `The ${last.toolName} failed.` };
+  const value = last.output.value as { total?: number; wired?: number };
+  return { delay, text: last.toolName === 'add' ? `The total is ${value.total}.` : `Wired; ${value.wired} out so far.` };
+}
+
+/** The models both hosts give their model-driven agents. */
+export const models = { default: scriptedModel([ledgerModel], { loop: true, modelId: 'ledger' }) };
+export const Chatter = defineAgent({ name: 'chatter', skills: [[conversation, { instructions: 'You keep a ledger.', stream: false, retries: 1, retryDelay: 20 }], ledger] });
+/** The same agent asking for a model no host has. */
+export const Stranded = defineAgent({ name: 'stranded', skills: [[conversation, { model: 'elsewhere', stream: false }], ledger] });
+
+export const definitions: readonly AgentDefinition<object>[] = [Worker, NotesAgent, Desk, Chatter, Stranded];
 export const skills = [tally];
 

@@ -33,6 +33,9 @@ describe('Restate host', () => {
     expect(await client.get('two').call('tally.bump')).toBe(1);
     expect(await itemsOf('one')).toEqual(['a', 'b']);
     expect(await client.get('two').getSnapshot()).toMatchObject({ id: 'two', definition: 'notes_agent', state: { notebook: { items: ['born', 'c'] }, tally: { count: 1 } }, mounted: [{ name: 'notebook' }, { name: 'tally', stateKey: 'tally' }] });
+    expect(await two.run({ action: 'bump', skill: 'tally' })).toBe(2);
+    await expect(two.run({ action: 'nope', skill: 'tally' })).rejects.toMatchObject({ code: 'unknown_action' });
+    await expect(two.run({ action: 5 } as never)).rejects.toMatchObject({ code: 'invalid_instruction' });
     await two.unmount('tally');
     await expect(two.call('tally.bump')).rejects.toMatchObject({ code: 'no_route' });
   });
@@ -103,4 +106,38 @@ describe('Restate host', () => {
     await eventually('the timer after the restart', async () => (await itemsOf('restarted')).includes('timer'), 20_000);
     expect(await agent.call('notes.add', { item: 'after' })).toEqual({ count: 3 });
   }, 45_000);
+
+  it('a model turn waiting for approval survives a SIGKILL of the service process; the caller still gets its answer', async () => {
+    const agent = await client.spawn('chatter', { id: 'approver' });
+    const turnOf = async () => ((await agent.getSnapshot()).state as { conversation: { turn: { status: string; pending: { toolCallId: string }[] } | null } }).conversation.turn;
+    const answer = agent.call('chat.message', { text: 'wire 7' });
+    await eventually('the wire to wait for approval', async () => (await turnOf())?.status === 'awaiting-approval');
+    await host.service.kill();
+    await host.service.start();
+    await agent.send('chat.approve', { toolCallId: (await turnOf())!.pending[0]!.toolCallId });
+    expect(await answer).toBe('Wired; 7 out so far.');
+    expect((await agent.getSnapshot()).state).toMatchObject({ ledger: { total: 0, wired: 7 }, conversation: { turn: null, turns: 1 } });
+  }, 45_000);
+
+  it('a service process killed while the model answers resumes the turn: the tool step is applied once', async () => {
+    const agent = await client.spawn('chatter', { id: 'resumer' });
+    const answer = agent.call('chat.message', { text: 'slowly add 20 and 22' });
+    // The tool has run (its step is committed); the model's last answer is on its way.
+    await eventually('the tool step', async () => ((await agent.getSnapshot()).state as { ledger: { total: number } }).ledger.total === 42);
+    await host.service.kill();
+    await host.service.start();
+    expect(await answer).toBe('The total is 42.');
+    const state = (await agent.getSnapshot()).state as { ledger: { total: number }; conversation: { messages: { role: string }[]; turn: unknown } };
+    expect(state.ledger.total).toBe(42);
+    expect(state.conversation.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    expect(state.conversation.turn).toBeNull();
+  }, 45_000);
+
+  it('a stopped agent answers the calls whose answer it deferred with agent_stopped', async () => {
+    const agent = await client.spawn('desk_agent', { id: 'closing' });
+    const asked = agent.call('desk.ask', { question: 'will you answer?' });
+    await eventually('the question to wait', async () => ((await agent.getSnapshot()).state as { desk: { waiting: string | null } }).desk.waiting !== null);
+    await agent.stop();
+    await expect(asked).rejects.toMatchObject({ code: 'agent_stopped', agentId: 'closing' });
+  });
 });

@@ -3,7 +3,7 @@
  * <port>`. Prints `listening <port>` once it accepts connections.
  */
 import { serveRestateAgents } from '../../src/restate/index.js';
-import { definitions, skills } from './agents.js';
+import { definitions, models, skills } from './agents.js';
 
-const service = await serveRestateAgents({ definitions, skills, port: Number(process.argv[2]) });
+const service = await serveRestateAgents({ definitions, skills, models, port: Number(process.argv[2]) });
 process.stdout.write(`listening ${service.port}\n`);

@@ -41,8 +41,11 @@ async function importModule(file: string): Promise<Record<string, unknown>> {
   }
 }
 
-/** Loads `module.ts:Export` (default export when no name is given) and checks it is an agent definition. */
-export async function loadAgentDefinition(spec: string): Promise<AgentDefinition<object>> {
+/**
+ * Loads `module.ts:Export` (the default export when no name is given) for the command-line flag
+ * `flag`, and checks it is `what` (`is`); the error names the exports that are.
+ */
+export async function loadExport<T>(flag: string, spec: string, what: { one: string; many: string }, is: (value: unknown) => value is T): Promise<T> {
   const colon = spec.lastIndexOf(':');
   // A Windows drive letter (C:\...) is not an export separator.
   const hasExport = colon > 1;
@@ -52,14 +55,19 @@ export async function loadAgentDefinition(spec: string): Promise<AgentDefinition
   try {
     module = await importModule(file);
   } catch (error) {
-    throw new UsageError(`--agent: cannot import '${file}': ${error instanceof Error ? error.message : String(error)}`);
+    throw new UsageError(`${flag}: cannot import '${file}': ${error instanceof Error ? error.message : String(error)}`);
   }
   const exported = module[name];
-  if (!isAgentDefinition(exported)) {
-    const names = Object.keys(module).filter((key) => isAgentDefinition(module[key]));
-    throw new UsageError(`--agent: '${file}' exports no agent definition named '${name}'${names.length ? `; agent definitions there: ${names.join(', ')}` : ''}`);
+  if (!is(exported)) {
+    const names = Object.keys(module).filter((key) => is(module[key]));
+    throw new UsageError(`${flag}: '${file}' exports no ${what.one} named '${name}'${names.length ? `; ${what.many} there: ${names.join(', ')}` : ''}`);
   }
-  return exported as AgentDefinition<object>;
+  return exported;
+}
+
+/** Loads `module.ts:Export` (default export when no name is given) and checks it is an agent definition. */
+export function loadAgentDefinition(spec: string): Promise<AgentDefinition<object>> {
+  return loadExport('--agent', spec, { one: 'agent definition', many: 'agent definitions' }, isAgentDefinition);
 }
 
 function portOf(value: string): number {

@@ -9,7 +9,15 @@
 import { parseArgs } from 'node:util';
 import type { AgentDefinition } from '../../core/agent-definition.js';
 import { UsageError, type Command } from '../io.js';
-import { loadAgentDefinition } from './mcp.js';
+import type { ChatModel } from '../../model/models.js';
+import { loadAgentDefinition, loadExport } from './mcp.js';
+
+/** An object of AI SDK language models by name. */
+function isModelMap(value: unknown): value is Record<string, ChatModel> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const models = Object.values(value);
+  return models.length > 0 && models.every((model) => typeof model === 'object' && model !== null && typeof (model as { doGenerate?: unknown }).doGenerate === 'function');
+}
 
 export const restateCommand: Command = {
   name: 'restate',
@@ -22,6 +30,8 @@ server, and prints the ingress URL to send signals to. Ctrl-C stops both.
 
   --agent <module:Export>  an agent definition to serve (a .ts or .js module; default export
                            when no name is given); repeat for several
+  --models <module:Export> the language models of model-driven agents: an object of AI SDK
+                           models by name, e.g. export const models = { default: openai('gpt-4.1') }
   --data <folder>          keep the server's data here (kept after exit; reused on the next run)
   --port <port>            the port the agents are served on (default: any free port)
 
@@ -30,7 +40,7 @@ Needs the packages @restatedev/restate-sdk and @restatedev/restate-server.`,
     const { values, positionals } = parseArgs({
       args,
       allowPositionals: true,
-      options: { help: { type: 'boolean', short: 'h' }, agent: { type: 'string', multiple: true }, data: { type: 'string' }, port: { type: 'string' } },
+      options: { help: { type: 'boolean', short: 'h' }, agent: { type: 'string', multiple: true }, models: { type: 'string' }, data: { type: 'string' }, port: { type: 'string' } },
     });
     if (values.help) {
       io.out(`${this.help}\n`);
@@ -42,6 +52,7 @@ Needs the packages @restatedev/restate-sdk and @restatedev/restate-server.`,
     if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port must be a port number, not '${values.port}'`);
     const definitions: AgentDefinition<object>[] = [];
     for (const spec of values.agent) definitions.push(await loadAgentDefinition(spec));
+    const models = values.models === undefined ? undefined : await loadExport('--models', values.models, { one: 'object of language models', many: 'objects of language models' }, isModelMap);
 
     let restate: typeof import('../../restate/index.js');
     try {
@@ -51,7 +62,7 @@ Needs the packages @restatedev/restate-sdk and @restatedev/restate-server.`,
       return 1;
     }
     const server = await restate.startRestateServer(values.data === undefined ? {} : { dataDir: values.data });
-    const service = await restate.serveRestateAgents({ definitions, port });
+    const service = await restate.serveRestateAgents({ definitions, port, ...(models ? { models } : {}) });
     try {
       await server.register(service.uri);
     } catch (error) {
@@ -64,6 +75,7 @@ Needs the packages @restatedev/restate-sdk and @restatedev/restate-server.`,
       `Restate ingress: ${server.ingressUrl}\n` +
         `Restate admin:   ${server.adminUrl}\n` +
         `Agents served:   ${definitions.map((definition) => definition.name).join(', ')} (at ${service.uri})\n` +
+        (models ? `Models:          ${Object.keys(models).join(', ')}\n` : '') +
         `Data folder:     ${server.dataDir}\n\n` +
         `From code:  connectRestate('${server.ingressUrl}').spawn('${first}', { id: 'a1' })\n` +
         `With curl:  curl -X POST ${server.ingressUrl}/${first}/a1/spawn -H 'content-type: application/json' -d '{}'\n` +

@@ -1,0 +1,290 @@
+/**
+ * Model turns on the Restate host. A conversation's turn signals (`chat.turn.started`, and
+ * `chat.turn.resumed` after an approval) send the agent's turn to this virtual object, keyed by
+ * agent id, which moves it on the way the in-process driver does: it reads the agent, asks the
+ * model for one step, records the step through the agent's own `run` handler, runs the tool
+ * calls the model asked for through the agent one by one (each recorded), and asks again, until
+ * the turn is answered, fails, is cancelled or waits for approval.
+ *
+ * Each model call runs inside `ctx.run`, so its answer is journaled: a service process killed
+ * mid-turn resumes where it was without asking the model again, and a retry waits on a durable
+ * timer. Every change to the conversation is a step of the agent, so the agent's state in
+ * Restate is the only record of the turn.
+ */
+import * as restate from '@restatedev/restate-sdk';
+import type { AgentDefinition } from '../core/agent-definition.js';
+import type { Agent, AgentData } from '../core/agent-value.js';
+import { describeThrown, errorInfo, SkillstateError, type ErrorInfo } from '../core/errors.js';
+import type { InstructionObject } from '../core/instruction.js';
+import type { AnySkill } from '../core/skill.js';
+import { agentToolset } from '../core/toolset.js';
+import { CONVERSATION, conversationConfigSchema, type ChatMessage, type ChatUsage, type ConversationSettings, type ConversationState, type PendingToolCall, type TurnRecord } from '../model/conversation.js';
+import {
+  checkModels,
+  classifyModelError,
+  historyTokens,
+  keepFrom,
+  modelTools,
+  overBudget,
+  plain,
+  retryWait,
+  stepMessages,
+  SUMMARY_INSTRUCTIONS,
+  transcript,
+  unknownModel,
+  usageOf,
+  waitingCalls,
+  type ModelProblem,
+  type ModelTools,
+  type WaitingCall,
+} from '../model/model-call.js';
+import { loadAi, type AiModule, type ChatModel, type Compactor } from '../model/models.js';
+import { buildSystemPrompt } from '../model/prompt.js';
+import { RuntimeError } from '../runtime/errors.js';
+import { TURNS, type Answer, type TurnRequest } from './protocol.js';
+
+/** The model options of `restateAgents`. */
+export interface TurnHostOptions {
+  /** Language models by name: a conversation's `model` config names one (default `default`). */
+  models?: Readonly<Record<string, ChatModel>>;
+  /** Compactors by name: a conversation's `history.strategy` may name one. */
+  compactors?: Readonly<Record<string, Compactor>>;
+}
+
+type SkillLookup = { get(name: string): AnySkill | undefined };
+
+/** What one model call answered, as the journal keeps it (plain JSON). */
+type ModelAnswer = { ok: true; messages: unknown[]; usage: ChatUsage; calls: number; pending: WaitingCall[] } | { ok: false; problem: ModelProblem };
+
+const json = restate.serde.json;
+const HINT = 'pass models to restateAgents({ models: { default: ... } })';
+
+/** The virtual object that runs the model turns of the agents of `definitions`. */
+export function turnsObject(definitions: ReadonlyMap<string, AgentDefinition<object>>, skills: SkillLookup, options: TurnHostOptions) {
+  const models = checkModels(options.models);
+  const compactors = options.compactors ?? {};
+  if (typeof compactors !== 'object' || compactors === null) throw new RuntimeError(errorInfo('invalid_options', 'compactors must be an object of functions by name', { subject: 'compactors' }));
+  for (const [name, compactor] of Object.entries(compactors)) {
+    if (typeof compactor !== 'function') throw new RuntimeError(errorInfo('invalid_options', `compactors.${name} is not a function`, { subject: `compactors.${name}` }));
+  }
+  return restate.object({
+    name: TURNS,
+    handlers: {
+      run: async (ctx: restate.ObjectContext, request: TurnRequest): Promise<void> => {
+        const definition = definitions.get(request?.definition);
+        if (!definition || typeof request.turn !== 'number') {
+          ctx.console.warn(`skillstate: turn request for agent '${ctx.key}' names no definition this host serves (${JSON.stringify(request)})`);
+          return;
+        }
+        await new RestateTurn(ctx, definition, skills, models, compactors, request.turn).run();
+      },
+    },
+  });
+}
+
+/** The conversation slice of an agent, and its settings. */
+function conversationOf(agent: Agent<object>): { slice: ConversationState; settings: ConversationSettings } | undefined {
+  const slice = (agent.state as { [CONVERSATION]?: ConversationState })[CONVERSATION];
+  if (slice === undefined) return undefined;
+  const config = agent.mounted.find((mounted) => mounted.name === CONVERSATION)?.config ?? {};
+  return { slice, settings: conversationConfigSchema.parse(config) };
+}
+
+function infoOf(error: unknown, fallback: ErrorInfo['code']): ErrorInfo {
+  return error instanceof SkillstateError ? error.toInfo() : errorInfo(fallback, describeThrown(error));
+}
+
+/** Asks the model for one step, offering the tools without running them: the host runs them through the agent. */
+async function askModel(ai: AiModule, model: ChatModel, settings: ConversationSettings, system: string, messages: readonly ChatMessage[], tools: ModelTools): Promise<ModelAnswer> {
+  const timeout = AbortSignal.timeout(settings.modelTimeout);
+  try {
+    const result = await ai.generateText({
+      model,
+      ...(system ? { system } : {}),
+      messages: messages as Parameters<AiModule['generateText']>[0]['messages'] & object,
+      tools: Object.fromEntries(tools.tools) as Parameters<AiModule['generateText']>[0]['tools'],
+      maxRetries: 0,
+      abortSignal: timeout,
+      stopWhen: ai.stepCountIs(1),
+      ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
+      ...(settings.maxOutputTokens !== undefined ? { maxOutputTokens: settings.maxOutputTokens } : {}),
+    });
+    return {
+      ok: true,
+      messages: plain(stepMessages(result.response.messages)),
+      usage: usageOf(result.usage),
+      calls: result.toolCalls.length,
+      pending: waitingCalls(result, tools.approval),
+    };
+  } catch (error) {
+    return { ok: false, problem: classifyModelError(ai, error, timeout.aborted, settings, model) };
+  }
+}
+
+/** One turn of one agent, moved on as far as it goes within one invocation. */
+class RestateTurn {
+  constructor(
+    private readonly ctx: restate.ObjectContext,
+    private readonly definition: AgentDefinition<object>,
+    private readonly skills: SkillLookup,
+    private readonly models: Readonly<Record<string, ChatModel>>,
+    private readonly compactors: Readonly<Record<string, Compactor>>,
+    private readonly n: number,
+  ) {}
+
+  /** Runs the turn until it waits for approval or is over (answered, failed, cancelled, or the agent is gone). */
+  async run(): Promise<void> {
+    let warnedStream = false;
+    for (;;) {
+      const agent = await this.agent();
+      const conversation = agent && conversationOf(agent);
+      const turn = conversation?.slice.turn;
+      if (!agent || !conversation || !turn || turn.n !== this.n) return;
+      if (conversation.settings.stream && !warnedStream) {
+        warnedStream = true;
+        this.ctx.console.warn(`skillstate: agent '${this.ctx.key}': streaming is not served on the Restate host; turn ${this.n} answers whole (no chat.delta signals)`);
+      }
+      let going: boolean;
+      if (turn.status === 'awaiting-approval') return;
+      if (turn.status === 'acting') going = await this.act(agent, turn.pending[0]!);
+      else going = await this.think(agent, conversation.slice, turn, conversation.settings);
+      if (!going) return;
+    }
+  }
+
+  // ── The agent, through its own handlers ─────────────────────────────────────────────────
+
+  private callAgent(method: string, parameter: unknown): Promise<Answer> {
+    return this.ctx.genericCall<unknown, Answer>({ service: this.definition.name, method, key: this.ctx.key, parameter, inputSerde: json, outputSerde: json });
+  }
+
+  /** The agent as Restate holds it now, or undefined once it is gone. */
+  private async agent(): Promise<Agent<object> | undefined> {
+    const answer = await this.callAgent('snapshot', null);
+    if (!answer.ok) return undefined;
+    const restored = this.definition.restore(answer.value as AgentData<object>, { skills: this.skills });
+    if (!restored.ok) {
+      this.ctx.console.warn(`skillstate: agent '${this.ctx.key}' cannot be restored to run turn ${this.n}: ${restored.error.message}`);
+      return undefined;
+    }
+    return restored.value;
+  }
+
+  /**
+   * Runs one of the conversation's actions as a step of the agent. Resolves true while the turn
+   * goes on; false once it is over (the action says so, or the turn ended meanwhile).
+   */
+  private async record(action: string, params: Record<string, unknown>): Promise<boolean> {
+    const instruction: InstructionObject = { action, skill: CONVERSATION, params };
+    const answer = await this.callAgent('run', instruction);
+    if (answer.ok) {
+      const status = (answer.value as { status?: string } | null)?.status;
+      return status !== 'answered' && status !== 'failed' && status !== 'cancelled' && status !== 'awaiting-approval';
+    }
+    // The turn ended meanwhile (cancelled, or the agent stopped): nothing more to do.
+    if (answer.error.details?.reason === 'no_turn' || answer.error.code === 'unknown_agent') return false;
+    if (action !== 'fail_turn') return this.fail(answer.error);
+    this.ctx.console.warn(`skillstate: agent '${this.ctx.key}': turn ${this.n} could not be ended (${answer.error.code}): ${answer.error.message}`);
+    return false;
+  }
+
+  private fail(error: ErrorInfo): Promise<boolean> {
+    return this.record('fail_turn', { turn: this.n, error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } });
+  }
+
+  // ── Thinking: one model call ────────────────────────────────────────────────────────────
+
+  private async think(agent: Agent<object>, slice: ConversationState, turn: TurnRecord, settings: ConversationSettings): Promise<boolean> {
+    if (settings.maxTokens !== undefined && slice.usage.totalTokens >= settings.maxTokens) return this.fail(overBudget(this.ctx.key, slice.usage.totalTokens, settings.maxTokens));
+    const model = this.models[settings.model];
+    if (!model) return this.fail(unknownModel(this.ctx.key, settings.model, Object.keys(this.models), HINT));
+    let ai: AiModule;
+    try {
+      ai = await loadAi();
+    } catch (error) {
+      return this.fail(infoOf(error, 'model_unavailable'));
+    }
+    const compacted = await this.compactIfNeeded(slice.messages, settings, model, ai);
+    if (compacted !== undefined) return compacted;
+
+    const tools = modelTools(ai, agent, agentToolset(agent));
+    const prompt = await buildSystemPrompt(agent, settings, turn.query, undefined, undefined);
+    for (let attempt = 0; ; attempt++) {
+      const what = `model call: turn ${this.n}, step ${turn.steps + 1}${attempt ? `, retry ${attempt}` : ''}`;
+      const answer = await this.ctx.run(what, () => askModel(ai, model, settings, prompt.text, slice.messages, tools), { serde: json as restate.Serde<ModelAnswer> });
+      if (answer.ok) {
+        const going = await this.record('record_step', { turn: this.n, messages: answer.messages, usage: answer.usage, calls: answer.calls, pending: answer.pending });
+        if (going && turn.toolCalls + answer.calls > settings.maxToolCalls) {
+          return this.fail(errorInfo('turn_limit', `turn ${this.n} asked for more than ${settings.maxToolCalls} tool calls; at most ${settings.maxToolCalls} are allowed per turn`, {
+            details: { limit: 'maxToolCalls', value: settings.maxToolCalls },
+          }));
+        }
+        return going;
+      }
+      if (!answer.problem.retryable || attempt >= settings.retries) return this.fail(answer.problem.error);
+      const wait = retryWait(answer.problem, settings, attempt);
+      this.ctx.console.warn(`skillstate: agent '${this.ctx.key}', turn ${this.n}: ${answer.problem.error.message}; trying again in ${wait} ms (retry ${attempt + 1} of ${settings.retries})`);
+      await this.ctx.sleep(wait);
+    }
+  }
+
+  /**
+   * Compacts the history when it passes its budget. Resolves undefined when nothing was done;
+   * otherwise whether the turn goes on (it is read again before the model is asked).
+   */
+  private async compactIfNeeded(messages: readonly ChatMessage[], settings: ConversationSettings, model: ChatModel, ai: AiModule): Promise<boolean | undefined> {
+    const tokens = historyTokens(messages);
+    if (tokens <= settings.history.maxTokens) return undefined;
+    const remove = keepFrom(messages, settings.history.keepTurns);
+    if (remove <= 0) {
+      this.ctx.console.warn(`skillstate: agent '${this.ctx.key}': the history (about ${tokens} tokens) is over its budget of ${settings.history.maxTokens}, but only the latest ${settings.history.keepTurns} turn(s) are left, which are kept`);
+      return undefined;
+    }
+    const strategy = settings.history.strategy;
+    let summary: string | undefined;
+    if (strategy !== 'drop') {
+      const summarised = await this.ctx.run(
+        `history summary: turn ${this.n}`,
+        async (): Promise<{ summary?: string; failed?: string }> => {
+          try {
+            const abortSignal = AbortSignal.timeout(settings.modelTimeout);
+            if (strategy === 'summarize') {
+              const result = await ai.generateText({ model, system: SUMMARY_INSTRUCTIONS, prompt: transcript(messages.slice(0, remove)), maxRetries: settings.retries, abortSignal });
+              return { summary: result.text };
+            }
+            const compactor = this.compactors[strategy];
+            if (!compactor) throw new Error(`no compactor named '${strategy}' was given to the host (known: ${Object.keys(this.compactors).join(', ') || 'none'})`);
+            const out = await compactor({ agent: this.ctx.key, messages, keepFrom: remove, model, abortSignal });
+            return out.summary !== undefined ? { summary: out.summary } : {};
+          } catch (error) {
+            return { failed: describeThrown(error) };
+          }
+        },
+        { serde: json as restate.Serde<{ summary?: string; failed?: string }> },
+      );
+      if (summarised.failed !== undefined) {
+        this.ctx.console.warn(`skillstate: agent '${this.ctx.key}': summarising the history with '${strategy}' failed (${summarised.failed}); the older messages are dropped instead`);
+      } else summary = summarised.summary;
+    }
+    const going = await this.record('compact', summary ? { remove, summary } : { remove });
+    this.ctx.console.info(`skillstate: agent '${this.ctx.key}': ${remove} older message(s) were ${summary ? 'summarised' : 'dropped'} (strategy '${strategy}')`);
+    return going;
+  }
+
+  // ── Acting: the next tool call ──────────────────────────────────────────────────────────
+
+  /** Runs the next tool call through the agent (a step of its own) and records its result. */
+  private async act(agent: Agent<object>, call: PendingToolCall): Promise<boolean> {
+    if (call.approval === 'denied') return this.record('record_tool_result', { turn: this.n, toolCallId: call.toolCallId, ok: false });
+    const converted = agentToolset(agent).toInstruction(call.tool, call.args);
+    let outcome: { ok: true; output: unknown } | { ok: false; error: { code: string; message: string } };
+    if (!converted.ok) outcome = { ok: false, error: { code: converted.error.code, message: converted.error.message } };
+    else {
+      const answer = await this.callAgent('run', converted.instruction);
+      if (answer.ok) outcome = { ok: true, output: answer.value ?? null };
+      else if (answer.error.code === 'unknown_agent') return false;
+      else outcome = { ok: false, error: { code: answer.error.code, message: answer.error.message } };
+    }
+    return this.record('record_tool_result', { turn: this.n, toolCallId: call.toolCallId, ...outcome });
+  }
+}
