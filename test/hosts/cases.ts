@@ -163,4 +163,16 @@ export const HOST_CASES: readonly [string, (host: Host, id: string) => Promise<v
       expect((await stranded.state()).conversation).toMatchObject({ turn: null, last: { outcome: 'failed', error: { code: 'model_not_found' } } });
     },
   ],
+  [
+    'a tool call that fails, names no tool or has bad arguments reaches the model as a tool error, and the turn goes on',
+    async (host, id) => {
+      const agent = await host.spawn('chatter', { id });
+      // The model reads the typed error's code and the action's own reason.
+      expect(await agent.call('chat.message', { text: 'add 999 and 2' })).toMatch(/^The add failed: action_failed: .*1001 is more than the ledger takes at once$/);
+      expect(await agent.call('chat.message', { text: 'teleport me' })).toMatch(/^The teleport failed: .*teleport/);
+      expect(await agent.call('chat.message', { text: 'garble the numbers' })).toMatch(/^The add failed: /);
+      expect((await agent.state()).ledger).toEqual({ total: 0, wired: 0 });
+      expect(await agent.call('chat.message', { text: 'add 1 and 2' })).toBe('The total is 3.');
+    },
+  ],
 ];

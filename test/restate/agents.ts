@@ -76,7 +76,8 @@ const ledger = defineSkill({
       description: 'Adds two numbers to the ledger and returns the new total',
       input: z.object({ a: z.number(), b: z.number() }),
       state: ledgerState,
-      run: ({ a, b }, { skillState }) => result({ total: skillState.total + a + b }, { state: { total: skillState.total + a + b } }),
+      run: ({ a, b }, { skillState }) =>
+        a + b > 1000 ? fail('too_big', `${a + b} is more than the ledger takes at once`) : result({ total: skillState.total + a + b }, { state: { total: skillState.total + a + b } }),
     }),
     defineAction({
       name: 'wire',
@@ -104,7 +105,8 @@ function lastExchange(call: ScriptedCall): { text: string; results: { toolName: 
  * A scripted model that answers from what it is sent (so a service process restarted mid-turn
  * gets the same answers): "add A and B" calls `add`, "wire N" calls `wire`, then it reports the
  * tool's result in words (after 1.5 s when the message says "slowly"). Tool call ids follow the
- * prompt's length, so they repeat on a replay. "break" makes the provider fail (HTTP 503).
+ * prompt's length, so they repeat on a replay. "break" makes the provider fail (HTTP 503);
+ * "teleport" asks for a tool that does not exist, "garble" gives `add` arguments of the wrong type.
  */
 function ledgerModel(call: ScriptedCall): ScriptedResponse {
   const { text, results } = lastExchange(call);
@@ -114,6 +116,8 @@ function ledgerModel(call: ScriptedCall): ScriptedResponse {
     if (text.includes('break')) return { error: { status: 503, message: 'the provider is down' } };
     const add = /add (\d+) and (\d+)/.exec(text);
     if (add) return { text: 'Adding.', toolCalls: [{ tool: 'add', args: { a: Number(add[1]), b: Number(add[2]) }, id }] };
+    if (text.includes('teleport')) return { toolCalls: [{ tool: 'teleport', args: {}, id }] };
+    if (text.includes('garble')) return { toolCalls: [{ tool: 'add', args: { a: 'two', b: 3 }, id }] };
     const wire = /wire (\d+)/.exec(text);
     if (wire) return { toolCalls: [{ tool: 'wire', args: { amount: Number(wire[1]) }, id }] };
     return { text: `You said: ${text}` };
@@ -121,7 +125,7 @@ function ledgerModel(call: ScriptedCall): ScriptedResponse {
   // "slowly": the answer after the tool takes a while (a test kills the service process meanwhile).
   const delay = text.includes('slowly') ? 1_500 : 0;
   if (last.output.type === 'execution-denied') return { text: `The ${last.toolName} was denied.` };
-  if (last.output.type !== 'json') return { text: `The ${last.toolName} failed.` };
+  if (last.output.type !== 'json') return { text: `The ${last.toolName} failed: ${String(last.output.value)}` };
   const value = last.output.value as { total?: number; wired?: number };
   return { delay, text: last.toolName === 'add' ? `The total is ${value.total}.` : `Wired; ${value.wired} out so far.` };
 }
