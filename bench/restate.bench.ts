@@ -13,7 +13,8 @@
 import { createServer } from 'node:http2';
 import type * as Restate from '@restatedev/restate-sdk';
 import { z } from 'zod';
-import { createAgentSystem, createSignal, defineAction, defineAgent, result } from '../src/index.js';
+import type { LanguageModel } from 'ai';
+import { chatMessage, conversation, createAgentSystem, createSignal, defineAction, defineAgent, defineSkill, result } from '../src/index.js';
 import { formatRate, type ReportRow } from './harness.js';
 
 const ROUNDS = 7;
@@ -30,6 +31,33 @@ const bump = defineAction({
     return result(count, { state: { count } });
   },
 });
+const TURNS = 20;
+
+type ModelV3 = Extract<Exclude<LanguageModel, string>, { specificationVersion: 'v3' }>;
+const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
+
+/** A model that answers at once: one `bump` tool call after each user message, then text. */
+const instantModel: ModelV3 = {
+  specificationVersion: 'v3',
+  provider: 'bench',
+  modelId: 'instant',
+  supportedUrls: {},
+  doGenerate: async (options) => {
+    const last = options.prompt.at(-1)!;
+    if (last.role === 'user') {
+      return { content: [{ type: 'tool-call', toolCallId: `c${options.prompt.length}`, toolName: 'bump', input: '{}' }], finishReason: { unified: 'tool-calls', raw: undefined }, usage, warnings: [] };
+    }
+    return { content: [{ type: 'text', text: 'Bumped.' }], finishReason: { unified: 'stop', raw: undefined }, usage, warnings: [] };
+  },
+  doStream: () => Promise.reject(new Error('not used')),
+};
+
+/** A model-driven agent whose model bumps a counter once per message. */
+const Keeper = defineAgent({
+  name: 'keeper',
+  skills: [[conversation, { instructions: 'You keep count.', stream: false }], defineSkill({ name: 'counting', schema: z.object({ count: z.number().int().default(0) }), actions: [bump] })],
+});
+
 const Counter = defineAgent({ name: 'counter', schema: z.object({ count: z.number().int().default(0) }), actions: [bump], routes: [{ path: 'count.bump', target: { action: 'bump' } }] });
 
 /** The anchor: the same update, written by hand on a bare virtual object. */
@@ -78,7 +106,7 @@ export async function run(): Promise<ReportRow[]> {
   const bare = bareCounter(restate);
   const server = await startRestateServer();
   let endpoint = restate.endpoint().bind(bare);
-  for (const service of restateAgents({ definitions: [Counter] })) endpoint = endpoint.bind(service);
+  for (const service of restateAgents({ definitions: [Counter, Keeper], models: { default: instantModel } })) endpoint = endpoint.bind(service);
   const http = createServer(endpoint.http2Handler());
   const sessions = new Set<import('node:http2').ServerHttp2Session>();
   http.on('session', (session) => sessions.add(session));
@@ -123,7 +151,25 @@ export async function run(): Promise<ReportRow[]> {
         })).then(() => {}),
     );
 
-    const system = createAgentSystem();
+    // A model turn (two model calls, one tool call, four recorded steps), one agent after another.
+    const keeper = await client.spawn('keeper', { id: 'keeper' });
+    await keeper.call(chatMessage('warm up'));
+    const hostTurns = await rate(TURNS, async () => {
+      for (let i = 0; i < TURNS; i++) {
+        await keeper.send(createSignal('chat.reset'));
+        await keeper.call(chatMessage(`bump ${i}`));
+      }
+    });
+
+    const system = createAgentSystem({ models: { default: instantModel } });
+    const localKeeper = system.spawn(Keeper, { id: 'keeper' });
+    await localKeeper.call(chatMessage('warm up'));
+    const localTurns = await rate(TURNS * 20, async () => {
+      for (let i = 0; i < TURNS * 20; i++) {
+        localKeeper.send(createSignal('chat.reset'));
+        await localKeeper.call(chatMessage(`bump ${i}`));
+      }
+    });
     const local = system.spawn(Counter, { id: 'local' });
     const localSequential = await rate(SEQUENTIAL * 50, async () => {
       for (let i = 0; i < SEQUENTIAL * 50; i++) await local.call(signal());
@@ -145,6 +191,7 @@ export async function run(): Promise<ReportRow[]> {
       row(`${AGENTS} agents in parallel`, hostParallel, bareParallel),
       { suite: 'restate', name: 'in-process, one agent, sequential calls', value: `${formatRate(localSequential)} signals` },
       { suite: 'restate', name: `in-process, ${AGENTS} agents in parallel`, value: `${formatRate(localParallel)} signals` },
+      { suite: 'restate', name: 'a model turn with one tool call, one agent (instant model)', value: `${formatRate(hostTurns)} turns`, anchor: `in-process: ${formatRate(localTurns)} turns` },
     ];
   } finally {
     for (const session of sessions) session.destroy();
