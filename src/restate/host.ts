@@ -104,8 +104,10 @@ function repliesWorkflow() {
     name: REPLIES,
     handlers: {
       run: async (ctx: restate.WorkflowContext): Promise<Answer> => ctx.promise<Answer>('answer'),
+      // The first answer stands (a signal id called twice, a stop racing a reply).
       answer: async (ctx: restate.WorkflowSharedContext, answer: Answer): Promise<void> => {
-        await ctx.promise<Answer>('answer').resolve(answer);
+        const promise = ctx.promise<Answer>('answer');
+        if ((await promise.peek()) === undefined) await promise.resolve(answer);
       },
       wait: async (ctx: restate.WorkflowSharedContext): Promise<Answer> => ctx.promise<Answer>('answer'),
     },
@@ -206,9 +208,13 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup) {
         // it, and the caller waits there. A step on a `send` has no caller to keep.
         case 'defer_reply':
           if (callId !== undefined && deferred === undefined) {
-            ctx.set(DEFERRED_KEY, [...(await deferredCalls(ctx)), callId]);
+            const waiting = await deferredCalls(ctx);
             const reply = replyKey(definition.name, ctx.key, callId);
-            sendTo(ctx, REPLIES, reply, 'run', null);
+            // A signal id called again while its first answer is awaited shares that answer.
+            if (!waiting.includes(callId)) {
+              ctx.set(DEFERRED_KEY, [...waiting, callId]);
+              sendTo(ctx, REPLIES, reply, 'run', null);
+            }
             deferred = { ok: 'deferred', reply };
           }
           break;

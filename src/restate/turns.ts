@@ -82,12 +82,13 @@ export function turnsObject(definitions: ReadonlyMap<string, AgentDefinition<obj
   });
 }
 
-/** The conversation slice of an agent, and its settings. */
-function conversationOf(agent: Agent<object>): { slice: ConversationState; settings: ConversationSettings } | undefined {
+/** The conversation slice of an agent and its settings, or why its config cannot be read. */
+function conversationOf(agent: Agent<object>): { slice: ConversationState; settings: ConversationSettings } | { problem: string } | undefined {
   const slice = (agent.state as { [CONVERSATION]?: ConversationState })[CONVERSATION];
   if (slice === undefined) return undefined;
   const config = agent.mounted.find((mounted) => mounted.name === CONVERSATION)?.config ?? {};
-  return { slice, settings: conversationConfigSchema.parse(config) };
+  const settings = conversationConfigSchema.safeParse(config);
+  return settings.success ? { slice, settings: settings.data } : { problem: settings.error.message };
 }
 
 function infoOf(error: unknown, fallback: ErrorInfo['code']): ErrorInfo {
@@ -138,6 +139,10 @@ class RestateTurn {
     for (;;) {
       const agent = await this.agent();
       const conversation = agent && conversationOf(agent);
+      if (conversation && 'problem' in conversation) {
+        await this.fail(errorInfo('invalid_config', `agent '${this.ctx.key}': the conversation's config is not valid: ${conversation.problem}`));
+        return;
+      }
       const turn = conversation?.slice.turn;
       if (!agent || !conversation || !turn || turn.n !== this.n) return;
       if (conversation.settings.stream && !warnedStream) {
@@ -207,11 +212,17 @@ class RestateTurn {
     const compacted = await this.compactIfNeeded(slice.messages, settings, model, ai);
     if (compacted !== undefined) return compacted;
 
-    const tools = modelTools(ai, agent, agentToolset(agent));
-    const prompt = await buildSystemPrompt(agent, settings, turn.query, undefined, undefined);
+    let tools: ModelTools;
+    let system: string;
+    try {
+      tools = modelTools(ai, agent, agentToolset(agent));
+      system = (await buildSystemPrompt(agent, settings, turn.query, undefined, undefined)).text;
+    } catch (error) {
+      return this.fail(errorInfo('model_failed', `turn ${this.n} of agent '${this.ctx.key}' failed unexpectedly preparing the model call: ${describeThrown(error)}`));
+    }
     for (let attempt = 0; ; attempt++) {
       const what = `model call: turn ${this.n}, step ${turn.steps + 1}${attempt ? `, retry ${attempt}` : ''}`;
-      const answer = await this.ctx.run(what, () => askModel(ai, model, settings, prompt.text, slice.messages, tools), { serde: json as restate.Serde<ModelAnswer> });
+      const answer = await this.ctx.run(what, () => askModel(ai, model, settings, system, slice.messages, tools), { serde: json as restate.Serde<ModelAnswer> });
       if (answer.ok) {
         const going = await this.record('record_step', { turn: this.n, messages: answer.messages, usage: answer.usage, calls: answer.calls, pending: answer.pending });
         if (going && turn.toolCalls + answer.calls > settings.maxToolCalls) {

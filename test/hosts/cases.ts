@@ -32,7 +32,7 @@ async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 10
 }
 
 const items = async (agent: HostAgent) => (await agent.state()).notebook as { items: string[] };
-const desk = async (agent: HostAgent) => (await agent.state()).desk as { waiting: string | null; answered: number };
+const desk = async (agent: HostAgent) => (await agent.state()).desk as { waiting: string | null; asked: number; answered: number };
 
 /** The cases: a name and a body taking the host and an id unique to the run. */
 export const HOST_CASES: readonly [string, (host: Host, id: string) => Promise<void>][] = [
@@ -110,7 +110,7 @@ export const HOST_CASES: readonly [string, (host: Host, id: string) => Promise<v
       await until('the question to wait', async () => (await agent.state()).desk !== undefined && (await desk(agent)).waiting !== null);
       await expect(agent.call('desk.answer', { text: 'yes' })).resolves.toEqual({ sent: true });
       expect(await asked).toBe('yes');
-      expect(await desk(agent)).toEqual({ waiting: null, answered: 1 });
+      expect(await desk(agent)).toEqual({ waiting: null, asked: 1, answered: 1 });
       // A reply to a signal nobody waits for reaches nobody, and the agent goes on.
       await agent.send('desk.ask', { question: 'sent, not called' });
       await expect(agent.call('desk.answer', { text: 'to nobody' })).resolves.toEqual({ sent: true });

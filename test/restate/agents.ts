@@ -34,7 +34,7 @@ export const NotesAgent = defineAgent({ name: 'notes_agent', skills: [notebook] 
 
 // ── A deferred reply: `desk.ask` is answered by a later `desk.answer` ──
 
-const deskState = z.object({ waiting: z.string().nullable().default(null), answered: z.number().int().default(0) });
+const deskState = z.object({ waiting: z.string().nullable().default(null), asked: z.number().int().default(0), answered: z.number().int().default(0) });
 const desk = defineSkill({
   name: 'desk',
   schema: deskState,
@@ -44,7 +44,7 @@ const desk = defineSkill({
       description: 'Takes a question; its answer comes with the next desk.answer',
       input: z.object({ question: z.string() }),
       state: deskState,
-      run: (_params, { signal }) => result({ queued: true }, { state: { waiting: signal?.id ?? null }, effects: [Effects.deferReply()] }),
+      run: (_params, { signal, skillState }) => result({ queued: true }, { state: { waiting: signal?.id ?? null, asked: skillState.asked + 1 }, effects: [Effects.deferReply()] }),
     }),
     defineAction({
       name: 'answer',

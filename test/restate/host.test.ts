@@ -140,4 +140,15 @@ describe('Restate host', () => {
     await agent.stop();
     await expect(asked).rejects.toMatchObject({ code: 'agent_stopped', agentId: 'closing' });
   });
+
+  it('a signal called twice while its answer is deferred gets the one answer twice; later replies do not change it', async () => {
+    const agent = await client.spawn('desk_agent', { id: 'twice' });
+    const question = createSignal('desk.ask', { question: 'same?' });
+    const first = agent.call(question);
+    await eventually('the question to wait', async () => ((await agent.getSnapshot()).state as { desk: { waiting: string | null } }).desk.waiting !== null);
+    const second = agent.call(question);
+    await eventually('the second ask to be taken', async () => ((await agent.getSnapshot()).state as { desk: { asked: number } }).desk.asked === 2);
+    await agent.call('desk.answer', { text: 'same' });
+    expect(await Promise.all([first, second])).toEqual(['same', 'same']);
+  });
 });
