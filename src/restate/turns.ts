@@ -19,25 +19,8 @@ import type { InstructionObject } from '../core/instruction.js';
 import type { AnySkill } from '../core/skill.js';
 import { agentToolset } from '../core/toolset.js';
 import { CONVERSATION, conversationConfigSchema, type ChatMessage, type ChatUsage, type ConversationSettings, type ConversationState, type PendingToolCall, type TurnRecord } from '../model/conversation.js';
-import {
-  checkModels,
-  classifyModelError,
-  historyTokens,
-  keepFrom,
-  modelTools,
-  overBudget,
-  plain,
-  retryWait,
-  stepMessages,
-  SUMMARY_INSTRUCTIONS,
-  transcript,
-  unknownModel,
-  usageOf,
-  waitingCalls,
-  type ModelProblem,
-  type ModelTools,
-  type WaitingCall,
-} from '../model/model-call.js';
+import { checkModels, classifyModelError, historyTokens, keepFrom, modelTools, overBudget, plain, retryWait, stepMessages, SUMMARY_INSTRUCTIONS } from '../model/model-call.js';
+import { transcript, unknownModel, usageOf, waitingCalls, type ModelProblem, type ModelTools, type WaitingCall } from '../model/model-call.js';
 import { loadAi, type AiModule, type ChatModel, type Compactor } from '../model/models.js';
 import { buildSystemPrompt } from '../model/prompt.js';
 import { RuntimeError } from '../runtime/errors.js';
