@@ -38,8 +38,10 @@ import {
   historyTokens,
   keepFrom,
   modelTools,
+  callsRun,
   overBudget,
   plain,
+  toolLimit,
   retryWait,
   stepMessages,
   SUMMARY_INSTRUCTIONS,
@@ -423,9 +425,7 @@ export class ConversationDriver {
     let limit: ErrorInfo | undefined;
     const execute = (tool: string) => async (args: unknown, options: { toolCallId: string }) => {
       if (turn.toolCalls + executed >= settings.maxToolCalls) {
-        limit ??= errorInfo('turn_limit', `turn ${n} asked for more than ${settings.maxToolCalls} tool calls; at most ${settings.maxToolCalls} are allowed per turn`, {
-          details: { limit: 'maxToolCalls', value: settings.maxToolCalls },
-        });
+        limit ??= toolLimit(n, settings.maxToolCalls);
         throw toolError(limit);
       }
       executed++;
@@ -439,9 +439,13 @@ export class ConversationDriver {
         notify('thinking');
       }
     };
+    // When some tool needs approval, no call runs inside the SDK's step: the SDK would run the
+    // others at once, ahead of an approval call that came before them. The turn runs them one
+    // by one instead, in the order the model asked for them, pausing at each approval.
+    const ordered = prepared.approval.size > 0;
     const tools: Record<string, unknown> = {};
     for (const [name, definition] of prepared.tools) {
-      tools[name] = prepared.approval.has(name) ? definition : { ...definition, execute: execute(name) };
+      tools[name] = ordered ? definition : { ...definition, execute: execute(name) };
     }
     const documents = this.documents();
     const history = this.slice(ref)?.messages;
@@ -572,6 +576,11 @@ export class ConversationDriver {
     const turn = this.turnAt(ref, n, 'acting');
     if (typeof turn === 'string') return;
     const call = turn.pending[0]!;
+    // The calls past the limit do not run: the turn ends, and they get an error result.
+    if (callsRun(turn) >= this.settings(ref).maxToolCalls) {
+      await this.fail(ref, n, toolLimit(n, this.settings(ref).maxToolCalls));
+      return;
+    }
     if (call.approval === 'denied') {
       await this.record(ref, n, 'record_tool_result', { turn: n, toolCallId: call.toolCallId, ok: false });
       return;

@@ -12,7 +12,7 @@ import { describeThrown, errorInfo, type ErrorInfo } from '../core/errors.js';
 import { isPlainObject } from '../core/plain.js';
 import type { Toolset } from '../core/toolset.js';
 import { RuntimeError } from '../runtime/errors.js';
-import type { ChatMessage, ChatUsage, ConversationSettings } from './conversation.js';
+import type { ChatMessage, ChatUsage, ConversationSettings, TurnRecord } from './conversation.js';
 import type { AiModule, ChatModel } from './models.js';
 
 /** What the loop reads of one finished step of the AI SDK (the same in its versions 6 and 7). */
@@ -121,6 +121,16 @@ export function retryWait(problem: ModelProblem, settings: ConversationSettings,
 /** The error a turn ends with when its model is not among the host's. */
 export function unknownModel(agentId: string, name: string, known: readonly string[], hint: string): ErrorInfo {
   return errorInfo('model_not_found', `agent '${agentId}' asks for model '${name}', which the system does not know; ${known.length ? `known models: ${known.join(', ')}` : hint}`, { subject: name });
+}
+
+/** How many of the turn's tool calls have run (or were refused): those asked for, less those still waiting. */
+export function callsRun(turn: Pick<TurnRecord, 'toolCalls' | 'pending'>): number {
+  return turn.toolCalls - turn.pending.length;
+}
+
+/** The error a turn ends with when the model asked for more tool calls than it may make. */
+export function toolLimit(turn: number, max: number): ErrorInfo {
+  return errorInfo('turn_limit', `turn ${turn} asked for more than ${max} tool calls; at most ${max} are allowed per turn`, { details: { limit: 'maxToolCalls', value: max } });
 }
 
 /** The error a turn ends with when the agent has used its token budget. */

@@ -19,8 +19,8 @@ import type { InstructionObject } from '../core/instruction.js';
 import type { AnySkill } from '../core/skill.js';
 import { agentToolset } from '../core/toolset.js';
 import { CONVERSATION, conversationConfigSchema, type ChatMessage, type ChatUsage, type ConversationSettings, type ConversationState, type PendingToolCall, type TurnRecord } from '../model/conversation.js';
-import { checkModels, classifyModelError, historyTokens, keepFrom, modelTools, overBudget, plain, retryWait, stepMessages, SUMMARY_INSTRUCTIONS } from '../model/model-call.js';
-import { transcript, unknownModel, usageOf, waitingCalls, type ModelProblem, type ModelTools, type WaitingCall } from '../model/model-call.js';
+import { callsRun, checkModels, classifyModelError, historyTokens, keepFrom, modelTools, overBudget, plain, retryWait, stepMessages, SUMMARY_INSTRUCTIONS } from '../model/model-call.js';
+import { toolLimit, transcript, unknownModel, usageOf, waitingCalls, type ModelProblem, type ModelTools, type WaitingCall } from '../model/model-call.js';
 import { loadAi, type AiModule, type ChatModel, type Compactor } from '../model/models.js';
 import { buildSystemPrompt } from '../model/prompt.js';
 import { RuntimeError } from '../runtime/errors.js';
@@ -134,7 +134,9 @@ class RestateTurn {
       }
       let going: boolean;
       if (turn.status === 'awaiting-approval') return;
-      if (turn.status === 'acting') going = await this.act(agent, turn.pending[0]!);
+      // The calls past the limit do not run: the turn ends, and they get an error result.
+      if (turn.status === 'acting' && callsRun(turn) >= conversation.settings.maxToolCalls) going = await this.fail(toolLimit(this.n, conversation.settings.maxToolCalls));
+      else if (turn.status === 'acting') going = await this.act(agent, turn.pending[0]!);
       else going = await this.think(agent, conversation.slice, turn, conversation.settings);
       if (!going) return;
     }
@@ -206,15 +208,7 @@ class RestateTurn {
     for (let attempt = 0; ; attempt++) {
       const what = `model call: turn ${this.n}, step ${turn.steps + 1}${attempt ? `, retry ${attempt}` : ''}`;
       const answer = await this.ctx.run(what, () => askModel(ai, model, settings, system, slice.messages, tools), { serde: json as restate.Serde<ModelAnswer> });
-      if (answer.ok) {
-        const going = await this.record('record_step', { turn: this.n, messages: answer.messages, usage: answer.usage, calls: answer.calls, pending: answer.pending });
-        if (going && turn.toolCalls + answer.calls > settings.maxToolCalls) {
-          return this.fail(errorInfo('turn_limit', `turn ${this.n} asked for more than ${settings.maxToolCalls} tool calls; at most ${settings.maxToolCalls} are allowed per turn`, {
-            details: { limit: 'maxToolCalls', value: settings.maxToolCalls },
-          }));
-        }
-        return going;
-      }
+      if (answer.ok) return this.record('record_step', { turn: this.n, messages: answer.messages, usage: answer.usage, calls: answer.calls, pending: answer.pending });
       if (!answer.problem.retryable || attempt >= settings.retries) return this.fail(answer.problem.error);
       const wait = retryWait(answer.problem, settings, attempt);
       this.ctx.console.warn(`skillstate: agent '${this.ctx.key}', turn ${this.n}: ${answer.problem.error.message}; trying again in ${wait} ms (retry ${attempt + 1} of ${settings.retries})`);

@@ -175,4 +175,20 @@ export const HOST_CASES: readonly [string, (host: Host, id: string) => Promise<v
       expect(await agent.call('chat.message', { text: 'add 1 and 2' })).toBe('The total is 3.');
     },
   ],
+  [
+    'tool calls run one by one in the order the model asked; the calls past maxToolCalls do not run and the turn fails',
+    async (host, id) => {
+      const agent = await host.spawn('chatter', { id });
+      await expect(agent.call('chat.message', { text: 'add these thrice' })).rejects.toMatchObject({ code: 'turn_limit', details: { limit: 'maxToolCalls', value: 2 } });
+      expect((await agent.state()).ledger).toEqual({ total: 3, wired: 0 });
+      const chat = (await agent.state()).conversation as { messages: { role: string; content: { toolCallId: string; output: { type: string; value: unknown } }[] }[] };
+      const results = chat.messages.filter((message) => message.role === 'tool').flatMap((message) => message.content);
+      expect(results.map((result) => result.toolCallId.split('-').at(-1))).toEqual(['1', '2', '3']);
+      expect(results.map((result) => result.output)).toEqual([
+        { type: 'json', value: { total: 1 } },
+        { type: 'json', value: { total: 3 } },
+        { type: 'error-text', value: expect.stringMatching(/^turn_limit: /) },
+      ]);
+    },
+  ],
 ];

@@ -51,6 +51,36 @@ describe('approval', () => {
     expect(JSON.stringify(model.calls[0]!.messages)).toContain('"paid":5');
   });
 
+  it('runs the calls of one response one by one in the order asked: a call after an approval waits for it', async () => {
+    const model = scriptedModel([
+      {
+        toolCalls: [
+          { tool: 'add', args: { a: 1, b: 1 }, id: 'add-1' },
+          { tool: 'pay', args: { to: 'Bob', amount: 5 }, id: 'pay-1' },
+          { tool: 'balance', args: {}, id: 'balance-1' },
+        ],
+      },
+      { text: 'Done.' },
+    ]);
+    const seen = observed();
+    const system = systems.start({ models: { default: model }, trace: seen.trace });
+    const agent = system.spawn(Assistant, { id: 'ordered' });
+    const asked = next(system, 'chat.turn.approval');
+    const answer = agent.call(chatMessage('Add, pay Bob 5, then tell me the balance'), { timeout: 10_000 });
+    expect((await asked).data).toMatchObject({ toolCallId: 'pay-1' });
+    // The call before the approval ran; the one after it waits with it.
+    expect(chatOf(agent).turn).toMatchObject({ status: 'awaiting-approval', pending: [{ toolCallId: 'pay-1' }, { toolCallId: 'balance-1' }] });
+    expect(paidOf(agent.getSnapshot().state)).toEqual([]);
+    agent.send(createSignal('chat.approve', { toolCallId: 'pay-1' }));
+    await expect(answer).resolves.toBe('Done.');
+    const results = chatOf(agent).messages.filter((m) => m.role === 'tool').flatMap((m) => m.content as { toolCallId: string; output: { value: unknown } }[]);
+    expect(results.map((r) => r.toolCallId)).toEqual(['add-1', 'pay-1', 'balance-1']);
+    // The balance ran after the payment, so it counts it.
+    expect(results[2]!.output.value).toEqual({ total: 5 });
+    const steps = seen.records.flatMap((r) => (r.kind === 'step' && r.agent === 'ordered' ? [r.subject] : []));
+    expect(steps).toEqual(['chat.message', 'record_step', 'add', 'record_tool_result', 'chat.approve', 'pay', 'record_tool_result', 'balance', 'record_tool_result', 'record_step']);
+  });
+
   it('tells the model a denied call was denied, and runs nothing', async () => {
     const model = scriptedModel([{ toolCalls: [{ tool: 'pay', args: { to: 'Eve', amount: 1000 }, id: 'pay-1' }] }, { text: 'I did not pay Eve.' }]);
     const system = systems.start({ models: { default: model } });

@@ -4,19 +4,23 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MockLanguageModelV3 } from 'ai/test';
-import { chatMessage, createSignal, RuntimeError } from '../../src/index.js';
+import { chatMessage, conversation, createSignal, defineAgent, RuntimeError } from '../../src/index.js';
+import { calculator } from '../../skills/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { systemPerTest } from '../runtime/fixtures.js';
 import { assistant, chatOf, next, observed, record, turnStates } from './fixtures.js';
 
 const systems = systemPerTest();
 
+/** An agent none of whose tools needs approval: the AI SDK runs its tool calls within its own step. */
+const Calculating = defineAgent({ name: 'calculating', skills: [[conversation, { instructions: 'You add numbers.' }], calculator] });
+
 describe('a turn', () => {
   it('runs the tool calls the model asks for through the agent and answers the call', async () => {
     const model = scriptedModel([{ text: 'Let me add.', toolCalls: [{ tool: 'add', args: { a: 2, b: 3 } }] }, { text: '2 + 3 = 5.' }]);
     const seen = observed();
     const system = systems.start({ models: { default: model }, trace: seen.trace });
-    const agent = system.spawn(assistant(), { id: 'ada' });
+    const agent = system.spawn(Calculating, { id: 'ada' });
 
     await expect(agent.call(chatMessage('What is 2 + 3?'))).resolves.toBe('2 + 3 = 5.');
 

@@ -106,7 +106,8 @@ function lastExchange(call: ScriptedCall): { text: string; results: { toolName: 
  * gets the same answers): "add A and B" calls `add`, "wire N" calls `wire`, then it reports the
  * tool's result in words (after 1.5 s when the message says "slowly"). Tool call ids follow the
  * prompt's length, so they repeat on a replay. "break" makes the provider fail (HTTP 503);
- * "teleport" asks for a tool that does not exist, "garble" gives `add` arguments of the wrong type.
+ * "teleport" asks for a tool that does not exist, "garble" gives `add` arguments of the wrong type,
+ * "thrice" asks for three additions at once.
  */
 function ledgerModel(call: ScriptedCall): ScriptedResponse {
   const { text, results } = lastExchange(call);
@@ -116,6 +117,7 @@ function ledgerModel(call: ScriptedCall): ScriptedResponse {
     if (text.includes('break')) return { error: { status: 503, message: 'the provider is down' } };
     const add = /add (\d+) and (\d+)/.exec(text);
     if (add) return { text: 'Adding.', toolCalls: [{ tool: 'add', args: { a: Number(add[1]), b: Number(add[2]) }, id }] };
+    if (text.includes('thrice')) return { toolCalls: [1, 2, 3].map((n) => ({ tool: 'add', args: { a: n, b: 0 }, id: `${id}-${n}` })) };
     if (text.includes('teleport')) return { toolCalls: [{ tool: 'teleport', args: {}, id }] };
     if (text.includes('garble')) return { toolCalls: [{ tool: 'add', args: { a: 'two', b: 3 }, id }] };
     const wire = /wire (\d+)/.exec(text);
@@ -132,7 +134,7 @@ function ledgerModel(call: ScriptedCall): ScriptedResponse {
 
 /** The models both hosts give their model-driven agents. */
 export const models = { default: scriptedModel([ledgerModel], { loop: true, modelId: 'ledger' }) };
-export const Chatter = defineAgent({ name: 'chatter', skills: [[conversation, { instructions: 'You keep a ledger.', stream: false, retries: 1, retryDelay: 20 }], ledger] });
+export const Chatter = defineAgent({ name: 'chatter', skills: [[conversation, { instructions: 'You keep a ledger.', stream: false, retries: 1, retryDelay: 20, maxToolCalls: 2 }], ledger] });
 /** The same agent asking for a model no host has. */
 export const Stranded = defineAgent({ name: 'stranded', skills: [[conversation, { model: 'elsewhere', stream: false }], ledger] });
 
