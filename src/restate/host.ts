@@ -33,6 +33,7 @@ import {
   type MountRequest,
   type SpawnRequest,
   type TurnRequest,
+  type TurnStepAnswer,
 } from './protocol.js';
 import { turnsObject, type TurnHostOptions } from './turns.js';
 
@@ -248,6 +249,13 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup) {
     sendTo(ctx, DIRECTORY, ctx.key, 'remove', null);
   };
 
+  /** A step running instructions (one, or a list), or the refusal of a value that is not one. */
+  const runStep = async (ctx: restate.ObjectContext, value: unknown): Promise<Answer> => {
+    const instructions = plainInstructions(Array.isArray(value) ? value : [value]);
+    if (!instructions.ok) return failed(instructions.error);
+    return (await step(ctx, { kind: 'instructions', instructions: instructions.value })) as Answer;
+  };
+
   /** A step on a signal, or the refusal of a value that is not one. */
   const signalStep = (ctx: restate.ObjectContext, value: unknown, call: boolean): Promise<CallAnswer> => {
     const problem = signalProblem(value);
@@ -289,11 +297,13 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup) {
         return answer;
       },
       call: async (ctx: restate.ObjectContext, value: unknown): Promise<CallAnswer> => signalStep(ctx, value, true),
-      run: async (ctx: restate.ObjectContext, value: unknown): Promise<Answer> => {
-        const instructions = plainInstructions(Array.isArray(value) ? value : [value]);
-        if (!instructions.ok) return failed(instructions.error);
-        return (await step(ctx, { kind: 'instructions', instructions: instructions.value })) as Answer;
-      },
+      run: async (ctx: restate.ObjectContext, value: unknown): Promise<Answer> => runStep(ctx, value),
+      // `run` for the turn object: the answer, and the agent as it is after the step (one request
+      // where a `run` and a `snapshot` would take two).
+      turnStep: async (ctx: restate.ObjectContext, value: unknown): Promise<TurnStepAnswer> => ({
+        answer: await runStep(ctx, value),
+        agent: await ctx.get<AgentData<object>>(STATE_KEY),
+      }),
       mount: async (ctx: restate.ObjectContext, request: MountRequest): Promise<Answer> =>
         (await step(ctx, () => {
           const skill = skills.get(request.skill);

@@ -2,6 +2,7 @@
  * What the Restate host and its client exchange: handler inputs and the answer envelope. Plain
  * JSON only; no SDK, no I/O.
  */
+import type { AgentData } from '../core/agent-value.js';
 import type { ErrorInfo } from '../core/errors.js';
 
 /** The virtual object mapping agent ids to definition names. */
@@ -33,6 +34,12 @@ export type Answer = { ok: true; value: unknown } | { ok: false; error: ErrorInf
 
 /** What `call` answers: an answer, or where the answer a step deferred will be (see `REPLIES`). */
 export type CallAnswer = Answer | { ok: 'deferred'; reply: string };
+
+/** What an agent object's `turnStep` handler answers: the step's answer, and the agent after it (null once it is gone). */
+export interface TurnStepAnswer {
+  answer: Answer;
+  agent: AgentData<object> | null;
+}
 
 /** Input of the turn object's `run` handler: which agent's turn to move on. */
 export interface TurnRequest {

@@ -24,7 +24,7 @@ import { toolLimit, transcript, unknownModel, usageOf, waitingCalls, type ModelP
 import { loadAi, type AiModule, type ChatModel, type Compactor } from '../model/models.js';
 import { buildSystemPrompt } from '../model/prompt.js';
 import { RuntimeError } from '../runtime/errors.js';
-import { TURNS, type Answer, type TurnRequest } from './protocol.js';
+import { TURNS, type Answer, type TurnRequest, type TurnStepAnswer } from './protocol.js';
 
 /** The model options of `restateAgents`. */
 export interface TurnHostOptions {
@@ -144,15 +144,28 @@ class RestateTurn {
 
   // ── The agent, through its own handlers ─────────────────────────────────────────────────
 
-  private callAgent(method: string, parameter: unknown): Promise<Answer> {
-    return this.ctx.genericCall<unknown, Answer>({ service: this.definition.name, method, key: this.ctx.key, parameter, inputSerde: json, outputSerde: json });
+  /** The agent's data as the last step left it (undefined: read it from the agent; null: it is gone). */
+  private data: AgentData<object> | null | undefined;
+
+  private callAgent<T>(method: string, parameter: unknown): Promise<T> {
+    return this.ctx.genericCall<unknown, T>({ service: this.definition.name, method, key: this.ctx.key, parameter, inputSerde: json, outputSerde: json });
   }
 
-  /** The agent as Restate holds it now, or undefined once it is gone. */
+  /** A step of the agent running `instruction`; remembers the agent as the step left it. */
+  private async runOnAgent(instruction: InstructionObject): Promise<Answer> {
+    const { answer, agent } = await this.callAgent<TurnStepAnswer>('turnStep', instruction);
+    this.data = agent;
+    return answer;
+  }
+
+  /** The agent as the last step left it (read from Restate the first time), or undefined once it is gone. */
   private async agent(): Promise<Agent<object> | undefined> {
-    const answer = await this.callAgent('snapshot', null);
-    if (!answer.ok) return undefined;
-    const restored = this.definition.restore(answer.value as AgentData<object>, { skills: this.skills });
+    if (this.data === undefined) {
+      const answer = await this.callAgent<Answer>('snapshot', null);
+      this.data = answer.ok ? (answer.value as AgentData<object>) : null;
+    }
+    if (this.data === null) return undefined;
+    const restored = this.definition.restore(this.data, { skills: this.skills });
     if (!restored.ok) {
       this.ctx.console.warn(`skillstate: agent '${this.ctx.key}' cannot be restored to run turn ${this.n}: ${restored.error.message}`);
       return undefined;
@@ -166,7 +179,7 @@ class RestateTurn {
    */
   private async record(action: string, params: Record<string, unknown>): Promise<boolean> {
     const instruction: InstructionObject = { action, skill: CONVERSATION, params };
-    const answer = await this.callAgent('run', instruction);
+    const answer = await this.runOnAgent(instruction);
     if (answer.ok) {
       const status = (answer.value as { status?: string } | null)?.status;
       return status !== 'answered' && status !== 'failed' && status !== 'cancelled' && status !== 'awaiting-approval';
@@ -268,7 +281,7 @@ class RestateTurn {
     let outcome: { ok: true; output: unknown } | { ok: false; error: { code: string; message: string } };
     if (!converted.ok) outcome = { ok: false, error: { code: converted.error.code, message: converted.error.message } };
     else {
-      const answer = await this.callAgent('run', converted.instruction);
+      const answer = await this.runOnAgent(converted.instruction);
       if (answer.ok) outcome = { ok: true, output: answer.value ?? null };
       else if (answer.error.code === 'unknown_agent') return false;
       else outcome = { ok: false, error: { code: answer.error.code, message: answer.error.message } };
