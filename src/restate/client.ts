@@ -75,6 +75,21 @@ export function connectRestate(ingressUrl: string): RestateClient {
     definitions.set(id, found);
     return found;
   };
+  /**
+   * Waits for a deferred answer. Waiting changes nothing, so a wait cut off (the ingress
+   * restarted, a proxy closed the connection) is asked again: five times, 0.2 s to 3.2 s apart.
+   */
+  const waitForReply = async (reply: string): Promise<unknown> => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await post(`${REPLIES}/${encodeURIComponent(reply)}/wait`, null);
+      } catch (error) {
+        // An answer of the ingress (an HTTP error) is not a cut connection: it stands.
+        if (error instanceof RuntimeError || attempt >= 5) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 200 * 2 ** attempt));
+      }
+    }
+  };
   const toSignal = (signal: Signal | string, data: unknown): Signal => (typeof signal === 'string' ? createSignal(signal, data as undefined) : signal);
 
   const refOf = (id: string): RestateAgentRef => {
@@ -86,7 +101,7 @@ export function connectRestate(ingressUrl: string): RestateClient {
       },
       async call(signal, data, options) {
         const answer = (await post(await at('call'), toSignal(signal, data), options?.idempotencyKey ? { 'idempotency-key': options.idempotencyKey } : {})) as CallAnswer;
-        if (answer.ok === 'deferred') return answered(await post(`${REPLIES}/${encodeURIComponent(answer.reply)}/wait`, null), id);
+        if (answer.ok === 'deferred') return answered(await waitForReply(answer.reply), id);
         return answered(answer, id);
       },
       async run(instructions) {

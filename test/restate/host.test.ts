@@ -97,6 +97,15 @@ describe('Restate host', () => {
     expect(items.filter((item) => item === 'timer')).toEqual(['timer']);
   }, 45_000);
 
+  it('a call waiting for a deferred answer outlives a restart of the server: the answer still reaches it', async () => {
+    const agent = await client.spawn('desk_agent', { id: 'patient' });
+    const asked = agent.call('desk.ask', { question: 'still there?' });
+    await eventually('the question to wait', async () => ((await agent.getSnapshot()).state as { desk: { waiting: string | null } }).desk.waiting !== null);
+    await host.server.restart();
+    await agent.call('desk.answer', { text: 'yes, still' });
+    expect(await asked).toBe('yes, still');
+  }, 45_000);
+
   it('the server killed and restarted on its data folder keeps agents and pending timers', async () => {
     const agent = await client.spawn('worker', { id: 'restarted' });
     await agent.call('notes.add', { item: 'before' });
