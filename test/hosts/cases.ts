@@ -191,4 +191,21 @@ export const HOST_CASES: readonly [string, (host: Host, id: string) => Promise<v
       ]);
     },
   ],
+  [
+    'chat.cancel ends the turn in flight: its caller gets cancelled, the model answer that comes later is dropped, and the next message is answered',
+    async (host, id) => {
+      const agent = await host.spawn('chatter', { id });
+      const slow = agent.call('chat.message', { text: 'slowly add 1 and 2' });
+      const ledgerTotal = async () => ((await agent.state()).ledger as { total: number }).total;
+      await until('the tool step', async () => (await ledgerTotal()) === 3);
+      await agent.send('chat.cancel', { reason: 'changed my mind' });
+      await expect(slow).rejects.toMatchObject({ code: 'cancelled', message: 'changed my mind' });
+      expect((await agent.state()).conversation).toMatchObject({ turn: null, last: { n: 1, outcome: 'cancelled' } });
+      expect(await agent.call('chat.message', { text: 'add 2 and 2' })).toBe('The total is 7.');
+      const chat = (await agent.state()).conversation as { messages: { role: string }[]; turns: number };
+      // Turn 1 has no answer in the history: the model's late answer was dropped.
+      expect(chat.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'user', 'assistant', 'tool', 'assistant']);
+      expect(chat.turns).toBe(2);
+    },
+  ],
 ];
