@@ -107,6 +107,11 @@ async function askModel(ai: AiModule, model: ChatModel, settings: ConversationSe
 
 /** One turn of one agent, moved on as far as it goes within one invocation. */
 class RestateTurn {
+  /** The agent's data as the last step left it (undefined: read it from the agent; null: it is gone). */
+  private data: AgentData<object> | null | undefined;
+  /** The history was compacted for the model call to come: it is not compacted again before it. */
+  private compacted = false;
+
   constructor(
     private readonly ctx: restate.ObjectContext,
     private readonly definition: AgentDefinition<object>,
@@ -143,9 +148,6 @@ class RestateTurn {
   }
 
   // ── The agent, through its own handlers ─────────────────────────────────────────────────
-
-  /** The agent's data as the last step left it (undefined: read it from the agent; null: it is gone). */
-  private data: AgentData<object> | null | undefined;
 
   private callAgent<T>(method: string, parameter: unknown): Promise<T> {
     return this.ctx.genericCall<unknown, T>({ service: this.definition.name, method, key: this.ctx.key, parameter, inputSerde: json, outputSerde: json });
@@ -207,8 +209,14 @@ class RestateTurn {
     } catch (error) {
       return this.fail(infoOf(error, 'model_unavailable'));
     }
-    const compacted = await this.compactIfNeeded(slice.messages, settings, model, ai);
-    if (compacted !== undefined) return compacted;
+    if (!this.compacted) {
+      const compacted = await this.compactIfNeeded(slice.messages, settings, model, ai);
+      if (compacted !== undefined) {
+        this.compacted = true;
+        return compacted;
+      }
+    }
+    this.compacted = false;
 
     let tools: ModelTools;
     let system: string;

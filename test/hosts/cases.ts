@@ -208,4 +208,17 @@ export const HOST_CASES: readonly [string, (host: Host, id: string) => Promise<v
       expect(chat.turns).toBe(2);
     },
   ],
+  [
+    'a history over its budget is compacted before the model is asked: older turns summarised, the latest kept',
+    async (host, id) => {
+      const agent = await host.spawn('forgetful', { id });
+      for (const [a, total] of [[1, 2], [2, 5], [3, 9]] as const) expect(await agent.call('chat.message', { text: `add 1 and ${a}` })).toBe(`The total is ${total}.`);
+      const chat = (await agent.state()).conversation as { messages: { role: string; content: unknown }[]; compacted: number };
+      expect(chat.compacted).toBeGreaterThan(0);
+      expect(chat.messages[0]).toMatchObject({ role: 'user', content: expect.stringMatching(/^<conversation_summary>\nearlier: /) });
+      // The latest turn is whole after the summary.
+      expect(chat.messages.slice(-4).map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+      expect(chat.messages.at(-4)).toMatchObject({ content: 'add 1 and 3' });
+    },
+  ],
 ];

@@ -107,9 +107,10 @@ function lastExchange(call: ScriptedCall): { text: string; results: { toolName: 
  * tool's result in words (after 1.5 s when the message says "slowly"). Tool call ids follow the
  * prompt's length, so they repeat on a replay. "break" makes the provider fail (HTTP 503);
  * "teleport" asks for a tool that does not exist, "garble" gives `add` arguments of the wrong type,
- * "thrice" asks for three additions at once.
+ * "thrice" asks for three additions at once. Asked for a summary of the history, it gives one.
  */
 function ledgerModel(call: ScriptedCall): ScriptedResponse {
+  if (call.system.startsWith('Summarise this conversation')) return { text: `earlier: ${call.messages.length} message(s)` };
   const { text, results } = lastExchange(call);
   const id = `call-${call.messages.length}`;
   const last = results.at(-1);
@@ -135,9 +136,14 @@ function ledgerModel(call: ScriptedCall): ScriptedResponse {
 /** The models both hosts give their model-driven agents. */
 export const models = { default: scriptedModel([ledgerModel], { loop: true, modelId: 'ledger' }) };
 export const Chatter = defineAgent({ name: 'chatter', skills: [[conversation, { instructions: 'You keep a ledger.', stream: false, retries: 1, retryDelay: 20, maxToolCalls: 2 }], ledger] });
+/** The same agent with a small history: older turns are summarised by the model. */
+export const Forgetful = defineAgent({
+  name: 'forgetful',
+  skills: [[conversation, { instructions: 'You keep a ledger.', stream: false, history: { maxTokens: 120, keepTurns: 1, strategy: 'summarize' } }], ledger],
+});
 /** The same agent asking for a model no host has. */
 export const Stranded = defineAgent({ name: 'stranded', skills: [[conversation, { model: 'elsewhere', stream: false }], ledger] });
 
-export const definitions: readonly AgentDefinition<object>[] = [Worker, NotesAgent, Desk, Chatter, Stranded];
+export const definitions: readonly AgentDefinition<object>[] = [Worker, NotesAgent, Desk, Chatter, Forgetful, Stranded];
 export const skills = [tally];
 
