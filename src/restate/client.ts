@@ -52,6 +52,12 @@ export interface RestateClient {
   get(id: string): RestateAgentRef;
 }
 
+/** Whether a failed fetch only timed out waiting for the response to begin (the server is there, the answer is not yet). */
+function stillWaiting(error: unknown): boolean {
+  const code = (error as { cause?: { code?: unknown } } | undefined)?.cause?.code;
+  return code === 'UND_ERR_HEADERS_TIMEOUT';
+}
+
 /** Connects to a Restate ingress, e.g. `connectRestate('http://127.0.0.1:8080')`. */
 export function connectRestate(ingressUrl: string): RestateClient {
   const base = ingressUrl.replace(/\/+$/, '');
@@ -78,15 +84,20 @@ export function connectRestate(ingressUrl: string): RestateClient {
   /**
    * Waits for a deferred answer. Waiting changes nothing, so a wait cut off (the ingress
    * restarted, a proxy closed the connection) is asked again: five times, 0.2 s to 3.2 s apart.
+   * A wait that merely lasts is asked again for as long as it takes.
    */
   const waitForReply = async (reply: string): Promise<unknown> => {
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = 0; ; ) {
       try {
         return await post(`${REPLIES}/${encodeURIComponent(reply)}/wait`, null);
       } catch (error) {
         // An answer of the ingress (an HTTP error) is not a cut connection: it stands.
-        if (error instanceof RuntimeError || attempt >= 5) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 200 * 2 ** attempt));
+        if (error instanceof RuntimeError) throw error;
+        // Node's fetch gives up on a response that has not begun within five minutes: an answer
+        // awaited longer (an approval, a person) is asked for again at once, as long as it takes.
+        if (stillWaiting(error)) continue;
+        if (attempt >= 5) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 200 * 2 ** attempt++));
       }
     }
   };

@@ -106,6 +106,25 @@ describe('Restate host', () => {
     expect(await asked).toBe('yes, still');
   }, 45_000);
 
+  it("a deferred answer awaited longer than fetch waits for a response still reaches its caller", async () => {
+    // Node's fetch gives up on a response that has not begun within five minutes; here within a
+    // second (its timers tick once a second).
+    const { Agent, getGlobalDispatcher, setGlobalDispatcher } = await import('undici');
+    const before = getGlobalDispatcher();
+    const agent = await client.spawn('desk_agent', { id: 'long-wait' });
+    setGlobalDispatcher(new Agent({ headersTimeout: 100 }));
+    try {
+      const asked = agent.call('desk.ask', { question: 'take your time' });
+      await eventually('the question to wait', async () => ((await agent.getSnapshot()).state as { desk: { waiting: string | null } }).desk.waiting !== null);
+      // Longer than the retries of a cut connection last (six waits of a second, 6.2 s of backing off).
+      await new Promise((resolve) => setTimeout(resolve, 15_000));
+      await agent.call('desk.answer', { text: 'here it is' });
+      expect(await asked).toBe('here it is');
+    } finally {
+      setGlobalDispatcher(before);
+    }
+  }, 45_000);
+
   it('the server killed and restarted on its data folder keeps agents and pending timers', async () => {
     const agent = await client.spawn('worker', { id: 'restarted' });
     await agent.call('notes.add', { item: 'before' });
