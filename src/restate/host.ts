@@ -74,7 +74,8 @@ export function restateAgents(options: RestateAgentsOptions): RestateServices {
   for (const skill of options.skills ?? []) skills.set(skill.name, skill);
   const resolver = { get: (name: string) => skills.get(name) };
   const turns = turnsObject(definitions, resolver, options);
-  const objects = [...definitions.values()].map((definition) => agentObject(definition, resolver));
+  const served = new Set(definitions.keys());
+  const objects = [...definitions.values()].map((definition) => agentObject(definition, resolver, served));
   return [...objects, directoryObject(), repliesWorkflow(), turns] as RestateServices;
 }
 
@@ -83,12 +84,12 @@ function directoryObject() {
   return restate.object({
     name: DIRECTORY,
     handlers: {
-      register: async (ctx: restate.ObjectContext, definition: string) => {
+      register: restate.handlers.object.exclusive({ ingressPrivate: true }, async (ctx: restate.ObjectContext, definition: string) => {
         ctx.set('definition', definition);
-      },
-      remove: async (ctx: restate.ObjectContext) => {
+      }),
+      remove: restate.handlers.object.exclusive({ ingressPrivate: true }, async (ctx: restate.ObjectContext) => {
         ctx.clearAll();
-      },
+      }),
       lookup: restate.handlers.object.shared(async (ctx: restate.ObjectSharedContext) => (await ctx.get<string>('definition')) ?? null),
     },
   });
@@ -104,12 +105,13 @@ function repliesWorkflow() {
   return restate.workflow({
     name: REPLIES,
     handlers: {
-      run: async (ctx: restate.WorkflowContext): Promise<Answer> => ctx.promise<Answer>('answer'),
+      // Only the agent starts and answers it; callers can only wait.
+      run: restate.handlers.workflow.workflow({ ingressPrivate: true }, async (ctx: restate.WorkflowContext): Promise<Answer> => ctx.promise<Answer>('answer')),
       // The first answer stands (a signal id called twice, a stop racing a reply).
-      answer: async (ctx: restate.WorkflowSharedContext, answer: Answer): Promise<void> => {
+      answer: restate.handlers.workflow.shared({ ingressPrivate: true }, async (ctx: restate.WorkflowSharedContext, answer: Answer): Promise<void> => {
         const promise = ctx.promise<Answer>('answer');
         if ((await promise.peek()) === undefined) await promise.resolve(answer);
-      },
+      }),
       wait: async (ctx: restate.WorkflowSharedContext): Promise<Answer> => ctx.promise<Answer>('answer'),
     },
   });
@@ -132,7 +134,7 @@ function journaled(ctx: restate.ObjectContext, skills: SkillLookup): InvokeUserC
 /** Whether a conversation's turn signal asks for the turn to be moved on (a new turn, or one resumed after approval). */
 const movesTurn = (type: string) => type === ChatSignals.started || type === ChatSignals.resumed;
 
-function agentObject(definition: AnyDefinition, skills: SkillLookup) {
+function agentObject(definition: AnyDefinition, skills: SkillLookup, served: ReadonlySet<string>) {
   const load = async (ctx: restate.ObjectContext | restate.ObjectSharedContext): Promise<Agent<object> | ErrorInfo> => {
     const data = await ctx.get<AgentData<object>>(STATE_KEY);
     if (data === null) return errorInfo('unknown_agent', `no agent '${ctx.key}' of definition '${definition.name}'`, { subject: ctx.key });
@@ -157,17 +159,16 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup) {
     return deferred ?? ok(outcome.result);
   };
 
-  /** The ids of the called signals whose answer is deferred. */
-  const deferredCalls = async (ctx: restate.ObjectContext) => (await ctx.get<string[]>(DEFERRED_KEY)) ?? [];
+  /** The called signals whose answer is deferred: signal id → the key of the workflow holding the answer. */
+  const deferredCalls = async (ctx: restate.ObjectContext) => (await ctx.get<Record<string, string>>(DEFERRED_KEY)) ?? {};
 
   /** Answers the caller waiting for the deferred answer to signal `to`; a reply to nobody reaches nobody. */
   const answerDeferred = async (ctx: restate.ObjectContext, to: string, answer: Answer) => {
-    const waiting = await deferredCalls(ctx);
-    if (!waiting.includes(to)) return;
-    const rest = waiting.filter((id) => id !== to);
-    if (rest.length) ctx.set(DEFERRED_KEY, rest);
+    const { [to]: reply, ...rest } = await deferredCalls(ctx);
+    if (reply === undefined) return;
+    if (Object.keys(rest).length) ctx.set(DEFERRED_KEY, rest);
     else ctx.clear(DEFERRED_KEY);
-    sendTo(ctx, REPLIES, replyKey(definition.name, ctx.key, to), 'answer', answer);
+    sendTo(ctx, REPLIES, reply, 'answer', answer);
   };
 
   /** Carries out a committed step's effects; returns where its caller finds the answer when the step deferred it. */
@@ -191,6 +192,12 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup) {
           sendTo(ctx, definition.name, ctx.key, 'send', effect.signal, effect.delay);
           break;
         case 'spawn': {
+          // A send to a definition no process serves would fail this step's invocation again and
+          // again, and the agent would answer nothing more: refused here, and said.
+          if (!served.has(effect.definition)) {
+            ctx.console.warn(`skillstate: agent '${ctx.key}' asked to spawn definition '${effect.definition}', which this host does not serve; nothing was spawned`);
+            break;
+          }
           const id = effect.id ?? ctx.rand.uuidv4();
           const request: SpawnRequest = { definition: effect.definition, ...(effect.state ? { state: effect.state } : {}) };
           sendTo(ctx, effect.definition, id, 'spawn', request);
@@ -210,10 +217,12 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup) {
         case 'defer_reply':
           if (callId !== undefined && deferred === undefined) {
             const waiting = await deferredCalls(ctx);
-            const reply = replyKey(definition.name, ctx.key, callId);
-            // A signal id called again while its first answer is awaited shares that answer.
-            if (!waiting.includes(callId)) {
-              ctx.set(DEFERRED_KEY, [...waiting, callId]);
+            // A signal id called again while its first answer is awaited shares that answer; each
+            // deferral gets a workflow of its own, so an id used again later is answered afresh.
+            let reply = waiting[callId];
+            if (reply === undefined) {
+              reply = replyKey(definition.name, ctx.key, ctx.rand.uuidv4());
+              ctx.set(DEFERRED_KEY, { ...waiting, [callId]: reply });
               sendTo(ctx, REPLIES, reply, 'run', null);
             }
             deferred = { ok: 'deferred', reply };
@@ -242,8 +251,8 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup) {
 
   /** Removes the agent; callers still waiting for a deferred answer get `agent_stopped`. */
   const stop = async (ctx: restate.ObjectContext, reason: string) => {
-    for (const id of await deferredCalls(ctx)) {
-      sendTo(ctx, REPLIES, replyKey(definition.name, ctx.key, id), 'answer', failed(errorInfo('agent_stopped', `agent '${ctx.key}' stopped (${reason}) before answering`, { subject: ctx.key })));
+    for (const reply of Object.values(await deferredCalls(ctx))) {
+      sendTo(ctx, REPLIES, reply, 'answer', failed(errorInfo('agent_stopped', `agent '${ctx.key}' stopped (${reason}) before answering`, { subject: ctx.key })));
     }
     ctx.clearAll();
     sendTo(ctx, DIRECTORY, ctx.key, 'remove', null);
@@ -260,7 +269,8 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup) {
   const signalStep = (ctx: restate.ObjectContext, value: unknown, call: boolean): Promise<CallAnswer> => {
     const problem = signalProblem(value);
     if (problem !== undefined) return Promise.resolve(failed(errorInfo('invalid_signal', problem)));
-    const signal = value as Signal;
+    // A signal without an id gets one (from Restate's deterministic random, so a replay agrees).
+    const signal = (typeof (value as Signal).id === 'string' ? value : { ...(value as object), id: ctx.rand.uuidv4() }) as Signal;
     return step(ctx, { kind: 'signal', signal, call }, call ? signal.id : undefined);
   };
 
@@ -284,7 +294,8 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup) {
         const outcome = await stepAgent(agent, { kind: 'start' }, { invoke: journaled(ctx, skills) });
         if (outcome.error) return failed(outcome.error);
         ctx.set(STATE_KEY, outcome.agent.toJSON());
-        sendTo(ctx, DIRECTORY, ctx.key, 'register', definition.name);
+        // Awaited, so the agent can be found by id as soon as its spawn is answered.
+        await ctx.genericCall({ service: DIRECTORY, method: 'register', key: ctx.key, parameter: definition.name, inputSerde: restate.serde.json, outputSerde: restate.serde.json });
         await carryOut(ctx, outcome, undefined);
         adoptTurn(ctx, outcome.agent);
         return ok(outcome.agent.toJSON());
@@ -300,17 +311,23 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup) {
       run: async (ctx: restate.ObjectContext, value: unknown): Promise<Answer> => runStep(ctx, value),
       // `run` for the turn object: the answer, and the agent as it is after the step (one request
       // where a `run` and a `snapshot` would take two).
-      turnStep: async (ctx: restate.ObjectContext, value: unknown): Promise<TurnStepAnswer> => ({
+      turnStep: restate.handlers.object.exclusive({ ingressPrivate: true }, async (ctx: restate.ObjectContext, value: unknown): Promise<TurnStepAnswer> => ({
         answer: await runStep(ctx, value),
         agent: await ctx.get<AgentData<object>>(STATE_KEY),
-      }),
+      })),
       mount: async (ctx: restate.ObjectContext, request: MountRequest): Promise<Answer> =>
-        (await step(ctx, () => {
+        typeof request?.skill !== 'string' || (request.config !== undefined && (typeof request.config !== 'object' || request.config === null))
+          ? failed(errorInfo('invalid_skill', 'mount takes { skill: <name>, config?: {...} }', { subject: ctx.key }))
+          : (await step(ctx, () => {
           const skill = skills.get(request.skill);
           return skill ? { kind: 'mount', skill, config: request.config } : errorInfo('unknown_skill', `cannot mount skill '${request.skill}' on agent '${ctx.key}': the host does not know it (pass it in restateAgents({ skills }))`, { skill: request.skill });
         })) as Answer,
-      unmount: async (ctx: restate.ObjectContext, skill: string): Promise<Answer> => (await step(ctx, { kind: 'unmount', skill })) as Answer,
+      unmount: async (ctx: restate.ObjectContext, skill: string): Promise<Answer> =>
+        typeof skill !== 'string' ? failed(errorInfo('invalid_skill', 'unmount takes a skill name', { subject: ctx.key })) : ((await step(ctx, { kind: 'unmount', skill })) as Answer),
       subscribe: async (ctx: restate.ObjectContext, target: { definition: string; id: string }): Promise<Answer> => {
+        if (typeof target?.id !== 'string' || typeof target.definition !== 'string' || !served.has(target.definition)) {
+          return failed(errorInfo('unknown_agent', `subscribe takes { definition, id } naming a definition this host serves (${[...served].join(', ')})`, { subject: ctx.key }));
+        }
         const subscribers = (await ctx.get<{ definition: string; id: string }[]>(SUBSCRIBERS_KEY)) ?? [];
         if (!subscribers.some((known) => known.id === target.id)) ctx.set(SUBSCRIBERS_KEY, [...subscribers, target]);
         return ok(null);

@@ -11,11 +11,11 @@ export const DIRECTORY = 'skillstate_agents';
 export const STATE_KEY = 'agent';
 /** The Restate state key holding the agents that receive this agent's `emit`s. */
 export const SUBSCRIBERS_KEY = 'subscribers';
-/** The Restate state key holding the ids of the called signals whose answer the agent deferred. */
+/** The Restate state key holding the called signals whose answer the agent deferred (signal id → reply key). */
 export const DEFERRED_KEY = 'deferred';
 
 /**
- * The workflow holding one deferred answer, keyed `<definition>/<agent>/<signal id>`: the agent
+ * The workflow holding one deferred answer, keyed `<definition>/<agent>/<a fresh id>`: the agent
  * starts it when a step defers the answer to a call, resolves it when a later step replies, and
  * the caller waits on it.
  */
@@ -24,9 +24,9 @@ export const REPLIES = 'skillstate_replies';
 /** The virtual object that runs model turns, keyed by agent id. */
 export const TURNS = 'skillstate_turns';
 
-/** The key of the workflow holding the deferred answer to signal `signal` of agent `agent`. */
-export function replyKey(definition: string, agent: string, signal: string): string {
-  return `${definition}/${agent}/${signal}`;
+/** The key of a workflow holding one deferred answer of agent `agent`: its parts escaped, so no two agents share one. */
+export function replyKey(definition: string, agent: string, deferral: string): string {
+  return [definition, agent, deferral].map(encodeURIComponent).join('/');
 }
 
 /** A handler's answer: a value, or the typed error of a step that changed nothing. */

@@ -52,6 +52,8 @@ export function turnsObject(definitions: ReadonlyMap<string, AgentDefinition<obj
   }
   return restate.object({
     name: TURNS,
+    // Only agents start turns.
+    options: { ingressPrivate: true },
     handlers: {
       run: async (ctx: restate.ObjectContext, request: TurnRequest): Promise<void> => {
         const definition = definitions.get(request?.definition);
@@ -234,6 +236,11 @@ class RestateTurn {
       const wait = retryWait(answer.problem, settings, attempt);
       this.ctx.console.warn(`skillstate: agent '${this.ctx.key}', turn ${this.n}: ${answer.problem.error.message}; trying again in ${wait} ms (retry ${attempt + 1} of ${settings.retries})`);
       await this.ctx.sleep(wait);
+      // The turn may have been cancelled, or the agent stopped, meanwhile.
+      this.data = undefined;
+      const now = await this.agent();
+      const current = now && conversationOf(now);
+      if (!current || 'problem' in current || current.slice.turn?.n !== this.n || current.slice.turn.status !== 'thinking') return false;
     }
   }
 

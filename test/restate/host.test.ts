@@ -179,4 +179,42 @@ describe('Restate host', () => {
     await agent.call('desk.answer', { text: 'same' });
     expect(await Promise.all([first, second])).toEqual(['same', 'same']);
   });
+
+  it('hostile requests get typed answers and never wedge the agent: unknown spawn targets, bad mounts, bogus subscribers, forged answers, signals without ids', async () => {
+    const post = async (path: string, body: unknown) => {
+      const response = await fetch(`${host.server.ingressUrl}/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return { status: response.status, body: await response.text() };
+    };
+    const agent = await client.spawn('worker', { id: 'hostile' });
+    // A spawn effect naming a definition nobody serves: nothing is spawned, the step is answered.
+    expect(await agent.call('do', { effects: [Effects.spawn('no_such_definition')] })).toBe('done');
+    expect(JSON.parse((await post('worker/hostile/mount', null)).body)).toMatchObject({ ok: false, error: { code: 'invalid_skill' } });
+    expect(JSON.parse((await post('worker/hostile/subscribe', { definition: 'nope', id: 'x' })).body)).toMatchObject({ ok: false, error: { code: 'unknown_agent' } });
+    expect(await agent.call('notes.add', { item: 'still answering' })).toEqual({ count: 1 });
+
+    // Only the agent answers a deferred call: the ingress refuses anyone else.
+    const desk = await client.spawn('desk_agent', { id: 'guarded' });
+    const asked = desk.call('desk.ask', { question: 'who answers?' });
+    await eventually('the question to wait', async () => ((await desk.getSnapshot()).state as { desk: { waiting: string | null } }).desk.waiting !== null);
+    const forged = await post(`skillstate_replies/${encodeURIComponent('desk_agent/guarded/x')}/answer`, { ok: true, value: 'forged' });
+    expect(forged.status).toBeGreaterThanOrEqual(400);
+    expect((await post('skillstate_turns/guarded/run', { definition: 'desk_agent', turn: 1 })).status).toBeGreaterThanOrEqual(400);
+    await desk.call('desk.answer', { text: 'the agent' });
+    expect(await asked).toBe('the agent');
+
+    // A signal id used again after its answer came is answered afresh.
+    const again = createSignal('desk.ask', { question: 'again' });
+    const first = desk.call(again);
+    await eventually('the first ask', async () => ((await desk.getSnapshot()).state as { desk: { asked: number } }).desk.asked === 2);
+    await desk.call('desk.answer', { text: 'one' });
+    expect(await first).toBe('one');
+    const second = desk.call(again);
+    await eventually('the second ask', async () => ((await desk.getSnapshot()).state as { desk: { asked: number } }).desk.asked === 3);
+    await desk.call('desk.answer', { text: 'two' });
+    expect(await second).toBe('two');
+
+    // A called signal without an id still has its answer deferred, not answered with the step's output.
+    const raw = JSON.parse((await post('desk_agent/guarded/call', { type: 'desk.ask', data: { question: 'no id' } })).body);
+    expect(raw).toMatchObject({ ok: 'deferred' });
+  }, 45_000);
 });
