@@ -210,6 +210,7 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup, served: Rea
           }
           const target = await ctx.genericCall<string, string | null>({ service: DIRECTORY, method: 'lookup', key: effect.agent, parameter: '', inputSerde: restate.serde.json, outputSerde: restate.serde.json });
           if (target !== null) sendTo(ctx, target, effect.agent, 'stop', effect.reason ?? 'stopped');
+          else ctx.console.warn(`skillstate: agent '${ctx.key}' asked to stop agent '${effect.agent}', which is not known (not spawned, already stopped, or its spawn not yet done)`);
           break;
         }
         // The answer to this call comes from a later step: a workflow keyed by the signal holds
