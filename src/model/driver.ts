@@ -14,7 +14,6 @@ import type { Agent } from '../core/agent-value.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { diagnostic } from '../core/diagnostics.js';
 import { describeThrown, errorInfo, SkillstateError, type ErrorInfo } from '../core/errors.js';
-import { isPlainObject } from '../core/plain.js';
 import { createSignal, type Signal } from '../core/signal.js';
 import type { Toolset } from '../core/toolset.js';
 import type { SkillResolver } from '../core/skill-registry.js';
@@ -27,24 +26,24 @@ import {
   conversationConfigSchema,
   CONVERSATION,
   type ChatMessage,
-  type ChatUsage,
   type ConversationSettings,
   type ConversationState,
   type TurnRecord,
 } from './conversation.js';
 import {
+  callsRun,
+  checkCompactors,
   checkModels,
   classifyModelError,
   historyTokens,
   keepFrom,
   modelTools,
-  callsRun,
   overBudget,
   plain,
-  toolLimit,
   retryWait,
   stepMessages,
   SUMMARY_INSTRUCTIONS,
+  toolLimit,
   transcript,
   unknownModel,
   usageOf,
@@ -164,13 +163,7 @@ export class ConversationDriver {
     options: ConversationOptions,
   ) {
     this.models = checkModels(options.models);
-    if (options.compactors !== undefined && !isPlainObject(options.compactors)) {
-      throw new RuntimeError(errorInfo('invalid_options', 'compactors must be an object of functions by name', { subject: 'compactors' }));
-    }
-    for (const [name, compactor] of Object.entries(options.compactors ?? {})) {
-      if (typeof compactor !== 'function') throw new RuntimeError(errorInfo('invalid_options', `compactors.${name} is not a function`, { subject: `compactors.${name}` }));
-    }
-    this.compactors = options.compactors ?? {};
+    this.compactors = checkCompactors(options.compactors);
     this.unsubscribe = host.subscribe('chat.turn.*', (signal) => this.heard(signal));
   }
 
@@ -577,8 +570,9 @@ export class ConversationDriver {
     if (typeof turn === 'string') return;
     const call = turn.pending[0]!;
     // The calls past the limit do not run: the turn ends, and they get an error result.
-    if (callsRun(turn) >= this.settings(ref).maxToolCalls) {
-      await this.fail(ref, n, toolLimit(n, this.settings(ref).maxToolCalls));
+    const { maxToolCalls } = this.settings(ref);
+    if (callsRun(turn) >= maxToolCalls) {
+      await this.fail(ref, n, toolLimit(n, maxToolCalls));
       return;
     }
     if (call.approval === 'denied') {

@@ -13,7 +13,7 @@ import { isPlainObject } from '../core/plain.js';
 import type { Toolset } from '../core/toolset.js';
 import { RuntimeError } from '../runtime/errors.js';
 import type { ChatMessage, ChatUsage, ConversationSettings, TurnRecord } from './conversation.js';
-import type { AiModule, ChatModel } from './models.js';
+import type { AiModule, ChatModel, Compactor } from './models.js';
 
 /** What the loop reads of one finished step of the AI SDK (the same in its versions 6 and 7). */
 export interface StepResultLike {
@@ -151,6 +151,16 @@ export function checkModels(models: unknown): Readonly<Record<string, ChatModel>
     }
   }
   return models as Readonly<Record<string, ChatModel>>;
+}
+
+/** Checks a `compactors` option: an object of functions by name. */
+export function checkCompactors(compactors: unknown): Readonly<Record<string, Compactor>> {
+  if (compactors === undefined) return {};
+  if (!isPlainObject(compactors)) throw new RuntimeError(errorInfo('invalid_options', 'compactors must be an object of functions by name', { subject: 'compactors' }));
+  for (const [name, compactor] of Object.entries(compactors)) {
+    if (typeof compactor !== 'function') throw new RuntimeError(errorInfo('invalid_options', `compactors.${name} is not a function`, { subject: `compactors.${name}` }));
+  }
+  return compactors as Readonly<Record<string, Compactor>>;
 }
 
 // ── The history's size, and compaction ─────────────────────────────────────────────────────

@@ -147,10 +147,10 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup, served: Rea
    * nothing is written. `callId` is the id of the signal of a `call`, whose answer the step may
    * defer.
    */
-  const step = async (ctx: restate.ObjectContext, item: WorkItem | ((agent: Agent<object>) => WorkItem | ErrorInfo), callId?: string): Promise<CallAnswer> => {
+  const step = async (ctx: restate.ObjectContext, item: WorkItem | (() => WorkItem | ErrorInfo), callId?: string): Promise<CallAnswer> => {
     const agent = await load(ctx);
     if (!(agent instanceof Agent)) return failed(agent);
-    const work = typeof item === 'function' ? item(agent) : item;
+    const work = typeof item === 'function' ? item() : item;
     if (!('kind' in work)) return failed(work);
     const outcome = await stepAgent(agent, work, { invoke: journaled(ctx, skills) });
     if (outcome.error) return failed(outcome.error);
@@ -182,10 +182,7 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup, served: Rea
           for (const target of subscribers) sendTo(ctx, target.definition, target.id, 'send', effect.signal);
           // The conversation's turn signals move the turn on: the turn object runs it.
           const data = effect.signal.data as { agent?: unknown; turn?: unknown } | undefined;
-          if (movesTurn(effect.signal.type) && data?.agent === ctx.key && typeof data.turn === 'number') {
-            const request: TurnRequest = { definition: definition.name, turn: data.turn };
-            sendTo(ctx, TURNS, ctx.key, 'run', request);
-          }
+          if (movesTurn(effect.signal.type) && data?.agent === ctx.key && typeof data.turn === 'number') moveTurn(ctx, data.turn);
           break;
         }
         case 'schedule':
@@ -213,8 +210,8 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup, served: Rea
           else ctx.console.warn(`skillstate: agent '${ctx.key}' asked to stop agent '${effect.agent}', which is not known (not spawned, already stopped, or its spawn not yet done)`);
           break;
         }
-        // The answer to this call comes from a later step: a workflow keyed by the signal holds
-        // it, and the caller waits there. A step on a `send` has no caller to keep.
+        // The answer to this call comes from a later step: a workflow of its own holds it, and
+        // the caller waits there. A step on a `send` has no caller to keep.
         case 'defer_reply':
           if (callId !== undefined && deferred === undefined) {
             const waiting = await deferredCalls(ctx);
@@ -275,10 +272,13 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup, served: Rea
     return step(ctx, { kind: 'signal', signal, call }, call ? signal.id : undefined);
   };
 
+  /** Has the turn object move turn `n` of this agent on. */
+  const moveTurn = (ctx: restate.ObjectContext, n: number) => sendTo(ctx, TURNS, ctx.key, 'run', { definition: definition.name, turn: n } satisfies TurnRequest);
+
   /** An agent spawned with a turn in flight (restored from elsewhere) has it moved on. */
   const adoptTurn = (ctx: restate.ObjectContext, agent: Agent<object>) => {
     const turn = (agent.state as { [CONVERSATION]?: ConversationState })[CONVERSATION]?.turn;
-    if (turn && turn.status !== 'awaiting-approval') sendTo(ctx, TURNS, ctx.key, 'run', { definition: definition.name, turn: turn.n } satisfies TurnRequest);
+    if (turn && turn.status !== 'awaiting-approval') moveTurn(ctx, turn.n);
   };
 
   return restate.object({
@@ -316,13 +316,17 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup, served: Rea
         answer: await runStep(ctx, value),
         agent: await ctx.get<AgentData<object>>(STATE_KEY),
       })),
-      mount: async (ctx: restate.ObjectContext, request: MountRequest): Promise<Answer> =>
-        typeof request?.skill !== 'string' || (request.config !== undefined && (typeof request.config !== 'object' || request.config === null))
-          ? failed(errorInfo('invalid_skill', 'mount takes { skill: <name>, config?: {...} }', { subject: ctx.key }))
-          : (await step(ctx, () => {
+      mount: async (ctx: restate.ObjectContext, request: MountRequest): Promise<Answer> => {
+        if (typeof request?.skill !== 'string' || (request.config !== undefined && (typeof request.config !== 'object' || request.config === null))) {
+          return failed(errorInfo('invalid_skill', 'mount takes { skill: <name>, config?: {...} }', { subject: ctx.key }));
+        }
+        // The agent is looked up first: an unknown agent is the answer before an unknown skill.
+        const mounting = (): WorkItem | ErrorInfo => {
           const skill = skills.get(request.skill);
           return skill ? { kind: 'mount', skill, config: request.config } : errorInfo('unknown_skill', `cannot mount skill '${request.skill}' on agent '${ctx.key}': the host does not know it (pass it in restateAgents({ skills }))`, { skill: request.skill });
-        })) as Answer,
+        };
+        return (await step(ctx, mounting)) as Answer;
+      },
       unmount: async (ctx: restate.ObjectContext, skill: string): Promise<Answer> =>
         typeof skill !== 'string' ? failed(errorInfo('invalid_skill', 'unmount takes a skill name', { subject: ctx.key })) : ((await step(ctx, { kind: 'unmount', skill })) as Answer),
       subscribe: async (ctx: restate.ObjectContext, target: { definition: string; id: string }): Promise<Answer> => {
@@ -348,6 +352,6 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup, served: Rea
 }
 
 /** A one-way send to another handler (durable: Restate delivers it once the step is journaled). */
-export function sendTo(ctx: restate.ObjectContext, service: string, key: string, method: string, parameter: unknown, delay?: number) {
+function sendTo(ctx: restate.ObjectContext, service: string, key: string, method: string, parameter: unknown, delay?: number) {
   ctx.genericSend({ service, method, key, parameter, inputSerde: restate.serde.json, ...(delay !== undefined && delay > 0 ? { delay } : {}) });
 }

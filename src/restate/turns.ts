@@ -19,11 +19,10 @@ import type { InstructionObject } from '../core/instruction.js';
 import type { AnySkill } from '../core/skill.js';
 import { agentToolset } from '../core/toolset.js';
 import { CONVERSATION, conversationConfigSchema, type ChatMessage, type ChatUsage, type ConversationSettings, type ConversationState, type PendingToolCall, type TurnRecord } from '../model/conversation.js';
-import { callsRun, checkModels, classifyModelError, historyTokens, keepFrom, modelTools, overBudget, plain, retryWait, stepMessages, SUMMARY_INSTRUCTIONS } from '../model/model-call.js';
+import { callsRun, checkCompactors, checkModels, classifyModelError, historyTokens, keepFrom, modelTools, overBudget, plain, retryWait, stepMessages, SUMMARY_INSTRUCTIONS } from '../model/model-call.js';
 import { toolLimit, transcript, unknownModel, usageOf, waitingCalls, type ModelProblem, type ModelTools, type WaitingCall } from '../model/model-call.js';
 import { loadAi, type AiModule, type ChatModel, type Compactor } from '../model/models.js';
 import { buildSystemPrompt } from '../model/prompt.js';
-import { RuntimeError } from '../runtime/errors.js';
 import { TURNS, type Answer, type TurnRequest, type TurnStepAnswer } from './protocol.js';
 
 /** The model options of `restateAgents`. */
@@ -45,11 +44,7 @@ const HINT = 'pass models to restateAgents({ models: { default: ... } })';
 /** The virtual object that runs the model turns of the agents of `definitions`. */
 export function turnsObject(definitions: ReadonlyMap<string, AgentDefinition<object>>, skills: SkillLookup, options: TurnHostOptions) {
   const models = checkModels(options.models);
-  const compactors = options.compactors ?? {};
-  if (typeof compactors !== 'object' || compactors === null) throw new RuntimeError(errorInfo('invalid_options', 'compactors must be an object of functions by name', { subject: 'compactors' }));
-  for (const [name, compactor] of Object.entries(compactors)) {
-    if (typeof compactor !== 'function') throw new RuntimeError(errorInfo('invalid_options', `compactors.${name} is not a function`, { subject: `compactors.${name}` }));
-  }
+  const compactors = checkCompactors(options.compactors);
   return restate.object({
     name: TURNS,
     // Only agents start turns.
