@@ -48,7 +48,6 @@ import {
   lifecycleMachines,
   lifecycleSystemId,
   planChildren,
-  type ChildPlan,
   type LifecycleContext,
   type LifecycleInput,
   type LifecycleReport,
@@ -152,7 +151,7 @@ interface CommitEnqueuer {
   (action: () => void): void;
   assign(values: Partial<AgentContext>): void;
   sendTo(target: AnyActorRef | string, event: { type: 'activate' | 'deactivate' }): void;
-  spawnChild(src: LifecycleActorName | AnyActorLogic, options: { id: string; systemId: string; input: LifecycleInput }): void;
+  spawnChild(src: LifecycleActorName | AnyActorLogic, options: { id: string; systemId: string; input?: LifecycleInput }): void;
   stopChild(target: AnyActorRef | string): void;
 }
 
@@ -173,14 +172,15 @@ function commit(enqueue: CommitEnqueuer, context: AgentContext, children: Record
 }
 
 function applyLifecycleOp(enqueue: CommitEnqueuer, op: LifecycleOp): void {
-  if (op.op === 'spawn') enqueue.spawnChild(op.src, { id: op.id, systemId: op.systemId, input: op.input });
+  if (op.op === 'spawn') enqueue.spawnChild(op.src, op.input ? { id: op.id, systemId: op.systemId, input: op.input } : { id: op.id, systemId: op.systemId });
   else if (op.op === 'stop') enqueue.stopChild(op.child);
   else enqueue.sendTo(op.child, { type: op.op });
 }
 
 /** What reconciling lifecycles with the mounted skills asks the machine to do. */
 type LifecycleOp =
-  | { op: 'spawn'; id: string; systemId: string; input: LifecycleInput; src: LifecycleActorName | AnyActorLogic }
+  /** `input` only for a supervising lifecycle (a plain one takes none). */
+  | { op: 'spawn'; id: string; systemId: string; input?: LifecycleInput; src: LifecycleActorName | AnyActorLogic }
   /** `child`: the lifecycle, or the id of one spawned by an earlier op of the same step. */
   | { op: 'activate' | 'deactivate' | 'stop'; child: AnyActorRef | string };
 
@@ -225,28 +225,33 @@ function reconcile(children: Record<string, AnyActorRef | undefined>, before: Ag
   return ops;
 }
 
+/** Whether a lifecycle runs children: only a supervising one has a context, and it lists them. */
 function supervises(lifecycle: AnyActorRef): boolean {
-  return ((lifecycle.getSnapshot() as { context?: LifecycleContext }).context?.children.length ?? 0) > 0;
+  const context = (lifecycle.getSnapshot() as { context?: Partial<LifecycleContext> }).context;
+  return (context?.children?.length ?? 0) > 0;
 }
 
 /**
  * How to spawn a skill's lifecycle. Skills without children (most) share the plain lifecycle
- * machines, referenced by name; a skill with children gets the supervising machine with their
- * logic provided under names, so its own children are referenced by name inside it.
+ * machines, referenced by name and given no input; a skill with children gets the supervising
+ * machine with their logic provided under names, so its own children are referenced by name
+ * inside it.
  */
 function lifecycleSpawn(active: ActiveSkill | undefined, agentId: string, skillName: string, start: LifecycleState): Extract<LifecycleOp, { op: 'spawn' }> {
   const specs = childSpecs(active);
-  const planned = specs.length ? planChildren(skillName, specs) : undefined;
+  const id = lifecycleId(skillName);
+  const systemId = lifecycleSystemId(agentId, skillName);
+  if (specs.length === 0) return { op: 'spawn', id, systemId, src: PLAIN_BY_STATE[start] };
+  const planned = planChildren(skillName, specs);
   return {
     op: 'spawn',
-    id: lifecycleId(skillName),
-    systemId: lifecycleSystemId(agentId, skillName),
-    input: { agentId, skill: skillName, children: planned?.plans ?? NO_CHILDREN, start },
-    src: planned ? lifecycleMachines.supervising[start].provide({ actors: planned.actors as never }) : PLAIN_BY_STATE[start],
+    id,
+    systemId,
+    input: { agentId, skill: skillName, children: planned.plans, start },
+    src: lifecycleMachines.supervising[start].provide({ actors: planned.actors as never }),
   };
 }
 
-const NO_CHILDREN: ChildPlan[] = [];
 const NO_CHANGE = Object.freeze({});
 
 /** A step's result, from the `step` assign to the `stepped` action that runs right after it in the same transition (no other code runs between them). */

@@ -208,8 +208,9 @@ const context = ({ input }: { input: LifecycleInput }): LifecycleContext => ({
 });
 
 /**
- * The lifecycle of a skill without children: three states and nothing to supervise. Most skills
- * are like this, and an agent spawns one per skill, so it is kept as light as a machine can be.
+ * The lifecycle of a skill without children: three resting states and nothing to supervise. Most
+ * skills are like this, and an agent spawns one per skill, so it is kept as light as a machine
+ * can be: no input and no context (its systemId, `<agent>/skills/<skill>`, says whose it is).
  * The agent records its transitions itself (it is the one sending `activate` and `deactivate`).
  */
 function plainLifecycle(initial: LifecycleMachineState) {
@@ -220,8 +221,10 @@ function plainLifecycle(initial: LifecycleMachineState) {
     deactivating: { always: { target: 'inactive' } },
     failed: { on: { activate: { target: 'activating' }, deactivate: { target: 'deactivating' } } },
   } as const;
-  return supervision.createMachine({ id: 'skillLifecycle', context, initial, states });
+  return plain.createMachine({ id: 'skillLifecycle', initial, states });
 }
+
+const plain = setup({ types: {} as { events: LifecycleEvent } });
 
 /** The lifecycle of a skill with children: runs them while active and supervises them. */
 function supervisingLifecycle(initial: LifecycleMachineState) {

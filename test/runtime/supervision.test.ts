@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { fromCallback, fromPromise } from 'xstate';
 import type { AgentRef, AgentSystem, RestartPolicy } from '../../src/index.js';
 import { checkAgentInvariants } from '../../src/testing/index.js';
-import { NotesAgent, createSignal, crashableChild, defineAgent, defineSkill, notebook, quietSystem } from './fixtures.js';
+import { Effects, NotesAgent, createSignal, crashableChild, defineAction, defineAgent, defineSkill, notebook, quietSystem, result, z } from './fixtures.js';
 
 let system: AgentSystem;
 afterEach(async () => {
@@ -198,5 +198,59 @@ describe('supervision at the edges', () => {
       "agent 'w': child 'again' of skill 'worker' stopped; restarted",
     ]);
     expect(agent.getSnapshot().lifecycles.worker).toBe('failed');
+  });
+});
+
+describe('supervision of agents', () => {
+  it('an agent whose actor fails is reported and stopped, its skill children stop with it, and its id can be spawned again', async () => {
+    const starts = { count: 0 };
+    const errors: string[] = [];
+    system = quietSystem();
+    system.onError((error, agentId) => errors.push(`${agentId}: ${error.code}: ${error.message}`));
+    const Crew = defineAgent({ name: 'crew', skills: [notebook, workerSkill(starts, 'permanent')] });
+    const agent = system.spawn(Crew, { id: 'w' });
+    const loop = agent.actor.system.get('w/skills/worker/loop')!;
+    expect(loop.getSnapshot().status).toBe('active');
+    // A step never throws, so an actor cannot fail on its own: this fault is injected where the
+    // machine tells its process a step is over.
+    (agent as unknown as { finished(): void }).finished = () => {
+      throw new Error('fault injected');
+    };
+    agent.send(createSignal('notes.add_now', { item: 'x' }));
+    expect(errors).toEqual(["w: signal_failed: agent 'w': its actor failed: fault injected"]);
+    expect(system.get('w')).toBeUndefined();
+    // It failed inside its step: what it ran stops once that step has unwound, and until then its id is taken.
+    expect(() => system.spawn(Crew, { id: 'w' })).toThrow(
+      expect.objectContaining({ code: 'duplicate_agent', message: "agent 'w' is still stopping: it stopped inside its own step, which is still running; spawn it again once that step is over" }),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(loop.getSnapshot().status).toBe('stopped');
+    const again = system.spawn(Crew, { id: 'w' });
+    await expect(again.call(createSignal('notes.add_now', { item: 'y' }))).resolves.toEqual({ count: 1 });
+    expect(starts.count).toBe(2);
+  });
+
+  it('an agent that stops itself can be spawned again under its id at once, even by code its stop runs', async () => {
+    const Phoenix = defineAgent({
+      name: 'phoenix',
+      skills: [
+        defineSkill({
+          name: 'fire',
+          schema: z.object({ burnt: z.number().default(0) }),
+          actions: [defineAction({ name: 'burn', description: 'Stop', input: z.object({}), run: () => result('burnt', { effects: [Effects.stop()] }) })],
+          routes: [{ path: 'phoenix.burn', target: { action: 'burn' } }],
+        }),
+      ],
+    });
+    const spawned: AgentRef<object>[] = [];
+    // The trace hears of the stop while the step's effects are carried out.
+    system = quietSystem({ trace: (record) => record.kind === 'stop' && spawned.length === 0 && spawned.push(system.spawn(Phoenix, { id: 'bird' })) });
+    const bird = system.spawn(Phoenix, { id: 'bird' });
+    await expect(bird.call(createSignal('phoenix.burn'))).resolves.toBe('burnt');
+    expect(bird.actor.getSnapshot().status).toBe('stopped');
+    expect(spawned).toHaveLength(1);
+    expect(system.get('bird')).toBe(spawned[0]);
+    expect(spawned[0]!.actor.getSnapshot().status).toBe('active');
+    expect(spawned[0]!.actor.system.get('bird/skills/fire')!.getSnapshot().status).toBe('active');
   });
 });
