@@ -17,6 +17,7 @@
  *
  * Pure: no I/O, no model, no XState.
  */
+import { nanoid } from 'nanoid';
 import { z } from 'zod';
 import { defineAction, fail, result, type ActionContext } from '../core/action.js';
 import { Effects, type Effect } from '../core/effects.js';
@@ -97,6 +98,11 @@ export type TurnStatus = 'thinking' | 'acting' | 'awaiting-approval';
 
 const turnSchema = z.object({
   n: z.number().int(),
+  /**
+   * The id of the turn's `chat.turn.started` signal: unique, where `n` starts again at 1 for an
+   * agent spawned anew under the same id. (Empty in states recorded before turns had one.)
+   */
+  id: z.string().default(''),
   status: z.enum(['thinking', 'acting', 'awaiting-approval']),
   /** The id of the `chat.message` signal whose caller waits for the answer. */
   replyTo: z.string().nullable(),
@@ -227,10 +233,11 @@ function now(): string {
 /** The state and effects that begin turn `n` for `text`. */
 function beginTurn(ctx: Ctx, messages: readonly ChatMessage[], text: string, replyTo: string | null): { state: Partial<ConversationState>; effects: Effect[] } {
   const n = ctx.skillState.turns + 1;
-  const turn: TurnRecord = { n, status: 'thinking', replyTo, query: text, steps: 0, toolCalls: 0, pending: [], startedAt: now() };
+  const id = nanoid();
+  const turn: TurnRecord = { n, id, status: 'thinking', replyTo, query: text, steps: 0, toolCalls: 0, pending: [], startedAt: now() };
   return {
     state: { messages: [...messages, { role: 'user', content: text }], turn, turns: n },
-    effects: [emit(ctx, ChatSignals.started, { turn: n })],
+    effects: [Effects.emit(createSignal(ChatSignals.started, { agent: ctx.agentId, turn: n, turnId: id }, { source: ctx.agentId, id }))],
   };
 }
 
@@ -423,7 +430,7 @@ function decide(approve: boolean) {
     const decided: PendingToolCall = { ...call, approval: approve ? 'approved' : 'denied' };
     if (!approve && reason !== undefined) decided.reason = reason;
     const next: TurnRecord = { ...turn, status: 'acting', pending: [decided, ...turn.pending.slice(1)] };
-    return result({ toolCallId, approved: approve }, { state: { turn: next }, effects: [emit(ctx, ChatSignals.resumed, { turn: turn.n })] });
+    return result({ toolCallId, approved: approve }, { state: { turn: next }, effects: [emit(ctx, ChatSignals.resumed, { turn: turn.n, turnId: turn.id })] });
   };
 }
 

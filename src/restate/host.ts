@@ -33,6 +33,7 @@ import {
   type MountRequest,
   type SpawnRequest,
   type TurnRequest,
+  type TurnStepRequest,
   type TurnStepAnswer,
 } from './protocol.js';
 import { turnsObject, type TurnHostOptions } from './turns.js';
@@ -181,8 +182,8 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup, served: Rea
           const subscribers = (await ctx.get<{ definition: string; id: string }[]>(SUBSCRIBERS_KEY)) ?? [];
           for (const target of subscribers) sendTo(ctx, target.definition, target.id, 'send', effect.signal);
           // The conversation's turn signals move the turn on: the turn object runs it.
-          const data = effect.signal.data as { agent?: unknown; turn?: unknown } | undefined;
-          if (movesTurn(effect.signal.type) && data?.agent === ctx.key && typeof data.turn === 'number') moveTurn(ctx, data.turn);
+          const data = effect.signal.data as { agent?: unknown; turn?: unknown; turnId?: unknown } | undefined;
+          if (movesTurn(effect.signal.type) && data?.agent === ctx.key && typeof data.turn === 'number') moveTurn(ctx, data.turn, typeof data.turnId === 'string' ? data.turnId : undefined);
           break;
         }
         case 'schedule':
@@ -263,6 +264,15 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup, served: Rea
     return (await step(ctx, { kind: 'instructions', instructions: instructions.value })) as Answer;
   };
 
+  /** The refusal of a step of turn `turnId` when the agent's turn in flight is not that one. */
+  const otherTurn = async (ctx: restate.ObjectContext, turnId: string): Promise<Answer | undefined> => {
+    const data = await ctx.get<AgentData<object>>(STATE_KEY);
+    const turn = (data?.state as { [CONVERSATION]?: ConversationState } | undefined)?.[CONVERSATION]?.turn;
+    if (data === null || turn?.id === turnId) return undefined;
+    const now = turn ? `turn ${turn.n} (${turn.id}) is in flight` : 'no turn is in flight';
+    return failed(errorInfo('action_failed', `turn ${turnId} of agent '${ctx.key}' is over; ${now}`, { details: { reason: 'no_turn' } }));
+  };
+
   /** A step on a signal, or the refusal of a value that is not one. */
   const signalStep = (ctx: restate.ObjectContext, value: unknown, call: boolean): Promise<CallAnswer> => {
     const problem = signalProblem(value);
@@ -273,12 +283,13 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup, served: Rea
   };
 
   /** Has the turn object move turn `n` of this agent on. */
-  const moveTurn = (ctx: restate.ObjectContext, n: number) => sendTo(ctx, TURNS, ctx.key, 'run', { definition: definition.name, turn: n } satisfies TurnRequest);
+  const moveTurn = (ctx: restate.ObjectContext, n: number, turnId: string | undefined) =>
+    sendTo(ctx, TURNS, ctx.key, 'run', { definition: definition.name, turn: n, ...(turnId ? { turnId } : {}) } satisfies TurnRequest);
 
   /** An agent spawned with a turn in flight (restored from elsewhere) has it moved on. */
   const adoptTurn = (ctx: restate.ObjectContext, agent: Agent<object>) => {
     const turn = (agent.state as { [CONVERSATION]?: ConversationState })[CONVERSATION]?.turn;
-    if (turn && turn.status !== 'awaiting-approval') moveTurn(ctx, turn.n);
+    if (turn && turn.status !== 'awaiting-approval') moveTurn(ctx, turn.n, turn.id || undefined);
   };
 
   return restate.object({
@@ -312,10 +323,11 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup, served: Rea
       run: async (ctx: restate.ObjectContext, value: unknown): Promise<Answer> => runStep(ctx, value),
       // `run` for the turn object: the answer, and the agent as it is after the step (one request
       // where a `run` and a `snapshot` would take two).
-      turnStep: restate.handlers.object.exclusive({ ingressPrivate: true }, async (ctx: restate.ObjectContext, value: unknown): Promise<TurnStepAnswer> => ({
-        answer: await runStep(ctx, value),
-        agent: await ctx.get<AgentData<object>>(STATE_KEY),
-      })),
+      turnStep: restate.handlers.object.exclusive({ ingressPrivate: true }, async (ctx: restate.ObjectContext, request: TurnStepRequest): Promise<TurnStepAnswer> => {
+        // A turn of an agent that stopped meanwhile must not act on one spawned anew under its id.
+        const other = request?.turnId === undefined ? undefined : await otherTurn(ctx, request.turnId);
+        return { answer: other ?? (await runStep(ctx, request?.instructions)), agent: await ctx.get<AgentData<object>>(STATE_KEY) };
+      }),
       mount: async (ctx: restate.ObjectContext, request: MountRequest): Promise<Answer> => {
         if (typeof request?.skill !== 'string' || (request.config !== undefined && (typeof request.config !== 'object' || request.config === null))) {
           return failed(errorInfo('invalid_skill', 'mount takes { skill: <name>, config?: {...} }', { subject: ctx.key }));

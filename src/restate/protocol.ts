@@ -45,6 +45,15 @@ export interface TurnStepAnswer {
 export interface TurnRequest {
   definition: string;
   turn: number;
+  /** The turn's id (its `chat.turn.started` signal's): `turn` numbers start again for an agent spawned anew. */
+  turnId?: string;
+}
+
+/** Input of an agent object's `turnStep` handler: instructions of the turn object, for the turn it runs. */
+export interface TurnStepRequest {
+  instructions: unknown;
+  /** The turn whose step this is: refused (`no_turn`) when the agent's turn in flight is another. */
+  turnId?: string;
 }
 
 /** Input of an agent object's `spawn` handler. */

@@ -23,7 +23,7 @@ import { callsRun, checkCompactors, checkModels, classifyModelError, historyToke
 import { toolLimit, transcript, unknownModel, usageOf, waitingCalls, type ModelProblem, type ModelTools, type WaitingCall } from '../model/model-call.js';
 import { loadAi, type AiModule, type ChatModel, type Compactor } from '../model/models.js';
 import { buildSystemPrompt } from '../model/prompt.js';
-import { TURNS, type Answer, type TurnRequest, type TurnStepAnswer } from './protocol.js';
+import { TURNS, type Answer, type TurnRequest, type TurnStepAnswer, type TurnStepRequest } from './protocol.js';
 
 /** The model options of `restateAgents`. */
 export interface TurnHostOptions {
@@ -56,7 +56,7 @@ export function turnsObject(definitions: ReadonlyMap<string, AgentDefinition<obj
           ctx.console.warn(`skillstate: turn request for agent '${ctx.key}' names no definition this host serves (${JSON.stringify(request)})`);
           return;
         }
-        await new RestateTurn(ctx, definition, skills, models, compactors, request.turn).run();
+        await new RestateTurn(ctx, definition, skills, models, compactors, request.turn, typeof request.turnId === 'string' ? request.turnId : undefined).run();
       },
     },
   });
@@ -116,6 +116,8 @@ class RestateTurn {
     private readonly models: Readonly<Record<string, ChatModel>>,
     private readonly compactors: Readonly<Record<string, Compactor>>,
     private readonly n: number,
+    /** The turn's id: a turn of the same number of an agent spawned anew under this id is another turn. */
+    private readonly turnId: string | undefined,
   ) {}
 
   /** Runs the turn until it waits for approval or is over (answered, failed, cancelled, or the agent is gone). */
@@ -129,7 +131,7 @@ class RestateTurn {
         return;
       }
       const turn = conversation?.slice.turn;
-      if (!agent || !conversation || !turn || turn.n !== this.n) return;
+      if (!agent || !conversation || !turn || !this.isMine(turn)) return;
       if (conversation.settings.stream && !warnedStream) {
         warnedStream = true;
         this.ctx.console.warn(`skillstate: agent '${this.ctx.key}': streaming is not served on the Restate host; turn ${this.n} answers whole (no chat.delta signals)`);
@@ -144,6 +146,10 @@ class RestateTurn {
     }
   }
 
+  private isMine(turn: TurnRecord): boolean {
+    return turn.n === this.n && (this.turnId === undefined || turn.id === this.turnId);
+  }
+
   // ── The agent, through its own handlers ─────────────────────────────────────────────────
 
   private callAgent<T>(method: string, parameter: unknown): Promise<T> {
@@ -152,7 +158,8 @@ class RestateTurn {
 
   /** A step of the agent running `instruction`; remembers the agent as the step left it. */
   private async runOnAgent(instruction: InstructionObject): Promise<Answer> {
-    const { answer, agent } = await this.callAgent<TurnStepAnswer>('turnStep', instruction);
+    const request: TurnStepRequest = { instructions: instruction, ...(this.turnId !== undefined ? { turnId: this.turnId } : {}) };
+    const { answer, agent } = await this.callAgent<TurnStepAnswer>('turnStep', request);
     this.data = agent;
     return answer;
   }
@@ -235,7 +242,7 @@ class RestateTurn {
       this.data = undefined;
       const now = await this.agent();
       const current = now && conversationOf(now);
-      if (!current || 'problem' in current || current.slice.turn?.n !== this.n || current.slice.turn.status !== 'thinking') return false;
+      if (!current || 'problem' in current || !current.slice.turn || !this.isMine(current.slice.turn) || current.slice.turn.status !== 'thinking') return false;
     }
   }
 

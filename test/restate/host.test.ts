@@ -161,6 +161,24 @@ describe('Restate host', () => {
     expect(state.conversation.turn).toBeNull();
   }, 45_000);
 
+  it('an agent stopped mid-turn and spawned anew under its id: the old turn does not reach the new one, whose turn has the same number', async () => {
+    const old = await client.spawn('chatter', { id: 'reborn' });
+    const oldAnswer = old.call('chat.message', { text: 'slowly add 20 and 22' });
+    // The old turn waits on its second model call (1.5 s) when the agent is stopped and spawned again.
+    await eventually('the tool step', async () => ((await old.getSnapshot()).state as { ledger: { total: number } }).ledger.total === 42);
+    await old.stop();
+    await expect(oldAnswer).rejects.toMatchObject({ code: 'agent_stopped' });
+    const reborn = await client.spawn('chatter', { id: 'reborn' });
+    expect(await reborn.call('chat.message', { text: 'hello' })).toBe('You said: hello');
+    const state = (await reborn.getSnapshot()).state as { ledger: { total: number }; conversation: { messages: { role: string; content: unknown }[]; turns: number; turn: unknown } };
+    expect(state.ledger.total).toBe(0);
+    expect(state.conversation.messages).toEqual([
+      { role: 'user', content: 'hello' },
+      expect.objectContaining({ role: 'assistant' }),
+    ]);
+    expect(state.conversation).toMatchObject({ turns: 1, turn: null });
+  }, 45_000);
+
   it('a stopped agent answers the calls whose answer it deferred with agent_stopped', async () => {
     const agent = await client.spawn('desk_agent', { id: 'closing' });
     const asked = agent.call('desk.ask', { question: 'will you answer?' });
