@@ -21,17 +21,21 @@ import { stepAgent, type StepOutcome, type WorkItem } from '../engine/index.js';
 import { ChatSignals, CONVERSATION, type ConversationState } from '../model/conversation.js';
 import { fromEntry, toEntry, type JournalEntry } from './journal.js';
 import {
+  CHILDREN_KEY,
   DEFERRED_KEY,
   DIRECTORY,
+  PARENT_KEY,
   REPLIES,
   replyKey,
   STATE_KEY,
   SUBSCRIBERS_KEY,
   TURNS,
+  type AgentAddress,
   type Answer,
   type CallAnswer,
   type MountRequest,
   type SpawnRequest,
+  type StopRequest,
   type TurnRequest,
   type TurnStepRequest,
   type TurnStepAnswer,
@@ -197,7 +201,10 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup, served: Rea
             break;
           }
           const id = effect.id ?? ctx.rand.uuidv4();
-          const request: SpawnRequest = { definition: effect.definition, ...(effect.state ? { state: effect.state } : {}) };
+          const request: SpawnRequest = { definition: effect.definition, ...(effect.state ? { state: effect.state } : {}), parent: { id: ctx.key, definition: definition.name } };
+          // Known as a child from this step on: a stop effect of a later step reaches it even
+          // before its spawn has registered it (Restate delivers the two to its key in order).
+          ctx.set(CHILDREN_KEY, { ...(await childrenOf(ctx)), [id]: effect.definition });
           sendTo(ctx, effect.definition, id, 'spawn', request);
           break;
         }
@@ -206,8 +213,15 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup, served: Rea
             stopSelf = true;
             break;
           }
+          const children = await childrenOf(ctx);
+          if (Object.hasOwn(children, effect.agent)) {
+            const { [effect.agent]: childDefinition, ...rest } = children;
+            ctx.set(CHILDREN_KEY, rest);
+            sendTo(ctx, childDefinition!, effect.agent, 'stop', { reason: effect.reason ?? 'stopped', parent: ctx.key } satisfies StopRequest);
+            break;
+          }
           const target = await ctx.genericCall<string, string | null>({ service: DIRECTORY, method: 'lookup', key: effect.agent, parameter: '', inputSerde: restate.serde.json, outputSerde: restate.serde.json });
-          if (target !== null) sendTo(ctx, target, effect.agent, 'stop', effect.reason ?? 'stopped');
+          if (target !== null) sendTo(ctx, target, effect.agent, 'stop', { reason: effect.reason ?? 'stopped' } satisfies StopRequest);
           else ctx.console.warn(`skillstate: agent '${ctx.key}' asked to stop agent '${effect.agent}', which is not known (not spawned, already stopped, or its spawn not yet done)`);
           break;
         }
@@ -248,11 +262,22 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup, served: Rea
     return deferred;
   };
 
-  /** Removes the agent; callers still waiting for a deferred answer get `agent_stopped`. */
+  /** The agents this one spawned and has not stopped (id → definition). */
+  const childrenOf = async (ctx: restate.ObjectContext) => (await ctx.get<Record<string, string>>(CHILDREN_KEY)) ?? {};
+
+  /**
+   * Removes the agent; callers still waiting for a deferred answer get `agent_stopped`, the
+   * agents it spawned stop too, and its parent forgets it.
+   */
   const stop = async (ctx: restate.ObjectContext, reason: string) => {
     for (const reply of Object.values(await deferredCalls(ctx))) {
       sendTo(ctx, REPLIES, reply, 'answer', failed(errorInfo('agent_stopped', `agent '${ctx.key}' stopped (${reason}) before answering`, { subject: ctx.key })));
     }
+    for (const [child, childDefinition] of Object.entries(await childrenOf(ctx))) {
+      sendTo(ctx, childDefinition, child, 'stop', { reason: `its parent '${ctx.key}' stopped`, parent: ctx.key } satisfies StopRequest);
+    }
+    const parent = await ctx.get<AgentAddress>(PARENT_KEY);
+    if (parent !== null) sendTo(ctx, parent.definition, parent.id, 'childStopped', ctx.key);
     ctx.clearAll();
     sendTo(ctx, DIRECTORY, ctx.key, 'remove', null);
   };
@@ -306,6 +331,7 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup, served: Rea
         const outcome = await stepAgent(agent, { kind: 'start' }, { invoke: journaled(ctx, skills) });
         if (outcome.error) return failed(outcome.error);
         ctx.set(STATE_KEY, outcome.agent.toJSON());
+        if (isAddress(request.parent)) ctx.set(PARENT_KEY, { id: request.parent.id, definition: request.parent.definition } satisfies AgentAddress);
         // Awaited, so the agent can be found by id as soon as its spawn is answered.
         await ctx.genericCall({ service: DIRECTORY, method: 'register', key: ctx.key, parameter: definition.name, inputSerde: restate.serde.json, outputSerde: restate.serde.json });
         await carryOut(ctx, outcome, undefined);
@@ -349,18 +375,34 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup, served: Rea
         if (!subscribers.some((known) => known.id === target.id)) ctx.set(SUBSCRIBERS_KEY, [...subscribers, target]);
         return ok(null);
       },
-      stop: async (ctx: restate.ObjectContext): Promise<Answer> => {
+      stop: async (ctx: restate.ObjectContext, request: StopRequest | string | null): Promise<Answer> => {
         const agent = await load(ctx);
         if (!(agent instanceof Agent)) return failed(agent);
-        await stop(ctx, 'stopped');
+        const { reason, parent }: StopRequest = typeof request === 'object' && request !== null ? request : typeof request === 'string' ? { reason: request } : {};
+        // A parent's stop reaches only its own child: the id may have been spawned anew since.
+        if (typeof parent === 'string' && (await ctx.get<AgentAddress>(PARENT_KEY))?.id !== parent) {
+          return failed(errorInfo('unknown_agent', `agent '${ctx.key}' is not a child of '${parent}'`, { subject: ctx.key }));
+        }
+        await stop(ctx, typeof reason === 'string' ? reason : 'stopped');
         return ok(null);
       },
+      // A child of this agent stopped: it is forgotten.
+      childStopped: restate.handlers.object.exclusive({ ingressPrivate: true }, async (ctx: restate.ObjectContext, child: string): Promise<void> => {
+        const children = await childrenOf(ctx);
+        if (typeof child !== 'string' || !Object.hasOwn(children, child)) return;
+        const { [child]: _gone, ...rest } = children;
+        ctx.set(CHILDREN_KEY, rest);
+      }),
       snapshot: restate.handlers.object.shared(async (ctx: restate.ObjectSharedContext): Promise<Answer> => {
         const data = await ctx.get<AgentData<object>>(STATE_KEY);
         return data === null ? failed(errorInfo('unknown_agent', `no agent '${ctx.key}' of definition '${definition.name}'`, { subject: ctx.key })) : ok(data);
       }),
     },
   });
+}
+
+function isAddress(value: unknown): value is AgentAddress {
+  return typeof value === 'object' && value !== null && typeof (value as AgentAddress).id === 'string' && typeof (value as AgentAddress).definition === 'string';
 }
 
 /** A one-way send to another handler (durable: Restate delivers it once the step is journaled). */

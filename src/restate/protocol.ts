@@ -13,6 +13,16 @@ export const STATE_KEY = 'agent';
 export const SUBSCRIBERS_KEY = 'subscribers';
 /** The Restate state key holding the called signals whose answer the agent deferred (signal id → reply key). */
 export const DEFERRED_KEY = 'deferred';
+/** The Restate state key holding the agents this agent spawned (id → definition name). */
+export const CHILDREN_KEY = 'children';
+/** The Restate state key holding the agent that spawned this one, when one did. */
+export const PARENT_KEY = 'parent';
+
+/** An agent as another agent refers to it: its id and the name of its definition. */
+export interface AgentAddress {
+  id: string;
+  definition: string;
+}
 
 /**
  * The workflow holding one deferred answer, keyed `<definition>/<agent>/<a fresh id>`: the agent
@@ -60,6 +70,15 @@ export interface TurnStepRequest {
 export interface SpawnRequest {
   definition: string;
   state?: Record<string, unknown>;
+  /** The agent whose step spawned this one: stopping it stops this one. */
+  parent?: AgentAddress;
+}
+
+/** Input of an agent object's `stop` handler (a client sends nothing). */
+export interface StopRequest {
+  reason?: string;
+  /** Sent by a parent: the agent stops only if that agent is still its parent. */
+  parent?: string;
 }
 
 /** Input of an agent object's `mount` handler: a skill the host knows, by name. */

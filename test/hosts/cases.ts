@@ -19,6 +19,8 @@ export interface HostAgent {
 /** A host serving the agents of test/restate/agents.ts. */
 export interface Host {
   spawn(definition: string, options: { id: string; state?: Record<string, unknown> }): Promise<HostAgent>;
+  /** Whether an agent of this id runs. */
+  exists(id: string): Promise<boolean>;
 }
 
 /** Polls until `probe` holds, in real time. */
@@ -36,6 +38,35 @@ const desk = async (agent: HostAgent) => (await agent.state()).desk as { waiting
 
 /** The cases: a name and a body taking the host and an id unique to the run. */
 export const HOST_CASES: readonly [string, (host: Host, id: string) => Promise<void>][] = [
+  [
+    'a stop effect in the step after the spawn effect that made the child stops it, and it stays stopped',
+    async (host, id) => {
+      const parent = await host.spawn('worker', { id });
+      await parent.call('do', { effects: [Effects.spawn('notes_agent', { id: `${id}-kid` })] });
+      await parent.call('do', { effects: [Effects.stop({ agent: `${id}-kid` })] });
+      await until('the child to stop', async () => !(await host.exists(`${id}-kid`)));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await host.exists(`${id}-kid`)).toBe(false);
+    },
+  ],
+  [
+    'an agent that stops stops the agents it spawned, and only those',
+    async (host, id) => {
+      const parent = await host.spawn('worker', { id });
+      await parent.call('do', { effects: [Effects.spawn('notes_agent', { id: `${id}-kid` }), Effects.spawn('notes_agent', { id: `${id}-lost` })] });
+      await until('the children', async () => (await host.exists(`${id}-kid`)) && (await host.exists(`${id}-lost`)));
+      // One child is stopped by another agent, and its id spawned anew by no parent.
+      const other = await host.spawn('worker', { id: `${id}-other` });
+      await other.call('do', { effects: [Effects.stop({ agent: `${id}-lost` })] });
+      await until('the lost child to stop', async () => !(await host.exists(`${id}-lost`)));
+      await host.spawn('notes_agent', { id: `${id}-lost` });
+      await parent.call('do', { effects: [Effects.stop()] });
+      await until('the child to stop with its parent', async () => !(await host.exists(`${id}-kid`)));
+      expect(await host.exists(id)).toBe(false);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await host.exists(`${id}-lost`)).toBe(true);
+    },
+  ],
   [
     'a call answers the output of the action its route names, and the state keeps the change',
     async (host, id) => {

@@ -19,6 +19,7 @@ const host: Host = {
       state: async () => agent.getSnapshot().state as Record<string, unknown>,
     };
   },
+  exists: async (id) => system.get(id) !== undefined,
 };
 
 describe('in-process host', () => {

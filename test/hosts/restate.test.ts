@@ -22,6 +22,17 @@ beforeAll(async () => {
         state: async () => (await agent.getSnapshot()).state,
       };
     },
+    exists: (id) =>
+      client
+        .get(id)
+        .getSnapshot()
+        .then(
+          () => true,
+          (error: { code?: string }) => {
+            if (error.code === 'unknown_agent') return false;
+            throw error;
+          },
+        ),
   };
 }, 60_000);
 
