@@ -1,13 +1,9 @@
 /**
  * The supervising system actor. Agents hand it the effects their steps produced, and it
  * carries each one out as a named XState action — one per effect kind, named after it — so the
- * inspector shows every effect as what it is.
- *
- * Agents are its children in XState's sense: created with it as their parent, so all of them
- * share its XState system (clock, system ids, inspector) and a failing agent actor is reported
- * to it (`agentFailed`). They are not spawned by its actions (XState copies a parent's children
- * map on every spawn, which makes one parent spawning all agents quadratic): the runtime keeps
- * the registry of agents beside it.
+ * inspector shows every effect as what it is. It is not the parent of the agents (XState copies
+ * a parent's children map on every spawn, which makes one parent for all agents quadratic); the
+ * system keeps a registry of agents beside it instead.
  *
  * The actions are made from the list of effect kinds: adding a kind adds its action here.
  */
@@ -18,8 +14,6 @@ import { EFFECT_TYPES, type Effect, type EffectType } from '../src/core/effects.
 export interface SystemHost {
   /** Carries out one effect. `answered`: the step's caller already receives its error. */
   carryOut(agentId: string, effect: Effect, answered: boolean): void;
-  /** An agent's actor failed. */
-  agentFailed(agentId: string, error: unknown): void;
   toJSON(): unknown;
 }
 
@@ -31,13 +25,6 @@ export interface EffectsEvent {
   effects: readonly Effect[];
   /** A caller waits on the step that produced these effects and receives its error. */
   answered: boolean;
-}
-
-/** What XState sends a parent when a child actor fails. */
-interface AgentFailedEvent {
-  type: `xstate.error.actor.${string}`;
-  actorId: string;
-  error: unknown;
 }
 
 interface EffectParams {
@@ -57,7 +44,7 @@ const effectActions = Object.fromEntries(EFFECT_TYPES.map((type) => [type, carry
 export const systemMachine = setup({
   types: {} as {
     context: { host: SystemHost };
-    events: EffectsEvent | AgentFailedEvent;
+    events: EffectsEvent;
     input: { host: SystemHost };
   },
   actions: effectActions,
@@ -65,9 +52,6 @@ export const systemMachine = setup({
   id: 'skillstate.system',
   context: ({ input }) => ({ host: input.host }),
   on: {
-    'xstate.error.actor.*': {
-      actions: ({ context, event }) => context.host.agentFailed((event as AgentFailedEvent).actorId, (event as AgentFailedEvent).error),
-    },
     effects: {
       actions: enqueueActions(({ event, enqueue }) => {
         for (const effect of event.effects) enqueue({ type: effect.type, params: { agent: event.agent, effect, answered: event.answered } });

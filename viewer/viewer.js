@@ -23,23 +23,14 @@ fetch('config.json').then((response) => response.json()).then((config) => {
 
 // ---- who is who ------------------------------------------------------------------------------
 
-/**
- * The actor an actor belongs under. Agents are created with the system actor as their XState
- * parent; the viewer shows them as the roots they are to a user, beside the system actor.
- */
-function parentOf(actor) {
-  const parent = actor.parentId ? actors.get(actor.parentId) : undefined;
-  return parent && parent.definition?.id !== 'skillstate.system' ? parent : undefined;
-}
-
 function rootOf(actor) {
   let current = actor;
-  for (let parent = parentOf(current); parent; parent = parentOf(current)) current = parent;
+  while (current.parentId && actors.has(current.parentId)) current = actors.get(current.parentId);
   return current;
 }
 
 function skillOf(actor) {
-  for (let current = actor; current; current = parentOf(current)) {
+  for (let current = actor; current; current = current.parentId ? actors.get(current.parentId) : undefined) {
     if (current.name.startsWith('skill:')) return current.name.slice('skill:'.length);
   }
   return '';
@@ -194,7 +185,7 @@ function ensureViews(actor) {
     actor.card.dataset.session = actor.sessionId;
     actor.card.innerHTML = '<h3><span class="actor-name"></span><span class="owner"></span><span class="state"></span></h3><div class="diagram"></div>';
   }
-  const parent = parentOf(actor);
+  const parent = actor.parentId && actors.get(actor.parentId);
   const list = parent ? (ensureViews(parent), parent.item.querySelector('ul')) : tree;
   if (actor.item.parentElement !== list) list.append(actor.item);
   // Cards are grouped by agent, in the order the agents appeared.

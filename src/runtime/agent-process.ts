@@ -106,13 +106,6 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   patterns: readonly string[] = [];
   /** Callers whose answer a step deferred (`defer_reply`), by the id of the signal they called with. */
   private deferred: Map<string, Ticket> | undefined;
-  /**
-   * Stopped from inside its own step (its actor failed there): the actor stops once that step
-   * is over. Until then its lifecycles still hold their system ids, so the id cannot be spawned
-   * again.
-   */
-  actorStopPending = false;
-
   constructor(
     initial: Agent<TState>,
     definition: AgentDefinition<TState>,
@@ -512,12 +505,9 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     callUnmountHooks(agent, agent.mounted.map((record) => record.name), (error) => this.system.report(this.id, error));
     // The machine shows `stopped` as its last state (queued behind the step when inside one).
     if (this.actor.getSnapshot().status === 'active') this.actor.send({ type: 'agent.stopped' });
-    if (!inOwnStep) return stopActor(this.actor);
-    this.actorStopPending = true;
-    queueMicrotask(() => {
-      stopActor(this.actor);
-      this.actorStopPending = false;
-    });
+    const stop = () => stopActor(this.actor);
+    if (inOwnStep) queueMicrotask(stop);
+    else stop();
   }
 
   // ── MailboxOwner (called by the mailbox) ──────────────────────────────────────────────────
@@ -539,16 +529,18 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
 }
 
 /**
- * Stops an agent's actor now. Agents share the system actor's XState system (one clock, one
- * registry of system ids, one inspector), so each is created with the system actor as its
- * parent, and XState stops such an actor only through `_stop`, the call its own `stopChild`
- * makes; the public `stop()` is for root actors. An actor that failed has stopped already but
- * left its children running: they are stopped here, so none keeps running or keeps its system id.
+ * Stops an agent's actor. One that failed has stopped already, but XState leaves the children
+ * of a failed actor running: its skill lifecycles (and their children) are stopped here instead,
+ * through `_stop`, the call XState's own `stopChild` makes (the public `stop()` is for root
+ * actors only).
  */
 function stopActor(actor: AgentActor): void {
   const snapshot = actor.getSnapshot();
-  const actors = snapshot.status === 'error' ? Object.values(snapshot.children as Record<string, unknown>) : [actor];
-  for (const each of actors) (each as Stoppable | undefined)?._stop();
+  if (snapshot.status !== 'error') {
+    actor.stop();
+    return;
+  }
+  for (const child of Object.values(snapshot.children as Record<string, unknown>)) (child as Stoppable | undefined)?._stop();
 }
 
 interface Stoppable {

@@ -126,8 +126,6 @@ function normalizeInspect(option: InspectOption | undefined): ((event: Inspectio
 
 export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
   readonly agents = new Map<string, AgentProcess<object>>();
-  /** Agents stopped from inside their own step, until their actor has stopped (see `assertIdFree`). */
-  private readonly leaving = new Map<string, AgentProcess<object>>();
   readonly definitions = new Map<string, AgentDefinition<object>>();
   readonly skills: SkillRegistry;
   readonly resolvers: SkillResolver[];
@@ -235,21 +233,11 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
     const id = options.id ?? nanoid();
     const badId = agentIdProblem(id);
     if (badId) throw new RuntimeError(badId, typeof id === 'string' ? id : undefined);
-    this.assertIdFree(id);
+    if (this.agents.has(id)) throw new RuntimeError(errorInfo('duplicate_agent', `an agent with id '${id}' is already running`, { subject: id }), id);
     const parent = this.parentId(options.parent);
     const agent = definition.new({ id, state: options.state as never });
     // A restored agent's state already holds what its hooks did: only a new agent runs them.
     return this.start(definition, agent, parent, undefined, hasMountHooks(catalogOf(agent)!));
-  }
-
-  private assertIdFree(id: string): void {
-    if (this.agents.has(id)) throw new RuntimeError(errorInfo('duplicate_agent', `an agent with id '${id}' is already running`, { subject: id }), id);
-    if (this.leaving.get(id)?.actorStopPending) {
-      throw new RuntimeError(
-        errorInfo('duplicate_agent', `agent '${id}' is still stopping: it stopped inside its own step, which is still running; spawn it again once that step is over`, { subject: id }),
-        id,
-      );
-    }
   }
 
   private parentId(parent: string | AgentRef<object> | undefined): string | undefined {
@@ -276,10 +264,9 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
     process.actor = createActor(hooks ? startingAgentMachine : agentMachine, {
       id: agent.id,
       input: { agent: agent as Agent<object>, host: process },
-      // One XState system for all agents: the system actor's (its clock, system ids and inspector).
-      // XState tells a parent when its child fails, so the system actor reports it (`agentFailed`).
-      parent: this.actor,
+      ...(this.inspect ? { inspect: this.inspect } : {}),
     });
+    process.actor.subscribe(new FailureWatch(this, process as AgentProcess<object>));
     this.agents.set(agent.id, process as AgentProcess<object>);
     if (parent !== undefined) (this.agents.get(parent)!.childIds ??= new Set()).add(agent.id);
     process.registeredAtStart = registeredNames(catalogOf(agent)!);
@@ -297,11 +284,10 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
   }
 
   /** An agent's actor failed (a step never throws: this is a last line of defence). */
-  agentFailed(agentId: string, error: unknown): void {
-    const process = this.agents.get(agentId);
-    if (!process) return;
-    this.report(agentId, errorInfo('signal_failed', `agent '${agentId}': its actor failed: ${describeThrown(error)}`));
-    this.stopTree(process, 'its actor failed');
+  actorFailed(process: AgentProcess<object>, error: unknown): void {
+    // Stopped first, so a listener told of the failure can spawn the id again.
+    if (this.agents.get(process.id) === process) this.stopTree(process, 'its actor failed');
+    this.report(process.id, errorInfo('signal_failed', `agent '${process.id}': its actor failed: ${describeThrown(error)}`));
   }
 
   /** Stops an agent, its children first. */
@@ -319,14 +305,6 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
     }
     process.terminate(reason);
     this.agents.delete(process.id);
-    if (process.actorStopPending) {
-      // Its actor stops after the running step: the id stays taken until then. Queued behind
-      // that stop, this runs once the actor has stopped.
-      this.leaving.set(process.id, process);
-      queueMicrotask(() => {
-        if (this.leaving.get(process.id) === process) this.leaving.delete(process.id);
-      });
-    }
     if (process.parent !== undefined) this.agents.get(process.parent)?.childIds?.delete(process.id);
     for (const pattern of process.patterns) this.listeners.delete(pattern, process.id);
     process.patterns = [];
@@ -368,7 +346,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
     }
     // The registry is keyed by the agent's own id: a snapshot whose two ids differ would take the place of another agent.
     if (data.agent.id !== data.id) throw bad(`the snapshot of '${data.id}' holds agent '${String(data.agent.id)}'; the two ids must be the same`);
-    this.assertIdFree(data.id);
+    if (this.agents.has(data.id)) throw new RuntimeError(errorInfo('duplicate_agent', `an agent with id '${data.id}' is already running`, { subject: data.id }), data.id);
     const restored = definition.restore(data.agent, { skills: { get: (name) => this.resolveSkill(name) } });
     if (!restored.ok) throw new RuntimeError(restored.error, data.id);
     const parent = data.parent !== undefined && this.agents.has(data.parent) ? data.parent : undefined;
@@ -559,4 +537,19 @@ function scheduledSignals(snapshot: AgentSnapshot): Array<{ due: number; signal:
     entries.push({ due, signal });
   }
   return entries;
+}
+
+/**
+ * Watches an agent's actor for a failure. An object with a method rather than a closure: XState
+ * binds the method to it, and an agent keeps one of these for its whole life.
+ */
+class FailureWatch {
+  constructor(
+    private readonly runtime: SystemRuntime,
+    private readonly process: AgentProcess<object>,
+  ) {}
+
+  error(error: unknown): void {
+    this.runtime.actorFailed(this.process, error);
+  }
 }

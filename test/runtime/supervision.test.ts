@@ -1,7 +1,7 @@
-/** Supervision of skill children: restart policies, a bounded restart rate, a visible failure. */
+/** Supervision of skill children (restart policies, a bounded restart rate, a visible failure) and of agents whose actor fails. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { fromCallback, fromPromise } from 'xstate';
-import type { AgentRef, AgentSystem, RestartPolicy } from '../../src/index.js';
+import { createMachine, fromCallback, fromPromise } from 'xstate';
+import { fail, type AgentRef, type AgentSystem, type RestartPolicy } from '../../src/index.js';
 import { checkAgentInvariants } from '../../src/testing/index.js';
 import { Effects, NotesAgent, createSignal, crashableChild, defineAction, defineAgent, defineSkill, notebook, quietSystem, result, z } from './fixtures.js';
 
@@ -219,15 +219,31 @@ describe('supervision of agents', () => {
     agent.send(createSignal('notes.add_now', { item: 'x' }));
     expect(errors).toEqual(["w: signal_failed: agent 'w': its actor failed: fault injected"]);
     expect(system.get('w')).toBeUndefined();
-    // It failed inside its step: what it ran stops once that step has unwound, and until then its id is taken.
-    expect(() => system.spawn(Crew, { id: 'w' })).toThrow(
-      expect.objectContaining({ code: 'duplicate_agent', message: "agent 'w' is still stopping: it stopped inside its own step, which is still running; spawn it again once that step is over" }),
-    );
+    // It failed inside its step: what it ran stops once that step has unwound.
     await new Promise((resolve) => setImmediate(resolve));
     expect(loop.getSnapshot().status).toBe('stopped');
     const again = system.spawn(Crew, { id: 'w' });
     await expect(again.call(createSignal('notes.add_now', { item: 'y' }))).resolves.toEqual({ count: 1 });
     expect(starts.count).toBe(2);
+  });
+
+  it('a listener told that an agent failed can spawn its id again at once', async () => {
+    system = quietSystem();
+    const Crew = defineAgent({ name: 'crew', skills: [notebook, workerSkill({ count: 0 }, 'permanent')] });
+    const agent = system.spawn(Crew, { id: 'w' });
+    let again: AgentRef<object> | undefined;
+    system.onError((error, agentId) => {
+      if (agentId === 'w' && error.code === 'signal_failed' && again === undefined) again = system.spawn(Crew, { id: 'w' });
+    });
+    // The same fault as above, injected where the machine tells its process a step is over.
+    (agent as unknown as { finished(): void }).finished = () => {
+      throw new Error('fault injected');
+    };
+    agent.send(createSignal('notes.add_now', { item: 'x' }));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(system.get('w')).toBe(again);
+    expect(again!.actor.getSnapshot().status).toBe('active');
+    await expect(again!.call(createSignal('notes.add_now', { item: 'y' }))).resolves.toEqual({ count: 1 });
   });
 
   it('an agent that stops itself can be spawned again under its id at once, even by code its stop runs', async () => {
@@ -252,5 +268,38 @@ describe('supervision of agents', () => {
     expect(system.get('bird')).toBe(spawned[0]);
     expect(spawned[0]!.actor.getSnapshot().status).toBe('active');
     expect(spawned[0]!.actor.system.get('bird/skills/fire')!.getSnapshot().status).toBe('active');
+  });
+
+  it('each agent runs its skills in an XState system of its own: skill children with the same system id do not clash across agents', async () => {
+    const errors: string[] = [];
+    system = quietSystem();
+    system.onError((error, agentId) => errors.push(`${agentId}: ${error.code}`));
+    const child = createMachine({ id: 'child', invoke: { src: fromCallback(() => () => {}), systemId: 'cache' } });
+    const Cached = defineAgent({ name: 'cached', skills: [defineSkill({ name: 'cache', children: () => [{ id: 'svc', logic: child, maxRestarts: 1 }] })] });
+    const first = system.spawn(Cached, { id: 'c1' });
+    const second = system.spawn(Cached, { id: 'c2' });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect([first.getSnapshot().lifecycles, second.getSnapshot().lifecycles]).toEqual([{ cache: 'active' }, { cache: 'active' }]);
+    expect(first.actor.system.get('cache')).not.toBe(second.actor.system.get('cache'));
+    expect(errors).toEqual([]);
+  });
+
+  it('an error listener that stops the agent and spawns its id again gets a running agent', async () => {
+    system = quietSystem();
+    const Failing = defineAgent({
+      name: 'failing',
+      skills: [defineSkill({ name: 's', actions: [defineAction({ name: 'boom', description: 'Fails', input: z.object({}), run: () => fail('nope', 'always fails') })], routes: [{ path: 'x.boom', target: { action: 'boom' } }] })],
+    });
+    let again: AgentRef<object> | undefined;
+    system.onError((_error, agentId) => {
+      if (agentId !== 'w' || again !== undefined) return;
+      void system.stop('w');
+      again = system.spawn(Failing, { id: 'w' });
+    });
+    system.spawn(Failing, { id: 'w' }).send(createSignal('x.boom'));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(again!.actor.getSnapshot().status).toBe('active');
+    expect(system.get('w')).toBe(again);
+    expect(again!.actor.system.get('w/skills/s')!.getSnapshot().status).toBe('active');
   });
 });
