@@ -349,10 +349,12 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup, served: Rea
       run: async (ctx: restate.ObjectContext, value: unknown): Promise<Answer> => runStep(ctx, value),
       // `run` for the turn object: the answer, and the agent as it is after the step (one request
       // where a `run` and a `snapshot` would take two).
-      turnStep: restate.handlers.object.exclusive({ ingressPrivate: true }, async (ctx: restate.ObjectContext, request: TurnStepRequest): Promise<TurnStepAnswer> => {
+      turnStep: restate.handlers.object.exclusive({ ingressPrivate: true }, async (ctx: restate.ObjectContext, value: TurnStepRequest | unknown): Promise<TurnStepAnswer> => {
+        // A turn object of a deployment before turns had ids sends the instructions alone.
+        const request: TurnStepRequest = typeof value === 'object' && value !== null && 'instructions' in value ? (value as TurnStepRequest) : { instructions: value };
         // A turn of an agent that stopped meanwhile must not act on one spawned anew under its id.
-        const other = request?.turnId === undefined ? undefined : await otherTurn(ctx, request.turnId);
-        return { answer: other ?? (await runStep(ctx, request?.instructions)), agent: await ctx.get<AgentData<object>>(STATE_KEY) };
+        const other = typeof request.turnId === 'string' ? await otherTurn(ctx, request.turnId) : undefined;
+        return { answer: other ?? (await runStep(ctx, request.instructions)), agent: await ctx.get<AgentData<object>>(STATE_KEY) };
       }),
       mount: async (ctx: restate.ObjectContext, request: MountRequest): Promise<Answer> => {
         if (typeof request?.skill !== 'string' || (request.config !== undefined && (typeof request.config !== 'object' || request.config === null))) {
