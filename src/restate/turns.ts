@@ -140,7 +140,7 @@ class RestateTurn {
       if (turn.status === 'awaiting-approval') return;
       // The calls past the limit do not run: the turn ends, and they get an error result.
       if (turn.status === 'acting' && callsRun(turn) >= conversation.settings.maxToolCalls) going = await this.fail(toolLimit(this.n, conversation.settings.maxToolCalls));
-      else if (turn.status === 'acting') going = await this.act(agent, turn.pending[0]!);
+      else if (turn.status === 'acting') going = await this.act(agent, turn.pending[0]!, conversation.settings.toolTimeout);
       else going = await this.think(agent, conversation.slice, turn, conversation.settings);
       if (!going) return;
     }
@@ -156,12 +156,25 @@ class RestateTurn {
     return this.ctx.genericCall<unknown, T>({ service: this.definition.name, method, key: this.ctx.key, parameter, inputSerde: json, outputSerde: json });
   }
 
-  /** A step of the agent running `instruction`; remembers the agent as the step left it. */
-  private async runOnAgent(instruction: InstructionObject): Promise<Answer> {
+  /**
+   * A step of the agent running `instruction`; remembers the agent as the step left it. Given a
+   * `timeout`, an answer that takes longer is not waited for: the step still runs (it is the
+   * agent's), and the agent is read again afterwards.
+   */
+  private async runOnAgent(instruction: InstructionObject, timeout?: number): Promise<Answer> {
     const request: TurnStepRequest = { instructions: instruction, ...(this.turnId !== undefined ? { turnId: this.turnId } : {}) };
-    const { answer, agent } = await this.callAgent<TurnStepAnswer>('turnStep', request);
-    this.data = agent;
-    return answer;
+    const call = this.ctx.genericCall<unknown, TurnStepAnswer>({ service: this.definition.name, method: 'turnStep', key: this.ctx.key, parameter: request, inputSerde: json, outputSerde: json });
+    let stepped: TurnStepAnswer;
+    try {
+      stepped = await (timeout === undefined ? call : call.orTimeout(timeout));
+    } catch (error) {
+      if (!(error instanceof restate.TimeoutError)) throw error;
+      this.data = undefined;
+      const what = `run of '${String(instruction.action)}'`;
+      return { ok: false, error: errorInfo('timeout', `${what} to agent '${this.ctx.key}' got no answer within ${timeout} ms`, { subject: this.ctx.key }) };
+    }
+    this.data = stepped.agent;
+    return stepped.answer;
   }
 
   /** The agent as the last step left it (read from Restate the first time), or undefined once it is gone. */
@@ -292,13 +305,13 @@ class RestateTurn {
   // ── Acting: the next tool call ──────────────────────────────────────────────────────────
 
   /** Runs the next tool call through the agent (a step of its own) and records its result. */
-  private async act(agent: Agent<object>, call: PendingToolCall): Promise<boolean> {
+  private async act(agent: Agent<object>, call: PendingToolCall, toolTimeout: number): Promise<boolean> {
     if (call.approval === 'denied') return this.record('record_tool_result', { turn: this.n, toolCallId: call.toolCallId, ok: false });
     const converted = agentToolset(agent).toInstruction(call.tool, call.args);
     let outcome: { ok: true; output: unknown } | { ok: false; error: { code: string; message: string } };
     if (!converted.ok) outcome = { ok: false, error: { code: converted.error.code, message: converted.error.message } };
     else {
-      const answer = await this.runOnAgent(converted.instruction);
+      const answer = await this.runOnAgent(converted.instruction, toolTimeout);
       if (answer.ok) outcome = { ok: true, output: answer.value ?? null };
       else if (answer.error.code === 'unknown_agent') return false;
       else outcome = { ok: false, error: { code: answer.error.code, message: answer.error.message } };

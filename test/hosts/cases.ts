@@ -240,6 +240,15 @@ export const HOST_CASES: readonly [string, (host: Host, id: string) => Promise<v
     },
   ],
   [
+    "a tool call that takes longer than toolTimeout reaches the model as a timeout; the tool's step still applies",
+    async (host, id) => {
+      const agent = await host.spawn('hasty', { id });
+      expect(await agent.call('chat.message', { text: 'audit the books' })).toBe(`The audit failed: timeout: run of 'audit' to agent '${id}' got no answer within 200 ms`);
+      await until('the audit to apply', async () => ((await agent.state()).auditor as { audited: number }).audited === 1);
+      expect((await agent.state()).conversation).toMatchObject({ turn: null, turns: 1 });
+    },
+  ],
+  [
     'a history over its budget is compacted before the model is asked: older turns summarised, the latest kept',
     async (host, id) => {
       const agent = await host.spawn('forgetful', { id });

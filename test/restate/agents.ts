@@ -90,6 +90,25 @@ const ledger = defineSkill({
   ],
 });
 
+/** An audit that takes 600 ms: longer than the `toolTimeout` of the agent that has it. */
+const auditState = z.object({ audited: z.number().default(0) });
+const auditor = defineSkill({
+  name: 'auditor',
+  schema: auditState,
+  actions: [
+    defineAction({
+      name: 'audit',
+      description: 'Audits the ledger (slowly)',
+      input: z.object({}),
+      state: auditState,
+      run: async (_params, { skillState }) => {
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        return result({ audited: skillState.audited + 1 }, { state: { audited: skillState.audited + 1 } });
+      },
+    }),
+  ],
+});
+
 /** The text of the conversation's latest user message, and the tool results after it. */
 function lastExchange(call: ScriptedCall): { text: string; results: { toolName: string; output: { type: string; value?: unknown; reason?: string } }[] } {
   const prompt = call.messages;
@@ -119,6 +138,7 @@ function ledgerModel(call: ScriptedCall): ScriptedResponse {
     const add = /add (\d+) and (\d+)/.exec(text);
     if (add) return { text: 'Adding.', toolCalls: [{ tool: 'add', args: { a: Number(add[1]), b: Number(add[2]) }, id }] };
     if (text.includes('thrice')) return { toolCalls: [1, 2, 3].map((n) => ({ tool: 'add', args: { a: n, b: 0 }, id: `${id}-${n}` })) };
+    if (text.includes('audit')) return { toolCalls: [{ tool: 'audit', args: {}, id }] };
     if (text.includes('teleport')) return { toolCalls: [{ tool: 'teleport', args: {}, id }] };
     if (text.includes('garble')) return { toolCalls: [{ tool: 'add', args: { a: 'two', b: 3 }, id }] };
     const wire = /wire (\d+)/.exec(text);
@@ -144,6 +164,9 @@ export const Forgetful = defineAgent({
 /** The same agent asking for a model no host has. */
 export const Stranded = defineAgent({ name: 'stranded', skills: [[conversation, { model: 'elsewhere', stream: false }], ledger] });
 
-export const definitions: readonly AgentDefinition<object>[] = [Worker, NotesAgent, Desk, Chatter, Forgetful, Stranded];
+/** The same agent with an audit that takes longer than its tool calls may. */
+export const Hasty = defineAgent({ name: 'hasty', skills: [[conversation, { stream: false, toolTimeout: 200 }], ledger, auditor] });
+
+export const definitions: readonly AgentDefinition<object>[] = [Worker, NotesAgent, Desk, Chatter, Forgetful, Stranded, Hasty];
 export const skills = [tally];
 
