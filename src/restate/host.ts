@@ -29,6 +29,7 @@ import {
   replyKey,
   STATE_KEY,
   SUBSCRIBERS_KEY,
+  TURN_INVOCATION_KEY,
   TURNS,
   type AgentAddress,
   type Answer,
@@ -152,7 +153,7 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup, served: Rea
    * nothing is written. `callId` is the id of the signal of a `call`, whose answer the step may
    * defer.
    */
-  const step = async (ctx: restate.ObjectContext, item: WorkItem | (() => WorkItem | ErrorInfo), callId?: string): Promise<CallAnswer> => {
+  const step = async (ctx: restate.ObjectContext, item: WorkItem | (() => WorkItem | ErrorInfo), callId?: string, fromTurn = false): Promise<CallAnswer> => {
     const agent = await load(ctx);
     if (!(agent instanceof Agent)) return failed(agent);
     const work = typeof item === 'function' ? item() : item;
@@ -160,7 +161,7 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup, served: Rea
     const outcome = await stepAgent(agent, work, { invoke: journaled(ctx, skills) });
     if (outcome.error) return failed(outcome.error);
     ctx.set(STATE_KEY, outcome.agent.toJSON());
-    const deferred = await carryOut(ctx, outcome, callId);
+    const deferred = await carryOut(ctx, outcome, callId, fromTurn);
     return deferred ?? ok(outcome.result);
   };
 
@@ -176,8 +177,11 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup, served: Rea
     sendTo(ctx, REPLIES, reply, 'answer', answer);
   };
 
-  /** Carries out a committed step's effects; returns where its caller finds the answer when the step deferred it. */
-  const carryOut = async (ctx: restate.ObjectContext, outcome: StepOutcome, callId: string | undefined): Promise<CallAnswer | undefined> => {
+  /**
+   * Carries out a committed step's effects; returns where its caller finds the answer when the
+   * step deferred it. `fromTurn`: the step is one the turn object asked for.
+   */
+  const carryOut = async (ctx: restate.ObjectContext, outcome: StepOutcome, callId: string | undefined, fromTurn = false): Promise<CallAnswer | undefined> => {
     let stopSelf = false;
     let deferred: CallAnswer | undefined;
     for (const effect of outcome.effects as Effect[]) {
@@ -187,7 +191,12 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup, served: Rea
           for (const target of subscribers) sendTo(ctx, target.definition, target.id, 'send', effect.signal);
           // The conversation's turn signals move the turn on: the turn object runs it.
           const data = effect.signal.data as { agent?: unknown; turn?: unknown; turnId?: unknown } | undefined;
-          if (movesTurn(effect.signal.type) && data?.agent === ctx.key && typeof data.turn === 'number') moveTurn(ctx, data.turn, typeof data.turnId === 'string' ? data.turnId : undefined);
+          if (data?.agent === ctx.key && typeof data.turn === 'number') {
+            if (movesTurn(effect.signal.type)) ctx.set(TURN_INVOCATION_KEY, await moveTurn(ctx, data.turn, typeof data.turnId === 'string' ? data.turnId : undefined).invocationId);
+            // A turn cancelled from outside: the turn object's invocation is cancelled too, which
+            // aborts the model request under way.
+            else if (effect.signal.type === ChatSignals.cancelled && !fromTurn) await cancelTurnInvocation(ctx);
+          }
           break;
         }
         case 'schedule':
@@ -278,15 +287,17 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup, served: Rea
     }
     const parent = await ctx.get<AgentAddress>(PARENT_KEY);
     if (parent !== null) sendTo(ctx, parent.definition, parent.id, 'childStopped', ctx.key);
+    // A turn under way ends with the agent, and its model request with it.
+    await cancelTurnInvocation(ctx);
     ctx.clearAll();
     sendTo(ctx, DIRECTORY, ctx.key, 'remove', null);
   };
 
   /** A step running instructions (one, or a list), or the refusal of a value that is not one. */
-  const runStep = async (ctx: restate.ObjectContext, value: unknown): Promise<Answer> => {
+  const runStep = async (ctx: restate.ObjectContext, value: unknown, fromTurn = false): Promise<Answer> => {
     const instructions = plainInstructions(Array.isArray(value) ? value : [value]);
     if (!instructions.ok) return failed(instructions.error);
-    return (await step(ctx, { kind: 'instructions', instructions: instructions.value })) as Answer;
+    return (await step(ctx, { kind: 'instructions', instructions: instructions.value }, undefined, fromTurn)) as Answer;
   };
 
   /** The refusal of a step of turn `turnId` when the agent's turn in flight is not that one. */
@@ -310,6 +321,14 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup, served: Rea
   /** Has the turn object move turn `n` of this agent on. */
   const moveTurn = (ctx: restate.ObjectContext, n: number, turnId: string | undefined) =>
     sendTo(ctx, TURNS, ctx.key, 'run', { definition: definition.name, turn: n, ...(turnId ? { turnId } : {}) } satisfies TurnRequest);
+
+  /** Cancels the turn object's invocation that moves this agent's turn on, if one was sent. */
+  const cancelTurnInvocation = async (ctx: restate.ObjectContext) => {
+    const running = await ctx.get<string>(TURN_INVOCATION_KEY);
+    if (running === null) return;
+    ctx.clear(TURN_INVOCATION_KEY);
+    ctx.invocation(running as restate.InvocationId).cancel();
+  };
 
   /** An agent spawned with a turn in flight (restored from elsewhere) has it moved on. */
   const adoptTurn = (ctx: restate.ObjectContext, agent: Agent<object>) => {
@@ -354,7 +373,7 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup, served: Rea
         const request: TurnStepRequest = typeof value === 'object' && value !== null && 'instructions' in value ? (value as TurnStepRequest) : { instructions: value };
         // A turn of an agent that stopped meanwhile must not act on one spawned anew under its id.
         const other = typeof request.turnId === 'string' ? await otherTurn(ctx, request.turnId) : undefined;
-        return { answer: other ?? (await runStep(ctx, request.instructions)), agent: await ctx.get<AgentData<object>>(STATE_KEY) };
+        return { answer: other ?? (await runStep(ctx, request.instructions, true)), agent: await ctx.get<AgentData<object>>(STATE_KEY) };
       }),
       mount: async (ctx: restate.ObjectContext, request: MountRequest): Promise<Answer> => {
         if (typeof request?.skill !== 'string' || (request.config !== undefined && (typeof request.config !== 'object' || request.config === null))) {
@@ -408,6 +427,6 @@ function isAddress(value: unknown): value is AgentAddress {
 }
 
 /** A one-way send to another handler (durable: Restate delivers it once the step is journaled). */
-function sendTo(ctx: restate.ObjectContext, service: string, key: string, method: string, parameter: unknown, delay?: number) {
-  ctx.genericSend({ service, method, key, parameter, inputSerde: restate.serde.json, ...(delay !== undefined && delay > 0 ? { delay } : {}) });
+function sendTo(ctx: restate.ObjectContext, service: string, key: string, method: string, parameter: unknown, delay?: number): restate.InvocationHandle {
+  return ctx.genericSend({ service, method, key, parameter, inputSerde: restate.serde.json, ...(delay !== undefined && delay > 0 ? { delay } : {}) });
 }

@@ -13,6 +13,8 @@ export const STATE_KEY = 'agent';
 export const SUBSCRIBERS_KEY = 'subscribers';
 /** The Restate state key holding the called signals whose answer the agent deferred (signal id → reply key). */
 export const DEFERRED_KEY = 'deferred';
+/** The Restate state key holding the invocation of the turn object that moves the agent's turn on. */
+export const TURN_INVOCATION_KEY = 'turn_invocation';
 /** The Restate state key holding the agents this agent spawned (id → definition name). */
 export const CHILDREN_KEY = 'children';
 /** The Restate state key holding the agent that spawned this one, when one did. */

@@ -56,7 +56,14 @@ export function turnsObject(definitions: ReadonlyMap<string, AgentDefinition<obj
           ctx.console.warn(`skillstate: turn request for agent '${ctx.key}' names no definition this host serves (${JSON.stringify(request)})`);
           return;
         }
-        await new RestateTurn(ctx, definition, skills, models, compactors, request.turn, typeof request.turnId === 'string' ? request.turnId : undefined).run();
+        try {
+          await new RestateTurn(ctx, definition, skills, models, compactors, request.turn, typeof request.turnId === 'string' ? request.turnId : undefined).run();
+        } catch (error) {
+          // The agent cancelled the turn (and ended it in its state already). This attempt ends
+          // here, which aborts a model request still under way.
+          if (!(error instanceof restate.CancelledError)) throw error;
+          ctx.console.info(`skillstate: agent '${ctx.key}': turn ${request.turn} was cancelled`);
+        }
       },
     },
   });
@@ -76,7 +83,16 @@ function infoOf(error: unknown, fallback: ErrorInfo['code']): ErrorInfo {
 }
 
 /** Asks the model for one step, offering the tools without running them: the host runs them through the agent. */
-async function askModel(ai: AiModule, model: ChatModel, settings: ConversationSettings, system: string, messages: readonly ChatMessage[], tools: ModelTools): Promise<ModelAnswer> {
+async function askModel(
+  ai: AiModule,
+  model: ChatModel,
+  settings: ConversationSettings,
+  system: string,
+  messages: readonly ChatMessage[],
+  tools: ModelTools,
+  /** Aborted when the invocation's attempt ends: the turn was cancelled, or the process is going. */
+  attemptOver: AbortSignal,
+): Promise<ModelAnswer> {
   const timeout = AbortSignal.timeout(settings.modelTimeout);
   try {
     const result = await ai.generateText({
@@ -85,7 +101,8 @@ async function askModel(ai: AiModule, model: ChatModel, settings: ConversationSe
       messages: messages as Parameters<AiModule['generateText']>[0]['messages'] & object,
       tools: Object.fromEntries(tools.tools) as Parameters<AiModule['generateText']>[0]['tools'],
       maxRetries: 0,
-      abortSignal: timeout,
+      // The attempt ends early when the invocation is cancelled (the turn was cancelled).
+      abortSignal: AbortSignal.any([timeout, attemptOver]),
       stopWhen: ai.stepCountIs(1),
       ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
       ...(settings.maxOutputTokens !== undefined ? { maxOutputTokens: settings.maxOutputTokens } : {}),
@@ -245,7 +262,8 @@ class RestateTurn {
     }
     for (let attempt = 0; ; attempt++) {
       const what = `model call: turn ${this.n}, step ${turn.steps + 1}${attempt ? `, retry ${attempt}` : ''}`;
-      const answer = await this.ctx.run(what, () => askModel(ai, model, settings, system, slice.messages, tools), { serde: json as restate.Serde<ModelAnswer> });
+      const attemptOver = this.ctx.request().attemptCompletedSignal;
+      const answer = await this.ctx.run(what, () => askModel(ai, model, settings, system, slice.messages, tools, attemptOver), { serde: json as restate.Serde<ModelAnswer> });
       if (answer.ok) return this.record('record_step', { turn: this.n, messages: answer.messages, usage: answer.usage, calls: answer.calls, pending: answer.pending });
       if (!answer.problem.retryable || attempt >= settings.retries) return this.fail(answer.problem.error);
       const wait = retryWait(answer.problem, settings, attempt);

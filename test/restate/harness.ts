@@ -17,14 +17,16 @@ export interface ServiceProcess {
   kill(): Promise<void>;
   /** Starts it again on the same port. */
   start(): Promise<void>;
+  /** What the process has written so far (its log). */
+  output(): string;
 }
 
 export async function startService(): Promise<ServiceProcess> {
   const port = await freePort();
   let child: ChildProcess | undefined;
+  let output = '';
   const start = async () => {
     child = spawn(process.execPath, ['--conditions=skillstate-source', '--import', 'tsx', 'test/restate/service.ts', String(port)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
     await new Promise<void>((resolve, reject) => {
       child!.stdout!.on('data', (chunk: Buffer) => {
         output += chunk.toString();
@@ -45,6 +47,7 @@ export async function startService(): Promise<ServiceProcess> {
       await gone;
     },
     start,
+    output: () => output,
   };
 }
 

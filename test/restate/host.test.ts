@@ -168,6 +168,8 @@ describe('Restate host', () => {
     await eventually('the tool step', async () => ((await old.getSnapshot()).state as { ledger: { total: number } }).ledger.total === 42);
     await old.stop();
     await expect(oldAnswer).rejects.toMatchObject({ code: 'agent_stopped' });
+    // The stop cancelled the turn, and with it the model request under way.
+    await eventually('the old model request to be aborted', async () => host.service.output().includes('model call aborted: slowly add 20 and 22'));
     const reborn = await client.spawn('chatter', { id: 'reborn' });
     expect(await reborn.call('chat.message', { text: 'hello' })).toBe('You said: hello');
     const state = (await reborn.getSnapshot()).state as { ledger: { total: number }; conversation: { messages: { role: string; content: unknown }[]; turns: number; turn: unknown } };
@@ -177,6 +179,18 @@ describe('Restate host', () => {
       expect.objectContaining({ role: 'assistant' }),
     ]);
     expect(state.conversation).toMatchObject({ turns: 1, turn: null });
+  }, 45_000);
+
+  it("chat.cancel cancels the turn object's invocation: the model request under way is aborted", async () => {
+    const agent = await client.spawn('chatter', { id: 'canceller' });
+    const slow = agent.call('chat.message', { text: 'slowly add 5 and 6' });
+    // The tool has run; the model's last answer takes 1.5 s.
+    await eventually('the tool step', async () => ((await agent.getSnapshot()).state as { ledger: { total: number } }).ledger.total === 11);
+    await agent.send('chat.cancel', { reason: 'enough' });
+    await expect(slow).rejects.toMatchObject({ code: 'cancelled', message: 'enough' });
+    await eventually('the model request to be aborted', async () => host.service.output().includes('model call aborted: slowly add 5 and 6'));
+    expect(host.service.output()).toContain("agent 'canceller': turn 1 was cancelled");
+    expect(await agent.call('chat.message', { text: 'add 1 and 1' })).toBe('The total is 13.');
   }, 45_000);
 
   it('a stopped agent answers the calls whose answer it deferred with agent_stopped', async () => {
