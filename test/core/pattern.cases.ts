@@ -2,7 +2,7 @@
  * THE table of pattern cases. Every matcher skillstate has — `matches()` and the trie router —
  * runs this same table (pattern.test.ts, router.test.ts), so the two can never disagree.
  *
- * Semantics (DESIGN.md, "Signals and patterns"): an exact segment matches itself only; `*`
+ * Semantics (as the README states them for `matches`): an exact segment matches itself only; `*`
  * matches exactly one segment; `**` matches zero or more segments, anywhere in the pattern. An
  * invalid pattern or an invalid type never matches, and the router refuses an invalid pattern
  * when it is added.

@@ -1,7 +1,7 @@
 /**
  * Model-based tests of the agent machine with `skillstate/testing`: sequences of mount,
  * unmount, signal and fault events over optional skills (one requiring another, one with a
- * supervised child), with DESIGN.md's invariants checked after every step on a real agent.
+ * supervised child), with the agent invariants (docs/architecture.md) checked after every step on a real agent.
  */
 import { describe, expect, it } from 'vitest';
 import { arithmetic } from '../../skills/index.js';

@@ -2,7 +2,7 @@
  * Mounting under pressure: skills of one name given by value, concurrent mounts of one skill,
  * slow mount hooks and loaders while signals queue, remounting a different skill or config,
  * mount hooks and `run` effects that mount, and effects that try to register actions on their
- * own. After each, the invariants of DESIGN.md hold (`checkAgentInvariants`).
+ * own. After each, the agent invariants hold (`checkAgentInvariants`, listed in docs/architecture.md).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { fromCallback } from 'xstate';

@@ -4,7 +4,7 @@
  * params, mounts and unmounts of optional skills (one with an async mount hook, one with a
  * supervised child), crashes of that child, stops — issued without waiting for one another.
  *
- * After every operation the invariants of DESIGN.md hold (`checkAgentInvariants`); at the end
+ * After every operation the agent invariants hold (`checkAgentInvariants`, listed in docs/architecture.md); at the end
  * nothing is lost and nothing reordered (the notebook holds exactly the accepted items, in the
  * order they were sent), every caller got the answer its item deserved, and persisting and
  * restoring the agent gives one that answers the same. Runs are few and short (bounded sizes,
