@@ -331,9 +331,9 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup, served: Rea
   };
 
   /** An agent spawned with a turn in flight (restored from elsewhere) has it moved on. */
-  const adoptTurn = (ctx: restate.ObjectContext, agent: Agent<object>) => {
+  const adoptTurn = async (ctx: restate.ObjectContext, agent: Agent<object>) => {
     const turn = (agent.state as { [CONVERSATION]?: ConversationState })[CONVERSATION]?.turn;
-    if (turn && turn.status !== 'awaiting-approval') moveTurn(ctx, turn.n, turn.id || undefined);
+    if (turn && turn.status !== 'awaiting-approval') ctx.set(TURN_INVOCATION_KEY, await moveTurn(ctx, turn.n, turn.id || undefined).invocationId);
   };
 
   return restate.object({
@@ -354,7 +354,7 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup, served: Rea
         // Awaited, so the agent can be found by id as soon as its spawn is answered.
         await ctx.genericCall({ service: DIRECTORY, method: 'register', key: ctx.key, parameter: definition.name, inputSerde: restate.serde.json, outputSerde: restate.serde.json });
         await carryOut(ctx, outcome, undefined);
-        adoptTurn(ctx, outcome.agent);
+        await adoptTurn(ctx, outcome.agent);
         return ok(outcome.agent.toJSON());
       },
       send: async (ctx: restate.ObjectContext, value: unknown): Promise<Answer> => {

@@ -106,6 +106,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   patterns: readonly string[] = [];
   /** Callers whose answer a step deferred (`defer_reply`), by the id of the signal they called with. */
   private deferred: Map<string, Ticket> | undefined;
+
   constructor(
     initial: Agent<TState>,
     definition: AgentDefinition<TState>,
