@@ -207,6 +207,9 @@ const context = ({ input }: { input: LifecycleInput }): LifecycleContext => ({
   failure: null,
 });
 
+/** What a plain lifecycle is made with: events only, no input and no context. */
+const plainSetup = setup({ types: {} as { events: LifecycleEvent } });
+
 /**
  * The lifecycle of a skill without children: three resting states and nothing to supervise. Most
  * skills are like this, and an agent spawns one per skill, so it is kept as light as a machine
@@ -221,10 +224,8 @@ function plainLifecycle(initial: LifecycleMachineState) {
     deactivating: { always: { target: 'inactive' } },
     failed: { on: { activate: { target: 'activating' }, deactivate: { target: 'deactivating' } } },
   } as const;
-  return plain.createMachine({ id: 'skillLifecycle', initial, states });
+  return plainSetup.createMachine({ id: 'skillLifecycle', initial, states });
 }
-
-const plain = setup({ types: {} as { events: LifecycleEvent } });
 
 /** The lifecycle of a skill with children: runs them while active and supervises them. */
 function supervisingLifecycle(initial: LifecycleMachineState) {
