@@ -5,6 +5,18 @@
  * in the same rounds are what BENCHMARKS.md records; absolute figures are for orientation only.
  */
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Whether the benches run compiled (`npm run bench` compiles them with `tsc` into
+ * `.bench-build/`, so they measure the JavaScript the package ships) or from source through a loader.
+ */
+export const compiled = import.meta.url.endsWith('.js');
+
+/** A path under the bench's source folder (its corpus, its README), wherever the bench runs from. */
+export function benchSource(relative: string): string {
+  return fileURLToPath(new URL(`${compiled ? '../../bench/' : './'}${relative}`, import.meta.url));
+}
 
 export interface BenchCase {
   name: string;

@@ -15,10 +15,11 @@ import { createMcpServer } from '../src/mcp/index.js';
 import { counter } from '../skills/index.js';
 import { requestScopedFetch } from '../src/mcp/fetch.js';
 import { bareServer } from './mcp-server.js';
-import { compare, formatNs, type ReportRow } from './harness.js';
+import { compare, compiled, formatNs, type ReportRow } from './harness.js';
 
-const SERVER = fileURLToPath(new URL('./mcp-server.ts', import.meta.url));
-const NODE_ARGS = ['--conditions=skillstate-source', '--import', 'tsx', SERVER];
+/** The server processes run the same build as this one: compiled, or from source through tsx. */
+const SERVER = fileURLToPath(new URL(`./mcp-server.${compiled ? 'js' : 'ts'}`, import.meta.url));
+const NODE_ARGS = compiled ? [SERVER] : ['--conditions=skillstate-source', '--import', 'tsx', SERVER];
 
 async function stdioClient(kind: string): Promise<Client> {
   const client = new Client({ name: 'bench', version: '1.0.0' });

@@ -15,15 +15,14 @@
  * same skills.
  */
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createDocumentSkillRegistry, defineDocumentSkill, discoverSkills, disclose, type DocumentSkillRegistry } from '../src/index.js';
 import { planDisclosure } from '../src/manifest/disclose.js';
 import { TriggerIndex } from '../src/manifest/match.js';
 import { RelevanceIndex } from '../src/manifest/rank.js';
 import { REQUESTS, type EvalRequest } from './corpus/requests.js';
-import { compare, formatNs, type ReportRow } from './harness.js';
+import { benchSource, compare, formatNs, type ReportRow } from './harness.js';
 
-const CORPUS = fileURLToPath(new URL('./corpus/', import.meta.url));
+const CORPUS = benchSource('corpus/');
 const WINDOW_TOKENS = 1500;
 const WINDOW_CHARS = WINDOW_TOKENS * 4;
 
