@@ -13,10 +13,12 @@ import type { AgentDefinition } from '../core/agent-definition.js';
 import { Agent, type AgentData } from '../core/agent-value.js';
 import type { Effect } from '../core/effects.js';
 import { describeThrown, errorInfo, type ErrorInfo } from '../core/errors.js';
+import { RuntimeError } from '../runtime/errors.js';
 import { plainInstructions } from '../core/instruction.js';
 import type { InvokeUserCode } from '../core/invoke.js';
 import { signalProblem, type Signal } from '../core/signal.js';
 import type { AnySkill } from '../core/skill.js';
+import type { SkillResolver } from '../core/skill-registry.js';
 import { stepAgent, type StepOutcome, type WorkItem } from '../engine/index.js';
 import { ChatSignals, CONVERSATION, type ConversationState } from '../model/conversation.js';
 import { fromEntry, toEntry, type JournalEntry } from './journal.js';
@@ -41,6 +43,7 @@ import {
   type TurnStepRequest,
   type TurnStepAnswer,
 } from './protocol.js';
+import { HostSkills, mountedNames } from './skills.js';
 import { turnsObject, type TurnHostOptions } from './turns.js';
 
 /** Options of `restateAgents`. */
@@ -49,13 +52,22 @@ export interface RestateAgentsOptions extends TurnHostOptions {
   definitions: readonly AgentDefinition<object>[];
   /** Skills that `mount` may name, besides those the definitions attach. */
   skills?: readonly AnySkill[];
+  /**
+   * Where else skills are found by name, as in `createAgentSystem({ resolvers })`: a
+   * document-skill registry here lets `mount` name its skills. The registries behind the skill
+   * tools a definition attaches (`createSkillTools(registry)`) are searched too. A document
+   * skill mounted on an agent is loaded again from its folder by whichever service process
+   * restores the agent, so every process must see the same folders.
+   */
+  resolvers?: readonly SkillResolver[];
 }
+
+const OPTION_KEYS: readonly string[] = ['definitions', 'skills', 'resolvers', 'models', 'compactors'] satisfies (keyof RestateAgentsOptions)[];
 
 /** What `restateAgents` returns: the services to bind to a Restate endpoint. */
 export type RestateServices = (restate.VirtualObjectDefinition<string, unknown> | restate.WorkflowDefinition<string, unknown>)[];
 
 type AnyDefinition = AgentDefinition<object>;
-type SkillLookup = { get(name: string): AnySkill | undefined };
 
 const ok = (value: unknown): Answer => ({ ok: true, value: value === undefined ? null : value });
 const failed = (error: ErrorInfo): Answer => ({ ok: false, error: { ...error } });
@@ -67,6 +79,10 @@ const failed = (error: ErrorInfo): Answer => ({ ok: false, error: { ...error } }
  * `restate.endpoint().bind(...)` for each, or use `serveRestateAgents`.
  */
 export function restateAgents(options: RestateAgentsOptions): RestateServices {
+  const unknown = Object.keys(options ?? {}).filter((key) => !OPTION_KEYS.includes(key));
+  if (unknown.length > 0) {
+    throw new RuntimeError(errorInfo('invalid_options', `restateAgents: unknown option${unknown.length > 1 ? 's' : ''} ${unknown.map((key) => `'${key}'`).join(', ')}; the options are ${OPTION_KEYS.join(', ')}`, { subject: unknown[0] }));
+  }
   const definitions = new Map<string, AnyDefinition>();
   for (const definition of options.definitions) {
     if (definition.name === DIRECTORY || definition.name === REPLIES || definition.name === TURNS) {
@@ -75,10 +91,11 @@ export function restateAgents(options: RestateAgentsOptions): RestateServices {
     if (definitions.has(definition.name)) throw new TypeError(`restateAgents: two definitions are named '${definition.name}'`);
     definitions.set(definition.name, definition);
   }
-  const skills = new Map<string, AnySkill>();
-  for (const definition of definitions.values()) for (const skill of definition.skills()) skills.set(skill.name, skill);
-  for (const skill of options.skills ?? []) skills.set(skill.name, skill);
-  const resolver = { get: (name: string) => skills.get(name) };
+  const resolvers = options.resolvers ?? [];
+  for (const [index, resolver] of resolvers.entries()) {
+    if (typeof resolver?.get !== 'function') throw new TypeError(`restateAgents: resolvers[${index}] has no get(name) method (see createSkillRegistry, discoverSkills)`);
+  }
+  const resolver = new HostSkills(definitions.values(), options.skills ?? [], resolvers);
   const turns = turnsObject(definitions, resolver, options);
   const served = new Set(definitions.keys());
   const objects = [...definitions.values()].map((definition) => agentObject(definition, resolver, served));
@@ -124,7 +141,7 @@ function repliesWorkflow() {
 }
 
 /** User code inside `ctx.run`: its answer (or what it threw) is journaled, so a replay reuses it. */
-function journaled(ctx: restate.ObjectContext, skills: SkillLookup): InvokeUserCode {
+function journaled(ctx: restate.ObjectContext, skills: HostSkills): InvokeUserCode {
   return (<T>(call: { what: string }, fn: () => T): T =>
     ctx
       .run(call.what, async (): Promise<JournalEntry> => {
@@ -134,16 +151,26 @@ function journaled(ctx: restate.ObjectContext, skills: SkillLookup): InvokeUserC
           return toEntry({ thrown });
         }
       })
-      .then((entry) => fromEntry(entry, skills)) as unknown as T) as InvokeUserCode;
+      .then(async (entry) => {
+        // A process replaying this entry may not have read the skills it mounts yet.
+        if (entry.kind === 'result') {
+          const named = [...(entry.mount ?? []).map((m) => (typeof m === 'string' ? m : m[0])), ...(entry.replace ?? [])];
+          const problem = await skills.ensure(named);
+          if (problem) ctx.console.warn(`skillstate: agent '${ctx.key}': ${problem.message}`);
+        }
+        return fromEntry(entry, skills);
+      }) as unknown as T) as InvokeUserCode;
 }
 
 /** Whether a conversation's turn signal asks for the turn to be moved on (a new turn, or one resumed after approval). */
 const movesTurn = (type: string) => type === ChatSignals.started || type === ChatSignals.resumed;
 
-function agentObject(definition: AnyDefinition, skills: SkillLookup, served: ReadonlySet<string>) {
+function agentObject(definition: AnyDefinition, skills: HostSkills, served: ReadonlySet<string>) {
   const load = async (ctx: restate.ObjectContext | restate.ObjectSharedContext): Promise<Agent<object> | ErrorInfo> => {
     const data = await ctx.get<AgentData<object>>(STATE_KEY);
     if (data === null) return errorInfo('unknown_agent', `no agent '${ctx.key}' of definition '${definition.name}'`, { subject: ctx.key });
+    const unloadable = await skills.ensure(mountedNames(data));
+    if (unloadable) return unloadable;
     const restored = definition.restore(data, { skills });
     return restored.ok ? restored.value : restored.error;
   };
@@ -379,10 +406,15 @@ function agentObject(definition: AnyDefinition, skills: SkillLookup, served: Rea
         if (typeof request?.skill !== 'string' || (request.config !== undefined && (typeof request.config !== 'object' || request.config === null))) {
           return failed(errorInfo('invalid_skill', 'mount takes { skill: <name>, config?: {...} }', { subject: ctx.key }));
         }
+        // A document skill is read from its folder first, as an in-process mount by name does.
+        const unloadable = await skills.ensure([request.skill]);
         // The agent is looked up first: an unknown agent is the answer before an unknown skill.
         const mounting = (): WorkItem | ErrorInfo => {
+          if (unloadable) return unloadable;
           const skill = skills.get(request.skill);
-          return skill ? { kind: 'mount', skill, config: request.config } : errorInfo('unknown_skill', `cannot mount skill '${request.skill}' on agent '${ctx.key}': the host does not know it (pass it in restateAgents({ skills }))`, { skill: request.skill });
+          return skill
+            ? { kind: 'mount', skill, config: request.config }
+            : errorInfo('unknown_skill', `cannot mount skill '${request.skill}' on agent '${ctx.key}': the host does not know it (pass it in restateAgents({ skills }), or a registry that has it in restateAgents({ resolvers }))`, { skill: request.skill });
         };
         return (await step(ctx, mounting)) as Answer;
       },

@@ -20,8 +20,9 @@ export interface RestateService {
 
 /** Serves `restateAgents(options)` over HTTP/2 on `port` (default 9080; 0 picks a free one) and `host` (default 127.0.0.1). */
 export async function serveRestateAgents(options: RestateAgentsOptions & { port?: number; host?: string }): Promise<RestateService> {
+  const { port: _port, host: _host, ...served } = options;
   let endpoint = restate.endpoint();
-  for (const service of restateAgents(options)) endpoint = endpoint.bind(service);
+  for (const service of restateAgents(served)) endpoint = endpoint.bind(service);
   const server = createServer(endpoint.http2Handler());
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {

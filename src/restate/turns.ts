@@ -16,13 +16,13 @@ import type { AgentDefinition } from '../core/agent-definition.js';
 import type { Agent, AgentData } from '../core/agent-value.js';
 import { describeThrown, errorInfo, SkillstateError, type ErrorInfo } from '../core/errors.js';
 import type { InstructionObject } from '../core/instruction.js';
-import type { AnySkill } from '../core/skill.js';
 import { agentToolset } from '../core/toolset.js';
 import { CONVERSATION, conversationConfigSchema, type ChatMessage, type ChatUsage, type ConversationSettings, type ConversationState, type PendingToolCall, type TurnRecord } from '../model/conversation.js';
 import { callsRun, checkCompactors, checkModels, classifyModelError, historyTokens, keepFrom, modelTools, overBudget, plain, retryWait, stepMessages, SUMMARY_INSTRUCTIONS } from '../model/model-call.js';
 import { toolLimit, transcript, unknownModel, usageOf, waitingCalls, type ModelProblem, type ModelTools, type WaitingCall } from '../model/model-call.js';
 import { loadAi, type AiModule, type ChatModel, type Compactor } from '../model/models.js';
 import { buildSystemPrompt } from '../model/prompt.js';
+import { mountedNames, type HostSkills } from './skills.js';
 import { TURNS, type Answer, type TurnRequest, type TurnStepAnswer, type TurnStepRequest } from './protocol.js';
 
 /** The model options of `restateAgents`. */
@@ -33,7 +33,6 @@ export interface TurnHostOptions {
   compactors?: Readonly<Record<string, Compactor>>;
 }
 
-type SkillLookup = { get(name: string): AnySkill | undefined };
 
 /** What one model call answered, as the journal keeps it (plain JSON). */
 type ModelAnswer = { ok: true; messages: unknown[]; usage: ChatUsage; calls: number; pending: WaitingCall[] } | { ok: false; problem: ModelProblem };
@@ -42,7 +41,7 @@ const json = restate.serde.json;
 const HINT = 'pass models to restateAgents({ models: { default: ... } })';
 
 /** The virtual object that runs the model turns of the agents of `definitions`. */
-export function turnsObject(definitions: ReadonlyMap<string, AgentDefinition<object>>, skills: SkillLookup, options: TurnHostOptions) {
+export function turnsObject(definitions: ReadonlyMap<string, AgentDefinition<object>>, skills: HostSkills, options: TurnHostOptions) {
   const models = checkModels(options.models);
   const compactors = checkCompactors(options.compactors);
   return restate.object({
@@ -129,7 +128,7 @@ class RestateTurn {
   constructor(
     private readonly ctx: restate.ObjectContext,
     private readonly definition: AgentDefinition<object>,
-    private readonly skills: SkillLookup,
+    private readonly skills: HostSkills,
     private readonly models: Readonly<Record<string, ChatModel>>,
     private readonly compactors: Readonly<Record<string, Compactor>>,
     private readonly n: number,
@@ -201,6 +200,8 @@ class RestateTurn {
       this.data = answer.ok ? (answer.value as AgentData<object>) : null;
     }
     if (this.data === null) return undefined;
+    const unloadable = await this.skills.ensure(mountedNames(this.data));
+    if (unloadable) this.ctx.console.warn(`skillstate: agent '${this.ctx.key}': ${unloadable.message}`);
     const restored = this.definition.restore(this.data, { skills: this.skills });
     if (!restored.ok) {
       this.ctx.console.warn(`skillstate: agent '${this.ctx.key}' cannot be restored to run turn ${this.n}: ${restored.error.message}`);

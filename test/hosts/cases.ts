@@ -11,6 +11,8 @@ import { Effects, createSignal } from '../../src/index.js';
 export interface HostAgent {
   send(type: string, data?: unknown): Promise<void>;
   call(type: string, data?: unknown): Promise<unknown>;
+  /** Runs one action by name, as a step (how a model's tool call reaches the agent). */
+  run(action: string, skill: string | undefined, params: Record<string, unknown>): Promise<unknown>;
   mount(skill: string): Promise<void>;
   unmount(skill: string): Promise<void>;
   state(): Promise<Record<string, unknown>>;
@@ -38,6 +40,42 @@ const desk = async (agent: HostAgent) => (await agent.state()).desk as { waiting
 
 /** The cases: a name and a body taking the host and an id unique to the run. */
 export const HOST_CASES: readonly [string, (host: Host, id: string) => Promise<void>][] = [
+  [
+    "a document skill loaded with load_skill stays mounted: its toolset's tools answer in later steps, until it is unmounted",
+    async (host, id) => {
+      const agent = await host.spawn('librarian', { id });
+      const loaded = (await agent.run('load_skill', 'skills', { name: 'hello-extended' })) as { skill: string; tools: string[]; alreadyLoaded: boolean };
+      expect(loaded).toMatchObject({ skill: 'hello-extended', alreadyLoaded: false });
+      expect(loaded.tools).toEqual(expect.arrayContaining(['say_hello', 'wave']));
+      expect(await agent.run('wave', 'hello-extended', { name: 'Bob', times: 2 })).toEqual({ output: '👋👋 Bob' });
+      expect(await agent.run('say_hello', 'hello-extended', { name: 'Ada', style: 'excited' })).toMatchObject({ output: 'Hello, Ada!!' });
+      // Loading it again mounts nothing new and says so.
+      expect(await agent.run('load_skill', 'skills', { name: 'hello-extended' })).toMatchObject({ alreadyLoaded: true });
+      await agent.unmount('hello-extended');
+      await expect(agent.run('wave', 'hello-extended', { name: 'Bob' })).rejects.toMatchObject({ code: 'unknown_action' });
+    },
+  ],
+  [
+    "a model loads the document skill its system prompt discloses, then calls the tool that skill brings",
+    async (host, id) => {
+      const agent = await host.spawn('librarian', { id });
+      expect(await agent.call('chat.message', { text: 'please greet Ada' })).toBe('Greeted: Hello, Ada.');
+      const conversation = (await agent.state()).conversation as { turn: unknown; messages: { role: string }[] };
+      expect(conversation.turn).toBeNull();
+      // user, load_skill call and result, say_hello call and result, answer.
+      expect(conversation.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
+    },
+  ],
+  [
+    'a document skill is mounted by name from the registry that knows it; a name nobody knows is unknown_skill',
+    async (host, id) => {
+      const agent = await host.spawn('librarian', { id });
+      await agent.mount('hello-extended');
+      expect(await agent.run('wave', 'hello-extended', { name: 'Cy' })).toEqual({ output: '👋 Cy' });
+      await expect(agent.mount('no-such-skill')).rejects.toMatchObject({ code: 'unknown_skill' });
+      expect(await agent.run('wave', 'hello-extended', { name: 'Cy', times: 3 })).toEqual({ output: '👋👋👋 Cy' });
+    },
+  ],
   [
     'a stop effect in the step after the spawn effect that made the child stops it, and it stays stopped',
     async (host, id) => {

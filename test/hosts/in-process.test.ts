@@ -1,10 +1,10 @@
 /** The host-agnostic behaviour cases against the in-process system. */
 import { afterAll, describe, it } from 'vitest';
 import { createAgentSystem, createSignal } from '../../src/index.js';
-import { definitions, models, skills } from '../restate/agents.js';
+import { definitions, models, resolvers, skills } from '../restate/agents.js';
 import { HOST_CASES, type Host } from './cases.js';
 
-const system = createAgentSystem({ definitions, skills, models, onUnhandledError: () => {}, onUnhandledDiagnostic: () => {} });
+const system = createAgentSystem({ definitions, skills, resolvers, models, onUnhandledError: () => {}, onUnhandledDiagnostic: () => {} });
 afterAll(() => system.shutdown());
 
 const host: Host = {
@@ -14,6 +14,7 @@ const host: Host = {
     return {
       send: async (type, data) => agent.send(createSignal(type, data)),
       call: (type, data) => agent.call(createSignal(type, data)),
+      run: (action, skill, params) => agent.run({ action, skill, params }),
       mount: async (skill) => void (await agent.mount(skill)),
       unmount: async (skill) => void (await agent.unmount(skill)),
       state: async () => agent.getSnapshot().state as Record<string, unknown>,

@@ -17,6 +17,7 @@ beforeAll(async () => {
       return {
         send: (type, data) => agent.send(createSignal(type, data)),
         call: (type, data) => agent.call(createSignal(type, data)),
+        run: (action, skill, params) => agent.run({ action, skill, params }),
         mount: (skill) => agent.mount(skill),
         unmount: (skill) => agent.unmount(skill),
         state: async () => (await agent.getSnapshot()).state,

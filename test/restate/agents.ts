@@ -2,10 +2,12 @@
  * Agents the Restate host tests serve (in a service process of their own) and run in-process:
  * the runtime tests' notebook (sync and async appends, one that throws), a tally skill to mount,
  * an action that returns the effects it is given, a desk that answers a question in a later
- * step (a deferred reply), and a model-driven agent on a scripted model.
+ * step (a deferred reply), a model-driven agent on a scripted model, and a librarian that loads
+ * the bundled document skills.
  */
 import { z } from 'zod';
-import { conversation, defineAction, defineAgent, defineSkill, Effects, fail, result, type AgentDefinition } from '../../src/index.js';
+import { EXAMPLE_SKILLS_DIR } from '../../src/manifest/discover.js';
+import { conversation, createSkillTools, defineAction, discoverSkills, defineAgent, defineSkill, Effects, fail, result, type AgentDefinition } from '../../src/index.js';
 import { scriptedModel, type ScriptedCall, type ScriptedResponse } from '../../src/testing/index.js';
 import { notebook } from '../runtime/fixtures.js';
 
@@ -126,7 +128,9 @@ function lastExchange(call: ScriptedCall): { text: string; results: { toolName: 
  * tool's result in words (after 1.5 s when the message says "slowly"). Tool call ids follow the
  * prompt's length, so they repeat on a replay. "break" makes the provider fail (HTTP 503);
  * "teleport" asks for a tool that does not exist, "garble" gives `add` arguments of the wrong type,
- * "thrice" asks for three additions at once. Asked for a summary of the history, it gives one.
+ * "thrice" asks for three additions at once. "greet NAME" loads the greeting skill its system
+ * prompt discloses, then greets with the tool that skill brings. Asked for a summary of the
+ * history, it gives one.
  */
 function ledgerModel(call: ScriptedCall): ScriptedResponse {
   if (call.system.startsWith('Summarise this conversation')) return { text: `earlier: ${call.messages.length} message(s)` };
@@ -143,13 +147,25 @@ function ledgerModel(call: ScriptedCall): ScriptedResponse {
     if (text.includes('garble')) return { toolCalls: [{ tool: 'add', args: { a: 'two', b: 3 }, id }] };
     const wire = /wire (\d+)/.exec(text);
     if (wire) return { toolCalls: [{ tool: 'wire', args: { amount: Number(wire[1]) }, id }] };
+    const greet = /greet (\w+)/.exec(text);
+    if (greet) {
+      // The greeting skill is loaded when the disclosure in the system prompt offers it.
+      if (!call.system.includes('hello-extended') || !call.tools.includes('load_skill')) return { text: 'No greeting skill is offered.' };
+      return { toolCalls: [{ tool: 'load_skill', args: { name: 'hello-extended' }, id }] };
+    }
     return { text: `You said: ${text}` };
+  }
+  if (last.toolName === 'load_skill') {
+    // The loaded skill's tools are offered at the next step, and its body is in the system prompt.
+    if (!call.tools.includes('say_hello') || !call.system.includes('# Hello Extended Skill')) return { text: `say_hello is not offered (tools: ${call.tools.join(', ')}).` };
+    return { delay: text.includes('slowly') ? 1_500 : 0, toolCalls: [{ tool: 'say_hello', args: { name: /greet (\w+)/.exec(text)![1]! }, id }] };
   }
   // "slowly": the answer after the tool takes a while (a test kills the service process meanwhile).
   const delay = text.includes('slowly') ? 1_500 : 0;
   if (last.output.type === 'execution-denied') return { text: `The ${last.toolName} was denied.` };
   if (last.output.type !== 'json') return { text: `The ${last.toolName} failed: ${String(last.output.value)}` };
   const value = last.output.value as { total?: number; wired?: number };
+  if (last.toolName === 'say_hello') return { text: `Greeted: ${(last.output.value as { output: string }).output}` };
   return { delay, text: last.toolName === 'add' ? `The total is ${value.total}.` : `Wired; ${value.wired} out so far.` };
 }
 
@@ -167,6 +183,14 @@ export const Stranded = defineAgent({ name: 'stranded', skills: [[conversation, 
 /** The same agent with an audit that takes longer than its tool calls may. */
 export const Hasty = defineAgent({ name: 'hasty', skills: [[conversation, { stream: false, toolTimeout: 200 }], ledger, auditor] });
 
-export const definitions: readonly AgentDefinition<object>[] = [Worker, NotesAgent, Desk, Chatter, Forgetful, Stranded, Hasty];
+// ── Document skills: an agent that loads the bundled example skills with its skill tools ──
+
+/** The bundled example skills (hello-extended, csv-tools), discovered from their folders. */
+export const library = await discoverSkills({ bundled: EXAMPLE_SKILLS_DIR });
+export const Librarian = defineAgent({ name: 'librarian', skills: [[conversation, { instructions: 'You greet people.', stream: false }], createSkillTools(library)] });
+
+export const definitions: readonly AgentDefinition<object>[] = [Worker, NotesAgent, Desk, Chatter, Forgetful, Stranded, Hasty, Librarian];
 export const skills = [tally];
+/** Where skills are found by name besides `skills`: the bundled document skills. */
+export const resolvers = [library];
 

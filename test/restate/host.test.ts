@@ -161,6 +161,19 @@ describe('Restate host', () => {
     expect(state.conversation.turn).toBeNull();
   }, 45_000);
 
+  it('a document skill the model loaded before a SIGKILL of the service process is read again from its folder by the restarted process: the turn goes on with its tool', async () => {
+    const agent = await client.spawn('librarian', { id: 'reader' });
+    const answer = agent.call('chat.message', { text: 'slowly greet Ada' });
+    // load_skill's step is committed (the skill is mounted); the model's next answer is on its way.
+    const mounted = async () => ((await agent.getSnapshot()).mounted as { name: string }[]).map((skill) => skill.name);
+    await eventually('the skill to be loaded', async () => (await mounted()).includes('hello-extended'));
+    await host.service.kill();
+    await host.service.start();
+    expect(await answer).toBe('Greeted: Hello, Ada.');
+    expect(await mounted()).toEqual(['conversation', 'skills', 'hello-extended']);
+    expect(await agent.run({ action: 'wave', skill: 'hello-extended', params: { name: 'Ada', times: 2 } })).toEqual({ output: '👋👋 Ada' });
+  }, 45_000);
+
   it('an agent stopped mid-turn and spawned anew under its id: the old turn does not reach the new one, whose turn has the same number', async () => {
     const old = await client.spawn('chatter', { id: 'reborn' });
     const oldAnswer = old.call('chat.message', { text: 'slowly add 20 and 22' });

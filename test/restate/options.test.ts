@@ -16,6 +16,13 @@ describe('restateAgents options', () => {
     expect(() => restateAgents({ definitions: [NotesAgent, defineAgent({ name: 'notes_agent' })] })).toThrow("two definitions are named 'notes_agent'");
   });
 
+  it('refuses an option it does not know, and resolvers without get(name), naming them', () => {
+    expect(() => restateAgents({ definitions: [NotesAgent], resolver: [] } as never)).toThrow(
+      expect.objectContaining({ code: 'invalid_options', message: "restateAgents: unknown option 'resolver'; the options are definitions, skills, resolvers, models, compactors" }),
+    );
+    expect(() => restateAgents({ definitions: [NotesAgent], resolvers: [{ get: () => undefined }, {} as never] })).toThrow('resolvers[1] has no get(name) method');
+  });
+
   it('refuses models that are not AI SDK language models, and compactors that are not functions, naming them', () => {
     expect(() => restateAgents({ definitions: [Chatter], models: { default: 'gpt-4.1' as never } })).toThrow(expect.objectContaining({ code: 'invalid_options', message: expect.stringContaining('models.default is not an AI SDK language model') }));
     expect(() => restateAgents({ definitions: [Chatter], compactors: { brief: 'short' as never } })).toThrow(expect.objectContaining({ code: 'invalid_options', message: 'compactors.brief is not a function' }));
