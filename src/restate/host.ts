@@ -16,7 +16,7 @@ import { describeThrown, errorInfo, type ErrorInfo } from '../core/errors.js';
 import { RuntimeError } from '../runtime/errors.js';
 import { plainInstructions } from '../core/instruction.js';
 import type { InvokeUserCode } from '../core/invoke.js';
-import { signalProblem, type Signal } from '../core/signal.js';
+import { createSignal, signalProblem, type Signal } from '../core/signal.js';
 import type { AnySkill } from '../core/skill.js';
 import type { SkillResolver } from '../core/skill-registry.js';
 import { stepAgent, type StepOutcome, type WorkItem } from '../engine/index.js';
@@ -34,6 +34,7 @@ import {
   TURN_INVOCATION_KEY,
   TURNS,
   type AgentAddress,
+  type Announcement,
   type Answer,
   type CallAnswer,
   type MountRequest,
@@ -214,8 +215,7 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
     for (const effect of outcome.effects as Effect[]) {
       switch (effect.type) {
         case 'emit': {
-          const subscribers = (await ctx.get<{ definition: string; id: string }[]>(SUBSCRIBERS_KEY)) ?? [];
-          for (const target of subscribers) sendTo(ctx, target.definition, target.id, 'send', effect.signal);
+          await publish(ctx, effect.signal);
           // The conversation's turn signals move the turn on: the turn object runs it.
           const data = effect.signal.data as { agent?: unknown; turn?: unknown; turnId?: unknown } | undefined;
           if (data?.agent === ctx.key && typeof data.turn === 'number') {
@@ -400,7 +400,9 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
         const request: TurnStepRequest = typeof value === 'object' && value !== null && 'instructions' in value ? (value as TurnStepRequest) : { instructions: value };
         // A turn of an agent that stopped meanwhile must not act on one spawned anew under its id.
         const other = typeof request.turnId === 'string' ? await otherTurn(ctx, request.turnId) : undefined;
-        return { answer: other ?? (await runStep(ctx, request.instructions, true)), agent: await ctx.get<AgentData<object>>(STATE_KEY) };
+        if (other) return { answer: other, agent: await ctx.get<AgentData<object>>(STATE_KEY) };
+        await announce(ctx, request.announce);
+        return { answer: await runStep(ctx, request.instructions, true), agent: await ctx.get<AgentData<object>>(STATE_KEY) };
       }),
       mount: async (ctx: restate.ObjectContext, request: MountRequest): Promise<Answer> => {
         if (typeof request?.skill !== 'string' || (request.config !== undefined && (typeof request.config !== 'object' || request.config === null))) {
@@ -452,6 +454,37 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
       }),
     },
   });
+}
+
+/** Sends `signal` to the agents subscribed to this one (emit reaches subscribers only). */
+async function publish(ctx: restate.ObjectContext, signal: Signal): Promise<void> {
+  const subscribers = (await ctx.get<AgentAddress[]>(SUBSCRIBERS_KEY)) ?? [];
+  for (const target of subscribers) sendTo(ctx, target.definition, target.id, 'send', signal);
+}
+
+/**
+ * Sends the turn's progress signals to the agent's subscribers, if it has any. Each signal is made
+ * inside `ctx.run` (its id and time are journaled), so a replay sends the same one.
+ */
+async function announce(ctx: restate.ObjectContext, announcements: unknown): Promise<void> {
+  if (!Array.isArray(announcements) || announcements.length === 0) return;
+  const subscribers = (await ctx.get<AgentAddress[]>(SUBSCRIBERS_KEY)) ?? [];
+  if (subscribers.length === 0) return;
+  for (const announcement of announcements as Announcement[]) {
+    const made = await ctx.run(
+      'progress signal',
+      (): Signal | string => {
+        try {
+          return createSignal(announcement.type, announcement.data, { source: ctx.key });
+        } catch (error) {
+          return describeThrown(error);
+        }
+      },
+      { serde: restate.serde.json as restate.Serde<Signal | string> },
+    );
+    if (typeof made === 'string') ctx.console.warn(`skillstate: agent '${ctx.key}': a progress signal was not sent: ${made}`);
+    else for (const target of subscribers) sendTo(ctx, target.definition, target.id, 'send', made);
+  }
 }
 
 function isAddress(value: unknown): value is AgentAddress {

@@ -61,11 +61,23 @@ export interface TurnRequest {
   turnId?: string;
 }
 
+/** A progress signal to be made and sent by the agent: its type and data. */
+export interface Announcement {
+  type: string;
+  data: Record<string, unknown>;
+}
+
 /** Input of an agent object's `turnStep` handler: instructions of the turn object, for the turn it runs. */
 export interface TurnStepRequest {
   instructions: unknown;
   /** The turn whose step this is: refused (`no_turn`) when the agent's turn in flight is another. */
   turnId?: string;
+  /**
+   * Progress signals (`chat.tool.call`, `chat.tool.result`), by type and data, that the agent
+   * sends to its subscribers before it runs the step. They ride on the step, and are made (a
+   * journal entry) only when the agent has subscribers, so progress nobody follows costs nothing.
+   */
+  announce?: Announcement[];
 }
 
 /** Input of an agent object's `spawn` handler. */

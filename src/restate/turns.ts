@@ -17,13 +17,13 @@ import type { Agent, AgentData } from '../core/agent-value.js';
 import { describeThrown, errorInfo, SkillstateError, type ErrorInfo } from '../core/errors.js';
 import type { InstructionObject } from '../core/instruction.js';
 import { agentToolset } from '../core/toolset.js';
-import { CONVERSATION, conversationConfigSchema, type ChatMessage, type ChatUsage, type ConversationSettings, type ConversationState, type PendingToolCall, type TurnRecord } from '../model/conversation.js';
+import { ChatSignals, CONVERSATION, conversationConfigSchema, type ChatMessage, type ChatUsage, type ConversationSettings, type ConversationState, type PendingToolCall, type TurnRecord } from '../model/conversation.js';
 import { callsRun, checkCompactors, checkModels, classifyModelError, historyTokens, keepFrom, modelTools, overBudget, plain, retryWait, stepMessages, SUMMARY_INSTRUCTIONS } from '../model/model-call.js';
 import { toolLimit, transcript, unknownModel, usageOf, waitingCalls, type ModelProblem, type ModelTools, type WaitingCall } from '../model/model-call.js';
 import { loadAi, type AiModule, type ChatModel, type Compactor } from '../model/models.js';
 import { buildSystemPrompt } from '../model/prompt.js';
 import { mountedNames, type HostSkills } from './skills.js';
-import { TURNS, type Answer, type TurnRequest, type TurnStepAnswer, type TurnStepRequest } from './protocol.js';
+import { TURNS, type Announcement, type Answer, type TurnRequest, type TurnStepAnswer, type TurnStepRequest } from './protocol.js';
 
 /** The model options of `restateAgents`. */
 export interface TurnHostOptions {
@@ -177,8 +177,8 @@ class RestateTurn {
    * `timeout`, an answer that takes longer is not waited for: the step still runs (it is the
    * agent's), and the agent is read again afterwards.
    */
-  private async runOnAgent(instruction: InstructionObject, timeout?: number): Promise<Answer> {
-    const request: TurnStepRequest = { instructions: instruction, ...(this.turnId !== undefined ? { turnId: this.turnId } : {}) };
+  private async runOnAgent(instruction: InstructionObject, timeout?: number, announce?: Announcement[]): Promise<Answer> {
+    const request: TurnStepRequest = { instructions: instruction, ...(this.turnId !== undefined ? { turnId: this.turnId } : {}), ...(announce?.length ? { announce } : {}) };
     const call = this.ctx.genericCall<unknown, TurnStepAnswer>({ service: this.definition.name, method: 'turnStep', key: this.ctx.key, parameter: request, inputSerde: json, outputSerde: json });
     let stepped: TurnStepAnswer;
     try {
@@ -214,9 +214,9 @@ class RestateTurn {
    * Runs one of the conversation's actions as a step of the agent. Resolves true while the turn
    * goes on; false once it is over (the action says so, or the turn ended meanwhile).
    */
-  private async record(action: string, params: Record<string, unknown>): Promise<boolean> {
+  private async record(action: string, params: Record<string, unknown>, announce?: Announcement[]): Promise<boolean> {
     const instruction: InstructionObject = { action, skill: CONVERSATION, params };
-    const answer = await this.runOnAgent(instruction);
+    const answer = await this.runOnAgent(instruction, undefined, announce);
     if (answer.ok) {
       const status = (answer.value as { status?: string } | null)?.status;
       return status !== 'answered' && status !== 'failed' && status !== 'cancelled' && status !== 'awaiting-approval';
@@ -327,14 +327,23 @@ class RestateTurn {
   private async act(agent: Agent<object>, call: PendingToolCall, toolTimeout: number): Promise<boolean> {
     if (call.approval === 'denied') return this.record('record_tool_result', { turn: this.n, toolCallId: call.toolCallId, ok: false });
     const converted = agentToolset(agent).toInstruction(call.tool, call.args);
+    // The agent's subscribers hear of the call before it runs, and of what the model gets after.
+    const progress = (type: string, data: Record<string, unknown>): Announcement => ({
+      type,
+      data: { agent: this.ctx.key, turn: this.n, toolCallId: call.toolCallId, tool: call.tool, ...data },
+    });
+    const before = progress(ChatSignals.toolCall, { args: call.args });
     let outcome: { ok: true; output: unknown } | { ok: false; error: { code: string; message: string } };
+    let announced = false;
     if (!converted.ok) outcome = { ok: false, error: { code: converted.error.code, message: converted.error.message } };
     else {
-      const answer = await this.runOnAgent(converted.instruction, toolTimeout);
+      const answer = await this.runOnAgent(converted.instruction, toolTimeout, [before]);
+      announced = true;
       if (answer.ok) outcome = { ok: true, output: answer.value ?? null };
       else if (answer.error.code === 'unknown_agent') return false;
       else outcome = { ok: false, error: { code: answer.error.code, message: answer.error.message } };
     }
-    return this.record('record_tool_result', { turn: this.n, toolCallId: call.toolCallId, ...outcome });
+    const after = progress(ChatSignals.toolResult, outcome);
+    return this.record('record_tool_result', { turn: this.n, toolCallId: call.toolCallId, ...outcome }, announced ? [after] : [before, after]);
   }
 }

@@ -183,13 +183,33 @@ export const Stranded = defineAgent({ name: 'stranded', skills: [[conversation, 
 /** The same agent with an audit that takes longer than its tool calls may. */
 export const Hasty = defineAgent({ name: 'hasty', skills: [[conversation, { stream: false, toolTimeout: 200 }], ledger, auditor] });
 
+// ── A watcher: notes the tool progress signals it gets (from the agents it subscribed to) ──
+
+const watchState = z.object({ seen: z.array(z.object({ type: z.string(), agent: z.string(), tool: z.string(), toolCallId: z.string(), ok: z.boolean().optional() })).default([]) });
+const watch = defineSkill({
+  name: 'watch',
+  schema: watchState,
+  actions: [
+    defineAction({
+      name: 'note',
+      description: 'Notes a tool progress signal',
+      input: z.object({ agent: z.string(), tool: z.string(), toolCallId: z.string(), ok: z.boolean().optional() }).passthrough(),
+      state: watchState,
+      run: ({ agent, tool, toolCallId, ok }, { signal, skillState }) =>
+        result(null, { state: { seen: [...skillState.seen, { type: signal!.type, agent, tool, toolCallId, ...(ok !== undefined ? { ok } : {}) }] } }),
+    }),
+  ],
+  routes: [{ path: 'chat.tool.*', target: { action: 'note' } }],
+});
+export const Watcher = defineAgent({ name: 'watcher', skills: [watch] });
+
 // ── Document skills: an agent that loads the bundled example skills with its skill tools ──
 
 /** The bundled example skills (hello-extended, csv-tools), discovered from their folders. */
 export const library = await discoverSkills({ bundled: EXAMPLE_SKILLS_DIR });
 export const Librarian = defineAgent({ name: 'librarian', skills: [[conversation, { instructions: 'You greet people.', stream: false }], createSkillTools(library)] });
 
-export const definitions: readonly AgentDefinition<object>[] = [Worker, NotesAgent, Desk, Chatter, Forgetful, Stranded, Hasty, Librarian];
+export const definitions: readonly AgentDefinition<object>[] = [Worker, NotesAgent, Desk, Chatter, Forgetful, Stranded, Hasty, Librarian, Watcher];
 export const skills = [tally];
 /** Where skills are found by name besides `skills`: the bundled document skills. */
 export const resolvers = [library];

@@ -174,6 +174,28 @@ describe('Restate host', () => {
     expect(await agent.run({ action: 'wave', skill: 'hello-extended', params: { name: 'Ada', times: 2 } })).toEqual({ output: '👋👋 Ada' });
   }, 45_000);
 
+  it("a model-driven agent's subscribers get chat.tool.call before each tool call and chat.tool.result after it, in order", async () => {
+    const agent = await client.spawn('chatter', { id: 'watched' });
+    const watcher = await client.spawn('watcher', { id: 'watching' });
+    await agent.subscribe('watching');
+    expect(await agent.call('chat.message', { text: 'add 2 and 3' })).toBe('The total is 5.');
+    // A tool call that fails: the model gets the error, and the watcher hears of both.
+    expect(await agent.call('chat.message', { text: 'add 600 and 600' })).toMatch(/^The add failed/);
+    const seen = async () => ((await watcher.getSnapshot()).state as { watch: { seen: { type: string; tool: string; ok?: boolean }[] } }).watch.seen;
+    await eventually('four progress signals', async () => (await seen()).length >= 4);
+    expect((await seen()).map(({ type, tool, ok }) => [type, tool, ok])).toEqual([
+      ['chat.tool.call', 'add', undefined],
+      ['chat.tool.result', 'add', true],
+      ['chat.tool.call', 'add', undefined],
+      ['chat.tool.result', 'add', false],
+    ]);
+    // An agent nobody follows publishes nothing: the watcher hears only from the one it follows.
+    const other = await client.spawn('chatter', { id: 'unwatched' });
+    expect(await other.call('chat.message', { text: 'add 1 and 1' })).toBe('The total is 2.');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await seen()).toHaveLength(4);
+  }, 30_000);
+
   it('an agent stopped mid-turn and spawned anew under its id: the old turn does not reach the new one, whose turn has the same number', async () => {
     const old = await client.spawn('chatter', { id: 'reborn' });
     const oldAnswer = old.call('chat.message', { text: 'slowly add 20 and 22' });
