@@ -63,7 +63,8 @@ export interface RestateAgentsOptions extends TurnHostOptions {
   resolvers?: readonly SkillResolver[];
 }
 
-const OPTION_KEYS: readonly string[] = ['definitions', 'skills', 'resolvers', 'models', 'compactors'] satisfies (keyof RestateAgentsOptions)[];
+const OPTIONS: Record<keyof RestateAgentsOptions, true> = { definitions: true, skills: true, resolvers: true, models: true, compactors: true };
+const OPTION_KEYS: readonly string[] = Object.keys(OPTIONS);
 
 /** What `restateAgents` returns: the services to bind to a Restate endpoint. */
 export type RestateServices = (restate.VirtualObjectDefinition<string, unknown> | restate.WorkflowDefinition<string, unknown>)[];
@@ -154,10 +155,8 @@ function journaled(ctx: restate.ObjectContext, skills: HostSkills): InvokeUserCo
       })
       .then(async (entry) => {
         // A process replaying this entry may not have read the skills it mounts yet.
-        if (entry.kind === 'result') {
-          const named = [...(entry.mount ?? []).map((m) => (typeof m === 'string' ? m : m[0])), ...(entry.replace ?? [])];
-          const problem = await skills.ensure(named);
-          if (problem) ctx.console.warn(`skillstate: agent '${ctx.key}': ${problem.message}`);
+        if (entry.kind === 'result' && (entry.mount !== undefined || entry.replace !== undefined)) {
+          await skills.require([...(entry.mount ?? []).map((m) => (typeof m === 'string' ? m : m[0])), ...(entry.replace ?? [])], ctx.key);
         }
         return fromEntry(entry, skills);
       }) as unknown as T) as InvokeUserCode;
@@ -170,10 +169,44 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
   const load = async (ctx: restate.ObjectContext | restate.ObjectSharedContext): Promise<Agent<object> | ErrorInfo> => {
     const data = await ctx.get<AgentData<object>>(STATE_KEY);
     if (data === null) return errorInfo('unknown_agent', `no agent '${ctx.key}' of definition '${definition.name}'`, { subject: ctx.key });
-    const unloadable = await skills.ensure(mountedNames(data));
-    if (unloadable) return unloadable;
+    const names = mountedNames(data);
+    if (!names.every((name) => skills.isCode(name))) {
+      // Skills read from folders may be missing or broken here. Whether they could be read is
+      // journaled, so a replay answers as the first attempt did: `unknown_skill` with the reason
+      // (the agent keeps answering, and can be stopped, or the skill unmounted), or the step.
+      const problem = await ctx.run('read mounted skills', async () => (await skills.check(names)) ?? null, { serde: restate.serde.json as restate.Serde<ErrorInfo | null> });
+      if (problem) return problem;
+      await skills.require(names, ctx.key);
+    }
     const restored = definition.restore(data, { skills });
     return restored.ok ? restored.value : restored.error;
+  };
+
+  /**
+   * Unmounts a skill that cannot be read here (its folder is gone): its record and its state
+   * slice are dropped from the stored agent, without its unmount hooks, which are its code. The
+   * rest of the agent must still restore. Undefined when the skill can be read (a normal unmount).
+   */
+  const unmountUnreadable = async (ctx: restate.ObjectContext, skill: string): Promise<Answer | undefined> => {
+    const data = await ctx.get<AgentData<object>>(STATE_KEY);
+    const record = data?.mounted?.find((mounted) => mounted.name === skill);
+    if (!data || !record || skills.isCode(skill)) return undefined;
+    const { [record.stateKey]: _dropped, ...state } = data.state as Record<string, unknown>;
+    const rest: AgentData<object> = { ...data, state, mounted: data.mounted.filter((mounted) => mounted !== record) };
+    // Journaled, so a replay takes the path the first attempt took.
+    const read = await ctx.run(
+      'read skills to unmount',
+      async () => ({ skill: (await skills.check([skill])) ?? null, rest: (await skills.check(mountedNames(rest))) ?? null }),
+      { serde: restate.serde.json as restate.Serde<{ skill: ErrorInfo | null; rest: ErrorInfo | null }> },
+    );
+    if (read.skill === null) return undefined;
+    if (read.rest !== null) return failed(read.rest);
+    await skills.require(mountedNames(rest), ctx.key);
+    const restored = definition.restore(rest, { skills });
+    if (!restored.ok) return failed(restored.error);
+    ctx.set(STATE_KEY, restored.value.toJSON());
+    ctx.console.warn(`skillstate: agent '${ctx.key}': skill '${skill}' could not be read here (${read.skill.message}); it was unmounted without its unmount hooks`);
+    return ok({ skill, changed: true });
   };
 
   /**
@@ -420,8 +453,11 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
         };
         return (await step(ctx, mounting)) as Answer;
       },
-      unmount: async (ctx: restate.ObjectContext, skill: string): Promise<Answer> =>
-        typeof skill !== 'string' ? failed(errorInfo('invalid_skill', 'unmount takes a skill name', { subject: ctx.key })) : ((await step(ctx, { kind: 'unmount', skill })) as Answer),
+      unmount: async (ctx: restate.ObjectContext, skill: string): Promise<Answer> => {
+        if (typeof skill !== 'string') return failed(errorInfo('invalid_skill', 'unmount takes a skill name', { subject: ctx.key }));
+        const left = await unmountUnreadable(ctx, skill);
+        return left ?? ((await step(ctx, { kind: 'unmount', skill })) as Answer);
+      },
       subscribe: async (ctx: restate.ObjectContext, target: { definition: string; id: string }): Promise<Answer> => {
         if (typeof target?.id !== 'string' || typeof target.definition !== 'string' || !served.has(target.definition)) {
           return failed(errorInfo('unknown_agent', `subscribe takes { definition, id } naming a definition this host serves (${[...served].join(', ')})`, { subject: ctx.key }));
@@ -431,8 +467,8 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
         return ok(null);
       },
       stop: async (ctx: restate.ObjectContext, request: StopRequest | string | null): Promise<Answer> => {
-        const agent = await load(ctx);
-        if (!(agent instanceof Agent)) return failed(agent);
+        // Stopping reads no skill: an agent whose skills cannot be read here still stops.
+        if ((await ctx.get(STATE_KEY)) === null) return failed(errorInfo('unknown_agent', `no agent '${ctx.key}' of definition '${definition.name}'`, { subject: ctx.key }));
         const { reason, parent }: StopRequest = typeof request === 'object' && request !== null ? request : typeof request === 'string' ? { reason: request } : {};
         // A parent's stop reaches only its own child: the id may have been spawned anew since.
         if (typeof parent === 'string' && (await ctx.get<AgentAddress>(PARENT_KEY))?.id !== parent) {

@@ -13,6 +13,7 @@ import type { AgentDefinition } from '../core/agent-definition.js';
 import { describeThrown, errorInfo, type ErrorInfo } from '../core/errors.js';
 import type { SkillResolver } from '../core/skill-registry.js';
 import type { AnySkill } from '../core/skill.js';
+import { DocumentSkillRegistry } from '../manifest/document-registry.js';
 import { skillToolsRegistry } from '../manifest/skill-tools.js';
 
 /** A resolver that can also load a skill it knows by name but has not read yet (a document-skill registry). */
@@ -21,13 +22,18 @@ interface LoadingResolver extends SkillResolver {
   load(names: string[]): Promise<unknown>;
 }
 
+/** `details.reason` of the `unknown_skill` an agent answers when a skill it has mounted cannot be read here. */
+export const UNREADABLE = 'skill_unreadable';
+
 const loads = (resolver: SkillResolver): resolver is LoadingResolver => typeof (resolver as Partial<LoadingResolver>).load === 'function';
 
 export class HostSkills implements SkillResolver {
   readonly #code = new Map<string, AnySkill>();
   readonly #resolvers: readonly SkillResolver[];
+  readonly #given: readonly SkillResolver[];
 
   constructor(definitions: Iterable<AgentDefinition<object>>, skills: readonly AnySkill[], resolvers: readonly SkillResolver[]) {
+    this.#given = resolvers;
     const found: SkillResolver[] = [...resolvers];
     const add = (skill: AnySkill) => {
       this.#code.set(skill.name, skill);
@@ -49,11 +55,6 @@ export class HostSkills implements SkillResolver {
     return undefined;
   }
 
-  /** Whether some resolver can load `name` (it knows the name, loaded or not). */
-  knows(name: string): boolean {
-    return this.get(name) !== undefined || this.#resolvers.some((resolver) => loads(resolver) && resolver.has?.(name) === true);
-  }
-
   /**
    * Loads those of `names` that nothing resolves yet, from the first resolver that knows them.
    * A name no resolver knows is left alone (the step that needs it fails with `unknown_skill`);
@@ -62,19 +63,73 @@ export class HostSkills implements SkillResolver {
   async ensure(names: Iterable<string>): Promise<ErrorInfo | undefined> {
     for (const name of names) {
       if (this.get(name)) continue;
+      if (!this.#resolvers.some((resolver) => knows(resolver, name))) await this.#rescan();
       for (const resolver of this.#resolvers) {
-        if (!loads(resolver) || (resolver.has !== undefined && !resolver.has(name))) continue;
+        if (!loads(resolver) || !knows(resolver, name)) continue;
         try {
           await resolver.load([name]);
         } catch (error) {
-          return errorInfo('unknown_skill', `skill '${name}' could not be loaded: ${describeThrown(error)}`, { skill: name });
+          return errorInfo('unknown_skill', `skill '${name}' could not be loaded: ${describeThrown(error)}`, { skill: name, details: { reason: UNREADABLE } });
         }
         if (resolver.get(name)) break;
       }
     }
     return undefined;
   }
+
+  /**
+   * Reads the skills named, or throws an error Restate retries. For a replay that must take the
+   * path its journal recorded (a mount the journal says succeeded), and for a turn, which cannot
+   * go on without the agent: the invocation waits, retried with Restate's backoff, until the skill
+   * can be read; each attempt writes why to this process's log.
+   */
+  async require(names: readonly string[], agent: string): Promise<void> {
+    const problem = await this.check(names);
+    if (!problem) return;
+    const message = `agent '${agent}' cannot take a step here: ${problem.message}. Restate retries it until the skill can be read (every service process must see the same skill folders)`;
+    console.warn(`skillstate: ${message}`);
+    throw new Error(message);
+  }
+
+  /** Loads what `names` need, and says which one cannot be read here (undefined: all can). */
+  async check(names: readonly string[]): Promise<ErrorInfo | undefined> {
+    return (await this.ensure(names)) ?? this.#missing(names);
+  }
+
+  /** The document-skill registry among the resolvers given (`restateAgents({ resolvers })`): disclosed to an agent whose `load_skill` is of another make, as in-process. */
+  documents(): DocumentSkillRegistry | undefined {
+    return this.#given.find((resolver): resolver is DocumentSkillRegistry => resolver instanceof DocumentSkillRegistry);
+  }
+
+  /** Whether `name` is a code skill (the deployment's code), not one a resolver reads. */
+  isCode(name: string): boolean {
+    return this.#code.has(name);
+  }
+
+  /** The first of `names` that nothing resolves, as an error. */
+  #missing(names: readonly string[]): ErrorInfo | undefined {
+    const name = names.find((candidate) => !this.get(candidate));
+    if (name === undefined) return undefined;
+    return errorInfo('unknown_skill', `skill '${name}' is mounted on it, but neither the definitions, restateAgents({ skills }), nor the ${this.#resolvers.length} skill resolver(s) here know it`, { skill: name, details: { reason: UNREADABLE } });
+  }
+
+  /** Scans the registries that can scan again (at most once every few seconds): a skill folder may have come back. */
+  async #rescan(): Promise<void> {
+    if (Date.now() - this.#scanned < RESCAN_MS) return;
+    this.#scanned = Date.now();
+    for (const resolver of this.#resolvers) {
+      const scanning = resolver as SkillResolver & { refresh?(): Promise<unknown> };
+      if (typeof scanning.refresh === 'function') await scanning.refresh().catch(() => undefined);
+    }
+  }
+
+  #scanned = 0;
 }
+
+/** How often a name no registry knows makes the registries scan again. */
+const RESCAN_MS = 5_000;
+
+const knows = (resolver: SkillResolver, name: string) => loads(resolver) && (resolver.has === undefined || resolver.has(name));
 
 /** The names of the skills an agent's stored value has mounted. */
 export function mountedNames(data: unknown): string[] {

@@ -22,7 +22,7 @@ import { callsRun, checkCompactors, checkModels, classifyModelError, historyToke
 import { toolLimit, transcript, unknownModel, usageOf, waitingCalls, type ModelProblem, type ModelTools, type WaitingCall } from '../model/model-call.js';
 import { loadAi, type AiModule, type ChatModel, type Compactor } from '../model/models.js';
 import { buildSystemPrompt } from '../model/prompt.js';
-import { mountedNames, type HostSkills } from './skills.js';
+import { mountedNames, UNREADABLE, type HostSkills } from './skills.js';
 import { TURNS, type Announcement, type Answer, type TurnRequest, type TurnStepAnswer, type TurnStepRequest } from './protocol.js';
 
 /** The model options of `restateAgents`. */
@@ -179,18 +179,26 @@ class RestateTurn {
    */
   private async runOnAgent(instruction: InstructionObject, timeout?: number, announce?: Announcement[]): Promise<Answer> {
     const request: TurnStepRequest = { instructions: instruction, ...(this.turnId !== undefined ? { turnId: this.turnId } : {}), ...(announce?.length ? { announce } : {}) };
-    const call = this.ctx.genericCall<unknown, TurnStepAnswer>({ service: this.definition.name, method: 'turnStep', key: this.ctx.key, parameter: request, inputSerde: json, outputSerde: json });
-    let stepped: TurnStepAnswer;
-    try {
-      stepped = await (timeout === undefined ? call : call.orTimeout(timeout));
-    } catch (error) {
-      if (!(error instanceof restate.TimeoutError)) throw error;
-      this.data = undefined;
-      const what = `run of '${String(instruction.action)}'`;
-      return { ok: false, error: errorInfo('timeout', `${what} to agent '${this.ctx.key}' got no answer within ${timeout} ms`, { subject: this.ctx.key }) };
+    for (let attempt = 0; ; attempt++) {
+      const call = this.ctx.genericCall<unknown, TurnStepAnswer>({ service: this.definition.name, method: 'turnStep', key: this.ctx.key, parameter: request, inputSerde: json, outputSerde: json });
+      let stepped: TurnStepAnswer;
+      try {
+        stepped = await (timeout === undefined ? call : call.orTimeout(timeout));
+      } catch (error) {
+        if (!(error instanceof restate.TimeoutError)) throw error;
+        this.data = undefined;
+        const what = `run of '${String(instruction.action)}'`;
+        return { ok: false, error: errorInfo('timeout', `${what} to agent '${this.ctx.key}' got no answer within ${timeout} ms`, { subject: this.ctx.key }) };
+      }
+      this.data = stepped.agent;
+      const answer = stepped.answer;
+      // The agent cannot be read in the process that served the step (a skill folder missing
+      // there): the turn waits, on a durable timer, and asks again. Stopping the agent ends it.
+      if (answer.ok || answer.error.code !== 'unknown_skill' || answer.error.details?.reason !== UNREADABLE) return answer;
+      const wait = Math.min(1_000 * 2 ** attempt, 30_000);
+      this.ctx.console.warn(`skillstate: agent '${this.ctx.key}', turn ${this.n}: ${answer.error.message}; asking again in ${wait} ms`);
+      await this.ctx.sleep(wait);
     }
-    this.data = stepped.agent;
-    return stepped.answer;
   }
 
   /** The agent as the last step left it (read from Restate the first time), or undefined once it is gone. */
@@ -200,8 +208,8 @@ class RestateTurn {
       this.data = answer.ok ? (answer.value as AgentData<object>) : null;
     }
     if (this.data === null) return undefined;
-    const unloadable = await this.skills.ensure(mountedNames(this.data));
-    if (unloadable) this.ctx.console.warn(`skillstate: agent '${this.ctx.key}': ${unloadable.message}`);
+    // A skill that cannot be read here: the turn waits (retried by Restate) until it can.
+    await this.skills.require(mountedNames(this.data), this.ctx.key);
     const restored = this.definition.restore(this.data, { skills: this.skills });
     if (!restored.ok) {
       this.ctx.console.warn(`skillstate: agent '${this.ctx.key}' cannot be restored to run turn ${this.n}: ${restored.error.message}`);
@@ -257,7 +265,7 @@ class RestateTurn {
     let system: string;
     try {
       tools = modelTools(ai, agent, agentToolset(agent));
-      system = (await buildSystemPrompt(agent, settings, turn.query, undefined, undefined)).text;
+      system = (await buildSystemPrompt(agent, settings, turn.query, this.skills.documents(), undefined)).text;
     } catch (error) {
       return this.fail(errorInfo('model_failed', `turn ${this.n} of agent '${this.ctx.key}' failed unexpectedly preparing the model call: ${describeThrown(error)}`));
     }

@@ -128,7 +128,8 @@ function lastExchange(call: ScriptedCall): { text: string; results: { toolName: 
  * tool's result in words (after 1.5 s when the message says "slowly"). Tool call ids follow the
  * prompt's length, so they repeat on a replay. "break" makes the provider fail (HTTP 503);
  * "teleport" asks for a tool that does not exist, "garble" gives `add` arguments of the wrong type,
- * "thrice" asks for three additions at once. "greet NAME" loads the greeting skill its system
+ * "thrice" asks for three additions at once. "style check" says whether the house style is in
+ * the system prompt. "greet NAME" loads the greeting skill its system
  * prompt discloses, then greets with the tool that skill brings. Asked for a summary of the
  * history, it gives one.
  */
@@ -147,6 +148,8 @@ function ledgerModel(call: ScriptedCall): ScriptedResponse {
     if (text.includes('garble')) return { toolCalls: [{ tool: 'add', args: { a: 'two', b: 3 }, id }] };
     const wire = /wire (\d+)/.exec(text);
     if (wire) return { toolCalls: [{ tool: 'wire', args: { amount: Number(wire[1]) }, id }] };
+    // "style check": whether the house style's body (loaded earlier) is in the system prompt.
+    if (text.includes('style check')) return { delay: text.includes('slowly') ? 1_500 : 0, text: call.system.includes('Write notes in lower case') ? 'styled' : 'unstyled' };
     const greet = /greet (\w+)/.exec(text);
     if (greet) {
       // The greeting skill is loaded when the disclosure in the system prompt offers it.
@@ -209,7 +212,16 @@ export const Watcher = defineAgent({ name: 'watcher', skills: [watch] });
 export const library = await discoverSkills({ bundled: EXAMPLE_SKILLS_DIR });
 export const Librarian = defineAgent({ name: 'librarian', skills: [[conversation, { instructions: 'You greet people.', stream: false }], createSkillTools(library)] });
 
-export const definitions: readonly AgentDefinition<object>[] = [Worker, NotesAgent, Desk, Chatter, Forgetful, Stranded, Hasty, Librarian, Watcher];
+/**
+ * A folder of skills a test makes, hides and brings back (SKILLSTATE_TEST_SKILLS, set by the
+ * Restate host tests for their service process): the scratcher loads them.
+ */
+const scratchFolder = process.env.SKILLSTATE_TEST_SKILLS;
+const Scratcher = scratchFolder
+  ? defineAgent({ name: 'scratcher', skills: [[conversation, { instructions: 'You write notes.', stream: false }], notebook, createSkillTools(await discoverSkills({ project: false, user: false, bundled: false, extra: [scratchFolder] }))] })
+  : undefined;
+
+export const definitions: readonly AgentDefinition<object>[] = [Worker, NotesAgent, Desk, Chatter, Forgetful, Stranded, Hasty, Librarian, Watcher, ...(Scratcher ? [Scratcher] : [])];
 export const skills = [tally];
 /** Where skills are found by name besides `skills`: the bundled document skills. */
 export const resolvers = [library];

@@ -21,12 +21,12 @@ export interface ServiceProcess {
   output(): string;
 }
 
-export async function startService(): Promise<ServiceProcess> {
+export async function startService(env: Record<string, string> = {}): Promise<ServiceProcess> {
   const port = await freePort();
   let child: ChildProcess | undefined;
   let output = '';
   const start = async () => {
-    child = spawn(process.execPath, ['--conditions=skillstate-source', '--import', 'tsx', 'test/restate/service.ts', String(port)], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(process.execPath, ['--conditions=skillstate-source', '--import', 'tsx', 'test/restate/service.ts', String(port)], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     await new Promise<void>((resolve, reject) => {
       child!.stdout!.on('data', (chunk: Buffer) => {
         output += chunk.toString();
@@ -51,9 +51,10 @@ export async function startService(): Promise<ServiceProcess> {
   };
 }
 
-export async function startHost(): Promise<{ server: LocalRestateServer; service: ServiceProcess; close(): Promise<void> }> {
+/** A Restate server and a service process registered with it; `env` is added to the service process's environment. */
+export async function startHost(env: Record<string, string> = {}): Promise<{ server: LocalRestateServer; service: ServiceProcess; close(): Promise<void> }> {
   const server = await startRestateServer();
-  const service = await startService();
+  const service = await startService(env);
   await server.register(service.uri);
   return {
     server,

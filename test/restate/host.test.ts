@@ -3,6 +3,9 @@
  * mounts and scheduled signals; typed errors that change nothing; idempotent sends; a service
  * process killed with SIGKILL mid-stream; the server killed and restarted on its data folder.
  */
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSignal, Effects } from '../../src/index.js';
 import { connectRestate, type RestateClient } from '../../src/restate/index.js';
@@ -11,12 +14,20 @@ import { eventually, startHost } from './harness.js';
 let host: Awaited<ReturnType<typeof startHost>>;
 let client: RestateClient;
 
+/** Skills the service process discovers (as the scratcher's), which a test hides and brings back. */
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'skillstate-restate-skills-'));
+const houseStyle = path.join(scratch, 'skills', 'house-style');
+const hidden = path.join(scratch, 'hidden');
+mkdirSync(houseStyle, { recursive: true });
+writeFileSync(path.join(houseStyle, 'SKILL.md'), '---\nname: house-style\ndescription: How notes are written here. Use it when writing notes.\n---\n\nWrite notes in lower case.\n');
+
 beforeAll(async () => {
-  host = await startHost();
+  host = await startHost({ SKILLSTATE_TEST_SKILLS: path.join(scratch, 'skills') });
   client = connectRestate(host.server.ingressUrl);
 }, 60_000);
 
 afterAll(async () => {
+  rmSync(scratch, { recursive: true, force: true });
   await host?.close();
 });
 
@@ -173,6 +184,45 @@ describe('Restate host', () => {
     expect(await mounted()).toEqual(['conversation', 'skills', 'hello-extended']);
     expect(await agent.run({ action: 'wave', skill: 'hello-extended', params: { name: 'Ada', times: 2 } })).toEqual({ output: '👋👋 Ada' });
   }, 45_000);
+
+  it('an agent whose document skill cannot be read in a new service process answers unknown_skill, can unmount the skill or be stopped, and takes steps again once the folder is back', async () => {
+    const agents = await Promise.all(['unread-1', 'unread-2', 'unread-3'].map((id) => client.spawn('scratcher', { id })));
+    for (const agent of agents) expect(await agent.run({ action: 'load_skill', skill: 'skills', params: { name: 'house-style' } })).toMatchObject({ skill: 'house-style' });
+    const [unmounted, returning, stopped] = agents as [typeof agents[0], typeof agents[0], typeof agents[0]];
+    // A new process that does not find the folder.
+    renameSync(houseStyle, hidden);
+    await host.service.kill();
+    await host.service.start();
+    await expect(unmounted.call('notes.add', { item: 'a' })).rejects.toMatchObject({ code: 'unknown_skill', message: expect.stringContaining("skill 'house-style' is mounted on it") });
+    // The agent keeps answering: the skill can be unmounted, and the next step is taken.
+    await unmounted.unmount('house-style');
+    expect(await unmounted.call('notes.add', { item: 'a' })).toEqual({ count: 1 });
+    expect(((await unmounted.getSnapshot()).mounted as { name: string }[]).map((skill) => skill.name)).toEqual(['conversation', 'notebook', 'skills']);
+    // It can be stopped.
+    await stopped.stop();
+    await expect(stopped.getSnapshot()).rejects.toMatchObject({ code: 'unknown_agent' });
+    // The folder comes back: the same process reads it again, with no restart.
+    await expect(returning.call('notes.add', { item: 'b' })).rejects.toMatchObject({ code: 'unknown_skill' });
+    renameSync(hidden, houseStyle);
+    await eventually('the skill to be read again', () => returning.call('notes.add', { item: 'b' }).then(() => true));
+    expect(((await returning.getSnapshot()).mounted as { name: string }[]).map((skill) => skill.name)).toEqual(['conversation', 'notebook', 'skills', 'house-style']);
+  }, 60_000);
+
+  it('a turn whose agent cannot be read in a new service process waits until the skill folder is back, then answers', async () => {
+    const agent = await client.spawn('scratcher', { id: 'waiting-turn' });
+    await agent.run({ action: 'load_skill', skill: 'skills', params: { name: 'house-style' } });
+    expect(await agent.call('chat.message', { text: 'style check' })).toBe('styled');
+    const answer = agent.call('chat.message', { text: 'slowly style check' });
+    await eventually('the turn to start', async () => ((await agent.getSnapshot()).state as { conversation: { turn: unknown } }).conversation.turn !== null);
+    renameSync(houseStyle, hidden);
+    await host.service.kill();
+    await host.service.start();
+    // The new process tries the turn, cannot read the skill, and says so in its log; it tries again later.
+    await eventually('the new process to try the turn', async () => host.service.output().includes("agent 'waiting-turn' cannot take a step here: skill 'house-style'"), 30_000);
+    renameSync(hidden, houseStyle);
+    expect(await answer).toBe('styled');
+    expect(((await agent.getSnapshot()).state as { conversation: { turn: unknown } }).conversation.turn).toBeNull();
+  }, 60_000);
 
   it("a model-driven agent's subscribers get chat.tool.call before each tool call and chat.tool.result after it, in order", async () => {
     const agent = await client.spawn('chatter', { id: 'watched' });
