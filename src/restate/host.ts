@@ -143,7 +143,7 @@ function repliesWorkflow() {
 }
 
 /** User code inside `ctx.run`: its answer (or what it threw) is journaled, so a replay reuses it. */
-function journaled(ctx: restate.ObjectContext, skills: HostSkills): InvokeUserCode {
+function journaled(ctx: restate.ObjectContext, skills: HostSkills, definition: AnyDefinition): InvokeUserCode {
   return (<T>(call: { what: string }, fn: () => T): T =>
     ctx
       .run(call.what, async (): Promise<JournalEntry> => {
@@ -156,9 +156,10 @@ function journaled(ctx: restate.ObjectContext, skills: HostSkills): InvokeUserCo
       .then(async (entry) => {
         // A process replaying this entry may not have read the skills it mounts yet.
         if (entry.kind === 'result' && (entry.mount !== undefined || entry.replace !== undefined)) {
-          await skills.require([...(entry.mount ?? []).map((m) => (typeof m === 'string' ? m : m[0])), ...(entry.replace ?? [])], ctx.key);
+          const named = [...(entry.mount ?? []).map((m) => (typeof m === 'string' ? m : m[0])), ...(entry.replace ?? [])];
+          await skills.require(skills.fromFolders(named, definition), ctx.key);
         }
-        return fromEntry(entry, skills);
+        return fromEntry(entry, { get: (name) => definition.blueprint.resolveSkill(name) ?? skills.get(name) });
       }) as unknown as T) as InvokeUserCode;
 }
 
@@ -169,8 +170,8 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
   const load = async (ctx: restate.ObjectContext | restate.ObjectSharedContext): Promise<Agent<object> | ErrorInfo> => {
     const data = await ctx.get<AgentData<object>>(STATE_KEY);
     if (data === null) return errorInfo('unknown_agent', `no agent '${ctx.key}' of definition '${definition.name}'`, { subject: ctx.key });
-    const names = mountedNames(data);
-    if (!names.every((name) => skills.isCode(name))) {
+    const names = skills.fromFolders(mountedNames(data), definition);
+    if (names.length > 0) {
       // Skills read from folders may be missing or broken here. Whether they could be read is
       // journaled, so a replay answers as the first attempt did: `unknown_skill` with the reason
       // (the agent keeps answering, and can be stopped, or the skill unmounted), or the step.
@@ -190,18 +191,18 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
   const unmountUnreadable = async (ctx: restate.ObjectContext, skill: string): Promise<Answer | undefined> => {
     const data = await ctx.get<AgentData<object>>(STATE_KEY);
     const record = data?.mounted?.find((mounted) => mounted.name === skill);
-    if (!data || !record || skills.isCode(skill)) return undefined;
+    if (!data || !record || skills.fromFolders([skill], definition).length === 0) return undefined;
     const { [record.stateKey]: _dropped, ...state } = data.state as Record<string, unknown>;
     const rest: AgentData<object> = { ...data, state, mounted: data.mounted.filter((mounted) => mounted !== record) };
     // Journaled, so a replay takes the path the first attempt took.
     const read = await ctx.run(
       'read skills to unmount',
-      async () => ({ skill: (await skills.check([skill])) ?? null, rest: (await skills.check(mountedNames(rest))) ?? null }),
+      async () => ({ skill: (await skills.check([skill])) ?? null, rest: (await skills.check(skills.fromFolders(mountedNames(rest), definition))) ?? null }),
       { serde: restate.serde.json as restate.Serde<{ skill: ErrorInfo | null; rest: ErrorInfo | null }> },
     );
     if (read.skill === null) return undefined;
     if (read.rest !== null) return failed(read.rest);
-    await skills.require(mountedNames(rest), ctx.key);
+    await skills.require(skills.fromFolders(mountedNames(rest), definition), ctx.key);
     const restored = definition.restore(rest, { skills });
     if (!restored.ok) return failed(restored.error);
     ctx.set(STATE_KEY, restored.value.toJSON());
@@ -219,7 +220,7 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
     if (!(agent instanceof Agent)) return failed(agent);
     const work = typeof item === 'function' ? item() : item;
     if (!('kind' in work)) return failed(work);
-    const outcome = await stepAgent(agent, work, { invoke: journaled(ctx, skills) });
+    const outcome = await stepAgent(agent, work, { invoke: journaled(ctx, skills, definition) });
     if (outcome.error) return failed(outcome.error);
     ctx.set(STATE_KEY, outcome.agent.toJSON());
     const deferred = await carryOut(ctx, outcome, callId, fromTurn);
@@ -407,7 +408,7 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
         } catch (thrown) {
           return failed(errorInfo('invalid_state', describeThrown(thrown), { subject: ctx.key }));
         }
-        const outcome = await stepAgent(agent, { kind: 'start' }, { invoke: journaled(ctx, skills) });
+        const outcome = await stepAgent(agent, { kind: 'start' }, { invoke: journaled(ctx, skills, definition) });
         if (outcome.error) return failed(outcome.error);
         ctx.set(STATE_KEY, outcome.agent.toJSON());
         if (isAddress(request.parent)) ctx.set(PARENT_KEY, { id: request.parent.id, definition: request.parent.definition } satisfies AgentAddress);
@@ -446,7 +447,8 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
         // The agent is looked up first: an unknown agent is the answer before an unknown skill.
         const mounting = (): WorkItem | ErrorInfo => {
           if (unloadable) return unloadable;
-          const skill = skills.get(request.skill);
+          // As in-process: the definition's own skills and registry, then the host's.
+          const skill = definition.blueprint.resolveSkill(request.skill) ?? skills.get(request.skill);
           return skill
             ? { kind: 'mount', skill, config: request.config }
             : errorInfo('unknown_skill', `cannot mount skill '${request.skill}' on agent '${ctx.key}': the host does not know it (pass it in restateAgents({ skills }), or a registry that has it in restateAgents({ resolvers }))`, { skill: request.skill });

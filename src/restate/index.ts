@@ -9,4 +9,4 @@ export { restateAgents, type RestateAgentsOptions, type RestateServices } from '
 export type { TurnHostOptions } from './turns.js';
 export { serveRestateAgents, type RestateService } from './serve.js';
 export { connectRestate, type RestateClient, type RestateAgentRef, type RestateSendOptions } from './client.js';
-export { startRestateServer, type LocalRestateServer } from './server.js';
+export { startRestateServer, type LocalRestateServer, type RestateServerOptions } from './server.js';

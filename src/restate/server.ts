@@ -61,11 +61,24 @@ async function waitFor(url: string, child: ChildProcess, output: () => string, t
   throw new Error(`the Restate server did not answer ${url} within ${timeoutMs} ms:\n${output()}`);
 }
 
+/** Options of `startRestateServer`. */
+export interface RestateServerOptions {
+  /** Keeps the server's data here (default: a new temporary folder, removed on `close`). */
+  dataDir?: string;
+  /** How long to wait for the server to answer its health checks (default 30 s). */
+  timeoutMs?: number;
+  /**
+   * Ports of 127.0.0.1 to try first (default: free ones). When one is taken, the server starts on
+   * free ports instead (up to three tries); `ingressUrl` and `adminUrl` say where it listens.
+   */
+  ports?: { ingress: number; admin: number; node: number };
+}
+
 /** Starts a Restate server on free ports of 127.0.0.1; `dataDir` keeps its data (default: a new temporary folder). */
-export async function startRestateServer(options: { dataDir?: string; timeoutMs?: number } = {}): Promise<LocalRestateServer> {
+export async function startRestateServer(options: RestateServerOptions = {}): Promise<LocalRestateServer> {
   const madeDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'skillstate-restate-')));
-  const [ingress, admin, node] = [await freePort(), await freePort(), await freePort()];
+  let [ingress, admin, node] = options.ports ? [options.ports.ingress, options.ports.admin, options.ports.node] : [await freePort(), await freePort(), await freePort()];
   const binary = binaryPath();
   let child: ChildProcess;
   let log = '';
@@ -99,7 +112,21 @@ export async function startRestateServer(options: { dataDir?: string; timeoutMs?
     child.kill(signal);
     await exited;
   };
-  await start();
+  // A port found free may be taken by another process before the server binds it: the first
+  // start tries other ports then (later restarts keep the ports clients already know).
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await start();
+      break;
+    } catch (error) {
+      await kill('SIGKILL');
+      if (attempt >= 3 || !/address already in use|addrinuse|os error 98/i.test(log)) {
+        if (madeDir) await rm(dataDir, { recursive: true, force: true });
+        throw error;
+      }
+      [ingress, admin, node] = [await freePort(), await freePort(), await freePort()];
+    }
+  }
   const adminUrl = `http://127.0.0.1:${admin}`;
   return {
     ingressUrl: `http://127.0.0.1:${ingress}`,

@@ -101,9 +101,13 @@ export class HostSkills implements SkillResolver {
     return this.#given.find((resolver): resolver is DocumentSkillRegistry => resolver instanceof DocumentSkillRegistry);
   }
 
-  /** Whether `name` is a code skill (the deployment's code), not one a resolver reads. */
-  isCode(name: string): boolean {
-    return this.#code.has(name);
+  /**
+   * Those of `names` that are read from folders, for an agent of `definition`: not code skills
+   * (the deployment's own), nor skills the definition resolves itself (those it attaches, and
+   * its own registry).
+   */
+  fromFolders(names: readonly string[], definition: AgentDefinition<object>): string[] {
+    return names.filter((name) => !this.#code.has(name) && !definition.blueprint.resolveSkill(name));
   }
 
   /** The first of `names` that nothing resolves, as an error. */

@@ -209,7 +209,7 @@ class RestateTurn {
     }
     if (this.data === null) return undefined;
     // A skill that cannot be read here: the turn waits (retried by Restate) until it can.
-    await this.skills.require(mountedNames(this.data), this.ctx.key);
+    await this.skills.require(this.skills.fromFolders(mountedNames(this.data), this.definition), this.ctx.key);
     const restored = this.definition.restore(this.data, { skills: this.skills });
     if (!restored.ok) {
       this.ctx.console.warn(`skillstate: agent '${this.ctx.key}' cannot be restored to run turn ${this.n}: ${restored.error.message}`);

@@ -67,6 +67,21 @@ export const HOST_CASES: readonly [string, (host: Host, id: string) => Promise<v
     },
   ],
   [
+    "a skill of the definition's own registry is mounted by an action or by name, and its state lasts across steps",
+    async (host, id) => {
+      const agent = await host.spawn('registered', { id });
+      expect(await agent.call('stamp.mount')).toBe('mounted');
+      expect(await agent.run('stamp', 'stamp', {})).toBe(1);
+      expect(await agent.run('stamp', 'stamp', {})).toBe(2);
+      expect((await agent.state()).stamp).toEqual({ stamps: 2 });
+      const other = await host.spawn('registered', { id: `${id}-by-name` });
+      await other.mount('stamp');
+      expect(await other.run('stamp', 'stamp', {})).toBe(1);
+      await other.unmount('stamp');
+      expect((await other.state()).stamp).toBeUndefined();
+    },
+  ],
+  [
     'a document skill is mounted by name from the registry that knows it; a name nobody knows is unknown_skill',
     async (host, id) => {
       const agent = await host.spawn('librarian', { id });

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { EXAMPLE_SKILLS_DIR } from '../../src/manifest/discover.js';
-import { conversation, createSkillTools, defineAction, discoverSkills, defineAgent, defineSkill, Effects, fail, result, type AgentDefinition } from '../../src/index.js';
+import { conversation, createSkillRegistry, createSkillTools, defineAction, discoverSkills, defineAgent, defineSkill, Effects, fail, result, type AgentDefinition } from '../../src/index.js';
 import { scriptedModel, type ScriptedCall, type ScriptedResponse } from '../../src/testing/index.js';
 import { notebook } from '../runtime/fixtures.js';
 
@@ -186,6 +186,32 @@ export const Stranded = defineAgent({ name: 'stranded', skills: [[conversation, 
 /** The same agent with an audit that takes longer than its tool calls may. */
 export const Hasty = defineAgent({ name: 'hasty', skills: [[conversation, { stream: false, toolTimeout: 200 }], ledger, auditor] });
 
+// ── A skill only a definition's own registry knows ──
+
+const stampState = z.object({ stamps: z.number().int().default(0) });
+const stampSkill = defineSkill({
+  name: 'stamp',
+  schema: stampState,
+  actions: [
+    defineAction({
+      name: 'stamp',
+      description: 'Adds a stamp',
+      input: z.object({}),
+      state: stampState,
+      run: (_params, { skillState }) => result(skillState.stamps + 1, { state: { stamps: skillState.stamps + 1 } }),
+    }),
+  ],
+});
+const mountStamp = defineAction({ name: 'mount_stamp', description: 'Mounts the stamp skill', input: z.object({}), run: () => result('mounted', { mount: [stampSkill] }) });
+/** An agent whose definition's own registry holds `stamp`: mounted by an action, or by name. */
+export const Registered = defineAgent({
+  name: 'registered',
+  skills: [notebook],
+  actions: [mountStamp],
+  routes: [{ path: 'stamp.mount', target: { action: 'mount_stamp' } }],
+  registry: createSkillRegistry([stampSkill]),
+});
+
 // ── A watcher: notes the tool progress signals it gets (from the agents it subscribed to) ──
 
 const watchState = z.object({ seen: z.array(z.object({ type: z.string(), agent: z.string(), tool: z.string(), toolCallId: z.string(), ok: z.boolean().optional() })).default([]) });
@@ -221,7 +247,7 @@ const Scratcher = scratchFolder
   ? defineAgent({ name: 'scratcher', skills: [[conversation, { instructions: 'You write notes.', stream: false }], notebook, createSkillTools(await discoverSkills({ project: false, user: false, bundled: false, extra: [scratchFolder] }))] })
   : undefined;
 
-export const definitions: readonly AgentDefinition<object>[] = [Worker, NotesAgent, Desk, Chatter, Forgetful, Stranded, Hasty, Librarian, Watcher, ...(Scratcher ? [Scratcher] : [])];
+export const definitions: readonly AgentDefinition<object>[] = [Worker, NotesAgent, Desk, Chatter, Forgetful, Stranded, Hasty, Librarian, Watcher, Registered, ...(Scratcher ? [Scratcher] : [])];
 export const skills = [tally];
 /** Where skills are found by name besides `skills`: the bundled document skills. */
 export const resolvers = [library];
