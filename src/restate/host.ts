@@ -44,7 +44,7 @@ import {
   type TurnStepRequest,
   type TurnStepAnswer,
 } from './protocol.js';
-import { HostSkills, mountedNames } from './skills.js';
+import { HostSkills, mountedNames, UNREADABLE } from './skills.js';
 import { turnsObject, type TurnHostOptions } from './turns.js';
 
 /** Options of `restateAgents`. */
@@ -142,22 +142,34 @@ function repliesWorkflow() {
   });
 }
 
-/** User code inside `ctx.run`: its answer (or what it threw) is journaled, so a replay reuses it. */
-function journaled(ctx: restate.ObjectContext, skills: HostSkills, definition: AnyDefinition): InvokeUserCode {
+/**
+ * User code inside `ctx.run`: its answer (or what it threw) is journaled, so a replay reuses it.
+ * Whether the skills it mounts could be read is journaled with it. A replay in a process that
+ * cannot read them, though they could be read when the code ran, must not take another path: it
+ * is noted in `blocked`, and the step throws an error Restate retries once the engine is done
+ * (a throw here would reach the engine, which turns user code's throws into answers).
+ */
+function journaled(ctx: restate.ObjectContext, skills: HostSkills, definition: AnyDefinition, blocked: { reason?: string }): InvokeUserCode {
+  const mounting = (entry: JournalEntry) =>
+    entry.kind === 'result' ? skills.fromFolders([...(entry.mount ?? []).map((m) => (typeof m === 'string' ? m : m[0])), ...(entry.replace ?? [])], definition) : [];
   return (<T>(call: { what: string }, fn: () => T): T =>
     ctx
       .run(call.what, async (): Promise<JournalEntry> => {
+        let entry: JournalEntry;
         try {
-          return toEntry({ returned: await fn() });
+          entry = toEntry({ returned: await fn() });
         } catch (thrown) {
           return toEntry({ thrown });
         }
+        const names = mounting(entry);
+        if (entry.kind === 'result' && names.length > 0 && (await skills.check(names))) entry.unreadable = true;
+        return entry;
       })
       .then(async (entry) => {
-        // A process replaying this entry may not have read the skills it mounts yet.
-        if (entry.kind === 'result' && (entry.mount !== undefined || entry.replace !== undefined)) {
-          const named = [...(entry.mount ?? []).map((m) => (typeof m === 'string' ? m : m[0])), ...(entry.replace ?? [])];
-          await skills.require(skills.fromFolders(named, definition), ctx.key);
+        const names = mounting(entry);
+        if (entry.kind === 'result' && names.length > 0 && !entry.unreadable) {
+          const problem = await skills.check(names);
+          if (problem) blocked.reason ??= skills.unavailable(ctx.key, problem);
         }
         return fromEntry(entry, { get: (name) => definition.blueprint.resolveSkill(name) ?? skills.get(name) });
       }) as unknown as T) as InvokeUserCode;
@@ -201,13 +213,19 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
       { serde: restate.serde.json as restate.Serde<{ skill: ErrorInfo | null; rest: ErrorInfo | null }> },
     );
     if (read.skill === null) return undefined;
-    if (read.rest !== null) return failed(read.rest);
-    await skills.require(skills.fromFolders(mountedNames(rest), definition), ctx.key);
-    const restored = definition.restore(rest, { skills });
-    if (!restored.ok) return failed(restored.error);
-    ctx.set(STATE_KEY, restored.value.toJSON());
+    if (read.rest !== null && read.rest.details?.reason !== UNREADABLE) return failed(read.rest);
+    if (read.rest !== null) {
+      // Other skills cannot be read either: the record goes, and the agent stays as it is until
+      // they are unmounted too, or can be read.
+      ctx.set(STATE_KEY, rest);
+    } else {
+      await skills.require(skills.fromFolders(mountedNames(rest), definition), ctx.key);
+      const restored = definition.restore(rest, { skills });
+      if (!restored.ok) return failed(restored.error);
+      ctx.set(STATE_KEY, restored.value.toJSON());
+    }
     ctx.console.warn(`skillstate: agent '${ctx.key}': skill '${skill}' could not be read here (${read.skill.message}); it was unmounted without its unmount hooks`);
-    return ok({ skill, changed: true });
+    return ok({ skill, unmounted: true, effects: [] });
   };
 
   /**
@@ -215,12 +233,15 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
    * nothing is written. `callId` is the id of the signal of a `call`, whose answer the step may
    * defer.
    */
-  const step = async (ctx: restate.ObjectContext, item: WorkItem | (() => WorkItem | ErrorInfo), callId?: string, fromTurn = false): Promise<CallAnswer> => {
+  const step = async (ctx: restate.ObjectContext, item: WorkItem | (() => WorkItem | ErrorInfo), callId?: string, fromTurn = false, before?: () => Promise<void>): Promise<CallAnswer> => {
     const agent = await load(ctx);
     if (!(agent instanceof Agent)) return failed(agent);
     const work = typeof item === 'function' ? item() : item;
     if (!('kind' in work)) return failed(work);
-    const outcome = await stepAgent(agent, work, { invoke: journaled(ctx, skills, definition) });
+    await before?.();
+    const blocked: { reason?: string } = {};
+    const outcome = await stepAgent(agent, work, { invoke: journaled(ctx, skills, definition, blocked) });
+    if (blocked.reason !== undefined) throw new Error(blocked.reason);
     if (outcome.error) return failed(outcome.error);
     ctx.set(STATE_KEY, outcome.agent.toJSON());
     const deferred = await carryOut(ctx, outcome, callId, fromTurn);
@@ -249,7 +270,7 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
     for (const effect of outcome.effects as Effect[]) {
       switch (effect.type) {
         case 'emit': {
-          await publish(ctx, effect.signal);
+          await publish(ctx, effect.signal, served);
           // The conversation's turn signals move the turn on: the turn object runs it.
           const data = effect.signal.data as { agent?: unknown; turn?: unknown; turnId?: unknown } | undefined;
           if (data?.agent === ctx.key && typeof data.turn === 'number') {
@@ -355,10 +376,10 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
   };
 
   /** A step running instructions (one, or a list), or the refusal of a value that is not one. */
-  const runStep = async (ctx: restate.ObjectContext, value: unknown, fromTurn = false): Promise<Answer> => {
+  const runStep = async (ctx: restate.ObjectContext, value: unknown, fromTurn = false, before?: () => Promise<void>): Promise<Answer> => {
     const instructions = plainInstructions(Array.isArray(value) ? value : [value]);
     if (!instructions.ok) return failed(instructions.error);
-    return (await step(ctx, { kind: 'instructions', instructions: instructions.value }, undefined, fromTurn)) as Answer;
+    return (await step(ctx, { kind: 'instructions', instructions: instructions.value }, undefined, fromTurn, before)) as Answer;
   };
 
   /** The refusal of a step of turn `turnId` when the agent's turn in flight is not that one. */
@@ -408,7 +429,9 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
         } catch (thrown) {
           return failed(errorInfo('invalid_state', describeThrown(thrown), { subject: ctx.key }));
         }
-        const outcome = await stepAgent(agent, { kind: 'start' }, { invoke: journaled(ctx, skills, definition) });
+        const blocked: { reason?: string } = {};
+        const outcome = await stepAgent(agent, { kind: 'start' }, { invoke: journaled(ctx, skills, definition, blocked) });
+        if (blocked.reason !== undefined) throw new Error(blocked.reason);
         if (outcome.error) return failed(outcome.error);
         ctx.set(STATE_KEY, outcome.agent.toJSON());
         if (isAddress(request.parent)) ctx.set(PARENT_KEY, { id: request.parent.id, definition: request.parent.definition } satisfies AgentAddress);
@@ -435,15 +458,26 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
         // A turn of an agent that stopped meanwhile must not act on one spawned anew under its id.
         const other = typeof request.turnId === 'string' ? await otherTurn(ctx, request.turnId) : undefined;
         if (other) return { answer: other, agent: await ctx.get<AgentData<object>>(STATE_KEY) };
-        await announce(ctx, request.announce);
-        return { answer: await runStep(ctx, request.instructions, true), agent: await ctx.get<AgentData<object>>(STATE_KEY) };
+        // Announced once the agent is read (a step refused before that is asked for again, and must not announce twice).
+        const answer = await runStep(ctx, request.instructions, true, () => announce(ctx, request.announce, served));
+        return { answer, agent: await ctx.get<AgentData<object>>(STATE_KEY) };
       }),
       mount: async (ctx: restate.ObjectContext, request: MountRequest): Promise<Answer> => {
         if (typeof request?.skill !== 'string' || (request.config !== undefined && (typeof request.config !== 'object' || request.config === null))) {
           return failed(errorInfo('invalid_skill', 'mount takes { skill: <name>, config?: {...} }', { subject: ctx.key }));
         }
-        // A document skill is read from its folder first, as an in-process mount by name does.
-        const unloadable = await skills.ensure([request.skill]);
+        // A document skill is read from its folder first, as an in-process mount by name does;
+        // whether it could be is journaled, so a replay answers the same.
+        let unloadable: ErrorInfo | null = null;
+        const reads = skills.fromFolders([request.skill], definition);
+        if (reads.length > 0) {
+          const read = await ctx.run('read skill to mount', async () => ({ problem: (await skills.ensure(reads)) ?? null, found: skills.get(request.skill) !== undefined }), {
+            serde: restate.serde.json as restate.Serde<{ problem: ErrorInfo | null; found: boolean }>,
+          });
+          unloadable = read.problem;
+          // Read when the mount first ran: a replay must read it too.
+          if (read.found) await skills.require(reads, ctx.key);
+        }
         // The agent is looked up first: an unknown agent is the answer before an unknown skill.
         const mounting = (): WorkItem | ErrorInfo => {
           if (unloadable) return unloadable;
@@ -495,18 +529,32 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
 }
 
 /** Sends `signal` to the agents subscribed to this one (emit reaches subscribers only). */
-async function publish(ctx: restate.ObjectContext, signal: Signal): Promise<void> {
+async function publish(ctx: restate.ObjectContext, signal: Signal, served: ReadonlySet<string>): Promise<void> {
+  for (const target of await subscribersOf(ctx, served)) sendTo(ctx, target.definition, target.id, 'send', signal);
+}
+
+/**
+ * The agent's subscribers whose definition this host serves. A send to a definition no process
+ * serves fails again and again and would hold up the agent: those are dropped, and said.
+ */
+async function subscribersOf(ctx: restate.ObjectContext, served: ReadonlySet<string>): Promise<AgentAddress[]> {
   const subscribers = (await ctx.get<AgentAddress[]>(SUBSCRIBERS_KEY)) ?? [];
-  for (const target of subscribers) sendTo(ctx, target.definition, target.id, 'send', signal);
+  const kept = subscribers.filter((target) => served.has(target.definition));
+  if (kept.length < subscribers.length) {
+    ctx.set(SUBSCRIBERS_KEY, kept);
+    const gone = subscribers.filter((target) => !served.has(target.definition)).map((target) => `'${target.id}' (${target.definition})`);
+    ctx.console.warn(`skillstate: agent '${ctx.key}': subscribers whose definition this host does not serve were dropped: ${gone.join(', ')}`);
+  }
+  return kept;
 }
 
 /**
  * Sends the turn's progress signals to the agent's subscribers, if it has any. Each signal is made
  * inside `ctx.run` (its id and time are journaled), so a replay sends the same one.
  */
-async function announce(ctx: restate.ObjectContext, announcements: unknown): Promise<void> {
+async function announce(ctx: restate.ObjectContext, announcements: unknown, served: ReadonlySet<string>): Promise<void> {
   if (!Array.isArray(announcements) || announcements.length === 0) return;
-  const subscribers = (await ctx.get<AgentAddress[]>(SUBSCRIBERS_KEY)) ?? [];
+  const subscribers = await subscribersOf(ctx, served);
   if (subscribers.length === 0) return;
   for (const announcement of announcements as Announcement[]) {
     const made = await ctx.run(

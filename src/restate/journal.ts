@@ -17,7 +17,17 @@ type NamedMounting = string | [string, Record<string, unknown>];
 /** A journaled answer of user code. */
 export type JournalEntry =
   | { kind: 'value'; value: unknown; undefined?: true }
-  | { kind: 'result'; output: unknown; state?: unknown; effects?: unknown[]; mount?: NamedMounting[]; unmount?: string[]; replace?: string[] }
+  | {
+      kind: 'result';
+      output: unknown;
+      state?: unknown;
+      effects?: unknown[];
+      mount?: NamedMounting[];
+      unmount?: string[];
+      replace?: string[];
+      /** The skills it mounts could not all be read when it ran: a replay mounts them as bare names (and fails the same way). */
+      unreadable?: true;
+    }
   | { kind: 'failure'; reason: string; message: string; details?: Record<string, unknown> }
   | { kind: 'thrown'; name: string; message: string };
 

@@ -64,17 +64,33 @@ export class HostSkills implements SkillResolver {
     for (const name of names) {
       if (this.get(name)) continue;
       if (!this.#resolvers.some((resolver) => knows(resolver, name))) await this.#rescan();
-      for (const resolver of this.#resolvers) {
-        if (!loads(resolver) || !knows(resolver, name)) continue;
-        try {
-          await resolver.load([name]);
-        } catch (error) {
-          return errorInfo('unknown_skill', `skill '${name}' could not be loaded: ${describeThrown(error)}`, { skill: name, details: { reason: UNREADABLE } });
-        }
-        if (resolver.get(name)) break;
-      }
+      let problem = await this.#load(name);
+      // A folder renamed or moved since the last scan: scan again (rate-limited) and try once more.
+      if (problem && (await this.#rescan())) problem = await this.#load(name);
+      if (problem) return problem;
     }
     return undefined;
+  }
+
+  /** Loads `name` from the first resolver that knows it; the error that says why it failed. */
+  async #load(name: string): Promise<ErrorInfo | undefined> {
+    for (const resolver of this.#resolvers) {
+      if (!loads(resolver) || !knows(resolver, name)) continue;
+      try {
+        await resolver.load([name]);
+      } catch (error) {
+        return errorInfo('unknown_skill', `skill '${name}' could not be loaded: ${describeThrown(error)}`, { skill: name, details: { reason: UNREADABLE } });
+      }
+      if (resolver.get(name)) return undefined;
+    }
+    return undefined;
+  }
+
+  /** The message of the retryable error of an agent that cannot take a step here because of `problem`. */
+  unavailable(agent: string, problem: ErrorInfo): string {
+    const message = `agent '${agent}' cannot take a step here: ${problem.message}. Restate retries it until the skill can be read (every service process must see the same skill folders)`;
+    console.warn(`skillstate: ${message}`);
+    return message;
   }
 
   /**
@@ -85,10 +101,7 @@ export class HostSkills implements SkillResolver {
    */
   async require(names: readonly string[], agent: string): Promise<void> {
     const problem = await this.check(names);
-    if (!problem) return;
-    const message = `agent '${agent}' cannot take a step here: ${problem.message}. Restate retries it until the skill can be read (every service process must see the same skill folders)`;
-    console.warn(`skillstate: ${message}`);
-    throw new Error(message);
+    if (problem) throw new Error(this.unavailable(agent, problem));
   }
 
   /** Loads what `names` need, and says which one cannot be read here (undefined: all can). */
@@ -117,14 +130,15 @@ export class HostSkills implements SkillResolver {
     return errorInfo('unknown_skill', `skill '${name}' is mounted on it, but neither the definitions, restateAgents({ skills }), nor the ${this.#resolvers.length} skill resolver(s) here know it`, { skill: name, details: { reason: UNREADABLE } });
   }
 
-  /** Scans the registries that can scan again (at most once every few seconds): a skill folder may have come back. */
-  async #rescan(): Promise<void> {
-    if (Date.now() - this.#scanned < RESCAN_MS) return;
+  /** Scans the registries that can scan again (at most once every few seconds): a skill folder may have come back. Whether it scanned. */
+  async #rescan(): Promise<boolean> {
+    if (Date.now() - this.#scanned < RESCAN_MS) return false;
     this.#scanned = Date.now();
     for (const resolver of this.#resolvers) {
       const scanning = resolver as SkillResolver & { refresh?(): Promise<unknown> };
       if (typeof scanning.refresh === 'function') await scanning.refresh().catch(() => undefined);
     }
+    return true;
   }
 
   #scanned = 0;

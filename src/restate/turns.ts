@@ -38,6 +38,9 @@ export interface TurnHostOptions {
 type ModelAnswer = { ok: true; messages: unknown[]; usage: ChatUsage; calls: number; pending: WaitingCall[] } | { ok: false; problem: ModelProblem };
 
 const json = restate.serde.json;
+
+/** How long a turn waits before it asks again for an agent whose skill cannot be read: 1 s, doubling up to 30 s. */
+const unreadableWait = (attempt: number) => Math.min(1_000 * 2 ** attempt, 30_000);
 const HINT = 'pass models to restateAgents({ models: { default: ... } })';
 
 /** The virtual object that runs the model turns of the agents of `definitions`. */
@@ -195,7 +198,7 @@ class RestateTurn {
       // The agent cannot be read in the process that served the step (a skill folder missing
       // there): the turn waits, on a durable timer, and asks again. Stopping the agent ends it.
       if (answer.ok || answer.error.code !== 'unknown_skill' || answer.error.details?.reason !== UNREADABLE) return answer;
-      const wait = Math.min(1_000 * 2 ** attempt, 30_000);
+      const wait = unreadableWait(attempt);
       this.ctx.console.warn(`skillstate: agent '${this.ctx.key}', turn ${this.n}: ${answer.error.message}; asking again in ${wait} ms`);
       await this.ctx.sleep(wait);
     }
@@ -208,8 +211,24 @@ class RestateTurn {
       this.data = answer.ok ? (answer.value as AgentData<object>) : null;
     }
     if (this.data === null) return undefined;
-    // A skill that cannot be read here: the turn waits (retried by Restate) until it can.
-    await this.skills.require(this.skills.fromFolders(mountedNames(this.data), this.definition), this.ctx.key);
+    // A skill that cannot be read here: the turn waits on a durable timer, reading the agent
+    // again each time (it may have been stopped, or the skill unmounted), until it can.
+    for (let attempt = 0; ; attempt++) {
+      const names = this.skills.fromFolders(mountedNames(this.data), this.definition);
+      if (names.length === 0) break;
+      const problem = await this.ctx.run('read mounted skills', async () => (await this.skills.check(names)) ?? null, { serde: json as restate.Serde<ErrorInfo | null> });
+      if (problem === null) {
+        // Read when this attempt first ran: a replay must read them too.
+        await this.skills.require(names, this.ctx.key);
+        break;
+      }
+      const wait = unreadableWait(attempt);
+      this.ctx.console.warn(`skillstate: agent '${this.ctx.key}', turn ${this.n}: ${problem.message}; reading it again in ${wait} ms`);
+      await this.ctx.sleep(wait);
+      const answer = await this.callAgent<Answer>('snapshot', null);
+      this.data = answer.ok ? (answer.value as AgentData<object>) : null;
+      if (this.data === null) return undefined;
+    }
     const restored = this.definition.restore(this.data, { skills: this.skills });
     if (!restored.ok) {
       this.ctx.console.warn(`skillstate: agent '${this.ctx.key}' cannot be restored to run turn ${this.n}: ${restored.error.message}`);

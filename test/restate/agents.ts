@@ -244,7 +244,12 @@ export const Librarian = defineAgent({ name: 'librarian', skills: [[conversation
  */
 const scratchFolder = process.env.SKILLSTATE_TEST_SKILLS;
 const Scratcher = scratchFolder
-  ? defineAgent({ name: 'scratcher', skills: [[conversation, { instructions: 'You write notes.', stream: false }], notebook, createSkillTools(await discoverSkills({ project: false, user: false, bundled: false, extra: [scratchFolder] }))] })
+  ? defineAgent({
+      name: 'scratcher',
+      skills: [[conversation, { instructions: 'You write notes.', stream: false }], notebook, createSkillTools(await discoverSkills({ project: false, user: false, bundled: false, extra: [scratchFolder] }))],
+      // Takes a second: a test kills the service process while it runs.
+      actions: [defineAction({ name: 'linger', description: 'Waits a second', input: z.object({}), run: () => new Promise((resolve) => setTimeout(() => resolve(result('lingered')), 1_000)) })],
+    })
   : undefined;
 
 export const definitions: readonly AgentDefinition<object>[] = [Worker, NotesAgent, Desk, Chatter, Forgetful, Stranded, Hasty, Librarian, Watcher, Registered, ...(Scratcher ? [Scratcher] : [])];

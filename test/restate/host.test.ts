@@ -208,6 +208,21 @@ describe('Restate host', () => {
     expect(((await returning.getSnapshot()).mounted as { name: string }[]).map((skill) => skill.name)).toEqual(['conversation', 'notebook', 'skills', 'house-style']);
   }, 60_000);
 
+  it('a step replayed in a process that cannot read the skill it mounted waits for the folder instead of answering otherwise than its journal', async () => {
+    const agent = await client.spawn('scratcher', { id: 'replayer' });
+    // load_skill is journaled as soon as it ran; the process is killed while the next action runs.
+    const answer = agent.run([{ action: 'load_skill', skill: 'skills', params: { name: 'house-style' } }, { action: 'linger' }]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    renameSync(houseStyle, hidden);
+    await host.service.kill();
+    await host.service.start();
+    await eventually('the replay to wait for the skill', async () => host.service.output().includes("agent 'replayer' cannot take a step here: skill 'house-style'"), 30_000);
+    renameSync(hidden, houseStyle);
+    expect(await answer).toBe('lingered');
+    expect(((await agent.getSnapshot()).mounted as { name: string }[]).map((skill) => skill.name)).toContain('house-style');
+    expect(host.service.output()).not.toMatch(/mismatch/i);
+  }, 60_000);
+
   it('a turn whose agent cannot be read in a new service process waits until the skill folder is back, then answers', async () => {
     const agent = await client.spawn('scratcher', { id: 'waiting-turn' });
     await agent.run({ action: 'load_skill', skill: 'skills', params: { name: 'house-style' } });
