@@ -14,6 +14,19 @@ import { eventually, startHost } from './harness.js';
 let host: Awaited<ReturnType<typeof startHost>>;
 let client: RestateClient;
 
+/**
+ * Hides the house style's folder and restarts the service process; once the new process has
+ * tried `agent`'s invocation, failed to read the skill and said so in its log (it tries again
+ * later), brings the folder back.
+ */
+async function restartWithoutTheFolderUntilTried(agent: string): Promise<void> {
+  renameSync(houseStyle, hidden);
+  await host.service.kill();
+  await host.service.start();
+  await eventually(`the new process to try '${agent}'`, async () => host.service.output().includes(`agent '${agent}' cannot take a step here: skill 'house-style'`), 30_000);
+  renameSync(hidden, houseStyle);
+}
+
 /** Skills the service process discovers (as the scratcher's), which a test hides and brings back. */
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'skillstate-restate-skills-'));
 const houseStyle = path.join(scratch, 'skills', 'house-style');
@@ -213,11 +226,7 @@ describe('Restate host', () => {
     // load_skill is journaled as soon as it ran; the process is killed while the next action runs.
     const answer = agent.run([{ action: 'load_skill', skill: 'skills', params: { name: 'house-style' } }, { action: 'linger' }]);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    renameSync(houseStyle, hidden);
-    await host.service.kill();
-    await host.service.start();
-    await eventually('the replay to wait for the skill', async () => host.service.output().includes("agent 'replayer' cannot take a step here: skill 'house-style'"), 30_000);
-    renameSync(hidden, houseStyle);
+    await restartWithoutTheFolderUntilTried('replayer');
     expect(await answer).toBe('lingered');
     expect(((await agent.getSnapshot()).mounted as { name: string }[]).map((skill) => skill.name)).toContain('house-style');
     expect(host.service.output()).not.toMatch(/mismatch/i);
@@ -229,12 +238,7 @@ describe('Restate host', () => {
     expect(await agent.call('chat.message', { text: 'style check' })).toBe('styled');
     const answer = agent.call('chat.message', { text: 'slowly style check' });
     await eventually('the turn to start', async () => ((await agent.getSnapshot()).state as { conversation: { turn: unknown } }).conversation.turn !== null);
-    renameSync(houseStyle, hidden);
-    await host.service.kill();
-    await host.service.start();
-    // The new process tries the turn, cannot read the skill, and says so in its log; it tries again later.
-    await eventually('the new process to try the turn', async () => host.service.output().includes("agent 'waiting-turn' cannot take a step here: skill 'house-style'"), 30_000);
-    renameSync(hidden, houseStyle);
+    await restartWithoutTheFolderUntilTried('waiting-turn');
     expect(await answer).toBe('styled');
     expect(((await agent.getSnapshot()).state as { conversation: { turn: unknown } }).conversation.turn).toBeNull();
   }, 60_000);
