@@ -171,7 +171,9 @@ function journaled(ctx: restate.ObjectContext, skills: HostSkills, definition: A
           const problem = await skills.check(names);
           if (problem) blocked.reason ??= skills.unavailable(ctx.key, problem);
         }
-        return fromEntry(entry, { get: (name) => definition.blueprint.resolveSkill(name) ?? skills.get(name) });
+        // Skills that could not be read when the code ran stay bare names, as they were then.
+        const unread = entry.kind === 'result' && entry.unreadable ? new Set(names) : undefined;
+        return fromEntry(entry, { get: (name) => (unread?.has(name) ? undefined : (definition.blueprint.resolveSkill(name) ?? skills.get(name))) });
       }) as unknown as T) as InvokeUserCode;
 }
 
