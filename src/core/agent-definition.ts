@@ -226,6 +226,7 @@ export function defineAgent<TSchema extends ObjectSchema = z.ZodObject<{}>, cons
     routes: Object.freeze([...routes]),
     skills: Object.freeze(staticSkills),
     resolveSkill: (skillName) => active.get(skillName)?.spec ?? registry?.get(skillName),
+    registry,
   };
   const catalog = new Catalog(blueprint, active);
   const diagnostics = [...catalog.router().diagnostics, ...actionClashDiagnostics(catalog)];

@@ -14,6 +14,7 @@ import { diagnostic, type Diagnostic } from './diagnostics.js';
 import type { RouteTarget } from './instruction.js';
 import { createRouter, type Route, type Router } from './router.js';
 import type { ObjectSchema } from './schema.js';
+import type { SkillResolver } from './skill-registry.js';
 import type { AnySkill } from './skill.js';
 
 /** What a catalog needs to know about the agent definition. */
@@ -26,6 +27,8 @@ export interface Blueprint {
   readonly skills: readonly AnySkill[];
   /** Resolves a skill by name: the definition's skills first, then its registry. */
   resolveSkill(name: string): AnySkill | undefined;
+  /** The definition's registry (`defineAgent({ registry })`), if it has one. */
+  readonly registry: SkillResolver | undefined;
 }
 
 export interface ActiveSkill {

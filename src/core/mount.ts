@@ -115,6 +115,14 @@ function actionClashes(catalog: Catalog, skill: AnySkill): Diagnostic[] {
   return found;
 }
 
+/** The refusal to unmount `skill` while the skills named in `requiredBy` require it. */
+export function requiredByError(skill: string, requiredBy: readonly string[]): ErrorInfo {
+  return errorInfo('required_by', `skill '${skill}' cannot be unmounted: ${requiredBy.map((n) => `'${n}'`).join(', ')} ${requiredBy.length > 1 ? 'require' : 'requires'} it`, {
+    skill,
+    details: { requiredBy: [...requiredBy] },
+  });
+}
+
 /**
  * Unmounts a skill (given by spec or name). Not mounted: ok, the same agent, no effects.
  * Refused with `required_by` while another mounted skill requires it.
@@ -126,16 +134,7 @@ export function unmountSkill<TState extends object>(agent: Agent<TState>, skill:
   const active = typeof name === 'string' ? catalog.skills.get(name) : undefined;
   if (!active) return { ok: true, agent, effects: [], diagnostics: [] };
   const requiredBy = [...catalog.skills.values()].filter((other) => other.spec.requires.includes(active.spec.name)).map((other) => other.spec.name);
-  if (requiredBy.length) {
-    return {
-      ok: false,
-      error: errorInfo(
-        'required_by',
-        `skill '${active.spec.name}' cannot be unmounted: ${requiredBy.map((n) => `'${n}'`).join(', ')} ${requiredBy.length > 1 ? 'require' : 'requires'} it`,
-        { skill: active.spec.name, details: { requiredBy } },
-      ),
-    };
-  }
+  if (requiredBy.length) return { ok: false, error: requiredByError(active.spec.name, requiredBy) };
   const state = { ...(agent.state as Record<string, unknown>) };
   delete state[active.spec.stateKey];
   const mounted = agent.mounted.filter((record) => record.name !== active.spec.name);

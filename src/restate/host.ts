@@ -44,6 +44,7 @@ import {
   type TurnStepRequest,
   type TurnStepAnswer,
 } from './protocol.js';
+import { requiredByError } from '../core/mount.js';
 import { HostSkills, mountedNames, UNREADABLE } from './skills.js';
 import { turnsObject, type TurnHostOptions } from './turns.js';
 
@@ -198,24 +199,31 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
   };
 
   /**
-   * Unmounts a skill that cannot be read here (its folder is gone): its record and its state
-   * slice are dropped from the stored agent, without its unmount hooks, which are its code. The
-   * rest of the agent must still restore. Undefined when the skill can be read (a normal unmount).
+   * Unmounts a skill from an agent that cannot be read here (a skill of it, this one or another,
+   * has its folder missing): its record and state slice are dropped from the stored agent,
+   * without its unmount hooks. Refused, as any unmount, while a skill that can be read requires
+   * it. Undefined when the agent can be read: a normal unmount.
    */
   const unmountUnreadable = async (ctx: restate.ObjectContext, skill: string): Promise<Answer | undefined> => {
     const data = await ctx.get<AgentData<object>>(STATE_KEY);
     const record = data?.mounted?.find((mounted) => mounted.name === skill);
-    if (!data || !record || skills.fromFolders([skill], definition).length === 0) return undefined;
+    if (!data || !record || skills.fromFolders(mountedNames(data), definition).length === 0) return undefined;
     const { [record.stateKey]: _dropped, ...state } = data.state as Record<string, unknown>;
     const rest: AgentData<object> = { ...data, state, mounted: data.mounted.filter((mounted) => mounted !== record) };
     // Journaled, so a replay takes the path the first attempt took.
     const read = await ctx.run(
       'read skills to unmount',
-      async () => ({ skill: (await skills.check([skill])) ?? null, rest: (await skills.check(skills.fromFolders(mountedNames(rest), definition))) ?? null }),
-      { serde: restate.serde.json as restate.Serde<{ skill: ErrorInfo | null; rest: ErrorInfo | null }> },
+      async () => {
+        const unread = (await skills.check(skills.fromFolders([skill], definition))) ?? null;
+        const others = (await skills.check(skills.fromFolders(mountedNames(rest), definition))) ?? null;
+        // The skills left that can be read, and require it.
+        const requiredBy = rest.mounted.filter((other) => (definition.blueprint.resolveSkill(other.name) ?? skills.get(other.name))?.requires.includes(skill)).map((other) => other.name);
+        return { skill: unread, rest: others, requiredBy };
+      },
+      { serde: restate.serde.json as restate.Serde<{ skill: ErrorInfo | null; rest: ErrorInfo | null; requiredBy: string[] }> },
     );
-    if (read.skill === null) return undefined;
-    if (read.rest !== null && read.rest.details?.reason !== UNREADABLE) return failed(read.rest);
+    if (read.skill === null && read.rest === null) return undefined;
+    if (read.requiredBy.length > 0) return failed(requiredByError(skill, read.requiredBy));
     if (read.rest !== null) {
       // Other skills cannot be read either: the record goes, and the agent stays as it is until
       // they are unmounted too, or can be read.
@@ -226,7 +234,8 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
       if (!restored.ok) return failed(restored.error);
       ctx.set(STATE_KEY, restored.value.toJSON());
     }
-    ctx.console.warn(`skillstate: agent '${ctx.key}': skill '${skill}' could not be read here (${read.skill.message}); it was unmounted without its unmount hooks`);
+    const why = (read.skill ?? read.rest)!.message;
+    ctx.console.warn(`skillstate: agent '${ctx.key}' cannot be read here (${why}); skill '${skill}' was unmounted without its unmount hooks`);
     return ok({ skill, unmounted: true, effects: [] });
   };
 

@@ -40,7 +40,12 @@ export class HostSkills implements SkillResolver {
       const registry = skillToolsRegistry(skill);
       if (registry && !found.includes(registry)) found.push(registry);
     };
-    for (const definition of definitions) for (const skill of definition.skills()) add(skill);
+    for (const definition of definitions) {
+      for (const skill of definition.skills()) add(skill);
+      // A definition's own registry that reads skills from folders is searched and loaded too.
+      const own = definition.blueprint.registry;
+      if (own && loads(own) && !found.includes(own)) found.push(own);
+    }
     for (const skill of skills) add(skill);
     this.#resolvers = found;
   }
@@ -116,11 +121,15 @@ export class HostSkills implements SkillResolver {
 
   /**
    * Those of `names` that are read from folders, for an agent of `definition`: not code skills
-   * (the deployment's own), nor skills the definition resolves itself (those it attaches, and
-   * its own registry).
+   * (the deployment's own), nor skills the definition attaches or its own registry of code skills
+   * holds.
    */
   fromFolders(names: readonly string[], definition: AgentDefinition<object>): string[] {
-    return names.filter((name) => !this.#code.has(name) && !definition.blueprint.resolveSkill(name));
+    const { skills, registry } = definition.blueprint;
+    // Only what cannot change while the process runs decides: a registry that loads skills
+    // answers for those it has read so far, which differs from one process to another.
+    const fixed = registry && !loads(registry) ? registry : undefined;
+    return names.filter((name) => !this.#code.has(name) && !skills.some((skill) => skill.name === name) && !fixed?.get(name));
   }
 
   /** The first of `names` that nothing resolves, as an error. */

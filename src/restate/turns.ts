@@ -281,13 +281,26 @@ class RestateTurn {
     this.compacted = false;
 
     let tools: ModelTools;
-    let system: string;
     try {
       tools = modelTools(ai, agent, agentToolset(agent));
-      system = (await buildSystemPrompt(agent, settings, turn.query, this.skills.documents(), undefined)).text;
     } catch (error) {
       return this.fail(errorInfo('model_failed', `turn ${this.n} of agent '${this.ctx.key}' failed unexpectedly preparing the model call: ${describeThrown(error)}`));
     }
+    // The prompt reads skill bodies from their folders: journaled, so a replay in a process that
+    // cannot read them now takes the path the first attempt took.
+    const prompt = await this.ctx.run(
+      `system prompt: turn ${this.n}, step ${turn.steps + 1}`,
+      async (): Promise<{ text: string } | { failed: string }> => {
+        try {
+          return { text: (await buildSystemPrompt(agent, settings, turn.query, this.skills.documents(), undefined)).text };
+        } catch (error) {
+          return { failed: describeThrown(error) };
+        }
+      },
+      { serde: json as restate.Serde<{ text: string } | { failed: string }> },
+    );
+    if ('failed' in prompt) return this.fail(errorInfo('model_failed', `turn ${this.n} of agent '${this.ctx.key}' failed unexpectedly building the system prompt: ${prompt.failed}`));
+    const system = prompt.text;
     for (let attempt = 0; ; attempt++) {
       const what = `model call: turn ${this.n}, step ${turn.steps + 1}${attempt ? `, retry ${attempt}` : ''}`;
       const attemptOver = this.ctx.request().attemptCompletedSignal;

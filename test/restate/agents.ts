@@ -243,17 +243,26 @@ export const Librarian = defineAgent({ name: 'librarian', skills: [[conversation
  * Restate host tests for their service process): the scratcher loads them.
  */
 const scratchFolder = process.env.SKILLSTATE_TEST_SKILLS;
-const Scratcher = scratchFolder
+const scratchLibrary = scratchFolder ? await discoverSkills({ project: false, user: false, bundled: false, extra: [scratchFolder] }) : undefined;
+const Scratcher = scratchLibrary
   ? defineAgent({
       name: 'scratcher',
-      skills: [[conversation, { instructions: 'You write notes.', stream: false }], notebook, createSkillTools(await discoverSkills({ project: false, user: false, bundled: false, extra: [scratchFolder] }))],
+      skills: [[conversation, { instructions: 'You write notes.', stream: false }], notebook, createSkillTools(scratchLibrary)],
+      // Its own registry reads skills from folders too: which of them a process has read differs.
+      registry: scratchLibrary,
       // Takes a second: a test kills the service process while it runs.
       actions: [defineAction({ name: 'linger', description: 'Waits a second', input: z.object({}), run: () => new Promise((resolve) => setTimeout(() => resolve(result('lingered')), 1_000)) })],
     })
   : undefined;
 
 export const definitions: readonly AgentDefinition<object>[] = [Worker, NotesAgent, Desk, Chatter, Forgetful, Stranded, Hasty, Librarian, Watcher, Registered, ...(Scratcher ? [Scratcher] : [])];
-export const skills = [tally];
+/** A code skill that needs the house style (a document skill) mounted first. */
+const annotator = defineSkill({
+  name: 'annotator',
+  requires: ['house-style'],
+  actions: [defineAction({ name: 'annotate', description: 'Annotates a note', input: z.object({}), run: () => result('annotated') })],
+});
+export const skills = [tally, annotator];
 /** Where skills are found by name besides `skills`: the bundled document skills. */
 export const resolvers = [library];
 

@@ -232,6 +232,38 @@ describe('Restate host', () => {
     expect(host.service.output()).not.toMatch(/mismatch/i);
   }, 60_000);
 
+  it('a step of an agent with a document skill mounted, replayed by a new process, answers as the first attempt did', async () => {
+    const agent = await client.spawn('scratcher', { id: 'replayed' });
+    await agent.run({ action: 'load_skill', skill: 'skills', params: { name: 'house-style' } });
+    const answer = agent.run([{ action: 'append', skill: 'notebook', params: { item: 'once' } }, { action: 'linger' }]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await host.service.kill();
+    await host.service.start();
+    expect(await answer).toBe('lingered');
+    expect(((await agent.getSnapshot()).state as { notebook: { items: string[] } }).notebook.items).toEqual(['once']);
+    expect(host.service.output()).not.toMatch(/mismatch/i);
+  }, 60_000);
+
+  it('unmounting a skill that cannot be read is refused while a skill that can be read requires it', async () => {
+    const agent = await client.spawn('scratcher', { id: 'required' });
+    await agent.run({ action: 'load_skill', skill: 'skills', params: { name: 'house-style' } });
+    await agent.mount('annotator');
+    renameSync(houseStyle, hidden);
+    try {
+      await host.service.kill();
+      await host.service.start();
+      await expect(agent.unmount('house-style')).rejects.toMatchObject({ code: 'required_by', message: "skill 'house-style' cannot be unmounted: 'annotator' requires it" });
+      await agent.unmount('annotator');
+      await agent.unmount('house-style');
+      expect(await agent.call('notes.add', { item: 'a' })).toEqual({ count: 1 });
+    } finally {
+      // Back, for the tests after this one, in a process that has scanned it.
+      renameSync(hidden, houseStyle);
+      await host.service.kill();
+      await host.service.start();
+    }
+  }, 60_000);
+
   it('a turn whose agent cannot be read in a new service process waits until the skill folder is back, then answers', async () => {
     const agent = await client.spawn('scratcher', { id: 'waiting-turn' });
     await agent.run({ action: 'load_skill', skill: 'skills', params: { name: 'house-style' } });
