@@ -27,10 +27,13 @@ export const UNREADABLE = 'skill_unreadable';
 
 const loads = (resolver: SkillResolver): resolver is LoadingResolver => typeof (resolver as Partial<LoadingResolver>).load === 'function';
 
+/** The skills of one host, by name, and the loading of those read from folders. */
 export class HostSkills implements SkillResolver {
   readonly #code = new Map<string, AnySkill>();
   readonly #resolvers: readonly SkillResolver[];
   readonly #given: readonly SkillResolver[];
+  /** When the registries last scanned again (`#rescan`). */
+  #scanned = 0;
 
   constructor(definitions: Iterable<AgentDefinition<object>>, skills: readonly AnySkill[], resolvers: readonly SkillResolver[]) {
     this.#given = resolvers;
@@ -145,12 +148,11 @@ export class HostSkills implements SkillResolver {
     this.#scanned = Date.now();
     for (const resolver of this.#resolvers) {
       const scanning = resolver as SkillResolver & { refresh?(): Promise<unknown> };
-      if (typeof scanning.refresh === 'function') await scanning.refresh().catch(() => undefined);
+      if (typeof scanning.refresh !== 'function') continue;
+      await scanning.refresh().catch((error: unknown) => console.warn(`skillstate: a skill registry failed to scan its folders again: ${describeThrown(error)}`));
     }
     return true;
   }
-
-  #scanned = 0;
 }
 
 /** How often a name no registry knows makes the registries scan again. */
