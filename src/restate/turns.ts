@@ -33,7 +33,6 @@ export interface TurnHostOptions {
   compactors?: Readonly<Record<string, Compactor>>;
 }
 
-
 /** What one model call answered, as the journal keeps it (plain JSON). */
 type ModelAnswer = { ok: true; messages: unknown[]; usage: ChatUsage; calls: number; pending: WaitingCall[] } | { ok: false; problem: ModelProblem };
 
@@ -41,6 +40,7 @@ const json = restate.serde.json;
 
 /** How long a turn waits before it asks again for an agent whose skill cannot be read: 1 s, doubling up to 30 s. */
 const unreadableWait = (attempt: number) => Math.min(1_000 * 2 ** attempt, 30_000);
+
 const HINT = 'pass models to restateAgents({ models: { default: ... } })';
 
 /** The virtual object that runs the model turns of the agents of `definitions`. */
