@@ -13,14 +13,15 @@ import type { AgentDefinition } from '../core/agent-definition.js';
 import { Agent, type AgentData } from '../core/agent-value.js';
 import type { Effect } from '../core/effects.js';
 import { describeThrown, errorInfo, type ErrorInfo } from '../core/errors.js';
-import { RuntimeError } from '../runtime/errors.js';
 import { plainInstructions } from '../core/instruction.js';
 import type { InvokeUserCode } from '../core/invoke.js';
 import { createSignal, signalProblem, type Signal } from '../core/signal.js';
 import type { AnySkill } from '../core/skill.js';
 import type { SkillResolver } from '../core/skill-registry.js';
+import { requiredByError } from '../core/mount.js';
 import { stepAgent, type StepOutcome, type WorkItem } from '../engine/index.js';
 import { ChatSignals, CONVERSATION, type ConversationState } from '../model/conversation.js';
+import { RuntimeError } from '../runtime/errors.js';
 import { fromEntry, toEntry, type JournalEntry } from './journal.js';
 import {
   CHILDREN_KEY,
@@ -44,7 +45,6 @@ import {
   type TurnStepRequest,
   type TurnStepAnswer,
 } from './protocol.js';
-import { requiredByError } from '../core/mount.js';
 import { HostSkills, mountedNames, UNREADABLE } from './skills.js';
 import { turnsObject, type TurnHostOptions } from './turns.js';
 
@@ -185,15 +185,10 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
   const load = async (ctx: restate.ObjectContext | restate.ObjectSharedContext): Promise<Agent<object> | ErrorInfo> => {
     const data = await ctx.get<AgentData<object>>(STATE_KEY);
     if (data === null) return errorInfo('unknown_agent', `no agent '${ctx.key}' of definition '${definition.name}'`, { subject: ctx.key });
-    const names = skills.fromFolders(mountedNames(data), definition);
-    if (names.length > 0) {
-      // Skills read from folders may be missing or broken here. Whether they could be read is
-      // journaled, so a replay answers as the first attempt did: `unknown_skill` with the reason
-      // (the agent keeps answering, and can be stopped, or the skill unmounted), or the step.
-      const problem = await ctx.run('read mounted skills', async () => (await skills.check(names)) ?? null, { serde: restate.serde.json as restate.Serde<ErrorInfo | null> });
-      if (problem) return problem;
-      await skills.require(names, ctx.key);
-    }
+    // Skills read from folders may be missing or broken here: the agent answers `unknown_skill`
+    // with the reason (and can still be stopped, or the skill unmounted), as a replay will.
+    const unreadable = await skills.readJournaled(ctx, 'read mounted skills', skills.fromFolders(mountedNames(data), definition));
+    if (unreadable) return unreadable;
     const restored = definition.restore(data, { skills });
     return restored.ok ? restored.value : restored.error;
   };

@@ -9,6 +9,7 @@
  * from its folder first, as `system.loadAndRestore` does in-process. Every service process must
  * therefore see the same skill folders.
  */
+import type * as restate from '@restatedev/restate-sdk';
 import type { AgentDefinition } from '../core/agent-definition.js';
 import { describeThrown, errorInfo, type ErrorInfo } from '../core/errors.js';
 import type { SkillResolver } from '../core/skill-registry.js';
@@ -110,6 +111,19 @@ export class HostSkills implements SkillResolver {
   async require(names: readonly string[], agent: string): Promise<void> {
     const problem = await this.check(names);
     if (problem) throw new Error(this.unavailable(agent, problem));
+  }
+
+  /**
+   * Whether `names` can be read here, journaled (as `what`) so that a replay gets the first
+   * attempt's answer: the problem, or undefined. A replay told they could be read, in a process
+   * that cannot read them, throws an error Restate retries (see `require`).
+   */
+  async readJournaled(ctx: restate.ObjectContext | restate.ObjectSharedContext, what: string, names: readonly string[]): Promise<ErrorInfo | undefined> {
+    if (names.length === 0) return undefined;
+    const problem: ErrorInfo | null = await ctx.run(what, async () => (await this.check(names)) ?? null);
+    if (problem) return problem;
+    await this.require(names, ctx.key);
+    return undefined;
   }
 
   /** Loads what `names` need, and says which one cannot be read here (undefined: all can). */

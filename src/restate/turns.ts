@@ -214,14 +214,8 @@ class RestateTurn {
     // A skill that cannot be read here: the turn waits on a durable timer, reading the agent
     // again each time (it may have been stopped, or the skill unmounted), until it can.
     for (let attempt = 0; ; attempt++) {
-      const names = this.skills.fromFolders(mountedNames(this.data), this.definition);
-      if (names.length === 0) break;
-      const problem = await this.ctx.run('read mounted skills', async () => (await this.skills.check(names)) ?? null, { serde: json as restate.Serde<ErrorInfo | null> });
-      if (problem === null) {
-        // Read when this attempt first ran: a replay must read them too.
-        await this.skills.require(names, this.ctx.key);
-        break;
-      }
+      const problem = await this.skills.readJournaled(this.ctx, 'read mounted skills', this.skills.fromFolders(mountedNames(this.data), this.definition));
+      if (!problem) break;
       const wait = unreadableWait(attempt);
       this.ctx.console.warn(`skillstate: agent '${this.ctx.key}', turn ${this.n}: ${problem.message}; reading it again in ${wait} ms`);
       await this.ctx.sleep(wait);
