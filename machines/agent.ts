@@ -57,7 +57,7 @@ import {
 /** Items as events: plain data, so the inspector and traces show them as they are. */
 export type AgentItemEvent =
   | { type: 'signal'; signal: Signal }
-  | { type: 'run'; instructions: InstructionObject[] }
+  | { type: 'run'; instructions: InstructionObject[]; record?: InstructionObject }
   | { type: 'mount'; skill: string; config?: Record<string, unknown> }
   | { type: 'unmount'; skill: string }
   /** The first item of a spawned agent whose skills have `mount` hooks: it runs them. */
@@ -128,7 +128,7 @@ function toItem(event: AgentItemEvent, host: AgentHost): WorkItem | { load: stri
     case 'signal':
       return { kind: 'signal', signal: event.signal, call: host.isCall(event) };
     case 'run':
-      return { kind: 'instructions', instructions: event.instructions };
+      return { kind: 'instructions', instructions: event.instructions, record: event.record };
     case 'mount': {
       const found = host.resolveSkill(event);
       if (found === undefined) return { load: event.skill };

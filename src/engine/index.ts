@@ -6,8 +6,10 @@
  * Contract of `stepAgent(agent, item, options?)`:
  *
  * - **Input**: a linked agent value (its catalog travels with it), and one mailbox item: a
- *   `signal` (with `call: true` when a caller waits for the reply), `instructions`, a `mount` of
- *   a skill the host has found, an `unmount`, or `start` (the `mount` hooks of a spawned agent).
+ *   `signal` (with `call: true` when a caller waits for the reply), `instructions` (maybe with a
+ *   `record`: an action that runs after them in the same step, given their output, so what they
+ *   did and the record of it commit together), a `mount` of a skill the host has found, an
+ *   `unmount`, or `start` (the `mount` hooks of a spawned agent).
  * - **Output**: a `StepOutcome` — the agent after the step, the effects for the host to carry
  *   out in order (`run` effects are already carried out inside the step), the reply for a call,
  *   the error when the step failed, diagnostics, and the signal as routed (after rewrites).

@@ -69,8 +69,25 @@ export class AgentStep {
     return this.afterActions();
   }
 
-  runInstructions(instructions: InstructionObject[]): MaybePromise<StepOutcome> {
-    return this.afterInstructions(this.instructions(instructions));
+  /**
+   * Runs instructions directly. With `record`, that action runs next in the same step, its params
+   * given the last instruction's output as `output`: the step commits both or neither, and its
+   * caller gets the instructions' result, not the record's.
+   */
+  runInstructions(instructions: InstructionObject[], record?: InstructionObject): MaybePromise<StepOutcome> {
+    const ran = this.instructions(instructions);
+    if (record === undefined) return this.afterInstructions(ran);
+    return this.afterInstructions(andThen(ran, (failed) => failed ?? this.record(record)));
+  }
+
+  /** Runs `record` with the output so far as its `output` param, keeping that output as the step's result. */
+  private record(record: InstructionObject): MaybePromise<StepOutcome | undefined> {
+    const output = this.result;
+    const params = { ...(isPlainObject(record.params) ? record.params : {}), output };
+    return andThen(this.instructions({ ...record, params }), (failed) => {
+      this.result = output;
+      return failed;
+    });
   }
 
   /** The signal of a signal step (the pipeline's stages that use it only run for signals). */

@@ -18,7 +18,12 @@ import { AgentStep } from './signal-step.js';
 /** One mailbox item, as the engine takes it. */
 export type WorkItem =
   | { kind: 'signal'; signal: Signal; call: boolean }
-  | { kind: 'instructions'; instructions: InstructionObject[] }
+  | {
+      kind: 'instructions';
+      instructions: InstructionObject[];
+      /** An action run right after them, in the same step, given their output as its `output` param. */
+      record?: InstructionObject | undefined;
+    }
   | { kind: 'mount'; skill: AnySkill; config: Record<string, unknown> | undefined }
   | { kind: 'unmount'; skill: string }
   | { kind: 'start' };
@@ -38,7 +43,7 @@ export function stepAgent(agent: Agent<object>, item: WorkItem, options?: StepOp
     case 'signal':
       return new AgentStep(agent, catalog, item.signal, item.call, invoke).runSignal();
     case 'instructions':
-      return new AgentStep(agent, catalog, undefined, false, invoke).runInstructions(item.instructions);
+      return new AgentStep(agent, catalog, undefined, false, invoke).runInstructions(item.instructions, item.record);
     case 'mount':
       return mountStep(agent, item.skill, item.config, invoke);
     case 'unmount':

@@ -93,6 +93,17 @@ const pendingCallSchema = z.object({
 /** A tool call the model asked for that has not run yet. */
 export type PendingToolCall = z.output<typeof pendingCallSchema>;
 
+const ranCallSchema = z.object({
+  toolCallId: z.string(),
+  tool: z.string(),
+  args: z.unknown(),
+  /** The tool's output, as JSON. */
+  output: z.unknown(),
+});
+
+/** A tool call that ran in the model step in progress, recorded in the same step as its effect. */
+export type RanToolCall = z.output<typeof ranCallSchema>;
+
 /** What a turn in flight is doing. */
 export type TurnStatus = 'thinking' | 'acting' | 'awaiting-approval';
 
@@ -114,6 +125,13 @@ const turnSchema = z.object({
   toolCalls: z.number().int(),
   /** Tool calls left to run, in the order the model gave them. */
   pending: z.array(pendingCallSchema),
+  /**
+   * Tool calls of the model step in progress that ran: each is recorded here by the step that
+   * ran it, so their effects and their record commit together. The step's record moves them
+   * into the history; a turn restored with some here gets them into the history without running
+   * them again.
+   */
+  ran: z.array(ranCallSchema).default([]),
   startedAt: z.string(),
 });
 
@@ -234,7 +252,7 @@ function now(): string {
 function beginTurn(ctx: Ctx, messages: readonly ChatMessage[], text: string, replyTo: string | null): { state: Partial<ConversationState>; effects: Effect[] } {
   const n = ctx.skillState.turns + 1;
   const id = nanoid();
-  const turn: TurnRecord = { n, id, status: 'thinking', replyTo, query: text, steps: 0, toolCalls: 0, pending: [], startedAt: now() };
+  const turn: TurnRecord = { n, id, status: 'thinking', replyTo, query: text, steps: 0, toolCalls: 0, pending: [], ran: [], startedAt: now() };
   return {
     state: { messages: [...messages, { role: 'user', content: text }], turn, turns: n },
     effects: [Effects.emit(createSignal(ChatSignals.started, { agent: ctx.agentId, turn: n, turnId: id }, { source: ctx.agentId, id }))],
@@ -255,6 +273,34 @@ function withToolResult(messages: readonly ChatMessage[], part: Record<string, u
   return [...messages, { role: 'tool', content: [part] }];
 }
 
+/**
+ * The history with the tool calls that ran in a step whose record is missing: an assistant
+ * message asking for them and a tool message with their results, as the model step would have
+ * left them (less any text the model wrote with the calls).
+ */
+function withRanCalls(messages: readonly ChatMessage[], ran: readonly RanToolCall[]): ChatMessage[] {
+  return [
+    ...messages,
+    { role: 'assistant', content: ran.map((call) => ({ type: 'tool-call', toolCallId: call.toolCallId, toolName: call.tool, input: call.args })) },
+    { role: 'tool', content: ran.map((call) => toolResult(call, { type: 'json', value: call.output as object })) },
+  ];
+}
+
+/**
+ * When the runner stops waiting for a tool call (epoch milliseconds): a record made later is
+ * not made, since the runner has told the model the call timed out by then.
+ */
+const lateAfter = z.number().optional();
+
+function late(until: number | undefined): boolean {
+  return until !== undefined && Date.now() > until;
+}
+
+/** A tool's output as JSON, as the history keeps it (`undefined` is `null`). */
+function asJson(output: unknown): unknown {
+  return output === undefined ? null : (JSON.parse(JSON.stringify(output)) as unknown);
+}
+
 /** An error as a tool result the model reads: its code, then its message (as the AI SDK words a failed tool's result). */
 export function errorOutput(error: { code: string; message: string }): Record<string, unknown> {
   return { type: 'error-text', value: `${error.code}: ${error.message}` };
@@ -266,7 +312,7 @@ export function errorOutput(error: { code: string; message: string }): Record<st
  */
 function endTurn(ctx: Ctx, messages: ChatMessage[], ending: TurnEnding, extra: Effect[] = []): { state: Partial<ConversationState>; effects: Effect[] } {
   const turn = ctx.skillState.turn!;
-  let history = messages;
+  let history = turn.ran.length > 0 ? withRanCalls(messages, turn.ran) : messages;
   if (ending.outcome !== 'answered') {
     const error = ending.error ?? { code: 'cancelled', message: 'the turn ended before this tool call ran' };
     for (const call of turn.pending) history = withToolResult(history, toolResult(call, errorOutput({ code: error.code, message: `not run: ${error.message}` })));
@@ -377,9 +423,49 @@ const recordStep = defineAction({
       args: call.args,
       approval: call.needsApproval ? 'needed' : 'none',
     }));
-    const next: TurnRecord = { ...turn, steps: turn.steps + 1, toolCalls: turn.toolCalls + calls, pending, status: statusFor(pending) };
+    const next: TurnRecord = { ...turn, steps: turn.steps + 1, toolCalls: turn.toolCalls + calls, pending, ran: [], status: statusFor(pending) };
     const after = afterTools(ctx, history, next);
     return result({ status: after.failed ? 'failed' : next.status }, { state: { ...after.state, usage: total }, effects: after.effects });
+  },
+});
+
+const recordToolCall = defineAction({
+  name: 'record_tool_call',
+  description:
+    'Records a tool call that ran inside a model step, in the step that ran it (its `output` is the call\'s). The record of the model step moves it into the history.',
+  input: z.object({ turn: z.number().int(), toolCallId: z.string(), tool: z.string(), args: z.unknown(), output: z.unknown(), until: lateAfter }),
+  state: conversationSchema,
+  tool: false,
+  run: ({ turn: n, toolCallId, tool, args, output, until }, ctx: Ctx) => {
+    const turn = currentTurn(ctx, n);
+    if (!('n' in turn)) return turn;
+    if (turn.status !== 'thinking') return fail('no_turn', `turn ${n} is ${turn.status}, not waiting for the model`, { turn: n });
+    if (late(until)) return result({ recorded: false });
+    let json: unknown;
+    try {
+      json = asJson(output);
+    } catch (error) {
+      return fail('invalid_output', `the output of tool '${tool}' is not JSON: ${error instanceof Error ? error.message : String(error)}`, { turn: n, tool });
+    }
+    const call: RanToolCall = { toolCallId, tool, args: args ?? {}, output: json };
+    return result({ recorded: toolCallId }, { state: { turn: { ...turn, ran: [...turn.ran, call] } } });
+  },
+});
+
+const settleStep = defineAction({
+  name: 'settle_step',
+  description:
+    'Records a model step whose tool calls ran but whose own record is missing (the process stopped in between): their calls and results go into the history, and the turn asks the model again.',
+  input: z.object({ turn: z.number().int() }),
+  state: conversationSchema,
+  tool: false,
+  run: ({ turn: n }, ctx: Ctx) => {
+    const turn = currentTurn(ctx, n);
+    if (!('n' in turn)) return turn;
+    if (turn.status !== 'thinking' || turn.ran.length === 0) return result({ status: turn.status, settled: 0 });
+    const next: TurnRecord = { ...turn, steps: turn.steps + 1, toolCalls: turn.toolCalls + turn.ran.length, ran: [] };
+    const after = afterTools(ctx, withRanCalls(ctx.skillState.messages, turn.ran), next);
+    return result({ status: after.failed ? 'failed' : next.status, settled: turn.ran.length }, { state: after.state, effects: after.effects });
   },
 });
 
@@ -397,18 +483,26 @@ const recordToolResult = defineAction({
     ok: z.boolean(),
     output: z.unknown().optional(),
     error: z.object({ code: z.string(), message: z.string() }).optional(),
+    until: lateAfter,
   }),
   state: conversationSchema,
   tool: false,
-  run: ({ turn: n, toolCallId, ok, output, error }, ctx: Ctx) => {
+  run: ({ turn: n, toolCallId, ok, output, error, until }, ctx: Ctx) => {
     const turn = currentTurn(ctx, n);
     if (!('n' in turn)) return turn;
+    if (late(until)) return result({ status: turn.status, recorded: false });
     const call = turn.pending[0];
     if (call === undefined || call.toolCallId !== toolCallId) {
       return fail('no_turn', `tool call '${toolCallId}' is not the next one of turn ${n}${call ? ` ('${call.toolCallId}' is)` : ''}`, { turn: n });
     }
+    let json: unknown;
+    try {
+      json = ok ? asJson(output) : null;
+    } catch (error) {
+      return fail('invalid_output', `the output of tool '${call.tool}' is not JSON: ${error instanceof Error ? error.message : String(error)}`, { turn: n, tool: call.tool });
+    }
     const part = ok
-      ? toolResult(call, { type: 'json', value: output === undefined ? null : (output as object) })
+      ? toolResult(call, { type: 'json', value: json as object })
       : call.approval === 'denied'
         ? toolResult(call, { type: 'execution-denied', ...(call.reason !== undefined ? { reason: call.reason } : {}) })
         : toolResult(call, errorOutput(error ?? { code: 'action_failed', message: 'the tool call failed' }));
@@ -549,7 +643,7 @@ export const conversation = defineSkill({
   category: 'model',
   schema: conversationSchema,
   configSchema: conversationConfigSchema,
-  actions: [message, recordStep, recordToolResult, approve, deny, failTurn, cancel, callAborted, compact, reset],
+  actions: [message, recordStep, recordToolCall, settleStep, recordToolResult, approve, deny, failTurn, cancel, callAborted, compact, reset],
   routes: [
     { path: ChatSignals.message, target: { action: 'message' } },
     { path: ChatSignals.approve, target: { action: 'approve' } },

@@ -18,7 +18,8 @@ import { createSignal, type Signal } from '../core/signal.js';
 import type { Toolset } from '../core/toolset.js';
 import type { SkillResolver } from '../core/skill-registry.js';
 import { DocumentSkillRegistry } from '../manifest/document-registry.js';
-import type { AgentRef } from '../runtime/agent-ref.js';
+import type { InstructionObject } from '../core/instruction.js';
+import type { AgentRef, CallOptions } from '../runtime/agent-ref.js';
 import { RuntimeError } from '../runtime/errors.js';
 import type { Tracer } from '../runtime/trace.js';
 import {
@@ -58,6 +59,12 @@ import { turnMachine, turnStateName, type TurnActivity, type TurnActor, type Tur
 /** What the driver needs from the system it runs in. */
 export interface ConversationHost {
   get(id: string): AgentRef | undefined;
+  /**
+   * Runs a tool call of the agent behind `ref`, with `record` (an action of the conversation)
+   * run in the same step, given the call's output: the call's effect and its record commit
+   * together, or neither does.
+   */
+  callTool(ref: AgentRef, tool: string, args: unknown, record: InstructionObject, options: CallOptions): Promise<unknown>;
   /** The last committed agent value of a running agent (undefined once it stopped): cheaper than a snapshot view. */
   agent(id: string): Agent<object> | undefined;
   subscribe(pattern: string, listener: (signal: Signal) => void): () => void;
@@ -348,6 +355,13 @@ export class ConversationDriver {
     for (let attempt = 0; ; attempt++) {
       const turn = this.turnAt(ref, n, 'thinking');
       if (typeof turn === 'string') return;
+      // Tool calls ran in a step whose record is missing (the process stopped in between): into
+      // the history with them, without running them again.
+      if (turn.ran.length > 0) {
+        if ((await this.record(ref, n, 'settle_step', { turn: n })) !== 'thinking') return;
+        attempt--;
+        continue;
+      }
       const settings = this.settings(ref);
       const slice = this.slice(ref)!;
       if (settings.maxTokens !== undefined && slice.usage.totalTokens >= settings.maxTokens) {
@@ -424,7 +438,9 @@ export class ConversationDriver {
       executed++;
       notify('acting');
       try {
-        const result = await this.runTool(ref, n, options.toolCallId, tool, args, settings);
+        const until = Date.now() + settings.toolTimeout;
+        const record = { action: 'record_tool_call', skill: CONVERSATION, params: { turn: n, toolCallId: options.toolCallId, tool, args, until } };
+        const result = await this.runTool(ref, n, options.toolCallId, tool, args, settings, record);
         if (!result.ok) throw toolError(result.error);
         return result.output;
       } finally {
@@ -493,13 +509,16 @@ export class ConversationDriver {
     return prepared;
   }
 
-  /** Runs one tool call through the agent (a step of its own), telling followers before and after. */
-  private async runTool(ref: AgentRef, n: number, toolCallId: string, tool: string, args: unknown, settings: ConversationSettings): Promise<ToolOutcome> {
+  /**
+   * Runs one tool call through the agent (a step of its own, which also runs `record` when the
+   * call succeeds), telling followers before and after.
+   */
+  private async runTool(ref: AgentRef, n: number, toolCallId: string, tool: string, args: unknown, settings: ConversationSettings, record: InstructionObject): Promise<ToolOutcome> {
     this.publish(ref.id, ChatSignals.toolCall, { turn: n, toolCallId, tool, args });
     let outcome: ToolOutcome;
     try {
-      const output = await ref.callTool(tool, args, { timeout: settings.toolTimeout });
-      outcome = { ok: true, output: output === undefined ? null : plain(output) };
+      const output = await this.host.callTool(ref, tool, args, record, { timeout: settings.toolTimeout });
+      outcome = { ok: true, output: output === undefined ? null : output };
     } catch (error) {
       if (error instanceof RuntimeError && error.code === 'agent_stopped') throw error;
       const info = infoOf(error, 'action_failed');
@@ -579,10 +598,17 @@ export class ConversationDriver {
       await this.record(ref, n, 'record_tool_result', { turn: n, toolCallId: call.toolCallId, ok: false });
       return;
     }
-    const outcome = await this.runTool(ref, n, call.toolCallId, call.tool, call.args, this.settings(ref)).catch((error: unknown) => {
+    // A call that succeeds in time is recorded by its own step; otherwise (it failed and changed
+    // nothing, or it was too late) its outcome is recorded now.
+    const settings = this.settings(ref);
+    const record = { action: 'record_tool_result', skill: CONVERSATION, params: { turn: n, toolCallId: call.toolCallId, ok: true, until: Date.now() + settings.toolTimeout } };
+    const outcome = await this.runTool(ref, n, call.toolCallId, call.tool, call.args, settings, record).catch((error: unknown) => {
       if (error instanceof RuntimeError && error.code === 'agent_stopped') return undefined;
       throw error;
     });
-    if (outcome) await this.record(ref, n, 'record_tool_result', { turn: n, toolCallId: call.toolCallId, ...outcome });
+    const still = this.turnAt(ref, n, 'acting');
+    if (outcome && typeof still !== 'string' && still.pending[0]?.toolCallId === call.toolCallId) {
+      await this.record(ref, n, 'record_tool_result', { turn: n, toolCallId: call.toolCallId, ...outcome });
+    }
   }
 }

@@ -17,7 +17,7 @@ import type { Blueprint } from '../core/catalog.js';
 import { diagnostic } from '../core/diagnostics.js';
 import type { Effect } from '../core/effects.js';
 import { describeThrown, errorInfo, reworded, SkillstateError, withCause, type ErrorInfo } from '../core/errors.js';
-import { plainInstructions, type Instruction } from '../core/instruction.js';
+import { plainInstructions, type Instruction, type InstructionObject } from '../core/instruction.js';
 import { toSignal, type Signal, type SignalLike } from '../core/signal.js';
 import type { AnySkill } from '../core/skill.js';
 import { agentToolset, type Toolset } from '../core/toolset.js';
@@ -51,8 +51,10 @@ function traceSubject(event: AgentItemEvent, outcome: StepOutcome): string {
   switch (event.type) {
     case 'signal':
       return (outcome.signal ?? event.signal).type;
-    case 'run':
-      return event.instructions.map((instruction) => String(instruction.action)).join(',');
+    case 'run': {
+      const actions = event.instructions.map((instruction) => String(instruction.action)).join(',');
+      return event.record === undefined ? actions : `${actions},${String(event.record.action)}`;
+    }
     case 'mount':
     case 'unmount':
       return event.skill;
@@ -160,15 +162,26 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   }
 
   run(instructions: Instruction | readonly Instruction[], options: CallOptions = {}): Promise<unknown> {
+    return this.runRecorded(instructions, undefined, options);
+  }
+
+  /**
+   * `run`, with `record` (when given) run right after the instructions in the same step, given
+   * their output as its `output` param: both commit, or neither. The conversation runs a model's
+   * tool calls this way, so a snapshot never holds a tool call's effect without its record.
+   */
+  runRecorded(instructions: Instruction | readonly Instruction[], record: InstructionObject | undefined, options: CallOptions = {}): Promise<unknown> {
     const list = Array.isArray(instructions) ? (instructions as readonly Instruction[]) : [instructions as Instruction];
-    const checked = plainInstructions(list);
+    const checked = plainInstructions(record === undefined ? list : [...list, record]);
     if (!checked.ok) return Promise.reject(new RuntimeError(checked.error, this.id));
     const plain = checked.value;
+    const recorded = record === undefined ? undefined : plain.pop();
     const timeout = callTimeout(options, this.system.callTimeout);
     if (typeof timeout !== 'number') return Promise.reject(new RuntimeError(timeout, this.id));
     // Named only if the run times out or is cancelled: every tool call comes through here.
     const what = () => `run of ${plain.map((i) => `'${String(i.action)}'`).join(', ')}`;
-    return this.mailbox.submit({ type: 'run', instructions: plain }, true, timeout, what, undefined, options.signal);
+    const event: AgentItemEvent = recorded === undefined ? { type: 'run', instructions: plain } : { type: 'run', instructions: plain, record: recorded };
+    return this.mailbox.submit(event, true, timeout, what, undefined, options.signal);
   }
 
   tools(options: { strict?: boolean } = {}): Toolset {
@@ -176,9 +189,14 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   }
 
   callTool(name: string, args: unknown, options?: CallOptions): Promise<unknown> {
+    return this.callToolRecorded(name, args, undefined, options);
+  }
+
+  /** `callTool`, with a record that commits with the call (see `runRecorded`). */
+  callToolRecorded(name: string, args: unknown, record: InstructionObject | undefined, options?: CallOptions): Promise<unknown> {
     const converted = this.tools().toInstruction(name, args);
     if (!converted.ok) return Promise.reject(new RuntimeError(converted.error, this.id));
-    return this.run(converted.instruction, options);
+    return this.runRecorded(converted.instruction, record, options);
   }
 
   mount(skill: AnySkill | string, config?: Record<string, unknown>): Promise<MountReport> {
@@ -317,7 +335,10 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
         const list: unknown[] = Array.isArray(event.instructions) ? event.instructions : [event.instructions];
         const instructions = plainInstructions(list);
         if (!instructions.ok) throw new RuntimeError(instructions.error, this.id);
-        return { type: 'run', instructions: instructions.value };
+        if (event.record === undefined) return { type: 'run', instructions: instructions.value };
+        const record = plainInstructions([event.record]);
+        if (!record.ok) throw new RuntimeError(record.error, this.id);
+        return { type: 'run', instructions: instructions.value, record: record.value[0]! };
       }
       case 'mount':
       case 'unmount':

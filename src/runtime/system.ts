@@ -12,6 +12,7 @@ import type { SkillRegistry } from '../core/skill-registry.js';
 import { createSignal, type Signal, type SignalLike, toSignal } from '../core/signal.js';
 import type { AnySkill } from '../core/skill.js';
 import type { SystemActor } from '../../machines/system.js';
+import type { AgentProcess } from './agent-process.js';
 import type { AgentRef, AgentSnapshot } from './agent-ref.js';
 import { RuntimeError } from './errors.js';
 import { SystemRuntime, type AgentSystemOptions, type SpawnOptions } from './system-runtime.js';
@@ -70,6 +71,8 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
   const conversations = new ConversationDriver(
     {
       get: (id) => runtime.agents.get(id) as AgentRef | undefined,
+      // The refs the driver holds are the system's own agent processes (from `get`).
+      callTool: (ref, tool, args, record, callOptions) => (ref as unknown as AgentProcess).callToolRecorded(tool, args, record, callOptions),
       agent: (id) => {
         const process = runtime.agents.get(id);
         return process && !process.isStopped ? (process.agent as Agent<object>) : undefined;

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { isThenable } from '../../src/core/maybe-async.js';
 import type { UserCodeCall } from '../../src/core/invoke.js';
 import { failedOutcome, MAX_RUN_DEPTH, stepAgent, unknownSkillOutcome, type StepOutcome } from '../../src/engine/index.js';
+import { fail } from '../../src/index.js';
 import { Decision, Effects, createSignal, defineAction, defineAgent, defineSkill, notebook, result, z } from '../runtime/fixtures.js';
 
 const tallyState = z.object({ n: z.number().default(0) });
@@ -89,6 +90,39 @@ describe('stepAgent', () => {
     const outcome = sync(stepAgent(Tally.new({ id: 't5' }), { kind: 'instructions', instructions: [{ action: 'bump', params: {} }, { action: 'bump', params: {} }] }));
     expect(outcome.agent.state).toEqual({ tally: { n: 2 } });
     expect(outcome.result).toBe(2);
+  });
+
+  it('runs a record after instructions in the same step, given their output: both commit or neither, and the reply is theirs', async () => {
+    const logState = z.object({ seen: z.array(z.unknown()).default([]) });
+    const log = defineSkill({
+      name: 'log',
+      schema: logState,
+      actions: [
+        defineAction({
+          name: 'note',
+          description: 'Notes an output, unless told to refuse',
+          input: z.object({ output: z.unknown(), refuse: z.boolean().optional() }),
+          state: logState,
+          run: ({ output, refuse }, ctx) => (refuse ? fail('refused', 'not noted') : result('noted', { state: { seen: [...ctx.skillState.seen, output] } })),
+        }),
+      ],
+    });
+    const Logged = defineAgent({ name: 'logged', skills: [counter, log] });
+    const agent = Logged.new({ id: 't5r' });
+    const both = sync(stepAgent(agent, { kind: 'instructions', instructions: [{ action: 'bump', params: {} }], record: { action: 'note', skill: 'log', params: {} } }));
+    expect(both.agent.state).toEqual({ tally: { n: 1 }, log: { seen: [1] } });
+    expect(both.result).toBe(1);
+    const refused = sync(stepAgent(agent, { kind: 'instructions', instructions: [{ action: 'bump', params: {} }], record: { action: 'note', skill: 'log', params: { refuse: true } } }));
+    expect(refused.agent).toBe(agent);
+    expect(refused.error).toMatchObject({ code: 'action_failed', action: 'note', message: expect.stringContaining('not noted') });
+    // A failed instruction is not recorded.
+    const failed = sync(stepAgent(agent, { kind: 'instructions', instructions: [{ action: 'explode', params: {} }], record: { action: 'note', skill: 'log', params: {} } }));
+    expect(failed.agent).toBe(agent);
+    expect(failed.error).toMatchObject({ code: 'action_failed', action: 'explode' });
+    // After async user code, the same.
+    const later = await stepAgent(agent, { kind: 'instructions', instructions: [{ action: 'bump_later', params: {} }], record: { action: 'note', skill: 'log', params: {} } });
+    expect(later.agent.state).toEqual({ tally: { n: 100 }, log: { seen: ['later'] } });
+    expect(later.result).toBe('later');
   });
 
   it('mounts and unmounts skills, with one registration effect per action', () => {

@@ -4,8 +4,9 @@
  * until a person answers.
  */
 import { describe, expect, it } from 'vitest';
-import { chatMessage, createSignal, type AgentSnapshot } from '../../src/index.js';
-import { scriptedModel } from '../../src/testing/index.js';
+import { z } from 'zod';
+import { chatMessage, conversation, createSignal, defineAction, defineAgent, defineSkill, result, type AgentRef, type AgentSnapshot, type ConversationState } from '../../src/index.js';
+import { scriptedModel, type ScriptedCall, type ScriptedResponse } from '../../src/testing/index.js';
 import { systemPerTest } from '../runtime/fixtures.js';
 import { assistant, chatOf, next, observed, record, turnStates } from './fixtures.js';
 
@@ -78,7 +79,8 @@ describe('approval', () => {
     // The balance ran after the payment, so it counts it.
     expect(results[2]!.output.value).toEqual({ total: 5 });
     const steps = seen.records.flatMap((r) => (r.kind === 'step' && r.agent === 'ordered' ? [r.subject] : []));
-    expect(steps).toEqual(['chat.message', 'record_step', 'add', 'record_tool_result', 'chat.approve', 'pay', 'record_tool_result', 'balance', 'record_tool_result', 'record_step']);
+    // A call that runs is recorded in its own step.
+    expect(steps).toEqual(['chat.message', 'record_step', 'add,record_tool_result', 'chat.approve', 'pay,record_tool_result', 'balance,record_tool_result', 'record_step']);
   });
 
   it('tells the model a denied call was denied, and runs nothing', async () => {
@@ -146,3 +148,101 @@ describe('persisted in the middle of a turn', () => {
     expect(other.calls).toEqual([]);
   });
 });
+
+describe('a tool call and its record commit together', () => {
+  const tallyState = z.object({ total: z.number().default(0) });
+  const tally = defineSkill({
+    name: 'tally',
+    schema: tallyState,
+    actions: [
+      defineAction({
+        name: 'tally',
+        description: 'Adds an amount to the running total',
+        input: z.object({ amount: z.number() }),
+        state: tallyState,
+        run: ({ amount }, { skillState }) => result({ total: skillState.total + amount }, { state: { total: skillState.total + amount } }),
+      }),
+    ],
+  });
+  // No tool needs approval: the calls run inside the AI SDK's own step.
+  const Tallier = defineAgent({ name: 'tallier', skills: [[conversation, { stream: false }], tally] });
+
+  /** Asks for `tally 2` and `tally 3` in one answer, then says the total the results show. */
+  function tallyModel(call: ScriptedCall): ScriptedResponse {
+    const results = call.messages.flatMap((m) => (m.role === 'tool' ? m.content : [])) as unknown as { output: { value: { total: number } } }[];
+    if (results.length === 0) return { text: 'Adding.', toolCalls: [{ tool: 'tally', args: { amount: 2 }, id: 't1' }, { tool: 'tally', args: { amount: 3 }, id: 't2' }] };
+    return { text: `The total is ${results.at(-1)!.output.value.total}.` };
+  }
+
+  /** The amounts of the tally calls a snapshot's conversation holds: in its history and in the step in progress. */
+  function recordedAmounts(state: { conversation: ConversationState }): number[] {
+    const chat = state.conversation;
+    const asked = new Map<string, number>();
+    for (const message of chat.messages) {
+      if (message.role !== 'assistant' || !Array.isArray(message.content)) continue;
+      for (const part of message.content as { type: string; toolCallId: string; input: { amount: number } }[]) if (part.type === 'tool-call') asked.set(part.toolCallId, part.input.amount);
+    }
+    const answered = chat.messages.flatMap((m) => (m.role === 'tool' ? (m.content as { toolCallId: string; output: { type: string } }[]) : []));
+    return [
+      ...answered.filter((part) => part.output.type === 'json').map((part) => asked.get(part.toolCallId)!),
+      ...(chat.turn?.ran ?? []).map((call) => (call.args as { amount: number }).amount),
+    ];
+  }
+
+  it('every snapshot taken during a turn records each tool call whose effect it holds; restored after the calls ran, the turn goes on without running them again', async () => {
+    const first = systems.start({ models: { default: scriptedModel([tallyModel], { loop: true }) } });
+    const agent = first.spawn(Tallier, { id: 'tim' }) as AgentRef<{ tally: { total: number }; conversation: ConversationState }>;
+    // Saved on every change of the agent, as an app that keeps its agents in a database would.
+    type Saved = { agent: { state: { tally: { total: number }; conversation: ConversationState } } };
+    const saved: { total: number; snapshot: Saved }[] = [];
+    agent.actor.subscribe(() => {
+      const snapshot = carried(agent.persist()) as Saved;
+      saved.push({ total: snapshot.agent.state.tally.total, snapshot });
+    });
+    await expect(agent.call(chatMessage('Tally 2 and 3'), { timeout: 10_000 })).resolves.toBe('The total is 5.');
+    for (const { total, snapshot } of saved) {
+      const amounts = recordedAmounts(snapshot.agent.state);
+      expect(amounts.reduce((sum, amount) => sum + amount, 0)).toBe(total);
+    }
+    // The last snapshot with both calls run and the model step not recorded yet: the process dies there.
+    const midStep = saved.findLast(({ snapshot }) => (snapshot.agent.state.conversation.turn?.ran.length ?? 0) === 2);
+    expect(midStep).toBeDefined();
+    expect(midStep!.total).toBe(5);
+    await first.shutdown();
+
+    const model = scriptedModel([tallyModel], { loop: true });
+    const seen = observed();
+    const second = systems.start({ models: { default: model }, definitions: [Tallier], trace: seen.trace });
+    const answered = next(second, 'chat.turn.answered');
+    const restored = second.restore(midStep!.snapshot as unknown as AgentSnapshot) as AgentRef<{ tally: { total: number } }>;
+    expect((await answered).data).toMatchObject({ agent: 'tim', turn: 1, text: 'The total is 5.' });
+    expect(restored.getSnapshot().state.tally.total).toBe(5);
+    // The model was asked once, with both calls and their results in its history.
+    expect(model.calls).toHaveLength(1);
+    expect(JSON.stringify(model.calls[0]!.messages)).toContain('"total":5');
+    const steps = seen.records.flatMap((r) => (r.kind === 'step' && r.agent === 'tim' ? [r.subject] : []));
+    expect(steps).toEqual(['settle_step', 'record_step']);
+    const chat = chatOf(restored);
+    expect(chat.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    expect(chat.last).toMatchObject({ outcome: 'answered' });
+  });
+
+  it('an approved call is recorded by the step that runs it: no snapshot holds the payment with the call still waiting', async () => {
+    const first = systems.start({ models: { default: scriptedModel([{ toolCalls: [{ tool: 'pay', args: { to: 'Bob', amount: 5 }, id: 'pay-1' }] }, { text: 'Paid.' }]) } });
+    const agent = first.spawn(Assistant, { id: 'ada' });
+    const saved: unknown[] = [];
+    agent.actor.subscribe(() => saved.push(carried(agent.persist())));
+    const asked = next(first, 'chat.turn.approval');
+    const answer = agent.call(chatMessage('Pay Bob 5'), { timeout: 10_000 });
+    await asked;
+    agent.send(createSignal('chat.approve', { toolCallId: 'pay-1' }));
+    await expect(answer).resolves.toBe('Paid.');
+    // No snapshot holds the payment with the call still waiting to run.
+    for (const snapshot of saved) {
+      const { state } = (snapshot as { agent: { state: { ledger: { paid: unknown[] }; conversation: ConversationState } } }).agent;
+      if (state.ledger.paid.length > 0) expect(state.conversation.turn?.pending ?? []).toEqual([]);
+      else expect(JSON.stringify(state.conversation.messages)).not.toContain('"paid":5');
+    }
+  });
+});
+

@@ -35,9 +35,9 @@ describe('a turn', () => {
     expect(JSON.stringify(model.calls[1]!.messages)).toContain('"result":5');
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect(turnStates(seen.records, 'ada', 1)).toEqual(['thinking', 'acting', 'thinking', 'answered']);
-    // Each tool call and each model step's record is a step of the agent.
+    // Each tool call is a step of the agent that also records it; each model step's record is a step too.
     const steps = seen.records.flatMap((r) => (r.kind === 'step' && r.agent === 'ada' ? [r.subject] : []));
-    expect(steps).toEqual(['chat.message', 'add', 'record_step', 'record_step']);
+    expect(steps).toEqual(['chat.message', 'add,record_tool_call', 'record_step', 'record_step']);
   });
 
   it('works with the AI SDK mock model as well', async () => {
