@@ -110,3 +110,93 @@ export function deepFreeze<T>(value: T): T {
   }
   return value;
 }
+
+/** What `copyJson` returns for a value JSON would turn into something else (or refuse). */
+const NOT_PLAIN: unique symbol = Symbol('not plain');
+
+/**
+ * `JSON.parse(JSON.stringify(value))`: the value as JSON carries it (frozen all the way down with
+ * `freeze`, for values bound for committed state). Plain data (plain objects,
+ * arrays, strings, booleans, `null`, finite numbers; keys holding `undefined` or a function are
+ * left out, as JSON leaves them) is copied directly, without the text in between; anything else
+ * (a `Date`, a class instance, `NaN`, a `toJSON` method, a cycle) goes through JSON itself.
+ */
+export function jsonCopy<T>(value: T, options: { freeze?: boolean } = {}): T {
+  const freeze = options.freeze === true;
+  const copied = copyJson(value, 0, freeze);
+  if (copied !== NOT_PLAIN) return copied as T;
+  const parsed = JSON.parse(JSON.stringify(value)) as T;
+  return freeze ? deepFreeze(parsed) : parsed;
+}
+
+function copyJson(value: unknown, depth: number, freeze: boolean): unknown {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'number':
+      return Number.isFinite(value) ? value + 0 : NOT_PLAIN; // + 0: JSON writes -0 as 0
+    case 'object':
+      break;
+    default:
+      return NOT_PLAIN;
+  }
+  if (value === null) return null;
+  if (depth > 64) return NOT_PLAIN;
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const item = copyJson(value[i], depth + 1, freeze);
+      if (item === NOT_PLAIN) return NOT_PLAIN;
+      out[i] = item;
+    }
+    return freeze ? Object.freeze(out) : out;
+  }
+  if (!isPlainObject(value) || 'toJSON' in value) return NOT_PLAIN;
+  const out: PlainObject = {};
+  for (const key of Object.keys(value)) {
+    const item = value[key];
+    if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
+    if (key === '__proto__') return NOT_PLAIN;
+    const copied = copyJson(item, depth + 1, freeze);
+    if (copied === NOT_PLAIN) return NOT_PLAIN;
+    out[key] = copied;
+  }
+  return freeze ? Object.freeze(out) : out;
+}
+
+/**
+ * `structuredClone(value)`, copying plain data (plain objects, arrays without holes, primitives)
+ * directly, which is several times cheaper for the small objects tool calls carry; anything else
+ * (a `Date`, a `Map`, a class instance, a cycle, a function) goes to `structuredClone` itself, so
+ * the result, and the error thrown, are the same.
+ */
+export function cloneData<T>(value: T): T {
+  const copied = copyData(value, 0);
+  return (copied === NOT_PLAIN ? structuredClone(value) : copied) as T;
+}
+
+function copyData(value: unknown, depth: number): unknown {
+  if (typeof value !== 'object') return typeof value === 'function' || typeof value === 'symbol' ? NOT_PLAIN : value;
+  if (value === null) return null;
+  if (depth > 64) return NOT_PLAIN;
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      if (!(i in value)) return NOT_PLAIN;
+      const item = copyData(value[i], depth + 1);
+      if (item === NOT_PLAIN) return NOT_PLAIN;
+      out[i] = item;
+    }
+    return out;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype) return NOT_PLAIN;
+  const out: PlainObject = {};
+  for (const key of Object.keys(value)) {
+    if (key === '__proto__') return NOT_PLAIN;
+    const item = copyData((value as PlainObject)[key], depth + 1);
+    if (item === NOT_PLAIN) return NOT_PLAIN;
+    out[key] = item;
+  }
+  return out;
+}

@@ -21,7 +21,7 @@ import { diagnostic, type Diagnostic } from './diagnostics.js';
 import { DefinitionError, describeThrown, errorInfo, type ErrorInfo } from './errors.js';
 import type { InstructionObject } from './instruction.js';
 import { unlinkedError } from './agent-value.js';
-import { isPlainObject } from './plain.js';
+import { cloneData, isPlainObject } from './plain.js';
 import type { AnySkill } from './skill.js';
 import { toolProblem, type FunctionTool, type JsonSchema } from './function-tool.js';
 
@@ -244,7 +244,7 @@ export function agentToolset(agent: Agent<object>, options: Omit<ToolOptions, 'n
       }
       let copy: Record<string, unknown>;
       try {
-        copy = structuredClone(params);
+        copy = cloneData(params);
       } catch (error) {
         return {
           ok: false,

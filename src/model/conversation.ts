@@ -22,6 +22,7 @@ import { z } from 'zod';
 import { defineAction, fail, result, type ActionContext } from '../core/action.js';
 import { Effects, type Effect } from '../core/effects.js';
 import type { ErrorInfo } from '../core/errors.js';
+import { jsonCopy } from '../core/plain.js';
 import { createSignal } from '../core/signal.js';
 import { defineSkill } from '../core/skill.js';
 import { CALL_ABORTED_SIGNAL } from '../runtime/broadcast.js';
@@ -298,7 +299,7 @@ function late(until: number | undefined): boolean {
 
 /** A tool's output as JSON, as the history keeps it (`undefined` is `null`). */
 function asJson(output: unknown): unknown {
-  return output === undefined ? null : (JSON.parse(JSON.stringify(output)) as unknown);
+  return output === undefined ? null : jsonCopy(output, { freeze: true });
 }
 
 /** An error as a tool result the model reads: its code, then its message (as the AI SDK words a failed tool's result). */
@@ -394,14 +395,15 @@ const recordStep = defineAction({
     turn: z.number().int(),
     messages: z.array(messageSchema),
     usage: usageSchema,
-    /** Tool calls the model asked for in this step. */
-    calls: z.number().int().min(0),
+    /** Tool calls the model asked for in this step (0 or more). */
+    calls: z.number().int(),
     /** Those of them that did not run yet (they wait for approval, or for the runner), in order. */
     pending: z.array(pendingInput),
   }),
   state: conversationSchema,
   tool: false,
   run: ({ turn: n, messages, usage, calls, pending: waiting }, ctx: Ctx) => {
+    if (calls < 0) return fail('invalid_params', `a model step asks for 0 or more tool calls, not ${calls}`, { turn: n });
     const turn = currentTurn(ctx, n);
     if (!('n' in turn)) return turn;
     if (turn.status !== 'thinking') return fail('no_turn', `turn ${n} is ${turn.status}, not waiting for the model`, { turn: n });

@@ -133,6 +133,7 @@ function toolError(error: { code: string; message: string }): Error {
 }
 
 const NO_CONFIG = Object.freeze({});
+const unwatched = (): void => {};
 const parsedSettings = new WeakMap<object, ConversationSettings>();
 
 function sleep(ms: number, abort: AbortSignal): Promise<void> {
@@ -230,8 +231,10 @@ export class ConversationDriver {
     const current = this.running.get(agentId);
     if (current?.n === turn.n && current.actor.getSnapshot().status === 'active') return;
     if (current) current.actor.stop();
+    // Between thinking and acting, the actor moves only for those who watch it (the inspector, the trace).
+    const watched = this.host.inspect !== undefined || this.host.trace !== undefined;
     const work: TurnWork = {
-      work: (n, abort, notify) => this.work(ref, n, abort, notify),
+      work: (n, abort, notify) => this.work(ref, n, abort, watched ? notify : unwatched),
       phase: (n) => this.phaseOf(agentId, n),
       crashed: (n, error) => this.crashed(ref, n, error),
     };

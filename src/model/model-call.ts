@@ -9,7 +9,7 @@
  */
 import { catalogOf, type Agent } from '../core/agent-value.js';
 import { describeThrown, errorInfo, type ErrorInfo } from '../core/errors.js';
-import { isPlainObject } from '../core/plain.js';
+import { isPlainObject, jsonCopy } from '../core/plain.js';
 import type { Toolset } from '../core/toolset.js';
 import { RuntimeError } from '../runtime/errors.js';
 import type { ChatMessage, ChatUsage, ConversationSettings, TurnRecord } from './conversation.js';
@@ -78,9 +78,9 @@ export function usageOf(usage: StepResultLike['usage']): ChatUsage {
   return { inputTokens: input, outputTokens: output, totalTokens: usage.totalTokens ?? input + output };
 }
 
-/** A value as plain JSON (what the provider returned may hold class instances). */
+/** A value as plain JSON (what the provider returned may hold class instances), frozen: it is bound for the agent's state. */
 export function plain<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
+  return jsonCopy(value, { freeze: true });
 }
 
 /** An error of the model call, and whether trying again may help. */

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { isObjectSchema } from '../../src/core/schema.js';
 import { applyPatch, isZodSchema, parseSync, parseWith, strayKey } from '../../src/core/schema.js';
+import { conversationSchema } from '../../src/model/conversation.js';
 
 const slice = z.object({ count: z.number().int().default(0), label: z.string().optional() });
 const refined = z.object({ min: z.number(), max: z.number() }).refine((s) => s.min <= s.max, { message: 'min must not exceed max' });
@@ -119,9 +120,52 @@ describe('applyPatch agrees with zod on every field schema', () => {
     nullable: z.string().nullable(),
     literal: z.literal(3),
     custom: z.number().int({ error: 'whole numbers only' }),
+    // Compound fields: copied as zod copies them, or left to zod.
+    enum: z.enum(['a', 'b', '3']),
+    literals: z.literal([3, 'a', true, null]),
+    unknown: z.unknown(),
+    any: z.any(),
+    predicate: z.custom<{ role: string }>((value) => typeof value === 'object' && value !== null && 'role' in value),
+    truthy: z.custom((value) => (typeof value === 'number' ? value : 0)),
+    array: z.array(z.number()),
+    arrayDefault: z.array(z.string()).default([]),
+    arrayMin: z.array(z.number()).min(1),
+    arrayOfObjects: z.array(z.object({ a: z.number(), b: z.string().optional() })),
+    object: z.object({ a: z.number(), b: z.string().optional(), c: z.boolean().nullable() }),
+    objectDefaults: z.object({ a: z.number().default(0), b: z.array(z.number()).default([]) }),
+    objectStrict: z.strictObject({ a: z.number() }),
+    objectLoose: z.looseObject({ a: z.number() }),
+    objectRefined: z.object({ a: z.number() }).refine((o) => o.a > 0),
+    nested: z.object({ list: z.array(z.object({ id: z.string(), tags: z.array(z.enum(['x', 'y'])) })), at: z.number().int() }).nullable(),
+    transformed: z.array(z.string().transform((text) => text.length)),
+    // The conversation's own slice fields.
+    ...Object.fromEntries(Object.entries(conversationSchema.shape).map(([key, field]) => [`conversation.${key}`, field])),
   };
+  const message = fc.record({ role: fc.constantFrom('user', 'assistant', 'tool', 'robot'), content: fc.anything() }, { requiredKeys: ['role'] });
+  const turn = fc.record(
+    {
+      n: fc.oneof(fc.integer(), fc.double()),
+      id: fc.string(),
+      status: fc.constantFrom('thinking', 'acting', 'awaiting-approval', 'done'),
+      replyTo: fc.option(fc.string()),
+      query: fc.string(),
+      steps: fc.integer(),
+      toolCalls: fc.integer(),
+      pending: fc.array(fc.record({ toolCallId: fc.string(), tool: fc.string(), args: fc.anything(), approval: fc.constantFrom('none', 'needed', 'approved', 'denied', 'maybe') }, { requiredKeys: ['toolCallId', 'tool', 'approval'] }), { maxLength: 2 }),
+      ran: fc.array(fc.record({ toolCallId: fc.string(), tool: fc.string(), args: fc.anything(), output: fc.anything() }), { maxLength: 2 }),
+      startedAt: fc.string(),
+    },
+    { requiredKeys: ['n', 'status', 'replyTo', 'query', 'steps', 'toolCalls', 'pending', 'startedAt'] },
+  );
   const values = fc.oneof(
     fc.anything(),
+    fc.array(fc.oneof(fc.integer(), fc.string(), fc.constantFrom('x', 'y', 'a'))),
+    fc.record({ a: fc.oneof(fc.integer(), fc.string()), b: fc.option(fc.string(), { nil: undefined }), c: fc.option(fc.boolean()) }, { requiredKeys: [] }),
+    fc.array(fc.record({ a: fc.integer(), b: fc.option(fc.string(), { nil: undefined }) }, { requiredKeys: ['a'] }), { maxLength: 3 }),
+    fc.record({ list: fc.array(fc.record({ id: fc.string(), tags: fc.array(fc.constantFrom('x', 'y', 'z')) }), { maxLength: 2 }), at: fc.integer() }),
+    fc.array(message, { maxLength: 3 }),
+    turn,
+    fc.record({ inputTokens: fc.integer(), outputTokens: fc.double(), totalTokens: fc.integer() }, { requiredKeys: [] }),
     fc.constantFrom(NaN, Infinity, -Infinity, -0, 0.5, 2 ** 53, -(2 ** 53), 2 ** 31, 3, '', ' a ', 'a@b.co', '00000000-0000-4000-8000-000000000000', true, null, undefined, '12'),
     fc.double(),
     fc.integer(),
@@ -135,8 +179,17 @@ describe('applyPatch agrees with zod on every field schema', () => {
         const ours = applyPatch(schema, Object.freeze({ other: 1 }), { field: value });
         const theirs = schema.safeParse({ other: 1, field: value });
         expect(ours.ok).toBe(theirs.success);
-        if (ours.ok && theirs.success) expect(ours.value).toEqual(theirs.data);
+        if (ours.ok && theirs.success) {
+          expect(ours.value).toStrictEqual(theirs.data);
+          // Where zod copies a container, so do we: the state never shares it with the update.
+          if (typeof value === 'object' && value !== null && (theirs.data as { field: unknown }).field !== value) expect(ours.value.field).not.toBe(value);
+        }
         if (!ours.ok && !theirs.success) expect(ours.issues.map((issue) => issue.path)).toEqual(theirs.error.issues.map((issue) => issue.path));
+        // Parsing the field alone (as action params and outputs are parsed) agrees with zod too.
+        const alone = parseSync(field, value);
+        const zods = field.safeParse(value);
+        expect(alone.ok).toBe(zods.success);
+        if (alone.ok && zods.success) expect(alone.value).toStrictEqual(zods.data);
       }),
       { numRuns: 300 },
     );
