@@ -81,8 +81,6 @@ export function isZodSchema(value: unknown): value is z.ZodType {
 
 /** Parses synchronously; async refinements make it return a promise instead. Never throws. */
 export function parseWith<T>(schema: z.ZodType<T>, value: unknown): Parsed<T> | Promise<Parsed<T>> {
-  const native = parsedNatively(schema, value);
-  if (native !== undefined) return native;
   let outcome: ReturnType<typeof schema.safeParse>;
   try {
     outcome = schema.safeParse(value);
@@ -95,24 +93,10 @@ export function parseWith<T>(schema: z.ZodType<T>, value: unknown): Parsed<T> | 
 
 /** Parses synchronously, reporting async refinements as an issue. Never throws. */
 export function parseSync<T>(schema: z.ZodType<T>, value: unknown): Parsed<T> {
-  const native = parsedNatively(schema, value);
-  if (native !== undefined) return native;
   try {
     return toParsed(schema.safeParse(value));
   } catch (thrown) {
     return parseFailure(thrown);
-  }
-}
-
-/** The value as zod would parse it, when the native parse is sure of it (see `nativeParse`); else undefined. */
-function parsedNatively<T>(schema: z.ZodType<T>, value: unknown): Parsed<T> | undefined {
-  const native = nativeParse(schema);
-  if (native === null) return undefined;
-  try {
-    const parsed = native(value);
-    return parsed === ASK_ZOD ? undefined : { ok: true, value: parsed as T };
-  } catch {
-    return undefined; // a custom check that throws: zod reports it
   }
 }
 
@@ -193,9 +177,8 @@ function validateFields(shape: Record<string, z.ZodType>, patch: Record<string, 
       continue;
     }
     const value = patch[key];
-    const native = parsedNatively(field, value);
-    if (native !== undefined && native.ok) {
-      next[key] = deepFreeze(native.value);
+    if (plainCheck(field)?.(value) === true) {
+      next[key] = value;
       continue;
     }
     const parsed = field.safeParse(value);
@@ -205,15 +188,8 @@ function validateFields(shape: Record<string, z.ZodType>, patch: Record<string, 
   return issues;
 }
 
-/** What a native parse returns when it cannot say for sure: zod decides (and words the issue). */
-const ASK_ZOD: unique symbol = Symbol('ask zod');
-
-/**
- * A native parse of a field: what zod's parse would return for a value it accepts, or `ASK_ZOD`.
- * It copies arrays and objects as zod does (so the state never shares a container with the
- * caller) and keeps what zod keeps as it is (`z.unknown()`, `z.custom()` values).
- */
-type NativeParse = (value: unknown) => unknown;
+/** A check of a primitive field that accepts exactly what its schema would pass through unchanged; false means "ask zod". */
+type PlainCheck = (value: unknown) => boolean;
 
 interface CheckDef {
   check?: string;
@@ -224,133 +200,53 @@ interface FieldDef {
   type?: string;
   checks?: { _zod?: { def?: CheckDef } }[];
   innerType?: z.ZodType;
-  element?: z.ZodType;
-  shape?: Record<string, z.ZodType>;
-  catchall?: unknown;
-  fn?: (value: unknown) => unknown;
 }
 
-const asNumber: NativeParse = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : ASK_ZOD);
-const asSafeInteger: NativeParse = (value) => (Number.isSafeInteger(value) ? value : ASK_ZOD);
-const asString: NativeParse = (value) => (typeof value === 'string' ? value : ASK_ZOD);
-const asBoolean: NativeParse = (value) => (typeof value === 'boolean' ? value : ASK_ZOD);
-const asIs: NativeParse = (value) => value;
-const nativeParses = new WeakMap<z.ZodType, NativeParse | null>();
+const isNumber: PlainCheck = (value) => typeof value === 'number' && Number.isFinite(value);
+const isSafeInteger: PlainCheck = (value) => Number.isSafeInteger(value);
+const isString: PlainCheck = (value) => typeof value === 'string';
+const isBoolean: PlainCheck = (value) => typeof value === 'boolean';
+const plainChecks = new WeakMap<z.ZodType, PlainCheck | null>();
 
 /**
- * A native parse for the field shapes state updates use most, accepting a value only where the
- * schema would accept it and returning what the schema would return: `z.number()`, `.int()`,
- * `z.string()`, `z.boolean()`, `z.enum()`, `z.literal()`, `z.unknown()`, `z.custom()`, and arrays,
- * strip-mode objects, optionals, nullables and defaults of those. A value it is not sure of (a
- * default to fill in, a key to strip, anything refused) goes to zod, as does every other schema
- * (coercion, formats, bounds, refinements, transforms).
+ * A native check for the commonest state fields (`z.number()`, `.int()`, `z.string()`,
+ * `z.boolean()`, each maybe with a `.default()`), which every state update validates: accepting a
+ * value only where the schema would accept it as it is, so a value it turns down still goes to zod,
+ * which words the issue. Anything else (coercion, refinements, bounds, other types) has none.
  */
-function nativeParse(schema: z.ZodType): NativeParse | null {
-  let parse = nativeParses.get(schema);
-  if (parse === undefined) {
-    nativeParses.set(schema, null); // a recursive schema reaching itself while being built gets zod
-    parse = buildNativeParse(schema);
-    nativeParses.set(schema, parse);
+function plainCheck(schema: z.ZodType): PlainCheck | null {
+  let check = plainChecks.get(schema);
+  if (check === undefined) {
+    check = buildPlainCheck(schema);
+    plainChecks.set(schema, check);
   }
-  return parse;
+  return check;
 }
 
 /** Def keys that change nothing about which values pass: anything else (`coerce`, a string or number format...) does. */
 const NEUTRAL_KEYS = new Set(['type', 'checks', 'error']);
 
-function buildNativeParse(schema: z.ZodType): NativeParse | null {
-  const internals = (schema as unknown as { _zod?: { def?: FieldDef; check?: unknown; values?: unknown } })._zod;
+function buildPlainCheck(schema: z.ZodType): PlainCheck | null {
+  const internals = (schema as unknown as { _zod?: { def?: FieldDef; check?: unknown } })._zod;
   const def = internals?.def;
   if (!def) return null;
-  const checks = def.checks ?? [];
-  switch (def.type) {
-    // A default applies to `undefined` only: any other value is the inner schema's to parse.
-    case 'default':
-      return wrap(def.innerType, (inner) => (value) => (value === undefined ? ASK_ZOD : inner(value)));
-    case 'optional':
-      return wrap(def.innerType, (inner) => (value) => (value === undefined ? undefined : inner(value)));
-    case 'nullable':
-      return wrap(def.innerType, (inner) => (value) => (value === null ? null : inner(value)));
-    case 'array':
-      return checks.length > 0 ? null : wrap(def.element, arrayOf);
-    case 'object':
-      return checks.length > 0 || def.catchall !== undefined || !def.shape ? null : objectOf(def.shape);
-    // The set of values zod itself checks against.
-    case 'enum':
-    case 'literal': {
-      const values = internals.values;
-      return checks.length > 0 || !(values instanceof Set) ? null : (value) => (values.has(value) ? value : ASK_ZOD);
-    }
-    case 'unknown':
-    case 'any':
-      return checks.length > 0 ? null : asIs;
-    case 'custom': {
-      const fn = def.fn;
-      // Exactly true: anything else (a promise, a truthy value) is zod's to read.
-      return checks.length > 0 || typeof fn !== 'function' ? null : (value) => (fn(value) === true ? value : ASK_ZOD);
-    }
+  // A default applies to `undefined` only: any other value is the inner schema's to check.
+  if (def.type === 'default' && def.innerType) {
+    const inner = plainCheck(def.innerType);
+    return inner && ((value) => value !== undefined && inner(value));
   }
   // A format schema (`z.int()`, `z.email()`...) is a check itself, and coercion changes the value.
   if (internals.check !== undefined || Object.keys(def).some((key) => !NEUTRAL_KEYS.has(key))) return null;
+  const checks = def.checks ?? [];
   if (def.type === 'number') {
-    if (checks.length === 0) return asNumber;
+    if (checks.length === 0) return isNumber;
     const only = checks.length === 1 ? checks[0]!._zod?.def : undefined;
-    return only?.check === 'number_format' && only.format === 'safeint' && only.when === undefined ? asSafeInteger : null;
+    return only?.check === 'number_format' && only.format === 'safeint' && only.when === undefined ? isSafeInteger : null;
   }
   if (checks.length > 0) return null;
-  if (def.type === 'string') return asString;
-  if (def.type === 'boolean') return asBoolean;
+  if (def.type === 'string') return isString;
+  if (def.type === 'boolean') return isBoolean;
   return null;
-}
-
-function wrap(inner: z.ZodType | undefined, make: (inner: NativeParse) => NativeParse): NativeParse | null {
-  const parse = inner ? nativeParse(inner) : null;
-  return parse ? make(parse) : null;
-}
-
-function arrayOf(element: NativeParse): NativeParse {
-  return (value) => {
-    if (!Array.isArray(value)) return ASK_ZOD;
-    const out: unknown[] = new Array(value.length);
-    for (let i = 0; i < value.length; i++) {
-      const item = element(value[i]);
-      if (item === ASK_ZOD) return ASK_ZOD;
-      out[i] = item;
-    }
-    return out;
-  };
-}
-
-/**
- * A strip-mode object: a new object with the declared keys, in their order. A declared key the
- * value lacks is left out when its schema is optional; any other missing key (a default, a
- * required field) goes to zod, as does a key zod would strip.
- */
-function objectOf(shape: Record<string, z.ZodType>): NativeParse | null {
-  const keys = Object.keys(shape);
-  if (keys.includes('__proto__') || Object.getOwnPropertySymbols(shape).length > 0) return null;
-  const fields: { key: string; parse: NativeParse; optional: boolean }[] = [];
-  for (const key of keys) {
-    const parse = nativeParse(shape[key]!);
-    if (parse === null) return null;
-    fields.push({ key, parse, optional: (shape[key] as unknown as { _zod: { def: FieldDef } })._zod.def.type === 'optional' });
-  }
-  const declared = new Set(keys);
-  return (value) => {
-    if (!isPlainObject(value)) return ASK_ZOD;
-    for (const key in value) if (!declared.has(key)) return ASK_ZOD;
-    const out: Record<string, unknown> = {};
-    for (const { key, parse, optional } of fields) {
-      if (!(key in value)) {
-        if (optional) continue;
-        return ASK_ZOD;
-      }
-      const parsed = parse(value[key]);
-      if (parsed === ASK_ZOD) return ASK_ZOD;
-      out[key] = parsed;
-    }
-    return out;
-  };
 }
 
 function unknownField(key: string): Issue {
