@@ -70,20 +70,30 @@ export class AgentStep {
   }
 
   /**
-   * Runs instructions directly. With `record`, that action runs next in the same step, its params
-   * given the last instruction's output as `output`: the step commits both or neither, and its
-   * caller gets the instructions' result, not the record's.
+   * Runs instructions directly. With `record`, that action runs in the same step once they and
+   * the `run` effects they produced are done, its params given the step's result as `output`
+   * (and, when an `error` effect was produced, that error as `error`): the step commits both or
+   * neither, and its caller gets the instructions' result, not the record's.
    */
   runInstructions(instructions: InstructionObject[], record?: InstructionObject): MaybePromise<StepOutcome> {
-    const ran = this.instructions(instructions);
-    if (record === undefined) return this.afterInstructions(ran);
-    return this.afterInstructions(andThen(ran, (failed) => failed ?? this.record(record)));
+    this.pendingRecord = record;
+    return this.afterInstructions(this.instructions(instructions));
   }
 
-  /** Runs `record` with the output so far as its `output` param, keeping that output as the step's result. */
+  /** The record of a run of instructions, made once their `run` effects are carried out. */
+  private pendingRecord: InstructionObject | undefined;
+
+  /** Runs `record` with the result so far as its `output` param, keeping that result as the step's. */
   private record(record: InstructionObject): MaybePromise<StepOutcome | undefined> {
     const output = this.result;
-    const params = { ...(isPlainObject(record.params) ? record.params : {}), output };
+    let error: ErrorInfo | undefined;
+    for (const effect of this.effects) {
+      if (effect.type === 'error') {
+        error = effect.error;
+        break;
+      }
+    }
+    const params = { ...(isPlainObject(record.params) ? record.params : {}), output, ...(error ? { error: { code: error.code, message: error.message } } : {}) };
     return andThen(this.instructions({ ...record, params }), (failed) => {
       this.result = output;
       return failed;
@@ -242,6 +252,11 @@ export class AgentStep {
       this.pendingRuns = [];
       const instructions = runs.map((run) => this.runEffectInstruction(run));
       return andThen(this.instructions(instructions), (failed) => failed ?? this.afterActions(depth + 1));
+    }
+    if (this.pendingRecord !== undefined) {
+      const record = this.pendingRecord;
+      this.pendingRecord = undefined;
+      return andThen(this.record(record), (failed) => failed ?? this.afterActions(depth));
     }
     const before = this.hooked ?? this.original;
     // No skill mounted since the last mount hooks (the common step): none to call.

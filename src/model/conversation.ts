@@ -98,8 +98,10 @@ const ranCallSchema = z.object({
   toolCallId: z.string(),
   tool: z.string(),
   args: z.unknown(),
-  /** The tool's output, as JSON. */
+  /** The tool's output, as JSON (`null` when it failed). */
   output: z.unknown(),
+  /** Set when the call is reported to the model as failed: its step failed with an error effect, or it answered after `toolTimeout`. */
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
 });
 
 /** A tool call that ran in the model step in progress, recorded in the same step as its effect. */
@@ -283,18 +285,32 @@ function withRanCalls(messages: readonly ChatMessage[], ran: readonly RanToolCal
   return [
     ...messages,
     { role: 'assistant', content: ran.map((call) => ({ type: 'tool-call', toolCallId: call.toolCallId, toolName: call.tool, input: call.args })) },
-    { role: 'tool', content: ran.map((call) => toolResult(call, { type: 'json', value: call.output as object })) },
+    { role: 'tool', content: ran.map((call) => toolResult(call, call.error ? errorOutput(call.error) : { type: 'json', value: call.output as object })) },
   ];
 }
 
 /**
- * When the runner stops waiting for a tool call (epoch milliseconds): a record made later is
- * not made, since the runner has told the model the call timed out by then.
+ * When the runner stops waiting for a tool call (epoch milliseconds). A call that answers later
+ * has its effect, but is recorded as timed out: that is what the model is told.
  */
 const lateAfter = z.number().optional();
 
-function late(until: number | undefined): boolean {
-  return until !== undefined && Date.now() > until;
+/** A tool call's error, as its step gives it to the record (an `error` effect of the call). */
+const stepError = z.object({ code: z.string(), message: z.string() }).loose().optional();
+
+/** The error a call that answered too late is recorded with: the one its caller got. */
+const lateError = z.object({ code: z.string(), message: z.string() }).optional();
+
+/** Why a recorded call counts as failed: the error of its step, or its answer came too late. */
+function callError(
+  tool: string,
+  error: { code: string; message: string } | undefined,
+  until: number | undefined,
+  late: { code: string; message: string } | undefined,
+): { code: string; message: string } | undefined {
+  if (error !== undefined) return { code: error.code, message: error.message };
+  if (until !== undefined && Date.now() > until) return late ?? { code: 'timeout', message: `tool '${tool}' answered after its time-out` };
+  return undefined;
 }
 
 /** A tool's output as JSON, as the history keeps it (`undefined` is `null`). */
@@ -435,21 +451,23 @@ const recordToolCall = defineAction({
   name: 'record_tool_call',
   description:
     'Records a tool call that ran inside a model step, in the step that ran it (its `output` is the call\'s). The record of the model step moves it into the history.',
-  input: z.object({ turn: z.number().int(), toolCallId: z.string(), tool: z.string(), args: z.unknown(), output: z.unknown(), until: lateAfter }),
+  input: z.object({ turn: z.number().int(), toolCallId: z.string(), tool: z.string(), args: z.unknown(), output: z.unknown(), error: stepError, until: lateAfter, late: lateError }),
   state: conversationSchema,
   tool: false,
-  run: ({ turn: n, toolCallId, tool, args, output, until }, ctx: Ctx) => {
+  run: ({ turn: n, toolCallId, tool, args, output, error, until, late }, ctx: Ctx) => {
     const turn = currentTurn(ctx, n);
     if (!('n' in turn)) return turn;
     if (turn.status !== 'thinking') return fail('no_turn', `turn ${n} is ${turn.status}, not waiting for the model`, { turn: n });
-    if (late(until)) return result({ recorded: false });
-    let json: unknown;
-    try {
-      json = asJson(output);
-    } catch (error) {
-      return fail('invalid_output', `the output of tool '${tool}' is not JSON: ${error instanceof Error ? error.message : String(error)}`, { turn: n, tool });
+    const failed = callError(tool, error, until, late);
+    let json: unknown = null;
+    if (failed === undefined) {
+      try {
+        json = asJson(output);
+      } catch (thrown) {
+        return fail('invalid_output', `the output of tool '${tool}' is not JSON: ${thrown instanceof Error ? thrown.message : String(thrown)}`, { turn: n, tool });
+      }
     }
-    const call: RanToolCall = { toolCallId, tool, args: args ?? {}, output: json };
+    const call: RanToolCall = failed ? { toolCallId, tool, args: args ?? {}, output: null, error: failed } : { toolCallId, tool, args: args ?? {}, output: json };
     return result({ recorded: toolCallId }, { state: { turn: { ...turn, ran: [...turn.ran, call] } } });
   },
 });
@@ -484,19 +502,25 @@ const recordToolResult = defineAction({
     toolCallId: z.string(),
     ok: z.boolean(),
     output: z.unknown().optional(),
-    error: z.object({ code: z.string(), message: z.string() }).optional(),
+    error: stepError,
     until: lateAfter,
+    late: lateError,
+    /** Record only when the call is still the next one (it may have been recorded by its own step meanwhile). */
+    ifNext: z.boolean().optional(),
   }),
   state: conversationSchema,
   tool: false,
-  run: ({ turn: n, toolCallId, ok, output, error, until }, ctx: Ctx) => {
+  run: ({ turn: n, toolCallId, ok: given, output, error: stepFailed, until, late: lateAs, ifNext }, ctx: Ctx) => {
     const turn = currentTurn(ctx, n);
     if (!('n' in turn)) return turn;
-    if (late(until)) return result({ status: turn.status, recorded: false });
     const call = turn.pending[0];
     if (call === undefined || call.toolCallId !== toolCallId) {
+      if (ifNext === true) return result({ status: turn.status, recorded: false });
       return fail('no_turn', `tool call '${toolCallId}' is not the next one of turn ${n}${call ? ` ('${call.toolCallId}' is)` : ''}`, { turn: n });
     }
+    const late = given ? callError(call.tool, stepFailed, until, lateAs) : undefined;
+    const ok = given && late === undefined;
+    const error = late ?? stepFailed;
     let json: unknown;
     try {
       json = ok ? asJson(output) : null;

@@ -132,6 +132,21 @@ function toolError(error: { code: string; message: string }): Error {
   return thrown;
 }
 
+/**
+ * When the driver stops waiting for a tool call, as its record reads it: a millisecond before
+ * the call's own time-out, which starts after this, so a step the caller gave up on is always
+ * late by the record's reckoning.
+ */
+function deadline(settings: ConversationSettings): number {
+  return Date.now() + settings.toolTimeout - 1;
+}
+
+/** The error a tool call that answers after its deadline is recorded with: the one its caller gets at the deadline. */
+function lateError(ref: AgentRef, tool: string, settings: ConversationSettings): { code: string; message: string } {
+  const action = ref.tools().bindings.get(tool)?.action ?? tool;
+  return { code: 'timeout', message: `run of '${action}' to agent '${ref.id}' got no answer within ${settings.toolTimeout} ms` };
+}
+
 const NO_CONFIG = Object.freeze({});
 const unwatched = (): void => {};
 const parsedSettings = new WeakMap<object, ConversationSettings>();
@@ -441,10 +456,12 @@ export class ConversationDriver {
       executed++;
       notify('acting');
       try {
-        const until = Date.now() + settings.toolTimeout;
-        const record = { action: 'record_tool_call', skill: CONVERSATION, params: { turn: n, toolCallId: options.toolCallId, tool, args, until } };
+        const record = { action: 'record_tool_call', skill: CONVERSATION, params: { turn: n, toolCallId: options.toolCallId, tool, args, until: deadline(settings), late: lateError(ref, tool, settings) } };
         const result = await this.runTool(ref, n, options.toolCallId, tool, args, settings, record);
         if (!result.ok) throw toolError(result.error);
+        // Answered, but after its deadline: recorded as timed out, so the model is told that.
+        const recorded = this.slice(ref)?.turn?.ran.findLast((ran) => ran.toolCallId === options.toolCallId);
+        if (recorded?.error !== undefined) throw toolError(recorded.error);
         return result.output;
       } finally {
         timer.restart();
@@ -601,17 +618,18 @@ export class ConversationDriver {
       await this.record(ref, n, 'record_tool_result', { turn: n, toolCallId: call.toolCallId, ok: false });
       return;
     }
-    // A call that succeeds in time is recorded by its own step; otherwise (it failed and changed
-    // nothing, or it was too late) its outcome is recorded now.
+    // A call whose step commits is recorded by that step (as timed out when it answered after
+    // its deadline). One whose step failed changed nothing: its error is recorded now, unless its
+    // step, still running when the caller gave up, records it first.
     const settings = this.settings(ref);
-    const record = { action: 'record_tool_result', skill: CONVERSATION, params: { turn: n, toolCallId: call.toolCallId, ok: true, until: Date.now() + settings.toolTimeout } };
+    const record = { action: 'record_tool_result', skill: CONVERSATION, params: { turn: n, toolCallId: call.toolCallId, ok: true, until: deadline(settings), late: lateError(ref, call.tool, settings) } };
     const outcome = await this.runTool(ref, n, call.toolCallId, call.tool, call.args, settings, record).catch((error: unknown) => {
       if (error instanceof RuntimeError && error.code === 'agent_stopped') return undefined;
       throw error;
     });
     const still = this.turnAt(ref, n, 'acting');
-    if (outcome && typeof still !== 'string' && still.pending[0]?.toolCallId === call.toolCallId) {
-      await this.record(ref, n, 'record_tool_result', { turn: n, toolCallId: call.toolCallId, ...outcome });
+    if (outcome && !outcome.ok && typeof still !== 'string' && still.pending.length === turn.pending.length) {
+      await this.record(ref, n, 'record_tool_result', { turn: n, toolCallId: call.toolCallId, ok: false, error: outcome.error, ifNext: true });
     }
   }
 }

@@ -256,6 +256,9 @@ class RestateTurn {
   // ── Thinking: one model call ────────────────────────────────────────────────────────────
 
   private async think(agent: Agent<object>, slice: ConversationState, turn: TurnRecord, settings: ConversationSettings): Promise<boolean> {
+    // Tool calls that ran in a model step whose record is missing (a snapshot taken in between,
+    // handed on from the in-process runtime): into the history, without running them again.
+    if (turn.ran.length > 0) return this.record('settle_step', { turn: this.n });
     if (settings.maxTokens !== undefined && slice.usage.totalTokens >= settings.maxTokens) return this.fail(overBudget(this.ctx.key, slice.usage.totalTokens, settings.maxTokens));
     const model = this.models[settings.model];
     if (!model) return this.fail(unknownModel(this.ctx.key, settings.model, Object.keys(this.models), HINT));

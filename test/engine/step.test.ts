@@ -119,6 +119,37 @@ describe('stepAgent', () => {
     const failed = sync(stepAgent(agent, { kind: 'instructions', instructions: [{ action: 'explode', params: {} }], record: { action: 'note', skill: 'log', params: {} } }));
     expect(failed.agent).toBe(agent);
     expect(failed.error).toMatchObject({ code: 'action_failed', action: 'explode' });
+    // The record runs after the step's `run` effects, given the result the caller gets, and an `error` effect's error.
+    const chained = defineSkill({
+      name: 'chained',
+      schema: z.object({}),
+      actions: [
+        defineAction({ name: 'order', description: 'Orders, then audits', input: z.object({}), run: () => result('ordered', { effects: [Effects.run('audit')] }) }),
+        defineAction({ name: 'audit', description: 'Audits', input: z.object({}), run: () => result('audited') }),
+        defineAction({ name: 'partial', description: 'Half done', input: z.object({}), run: () => result('half', { effects: [Effects.error({ code: 'action_failed', message: 'half done' })] }) }),
+      ],
+    });
+    const Chained = defineAgent({ name: 'chained_agent', skills: [chained, log] });
+    const audited = sync(stepAgent(Chained.new({ id: 't5c' }), { kind: 'instructions', instructions: [{ action: 'order', params: {} }], record: { action: 'note', skill: 'log', params: {} } }));
+    expect(audited.result).toBe('audited');
+    expect(audited.agent.state).toMatchObject({ log: { seen: ['audited'] } });
+    const logErrors = defineSkill({
+      name: 'errors',
+      schema: z.object({ seen: z.array(z.unknown()).default([]) }),
+      actions: [
+        defineAction({
+          name: 'note',
+          description: 'Notes an error',
+          input: z.object({ output: z.unknown(), error: z.object({ code: z.string(), message: z.string() }).optional() }),
+          state: z.object({ seen: z.array(z.unknown()).default([]) }),
+          run: ({ error }, ctx) => result(null, { state: { seen: [...ctx.skillState.seen, error ?? null] } }),
+        }),
+      ],
+    });
+    const Partial = defineAgent({ name: 'partial_agent', skills: [chained, logErrors] });
+    const half = sync(stepAgent(Partial.new({ id: 't5p' }), { kind: 'instructions', instructions: [{ action: 'partial', params: {} }], record: { action: 'note', skill: 'errors', params: {} } }));
+    expect(half.error).toMatchObject({ code: 'action_failed', message: 'half done' });
+    expect(half.agent.state).toMatchObject({ errors: { seen: [{ code: 'action_failed', message: 'half done' }] } });
     // After async user code, the same.
     const later = await stepAgent(agent, { kind: 'instructions', instructions: [{ action: 'bump_later', params: {} }], record: { action: 'note', skill: 'log', params: {} } });
     expect(later.agent.state).toEqual({ tally: { n: 100 }, log: { seen: ['later'] } });

@@ -244,5 +244,55 @@ describe('a tool call and its record commit together', () => {
       else expect(JSON.stringify(state.conversation.messages)).not.toContain('"paid":5');
     }
   });
+
+  it('a call that answers after its toolTimeout is recorded, by its own step, as timed out: what the model is told', async () => {
+    const slowState = z.object({ total: z.number().default(0) });
+    const busyWait = (ms: number) => {
+      const end = Date.now() + ms;
+      while (Date.now() < end);
+    };
+    for (const needsApproval of [false, true]) {
+      const slow = defineSkill({
+        name: 'slow',
+        schema: slowState,
+        actions: [
+          defineAction({
+            name: 'crunch',
+            description: 'Adds one, slowly',
+            input: z.object({}),
+            state: slowState,
+            needsApproval,
+            run: (_params: Record<string, never>, { skillState }) => {
+              busyWait(120);
+              return result({ total: skillState.total + 1 }, { state: { total: skillState.total + 1 } });
+            },
+          }),
+        ],
+      });
+      const Slow = defineAgent({ name: `slow_${needsApproval}`, skills: [[conversation, { stream: false, toolTimeout: 50 }], slow] });
+      const system = systems.start({ models: { default: scriptedModel([{ toolCalls: [{ tool: 'crunch', args: {}, id: 'c1' }] }, { text: 'done' }]) } });
+      const agent = system.spawn(Slow) as AgentRef<{ slow: { total: number }; conversation: ConversationState }>;
+      const saved: { slow: { total: number }; conversation: ConversationState }[] = [];
+      agent.actor.subscribe(() => saved.push((carried(agent.persist()) as { agent: { state: (typeof saved)[number] } }).agent.state));
+      const asked = needsApproval ? next(system, 'chat.turn.approval') : undefined;
+      const answer = agent.call(chatMessage('crunch'), { timeout: 10_000 });
+      if (asked) {
+        await asked;
+        agent.send(createSignal('chat.approve', { toolCallId: 'c1' }));
+      }
+      await expect(answer).resolves.toBe('done');
+      const results = chatOf(agent).messages.flatMap((m) => (m.role === 'tool' ? (m.content as { output: { type: string; value: string } }[]) : []));
+      expect(results.map((r) => r.output)).toEqual([{ type: 'error-text', value: expect.stringMatching(/^timeout: run of 'crunch' .* got no answer within 50 ms$/) }]);
+      expect(agent.getSnapshot().state.slow.total).toBe(1);
+      // No snapshot holds the effect without the call recorded (in the step in progress, or answered in the history).
+      for (const state of saved) {
+        if (state.slow.total === 0) continue;
+        const inHistory = JSON.stringify(state.conversation.messages).includes('"toolCallId":"c1","toolName":"crunch","output"');
+        const inStep = (state.conversation.turn?.ran ?? []).some((call) => call.toolCallId === 'c1' && call.error?.code === 'timeout');
+        expect(inHistory || inStep).toBe(true);
+        expect(state.conversation.turn?.pending ?? []).toEqual([]);
+      }
+    }
+  });
 });
 
