@@ -42,12 +42,10 @@ afterAll(async () => {
 const listeners = (signal: AbortSignal) => getEventListeners(signal, 'abort').length;
 
 describe('requestScopedFetch', () => {
-  it('leaves no listener on a shared signal after many requests, where plain fetch leaves one each', async () => {
-    const plain = new AbortController();
-    for (let i = 0; i < 20; i++) await (await fetch(`${base}/n${i}`, { signal: plain.signal })).text();
-    // What the transport's own signal goes through with fetch as it is (kept until garbage collection).
-    expect(listeners(plain.signal)).toBeGreaterThanOrEqual(20);
-
+  // Plain fetch leaves a listener on the signal per request until garbage collection takes it,
+  // which the transport's one long-lived signal piles up; when that happens varies (a count of
+  // them checked here once failed on Node 22), so only ours is checked.
+  it('leaves no listener on a shared signal after many requests', async () => {
     const shared = new AbortController();
     for (let i = 0; i < 200; i++) {
       const response = await requestScopedFetch(`${base}/n${i}`, { method: 'POST', body: '{}', signal: shared.signal });
