@@ -170,7 +170,8 @@ export class DefinitionError extends SkillstateError {}
 /** An initial state that does not satisfy the agent's schema. Thrown by `definition.new()`. */
 export class StateError extends SkillstateError {}
 
-type ErrorExtras = Partial<Omit<ErrorInfo, 'code' | 'message'>>;
+/** Fields of an `ErrorInfo` besides its code and message. */
+export type ErrorExtras = Partial<Omit<ErrorInfo, 'code' | 'message'>>;
 
 /** Builds an `ErrorInfo`, leaving out the fields that are undefined so the object stays tidy. */
 export function errorInfo(code: ErrorCode, message: string, extras?: ErrorExtras): ErrorInfo {

@@ -411,15 +411,14 @@ const recordStep = defineAction({
     turn: z.number().int(),
     messages: z.array(messageSchema),
     usage: usageSchema,
-    /** Tool calls the model asked for in this step (0 or more). */
-    calls: z.number().int(),
+    /** Tool calls the model asked for in this step. */
+    calls: z.number().int().min(0),
     /** Those of them that did not run yet (they wait for approval, or for the runner), in order. */
     pending: z.array(pendingInput),
   }),
   state: conversationSchema,
   tool: false,
   run: ({ turn: n, messages, usage, calls, pending: waiting }, ctx: Ctx) => {
-    if (calls < 0) return fail('invalid_params', `a model step asks for 0 or more tool calls, not ${calls}`, { turn: n });
     const turn = currentTurn(ctx, n);
     if (!('n' in turn)) return turn;
     if (turn.status !== 'thinking') return fail('no_turn', `turn ${n} is ${turn.status}, not waiting for the model`, { turn: n });

@@ -20,7 +20,7 @@ import type { SkillResolver } from '../core/skill-registry.js';
 import { DocumentSkillRegistry } from '../manifest/document-registry.js';
 import type { InstructionObject } from '../core/instruction.js';
 import type { AgentRef, CallOptions } from '../runtime/agent-ref.js';
-import { RuntimeError } from '../runtime/errors.js';
+import { noAnswerError, RuntimeError } from '../runtime/errors.js';
 import type { Tracer } from '../runtime/trace.js';
 import {
   ChatSignals,
@@ -144,7 +144,8 @@ function deadline(settings: ConversationSettings): number {
 /** The error a tool call that answers after its deadline is recorded with: the one its caller gets at the deadline. */
 function lateError(ref: AgentRef, tool: string, settings: ConversationSettings): { code: string; message: string } {
   const action = ref.tools().bindings.get(tool)?.action ?? tool;
-  return { code: 'timeout', message: `run of '${action}' to agent '${ref.id}' got no answer within ${settings.toolTimeout} ms` };
+  const { code, message } = noAnswerError(`run of '${action}'`, ref.id, settings.toolTimeout);
+  return { code, message };
 }
 
 const NO_CONFIG = Object.freeze({});

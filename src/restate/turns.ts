@@ -22,6 +22,7 @@ import { callsRun, checkCompactors, checkModels, classifyModelError, historyToke
 import { toolLimit, transcript, unknownModel, usageOf, waitingCalls, type ModelProblem, type ModelTools, type WaitingCall } from '../model/model-call.js';
 import { loadAi, type AiModule, type ChatModel, type Compactor } from '../model/models.js';
 import { buildSystemPrompt } from '../model/prompt.js';
+import { noAnswerError } from '../runtime/errors.js';
 import { mountedNames, UNREADABLE, type HostSkills } from './skills.js';
 import { TURNS, type Announcement, type Answer, type TurnRequest, type TurnStepAnswer, type TurnStepRequest } from './protocol.js';
 
@@ -191,7 +192,7 @@ class RestateTurn {
         if (!(error instanceof restate.TimeoutError)) throw error;
         this.data = undefined;
         const what = `run of '${String(instruction.action)}'`;
-        return { ok: false, error: errorInfo('timeout', `${what} to agent '${this.ctx.key}' got no answer within ${timeout} ms`, { subject: this.ctx.key }) };
+        return { ok: false, error: noAnswerError(what, this.ctx.key, timeout ?? Infinity, { subject: this.ctx.key }) };
       }
       this.data = stepped.agent;
       const answer = stepped.answer;

@@ -3,7 +3,7 @@
  * stopped agent), a restore that cannot work. Each carries the stable code of the `ErrorInfo`
  * it was made from, so callers match on `error.code`.
  */
-import { SkillstateError, type ErrorInfo } from '../core/errors.js';
+import { errorInfo, SkillstateError, type ErrorExtras, type ErrorInfo } from '../core/errors.js';
 
 /** An error from a running agent or system (a call that timed out, a stopped agent, a full mailbox, a failed step...), with a stable `code`. */
 export class RuntimeError extends SkillstateError {
@@ -15,3 +15,12 @@ export class RuntimeError extends SkillstateError {
     this.agentId = agentId;
   }
 }
+
+/**
+ * The error of a call or a run that got no answer in time, worded the same by every host:
+ * `<what> to agent '<id>' got no answer within <ms> ms` (what: `call 'x'`, `run of 'y'`).
+ */
+export function noAnswerError(what: string, agentId: string, ms: number, extras?: ErrorExtras): ErrorInfo {
+  return errorInfo('timeout', `${what} to agent '${agentId}' got no answer within ${ms} ms`, extras);
+}
+

@@ -11,7 +11,7 @@
 import { errorInfo } from '../core/errors.js';
 import type { AnySkill } from '../core/skill.js';
 import type { AgentItemEvent } from '../../machines/agent.js';
-import { RuntimeError } from './errors.js';
+import { noAnswerError, RuntimeError } from './errors.js';
 import { BoundedQueue } from './queue.js';
 import { clearTimer, setTimer, type Timer } from './timers.js';
 
@@ -111,7 +111,7 @@ export class Mailbox {
         const ms = timeout;
         ticket.timer = setTimer(() => {
           const named = typeof what === 'string' ? what : what();
-          this.settle(ticket, new RuntimeError(errorInfo('timeout', `${named} to agent '${this.owner.id}' got no answer within ${ms} ms`), this.owner.id));
+          this.settle(ticket, new RuntimeError(noAnswerError(named, this.owner.id, ms), this.owner.id));
         }, ms);
       }
       try {
