@@ -28,7 +28,7 @@ import {
 } from '../src/index.js';
 import { buildSystemPrompt, PromptCache } from '../src/model/prompt.js';
 import { conversationConfigSchema } from '../src/model/conversation.js';
-import { plain, stepMessages } from '../src/model/model-call.js';
+import { plain } from '../src/model/model-call.js';
 import { compare, formatNs, type ReportRow } from './harness.js';
 
 const STEPS = 5;
@@ -141,7 +141,7 @@ async function loopOverhead(): Promise<ReportRow[]> {
             stopWhen: [stepCountIs(12), () => false],
             prepareStep: async () => ({ system: 'You keep tallies.' }),
             onStepFinish: async (result) => {
-              sink += (plain(stepMessages(result.response.messages)) as unknown[]).length;
+              sink += (plain(result.response.messages) as unknown[]).length;
             },
           });
           sink += out.steps.length;

@@ -42,16 +42,15 @@ import {
   overBudget,
   plain,
   retryWait,
-  stepMessages,
   SUMMARY_INSTRUCTIONS,
   toolLimit,
   transcript,
   unknownModel,
-  usageOf,
-  waitingCalls,
+  waiting,
   type ModelTools,
-  type StepResultLike,
+  type WaitingCall,
 } from './model-call.js';
+import { answerMessages, askModel, errorResult, toolOutput, type AskedCall, type CallResult } from './model-step.js';
 import { loadAi, type AiModule, type ChatModel, type Compactor } from './models.js';
 import { buildSystemPrompt, PromptCache } from './prompt.js';
 import { turnMachine, turnStateName, type TurnActivity, type TurnActor, type TurnPhase, type TurnWork } from './turn-machine.js';
@@ -123,16 +122,6 @@ class StepTimer {
 }
 
 /**
- * A failed tool call as the AI SDK reports it to the model: `code: message`. Unnamed, since ai 7
- * words the result as the error's string (its name first) where ai 6 takes its message.
- */
-function toolError(error: { code: string; message: string }): Error {
-  const thrown = new Error(`${error.code}: ${error.message}`);
-  thrown.name = '';
-  return thrown;
-}
-
-/**
  * When the driver stops waiting for a tool call, as its record reads it: a millisecond before
  * the call's own time-out, which starts after this, so a step the caller gave up on is always
  * late by the record's reckoning.
@@ -146,6 +135,14 @@ function lateError(ref: AgentRef, tool: string, settings: ConversationSettings):
   const action = ref.tools().bindings.get(tool)?.action ?? tool;
   const { code, message } = noAnswerError(`run of '${action}'`, ref.id, settings.toolTimeout);
   return { code, message };
+}
+
+/** A provider's warning in words: its message, or what it concerns (`unsupported: temperature`). */
+function warningText(warning: unknown): string {
+  const { type, message, details, feature, setting, tool } = (warning ?? {}) as Record<string, unknown>;
+  if (typeof message === 'string') return message;
+  const subject = [feature, setting, typeof tool === 'object' && tool !== null ? (tool as { name?: unknown }).name : tool].find((value) => typeof value === 'string');
+  return [String(type ?? 'warning'), subject, typeof details === 'string' ? details : undefined].filter((part) => part !== undefined).join(': ');
 }
 
 const NO_CONFIG = Object.freeze({});
@@ -178,7 +175,7 @@ export class ConversationDriver {
   private readonly compactors: Readonly<Record<string, Compactor>>;
   private readonly running = new Map<string, { n: number; actor: TurnActor }>();
   private readonly cache = new PromptCache();
-  private readonly aiTools = new WeakMap<Toolset, ModelTools>();
+  private readonly offered = new WeakMap<Toolset, ModelTools>();
   private unsubscribe: (() => void) | undefined;
   private stopped = false;
 
@@ -365,10 +362,8 @@ export class ConversationDriver {
   }
 
   /**
-   * Lets the model answer, step after step, in one call of the AI SDK's tool loop, until it
-   * answers, a tool call waits for approval, the agent's tools change (a skill was loaded or
-   * unloaded: the next call offers the new ones), or a limit is reached. Each step is recorded
-   * as it ends; the system prompt is rebuilt from the agent's state before each.
+   * Lets the model answer, step after step (see `segment`), with retries and a time-out per
+   * model call, until it answers, a tool call waits for approval, or a limit is reached.
    */
   private async think(ref: AgentRef, n: number, abort: AbortSignal, notify: (activity: TurnActivity) => void): Promise<void> {
     for (let attempt = 0; ; attempt++) {
@@ -405,7 +400,7 @@ export class ConversationDriver {
 
       const timer = new StepTimer(settings.modelTimeout);
       try {
-        await this.segment(ai, ref, n, turn, settings, model, AbortSignal.any([abort, timer.signal]), timer, notify);
+        await this.segment(ref, n, turn, settings, model, AbortSignal.any([abort, timer.signal]), timer, notify);
         return;
       } catch (error) {
         if (abort.aborted || this.phaseOf(ref.id, n) !== 'thinking') return;
@@ -433,9 +428,14 @@ export class ConversationDriver {
     }
   }
 
-  /** One call of the AI SDK's tool loop, from the history the agent's state holds. */
+  /**
+   * Model steps, one after another, from the history the agent's state holds: each asks the
+   * model once (the system prompt rebuilt from the agent's state), runs the tool calls it asked
+   * for through the agent, one by one in the order given, and is recorded as it ends. Ends when
+   * the model answers, a call waits for approval, the agent's tools change (a skill was loaded
+   * or unloaded: the next segment offers the new ones), or a limit is reached.
+   */
   private async segment(
-    ai: AiModule,
     ref: AgentRef,
     n: number,
     turn: TurnRecord,
@@ -446,87 +446,86 @@ export class ConversationDriver {
     notify: (activity: TurnActivity) => void,
   ): Promise<void> {
     const toolset = ref.tools();
-    const prepared = this.prepared(ai, ref, toolset);
-    let executed = 0;
-    let limit: ErrorInfo | undefined;
-    const execute = (tool: string) => async (args: unknown, options: { toolCallId: string }) => {
-      if (turn.toolCalls + executed >= settings.maxToolCalls) {
-        limit ??= toolLimit(n, settings.maxToolCalls);
-        throw toolError(limit);
-      }
-      executed++;
-      notify('acting');
-      try {
-        const record = { action: 'record_tool_call', skill: CONVERSATION, params: { turn: n, toolCallId: options.toolCallId, tool, args, until: deadline(settings), late: lateError(ref, tool, settings) } };
-        const result = await this.runTool(ref, n, options.toolCallId, tool, args, settings, record);
-        if (!result.ok) throw toolError(result.error);
-        // Answered, but after its deadline: recorded as timed out, so the model is told that.
-        const recorded = this.slice(ref)?.turn?.ran.findLast((ran) => ran.toolCallId === options.toolCallId);
-        if (recorded?.error !== undefined) throw toolError(recorded.error);
-        return result.output;
-      } finally {
-        timer.restart();
-        notify('thinking');
-      }
-    };
-    // When some tool needs approval, no call runs inside the SDK's step: the SDK would run the
-    // others at once, ahead of an approval call that came before them. The turn runs them one
-    // by one instead, in the order the model asked for them, pausing at each approval.
+    const prepared = this.prepared(ref, toolset);
+    // When some tool needs approval, no call runs within the step: the turn runs them one by
+    // one instead, pausing at each approval.
     const ordered = prepared.approval.size > 0;
-    const tools: Record<string, unknown> = {};
-    for (const [name, definition] of prepared.tools) {
-      tools[name] = ordered ? definition : { ...definition, execute: execute(name) };
-    }
     const documents = this.documents();
-    const history = this.slice(ref)?.messages;
-    if (history === undefined) return;
-    const call = {
-      model,
-      messages: history as Parameters<AiModule['generateText']>[0]['messages'] & object,
-      tools: tools as Parameters<AiModule['generateText']>[0]['tools'],
-      maxRetries: 0,
-      abortSignal,
-      ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
-      ...(settings.maxOutputTokens !== undefined ? { maxOutputTokens: settings.maxOutputTokens } : {}),
-      stopWhen: [
-        ai.stepCountIs(Math.max(1, settings.maxSteps - turn.steps)),
-        // A skill was loaded or unloaded (the next call offers its tools), a limit was reached,
-        // or the turn no longer waits for the model (approval, cancelled, over).
-        () => limit !== undefined || ref.tools() !== toolset || this.phaseOf(ref.id, n) !== 'thinking',
-      ],
-      prepareStep: async () => {
-        timer.restart();
-        const agent = this.host.agent(ref.id);
-        if (!agent) return {};
-        const prompt = await buildSystemPrompt(agent, settings, turn.query, documents, this.cache);
-        for (const note of prompt.diagnostics) this.host.diagnose(ref.id, note);
-        return prompt.text ? { system: prompt.text } : {};
-      },
-      onStepFinish: async (result: StepResultLike) => {
-        const messages = stepMessages(result.response.messages);
-        const pending = waitingCalls(result, prepared.approval);
-        await this.record(ref, n, 'record_step', { turn: n, messages: plain(messages), usage: usageOf(result.usage), calls: result.toolCalls.length, pending });
-      },
-    };
-    if (!settings.stream) {
-      await ai.generateText(call);
-    } else {
-      const result = ai.streamText({ ...call, onError: () => {} });
-      let index = turn.steps - 1;
-      for await (const part of result.fullStream) {
-        if (part.type === 'start-step') index++;
-        else if (part.type === 'text-delta') this.publish(ref.id, ChatSignals.delta, { turn: n, step: index, text: part.text });
-        else if (part.type === 'error') throw part.error;
+    let executed = 0;
+    for (let step = 0; ; step++) {
+      if (step > 0 && (ref.tools() !== toolset || this.phaseOf(ref.id, n) !== 'thinking')) return;
+      abortSignal.throwIfAborted();
+      const agent = this.host.agent(ref.id);
+      const history = this.slice(ref)?.messages;
+      if (agent === undefined || history === undefined) return;
+      timer.restart();
+      const prompt = await buildSystemPrompt(agent, settings, turn.query, documents, this.cache);
+      for (const note of prompt.diagnostics) this.host.diagnose(ref.id, note);
+      const index = turn.steps + step;
+      const answer = await askModel(model, {
+        system: prompt.text,
+        messages: history,
+        tools: prepared.tools,
+        temperature: settings.temperature,
+        maxOutputTokens: settings.maxOutputTokens,
+        abortSignal,
+        onText: settings.stream ? (text) => this.publish(ref.id, ChatSignals.delta, { turn: n, step: index, text }) : undefined,
+      });
+      for (const warning of answer.warnings) {
+        this.host.diagnose(ref.id, diagnostic('info', 'model_warning', `agent '${ref.id}', turn ${n}: model '${model.provider}:${model.modelId}' warned: ${warningText(warning)}`, { details: { warning: plain(warning) } }));
       }
-      if (abortSignal.aborted) throw abortSignal.reason;
+      const results: CallResult[] = [];
+      const pending: WaitingCall[] = [];
+      let limit: ErrorInfo | undefined;
+      for (const call of answer.calls) {
+        if (call.problem !== undefined) results.push(errorResult(call, call.problem));
+        else if (ordered) pending.push(waiting(call, prepared.approval));
+        else if (turn.toolCalls + executed >= settings.maxToolCalls) {
+          limit ??= toolLimit(n, settings.maxToolCalls);
+          results.push(errorResult(call, `${limit.code}: ${limit.message}`));
+        } else {
+          executed++;
+          results.push(await this.runStepCall(ref, n, call, settings, timer, notify));
+        }
+      }
+      // The calls ran: their results go into the history, whatever happened meanwhile.
+      const messages = answerMessages(answer, results);
+      await this.record(ref, n, 'record_step', { turn: n, messages: plain(messages), usage: answer.usage, calls: answer.calls.length, pending });
+      if (limit !== undefined) {
+        if (this.phaseOf(ref.id, n) === 'thinking') await this.fail(ref, n, limit);
+        return;
+      }
+      if (answer.calls.length === 0 || pending.length > 0) return;
     }
-    if (limit !== undefined && this.phaseOf(ref.id, n) === 'thinking') await this.fail(ref, n, limit);
   }
 
-  /** The agent's tools as the AI SDK takes them (without `execute`), and which need approval: made once per toolset. */
-  private prepared(ai: AiModule, ref: AgentRef, toolset: Toolset): ModelTools {
-    let prepared = this.aiTools.get(toolset);
-    if (!prepared) this.aiTools.set(toolset, (prepared = modelTools(ai, this.host.agent(ref.id), toolset)));
+  /** Runs a tool call of a model step through the agent, recorded in the step that runs it; resolves with its result for the model. */
+  private async runStepCall(ref: AgentRef, n: number, call: AskedCall, settings: ConversationSettings, timer: StepTimer, notify: (activity: TurnActivity) => void): Promise<CallResult> {
+    notify('acting');
+    // A tool call has its own time-out: the model's does not run meanwhile.
+    timer.stop();
+    try {
+      const record = {
+        action: 'record_tool_call',
+        skill: CONVERSATION,
+        params: { turn: n, toolCallId: call.toolCallId, tool: call.toolName, args: call.input, until: deadline(settings), late: lateError(ref, call.toolName, settings) },
+      };
+      const outcome = await this.runTool(ref, n, call.toolCallId, call.toolName, call.input, settings, record);
+      if (!outcome.ok) return errorResult(call, `${outcome.error.code}: ${outcome.error.message}`);
+      // Answered, but after its deadline: recorded as timed out, so the model is told that.
+      const recorded = this.slice(ref)?.turn?.ran.findLast((ran) => ran.toolCallId === call.toolCallId);
+      if (recorded?.error !== undefined) return errorResult(call, `${recorded.error.code}: ${recorded.error.message}`);
+      return { toolCallId: call.toolCallId, toolName: call.toolName, output: toolOutput(outcome.output) };
+    } finally {
+      timer.restart();
+      notify('thinking');
+    }
+  }
+
+  /** The agent's tools as the model is offered them, and which need approval: made once per toolset. */
+  private prepared(ref: AgentRef, toolset: Toolset): ModelTools {
+    let prepared = this.offered.get(toolset);
+    if (!prepared) this.offered.set(toolset, (prepared = modelTools(this.host.agent(ref.id), toolset)));
     return prepared;
   }
 

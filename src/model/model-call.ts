@@ -1,7 +1,7 @@
 /**
- * What every host of model-driven agents does the same way around one call of the AI SDK: the
- * agent's tools as the SDK takes them, the messages and usage a finished step adds, what went
- * wrong with a call and whether to try again, and the history's size and where compaction cuts.
+ * What every host of model-driven agents does the same way around one model step: the agent's
+ * tools as the model is offered them, the calls left waiting, what went wrong with a call and
+ * whether to try again, and the history's size and where compaction cuts.
  * The in-process conversation driver and the Restate host both build on these, so a turn reads
  * the same whichever runs it.
  *
@@ -12,31 +12,24 @@ import { describeThrown, errorInfo, type ErrorInfo } from '../core/errors.js';
 import { isPlainObject, jsonCopy } from '../core/plain.js';
 import type { Toolset } from '../core/toolset.js';
 import { RuntimeError } from '../runtime/errors.js';
-import type { ChatMessage, ChatUsage, ConversationSettings, TurnRecord } from './conversation.js';
+import type { ChatMessage, ConversationSettings, TurnRecord } from './conversation.js';
+import type { AskedCall, OfferedTool } from './model-step.js';
 import type { AiModule, ChatModel, Compactor } from './models.js';
 
-/** What the loop reads of one finished step of the AI SDK (the same in its versions 6 and 7). */
-export interface StepResultLike {
-  response: { messages: readonly unknown[] };
-  content: readonly { type: string; toolCallId?: string }[];
-  toolCalls: readonly { toolCallId: string; toolName: string; input: unknown; invalid?: boolean }[];
-  usage: { inputTokens?: number | undefined; outputTokens?: number | undefined; totalTokens?: number | undefined };
-}
-
-/** An agent's tools for the AI SDK: definitions without `execute`, and the names of those that need approval. */
+/** An agent's tools as the model is offered them, and the names of those that need approval. */
 export interface ModelTools {
-  tools: Map<string, Record<string, unknown>>;
+  tools: OfferedTool[];
   approval: Set<string>;
 }
 
-/** The tools of `toolset` (the agent's) as the AI SDK takes them, and which of them need approval. */
-export function modelTools(ai: AiModule, agent: Agent<object> | undefined, toolset: Toolset): ModelTools {
+/** The tools of `toolset` (the agent's) as the model is offered them, and which of them need approval. */
+export function modelTools(agent: Agent<object> | undefined, toolset: Toolset): ModelTools {
   const catalog = catalogOf(agent);
   const approval = new Set<string>();
-  const tools = new Map<string, Record<string, unknown>>();
+  const tools: OfferedTool[] = [];
   for (const tool of toolset.tools) {
     const name = tool.function.name;
-    tools.set(name, { description: tool.function.description, inputSchema: ai.jsonSchema(tool.function.parameters as Parameters<AiModule['jsonSchema']>[0]) });
+    tools.push({ name, description: tool.function.description, inputSchema: tool.function.parameters as Record<string, unknown> });
     const binding = toolset.bindings.get(name);
     if (binding && catalog) {
       const actions = binding.skill === undefined ? catalog.blueprint.ownActions : (catalog.skills.get(binding.skill)?.spec.actions ?? []);
@@ -46,17 +39,7 @@ export function modelTools(ai: AiModule, agent: Agent<object> | undefined, tools
   return { tools, approval };
 }
 
-/**
- * The messages one step added: its assistant message and what follows it (the results of the
- * tool calls that ran). ai 6 gives every message of the call so far, ai 7 those of the step only;
- * a step has one assistant message either way, so both read the same from the last one.
- */
-export function stepMessages(messages: readonly unknown[]): unknown[] {
-  for (let i = messages.length - 1; i >= 0; i--) if ((messages[i] as { role?: unknown }).role === 'assistant') return messages.slice(i);
-  return [...messages];
-}
-
-/** A tool call of a finished step that did not run in it (it waits for approval, or for the host to run it). */
+/** A tool call of a step that did not run in it (it waits for approval, or for the host to run it). */
 export interface WaitingCall {
   toolCallId: string;
   tool: string;
@@ -64,18 +47,9 @@ export interface WaitingCall {
   needsApproval: boolean;
 }
 
-/** The tool calls of a finished step still to run, in order: valid ones without a result in the step. */
-export function waitingCalls(result: Pick<StepResultLike, 'content' | 'toolCalls'>, approval: ReadonlySet<string>): WaitingCall[] {
-  const ran = new Set(result.content.flatMap((part) => (part.type === 'tool-result' || part.type === 'tool-error' ? [part.toolCallId] : [])));
-  return result.toolCalls
-    .filter((toolCall) => toolCall.invalid !== true && !ran.has(toolCall.toolCallId))
-    .map((toolCall) => ({ toolCallId: toolCall.toolCallId, tool: toolCall.toolName, args: plain(toolCall.input ?? {}), needsApproval: approval.has(toolCall.toolName) }));
-}
-
-export function usageOf(usage: StepResultLike['usage']): ChatUsage {
-  const input = usage.inputTokens ?? 0;
-  const output = usage.outputTokens ?? 0;
-  return { inputTokens: input, outputTokens: output, totalTokens: usage.totalTokens ?? input + output };
+/** A tool call the model asked for, as it waits to run. */
+export function waiting(call: AskedCall, approval: ReadonlySet<string>): WaitingCall {
+  return { toolCallId: call.toolCallId, tool: call.toolName, args: plain(call.input ?? {}), needsApproval: approval.has(call.toolName) };
 }
 
 /** A value as plain JSON (what the provider returned may hold class instances), frozen: it is bound for the agent's state. */

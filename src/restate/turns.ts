@@ -18,8 +18,9 @@ import { describeThrown, errorInfo, SkillstateError, type ErrorInfo } from '../c
 import type { InstructionObject } from '../core/instruction.js';
 import { agentToolset } from '../core/toolset.js';
 import { ChatSignals, CONVERSATION, conversationConfigSchema, type ChatMessage, type ChatUsage, type ConversationSettings, type ConversationState, type PendingToolCall, type TurnRecord } from '../model/conversation.js';
-import { callsRun, checkCompactors, checkModels, classifyModelError, historyTokens, keepFrom, modelTools, overBudget, plain, retryWait, stepMessages, SUMMARY_INSTRUCTIONS } from '../model/model-call.js';
-import { toolLimit, transcript, unknownModel, usageOf, waitingCalls, type ModelProblem, type ModelTools, type WaitingCall } from '../model/model-call.js';
+import { callsRun, checkCompactors, checkModels, classifyModelError, historyTokens, keepFrom, modelTools, overBudget, plain, retryWait, SUMMARY_INSTRUCTIONS } from '../model/model-call.js';
+import { toolLimit, transcript, unknownModel, waiting, type ModelProblem, type ModelTools, type WaitingCall } from '../model/model-call.js';
+import { answerMessages, askModel, errorResult } from '../model/model-step.js';
 import { loadAi, type AiModule, type ChatModel, type Compactor } from '../model/models.js';
 import { buildSystemPrompt } from '../model/prompt.js';
 import { noAnswerError } from '../runtime/errors.js';
@@ -35,7 +36,7 @@ export interface TurnHostOptions {
 }
 
 /** What one model call answered, as the journal keeps it (plain JSON). */
-type ModelAnswer = { ok: true; messages: unknown[]; usage: ChatUsage; calls: number; pending: WaitingCall[] } | { ok: false; problem: ModelProblem };
+type StepAnswer = { ok: true; messages: unknown[]; usage: ChatUsage; calls: number; pending: WaitingCall[] } | { ok: false; problem: ModelProblem };
 
 const json = restate.serde.json;
 
@@ -86,7 +87,7 @@ function infoOf(error: unknown, fallback: ErrorInfo['code']): ErrorInfo {
 }
 
 /** Asks the model for one step, offering the tools without running them: the host runs them through the agent. */
-async function askModel(
+async function askForStep(
   ai: AiModule,
   model: ChatModel,
   settings: ConversationSettings,
@@ -95,27 +96,26 @@ async function askModel(
   tools: ModelTools,
   /** Aborted when the invocation's attempt ends: the turn was cancelled, or the process is going. */
   attemptOver: AbortSignal,
-): Promise<ModelAnswer> {
+): Promise<StepAnswer> {
   const timeout = AbortSignal.timeout(settings.modelTimeout);
   try {
-    const result = await ai.generateText({
-      model,
-      ...(system ? { system } : {}),
-      messages: messages as Parameters<AiModule['generateText']>[0]['messages'] & object,
-      tools: Object.fromEntries(tools.tools) as Parameters<AiModule['generateText']>[0]['tools'],
-      maxRetries: 0,
+    const answer = await askModel(model, {
+      system,
+      messages,
+      tools: tools.tools,
+      temperature: settings.temperature,
+      maxOutputTokens: settings.maxOutputTokens,
       // The attempt ends early when the invocation is cancelled (the turn was cancelled).
       abortSignal: AbortSignal.any([timeout, attemptOver]),
-      stopWhen: ai.stepCountIs(1),
-      ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
-      ...(settings.maxOutputTokens !== undefined ? { maxOutputTokens: settings.maxOutputTokens } : {}),
     });
+    // Calls that cannot run are answered in the step; the others wait for the host to run them.
+    const refused = answer.calls.flatMap((call) => (call.problem !== undefined ? [errorResult(call, call.problem)] : []));
     return {
       ok: true,
-      messages: plain(stepMessages(result.response.messages)),
-      usage: usageOf(result.usage),
-      calls: result.toolCalls.length,
-      pending: waitingCalls(result, tools.approval),
+      messages: plain(answerMessages(answer, refused)),
+      usage: answer.usage,
+      calls: answer.calls.length,
+      pending: answer.calls.filter((call) => call.problem === undefined).map((call) => waiting(call, tools.approval)),
     };
   } catch (error) {
     return { ok: false, problem: classifyModelError(ai, error, timeout.aborted, settings, model) };
@@ -280,7 +280,7 @@ class RestateTurn {
 
     let tools: ModelTools;
     try {
-      tools = modelTools(ai, agent, agentToolset(agent));
+      tools = modelTools(agent, agentToolset(agent));
     } catch (error) {
       return this.fail(errorInfo('model_failed', `turn ${this.n} of agent '${this.ctx.key}' failed unexpectedly preparing the model call: ${describeThrown(error)}`));
     }
@@ -302,7 +302,7 @@ class RestateTurn {
     for (let attempt = 0; ; attempt++) {
       const what = `model call: turn ${this.n}, step ${turn.steps + 1}${attempt ? `, retry ${attempt}` : ''}`;
       const attemptOver = this.ctx.request().attemptCompletedSignal;
-      const answer = await this.ctx.run(what, () => askModel(ai, model, settings, system, slice.messages, tools, attemptOver), { serde: json as restate.Serde<ModelAnswer> });
+      const answer = await this.ctx.run(what, () => askForStep(ai, model, settings, system, slice.messages, tools, attemptOver), { serde: json as restate.Serde<StepAnswer> });
       if (answer.ok) return this.record('record_step', { turn: this.n, messages: answer.messages, usage: answer.usage, calls: answer.calls, pending: answer.pending });
       if (!answer.problem.retryable || attempt >= settings.retries) return this.fail(answer.problem.error);
       const wait = retryWait(answer.problem, settings, attempt);

@@ -2,8 +2,8 @@
  * A scripted language model: a stand-in for a real provider that answers from a list of
  * responses, in order, for demos, offline use and tests where the model itself is not under
  * test. It implements the AI SDK's language model interface (specification v3), so everything
- * between it and the agent — the SDK's prompt conversion, tool-call parsing, streaming, retries
- * — is the real code path.
+ * between it and the agent — the prompt as a provider gets it, tool-call parsing, streaming,
+ * retries — is the real code path.
  *
  * A response is plain JSON (so a script can live in a file): text, tool calls, a provider error,
  * or a delay. A function may stand in for a response to answer from what the model was sent.

@@ -12,7 +12,7 @@ import { assistant, chatOf, next, observed, record, turnStates } from './fixture
 
 const systems = systemPerTest();
 
-/** An agent none of whose tools needs approval: the AI SDK runs its tool calls within its own step. */
+/** An agent none of whose tools needs approval: its tool calls run within the model step that asked for them. */
 const Calculating = defineAgent({ name: 'calculating', skills: [[conversation, { instructions: 'You add numbers.' }], calculator] });
 
 describe('a turn', () => {

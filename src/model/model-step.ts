@@ -1,0 +1,328 @@
+/**
+ * One model step through the AI SDK's provider interface: a language model's `doGenerate`, or
+ * `doStream` when the answer is streamed (specification v2, v3 and v4 alike). The history goes
+ * to the provider as its prompt, the agent's tools as function tools; the answer comes back as
+ * the parts of an assistant message in the AI SDK's message shapes (what its own tool loop puts
+ * in a history), the tool calls asked for, parsed, and the usage.
+ *
+ * The loop around a step is the conversation's own: the in-process driver and the Restate host
+ * each ask the model once per step, run the tool calls through the agent in the order the model
+ * gave them, and record the step with `answerMessages`.
+ */
+import type { ChatMessage, ChatUsage } from './conversation.js';
+import type { ChatModel } from './models.js';
+
+/** A tool as the model is offered it: its name, what it does, and its input's JSON Schema. */
+export interface OfferedTool {
+  name: string;
+  description?: string | undefined;
+  inputSchema: Record<string, unknown>;
+}
+
+/** What one step asks of the model. */
+export interface ModelRequest {
+  /** The system prompt ('' for none). */
+  system: string;
+  messages: readonly ChatMessage[];
+  tools: readonly OfferedTool[];
+  temperature?: number | undefined;
+  maxOutputTokens?: number | undefined;
+  abortSignal: AbortSignal;
+  /** Given, the answer is streamed, and each piece of its text is passed on as it comes. */
+  onText?: ((text: string) => void) | undefined;
+}
+
+/** A tool call the model asked for, to be run by the loop. */
+export interface AskedCall {
+  toolCallId: string;
+  toolName: string;
+  /** Its input, parsed (`{}` when the model sent none). */
+  input: unknown;
+  /** Why it cannot run (its input is not JSON, or it names a tool not offered): what the model is told instead of a result. */
+  problem?: string;
+}
+
+/** The model's answer in one step. */
+export interface ModelAnswer {
+  /** The parts of the assistant's message: text, reasoning, files, tool calls (and results of tools the provider ran). */
+  content: Record<string, unknown>[];
+  /** The tool calls for the loop to run, in the order the model gave them (not those the provider ran itself). */
+  calls: AskedCall[];
+  usage: ChatUsage;
+  /** What the provider warned about (a setting it does not support, say). */
+  warnings: unknown[];
+}
+
+/** A tool call's result as the history keeps it (`output` in the AI SDK's tool-result shape). */
+export interface CallResult {
+  toolCallId: string;
+  toolName: string;
+  output: Record<string, unknown>;
+}
+
+// ── The provider interface, as far as a step reads it (the same in v2, v3 and v4) ──────────
+
+type Part = { type: string; [key: string]: unknown };
+interface ProviderResult {
+  content?: Part[];
+  usage?: unknown;
+  warnings?: unknown[];
+}
+interface ProviderStream {
+  stream: ReadableStream<Part>;
+}
+interface ProviderModel {
+  doGenerate(options: Record<string, unknown>): PromiseLike<ProviderResult>;
+  doStream(options: Record<string, unknown>): PromiseLike<ProviderStream>;
+}
+
+/** Asks `model` for one step. Throws what the provider throws (an `APICallError`, the abort reason). */
+export async function askModel(model: ChatModel, request: ModelRequest): Promise<ModelAnswer> {
+  const provider = model as unknown as ProviderModel;
+  const offered = new Set(request.tools.map((tool) => tool.name));
+  const options: Record<string, unknown> = {
+    prompt: toPrompt(request.system, request.messages),
+    abortSignal: request.abortSignal,
+  };
+  if (request.tools.length > 0) {
+    options.tools = request.tools.map((tool) => ({
+      type: 'function',
+      name: tool.name,
+      ...(tool.description !== undefined ? { description: tool.description } : {}),
+      inputSchema: tool.inputSchema,
+    }));
+    options.toolChoice = { type: 'auto' };
+  }
+  if (request.temperature !== undefined) options.temperature = request.temperature;
+  if (request.maxOutputTokens !== undefined) options.maxOutputTokens = request.maxOutputTokens;
+  let parts: Part[];
+  let usage: unknown;
+  let warnings: unknown[];
+  if (request.onText === undefined) {
+    const result = await provider.doGenerate(options);
+    parts = result.content ?? [];
+    usage = result.usage;
+    warnings = result.warnings ?? [];
+  } else {
+    ({ parts, usage, warnings } = await readStream(await provider.doStream({ ...options, includeRawChunks: false }), request.onText, request.abortSignal));
+  }
+  return answerOf(parts, usage, warnings, offered);
+}
+
+/** The parts of a streamed answer, put together as `doGenerate` would have given them. */
+async function readStream(result: ProviderStream, onText: (text: string) => void, abortSignal: AbortSignal): Promise<{ parts: Part[]; usage: unknown; warnings: unknown[] }> {
+  const parts: Part[] = [];
+  const open = new Map<string, Part>();
+  let usage: unknown;
+  let warnings: unknown[] = [];
+  const reader = result.stream.getReader();
+  try {
+    for (;;) {
+      const { done, value: part } = await reader.read();
+      if (done) break;
+      if (abortSignal.aborted) throw abortSignal.reason;
+      switch (part.type) {
+        case 'stream-start':
+          warnings = (part.warnings as unknown[] | undefined) ?? [];
+          break;
+        case 'text-start':
+        case 'reasoning-start': {
+          const started: Part = { type: part.type === 'text-start' ? 'text' : 'reasoning', text: '' };
+          if (part.providerMetadata !== undefined) started.providerMetadata = part.providerMetadata;
+          open.set(`${started.type}:${String(part.id)}`, started);
+          parts.push(started);
+          break;
+        }
+        case 'text-delta':
+        case 'reasoning-delta': {
+          const kind = part.type === 'text-delta' ? 'text' : 'reasoning';
+          const delta = String(part.delta ?? '');
+          const into = open.get(`${kind}:${String(part.id)}`);
+          if (into) into.text = `${String(into.text)}${delta}`;
+          else parts.push({ type: kind, text: delta });
+          if (kind === 'text' && delta) onText(delta);
+          break;
+        }
+        case 'text-end':
+        case 'reasoning-end': {
+          const into = open.get(`${part.type === 'text-end' ? 'text' : 'reasoning'}:${String(part.id)}`);
+          if (into && part.providerMetadata !== undefined) into.providerMetadata = part.providerMetadata;
+          break;
+        }
+        case 'finish':
+          usage = part.usage;
+          break;
+        case 'error':
+          throw part.error;
+        case 'tool-call':
+        case 'tool-result':
+        case 'file':
+          parts.push(part);
+          break;
+        default:
+          break; // progress of a tool's input, sources, metadata, raw chunks: not part of the message
+      }
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  if (abortSignal.aborted) throw abortSignal.reason;
+  return { parts, usage, warnings };
+}
+
+/** The answer in the history's shapes, from the provider's content parts. */
+function answerOf(parts: readonly Part[], usage: unknown, warnings: unknown[], offered: ReadonlySet<string>): ModelAnswer {
+  const content: Record<string, unknown>[] = [];
+  const calls: AskedCall[] = [];
+  for (const part of parts) {
+    const options = part.providerMetadata !== undefined ? { providerOptions: part.providerMetadata } : {};
+    switch (part.type) {
+      case 'text':
+      case 'reasoning':
+        if (part.type === 'text' && String(part.text ?? '').length === 0) break;
+        content.push({ type: part.type, text: String(part.text ?? ''), ...options });
+        break;
+      case 'file':
+        content.push({ type: 'file', data: base64(part.data), mediaType: part.mediaType, ...options });
+        break;
+      case 'tool-call': {
+        const call = parseCall(part, offered);
+        content.push({
+          type: 'tool-call',
+          toolCallId: call.toolCallId,
+          toolName: call.toolName,
+          input: call.input,
+          ...(part.providerExecuted === true ? { providerExecuted: true } : {}),
+          ...options,
+        });
+        if (part.providerExecuted !== true) calls.push(call);
+        break;
+      }
+      case 'tool-result':
+        // A tool the provider ran itself (a web search): its result belongs to the assistant's message.
+        content.push({
+          type: 'tool-result',
+          toolCallId: part.toolCallId,
+          toolName: part.toolName,
+          output: part.isError === true ? { type: 'error-json', value: part.result ?? null } : toolOutput(part.result),
+          ...options,
+        });
+        break;
+      default:
+        break; // sources and provider-specific parts are not kept in a history
+    }
+  }
+  return { content, calls, usage: usageOf(usage), warnings };
+}
+
+/** A tool call's input parsed, or why it cannot run. */
+function parseCall(part: Part, offered: ReadonlySet<string>): AskedCall {
+  const toolCallId = String(part.toolCallId);
+  const toolName = String(part.toolName);
+  const raw = part.input;
+  let input: unknown = {};
+  let problem: string | undefined;
+  if (typeof raw === 'string') {
+    if (raw.trim() !== '') {
+      try {
+        input = JSON.parse(raw);
+      } catch (error) {
+        problem = `Invalid input for tool ${toolName}: JSON parsing failed: Text: ${raw}.\nError message: ${error instanceof Error ? error.message : String(error)}`;
+      }
+    }
+  } else if (raw !== undefined && raw !== null) {
+    input = raw;
+  }
+  if (part.providerExecuted !== true && !offered.has(toolName)) {
+    problem = `Model tried to call unavailable tool '${toolName}'. ${offered.size ? `Available tools: ${[...offered].join(', ')}.` : 'No tools are available.'}`;
+  }
+  return problem === undefined ? { toolCallId, toolName, input } : { toolCallId, toolName, input, problem };
+}
+
+/** A tool's output as a tool-result part holds it: text as text, anything else as JSON. */
+export function toolOutput(output: unknown): Record<string, unknown> {
+  return typeof output === 'string' ? { type: 'text', value: output } : { type: 'json', value: output === undefined ? null : output };
+}
+
+/** A failed call's result: its error as the text the model reads. */
+export function errorResult(call: Pick<AskedCall, 'toolCallId' | 'toolName'>, message: string): CallResult {
+  return { toolCallId: call.toolCallId, toolName: call.toolName, output: { type: 'error-text', value: message } };
+}
+
+/**
+ * The messages a step adds to the history: the assistant's message (when it said or asked for
+ * anything) and a tool message with the results of the calls that ran, in the order asked.
+ */
+export function answerMessages(answer: Pick<ModelAnswer, 'content'>, results: readonly CallResult[]): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  if (answer.content.length > 0) messages.push({ role: 'assistant', content: answer.content });
+  if (results.length > 0) messages.push({ role: 'tool', content: results.map((result) => ({ type: 'tool-result', ...result })) });
+  return messages;
+}
+
+/** Token counts as providers report them: nested in v3 and v4 (`inputTokens.total`), flat in v2. */
+export function usageOf(usage: unknown): ChatUsage {
+  const counts = (usage ?? {}) as { inputTokens?: unknown; outputTokens?: unknown; totalTokens?: unknown };
+  const count = (value: unknown): number => {
+    const total = typeof value === 'object' && value !== null ? (value as { total?: unknown }).total : value;
+    return typeof total === 'number' && Number.isFinite(total) ? total : 0;
+  };
+  const input = count(counts.inputTokens);
+  const output = count(counts.outputTokens);
+  const total = typeof counts.totalTokens === 'number' && Number.isFinite(counts.totalTokens) ? counts.totalTokens : input + output;
+  return { inputTokens: input, outputTokens: output, totalTokens: total };
+}
+
+function base64(data: unknown): unknown {
+  return data instanceof Uint8Array ? Buffer.from(data).toString('base64') : data;
+}
+
+// ── The history as the provider's prompt ───────────────────────────────────────────────────
+
+type MessagePart = Record<string, unknown> & { type?: unknown };
+
+/** The system prompt and the history in the provider's prompt shape. */
+export function toPrompt(system: string, messages: readonly ChatMessage[]): Record<string, unknown>[] {
+  const prompt: Record<string, unknown>[] = system ? [{ role: 'system', content: system }] : [];
+  for (const message of messages) {
+    const options = message.providerOptions !== undefined ? { providerOptions: message.providerOptions } : {};
+    const content = message.content;
+    switch (message.role) {
+      case 'system':
+        prompt.push({ role: 'system', content: String(content), ...options });
+        break;
+      case 'user':
+      case 'assistant': {
+        const parts = typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? (content as MessagePart[]).flatMap((part) => promptPart(message.role, part)) : [];
+        prompt.push({ role: message.role, content: parts, ...options });
+        break;
+      }
+      case 'tool':
+        prompt.push({ role: 'tool', content: Array.isArray(content) ? (content as MessagePart[]).flatMap((part) => promptPart('tool', part)) : [], ...options });
+        break;
+    }
+  }
+  return prompt;
+}
+
+function promptPart(role: string, part: MessagePart): Record<string, unknown>[] {
+  const options = part.providerOptions !== undefined ? { providerOptions: part.providerOptions } : {};
+  switch (part.type) {
+    case 'text':
+      // An empty text says nothing (unless it carries provider options).
+      if (role === 'assistant' && part.text === '' && part.providerOptions === undefined) return [];
+      return [{ type: 'text', text: part.text, ...options }];
+    case 'reasoning':
+      return role === 'assistant' ? [{ type: 'reasoning', text: part.text, ...options }] : [];
+    case 'image':
+      return [{ type: 'file', data: part.image, mediaType: part.mediaType ?? 'image/*', ...options }];
+    case 'file':
+      return [{ type: 'file', data: part.data, mediaType: part.mediaType, ...(part.filename !== undefined ? { filename: part.filename } : {}), ...options }];
+    case 'tool-call':
+      return [{ type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, input: part.input, ...(part.providerExecuted === true ? { providerExecuted: true } : {}), ...options }];
+    case 'tool-result':
+      return [{ type: 'tool-result', toolCallId: part.toolCallId, toolName: part.toolName, output: part.output, ...options }];
+    default:
+      return []; // approval requests and responses: for the SDK's own approval flow, not the provider
+  }
+}

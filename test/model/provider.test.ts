@@ -1,0 +1,208 @@
+/**
+ * The model step against the AI SDK's provider interface as providers implement it: what a
+ * provider sends back beyond text and tool calls (its metadata, tools it ran itself, warnings,
+ * reasoning in a stream) reaches the history and the next prompt intact, and a model of the
+ * older specification (v2) works as one of v3 does. The models are the AI SDK's own mock model
+ * or a stand-in object implementing the interface, since no provider is under test.
+ */
+import { describe, expect, it } from 'vitest';
+import { MockLanguageModelV3 } from 'ai/test';
+import { chatMessage } from '../../src/index.js';
+import { systemPerTest } from '../runtime/fixtures.js';
+import { assistant, chatOf, observed, record } from './fixtures.js';
+
+const systems = systemPerTest();
+
+type GenerateOptions = Parameters<MockLanguageModelV3['doGenerate']>[0];
+type GenerateResult = Awaited<ReturnType<MockLanguageModelV3['doGenerate']>>;
+type StreamPart = Awaited<ReturnType<MockLanguageModelV3['doStream']>>['stream'] extends ReadableStream<infer P> ? P : never;
+
+const usage = (input: number, output: number) => ({
+  inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: output, text: output, reasoning: 0 },
+});
+
+describe('the model step', () => {
+  it('keeps the provider metadata of reasoning, text and tool calls in the history, and sends it back with the next prompt', async () => {
+    const prompts: GenerateOptions['prompt'][] = [];
+    let call = 0;
+    const model = new MockLanguageModelV3({
+      doGenerate: async (options): Promise<GenerateResult> => {
+        prompts.push(options.prompt);
+        if (call++ === 0) {
+          return {
+            content: [
+              { type: 'reasoning', text: 'Two numbers: add them.', providerMetadata: { anthropic: { signature: 'sig-1' } } },
+              { type: 'text', text: 'Adding.' },
+              { type: 'tool-call', toolCallId: 'add-1', toolName: 'add', input: '{"a":2,"b":5}', providerMetadata: { openai: { itemId: 'fc_1' } } },
+            ],
+            finishReason: { unified: 'tool-calls', raw: 'tool_use' },
+            usage: usage(10, 4),
+            warnings: [],
+          };
+        }
+        return { content: [{ type: 'text', text: '7.' }], finishReason: { unified: 'stop', raw: 'stop' }, usage: usage(20, 1), warnings: [] };
+      },
+    });
+    const system = systems.start({ models: { default: model } });
+    const agent = system.spawn(assistant({ stream: false }));
+
+    await expect(agent.call(chatMessage('2 + 5?'))).resolves.toBe('7.');
+
+    const asked = chatOf(agent).messages[1]!;
+    expect(asked).toEqual({
+      role: 'assistant',
+      content: [
+        { type: 'reasoning', text: 'Two numbers: add them.', providerOptions: { anthropic: { signature: 'sig-1' } } },
+        { type: 'text', text: 'Adding.' },
+        { type: 'tool-call', toolCallId: 'add-1', toolName: 'add', input: { a: 2, b: 5 }, providerOptions: { openai: { itemId: 'fc_1' } } },
+      ],
+    });
+    // The second prompt carries the first answer back as the provider gave it.
+    const second = prompts[1]!;
+    expect(second[0]!.role).toBe('system');
+    expect(second.slice(1)).toEqual([
+      { role: 'user', content: [{ type: 'text', text: '2 + 5?' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'reasoning', text: 'Two numbers: add them.', providerOptions: { anthropic: { signature: 'sig-1' } } },
+          { type: 'text', text: 'Adding.' },
+          { type: 'tool-call', toolCallId: 'add-1', toolName: 'add', input: { a: 2, b: 5 }, providerOptions: { openai: { itemId: 'fc_1' } } },
+        ],
+      },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'add-1', toolName: 'add', output: { type: 'json', value: { result: 7 } } }] },
+    ]);
+    expect(chatOf(agent).usage).toEqual({ inputTokens: 30, outputTokens: 5, totalTokens: 35 });
+  });
+
+  it('keeps a tool the provider ran itself in the assistant message, and does not run it', async () => {
+    const model = new MockLanguageModelV3({
+      doGenerate: async () => ({
+        content: [
+          { type: 'tool-call', toolCallId: 'ws-1', toolName: 'web_search', input: '{"query":"skillstate"}', providerExecuted: true },
+          { type: 'tool-result', toolCallId: 'ws-1', toolName: 'web_search', result: { hits: 3 } },
+          { type: 'text', text: 'Three hits.' },
+        ],
+        finishReason: { unified: 'stop', raw: 'stop' },
+        usage: usage(5, 3),
+        warnings: [],
+      }),
+    });
+    const system = systems.start({ models: { default: model } });
+    const agent = system.spawn(assistant({ stream: false }));
+
+    await expect(agent.call(chatMessage('search'))).resolves.toBe('Three hits.');
+
+    expect(model.doGenerateCalls).toHaveLength(1);
+    expect(chatOf(agent).messages.slice(1)).toEqual([
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool-call', toolCallId: 'ws-1', toolName: 'web_search', input: { query: 'skillstate' }, providerExecuted: true },
+          { type: 'tool-result', toolCallId: 'ws-1', toolName: 'web_search', output: { type: 'json', value: { hits: 3 } } },
+          { type: 'text', text: 'Three hits.' },
+        ],
+      },
+    ]);
+  });
+
+  it('reports what the provider warned about as a diagnostic naming the model', async () => {
+    const model = new MockLanguageModelV3({
+      provider: 'acme',
+      modelId: 'small',
+      doGenerate: async () => ({
+        content: [{ type: 'text', text: 'ok' }],
+        finishReason: { unified: 'stop', raw: 'stop' },
+        usage: usage(1, 1),
+        warnings: [{ type: 'unsupported', feature: 'temperature', details: 'this model has a fixed temperature' }],
+      }),
+    });
+    const seen = observed();
+    const system = systems.start({ models: { default: model }, onUnhandledDiagnostic: seen.onUnhandledDiagnostic });
+    const agent = system.spawn(assistant({ stream: false, temperature: 0.2 }));
+
+    await expect(agent.call(chatMessage('hi'))).resolves.toBe('ok');
+
+    expect(model.doGenerateCalls[0]!.temperature).toBe(0.2);
+    const warning = seen.diagnostics.find((d) => d.code === 'model_warning');
+    expect(warning?.message).toContain("model 'acme:small' warned: unsupported: temperature: this model has a fixed temperature");
+  });
+
+  it('puts a streamed answer together: reasoning with its metadata, the text as deltas', async () => {
+    const model = new MockLanguageModelV3({
+      doStream: async () => ({
+        stream: new ReadableStream<StreamPart>({
+          start(controller) {
+            for (const part of [
+              { type: 'stream-start', warnings: [] },
+              { type: 'reasoning-start', id: 'r1' },
+              { type: 'reasoning-delta', id: 'r1', delta: 'Say ' },
+              { type: 'reasoning-delta', id: 'r1', delta: 'hello.' },
+              { type: 'reasoning-end', id: 'r1', providerMetadata: { anthropic: { signature: 'sig-2' } } },
+              { type: 'text-start', id: 't1' },
+              { type: 'text-delta', id: 't1', delta: 'Hel' },
+              { type: 'text-delta', id: 't1', delta: 'lo.' },
+              { type: 'text-end', id: 't1' },
+              { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: usage(4, 2) },
+            ] satisfies StreamPart[]) {
+              controller.enqueue(part);
+            }
+            controller.close();
+          },
+        }),
+      }),
+    });
+    const system = systems.start({ models: { default: model } });
+    const deltas = record(system, 'chat.delta');
+    const agent = system.spawn(assistant());
+
+    await expect(agent.call(chatMessage('hi'))).resolves.toBe('Hello.');
+
+    expect(deltas.map((d) => (d.data as { text: string }).text)).toEqual(['Hel', 'lo.']);
+    expect(chatOf(agent).messages[1]).toEqual({
+      role: 'assistant',
+      content: [
+        { type: 'reasoning', text: 'Say hello.', providerOptions: { anthropic: { signature: 'sig-2' } } },
+        { type: 'text', text: 'Hello.' },
+      ],
+    });
+    expect(chatOf(agent).usage).toEqual({ inputTokens: 4, outputTokens: 2, totalTokens: 6 });
+  });
+
+  it('talks to a model of the older specification (v2: flat usage, a plain finish reason)', async () => {
+    let call = 0;
+    const stepsSeen: number[] = [];
+    // A stand-in implementing the v2 interface as providers built for ai 5 do.
+    const model = {
+      specificationVersion: 'v2' as const,
+      provider: 'legacy',
+      modelId: 'v2-model',
+      supportedUrls: {},
+      doGenerate: async (options: { prompt: unknown[] }) => {
+        stepsSeen.push(options.prompt.length);
+        if (call++ === 0) {
+          return {
+            content: [{ type: 'tool-call' as const, toolCallId: 'c1', toolName: 'add', input: '{"a":1,"b":1}' }],
+            finishReason: 'tool-calls' as const,
+            usage: { inputTokens: 6, outputTokens: 2, totalTokens: 8 },
+            warnings: [],
+          };
+        }
+        return { content: [{ type: 'text' as const, text: 'Two.' }], finishReason: 'stop' as const, usage: { inputTokens: 9, outputTokens: 1, totalTokens: 10 }, warnings: [] };
+      },
+      doStream: async () => {
+        throw new Error('not streamed in this test');
+      },
+    };
+    const system = systems.start({ models: { default: model as never } });
+    const agent = system.spawn(assistant({ stream: false }));
+
+    await expect(agent.call(chatMessage('1 + 1?'))).resolves.toBe('Two.');
+
+    expect((agent.getSnapshot().state as { calculator: { last_result: number } }).calculator.last_result).toBe(2);
+    expect(chatOf(agent).usage).toEqual({ inputTokens: 15, outputTokens: 3, totalTokens: 18 });
+    // System, user; then system, user, assistant, tool.
+    expect(stepsSeen).toEqual([2, 4]);
+  });
+});
