@@ -2,10 +2,8 @@
  * The conversation loop's own cost, against the AI SDK's `generateText` tool loop doing the same
  * work in the same rounds: the same instant model (it answers four tool calls, then text), the
  * same tool, a fresh user message each turn. The loop's extra work per step is the prompt build,
- * the tools recomputed from the agent, and the steps of the agent (the tool call, the records).
- * A third case calls the SDK the way the conversation does (the history as messages, the system
- * prompt from `prepareStep`, a tool closure, a step callback that copies the step's messages),
- * with no agent behind it: what the SDK costs as the loop drives it, apart from the agent's work.
+ * the tools recomputed from the agent, the model asked through its provider interface, and the
+ * steps of the agent (the tool call, the records).
  *
  * And the system prompt over 1,000 document skills: a fresh user message each time (the
  * disclosure is ranked anew), and again within a turn (cached).
@@ -28,7 +26,6 @@ import {
 } from '../src/index.js';
 import { buildSystemPrompt, PromptCache } from '../src/model/prompt.js';
 import { conversationConfigSchema } from '../src/model/conversation.js';
-import { plain } from '../src/model/model-call.js';
 import { compare, formatNs, type ReportRow } from './harness.js';
 
 const STEPS = 5;
@@ -99,11 +96,9 @@ async function loopOverhead(): Promise<ReportRow[]> {
       },
     }),
   };
-  // The same tool as the conversation hands it to the SDK: a plain definition, `execute` added per turn.
-  const plainTally = { description: 'Adds an amount to the running total', inputSchema: sdkTools.tally.inputSchema };
   let turn = 0;
   let sink = 0;
-  const [sdk, ours, driven] = await compare(
+  const [sdk, ours] = await compare(
     [
       {
         name: 'generateText tool loop',
@@ -122,31 +117,6 @@ async function loopOverhead(): Promise<ReportRow[]> {
           sink += String(await agent.call(chatMessage(`Tally ${turn} things`))).length;
         },
       },
-      {
-        name: 'the SDK as the loop drives it, no agent',
-        fn: async () => {
-          const conversation = turn++ % AGENTS;
-          const history = [{ role: 'user' as const, content: `Tally ${turn} things` }];
-          const execute = async ({ amount }: { amount: number }) => {
-            const total = (totals.get(conversation) ?? 0) + amount;
-            totals.set(conversation, total);
-            return { total };
-          };
-          const out = await generateText({
-            model,
-            messages: history,
-            tools: { tally: { ...plainTally, execute } } as typeof sdkTools,
-            maxRetries: 0,
-            abortSignal: AbortSignal.any([new AbortController().signal]),
-            stopWhen: [stepCountIs(12), () => false],
-            prepareStep: async () => ({ system: 'You keep tallies.' }),
-            onStepFinish: async (result) => {
-              sink += (plain(result.response.messages) as unknown[]).length;
-            },
-          });
-          sink += out.steps.length;
-        },
-      },
     ],
     { rounds: 11, roundMs: 60 },
   );
@@ -163,14 +133,6 @@ async function loopOverhead(): Promise<ReportRow[]> {
       ratio: ours!.ns / sdk!.ns,
       target: '≤ 1.5×',
       pass: ours!.ns / sdk!.ns <= 1.5,
-    },
-    {
-      suite: 'model',
-      name: `the AI SDK driven as the loop drives it, with no agent (messages, prepareStep, onStepFinish), per step`,
-      value: formatNs(perStep(driven!.ns)),
-      anchor: `generateText ${formatNs(perStep(sdk!.ns))}`,
-      ratio: driven!.ns / sdk!.ns,
-      target: 'informational',
     },
   ];
 }

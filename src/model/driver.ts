@@ -474,6 +474,9 @@ export class ConversationDriver {
       for (const warning of answer.warnings) {
         this.host.diagnose(ref.id, diagnostic('info', 'model_warning', `agent '${ref.id}', turn ${n}: model '${model.provider}:${model.modelId}' warned: ${warningText(warning)}`, { details: { warning: plain(warning) } }));
       }
+      if (answer.dropped.length > 0) {
+        this.host.diagnose(ref.id, diagnostic('warning', 'model_part_dropped', `agent '${ref.id}', turn ${n}: the answer of model '${model.provider}:${model.modelId}' had parts the history does not keep: ${answer.dropped.join(', ')}`, { details: { parts: answer.dropped } }));
+      }
       const results: CallResult[] = [];
       const pending: WaitingCall[] = [];
       let limit: ErrorInfo | undefined;

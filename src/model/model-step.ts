@@ -51,6 +51,8 @@ export interface ModelAnswer {
   usage: ChatUsage;
   /** What the provider warned about (a setting it does not support, say). */
   warnings: unknown[];
+  /** The kinds of content part the answer had that a history does not keep. */
+  dropped: string[];
 }
 
 /** A tool call's result as the history keeps it (`output` in the AI SDK's tool-result shape). */
@@ -81,7 +83,7 @@ export async function askModel(model: ChatModel, request: ModelRequest): Promise
   const provider = model as unknown as ProviderModel;
   const offered = new Set(request.tools.map((tool) => tool.name));
   const options: Record<string, unknown> = {
-    prompt: toPrompt(request.system, request.messages),
+    prompt: toPrompt(request.system, request.messages, (model as { specificationVersion?: string }).specificationVersion),
     abortSignal: request.abortSignal,
   };
   if (request.tools.length > 0) {
@@ -116,37 +118,48 @@ async function readStream(result: ProviderStream, onText: (text: string) => void
   let usage: unknown;
   let warnings: unknown[] = [];
   const reader = result.stream.getReader();
+  // A provider that ignores the abort signal does not hold the turn: the read gives up with it.
+  const aborted = new Promise<never>((_, reject) => {
+    const fail = () => reject(abortSignal.reason);
+    if (abortSignal.aborted) fail();
+    else abortSignal.addEventListener('abort', fail, { once: true });
+  });
+  aborted.catch(() => {});
+  /** The text or reasoning part of stream id `id`, opened by its start part or its first delta. */
+  const partOf = (kind: 'text' | 'reasoning', id: unknown): Part => {
+    const key = `${kind}:${String(id)}`;
+    let into = open.get(key);
+    if (!into) {
+      into = { type: kind, text: '' };
+      open.set(key, into);
+      parts.push(into);
+    }
+    return into;
+  };
+  let finished = false;
   try {
     for (;;) {
-      const { done, value: part } = await reader.read();
+      const { done, value: part } = await Promise.race([reader.read(), aborted]);
       if (done) break;
-      if (abortSignal.aborted) throw abortSignal.reason;
       switch (part.type) {
         case 'stream-start':
           warnings = (part.warnings as unknown[] | undefined) ?? [];
           break;
         case 'text-start':
-        case 'reasoning-start': {
-          const started: Part = { type: part.type === 'text-start' ? 'text' : 'reasoning', text: '' };
-          if (part.providerMetadata !== undefined) started.providerMetadata = part.providerMetadata;
-          open.set(`${started.type}:${String(part.id)}`, started);
-          parts.push(started);
-          break;
-        }
+        case 'reasoning-start':
         case 'text-delta':
-        case 'reasoning-delta': {
-          const kind = part.type === 'text-delta' ? 'text' : 'reasoning';
-          const delta = String(part.delta ?? '');
-          const into = open.get(`${kind}:${String(part.id)}`);
-          if (into) into.text = `${String(into.text)}${delta}`;
-          else parts.push({ type: kind, text: delta });
-          if (kind === 'text' && delta) onText(delta);
-          break;
-        }
+        case 'reasoning-delta':
         case 'text-end':
         case 'reasoning-end': {
-          const into = open.get(`${part.type === 'text-end' ? 'text' : 'reasoning'}:${String(part.id)}`);
-          if (into && part.providerMetadata !== undefined) into.providerMetadata = part.providerMetadata;
+          const kind = part.type.startsWith('text') ? 'text' : 'reasoning';
+          const into = partOf(kind, part.id);
+          // Providers send metadata (a reasoning signature) on any of the parts: the latest holds.
+          if (part.providerMetadata !== undefined) into.providerMetadata = part.providerMetadata;
+          if (part.type.endsWith('-delta')) {
+            const delta = String(part.delta ?? '');
+            into.text = `${String(into.text)}${delta}`;
+            if (kind === 'text' && delta) onText(delta);
+          }
           break;
         }
         case 'finish':
@@ -157,13 +170,18 @@ async function readStream(result: ProviderStream, onText: (text: string) => void
         case 'tool-call':
         case 'tool-result':
         case 'file':
+        case 'reasoning-file':
+        case 'custom':
           parts.push(part);
           break;
         default:
           break; // progress of a tool's input, sources, metadata, raw chunks: not part of the message
       }
     }
+    finished = true;
   } finally {
+    // Left early (an error part, an abort): the provider's stream is cancelled, not left open.
+    if (!finished) await reader.cancel(abortSignal.aborted ? abortSignal.reason : undefined).catch(() => {});
     reader.releaseLock();
   }
   if (abortSignal.aborted) throw abortSignal.reason;
@@ -174,6 +192,7 @@ async function readStream(result: ProviderStream, onText: (text: string) => void
 function answerOf(parts: readonly Part[], usage: unknown, warnings: unknown[], offered: ReadonlySet<string>): ModelAnswer {
   const content: Record<string, unknown>[] = [];
   const calls: AskedCall[] = [];
+  const dropped: string[] = [];
   for (const part of parts) {
     const options = part.providerMetadata !== undefined ? { providerOptions: part.providerMetadata } : {};
     switch (part.type) {
@@ -183,7 +202,7 @@ function answerOf(parts: readonly Part[], usage: unknown, warnings: unknown[], o
         content.push({ type: part.type, text: String(part.text ?? ''), ...options });
         break;
       case 'file':
-        content.push({ type: 'file', data: base64(part.data), mediaType: part.mediaType, ...options });
+        content.push({ type: 'file', data: fileData(part.data), mediaType: part.mediaType, ...options });
         break;
       case 'tool-call': {
         const call = parseCall(part, offered);
@@ -199,7 +218,9 @@ function answerOf(parts: readonly Part[], usage: unknown, warnings: unknown[], o
         break;
       }
       case 'tool-result':
-        // A tool the provider ran itself (a web search): its result belongs to the assistant's message.
+        // A tool the provider ran itself (a web search): its result belongs to the assistant's
+        // message. A preliminary result is followed by the final one, which is what is kept.
+        if (part.preliminary === true) break;
         content.push({
           type: 'tool-result',
           toolCallId: part.toolCallId,
@@ -208,11 +229,15 @@ function answerOf(parts: readonly Part[], usage: unknown, warnings: unknown[], o
           ...options,
         });
         break;
+      case 'source':
+        break; // citations: shown by the provider's own UI helpers, never sent back
       default:
-        break; // sources and provider-specific parts are not kept in a history
+        // A kind of part a history has no shape for (a v4 reasoning file, a provider's custom
+        // part): not kept, and said so.
+        dropped.push(part.type);
     }
   }
-  return { content, calls, usage: usageOf(usage), warnings };
+  return { content, calls, usage: usageOf(usage), warnings, dropped };
 }
 
 /** A tool call's input parsed, or why it cannot run. */
@@ -273,8 +298,26 @@ export function usageOf(usage: unknown): ChatUsage {
   return { inputTokens: input, outputTokens: output, totalTokens: total };
 }
 
-function base64(data: unknown): unknown {
-  return data instanceof Uint8Array ? Buffer.from(data).toString('base64') : data;
+/**
+ * A file's data as a history keeps it: base64 text, or a URL. Providers give bytes or base64
+ * (v2, v3) or a tagged object (`{ type: 'data', data }`, `{ type: 'url', url }`: v4).
+ */
+function fileData(data: unknown): unknown {
+  if (data instanceof Uint8Array) return Buffer.from(data).toString('base64');
+  if (typeof data === 'object' && data !== null) {
+    const tagged = data as { type?: unknown; data?: unknown; url?: unknown };
+    if (tagged.type === 'data') return fileData(tagged.data);
+    if (tagged.type === 'url') return String(tagged.url);
+  }
+  return data;
+}
+
+/** A file's data as a provider of `spec` takes it: v4 wants it tagged, as data or as a URL. */
+function providerFileData(data: unknown, spec: string | undefined): unknown {
+  if (spec !== 'v4' || (typeof data === 'object' && data !== null && !(data instanceof Uint8Array) && !(data instanceof URL))) return data;
+  if (data instanceof URL) return { type: 'url', url: data };
+  if (typeof data === 'string' && /^https?:\/\//i.test(data)) return { type: 'url', url: new URL(data) };
+  return { type: 'data', data };
 }
 
 // ── The history as the provider's prompt ───────────────────────────────────────────────────
@@ -282,7 +325,7 @@ function base64(data: unknown): unknown {
 type MessagePart = Record<string, unknown> & { type?: unknown };
 
 /** The system prompt and the history in the provider's prompt shape. */
-export function toPrompt(system: string, messages: readonly ChatMessage[]): Record<string, unknown>[] {
+export function toPrompt(system: string, messages: readonly ChatMessage[], spec?: string): Record<string, unknown>[] {
   const prompt: Record<string, unknown>[] = system ? [{ role: 'system', content: system }] : [];
   for (const message of messages) {
     const options = message.providerOptions !== undefined ? { providerOptions: message.providerOptions } : {};
@@ -293,19 +336,19 @@ export function toPrompt(system: string, messages: readonly ChatMessage[]): Reco
         break;
       case 'user':
       case 'assistant': {
-        const parts = typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? (content as MessagePart[]).flatMap((part) => promptPart(message.role, part)) : [];
+        const parts = typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? (content as MessagePart[]).flatMap((part) => promptPart(message.role, part, spec)) : [];
         prompt.push({ role: message.role, content: parts, ...options });
         break;
       }
       case 'tool':
-        prompt.push({ role: 'tool', content: Array.isArray(content) ? (content as MessagePart[]).flatMap((part) => promptPart('tool', part)) : [], ...options });
+        prompt.push({ role: 'tool', content: Array.isArray(content) ? (content as MessagePart[]).flatMap((part) => promptPart('tool', part, spec)) : [], ...options });
         break;
     }
   }
   return prompt;
 }
 
-function promptPart(role: string, part: MessagePart): Record<string, unknown>[] {
+function promptPart(role: string, part: MessagePart, spec: string | undefined): Record<string, unknown>[] {
   const options = part.providerOptions !== undefined ? { providerOptions: part.providerOptions } : {};
   switch (part.type) {
     case 'text':
@@ -315,9 +358,9 @@ function promptPart(role: string, part: MessagePart): Record<string, unknown>[] 
     case 'reasoning':
       return role === 'assistant' ? [{ type: 'reasoning', text: part.text, ...options }] : [];
     case 'image':
-      return [{ type: 'file', data: part.image, mediaType: part.mediaType ?? 'image/*', ...options }];
+      return [{ type: 'file', data: providerFileData(part.image, spec), mediaType: part.mediaType ?? 'image/*', ...options }];
     case 'file':
-      return [{ type: 'file', data: part.data, mediaType: part.mediaType, ...(part.filename !== undefined ? { filename: part.filename } : {}), ...options }];
+      return [{ type: 'file', data: providerFileData(part.data, spec), mediaType: part.mediaType, ...(part.filename !== undefined ? { filename: part.filename } : {}), ...options }];
     case 'tool-call':
       return [{ type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, input: part.input, ...(part.providerExecuted === true ? { providerExecuted: true } : {}), ...options }];
     case 'tool-result':

@@ -139,7 +139,9 @@ describe('the model step', () => {
               { type: 'reasoning-start', id: 'r1' },
               { type: 'reasoning-delta', id: 'r1', delta: 'Say ' },
               { type: 'reasoning-delta', id: 'r1', delta: 'hello.' },
-              { type: 'reasoning-end', id: 'r1', providerMetadata: { anthropic: { signature: 'sig-2' } } },
+              // Anthropic sends the signature on a last, empty delta.
+              { type: 'reasoning-delta', id: 'r1', delta: '', providerMetadata: { anthropic: { signature: 'sig-2' } } },
+              { type: 'reasoning-end', id: 'r1' },
               { type: 'text-start', id: 't1' },
               { type: 'text-delta', id: 't1', delta: 'Hel' },
               { type: 'text-delta', id: 't1', delta: 'lo.' },
@@ -168,6 +170,37 @@ describe('the model step', () => {
       ],
     });
     expect(chatOf(agent).usage).toEqual({ inputTokens: 4, outputTokens: 2, totalTokens: 6 });
+  });
+
+  it('keeps a file a v4 model answers with as base64, and sends it back to the model tagged as v4 wants', async () => {
+    const prompts: { role: string; content: unknown }[][] = [];
+    let call = 0;
+    // A stand-in implementing the v4 interface (ai 7), whose files are tagged objects.
+    const model = {
+      specificationVersion: 'v4' as const,
+      provider: 'drawing',
+      modelId: 'v4-model',
+      supportedUrls: {},
+      doGenerate: async (options: { prompt: { role: string; content: unknown }[] }) => {
+        prompts.push(options.prompt);
+        const content =
+          call++ === 0
+            ? [{ type: 'file', mediaType: 'image/png', data: { type: 'data', data: new Uint8Array([137, 80, 78, 71]) } }, { type: 'text', text: 'Drawn.' }]
+            : [{ type: 'text', text: 'Again.' }];
+        return { content, finishReason: { unified: 'stop', raw: 'stop' }, usage: usage(1, 1), warnings: [] };
+      },
+      doStream: async () => {
+        throw new Error('not streamed in this test');
+      },
+    };
+    const system = systems.start({ models: { default: model as never } });
+    const agent = system.spawn(assistant({ stream: false }));
+
+    await expect(agent.call(chatMessage('draw'))).resolves.toBe('Drawn.');
+    expect(chatOf(agent).messages[1]).toEqual({ role: 'assistant', content: [{ type: 'file', data: 'iVBORw==', mediaType: 'image/png' }, { type: 'text', text: 'Drawn.' }] });
+
+    await expect(agent.call(chatMessage('again'))).resolves.toBe('Again.');
+    expect(prompts[1]![2]).toEqual({ role: 'assistant', content: [{ type: 'file', data: { type: 'data', data: 'iVBORw==' }, mediaType: 'image/png' }, { type: 'text', text: 'Drawn.' }] });
   });
 
   it('talks to a model of the older specification (v2: flat usage, a plain finish reason)', async () => {
