@@ -25,6 +25,7 @@ import type { Tracer } from '../runtime/trace.js';
 import {
   ChatSignals,
   conversationConfigSchema,
+  errorOutput,
   CONVERSATION,
   type ChatMessage,
   type ConversationSettings,
@@ -135,6 +136,11 @@ function lateError(ref: AgentRef, tool: string, settings: ConversationSettings):
   const action = ref.tools().bindings.get(tool)?.action ?? tool;
   const { code, message } = noAnswerError(`run of '${action}'`, ref.id, settings.toolTimeout);
   return { code, message };
+}
+
+/** A call that failed, as its result tells the model: its error's code, then its message. */
+function failedResult(call: Pick<AskedCall, 'toolCallId' | 'toolName'>, error: { code: string; message: string }): CallResult {
+  return { toolCallId: call.toolCallId, toolName: call.toolName, output: errorOutput(error) };
 }
 
 /** A provider's warning in words: its message, or what it concerns (`unsupported: temperature`). */
@@ -485,7 +491,7 @@ export class ConversationDriver {
         else if (ordered) pending.push(waiting(call, prepared.approval));
         else if (turn.toolCalls + executed >= settings.maxToolCalls) {
           limit ??= toolLimit(n, settings.maxToolCalls);
-          results.push(errorResult(call, `${limit.code}: ${limit.message}`));
+          results.push(failedResult(call, limit));
         } else {
           executed++;
           results.push(await this.runStepCall(ref, n, call, settings, timer, notify));
@@ -514,10 +520,10 @@ export class ConversationDriver {
         params: { turn: n, toolCallId: call.toolCallId, tool: call.toolName, args: call.input, until: deadline(settings), late: lateError(ref, call.toolName, settings) },
       };
       const outcome = await this.runTool(ref, n, call.toolCallId, call.toolName, call.input, settings, record);
-      if (!outcome.ok) return errorResult(call, `${outcome.error.code}: ${outcome.error.message}`);
+      if (!outcome.ok) return failedResult(call, outcome.error);
       // Answered, but after its deadline: recorded as timed out, so the model is told that.
       const recorded = this.slice(ref)?.turn?.ran.findLast((ran) => ran.toolCallId === call.toolCallId);
-      if (recorded?.error !== undefined) return errorResult(call, `${recorded.error.code}: ${recorded.error.message}`);
+      if (recorded?.error !== undefined) return failedResult(call, recorded.error);
       return { toolCallId: call.toolCallId, toolName: call.toolName, output: toolOutput(outcome.output) };
     } finally {
       timer.restart();
