@@ -24,6 +24,11 @@ export interface BenchCase {
   fn: () => unknown;
   /** Runs once before the case's first round (warm caches, build fixtures). */
   setup?: () => unknown;
+  /**
+   * Runs after every loop of `fn`, untimed: clears away what the loop built (the agents a spawn
+   * bench started), so the operation is timed alone and the next loop starts from the same heap.
+   */
+  afterLoop?: () => unknown;
 }
 
 export interface CaseResult {
@@ -49,7 +54,14 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
 }
 
-async function timeLoop(fn: () => unknown, iterations: number): Promise<number> {
+/** Times `iterations` calls of the case's `fn`, then runs its `afterLoop` untimed. */
+async function timeLoop(c: BenchCase, iterations: number): Promise<number> {
+  const elapsed = await timeCalls(c.fn, iterations);
+  await c.afterLoop?.();
+  return elapsed;
+}
+
+async function timeCalls(fn: () => unknown, iterations: number): Promise<number> {
   const first = fn();
   if (isThenable(first)) {
     await first;
@@ -63,10 +75,10 @@ async function timeLoop(fn: () => unknown, iterations: number): Promise<number> 
 }
 
 /** How many iterations make one round last about `roundMs`. */
-async function calibrate(fn: () => unknown, roundMs: number): Promise<number> {
+async function calibrate(c: BenchCase, roundMs: number): Promise<number> {
   let iterations = 1;
   for (;;) {
-    const elapsed = await timeLoop(fn, iterations);
+    const elapsed = await timeLoop(c, iterations);
     if (elapsed >= roundMs / 4 || iterations >= 1 << 26) {
       return Math.max(1, Math.round((iterations * roundMs) / Math.max(elapsed, 0.001)));
     }
@@ -89,17 +101,17 @@ export async function compare(cases: BenchCase[], options: CompareOptions = {}):
     const until = performance.now() + warmupMs;
     let batch = 16;
     while (performance.now() < until) {
-      await timeLoop(c.fn, batch);
+      await timeLoop(c, batch);
       batch = Math.min(batch * 2, 4096);
     }
   }
   const iterations: number[] = [];
-  for (const c of cases) iterations.push(await calibrate(c.fn, roundMs));
+  for (const c of cases) iterations.push(await calibrate(c, roundMs));
   const samples: number[][] = cases.map(() => []);
   for (let round = 0; round < rounds; round++) {
     for (let k = 0; k < cases.length; k++) {
       const i = (k + round) % cases.length; // rotate who goes first
-      const elapsed = await timeLoop(cases[i]!.fn, iterations[i]!);
+      const elapsed = await timeLoop(cases[i]!, iterations[i]!);
       samples[i]!.push((elapsed * 1e6) / iterations[i]!);
     }
   }

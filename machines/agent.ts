@@ -172,7 +172,7 @@ function commit(enqueue: CommitEnqueuer, context: AgentContext, children: Record
 }
 
 function applyLifecycleOp(enqueue: CommitEnqueuer, op: LifecycleOp): void {
-  if (op.op === 'spawn') enqueue.spawnChild(op.src, op.input ? { id: op.id, systemId: op.systemId, input: op.input } : { id: op.id, systemId: op.systemId });
+  if (op.op === 'spawn') enqueue.spawnChild(op.src, spawnOptions(op));
   else if (op.op === 'stop') enqueue.stopChild(op.child);
   else enqueue.sendTo(op.child, { type: op.op });
 }
@@ -252,6 +252,27 @@ function lifecycleSpawn(active: ActiveSkill | undefined, agentId: string, skillN
   };
 }
 
+/** XState's `spawn`, as the context function uses it. */
+type LifecycleSpawner = (src: LifecycleActorName | AnyActorLogic, options: { id: string; systemId: string; input?: LifecycleInput }) => AnyActorRef;
+
+/**
+ * Spawns a lifecycle per mounted skill, as the agent's context is made (one step less than an
+ * entry action): active, or where a restored agent's skills were.
+ */
+function startLifecycles(input: AgentInput, spawn: LifecycleSpawner): void {
+  const catalog = catalogOf(input.agent);
+  for (const record of input.agent.mounted) {
+    const start = input.host.resumeState(record.name) ?? 'active';
+    const op = lifecycleSpawn(catalog?.skills.get(record.name), input.agent.id, record.name, start);
+    spawn(op.src, spawnOptions(op));
+  }
+}
+
+/** XState's spawn options for a lifecycle: a plain one takes no input. */
+function spawnOptions(op: Extract<LifecycleOp, { op: 'spawn' }>): { id: string; systemId: string; input?: LifecycleInput } {
+  return op.input ? { id: op.id, systemId: op.systemId, input: op.input } : { id: op.id, systemId: op.systemId };
+}
+
 const NO_CHANGE = Object.freeze({});
 
 /** A step's result, from the `step` assign to the `stepped` action that runs right after it in the same transition (no other code runs between them). */
@@ -274,14 +295,6 @@ const agentSetup = setup({
     notNow: ({ context, event }) => context.busy || !context.host.owns(event as AgentItemEvent),
   },
   actions: {
-    startLifecycles: enqueueActions(({ context, enqueue }) => {
-      const catalog = catalogOf(context.agent);
-      for (const record of context.agent.mounted) {
-        const start = context.host.resumeState(record.name) ?? 'active';
-        const op = lifecycleSpawn(catalog?.skills.get(record.name), context.agent.id, record.name, start);
-        applyLifecycleOp(enqueue as unknown as CommitEnqueuer, op);
-      }
-    }),
     // The item's step, run as the assign that commits it: a sync step that leaves the mounted
     // skills as they were (the common case) costs one assign and one action, like a bare machine.
     step: assign(({ context, event, spawn }) => {
@@ -352,8 +365,10 @@ const STOPPING = { 'agent.stopping': { target: 'stopping' }, 'agent.stopped': { 
 function agentMachineFrom(initial: 'starting' | 'idle') {
   return agentSetup.createMachine({
   id: 'agent',
-  context: ({ input }) => ({ agent: input.agent, host: input.host, busy: false }),
-  entry: 'startLifecycles',
+  context: ({ input, spawn }) => {
+    startLifecycles(input, spawn as unknown as LifecycleSpawner);
+    return { agent: input.agent, host: input.host, busy: false };
+  },
   initial,
   states: {
     starting: { on: { 'step.pending': 'stepping', 'step.started': 'idle', ...STOPPING } },

@@ -18,7 +18,7 @@ import type { Diagnostic } from './diagnostics.js';
 import { DefinitionError, errorInfo, formatIssues, StateError, type ErrorInfo } from './errors.js';
 import type { Instruction, RouteTarget } from './instruction.js';
 import { orderByDependencies } from './mount.js';
-import { deepMerge, describeValue, isPlainObject } from './plain.js';
+import { deepFreeze, deepMerge, describeValue, isPlainObject } from './plain.js';
 import type { Result } from './result.js';
 import { actionClashDiagnostic, inContext, missingDependencyError, missingRequirements, stateKeyConflictError, stateKeyHolder } from './skill-rules.js';
 import type { SkillResolver } from './skill-registry.js';
@@ -230,7 +230,9 @@ export function defineAgent<TSchema extends ObjectSchema = z.ZodObject<{}>, cons
   };
   const catalog = new Catalog(blueprint, active);
   const diagnostics = [...catalog.router().diagnostics, ...actionClashDiagnostics(catalog)];
-  const mounted: MountedSkill[] = [...active.values()].map(({ spec, config }) => ({ name: spec.name, stateKey: spec.stateKey, config }));
+  // Every new agent starts with these skills mounted: one frozen list, shared (agent values are
+  // immutable, so sharing it is safe, and each agent saves the copies).
+  const mounted: MountedSkill[] = deepFreeze([...active.values()].map(({ spec, config }) => ({ name: spec.name, stateKey: spec.stateKey, config })));
 
   const definition: AgentDefinition<TState> = {
     kind: 'agent',
@@ -249,12 +251,7 @@ export function defineAgent<TSchema extends ObjectSchema = z.ZodObject<{}>, cons
       if (typeof id !== 'string' || id.length === 0) {
         throw new StateError({ code: 'invalid_state', message: `agent '${name}': id must be a non-empty string` });
       }
-      return Agent.link<TState>(
-        // Records written out field by field: V8 gives copies made by spread a hidden class of
-        // their own once frozen, which costs every agent about a kilobyte.
-        { id, definition: name, state: state.value as TState, mounted: mounted.map((record) => ({ name: record.name, stateKey: record.stateKey, config: record.config })) },
-        catalog,
-      );
+      return Agent.link<TState>({ id, definition: name, state: state.value as TState, mounted }, catalog);
     },
     cmd: (agent, instructions, options) => Promise.resolve(execute(agent, instructions, options)),
     set: (agent, attrs) => setState(agent, attrs),

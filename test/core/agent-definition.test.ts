@@ -65,7 +65,15 @@ describe("new(): the math agent", () => {
     const b = MathAgent.new();
     expect(a.state).not.toBe(b.state);
     expect(a.state.stats.samples).not.toBe(b.state.stats.samples);
-    expect(a.mounted).not.toBe(b.mounted);
+  });
+
+  it('lets new agents share one frozen list of mounted skills, which no agent can change for another', () => {
+    const a = MathAgent.new();
+    const b = MathAgent.new();
+    expect(Object.isFrozen(a.mounted) && a.mounted.every((record) => Object.isFrozen(record) && Object.isFrozen(record.config))).toBe(true);
+    expect(() => (a.mounted as unknown as unknown[]).push({ name: 'intruder' })).toThrow(TypeError);
+    expect(() => ((a.mounted[0] as { name: string }).name = 'renamed')).toThrow(TypeError);
+    expect(b.mounted.map((record) => record.name)).toEqual(['calculator', 'stats']);
   });
 
   it('serialises to plain data: id, definition, state and mounted skills', () => {
