@@ -51,7 +51,7 @@ import {
   type ModelTools,
   type WaitingCall,
 } from './model-call.js';
-import { answerMessages, askModel, errorResult, toolOutput, type AskedCall, type CallResult } from './model-step.js';
+import { answerMessages, askModel, errorResult, modelWarned, partsDropped, toolOutput, type AskedCall, type CallResult } from './model-step.js';
 import { loadAi, type AiModule, type ChatModel, type Compactor } from './models.js';
 import { buildSystemPrompt, PromptCache } from './prompt.js';
 import { turnMachine, turnStateName, type TurnActivity, type TurnActor, type TurnPhase, type TurnWork } from './turn-machine.js';
@@ -141,14 +141,6 @@ function lateError(ref: AgentRef, tool: string, settings: ConversationSettings):
 /** A call that failed, as its result tells the model: its error's code, then its message. */
 function failedResult(call: Pick<AskedCall, 'toolCallId' | 'toolName'>, error: { code: string; message: string }): CallResult {
   return { toolCallId: call.toolCallId, toolName: call.toolName, output: errorOutput(error) };
-}
-
-/** A provider's warning in words: its message, or what it concerns (`unsupported: temperature`). */
-function warningText(warning: unknown): string {
-  const { type, message, details, feature, setting, tool } = (warning ?? {}) as Record<string, unknown>;
-  if (typeof message === 'string') return message;
-  const subject = [feature, setting, typeof tool === 'object' && tool !== null ? (tool as { name?: unknown }).name : tool].find((value) => typeof value === 'string');
-  return [String(type ?? 'warning'), subject, typeof details === 'string' ? details : undefined].filter((part) => part !== undefined).join(': ');
 }
 
 const NO_CONFIG = Object.freeze({});
@@ -478,10 +470,10 @@ export class ConversationDriver {
         onText: settings.stream ? (text) => this.publish(ref.id, ChatSignals.delta, { turn: n, step: index, text }) : undefined,
       });
       for (const warning of answer.warnings) {
-        this.host.diagnose(ref.id, diagnostic('info', 'model_warning', `agent '${ref.id}', turn ${n}: model '${model.provider}:${model.modelId}' warned: ${warningText(warning)}`, { details: { warning: plain(warning) } }));
+        this.host.diagnose(ref.id, diagnostic('info', 'model_warning', `agent '${ref.id}', turn ${n}: ${modelWarned(model, warning)}`, { details: { warning: plain(warning) } }));
       }
       if (answer.dropped.length > 0) {
-        this.host.diagnose(ref.id, diagnostic('warning', 'model_part_dropped', `agent '${ref.id}', turn ${n}: the answer of model '${model.provider}:${model.modelId}' had parts the history does not keep: ${answer.dropped.join(', ')}`, { details: { parts: answer.dropped } }));
+        this.host.diagnose(ref.id, diagnostic('warning', 'model_part_dropped', `agent '${ref.id}', turn ${n}: ${partsDropped(model, answer.dropped)}`, { details: { parts: answer.dropped } }));
       }
       const results: CallResult[] = [];
       const pending: WaitingCall[] = [];

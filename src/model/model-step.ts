@@ -55,6 +55,24 @@ export interface ModelAnswer {
   dropped: string[];
 }
 
+/** What a step reports of a provider's warning: `model 'acme:small' warned: unsupported: temperature`. */
+export function modelWarned(model: ChatModel, warning: unknown): string {
+  return `model '${model.provider}:${model.modelId}' warned: ${warningText(warning)}`;
+}
+
+/** What a step reports of the parts of an answer a history cannot keep. */
+export function partsDropped(model: ChatModel, parts: readonly string[]): string {
+  return `the answer of model '${model.provider}:${model.modelId}' had parts the history does not keep: ${parts.join(', ')}`;
+}
+
+/** A provider's warning in words: its message, or what it concerns (`unsupported: temperature`). */
+function warningText(warning: unknown): string {
+  const { type, message, details, feature, setting, tool } = (warning ?? {}) as Record<string, unknown>;
+  if (typeof message === 'string') return message;
+  const subject = [feature, setting, typeof tool === 'object' && tool !== null ? (tool as { name?: unknown }).name : tool].find((value) => typeof value === 'string');
+  return [String(type ?? 'warning'), subject, typeof details === 'string' ? details : undefined].filter((part) => part !== undefined).join(': ');
+}
+
 /** A tool call's result as the history keeps it (`output` in the AI SDK's tool-result shape). */
 export interface CallResult {
   toolCallId: string;

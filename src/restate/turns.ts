@@ -20,7 +20,7 @@ import { agentToolset } from '../core/toolset.js';
 import { ChatSignals, CONVERSATION, conversationConfigSchema, type ChatMessage, type ChatUsage, type ConversationSettings, type ConversationState, type PendingToolCall, type TurnRecord } from '../model/conversation.js';
 import { callsRun, checkCompactors, checkModels, classifyModelError, historyTokens, keepFrom, modelTools, overBudget, plain, retryWait, SUMMARY_INSTRUCTIONS } from '../model/model-call.js';
 import { toolLimit, transcript, unknownModel, waiting, type ModelProblem, type ModelTools, type WaitingCall } from '../model/model-call.js';
-import { answerMessages, askModel, errorResult } from '../model/model-step.js';
+import { answerMessages, askModel, errorResult, modelWarned, partsDropped } from '../model/model-step.js';
 import { loadAi, type AiModule, type ChatModel, type Compactor } from '../model/models.js';
 import { buildSystemPrompt } from '../model/prompt.js';
 import { noAnswerError } from '../runtime/errors.js';
@@ -36,7 +36,19 @@ export interface TurnHostOptions {
 }
 
 /** What one model call answered, as the journal keeps it (plain JSON). */
-type StepAnswer = { ok: true; messages: unknown[]; usage: ChatUsage; calls: number; pending: WaitingCall[] } | { ok: false; problem: ModelProblem };
+type StepAnswer =
+  | {
+      ok: true;
+      messages: unknown[];
+      usage: ChatUsage;
+      calls: number;
+      pending: WaitingCall[];
+      /** What the provider warned about, in words (absent from steps journaled before it was kept). */
+      warnings?: string[];
+      /** The parts of the answer the history could not keep, in words, when there were any. */
+      dropped?: string;
+    }
+  | { ok: false; problem: ModelProblem };
 
 const json = restate.serde.json;
 
@@ -116,6 +128,8 @@ async function askForStep(
       usage: answer.usage,
       calls: answer.calls.length,
       pending: answer.calls.filter((call) => call.problem === undefined).map((call) => waiting(call, tools.approval)),
+      warnings: answer.warnings.map((warning) => modelWarned(model, warning)),
+      ...(answer.dropped.length > 0 ? { dropped: partsDropped(model, answer.dropped) } : {}),
     };
   } catch (error) {
     return { ok: false, problem: classifyModelError(ai, error, timeout.aborted, settings, model) };
@@ -303,7 +317,12 @@ class RestateTurn {
       const what = `model call: turn ${this.n}, step ${turn.steps + 1}${attempt ? `, retry ${attempt}` : ''}`;
       const attemptOver = this.ctx.request().attemptCompletedSignal;
       const answer = await this.ctx.run(what, () => askForStep(ai, model, settings, system, slice.messages, tools, attemptOver), { serde: json as restate.Serde<StepAnswer> });
-      if (answer.ok) return this.record('record_step', { turn: this.n, messages: answer.messages, usage: answer.usage, calls: answer.calls, pending: answer.pending });
+      if (answer.ok) {
+        // Said once: Restate's console is silent while an invocation replays its journal.
+        for (const warning of answer.warnings ?? []) this.ctx.console.info(`skillstate: agent '${this.ctx.key}', turn ${this.n}: ${warning}`);
+        if (answer.dropped !== undefined) this.ctx.console.warn(`skillstate: agent '${this.ctx.key}', turn ${this.n}: ${answer.dropped}`);
+        return this.record('record_step', { turn: this.n, messages: answer.messages, usage: answer.usage, calls: answer.calls, pending: answer.pending });
+      }
       if (!answer.problem.retryable || attempt >= settings.retries) return this.fail(answer.problem.error);
       const wait = retryWait(answer.problem, settings, attempt);
       this.ctx.console.warn(`skillstate: agent '${this.ctx.key}', turn ${this.n}: ${answer.problem.error.message}; trying again in ${wait} ms (retry ${attempt + 1} of ${settings.retries})`);

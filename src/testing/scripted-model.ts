@@ -35,6 +35,8 @@ export type ScriptedResponse =
       delay?: number;
       /** Token counts to report; default: about four characters a token. */
       usage?: { inputTokens?: number; outputTokens?: number };
+      /** Warnings the provider sends with the answer (each as `{ type: 'other', message }`), as one does for a setting it ignores. */
+      warnings?: string[];
     }
   | {
       /** The provider fails: an HTTP status (429: rate limited; 5xx: retryable) and a message. */
@@ -162,7 +164,8 @@ export function scriptedModel(script: readonly ScriptStep[], options: ScriptedMo
       toolName: toolCall.tool,
       input: typeof toolCall.args === 'string' ? toolCall.args : JSON.stringify(toolCall.args ?? {}),
     }));
-    return { response, toolCalls, usage: usageOf(callOptions, response) };
+    const warnings = (response.warnings ?? []).map((message: string) => ({ type: 'other' as const, message: String(message) }));
+    return { response, toolCalls, usage: usageOf(callOptions, response), warnings };
   };
 
   const model = {
@@ -175,18 +178,18 @@ export function scriptedModel(script: readonly ScriptStep[], options: ScriptedMo
       return Math.max(0, script.length - next);
     },
     async doGenerate(callOptions: CallOptions): Promise<GenerateResult> {
-      const { response, toolCalls, usage } = await take(callOptions, false);
+      const { response, toolCalls, usage, warnings } = await take(callOptions, false);
       const text = 'text' in response && response.text ? [{ type: 'text' as const, text: response.text }] : [];
       return {
         content: [...text, ...toolCalls],
         finishReason: { unified: toolCalls.length ? 'tool-calls' : 'stop', raw: undefined },
         usage,
-        warnings: [],
+        warnings,
       };
     },
     async doStream(callOptions: CallOptions): Promise<StreamResult> {
-      const { response, toolCalls, usage } = await take(callOptions, true);
-      const parts: StreamPart[] = [{ type: 'stream-start', warnings: [] }];
+      const { response, toolCalls, usage, warnings } = await take(callOptions, true);
+      const parts: StreamPart[] = [{ type: 'stream-start', warnings }];
       const text = 'text' in response ? (response.text ?? '') : '';
       if (text) {
         parts.push({ type: 'text-start', id: 'text-1' });

@@ -188,6 +188,20 @@ describe('models', () => {
     await expect(agent.call(chatMessage('again'))).resolves.toBe('later');
   });
 
+  it("passes a scripted answer's warnings on as the provider would, streamed or not: each one is a diagnostic naming the model", async () => {
+    for (const stream of [false, true]) {
+      const model = scriptedModel([{ text: 'ok', warnings: ['temperature is fixed for this model'] }], { modelId: `fixed-${stream}` });
+      const seen = observed();
+      const system = systems.start({ models: { default: model }, onUnhandledDiagnostic: seen.onUnhandledDiagnostic });
+      const agent = system.spawn(assistant({ stream }));
+      await expect(agent.call(chatMessage('hi'))).resolves.toBe('ok');
+      expect(model.calls[0]!.streamed).toBe(stream);
+      expect(seen.diagnostics.filter((d) => d.code === 'model_warning').map((d) => d.message)).toEqual([
+        `agent '${agent.id}', turn 1: model 'scripted:fixed-${stream}' warned: temperature is fixed for this model`,
+      ]);
+    }
+  });
+
   it('does not retry an error that will not pass', async () => {
     const model = scriptedModel([{ error: { status: 400, message: 'bad request' } }, { text: 'never' }]);
     const system = systems.start({ models: { default: model } });

@@ -128,7 +128,8 @@ function lastExchange(call: ScriptedCall): { text: string; results: { toolName: 
  * tool's result in words (after 1.5 s when the message says "slowly"). Tool call ids follow the
  * prompt's length, so they repeat on a replay. "break" makes the provider fail (HTTP 503);
  * "teleport" asks for a tool that does not exist, "garble" gives `add` arguments of the wrong type,
- * "thrice" asks for three additions at once. "style check" says whether the house style is in
+ * "thrice" asks for three additions at once, "fixed temperature" answers with a provider warning.
+ * "style check" says whether the house style is in
  * the system prompt. "greet NAME" loads the greeting skill its system
  * prompt discloses, then greets with the tool that skill brings. Asked for a summary of the
  * history, it gives one.
@@ -140,6 +141,7 @@ function ledgerModel(call: ScriptedCall): ScriptedResponse {
   const last = results.at(-1);
   if (last === undefined) {
     if (text.includes('break')) return { error: { status: 503, message: 'the provider is down' } };
+    if (text.includes('fixed temperature')) return { text: 'Noted.', warnings: ['temperature is fixed for this model'] };
     const add = /add (\d+) and (\d+)/.exec(text);
     if (add) return { text: 'Adding.', toolCalls: [{ tool: 'add', args: { a: Number(add[1]), b: Number(add[2]) }, id }] };
     if (text.includes('thrice')) return { toolCalls: [1, 2, 3].map((n) => ({ tool: 'add', args: { a: n, b: 0 }, id: `${id}-${n}` })) };

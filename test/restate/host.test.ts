@@ -297,6 +297,14 @@ describe('Restate host', () => {
     expect(await seen()).toHaveLength(4);
   }, 30_000);
 
+  it("a model's warnings are said in the service process's log, once, naming the agent, the turn and the model", async () => {
+    const agent = await client.spawn('chatter', { id: 'warned' });
+    expect(await agent.call('chat.message', { text: 'mind the fixed temperature' })).toBe('Noted.');
+    const line = "agent 'warned', turn 1: model 'scripted:ledger' warned: temperature is fixed for this model";
+    await eventually('the warning in the log', async () => host.service.output().includes(line));
+    expect(host.service.output().split(line)).toHaveLength(2);
+  }, 30_000);
+
   it('an agent stopped mid-turn and spawned anew under its id: the old turn does not reach the new one, whose turn has the same number', async () => {
     const old = await client.spawn('chatter', { id: 'reborn' });
     const oldAnswer = old.call('chat.message', { text: 'slowly add 20 and 22' });
