@@ -26,7 +26,8 @@ export interface BenchCase {
   setup?: () => unknown;
   /**
    * Runs after every loop of `fn`, untimed: clears away what the loop built (the agents a spawn
-   * bench started), so the operation is timed alone and the next loop starts from the same heap.
+   * bench started), then the garbage collector runs (with `--expose-gc`, as `npm run bench` runs),
+   * so the operation is timed alone and neither case's next loop pays for this one's garbage.
    */
   afterLoop?: () => unknown;
 }
@@ -56,9 +57,13 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 
 /** Times `iterations` calls of the case's `fn`, then runs its `afterLoop` untimed. */
 async function timeLoop(c: BenchCase, iterations: number): Promise<number> {
-  const elapsed = await timeCalls(c.fn, iterations);
-  await c.afterLoop?.();
-  return elapsed;
+  if (!c.afterLoop) return timeCalls(c.fn, iterations);
+  try {
+    return await timeCalls(c.fn, iterations);
+  } finally {
+    await c.afterLoop();
+    (globalThis as { gc?: () => void }).gc?.();
+  }
 }
 
 async function timeCalls(fn: () => unknown, iterations: number): Promise<number> {

@@ -230,9 +230,9 @@ export function defineAgent<TSchema extends ObjectSchema = z.ZodObject<{}>, cons
   };
   const catalog = new Catalog(blueprint, active);
   const diagnostics = [...catalog.router().diagnostics, ...actionClashDiagnostics(catalog)];
-  // Every new agent starts with these skills mounted: one frozen list, shared (agent values are
-  // immutable, so sharing it is safe, and each agent saves the copies).
-  const mounted: MountedSkill[] = deepFreeze([...active.values()].map(({ spec, config }) => ({ name: spec.name, stateKey: spec.stateKey, config })));
+  // Every new agent starts with these skills mounted: one frozen list, made by the first `new()`
+  // and shared (agent values are immutable, so sharing it is safe, and each agent saves the copies).
+  let mounted: MountedSkill[] | undefined;
 
   const definition: AgentDefinition<TState> = {
     kind: 'agent',
@@ -251,6 +251,7 @@ export function defineAgent<TSchema extends ObjectSchema = z.ZodObject<{}>, cons
       if (typeof id !== 'string' || id.length === 0) {
         throw new StateError({ code: 'invalid_state', message: `agent '${name}': id must be a non-empty string` });
       }
+      mounted ??= deepFreeze([...active.values()].map(({ spec, config }) => ({ name: spec.name, stateKey: spec.stateKey, config })));
       return Agent.link<TState>({ id, definition: name, state: state.value as TState, mounted }, catalog);
     },
     cmd: (agent, instructions, options) => Promise.resolve(execute(agent, instructions, options)),

@@ -164,7 +164,10 @@ export function scriptedModel(script: readonly ScriptStep[], options: ScriptedMo
       toolName: toolCall.tool,
       input: typeof toolCall.args === 'string' ? toolCall.args : JSON.stringify(toolCall.args ?? {}),
     }));
-    const warnings = (response.warnings ?? []).map((message: string) => ({ type: 'other' as const, message: String(message) }));
+    if (response.warnings !== undefined && !(Array.isArray(response.warnings) && (response.warnings as unknown[]).every((warning) => typeof warning === 'string'))) {
+      throw new TypeError(`scripted response ${next} (of ${script.length}): warnings must be a list of strings, got ${JSON.stringify(response.warnings)}`);
+    }
+    const warnings = (response.warnings ?? []).map((message: string) => ({ type: 'other' as const, message }));
     return { response, toolCalls, usage: usageOf(callOptions, response), warnings };
   };
 

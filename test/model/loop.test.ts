@@ -202,6 +202,16 @@ describe('models', () => {
     }
   });
 
+  it('refuses scripted warnings that are not a list of strings, saying which response', async () => {
+    const model = scriptedModel([{ text: 'ok', warnings: 'temperature is fixed' as never }]);
+    const system = systems.start({ models: { default: model }, onUnhandledDiagnostic: () => {} });
+    const agent = system.spawn(assistant({ retries: 0 }));
+    await expect(agent.call(chatMessage('hi'))).rejects.toMatchObject({
+      code: 'model_failed',
+      message: expect.stringContaining('scripted response 1 (of 1): warnings must be a list of strings, got "temperature is fixed"'),
+    });
+  });
+
   it('does not retry an error that will not pass', async () => {
     const model = scriptedModel([{ error: { status: 400, message: 'bad request' } }, { text: 'never' }]);
     const system = systems.start({ models: { default: model } });
