@@ -173,16 +173,20 @@ export function rankSkills(registry: DocumentSkillRegistry, query: string, optio
 function catalogOrder(first: readonly string[], relevance: readonly RelevanceScore[], indexed: Indexed): string[] {
   const { available, position } = indexed;
   const listed = new Uint8Array(available.length);
-  const order = [...first];
+  // Sized once: every available skill is listed, plus any of `first` that is not available.
+  const order: string[] = new Array<string>(available.length + first.length);
+  let n = 0;
   for (const name of first) {
+    order[n++] = name;
     const at = position.get(name);
     if (at !== undefined) listed[at] = 1;
   }
   for (const item of relevance) {
     const at = position.get(item.name)!;
-    if (!listed[at]) (listed[at] = 1), order.push(item.name);
+    if (!listed[at]) (listed[at] = 1), (order[n++] = item.name);
   }
-  for (let at = 0; at < available.length; at++) if (!listed[at]) order.push(available[at]!.name);
+  for (let at = 0; at < available.length; at++) if (!listed[at]) order[n++] = available[at]!.name;
+  order.length = n;
   return order;
 }
 

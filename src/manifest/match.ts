@@ -30,14 +30,15 @@ interface PhraseRef {
   entry: number;
   words: string[];
   kind: TriggerKind;
-  text: string;
+  /** What a match reports, `kind:text`, made once here rather than on every hit. */
+  label: string;
 }
 
 export class TriggerIndex {
   readonly #names: string[];
   readonly #phrases = new Map<string, PhraseRef[]>();
-  readonly #literal: { entry: number; regex: RegExp; kind: TriggerKind; text: string }[] = [];
-  readonly #patterns: { entry: number; pattern: TriggerPattern }[] = [];
+  readonly #literal: { entry: number; regex: RegExp; kind: TriggerKind; label: string }[] = [];
+  readonly #patterns: { entry: number; pattern: TriggerPattern; label: string }[] = [];
   /** Entries that declare no trigger at all. */
   readonly untriggered: number;
 
@@ -52,7 +53,7 @@ export class TriggerIndex {
       for (const verb of verbs) this.#addPhrase(index, verb, 'verb');
       for (const source of patterns) {
         const compiled = compileTriggerPattern(source);
-        if (compiled.ok) this.#patterns.push({ entry: index, pattern: compiled.pattern });
+        if (compiled.ok) this.#patterns.push({ entry: index, pattern: compiled.pattern, label: `pattern:${compiled.pattern.source}` });
       }
     });
     this.untriggered = untriggered;
@@ -60,13 +61,13 @@ export class TriggerIndex {
 
   #addPhrase(entry: number, text: string, kind: TriggerKind): void {
     if (isSymbolic(text)) {
-      this.#literal.push({ entry, regex: symbolicRegex(text), kind, text });
+      this.#literal.push({ entry, regex: symbolicRegex(text), kind, label: `${kind}:${text}` });
       return;
     }
     const phrase = words(text);
     if (!phrase.length) return;
     const list = this.#phrases.get(phrase[0]!);
-    const ref = { entry, words: phrase, kind, text };
+    const ref = { entry, words: phrase, kind, label: `${kind}:${text}` };
     if (list) list.push(ref);
     else this.#phrases.set(phrase[0]!, [ref]);
   }
@@ -77,13 +78,12 @@ export class TriggerIndex {
     const bounded = truncated ? query.slice(0, maxQueryChars) : query;
     const lower = bounded.toLowerCase();
     const matches = new Map<string, TriggerMatch>();
-    const hit = (entry: number, kind: TriggerKind, length: number, text: string) => {
+    const hit = (entry: number, kind: TriggerKind, length: number, label: string) => {
       const name = this.#names[entry]!;
       let match = matches.get(name);
       if (!match) matches.set(name, (match = { name, mentioned: false, phraseWords: 0, matched: [] }));
       if (kind === 'name') match.mentioned = true;
       if (length > match.phraseWords) match.phraseWords = length;
-      const label = `${kind}:${text}`;
       if (!match.matched.includes(label)) match.matched.push(label);
     };
     const tokens = words(bounded);
@@ -93,13 +93,13 @@ export class TriggerIndex {
       for (const ref of refs) {
         let k = 1;
         while (k < ref.words.length && tokens[i + k] === ref.words[k]) k++;
-        if (k === ref.words.length) hit(ref.entry, ref.kind, k, ref.text);
+        if (k === ref.words.length) hit(ref.entry, ref.kind, k, ref.label);
       }
     }
-    for (const literal of this.#literal) if (literal.regex.test(lower)) hit(literal.entry, literal.kind, 1, literal.text);
-    for (const { entry, pattern } of this.#patterns) {
+    for (const literal of this.#literal) if (literal.regex.test(lower)) hit(literal.entry, literal.kind, 1, literal.label);
+    for (const { entry, pattern, label } of this.#patterns) {
       const found = runTriggerPattern(pattern, bounded, lower);
-      if (found !== undefined) hit(entry, 'pattern', Math.max(1, words(found).length), pattern.source);
+      if (found !== undefined) hit(entry, 'pattern', Math.max(1, words(found).length), label);
     }
     return { matches, truncated };
   }
