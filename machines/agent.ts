@@ -151,7 +151,7 @@ interface CommitEnqueuer {
   (action: () => void): void;
   assign(values: Partial<AgentContext>): void;
   sendTo(target: AnyActorRef | string, event: { type: 'activate' | 'deactivate' }): void;
-  spawnChild(src: LifecycleActorName | AnyActorLogic, options: { id: string; systemId: string; input?: LifecycleInput }): void;
+  spawnChild(src: LifecycleActorName | AnyActorLogic, options: LifecycleSpawnOptions): void;
   stopChild(target: AnyActorRef | string): void;
 }
 
@@ -176,6 +176,9 @@ function applyLifecycleOp(enqueue: CommitEnqueuer, op: LifecycleOp): void {
   else if (op.op === 'stop') enqueue.stopChild(op.child);
   else enqueue.sendTo(op.child, { type: op.op });
 }
+
+/** How a lifecycle is spawned: its id under the agent, its systemId, and input for a supervising one. */
+type LifecycleSpawnOptions = { id: string; systemId: string; input?: LifecycleInput };
 
 /** What reconciling lifecycles with the mounted skills asks the machine to do. */
 type LifecycleOp =
@@ -253,7 +256,7 @@ function lifecycleSpawn(active: ActiveSkill | undefined, agentId: string, skillN
 }
 
 /** XState's `spawn`, as the context function uses it. */
-type LifecycleSpawner = (src: LifecycleActorName | AnyActorLogic, options: { id: string; systemId: string; input?: LifecycleInput }) => AnyActorRef;
+type LifecycleSpawner = (src: LifecycleActorName | AnyActorLogic, options: LifecycleSpawnOptions) => AnyActorRef;
 
 /**
  * Spawns a lifecycle per mounted skill, as the agent's context is made (one step less than an
@@ -269,7 +272,7 @@ function startLifecycles(input: AgentInput, spawn: LifecycleSpawner): void {
 }
 
 /** XState's spawn options for a lifecycle: a plain one takes no input. */
-function spawnOptions(op: Extract<LifecycleOp, { op: 'spawn' }>): { id: string; systemId: string; input?: LifecycleInput } {
+function spawnOptions(op: Extract<LifecycleOp, { op: 'spawn' }>): LifecycleSpawnOptions {
   return op.input ? { id: op.id, systemId: op.systemId, input: op.input } : { id: op.id, systemId: op.systemId };
 }
 
