@@ -270,9 +270,9 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
     this.agents.set(agent.id, process as AgentProcess<object>);
     if (parent !== undefined) (this.agents.get(parent)!.childIds ??= new Set()).add(agent.id);
     process.registeredAtStart = registeredNames(catalogOf(agent)!);
-    process.actor.start();
-    if (hooks) process.runMountHooks();
-    this.reindex(agent.id, agent as Agent<object>);
+    // Traced before the actor starts: whatever happens as it starts (a skill's child crashing
+    // past its budget, a failed mount hook, the actor itself failing) is recorded after the agent
+    // and its lifecycles, so a trace read in order ends in the state they are in.
     if (this.trace) {
       const record: Parameters<Tracer>[0] = { kind: 'spawn', agent: agent.id, definition: definition.name };
       if (parent !== undefined) record.parent = parent;
@@ -280,6 +280,9 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
       this.trace(record);
       process.lifecycles.traceStart();
     }
+    process.actor.start();
+    if (hooks) process.runMountHooks();
+    this.reindex(agent.id, agent as Agent<object>);
     return process;
   }
 
@@ -350,9 +353,6 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
     const restored = definition.restore(data.agent, { skills: { get: (name) => this.resolveSkill(name) } });
     if (!restored.ok) throw new RuntimeError(restored.error, data.id);
     const parent = data.parent !== undefined && this.agents.has(data.parent) ? data.parent : undefined;
-    if (data.parent !== undefined && parent === undefined) {
-      this.diagnose(data.id, makeDiagnostic('warning', 'orphan_restored', `agent '${data.id}' was restored without its parent '${data.parent}', which is not running`, { subject: data.id }));
-    }
     const lifecycles = isPlainObject(data.lifecycles) ? (data.lifecycles as Record<string, unknown>) : {};
     for (const [skill, state] of Object.entries(lifecycles)) {
       if (!LIFECYCLE_STATES.has(state as LifecycleState)) throw bad(`agent '${data.id}' has lifecycle '${String(state)}' for skill '${skill}'; expected active, inactive or failed`);
@@ -361,6 +361,10 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
     if (typeof scheduled === 'string') throw bad(`agent '${data.id}': ${scheduled}`);
     const hooks = data.starting === true && hasMountHooks(catalogOf(restored.value)!);
     const process = this.start(definition, restored.value, parent, new Map(Object.entries(lifecycles as Record<string, LifecycleState>)), hooks);
+    // Said once the agent runs (a snapshot refused above warns of nothing), after its spawn in the trace.
+    if (data.parent !== undefined && parent === undefined) {
+      this.diagnose(data.id, makeDiagnostic('warning', 'orphan_restored', `agent '${data.id}' was restored without its parent '${data.parent}', which is not running`, { subject: data.id }));
+    }
     const now = Date.now();
     for (const { due, signal } of scheduled) this.schedule(process.id, Math.max(0, due - now), signal, due);
     return process;

@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startInspector, type AgentSystem, type InspectorHandle, type TraceLine } from '../../src/index.js';
 import { arithmetic, calculator, counter } from '../../skills/index.js';
-import { createSignal, defineAgent, quietSystem } from './fixtures.js';
+import { fromCallback } from 'xstate';
+import { NotesAgent, createSignal, defineAgent, defineSkill, quietSystem, settleDown } from './fixtures.js';
 
 let system: AgentSystem | undefined;
 let inspector: InspectorHandle | undefined;
@@ -131,5 +132,50 @@ describe('the trace', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it('records an agent and its lifecycles before anything that happens as it starts, so read in order it ends as the agent is', async () => {
+    const lines: string[] = [];
+    system = quietSystem({
+      definitions: [NotesAgent],
+      trace: (line) => {
+        if (line.kind === 'spawn') lines.push(`spawn:${line.agent}${line.restored ? ' (restored)' : ''}`);
+        else if (line.kind === 'lifecycle') lines.push(`lifecycle:${line.agent}:${line.skill}:${line.state}`);
+        else if (line.kind === 'step') lines.push(`step:${line.agent}:${line.item}:${line.ok ? 'ok' : line.error?.code}`);
+        else if (line.kind === 'diagnostic') lines.push(`diagnostic:${line.agent}:${line.diagnostic.code}`);
+      },
+    });
+    // A child that crashes as it starts, with no restart to spare: the skill fails while its agent spawns.
+    const brittle = defineSkill({
+      name: 'brittle',
+      children: () => [{ id: 'worker', maxRestarts: 0, logic: fromCallback(() => { throw new Error('no start'); }) }],
+    });
+    system.spawn(defineAgent({ name: 'brittle_agent', skills: [brittle] }), { id: 'b' });
+    // A mount hook that fails: the agent's first step fails.
+    const refusing = defineSkill({ name: 'refusing', mount: () => { throw new Error('not today'); } });
+    system.spawn(defineAgent({ name: 'refusing_agent', skills: [refusing] }), { id: 'r' });
+    // A child restored without its parent: warned of once it runs.
+    system.restore({
+      format: 'skillstate/agent@1',
+      id: 'orphan',
+      parent: 'gone',
+      definition: 'notes_agent',
+      agent: { id: 'orphan', definition: 'notes_agent', state: { notebook: { items: [] } }, mounted: [{ name: 'notebook', stateKey: 'notebook', config: {} }] },
+      lifecycles: { notebook: 'active' },
+      children: [],
+    });
+    await settleDown();
+    expect(lines).toEqual([
+      'spawn:b',
+      'lifecycle:b:brittle:active',
+      'lifecycle:b:brittle:failed',
+      'spawn:r',
+      'lifecycle:r:refusing:active',
+      'step:r:start:hook_failed',
+      'spawn:orphan (restored)',
+      'lifecycle:orphan:notebook:active',
+      'diagnostic:orphan:orphan_restored',
+    ]);
+    expect(system.get('b')!.getSnapshot().lifecycles).toEqual({ brittle: 'failed' });
   });
 });
