@@ -23,7 +23,7 @@ import type { Result } from './result.js';
 import { actionClashDiagnostic, inContext, missingDependencyError, missingRequirements, stateKeyConflictError, stateKeyHolder } from './skill-rules.js';
 import type { SkillResolver } from './skill-registry.js';
 import { validateRoute, type Route } from './router.js';
-import { EMPTY_SCHEMA, isObjectSchema, parseSync, schemaProblem, strayKey, type ObjectSchema } from './schema.js';
+import { EMPTY_SCHEMA, isObjectSchema, parseSync, schemaProblem, stateShapeProblem, strayKey, type ObjectSchema } from './schema.js';
 import {
   initialSlice,
   isSkill,
@@ -152,6 +152,8 @@ export function defineAgent<TSchema extends ObjectSchema = z.ZodObject<{}>, cons
   if (input.description !== undefined && typeof input.description !== 'string') invalid('invalid_agent', 'description must be a string');
   const schema = input.schema ?? EMPTY_SCHEMA;
   if (!isObjectSchema(schema)) invalid('invalid_agent', `schema ${schemaProblem(schema, 'must be a zod object schema')}`);
+  const shapeProblem = stateShapeProblem(schema);
+  if (shapeProblem) invalid('invalid_agent', `schema ${shapeProblem}`);
   const ownKeys = new Set(Object.keys(schema.shape));
 
   const ownActions = input.actions ?? [];

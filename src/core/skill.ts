@@ -15,7 +15,7 @@ import type { RouteTarget } from './instruction.js';
 import { patternProblem } from './pattern.js';
 import { deepMerge, isDefinedAs, isPlainObject, isSafeKey } from './plain.js';
 import { validateRoute, type Route } from './router.js';
-import { EMPTY_SCHEMA, isObjectSchema, parseSync, schemaProblem, stateSchemaMismatch, type ObjectSchema } from './schema.js';
+import { EMPTY_SCHEMA, isObjectSchema, parseSync, schemaProblem, stateSchemaMismatch, stateShapeProblem, type ObjectSchema } from './schema.js';
 import type { Result } from './result.js';
 import type { Signal } from './signal.js';
 import { toolProblem, type FunctionTool } from './function-tool.js';
@@ -227,6 +227,8 @@ export function defineSkill<
 
   const schema = definition.schema ?? EMPTY_SCHEMA;
   if (!isObjectSchema(schema)) invalid('schema', schemaProblem(schema, 'must be a zod object schema (z.object({...}))'));
+  const shapeProblem = stateShapeProblem(schema);
+  if (shapeProblem) invalid('schema', shapeProblem);
   const configSchema = definition.configSchema;
   if (configSchema !== undefined && !isObjectSchema(configSchema)) invalid('configSchema', schemaProblem(configSchema, 'must be a zod object schema'));
 

@@ -9,6 +9,7 @@ import { errorInfo, formatIssues, type ErrorInfo } from './errors.js';
 import { withKey } from './plain.js';
 import type { Result } from './result.js';
 import { applyPatch } from './schema.js';
+import type { AnyAction } from './action.js';
 import type { AnySkill } from './skill.js';
 
 /** The refusal of a state update returned by `what` (`action 'add'`, `mount hook of skill 'x'`). */
@@ -17,16 +18,17 @@ export function invalidStateUpdate(what: string, detail: string, extras: Pick<Er
 }
 
 /**
- * `state` with `skill`'s slice patched by `patch`, or the refusal naming `what` (and `action`,
- * when an action returned it). `state` is committed state (frozen all the way down); so is what
- * this returns, frozen as it is built: the new slice and the new state object are the only
- * objects made besides what the update brought.
+ * `state` with `skill`'s slice patched by `patch`, or the refusal naming who returned it: `by`,
+ * a hook (`mount hook of skill 'x'`), or an action. `state` is committed state
+ * (frozen all the way down); so is what this returns, frozen as it is built: the new slice and
+ * the new state object are the only objects made besides what the update brought.
  */
-export function updateSlice(state: Record<string, unknown>, skill: AnySkill, patch: unknown, what: string, action?: string): Result<Record<string, unknown>> {
+export function updateSlice(state: Record<string, unknown>, skill: AnySkill, patch: unknown, by: string | Pick<AnyAction, 'name'>): Result<Record<string, unknown>> {
   const applied = applyPatch(skill.schema, state[skill.stateKey] as Record<string, unknown>, patch);
   if (!applied.ok) {
-    const extras = action === undefined ? { skill: skill.name, issues: applied.issues } : { action, skill: skill.name, issues: applied.issues };
-    return { ok: false, error: invalidStateUpdate(what, formatIssues(applied.issues), extras) };
+    const detail = formatIssues(applied.issues);
+    if (typeof by === 'string') return { ok: false, error: invalidStateUpdate(by, detail, { skill: skill.name, issues: applied.issues }) };
+    return { ok: false, error: invalidStateUpdate(`action '${by.name}'`, detail, { action: by.name, skill: skill.name, issues: applied.issues }) };
   }
   return { ok: true, value: Object.freeze(withKey(state, skill.stateKey, applied.value)) };
 }

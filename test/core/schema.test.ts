@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { isObjectSchema } from '../../src/core/schema.js';
 import { applyPatch, isZodSchema, parseSync, parseWith, strayKey } from '../../src/core/schema.js';
+import { deepFreeze } from '../../src/core/plain.js';
 import { conversationSchema } from '../../src/model/conversation.js';
 
 const slice = z.object({ count: z.number().int().default(0), label: z.string().optional() });
@@ -193,6 +194,58 @@ describe('applyPatch agrees with zod on every field schema', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('applyPatch on a whole slice', () => {
+  // Field names as users write them, and the awkward ones: JavaScript's own names, integer-like
+  // keys (which objects order first), quotes, backslashes, spaces and non-ASCII. (`__proto__`
+  // is refused by defineSkill and defineAgent.)
+  const names = fc.oneof(
+    fc.string({ minLength: 1, maxLength: 8 }).filter((name) => name !== '__proto__'),
+    fc.constantFrom('constructor', 'prototype', 'toString', 'hasOwnProperty', '0', '1', '10', '01', '-1', "a'b", 'a"b', 'a\\b', 'a b', 'ünï', '${x}', '*/', 'return'),
+  );
+  const fieldKinds = [
+    [z.number().int(), fc.integer()],
+    [z.string().default('d'), fc.string()],
+    [z.array(z.number()).default([]), fc.array(fc.integer(), { maxLength: 3 })],
+    [z.boolean().nullable(), fc.option(fc.boolean())],
+    [z.number().optional(), fc.option(fc.integer(), { nil: undefined })],
+  ] as const;
+  const slices = fc.uniqueArray(fc.tuple(names, fc.nat(fieldKinds.length - 1)), { minLength: 1, maxLength: 6, selector: ([name]) => name }).chain((fields) => {
+    const schema = z.object(Object.fromEntries(fields.map(([name, kind]) => [name, fieldKinds[kind]![0]])));
+    const value = (kind: number) => fieldKinds[kind]![1] as fc.Arbitrary<unknown>;
+    const record = (required: boolean) => fc.record(Object.fromEntries(fields.map(([name, kind]) => [name, value(kind)])), required ? undefined : { requiredKeys: [] });
+    return fc.tuple(fc.constant(schema), record(true), record(false));
+  });
+
+  it('gives what zod gives for the slice with the update, keys in the same order, frozen, the current slice untouched', () => {
+    fc.assert(
+      fc.property(slices, ([schema, start, patch]) => {
+        const parsed = schema.safeParse(start);
+        if (!parsed.success) return;
+        const current = deepFreeze(parsed.data) as Record<string, unknown>;
+        const before = JSON.stringify(current);
+        const ours = applyPatch(schema, current, patch);
+        const theirs = schema.safeParse({ ...current, ...patch });
+        expect(ours.ok).toBe(theirs.success);
+        if (!ours.ok || !theirs.success) return;
+        // (Not toStrictEqual: it compares the objects' `constructor`, a field name here.)
+        expect(ours.value).toEqual(theirs.data);
+        expect(Object.keys(ours.value)).toEqual(Object.keys(theirs.data));
+        expect(Object.getPrototypeOf(ours.value)).toBe(Object.prototype);
+        expect(Object.isFrozen(ours.value)).toBe(true);
+        expect(JSON.stringify(current)).toBe(before);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it.each(['b', 'toString', 'constructor'])("copies a slice that lacks a field its schema requires ('%s') as it is, adding no key", (missing) => {
+    const schema = z.object({ a: z.number(), [missing]: z.number() });
+    const patched = applyPatch(schema, Object.freeze({ a: 1 }), { a: 2 });
+    expect(patched.ok && Object.keys(patched.value)).toEqual(['a']);
+    expect(patched.ok && patched.value.a).toBe(2);
   });
 });
 

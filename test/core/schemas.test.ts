@@ -44,6 +44,19 @@ describe('zod 4 is required, and a zod 3 schema is refused saying so', () => {
     );
   });
 
+  it("a state schema with a field named '__proto__' is refused, naming it: no object holds it as data", () => {
+    // A computed key: an own field, not the object's prototype.
+    const proto = z.object({ ['__proto__']: z.number() } as Record<string, z.ZodType>);
+    expect(Object.hasOwn(proto.shape, '__proto__')).toBe(true);
+    const words = "schema has a field named '__proto__', which state cannot hold: rename it";
+    const skill = thrownBy(() => defineSkill({ name: 's', schema: proto }));
+    expect(skill).toBeInstanceOf(DefinitionError);
+    expect((skill as Error).message).toBe(`skill 's': ${words}`);
+    const agent = thrownBy(() => defineAgent({ name: 'g', schema: proto }));
+    expect(agent).toBeInstanceOf(DefinitionError);
+    expect((agent as Error).message).toBe(`agent 'g': ${words}`);
+  });
+
   it('zod is a peer dependency (^4) the app brings, not a dependency of its own', () => {
     const manifest = pkg as { dependencies?: Record<string, string>; peerDependencies?: Record<string, string> };
     expect(manifest.dependencies?.zod).toBeUndefined();
