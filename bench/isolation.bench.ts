@@ -8,7 +8,8 @@
  * The anchor is building the new state with nothing protected. Reading a frozen list by index is
  * measured too: it is where freezing costs user code something.
  */
-import { deepFreeze, withKey } from '../src/core/plain.js';
+import { replaceAny } from '../src/core/object-copy.js';
+import { deepFreeze } from '../src/core/plain.js';
 import { compare, formatNs, type ReportRow } from './harness.js';
 
 type State = Record<string, unknown>;
@@ -21,9 +22,9 @@ function committed(size: number): State {
 
 /** The new state a step builds: the counter bumped, or an item appended. */
 function nextState(state: State, append: boolean): State {
-  if (!append) return withKey(state, 'counter', { count: ((state.counter as { count: number }).count + 1) % 1000 });
+  if (!append) return replaceAny(state, 'counter', { count: ((state.counter as { count: number }).count + 1) % 1000 });
   const items = (state.notes as { items: string[] }).items;
-  return withKey(state, 'notes', { items: [...items, 'new'] });
+  return replaceAny(state, 'notes', { items: [...items, 'new'] });
 }
 
 export async function run(): Promise<ReportRow[]> {

@@ -428,6 +428,8 @@ function unownedSlice(id: string, catalog: Catalog, state: Record<string, unknow
   for (const key of Object.keys(state)) {
     if (catalog.ownKeys.has(key) || catalog.stateKeys.has(key)) continue;
     const owner = sliceOwner(catalog.blueprint, key, extra);
+    // An agent whose schema is open keeps keys it does not declare, as `new` and `set` do.
+    if (owner === undefined && isOpen(catalog.blueprint.schema)) continue;
     if (owner !== undefined) {
       return errorInfo(
         'invalid_snapshot',

@@ -12,8 +12,9 @@ import { z } from 'zod';
 import type { AnyAction } from './action.js';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
 import type { RouteTarget } from './instruction.js';
+import { replaceAny, replacingCopierFor, type ReplacingCopier } from './object-copy.js';
 import { createRouter, type Route, type Router } from './router.js';
-import type { ObjectSchema } from './schema.js';
+import { hasOnlyItsKeys, type ObjectSchema } from './schema.js';
 import type { SkillResolver } from './skill-registry.js';
 import type { AnySkill } from './skill.js';
 
@@ -55,6 +56,7 @@ export class Catalog {
   allowedGate: unknown = undefined;
   private routerCache: { router: Router<RouteTarget>; diagnostics: Diagnostic[] } | undefined;
   private schemaCache: ObjectSchema | undefined;
+  private stateCopier: ReplacingCopier | undefined;
 
   constructor(
     readonly blueprint: Blueprint,
@@ -89,6 +91,16 @@ export class Catalog {
     return new Catalog(this.blueprint, skills);
   }
 
+  /**
+   * A copy of an agent state of this catalog with `value` under `key` (a skill's state key, or a
+   * field of the agent's own), made on first use. A state holds exactly the agent's own fields and
+   * the mounted skills' slices when the agent's schema keeps no other keys and leaves none out.
+   */
+  get replaceInState(): ReplacingCopier {
+    return (this.stateCopier ??=
+      (hasOnlyItsKeys(this.blueprint.schema) ? replacingCopierFor([...this.ownKeys, ...this.stateKeys.keys()]) : undefined) ?? replaceAny);
+  }
+
   /** Every action of the agent, deduplicated, the agent's own first. */
   actionList(): AnyAction[] {
     const seen = new Set<AnyAction>();
@@ -110,12 +122,17 @@ export class Catalog {
     return this.routerCache;
   }
 
-  /** The agent's schema with every mounted skill's schema nested under its state key. */
+  /**
+   * The agent's schema with every mounted skill's schema nested under its state key, keeping (or
+   * refusing) the keys it does not declare as the agent's schema does.
+   */
   schema(): ObjectSchema {
     if (!this.schemaCache) {
-      const shape: Record<string, z.ZodType> = { ...(this.blueprint.schema.shape as Record<string, z.ZodType>) };
+      const own = this.blueprint.schema;
+      const shape: Record<string, z.ZodType> = { ...(own.shape as Record<string, z.ZodType>) };
       for (const active of this.skills.values()) shape[active.spec.stateKey] = active.spec.schema.prefault({});
-      this.schemaCache = z.object(shape);
+      const catchall = (own as unknown as { _zod: { def: { catchall?: z.ZodType } } })._zod.def.catchall;
+      this.schemaCache = catchall ? z.object(shape).catchall(catchall) : z.object(shape);
     }
     return this.schemaCache;
   }

@@ -344,7 +344,7 @@ function updatedState(
 ): Result<Record<string, unknown>> {
   const state = agent.state as Record<string, unknown>;
   const { action, skill } = entry;
-  if (skill) return updateSlice(state, skill.spec, patch, action);
+  if (skill) return updateSlice(state, skill.spec, patch, action, catalog.replaceInState);
   // The agent's own actions update the agent's own fields, never a skill's slice.
   if (!isPlainObject(patch)) return refuseUpdate(action, 'a state update must be a plain object');
   const intruding = Object.keys(patch).find((key) => catalog.stateKeys.has(key));

@@ -38,16 +38,6 @@ export function deepMerge(base: PlainObject, patch: PlainObject): PlainObject {
   return merged;
 }
 
-/**
- * A shallow copy of `object` with `key` set to `value`. Faster on V8 than
- * `{ ...object, [key]: value }`, which falls off the fast path when the key already exists.
- */
-export function withKey<T extends PlainObject>(object: T, key: string, value: unknown): T {
-  const copy = Object.assign({}, object) as PlainObject;
-  copy[key] = value;
-  return copy as T;
-}
-
 /** True when two pieces of plain data (objects, arrays, primitives) are equal; anything else by identity. */
 export function sameData(a: unknown, b: unknown): boolean {
   if (Object.is(a, b)) return true;

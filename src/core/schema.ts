@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { toIssues, type Issue } from './errors.js';
+import { copierFor, copyAny, type Copier } from './object-copy.js';
 import { deepFreeze, isPlainObject } from './plain.js';
 
 /** A zod object schema, whatever its unknown-key policy (strip, strict or loose). */
@@ -132,7 +133,7 @@ interface PatchPlan {
   /** Validating the changed fields alone is as good as validating the whole object. */
   byField: boolean;
   /** A shallow copy of an object of the schema, the copy a field-by-field update writes into. */
-  copy: (current: Record<string, unknown>) => Record<string, unknown>;
+  copy: Copier;
 }
 
 const plans = new WeakMap<ObjectSchema, PatchPlan>();
@@ -142,46 +143,24 @@ function patchPlan(schema: ObjectSchema): PatchPlan {
   if (plan === undefined) {
     const def = (schema as unknown as ZodInternals)._zod!.def!;
     const byField = !(def.checks && def.checks.length > 0) && def.catchall === undefined;
-    plan = { byField, copy: (byField && shapeCopier(schema.shape as Record<string, z.ZodType>)) || copyObject };
+    // What zod outputs for a strip-mode schema whose fields are all present has exactly its keys,
+    // and so has every slice committed under it (each is such an output, or a copy of one with
+    // validated fields written in).
+    const copy = byField && hasOnlyItsKeys(schema) ? copierFor(Object.keys(schema.shape)) : undefined;
+    plan = { byField, copy: copy ?? copyAny };
     plans.set(schema, plan);
   }
   return plan;
 }
 
-function copyObject(current: Record<string, unknown>): Record<string, unknown> {
-  return Object.assign({}, current);
-}
-
-/** Whether code may be generated here: not under zod's `jitless`, nor where `new Function` is refused. */
-let generating: boolean | undefined;
-function mayGenerate(): boolean {
-  if (generating === undefined) {
-    try {
-      generating = z.config().jitless !== true && typeof new Function('return 1') === 'function';
-    } catch {
-      generating = false;
-    }
-  }
-  return generating;
-}
-
 /**
- * A copier for the objects of a strip-mode schema whose every field is always present (none
- * optional): what zod outputs for it has exactly the schema's keys, in the schema's order, and so
- * does every slice committed under it (each is such an output, or a copy of one with validated
- * fields written in). The copier builds the copy as one object literal, which V8 makes from a
- * template, several times faster than `Object.assign` from a frozen object. An object missing one
- * of the keys is copied by `Object.assign` instead. Undefined where it cannot apply.
+ * True when every object `schema` outputs has exactly the schema's keys: no catch-all keeps
+ * others, and no field is optional (zod leaves an optional field out when it is missing).
  */
-function shapeCopier(shape: Record<string, z.ZodType>): PatchPlan['copy'] | undefined {
-  const keys = Object.keys(shape);
-  const required = (field: z.ZodType) => (field as unknown as { _zod?: { optout?: string } })._zod?.optout !== 'optional';
-  if (keys.length === 0 || keys.includes('__proto__') || !keys.every((key) => required(shape[key]!)) || !mayGenerate()) return undefined;
-  const names = keys.map((key) => JSON.stringify(key));
-  // `in` is the fast check; a name objects inherit (`toString`) needs an own one.
-  const present = keys.map((key, i) => (key in Object.prototype ? `hasOwn(s, ${names[i]})` : `${names[i]} in s`));
-  const body = `if (!(${present.join(' && ')})) return copy(s);\nreturn { ${names.map((name) => `${name}: s[${name}]`).join(', ')} };`;
-  return new Function('copy', 'hasOwn', `return function copyShape(s) {\n${body}\n};`)(copyObject, Object.hasOwn) as PatchPlan['copy'];
+export function hasOnlyItsKeys(schema: ObjectSchema): boolean {
+  const catchall = (schema as unknown as { _zod: { def: { catchall?: { _zod?: { def?: { type?: string } } } } } })._zod.def.catchall;
+  if (catchall !== undefined && catchall._zod?.def?.type !== 'never') return false;
+  return Object.values(schema.shape as Record<string, z.ZodType>).every((field) => (field as unknown as { _zod?: { optout?: string } })._zod?.optout !== 'optional');
 }
 
 /**

@@ -6,7 +6,7 @@
  * Pure: no I/O, no XState.
  */
 import { errorInfo, formatIssues, type ErrorInfo } from './errors.js';
-import { withKey } from './plain.js';
+import { replaceAny, type ReplacingCopier } from './object-copy.js';
 import type { Result } from './result.js';
 import { applyPatch } from './schema.js';
 import type { AnyAction } from './action.js';
@@ -23,12 +23,19 @@ export function invalidStateUpdate(what: string, detail: string, extras: Pick<Er
  * (frozen all the way down); so is what this returns, frozen as it is built: the new slice and
  * the new state object are the only objects made besides what the update brought.
  */
-export function updateSlice(state: Record<string, unknown>, skill: AnySkill, patch: unknown, by: string | Pick<AnyAction, 'name'>): Result<Record<string, unknown>> {
+export function updateSlice(
+  state: Record<string, unknown>,
+  skill: AnySkill,
+  patch: unknown,
+  by: string | Pick<AnyAction, 'name'>,
+  /** How the new state is copied from `state` (the catalog's `replaceInState`). */
+  replace: ReplacingCopier = replaceAny,
+): Result<Record<string, unknown>> {
   const applied = applyPatch(skill.schema, state[skill.stateKey] as Record<string, unknown>, patch);
   if (!applied.ok) {
     const detail = formatIssues(applied.issues);
     if (typeof by === 'string') return { ok: false, error: invalidStateUpdate(by, detail, { skill: skill.name, issues: applied.issues }) };
     return { ok: false, error: invalidStateUpdate(`action '${by.name}'`, detail, { action: by.name, skill: skill.name, issues: applied.issues }) };
   }
-  return { ok: true, value: Object.freeze(withKey(state, skill.stateKey, applied.value)) };
+  return { ok: true, value: Object.freeze(replace(state, skill.stateKey, applied.value)) };
 }

@@ -20,7 +20,7 @@ export function hookContext(agent: Agent<object>, skill: AnySkill, config: Recor
 
 /** Applies a hook's slice update, validated like an action's. */
 export function patchSlice(agent: Agent<object>, catalog: Catalog, skill: AnySkill, patch: unknown, what: string): Result<Agent<object>> {
-  const state = updateSlice(agent.state as Record<string, unknown>, skill, patch, what);
+  const state = updateSlice(agent.state as Record<string, unknown>, skill, patch, what, catalog.replaceInState);
   return state.ok ? { ok: true, value: withFrozenState(agent, state.value, catalog) } : state;
 }
 

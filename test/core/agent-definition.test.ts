@@ -116,6 +116,20 @@ describe("new(): the math agent", () => {
     expect(Open.new({ state: { extra: true } as never }).state).toEqual({ a: 1, extra: true });
   });
 
+  it('an open agent schema keeps its unknown keys through set, validate and restore', () => {
+    const Open = defineAgent({ name: 'open', schema: z.looseObject({ a: z.number().default(1) }), skills: [counter] });
+    const agent = Open.new({ state: { extra: true } as never });
+    const set = Open.set(agent, { more: 2 } as never);
+    expect(set.ok && set.value.state).toEqual({ a: 1, extra: true, more: 2, counter: { count: 0, step: 1 } });
+    const validated = Open.validate(agent);
+    expect(validated.ok && validated.value.state).toEqual({ a: 1, extra: true, counter: { count: 0, step: 1 } });
+    const restored = Open.restore(JSON.parse(JSON.stringify(agent)));
+    expect(restored.ok && restored.value.state).toEqual({ a: 1, extra: true, counter: { count: 0, step: 1 } });
+    // A key that is the state of a skill of the definition not mounted on the agent is still refused, naming the skill.
+    const stray = Open.restore({ ...JSON.parse(JSON.stringify(agent)), mounted: [] });
+    expect(!stray.ok && stray.error).toMatchObject({ code: 'invalid_snapshot', skill: 'counter' });
+  });
+
   it('an agent without schema or skills starts with an empty state', () => {
     expect(defineAgent({ name: 'empty' }).new().state).toEqual({});
   });
