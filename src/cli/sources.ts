@@ -45,8 +45,27 @@ export interface SourceFlags {
   'trust-file'?: string | undefined;
 }
 
-/** Discovers skills from the sources the flags describe. */
-export function discoverFromFlags(flags: SourceFlags, io: CliIO): Promise<DocumentSkillRegistry> {
+/**
+ * Discovers skills from the sources the flags describe. What the scan found wrong (folders
+ * skipped, sources missing, warnings) and every skill shadowed by a same-named one are written to
+ * stderr, unless `report` is false (for `list`, which shows them itself).
+ */
+export async function discoverFromFlags(flags: SourceFlags, io: CliIO, options: { report?: boolean } = {}): Promise<DocumentSkillRegistry> {
+  const registry = await scan(flags, io);
+  if (options.report !== false) reportDiscovery(registry, io);
+  return registry;
+}
+
+/** The scan's warnings and shadowed skills, one line each, on stderr (info-level notes are left to `list --verbose`). */
+function reportDiscovery(registry: DocumentSkillRegistry, io: CliIO): void {
+  for (const note of registry.diagnostics) if (note.level !== 'info') io.err(`skillstate: ${note.level}: ${note.message}\n`);
+  for (const clash of registry.shadowed) {
+    const where = (side: { source: string; path?: string | undefined }) => `${side.source}${side.path ? ` (${side.path})` : ''}`;
+    io.err(`skillstate: skill '${clash.name}' of ${where(clash.shadowed)} is shadowed by the one of ${where(clash.kept)}\n`);
+  }
+}
+
+function scan(flags: SourceFlags, io: CliIO): Promise<DocumentSkillRegistry> {
   const defaults = defaultSkillSources();
   return withProgress(io, 'scanning skill folders', () =>
     discoverSkills(

@@ -3,6 +3,8 @@
  * stdio and over Streamable HTTP, with the same expectations for both.
  */
 import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, BUNDLED, eventually, FIXTURE_AGENT, onCleanup, ONLY, overHttp, overStdio, stopProcess, type Connected } from './processes.js';
@@ -117,9 +119,36 @@ describe('skillstate mcp on stdio', () => {
     expect(JSON.parse(lines.at(-1)!).result.structuredContent).toEqual({ said: 'hello' });
     expect(stderr).toContain('printed by an action');
     expect(stderr).toContain('more printing');
+    // Every console method, formatted as console formats it.
+    expect(stderr).toContain('formatted and 42');
+    expect(stderr).toContain("{ via: 'dir' }");
+    expect(stderr).toMatch(/│\s*via\s*│/);
+    expect(stderr).toContain('counted: 1');
     // The server ends when its stdin does.
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     child.stdin.end();
     expect(await exited).toBe(0);
+  });
+});
+
+describe('skillstate mcp tells what discovery skipped and shadowed', () => {
+  it('writes each skipped folder, missing source and shadowed skill to stderr, and serves the rest', async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'skillstate-mcp-discovery-'));
+    onCleanup(() => rm(root, { recursive: true, force: true }));
+    const write = async (folder: string, text: string) => {
+      await mkdir(path.join(root, folder), { recursive: true });
+      await writeFile(path.join(root, folder, 'SKILL.md'), text);
+    };
+    await write('first/notes', '---\nname: notes\ndescription: Notes from the first folder\n---\nFirst.\n');
+    await write('second/notes', '---\nname: notes\ndescription: Notes from the second folder\n---\nSecond.\n');
+    await write('first/broken', 'no front matter here\n');
+    const missing = path.join(root, 'nowhere');
+    const server = await overStdio([...ONLY, '--path', path.join(root, 'first'), '--path', path.join(root, 'second'), '--path', missing]);
+    const listed = text(await server.client.callTool({ name: 'list_skills', arguments: {} }));
+    expect(listed).toContain('Notes from the first folder');
+    const stderr = server.stderr();
+    expect(stderr).toMatch(/skillstate: (warning|error): .*broken/);
+    expect(stderr).toContain(missing);
+    expect(stderr).toMatch(/skill 'notes' of .*second.* is shadowed by the one of .*first/);
   });
 });

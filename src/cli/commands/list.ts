@@ -32,7 +32,7 @@ ${SOURCE_HELP}`,
       io.out(`${this.help}\n`);
       return 0;
     }
-    const registry = await discoverFromFlags(values, io);
+    const registry = await discoverFromFlags(values, io, { report: false });
     const entries = registry.entries({ includeDisabled: true });
     const skipped = registry.diagnostics.filter(isSkip);
     const code = skipped.length && !values['allow-skipped'] ? 1 : 0;

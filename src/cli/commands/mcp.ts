@@ -10,7 +10,9 @@
  * On stdio, stdout carries the protocol only: `console.log` and friends are sent to stderr.
  * The SDK is imported only when this command runs.
  */
+import { Console } from 'node:console';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { defineAgent, type AgentDefinition } from '../../core/agent-definition.js';
@@ -76,12 +78,24 @@ function portOf(value: string): number {
   return port;
 }
 
-/** Sends everything a program prints with `console` to stderr, so stdout stays the protocol's. */
+/**
+ * Sends everything a program prints with `console` (`log`, `dir`, `table`, `timeEnd`, `count`,
+ * `group`...) to stderr, formatted as `console` formats it, so stdout stays the protocol's.
+ */
 function consoleToStderr(io: CliIO): void {
-  const write = (...args: unknown[]) => io.err(`${args.map((arg) => (typeof arg === 'string' ? arg : JSON.stringify(arg))).join(' ')}\n`);
-  console.log = write;
-  console.info = write;
-  console.debug = write;
+  const stream = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      io.err(chunk.toString());
+      done();
+    },
+  });
+  const toStderr = new Console({ stdout: stream, stderr: stream });
+  const methods = console as unknown as Record<string, unknown>;
+  const replacements = toStderr as unknown as Record<string, unknown>;
+  for (const name of Object.keys(methods)) {
+    const replacement = replacements[name];
+    if (typeof methods[name] === 'function' && typeof replacement === 'function') methods[name] = replacement.bind(toStderr);
+  }
 }
 
 export const mcpCommand: Command = {
