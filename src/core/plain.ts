@@ -66,38 +66,45 @@ export function isDefinedAs(value: unknown, kind: string, method: string): boole
   return candidate.kind === kind && typeof candidate.name === 'string' && typeof candidate[method] === 'function';
 }
 
-/** Arrays whose items `deepFreeze` is visiting: one met again inside itself is a cycle, not new work. */
-const freezing = new Set<unknown[]>();
+/**
+ * What `deepFreeze` has frozen all the way down. An object frozen by someone else may hold
+ * objects that are not, so being frozen is not enough to stop at.
+ */
+const frozenDeep = new WeakSet<object>();
+/** What `deepFreeze` is going through: one met again inside itself is a cycle, not new work. */
+const visiting = new Set<object>();
 
 /**
  * Freezes `value` and every plain object and array inside it, in place, and returns it. Stops at
- * what is already frozen: committed state shares unchanged parts with the state before it, and
- * those were frozen when they were committed, so each commit pays only for what it created.
- * Class instances (a `Date`, a `Map`) are left as they are: state is plain data.
+ * what it froze before: committed state shares unchanged parts with the state before it, frozen
+ * when they were committed, so each commit pays only for what it created. An object frozen by its
+ * owner (`Object.freeze` is shallow) is gone through like any other. Class instances (a `Date`, a
+ * `Map`) are left as they are: state is plain data.
  */
 export function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
-  if (Array.isArray(value)) {
-    // Items first, then the array: V8 reads the items of a frozen array on a slow path.
-    if (freezing.has(value)) return value;
-    freezing.add(value);
-    try {
+  if (typeof value !== 'object' || value === null || frozenDeep.has(value)) return value;
+  const array = Array.isArray(value);
+  if ((!array && !isPlainObject(value)) || visiting.has(value)) return value;
+  visiting.add(value);
+  try {
+    if (array) {
+      // Items first, then the array: V8 reads the items of a frozen array on a slow path.
       for (let i = 0; i < value.length; i++) {
         const item: unknown = value[i];
         if (typeof item === 'object' && item !== null) deepFreeze(item);
       }
-    } finally {
-      freezing.delete(value);
+    } else {
+      Object.freeze(value);
+      for (const key in value) {
+        const item = (value as PlainObject)[key];
+        if (typeof item === 'object' && item !== null) deepFreeze(item);
+      }
     }
-    Object.freeze(value);
-    return value;
+  } finally {
+    visiting.delete(value);
   }
-  if (!isPlainObject(value)) return value;
-  Object.freeze(value);
-  for (const key in value) {
-    const item = (value as PlainObject)[key];
-    if (typeof item === 'object' && item !== null) deepFreeze(item);
-  }
+  if (array) Object.freeze(value);
+  frozenDeep.add(value);
   return value;
 }
 
