@@ -6,7 +6,7 @@
  * Pure: no I/O, no XState.
  */
 import { errorInfo, type ErrorInfo } from './errors.js';
-import { isPlainObject } from './plain.js';
+import { deepFreeze, isPlainObject } from './plain.js';
 import type { Result } from './result.js';
 import { signalProblem, type Signal } from './signal.js';
 
@@ -277,8 +277,8 @@ export function stampSkill(effect: Effect, skill: string | undefined): Effect {
 
 /**
  * Checks the effects user code returned (`what`: `action 'add'`, `mount hook of skill 'x'`):
- * an array of valid effects, each stamped with `extras.skill`. The one check of an effect list,
- * for actions and hooks alike.
+ * an array of valid effects, each stamped with `extras.skill` and frozen all the way down. The
+ * one check of an effect list, for actions and hooks alike.
  */
 export function checkEffectList(produced: unknown, what: string, extras: { action?: string; skill?: string | undefined }): Result<Effect[]> {
   if (!Array.isArray(produced)) return { ok: false, error: errorInfo('invalid_effect', `${what} returned effects that are not an array`, extras) };
@@ -287,7 +287,8 @@ export function checkEffectList(produced: unknown, what: string, extras: { actio
     const effect: unknown = produced[i];
     const problem = effectProblem(effect);
     if (problem) return { ok: false, error: errorInfo('invalid_effect', `${what} returned an invalid effect at index ${i}: ${problem}`, extras) };
-    effects[i] = stampSkill(effect as Effect, extras.skill);
+    // Frozen: the same effect reaches the trace, subscribers and the agents a signal is emitted to.
+    effects[i] = deepFreeze(stampSkill(effect as Effect, extras.skill));
   }
   return { ok: true, value: effects };
 }

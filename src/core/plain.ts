@@ -67,45 +67,64 @@ export function isDefinedAs(value: unknown, kind: string, method: string): boole
 }
 
 /**
- * What `deepFreeze` has frozen all the way down. An object frozen by someone else may hold
- * objects that are not, so being frozen is not enough to stop at.
+ * The arrays and objects `deepFreeze` is inside of, outermost first: one met again inside itself
+ * is a cycle, not new work. (A list, not a set: a set would give every object it sees an identity
+ * hash, which costs V8 more than the freezing.)
  */
-const frozenDeep = new WeakSet<object>();
-/** What `deepFreeze` is going through: one met again inside itself is a cycle, not new work. */
-const visiting = new Set<object>();
+const inside: object[] = [];
 
 /**
  * Freezes `value` and every plain object and array inside it, in place, and returns it. Stops at
- * what it froze before: committed state shares unchanged parts with the state before it, frozen
- * when they were committed, so each commit pays only for what it created. An object frozen by its
- * owner (`Object.freeze` is shallow) is gone through like any other. Class instances (a `Date`, a
- * `Map`) are left as they are: state is plain data.
+ * what is frozen with everything directly inside it frozen too: committed state shares unchanged
+ * parts with the state before it, frozen when they were committed, so each commit pays only for
+ * what it created. An object frozen by its owner with something unfrozen inside (`Object.freeze`
+ * is shallow) is gone through like any other. Class instances (a `Date`, a `Map`) are left as
+ * they are: state is plain data.
  */
 export function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || frozenDeep.has(value)) return value;
+  if (typeof value !== 'object' || value === null) return value;
+  const frozen = Object.isFrozen(value);
+  if (frozen && holdsOnlyFrozen(value)) return value;
   const array = Array.isArray(value);
-  if ((!array && !isPlainObject(value)) || visiting.has(value)) return value;
-  visiting.add(value);
+  if (!array && !isPlainObject(value)) return value;
+  // Only an array (frozen after its items) or an object frozen already can be one we are inside.
+  if ((array || frozen) && inside.includes(value)) return value;
+  // Items first, then an array: V8 reads the items of a frozen array on a slow path.
+  if (!array) Object.freeze(value);
+  inside.push(value);
   try {
     if (array) {
-      // Items first, then the array: V8 reads the items of a frozen array on a slow path.
       for (let i = 0; i < value.length; i++) {
         const item: unknown = value[i];
         if (typeof item === 'object' && item !== null) deepFreeze(item);
       }
     } else {
-      Object.freeze(value);
       for (const key in value) {
         const item = (value as PlainObject)[key];
         if (typeof item === 'object' && item !== null) deepFreeze(item);
       }
     }
   } finally {
-    visiting.delete(value);
+    inside.pop();
   }
   if (array) Object.freeze(value);
-  frozenDeep.add(value);
   return value;
+}
+
+/** True when every plain object and array directly inside the frozen `value` is frozen too. */
+function holdsOnlyFrozen(value: object): boolean {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (typeof item === 'object' && item !== null && !Object.isFrozen(item) && (Array.isArray(item) || isPlainObject(item))) return false;
+    }
+    return true;
+  }
+  for (const key in value) {
+    const item = (value as PlainObject)[key];
+    if (typeof item === 'object' && item !== null && !Object.isFrozen(item) && (Array.isArray(item) || isPlainObject(item))) return false;
+  }
+  return true;
 }
 
 /** What `copyJson` returns for a value JSON would turn into something else (or refuse). */

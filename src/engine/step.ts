@@ -9,6 +9,7 @@ import { catalogOf, unlinkedError, type Agent } from '../core/agent-value.js';
 import type { InstructionObject } from '../core/instruction.js';
 import type { InvokeUserCode } from '../core/invoke.js';
 import type { MaybePromise } from '../core/maybe-async.js';
+import { deepFreeze } from '../core/plain.js';
 import type { Signal } from '../core/signal.js';
 import type { AnySkill } from '../core/skill.js';
 import { mountStep, startStep, unmountStep } from './mount-step.js';
@@ -41,7 +42,8 @@ export function stepAgent(agent: Agent<object>, item: WorkItem, options?: StepOp
   const invoke = options?.invoke;
   switch (item.kind) {
     case 'signal':
-      return new AgentStep(agent, catalog, item.signal, item.call, invoke).runSignal();
+      // Frozen, data included: every hook, route and action of the step reads the one signal.
+      return new AgentStep(agent, catalog, deepFreeze(item.signal), item.call, invoke).runSignal();
     case 'instructions':
       return new AgentStep(agent, catalog, undefined, false, invoke).runInstructions(item.instructions, item.record);
     case 'mount':

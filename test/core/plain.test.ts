@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cloneData, deepMerge, isPlainObject, jsonCopy } from '../../src/core/plain.js';
+import { cloneData, deepFreeze, deepMerge, isPlainObject, jsonCopy } from '../../src/core/plain.js';
 
 describe('isPlainObject', () => {
   it.each<[unknown, boolean]>([
@@ -108,3 +108,27 @@ describe('cloneData', () => {
   });
 });
 
+describe('deepFreeze', () => {
+  it('freezes every plain object and array inside, through cycles, and leaves class instances alone', () => {
+    const at = new Date(0);
+    const root: Record<string, unknown> = { list: [{ n: 1 }, [2, { m: 3 }]], at };
+    root.self = root;
+    (root.list as unknown[]).push(root.list);
+    deepFreeze(root);
+    const open = (item: unknown, seen = new Set<unknown>()): boolean => {
+      if (typeof item !== 'object' || item === null || item instanceof Date || seen.has(item)) return false;
+      seen.add(item);
+      return !Object.isFrozen(item) || Object.values(item).some((child) => open(child, seen));
+    };
+    expect(open(root)).toBe(false);
+    expect(Object.isFrozen(at)).toBe(false);
+  });
+
+  it('goes through an object its owner froze shallowly, freezing what is inside', () => {
+    const inner = { balance: 100, tags: ['a'] };
+    const outer = Object.freeze({ account: inner, list: Object.freeze([inner]) });
+    deepFreeze(outer);
+    expect(Object.isFrozen(inner)).toBe(true);
+    expect(Object.isFrozen(inner.tags)).toBe(true);
+  });
+});

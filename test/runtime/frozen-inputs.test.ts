@@ -34,7 +34,7 @@ it("a mounted skill's config its owner froze (shallowly) is frozen inside too", 
   system = quietSystem();
   const agent = system.spawn(defineAgent({ name: 'keeper', skills: [] }), { id: 'k' });
   const limits = { max: 10 };
-  await agent.mount(loose, Object.freeze({ limits }));
+  await agent.mount(loose, Object.freeze({ limits }) as never);
   expect(() => {
     limits.max = 999;
   }).toThrow(TypeError);
