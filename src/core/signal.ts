@@ -162,10 +162,27 @@ export function signalProblem(value: unknown): string | undefined {
   if (candidate.specversion !== undefined && candidate.specversion !== '1.0') {
     return `signal '${candidate.type}' has specversion '${String(candidate.specversion)}'; only '1.0' is supported`;
   }
-  if (candidate.id !== undefined && typeof candidate.id !== 'string') {
-    return `signal '${candidate.type}' has an id that is not a string`;
+  if (candidate.id !== undefined && (typeof candidate.id !== 'string' || candidate.id.length === 0)) {
+    return `signal '${candidate.type}' needs a non-empty string id`;
+  }
+  if (candidate.source !== undefined && (typeof candidate.source !== 'string' || candidate.source.length === 0)) {
+    return `signal '${candidate.type}' needs a non-empty source`;
+  }
+  if (candidate.time !== undefined && !isTimestamp(candidate.time)) {
+    return `signal '${candidate.type}' has time ${JSON.stringify(String(candidate.time))}, which is not a timestamp (give a Date or an ISO 8601 string)`;
   }
   return undefined;
+}
+
+/** The last time string found to be a timestamp: signals made within one millisecond share theirs. */
+let lastTimestamp = '';
+
+function isTimestamp(time: unknown): boolean {
+  if (time === lastTimestamp) return true;
+  if (time instanceof Date) return !Number.isNaN(time.getTime());
+  if (typeof time !== 'string' || Number.isNaN(new Date(time).getTime())) return false;
+  lastTimestamp = time;
+  return true;
 }
 
 /** Accepts a full signal or `{ type, data }` and fills in the CloudEvents fields. */

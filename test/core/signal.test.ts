@@ -188,7 +188,11 @@ describe('signalProblem', () => {
     [{}, 'a signal type must be a string, got undefined'],
     [{ type: 'a..b' }, "signal type 'a..b' has an empty segment"],
     [{ type: 'a', specversion: '0.3' }, "signal 'a' has specversion '0.3'; only '1.0' is supported"],
-    [{ type: 'a', id: 5 }, "signal 'a' has an id that is not a string"],
+    [{ type: 'a', id: 5 }, "signal 'a' needs a non-empty string id"],
+    // What createSignal refuses, a full signal made by hand may not carry either.
+    [{ ...createSignal('a'), id: '' }, "signal 'a' needs a non-empty string id"],
+    [{ ...createSignal('a'), source: '' }, "signal 'a' needs a non-empty source"],
+    [{ ...createSignal('a'), time: 'yesterday-ish' }, 'signal \'a\' has time "yesterday-ish", which is not a timestamp (give a Date or an ISO 8601 string)'],
   ])('explains what is wrong with %j', (value, problem) => {
     expect(signalProblem(value)).toBe(problem);
   });
