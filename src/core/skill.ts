@@ -15,7 +15,7 @@ import type { RouteTarget } from './instruction.js';
 import { patternProblem } from './pattern.js';
 import { deepMerge, isDefinedAs, isPlainObject, isSafeKey } from './plain.js';
 import { validateRoute, type Route } from './router.js';
-import { EMPTY_SCHEMA, isObjectSchema, parseSync, schemaProblem, stateSchemaMismatch, stateShapeProblem, type ObjectSchema } from './schema.js';
+import { EMPTY_SCHEMA, isObjectSchema, parseSync, schemaProblem, stateSchemaMismatch, stateShapeProblem, strayKey, type ObjectSchema } from './schema.js';
 import type { Result } from './result.js';
 import type { Signal } from './signal.js';
 import { toolProblem, type FunctionTool } from './function-tool.js';
@@ -334,9 +334,22 @@ export function resolveSkillConfig(
     return { ok: false, error: errorInfo('invalid_config', `config for skill '${skill.name}' must be a plain object`, { skill: skill.name }) };
   }
   if (!skill.configSchema) return { ok: true, value: config ?? {} };
+  // A key the schema would drop without a word is most likely a typo: refused, as in state.
+  const stray = config === undefined ? undefined : strayKey(skill.configSchema, config);
+  if (stray !== undefined) {
+    return {
+      ok: false,
+      error: configError(skill.name, [{ path: [stray], message: `unknown field '${stray}' (the config schema has ${knownFields(skill.configSchema)})`, code: 'unrecognized_keys' }]),
+    };
+  }
   const parsed = parseSync(skill.configSchema, config ?? {});
   if (parsed.ok) return { ok: true, value: parsed.value as Record<string, unknown> };
   return { ok: false, error: configError(skill.name, parsed.issues) };
+}
+
+function knownFields(schema: ObjectSchema): string {
+  const names = Object.keys(schema.shape);
+  return names.length ? names.map((name) => `'${name}'`).join(', ') : 'no fields';
 }
 
 function configError(skill: string, issues: Issue[]): ErrorInfo {

@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
+  DefinitionError,
   defineAction,
   defineAgent,
   defineSkill,
@@ -19,7 +20,7 @@ import {
   type SkillAttachment,
 } from '../../src/index.js';
 import { arithmetic, calculator, counter } from '../../skills/index.js';
-import { auth, httpClient, search, stats, viaJson } from './support.js';
+import { auth, httpClient, search, stats, thrownBy, viaJson } from './support.js';
 
 /** A calculator agent: its own runner state, skills mounted at run time. */
 const CalculatorAgent = defineAgent({
@@ -123,6 +124,17 @@ describe('mountSkill', () => {
     expect(!outcome.ok && outcome.error.skill).toBe('counter');
     expect(!outcome.ok && outcome.error.issues?.map((i) => i.path)).toEqual([['step']]);
     expect(mountSkill(fresh(), counter, 5 as never)).toMatchObject({ ok: false, error: { code: 'invalid_config' } });
+  });
+
+  it('a config key the config schema does not have (a typo) → invalid_config naming it and the fields there are', () => {
+    const outcome = mountSkill(fresh(), counter, { inital: 10 } as never);
+    expect(!outcome.ok && outcome.error).toMatchObject({
+      code: 'invalid_config',
+      skill: 'counter',
+      message: "invalid config for skill 'counter': inital: unknown field 'inital' (the config schema has 'initial', 'step')",
+      issues: [{ path: ['inital'], code: 'unrecognized_keys' }],
+    });
+    expect(thrownBy(() => defineAgent({ name: 'typo', skills: [[counter, { inital: 10 } as never]] }), DefinitionError, 'invalid_config').skill).toBe('counter');
   });
 
   it('a slice that cannot be built → invalid_state', () => {
