@@ -407,7 +407,7 @@ function restoreAgent<TState extends object>(blueprint: Blueprint, data: unknown
   const inconsistent = snapshotConflict(record.id, blueprint, skills);
   if (inconsistent) return { ok: false, error: inconsistent };
   const catalog = new Catalog(blueprint, skills);
-  const stray = unownedSlice(record.id, catalog, record.state, extra);
+  const stray = unownedSlice(record.id, catalog, record.state, extra) ?? strayField(record.id, catalog, record.state);
   if (stray) return { ok: false, error: stray };
   const parsed = parseSync(catalog.schema(), record.state);
   if (!parsed.ok) {
@@ -417,6 +417,20 @@ function restoreAgent<TState extends object>(blueprint: Blueprint, data: unknown
     };
   }
   return { ok: true, value: Agent.link({ id: record.id, definition: blueprint.name, state: parsed.value as TState, mounted }, catalog) };
+}
+
+/** A field of a mounted skill's slice in a snapshot that its schema does not have: parsing would drop it without a word. */
+function strayField(id: string, catalog: Catalog, state: Record<string, unknown>): ErrorInfo | undefined {
+  for (const { spec } of catalog.skills.values()) {
+    const slice = state[spec.stateKey];
+    const field = isPlainObject(slice) ? strayKey(spec.schema, slice) : undefined;
+    if (field === undefined) continue;
+    return errorInfo('invalid_snapshot', `cannot restore agent '${id}': the state of skill '${spec.name}' holds '${field}', which is not a field of its schema`, {
+      skill: spec.name,
+      subject: `${spec.stateKey}.${field}`,
+    });
+  }
+  return undefined;
 }
 
 /**

@@ -356,6 +356,10 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
     const lifecycles = isPlainObject(data.lifecycles) ? (data.lifecycles as Record<string, unknown>) : {};
     for (const [skill, state] of Object.entries(lifecycles)) {
       if (!LIFECYCLE_STATES.has(state as LifecycleState)) throw bad(`agent '${data.id}' has lifecycle '${String(state)}' for skill '${skill}'; expected active, inactive or failed`);
+      // A skill unmounted before the snapshot was taken has its lifecycle `inactive`; no other.
+      if (state !== 'inactive' && !restored.value.mounted.some((record) => record.name === skill)) {
+        throw bad(`agent '${data.id}' has lifecycle '${String(state)}' for skill '${skill}', which is not mounted on it; expected inactive`);
+      }
     }
     const scheduled = scheduledSignals(data);
     if (typeof scheduled === 'string') throw bad(`agent '${data.id}': ${scheduled}`);

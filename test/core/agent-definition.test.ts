@@ -444,6 +444,20 @@ describe('restore(data)', () => {
     badConfig.mounted[1]!.config = { window: -5 };
     expect(MathAgent.restore(badConfig)).toMatchObject({ ok: false, error: { code: 'invalid_config', skill: 'stats' } });
   });
+
+  it("refuses a snapshot whose skill slice holds a field the skill's schema does not have, naming both (parsing would drop it)", () => {
+    const data = viaJson(MathAgent.new({ id: 'agent' }));
+    (data.state as { calculator: Record<string, unknown> }).calculator.history = [1, 2];
+    expect(MathAgent.restore(data)).toEqual({
+      ok: false,
+      error: {
+        code: 'invalid_snapshot',
+        message: "cannot restore agent 'agent': the state of skill 'calculator' holds 'history', which is not a field of its schema",
+        skill: 'calculator',
+        subject: 'calculator.history',
+      },
+    });
+  });
 });
 
 describe('diagnostics', () => {

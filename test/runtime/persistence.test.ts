@@ -164,6 +164,15 @@ describe('bad and odd snapshots', () => {
     expect(system.list()).toEqual([]);
   });
 
+  it('a lifecycle other than inactive for a skill that is not mounted is refused, naming it', () => {
+    const system = make({ definitions: [NotesAgent] });
+    const error = thrown(() => system.restore(snapshotOf('x', { lifecycles: { notebook: 'active', billing: 'failed' } })));
+    expect(error).toMatchObject({ code: 'invalid_snapshot', message: "cannot restore: agent 'x' has lifecycle 'failed' for skill 'billing', which is not mounted on it; expected inactive" });
+    expect(system.list()).toEqual([]);
+    // A skill unmounted before the snapshot was taken is recorded inactive: that one is kept.
+    expect(system.restore(snapshotOf('y', { lifecycles: { notebook: 'active', billing: 'inactive' } })).getSnapshot().lifecycles).toEqual({ notebook: 'active', billing: 'inactive' });
+  });
+
   it('a mounted skill recorded as inactive resumes active, its children running', () => {
     const starts = { count: 0 };
     const worker = defineSkill({ name: 'worker', children: () => [{ id: 'loop', logic: crashableChild(starts) }] });
