@@ -23,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import { ManifestError, manifestError } from './errors.js';
 import { loadSkillFolder, type FolderSkillOptions } from './folder.js';
+import { neverSearched, skippedFolder, skippedFolderDiagnostic, type FolderSkip } from './skipped-folder.js';
 import { TrustGate, type TrustPolicy } from './trust.js';
 import { FolderWatcher } from './watch.js';
 import { DocumentSkillRegistry, type RegistryOptions, type ScanResult, type ShadowedSkill, type WatchOptions } from './document-registry.js';
@@ -122,6 +123,8 @@ export interface ScanStats {
 interface Container {
   path: string;
   found: number;
+  /** A folder below it was passed over for a reason that may hide a skill (too deep, unreadable). */
+  unsure: boolean;
   parent: Container | undefined;
 }
 
@@ -131,7 +134,6 @@ interface Visit {
   parent: Container | undefined;
 }
 
-const IGNORED = new Set(['node_modules', '.git']);
 const SOURCE_ORDER = ['project', 'user', 'bundled', 'extra', 'example'] as const;
 
 function sourceRoots(sources: SkillSources, diagnostics: Diagnostic[]): { kind: SkillSourceKind; path: string }[] {
@@ -177,6 +179,12 @@ export async function scanSkillSources(sources: SkillSources, options: DiscoverO
   const diagnostics: Diagnostic[] = [];
   const skipped = (subject: string, reason: string, message: string, level: 'info' | 'warning' | 'error' = 'warning', extra: Record<string, unknown> = {}) =>
     diagnostics.push(diagnostic(level, 'skill_skipped', message, { subject, details: { reason, ...extra } }));
+  /** A folder passed over by the search, in the words tree validation uses too; a possible skill makes its containers unsure. */
+  const passedOver = (dir: string, skip: FolderSkip, container: Container | undefined) => {
+    const item = skippedFolder(dir, skip);
+    diagnostics.push(skippedFolderDiagnostic(item));
+    if (item.level !== 'info') for (let c = container; c && !c.unsure; c = c.parent) c.unsure = true;
+  };
   const stats: ScanStats = { folders: 0, skills: 0, bytesRead: 0 };
   const folders: string[] = [];
   const winners = new Map<string, SkillEntry>();
@@ -211,18 +219,25 @@ export async function scanSkillSources(sources: SkillSources, options: DiscoverO
       for (const [i, outcome] of outcomes.entries()) {
         const visit = level[i]!;
         if (outcome.kind === 'gone') continue;
+        if (outcome.kind === 'unreadable') {
+          passedOver(visit.dir, { reason: 'unreadable', error: outcome.error }, visit.parent);
+          continue;
+        }
         if (stats.folders >= maxFolders) {
           skipped(visit.dir, 'over_folder_limit', `${visit.dir} skipped: more than ${maxFolders} folders visited`);
+          for (let c = visit.parent; c && !c.unsure; c = c.parent) c.unsure = true;
           continue;
         }
         stats.folders++;
         const firstSeen = seenReal.get(outcome.real);
         if (firstSeen !== undefined) {
-          skipped(visit.dir, 'already_seen', `${visit.dir} skipped: it is ${outcome.real}, already visited as ${firstSeen} (a link cycle or a second link)`, 'info', { real: outcome.real });
+          passedOver(visit.dir, { reason: 'already_seen', real: outcome.real, firstSeen }, visit.parent);
           continue;
         }
         seenReal.set(outcome.real, visit.dir);
         folders.push(visit.dir);
+        // A SKILL.md is there, usable or not: its containers are not empty.
+        if (outcome.kind !== 'container') for (let c = visit.parent; c; c = c.parent) c.found++;
         if (outcome.kind === 'invalid') {
           skipped(visit.dir, 'invalid_manifest', `${visit.dir} skipped: ${outcome.error.message}`, 'error', { code: outcome.error.code });
           continue;
@@ -234,7 +249,6 @@ export async function scanSkillSources(sources: SkillSources, options: DiscoverO
             continue;
           }
           stats.skills++;
-          for (let c = visit.parent; c; c = c.parent) c.found++;
           let entry = skillEntry(outcome.result.skill, root.kind, outcome.result.diagnostics);
           diagnostics.push(...outcome.result.diagnostics);
           if (!trust.gate.trusts(entry, outcome.real)) {
@@ -259,18 +273,18 @@ export async function scanSkillSources(sources: SkillSources, options: DiscoverO
           } else winners.set(entry.name, entry);
           continue;
         }
-        const container: Container = { path: visit.dir, found: 0, parent: visit.parent };
+        const container: Container = { path: visit.dir, found: 0, unsure: false, parent: visit.parent };
         if (visit.depth > 0) containers.push(container);
         for (const child of outcome.children) {
-          if (child.skip) skipped(child.dir, child.skip, `${child.dir} skipped: ${child.skip === 'hidden' ? 'hidden folder' : `'${path.basename(child.dir)}' folders are never searched`}`, 'info');
-          else if (visit.depth + 1 > maxDepth) skipped(child.dir, 'too_deep', `${child.dir} skipped: deeper than ${maxDepth} levels below ${root.path}`);
+          if (child.skip) passedOver(child.dir, { reason: child.skip }, container);
+          else if (visit.depth + 1 > maxDepth) passedOver(child.dir, { reason: 'too_deep', maxDepth, root: root.path }, container);
           else nextLevel.push({ dir: child.dir, depth: visit.depth + 1, parent: container });
         }
       }
       level = nextLevel;
     }
     for (const container of containers) {
-      if (container.found === 0) skipped(container.path, 'no_skill_md', `${container.path} skipped: no SKILL.md in it or in its folders`, 'info');
+      if (container.found === 0 && !container.unsure) passedOver(container.path, { reason: 'no_skill_md' }, undefined);
     }
   }
   return { entries: [...winners.values()], shadowed, diagnostics, stats, folders };
@@ -278,6 +292,7 @@ export async function scanSkillSources(sources: SkillSources, options: DiscoverO
 
 type FolderOutcome =
   | { kind: 'gone' }
+  | { kind: 'unreadable'; error: string }
   | { kind: 'skill'; real: string; result: Awaited<ReturnType<typeof loadSkillFolder>>; bytesRead: number }
   | { kind: 'invalid'; real: string; error: ManifestError }
   | { kind: 'container'; real: string; children: { dir: string; skip: 'hidden' | 'ignored' | undefined }[] };
@@ -300,8 +315,8 @@ async function visitFolder(visit: Visit, options: FolderSkillOptions): Promise<F
   let real: string;
   try {
     real = realpathSync(visit.dir);
-  } catch {
-    return { kind: 'gone' };
+  } catch (error) {
+    return vanished(error) ? { kind: 'gone' } : { kind: 'unreadable', error: (error as Error).message };
   }
   try {
     const result = await loadSkillFolder(visit.dir, options);
@@ -313,8 +328,8 @@ async function visitFolder(visit: Visit, options: FolderSkillOptions): Promise<F
   let items: Dirent[];
   try {
     items = readdirSync(real, { withFileTypes: true });
-  } catch {
-    return { kind: 'gone' };
+  } catch (error) {
+    return vanished(error) ? { kind: 'gone' } : { kind: 'unreadable', error: (error as Error).message };
   }
   items.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const children: { dir: string; skip: 'hidden' | 'ignored' | undefined }[] = [];
@@ -322,9 +337,15 @@ async function visitFolder(visit: Visit, options: FolderSkillOptions): Promise<F
     // Links are followed: a link to a folder counts as a folder.
     const isDir = item.isDirectory() || (item.isSymbolicLink() && isDirectorySync(path.join(visit.dir, item.name)));
     if (!isDir) continue;
-    children.push({ dir: path.join(visit.dir, item.name), skip: IGNORED.has(item.name) ? 'ignored' : item.name.startsWith('.') ? 'hidden' : undefined });
+    children.push({ dir: path.join(visit.dir, item.name), skip: neverSearched(item.name) });
   }
   return { kind: 'container', real, children };
+}
+
+/** The folder went away between listing and visiting (not a reason to report it). */
+function vanished(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
 function isDirectorySync(file: string): boolean {

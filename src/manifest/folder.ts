@@ -6,7 +6,7 @@
  *
  * I/O: reads the skill's folder. Never writes.
  */
-import { closeSync, readSync } from 'node:fs';
+import { closeSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import type { DocumentSkill, LoadedSkill } from './document.js';
@@ -20,6 +20,29 @@ import { invalidUtf8Offset } from './utf8.js';
 
 /** The manifest file names looked for, in order (the reference validator accepts both). */
 export const MANIFEST_NAMES = ['SKILL.md', 'skill.md'] as const;
+
+/**
+ * The warning for a folder holding both `SKILL.md` and `skill.md` as two files: `SKILL.md` is the
+ * manifest and `skill.md` is never read, which its author should know. Undefined when there is
+ * at most one (on a case-insensitive file system both names are the same file).
+ */
+export function bothManifestsDiagnostic(dir: string, skill?: string): Diagnostic | undefined {
+  const [used, ignored] = MANIFEST_NAMES.map((name) => path.join(dir, name)) as [string, string];
+  let a: ReturnType<typeof statSync>;
+  let b: ReturnType<typeof statSync>;
+  try {
+    a = statSync(used);
+    b = statSync(ignored);
+  } catch {
+    return undefined;
+  }
+  if (a.ino === b.ino && a.dev === b.dev) return undefined;
+  return diagnostic('warning', 'manifest_file_ignored', `${dir} holds both SKILL.md and skill.md: SKILL.md is used and skill.md is ignored; remove or rename one`, {
+    subject: ignored,
+    skill,
+    details: { used, ignored },
+  });
+}
 
 /** First read: enough for most front matter; doubled until the block closes. */
 const CHUNK = 1024;
@@ -138,6 +161,8 @@ export async function loadSkillFolder(dir: string, options: FolderSkillOptions =
     }
     const diagnostics = report.diagnostics;
     if (head.invalidUtf8At !== undefined) diagnostics.push(invalidUtf8Diagnostic(file, head.invalidUtf8At, report.parsed.manifest.name));
+    const both = name === MANIFEST_NAMES[0] ? bothManifestsDiagnostic(rootPath, report.parsed.manifest.name) : undefined;
+    if (both) diagnostics.push(both);
     return { skill: folderSkill(rootPath, file, report.parsed, options), parsed: report.parsed, diagnostics, bytesRead: head.bytesRead };
   }
   throw manifestError('skill_not_found', `${rootPath}: Missing required file: SKILL.md`, { subject: rootPath });

@@ -9,10 +9,15 @@
  * (lowest-ranked first, preloaded skills last), then whole skills are dropped, and as a last
  * resort only the breadcrumb is left.
  *
+ * An untrusted skill's body is shown after the notice saying why its tools are missing
+ * (`bodyForModel`); the budget shortens the body, never the notice.
+ *
  * Pure: no I/O. Every manifest-supplied string goes through `escape.ts`.
  */
 import path from 'node:path';
 import { codeSpan, escapeInline, wrapBody } from './escape.js';
+import type { SkillSourceKind } from './skill-entry.js';
+import { bodyForModel } from './trust.js';
 
 /** How the disclosure shows a skill's folder to the model. */
 export type RootPathMode = 'absolute' | 'relative' | 'hidden';
@@ -108,8 +113,13 @@ export interface CatalogLine {
 export interface DetailBlock {
   name: string;
   rootPath: string | undefined;
+  /** The skill's own body; budget cuts shorten it, never the untrusted notice put before it. */
   body: string;
   preloaded: boolean;
+  /** Where the skill comes from (named in the untrusted notice). */
+  source: SkillSourceKind;
+  /** False for an untrusted skill: its body is shown after the notice. */
+  trusted: boolean;
 }
 
 export interface RenderInput extends RootPathOptions {
@@ -154,7 +164,7 @@ function renderText(input: RenderInput): string {
   for (const detail of input.details) {
     parts.push(`#### ${escapeInline(detail.name)}`);
     if (mode !== 'hidden') parts.push(`**Root Path:** ${shownRoot(detail.rootPath, mode, input.workspace)}`);
-    parts.push(wrapBody(detail.name, detail.body));
+    parts.push(wrapBody(detail.name, bodyForModel(detail, detail.body)));
   }
   return `${parts.join('\n\n')}\n`;
 }
@@ -234,14 +244,17 @@ export function renderDisclosure(input: RenderInput, budget: Budget = {}, catalo
   const order = () => [...state.details].reverse().sort((a, b) => Number(a.preloaded) - Number(b.preloaded));
   for (const detail of order()) {
     if (text.length <= limit) break;
-    const overflow = text.length - limit;
-    const note = `\n\n[… ${detail.body.length} characters cut: call \`load_skill\` with "${detail.name}" for the full text]`;
-    const keep = Math.max(MIN_BODY_CHARS, detail.body.length - overflow - note.length);
-    if (keep >= detail.body.length) continue;
-    const cutChars = detail.body.length - keep;
-    detail.body = `${detail.body.slice(0, keep)}\n\n[… ${cutChars} characters cut: call \`load_skill\` with "${detail.name}" for the full text]`;
-    cuts.push({ kind: 'body_truncated', skill: detail.name, count: cutChars });
-    text = renderText(state);
+    const full = detail.body;
+    const note = (cutChars: number) => `\n\n[… ${cutChars} characters cut: call \`load_skill\` with "${detail.name}" for the full text]`;
+    let keep = full.length;
+    // The first estimate cannot see everything (white space the wrapper trims from the end, the
+    // note's own digits): what is still over is cut in another pass, down to the minimum.
+    while (text.length > limit && keep > MIN_BODY_CHARS) {
+      keep = Math.max(MIN_BODY_CHARS, keep - (text.length - limit) - (keep === full.length ? note(full.length).length : 0));
+      detail.body = `${full.slice(0, keep)}${note(full.length - keep)}`;
+      text = renderText(state);
+    }
+    if (keep < full.length) cuts.push({ kind: 'body_truncated', skill: detail.name, count: full.length - keep });
   }
   for (const detail of order()) {
     if (text.length <= limit) break;

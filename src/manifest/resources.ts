@@ -16,6 +16,7 @@ import { absoluteToRelative, confine, isAbsolutePath, isInside, normalizeRelativ
 import type { LoadedSkill, ResourceReadOptions, SkillResource } from './document.js';
 import { ManifestError, manifestError } from './errors.js';
 import { fileKind, NotRegularFileError, openRegularFile } from './regular.js';
+import { invalidUtf8Offset } from './utf8.js';
 
 export const DEFAULT_MAX_RESOURCE_BYTES = 256 * 1024;
 export const MAX_LISTED_RESOURCES = 1000;
@@ -125,17 +126,14 @@ export interface ResourceContent {
   truncated: boolean;
 }
 
-/** True when bytes look binary: a NUL in the first 8 KiB, or not valid UTF-8. */
-export function looksBinary(bytes: Uint8Array): boolean {
-  const head = bytes.subarray(0, 8192);
-  if (head.includes(0)) return true;
-  try {
-    // A cut in the middle of a multi-byte character at the end is not binary.
-    new TextDecoder('utf-8', { fatal: true }).decode(head.subarray(0, trimPartialUtf8(head)));
-    return false;
-  } catch {
-    return true;
-  }
+/**
+ * True when bytes are not text: a NUL byte anywhere, or anything that is not valid UTF-8. All of
+ * the bytes are checked, so text is never returned with U+FFFD in place of what it held. With
+ * `complete: false` (the bytes are the start of a longer file), a character cut off by the end
+ * is not counted against them.
+ */
+export function looksBinary(bytes: Uint8Array, complete = true): boolean {
+  return bytes.includes(0) || invalidUtf8Offset(bytes, complete) >= 0;
 }
 
 function trimPartialUtf8(bytes: Uint8Array): number {
@@ -216,8 +214,10 @@ export async function readSkillResource(
   }
   const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
   const size = resource.size ?? (bytes.byteLength <= maxBytes ? bytes.byteLength : undefined);
-  if (looksBinary(bytes)) return { path: normal.relative, size, binary: true, text: undefined, truncated: false };
+  // Text or binary is decided on exactly the bytes that would be returned, all of them.
   const truncated = bytes.byteLength > maxBytes;
-  const kept = truncated ? bytes.subarray(0, trimPartialUtf8(bytes.subarray(0, maxBytes))) : bytes;
+  const shown = truncated ? bytes.subarray(0, maxBytes) : bytes;
+  if (looksBinary(shown, !truncated)) return { path: normal.relative, size, binary: true, text: undefined, truncated: false };
+  const kept = truncated ? shown.subarray(0, trimPartialUtf8(shown)) : shown;
   return { path: normal.relative, size, binary: false, text: Buffer.from(kept).toString('utf8'), truncated };
 }

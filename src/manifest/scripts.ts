@@ -8,7 +8,9 @@
  * timeout (default 60 s) or once its output passes 1 MiB, and the result says so.
  *
  * Refusals throw a `ManifestError` with code `script_refused`; a script that cannot be started
- * throws `script_failed`. A script that runs and fails is not an error: see `exitCode`.
+ * throws `script_failed`; a limit that is not a usable number (a timeout past what a timer can
+ * hold, `Infinity`, zero, `NaN`) throws `invalid_options` naming the option, before anything
+ * runs. A script that runs and fails is not an error: see `exitCode`.
  *
  * I/O: spawns processes, reads the script's first line.
  */
@@ -25,6 +27,11 @@ import { TsxMissingError, tsxMissingMessage } from './toolsets.js';
 
 export const DEFAULT_SCRIPT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
+/**
+ * The longest timeout: 2^31 − 1 ms (about 24.8 days), the most a Node.js timer holds. A longer
+ * one would fire after 1 ms, so it is refused rather than passed on.
+ */
+export const MAX_SCRIPT_TIMEOUT_MS = 2 ** 31 - 1;
 export const MAX_SCRIPT_ARGS = 100;
 export const MAX_SCRIPT_ARG_BYTES = 4096;
 /** The only variables a script inherits (others may be added with `env`). */
@@ -44,9 +51,9 @@ export type ScriptOwner =
 
 /** Options of `runSkillScript`: arguments, timeout, output limit, environment. */
 export interface ScriptOptions {
-  /** Milliseconds before the process group is killed (default 60,000). */
+  /** Milliseconds before the process group is killed (default 60,000; at most `MAX_SCRIPT_TIMEOUT_MS`, about 24.8 days). */
   timeoutMs?: number;
-  /** Bytes of stdout and stderr together before the process group is killed (default 1 MiB). */
+  /** Bytes of stdout and stderr together before the process group is killed (default 1 MiB; a positive finite number). */
   maxOutputBytes?: number;
   /** Variables to set on top of the scrubbed environment. */
   env?: Readonly<Record<string, string>>;
@@ -69,6 +76,38 @@ export interface ScriptResult {
   /** The script exited leaving processes running in its process group; they were killed. */
   strayProcessesKilled: boolean;
   durationMs: number;
+}
+
+/** The limits of a script run that must be numbers in range. */
+export type ScriptLimit = 'timeoutMs' | 'maxOutputBytes';
+
+/**
+ * What is wrong with a value for a script limit, as the end of a sentence naming the option
+ * ("must be ..."), or undefined when it is usable: a timeout is a positive finite number of
+ * milliseconds up to `MAX_SCRIPT_TIMEOUT_MS`; an output limit a positive finite number of bytes.
+ */
+export function scriptLimitProblem(limit: ScriptLimit, value: unknown): string | undefined {
+  if (limit === 'timeoutMs') {
+    const usable = typeof value === 'number' && value > 0 && value <= MAX_SCRIPT_TIMEOUT_MS;
+    return usable ? undefined : `must be a positive number of milliseconds, at most ${MAX_SCRIPT_TIMEOUT_MS} (about 24.8 days)`;
+  }
+  const usable = typeof value === 'number' && value > 0 && Number.isFinite(value);
+  return usable ? undefined : 'must be a positive, finite number of bytes';
+}
+
+/**
+ * Checks the limits given to a script run (or to the tool that runs scripts); throws
+ * `invalid_options` naming the first unusable one as `<where>.<option>` (or `<option>`).
+ */
+export function assertScriptLimits(limits: Partial<Record<ScriptLimit, unknown>>, where?: string): void {
+  for (const limit of ['timeoutMs', 'maxOutputBytes'] as const) {
+    const value = limits[limit];
+    if (value === undefined) continue;
+    const problem = scriptLimitProblem(limit, value);
+    if (!problem) continue;
+    const option = where ? `${where}.${limit}` : limit;
+    throw manifestError('invalid_options', `${option} ${problem}, not ${typeof value === 'number' ? value : JSON.stringify(value)}`, { subject: option, details: { option, value } });
+  }
 }
 
 function refused(skill: string, script: string, message: string, reason: string): ManifestError {
@@ -132,9 +171,10 @@ export function scriptEnvironment(extra: Readonly<Record<string, string>> = {}):
  * Runs a script of a skill: `script` is a name the manifest declares under `scripts`, a path
  * relative to the skill's root, or an absolute path inside it. Only a regular file is run.
  * Resolves with the result once the process has ended (or been killed); throws `script_refused`
- * or `script_failed`.
+ * or `script_failed`, and `invalid_options` for a limit out of range.
  */
 export async function runSkillScript(owner: ScriptOwner, script: string, args: readonly string[] = [], options: ScriptOptions = {}): Promise<ScriptResult> {
+  assertScriptLimits(options);
   if (typeof owner !== 'string' && (typeof owner !== 'object' || owner === null)) throw refused('?', script, 'no skill was given', 'no_root');
   const skill = typeof owner === 'string' ? path.basename(owner) : owner.name;
   const root = typeof owner === 'string' ? owner : owner.rootPath;

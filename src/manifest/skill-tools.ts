@@ -4,13 +4,16 @@
  *
  * - `load_skill`: activates a skill by mounting it on the agent (`result(..., { replace: [spec] })`:
  *   `cmd` applies the mount and emits one `register_action` per toolset action), and returns its
- *   body without front matter, wrapped in `<skill_content>`, its root path and its resources.
+ *   body without front matter, wrapped in `<skill_content>` (an untrusted skill's body starting
+ *   with the notice saying why its tools are missing), its root path and its resources.
  *   Loading a mounted skill again mounts nothing and returns the body again; when the skill has
  *   changed on disk since (the registry reloaded it), the new version takes the old one's place.
  *   An unknown name fails with the list of available skills.
  * - `list_skills`: the enabled skills with their brief descriptions.
  * - `read_skill_resource`: one file of a skill, by a path relative to its root or an absolute
  *   path inside it (see `resources.ts` for what is refused).
+ * - `run_skill_script` (when asked for): a script of a loaded skill, under the script limits;
+ *   the result names the signal that ended it and says when processes it left were killed.
  *
  * I/O: through the registry only.
  */
@@ -25,8 +28,8 @@ import { rankSkills } from './disclose.js';
 import type { DocumentSkillRegistry } from './document-registry.js';
 import type { RootPathMode } from './render.js';
 import { readSkillResource } from './resources.js';
-import { runSkillScript } from './scripts.js';
-import { untrustedNotice } from './trust.js';
+import { assertScriptLimits, runSkillScript } from './scripts.js';
+import { bodyForModel, untrustedNotice } from './trust.js';
 
 /** Options of `createSkillTools`. */
 export interface SkillToolsOptions {
@@ -64,7 +67,7 @@ export interface LoadSkillOutput {
   version: string | undefined;
   /** The skill's folder, as `SkillToolsOptions.rootPath` chooses to show it. */
   rootPath: string | undefined;
-  /** The body, without front matter, inside `<skill_content name="...">`. */
+  /** The body, without front matter, inside `<skill_content name="...">`; an untrusted skill's starts with `notice`. */
   instructions: string;
   resources: string[];
   /** Actions the skill brought (now registered on the agent). */
@@ -73,7 +76,7 @@ export interface LoadSkillOutput {
   alreadyLoaded: boolean;
   /** False for a project skill not yet trusted: it brought no tools and its scripts will not run. */
   trusted: boolean;
-  /** Why the skill's tools are missing, for the model, when it is not trusted. */
+  /** Why the skill's tools are missing, for the model, when it is not trusted (also the first line of `instructions`). */
   notice?: string;
 }
 
@@ -84,6 +87,7 @@ function failure(error: unknown) {
 
 /** Creates the `skills` code skill over a registry: mount it on an agent to offer the tools. */
 export function createSkillTools(registry: DocumentSkillRegistry, options: SkillToolsOptions = {}): AnySkill {
+  if (typeof options.scripts === 'object' && options.scripts !== null) assertScriptLimits(options.scripts, 'scripts');
   const names = registry.names();
   const nameSchema =
     options.nameEnum && names.length ? z.enum(names as [string, ...string[]]) : z.string().min(1).max(64);
@@ -103,7 +107,7 @@ export function createSkillTools(registry: DocumentSkillRegistry, options: Skill
           skill: name,
           version: entry.version,
           rootPath: reportedRoot(entry.rootPath, options),
-          instructions: wrapBody(name, loaded.instructions),
+          instructions: wrapBody(name, bodyForModel(entry, loaded.instructions)),
           resources: [...loaded.resources.keys()],
           tools: spec.actions.map((action) => action.name),
           alreadyLoaded: Object.hasOwn(ctx.state, spec.stateKey),
@@ -203,7 +207,19 @@ function runScriptAction(registry: DocumentSkillRegistry, limits: { timeoutMs?: 
       if (!spec || !Object.hasOwn(ctx.state, spec.stateKey)) return fail('skill_not_loaded', `skill '${skill}' is not loaded; load it with load_skill first`, { skill });
       try {
         const ran = await runSkillScript(entry, script, args, { ...(limits.timeoutMs !== undefined ? { timeoutMs: limits.timeoutMs } : {}), ...(limits.maxOutputBytes !== undefined ? { maxOutputBytes: limits.maxOutputBytes } : {}) });
-        return { skill, script, exitCode: ran.exitCode, stdout: ran.stdout, stderr: ran.stderr, timedOut: ran.timedOut, truncated: ran.truncated, durationMs: Math.round(ran.durationMs) };
+        return {
+          skill,
+          script,
+          exitCode: ran.exitCode,
+          // How the script ended and what was cleaned up after it, only when there is something to say.
+          ...(ran.signal ? { signal: ran.signal } : {}),
+          stdout: ran.stdout,
+          stderr: ran.stderr,
+          timedOut: ran.timedOut,
+          truncated: ran.truncated,
+          ...(ran.strayProcessesKilled ? { strayProcessesKilled: true } : {}),
+          durationMs: Math.round(ran.durationMs),
+        };
       } catch (error) {
         return failure(error);
       }

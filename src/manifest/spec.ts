@@ -13,7 +13,7 @@ import { defineSkill, type AnySkill } from '../core/skill.js';
 import { manifestError } from './errors.js';
 import type { LoadedSkill } from './document.js';
 import type { SkillEntry } from './skill-entry.js';
-import { untrustedNotice } from './trust.js';
+import { bodyForModel } from './trust.js';
 
 const SEMVER = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
 
@@ -61,8 +61,7 @@ export function documentSkillSpec(entry: SkillEntry, loaded: LoadedSkill, action
       category: 'document',
       tags: ['document', entry.source],
       vsn: entry.version !== undefined && SEMVER.test(entry.version) ? entry.version : undefined,
-      // The model reads why the skill's tools are missing wherever its body is shown.
-      instructions: entry.trusted ? loaded.instructions : `> ${untrustedNotice(entry)}\n\n${loaded.instructions}`,
+      instructions: bodyForModel(entry, loaded.instructions),
       actions,
       metadata: allowedTools.length ? { ...metadata, [ALLOWED_ACTIONS_KEY]: [...allowedTools, ...SKILL_TOOL_ACTIONS] } : { ...metadata },
     });

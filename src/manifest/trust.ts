@@ -3,7 +3,8 @@
  * (`./.agent/skills`) arrive with whatever repository was cloned, so they are untrusted until
  * trusted; skills of the user, of the application and those registered by code are trusted. An
  * untrusted skill is still disclosed and readable — its body and resources are text — but its
- * toolsets are not imported and its scripts do not run, and `load_skill` tells the model why.
+ * toolsets are not imported and its scripts do not run, and wherever the model reads its body,
+ * the body starts with a notice saying why (`bodyForModel`).
  *
  * The policy is `trust: 'all' | 'none' | (entry) => boolean`; by default a project skill is
  * trusted when its folder (by real path) is listed in the trust file, which lives in the user's
@@ -50,6 +51,17 @@ export function untrustedNotice(entry: Pick<SkillEntry, 'name' | 'source'>): str
     `Skill '${entry.name}' comes from the ${entry.source} folder and is not trusted: its tools were not loaded and its scripts will not run. ` +
     `Follow its instructions without them, or ask the user to trust it (skillstate trust ${entry.name}).`
   );
+}
+
+/**
+ * A skill's body as a model reads it: an untrusted skill's body starts with `untrustedNotice`, as
+ * a quoted line, so the model knows why its tools are missing wherever it reads the body. Every
+ * place that shows a body to a model uses this: the mounted spec's instructions, `load_skill`,
+ * the disclosure's skill details (and so the MCP `skills` prompt) and the MCP
+ * `skill://<name>/SKILL.md` resource.
+ */
+export function bodyForModel(entry: Pick<SkillEntry, 'name' | 'source' | 'trusted'>, body: string): string {
+  return entry.trusted ? body : `> ${untrustedNotice(entry)}\n\n${body}`;
 }
 
 /** Reads a trust file; a missing file is an empty list, an unreadable one is empty with a warning. */

@@ -1,70 +1,173 @@
 /**
  * Validating a folder of skills: `validateSkillTree(dir)` validates `dir` itself when it holds a
- * SKILL.md, and otherwise every skill folder below it (hidden folders, `node_modules` and `.git`
- * left out, links followed once, depth bounded), so `skillstate validate skills/` reports each
- * skill instead of failing on the parent.
+ * SKILL.md, and otherwise every skill folder below it, searched as discovery searches (hidden
+ * folders, `node_modules` and `.git` left out, links followed once, depth bounded), so
+ * `skillstate validate skills/` reports each skill instead of failing on the parent.
+ *
+ * Every folder the search passes over is reported with discovery's words and level: nothing is
+ * left out silently. A folder that could not be read or lies past the depth limit may hold a
+ * skill that was never checked, so the tree is not valid; hidden and ignored folders, folders
+ * seen twice through links and folders holding no SKILL.md are notes.
  *
  * I/O: reads folders and SKILL.md files. Never writes.
  */
 import { readdir, realpath, stat } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
 import path from 'node:path';
 import type { ManifestSpec } from './fields.js';
 import { MANIFEST_NAMES } from './folder.js';
+import { neverSearched, skippedFolder, type FolderSkip, type SkippedFolder } from './skipped-folder.js';
 import { validateSkillDir, type ValidationResult } from './validate.js';
 
-async function isFile(file: string): Promise<boolean> {
-  try {
-    return (await stat(file)).isFile();
-  } catch {
-    return false;
-  }
+/** The default depth of the search, as discovery's: a skill directly in `dir` is one level down. */
+export const DEFAULT_TREE_DEPTH = 4;
+
+/** What `validateSkillTree` found: a result per skill checked, and every folder passed over. */
+export interface TreeValidation {
+  /** One result per skill folder, or one for `dir` itself when it is a skill, not a folder, or holds no skill. */
+  results: ValidationResult[];
+  /** Every folder below `dir` that was not checked, and why, in folder order. */
+  skipped: SkippedFolder[];
+  /** Every result is valid and no folder was passed over for a reason above `info`. */
+  valid: boolean;
 }
 
-async function hasManifest(dir: string): Promise<boolean> {
-  for (const name of MANIFEST_NAMES) if (await isFile(path.join(dir, name))) return true;
+/** The error of a path that is simply not there (not a reason to report it). */
+function missing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+/**
+ * Whether `dir` holds a manifest: `true`, `false`, or the error that kept it from being known.
+ * Anything by that name counts, even a FIFO or a folder: validating it says what is wrong.
+ */
+async function holdsManifest(dir: string): Promise<boolean | Error> {
+  for (const name of MANIFEST_NAMES) {
+    try {
+      await stat(path.join(dir, name));
+      return true;
+    } catch (error) {
+      if (!missing(error)) return error as Error;
+    }
+  }
   return false;
 }
 
-/**
- * The skill folders at or below `dir`, sorted: `dir` alone when it holds a SKILL.md; else every
- * folder below it that does (not looking inside them), at most `maxDepth` levels down.
- */
-export async function findSkillFolders(dir: string, options: { maxDepth?: number } = {}): Promise<string[]> {
-  const maxDepth = options.maxDepth ?? 4;
-  const found: string[] = [];
-  const seen = new Set<string>();
-  const walk = async (folder: string, depth: number): Promise<void> => {
-    const real = await realpath(folder).catch(() => undefined);
-    if (real === undefined || seen.has(real)) return;
-    seen.add(real);
-    if (await hasManifest(folder)) {
-      found.push(folder);
-      return;
-    }
-    if (depth >= maxDepth) return;
-    const names = (await readdir(folder).catch(() => [] as string[])).sort();
-    for (const name of names) {
-      if (name.startsWith('.') || name === 'node_modules') continue;
-      const child = path.join(folder, name);
-      if ((await stat(child).catch(() => undefined))?.isDirectory()) await walk(child, depth + 1);
-    }
-  };
-  await walk(dir, 0);
-  return found;
+async function isFolder(parent: string, item: Dirent): Promise<boolean> {
+  if (item.isDirectory()) return true;
+  // Links are followed: a link to a folder counts as a folder.
+  return item.isSymbolicLink() && ((await stat(path.join(parent, item.name)).catch(() => undefined))?.isDirectory() ?? false);
+}
+
+/** A folder searched, and whether a skill folder was found below it (or may be: something below was passed over). */
+interface Searched {
+  dir: string;
+  depth: number;
+  parent: Searched | undefined;
+  holds: boolean;
+}
+
+/** Orders paths folder by folder, so that a folder's contents follow it. */
+function byFolder(a: string, b: string): number {
+  const x = a.split(path.sep);
+  const y = b.split(path.sep);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! < y[i]! ? -1 : 1;
+  return x.length - y.length;
 }
 
 /**
- * Validates `dir` strictly: as one skill when it holds a SKILL.md (or is not a folder, or holds
- * no skill at all: then its own result says why), else each skill folder below it.
+ * The skill folders at or below `dir`, in name order: `dir` alone when it holds a SKILL.md; else
+ * every folder below it that does (not looking inside them), at most `maxDepth` levels down; and
+ * every folder the search passed over. The search goes level by level, as discovery's does, so a
+ * folder reached both directly and through a link is checked where it lies and the link is the
+ * one passed over.
  */
-export async function validateSkillTree(dir: string, options: { spec?: ManifestSpec; maxDepth?: number } = {}): Promise<ValidationResult[]> {
-  if (!(await stat(dir).catch(() => undefined))?.isDirectory() || (await hasManifest(dir))) return [await validateSkillDir(dir, options)];
-  const folders = await findSkillFolders(dir, options);
+export async function findSkillFolders(dir: string, options: { maxDepth?: number } = {}): Promise<{ folders: string[]; skipped: SkippedFolder[] }> {
+  const maxDepth = options.maxDepth ?? DEFAULT_TREE_DEPTH;
+  const folders: string[] = [];
+  const skipped: SkippedFolder[] = [];
+  const seen = new Map<string, string>();
+  /** Marks the folders above as holding (or possibly holding) a skill. */
+  const holding = (from: Searched | undefined) => {
+    for (let folder = from; folder && !folder.holds; folder = folder.parent) folder.holds = true;
+  };
+  const passOver = (folder: string, skip: FolderSkip, parent: Searched | undefined) => {
+    const item = skippedFolder(folder, skip);
+    skipped.push(item);
+    if (item.level !== 'info') holding(parent);
+  };
+  const unreadable = (folder: Searched, error: unknown) => passOver(folder.dir, { reason: 'unreadable', error: (error as Error).message }, folder.parent);
+  const containers: Searched[] = [];
+  let level: Searched[] = [{ dir, depth: 0, parent: undefined, holds: false }];
+  while (level.length) {
+    const next: Searched[] = [];
+    for (const folder of level) {
+      let real: string;
+      try {
+        real = await realpath(folder.dir);
+      } catch (error) {
+        if (!missing(error)) unreadable(folder, error);
+        continue;
+      }
+      const firstSeen = seen.get(real);
+      if (firstSeen !== undefined) {
+        passOver(folder.dir, { reason: 'already_seen', real, firstSeen }, folder.parent);
+        continue;
+      }
+      seen.set(real, folder.dir);
+      const manifest = await holdsManifest(folder.dir);
+      if (manifest instanceof Error) {
+        unreadable(folder, manifest);
+        continue;
+      }
+      if (manifest) {
+        folders.push(folder.dir);
+        holding(folder.parent);
+        continue;
+      }
+      let items: Dirent[];
+      try {
+        items = await readdir(folder.dir, { withFileTypes: true });
+      } catch (error) {
+        if (!missing(error)) unreadable(folder, error);
+        continue;
+      }
+      if (folder.depth > 0) containers.push(folder);
+      items.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      for (const item of items) {
+        if (!(await isFolder(folder.dir, item))) continue;
+        const child = path.join(folder.dir, item.name);
+        const never = neverSearched(item.name);
+        if (never) passOver(child, { reason: never }, folder);
+        else if (folder.depth + 1 > maxDepth) passOver(child, { reason: 'too_deep', maxDepth, root: dir }, folder);
+        else next.push({ dir: child, depth: folder.depth + 1, parent: folder, holds: false });
+      }
+    }
+    level = next;
+  }
+  for (const container of containers) if (!container.holds) passOver(container.dir, { reason: 'no_skill_md' }, undefined);
+  return { folders: folders.sort(byFolder), skipped: skipped.sort((a, b) => byFolder(a.dir, b.dir)) };
+}
+
+/**
+ * Validates `dir` strictly: as one skill when it holds a SKILL.md (or is not a folder, or its
+ * SKILL.md cannot be read, or it holds no skill at all: then its own result says why), else each
+ * skill folder below it. Folders the search passed over are in `skipped`.
+ */
+export async function validateSkillTree(dir: string, options: { spec?: ManifestSpec; maxDepth?: number } = {}): Promise<TreeValidation> {
+  const done = (results: ValidationResult[], skipped: SkippedFolder[] = []): TreeValidation => ({
+    results,
+    skipped,
+    valid: results.every((result) => result.valid) && skipped.every((item) => item.level === 'info'),
+  });
+  if (!(await stat(dir).catch(() => undefined))?.isDirectory() || (await holdsManifest(dir)) !== false) return done([await validateSkillDir(dir, options)]);
+  const { folders, skipped } = await findSkillFolders(dir, options);
   if (!folders.length) {
     const own = await validateSkillDir(dir, options);
-    return [{ ...own, errors: [...own.errors, `No skill folder (one holding a SKILL.md) found in ${dir}`] }];
+    return done([{ ...own, errors: [...own.errors, `No skill folder (one holding a SKILL.md) found in ${dir}`] }], skipped);
   }
   const results: ValidationResult[] = [];
   for (const folder of folders) results.push(await validateSkillDir(folder, options));
-  return results;
+  return done(results, skipped);
 }

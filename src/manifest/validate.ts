@@ -5,7 +5,9 @@
  * only the standard fields are accepted; the default (`skillstate`) also accepts skillstate's extension fields.
  *
  * A SKILL.md that is not a regular file (a FIFO, a socket, a device, a folder) is an error and is
- * never opened for a blocking read; bytes that are not UTF-8 are an error naming their offset.
+ * never opened for a blocking read; bytes that are not UTF-8 are an error naming their offset. A
+ * folder holding both SKILL.md and skill.md is validated on SKILL.md, with a warning that
+ * skill.md is ignored.
  *
  * I/O: reads the folder and its SKILL.md. Never writes.
  */
@@ -14,7 +16,7 @@ import path from 'node:path';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { ManifestSpec, SkillManifest } from './fields.js';
 import { ManifestError } from './errors.js';
-import { MANIFEST_NAMES, readManifestHead, type ManifestHead } from './folder.js';
+import { bothManifestsDiagnostic, MANIFEST_NAMES, readManifestHead, type ManifestHead } from './folder.js';
 import { DEFAULT_MAX_MANIFEST_BYTES, inspectSkillManifest } from './parse.js';
 
 /** What `validateSkillDir` returns: whether the skill folder is valid, and the problems found. */
@@ -52,12 +54,13 @@ export async function validateSkillDir(dir: string, options: { spec?: ManifestSp
     }
     const report = inspectSkillManifest(head.text, { file, dirName: path.basename(path.resolve(dir)), strict: true, spec: options.spec, maxBytes });
     const errors = head.invalidUtf8At === undefined ? report.errors : [`SKILL.md is not valid UTF-8: byte ${head.invalidUtf8At} is not part of a UTF-8 character`, ...report.errors];
+    const both = name === MANIFEST_NAMES[0] ? bothManifestsDiagnostic(dir, report.parsed?.manifest.name) : undefined;
     return {
       dir,
       file,
       valid: errors.length === 0 && report.parsed !== undefined,
       errors,
-      warnings: report.diagnostics.filter((item) => item.level !== 'info'),
+      warnings: [...(both ? [both] : []), ...report.diagnostics.filter((item) => item.level !== 'info')],
       manifest: report.parsed?.manifest,
     };
   }

@@ -16,6 +16,7 @@
 import { ErrorCode, McpError, type GetPromptResult, type Prompt, type ReadResourceResult, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import { disclose, SkillstateError, type DocumentSkillRegistry } from '../index.js';
 import { readSkillResource } from '../manifest/resources.js';
+import { bodyForModel } from '../manifest/trust.js';
 
 /** The URI scheme of skill resources. */
 export const SKILL_SCHEME = 'skill://';
@@ -73,7 +74,7 @@ export async function readSkillUri(registry: DocumentSkillRegistry, uri: string,
   }
   try {
     const loaded = await registry.content(skill);
-    if (path === MANIFEST) return { contents: [{ uri, mimeType: 'text/markdown', text: loaded.instructions }] };
+    if (path === MANIFEST) return { contents: [{ uri, mimeType: 'text/markdown', text: bodyForModel(registry.entry(skill)!, loaded.instructions) }] };
     const content = await readSkillResource(skill, loaded, path, maxBytes === undefined ? {} : { maxBytes });
     const text = content.binary
       ? `[binary file of ${content.size ?? 'unknown'} bytes: not shown]`

@@ -218,6 +218,18 @@ describe('budget', () => {
     expect(result.text).toContain('characters cut: call `load_skill` with "skill-39" for the full text');
   });
 
+  it('shortens a body to fit rather than dropping its skill, whatever white space ends the body', async () => {
+    for (const ending of ['', '\n', ' \n', '\n\n\n']) {
+      const registry = registryOf({ name: 'long', description: 'A long skill.', instructions: `# Long\n\n${'Step after step. '.repeat(120)}${ending}` });
+      const full = await disclose(registry, 'x', { preload: ['long'] });
+      for (let over = 1; over <= 1200; over += 97) {
+        const cut = await disclose(registry, 'x', { preload: ['long'], budget: { chars: full.chars - over } });
+        expect(cut.chars).toBeLessThanOrEqual(full.chars - over);
+        expect(cut.cuts.map((item) => item.kind)).toEqual(['body_truncated']);
+      }
+    }
+  });
+
   it('falls back to the breadcrumb when nothing else fits', async () => {
     const result = await disclose(registryOf(...skills), 'list skills', { budget: { chars: 30 } });
     expect(result.text).toBe('[40 skills available]');

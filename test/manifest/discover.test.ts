@@ -1,9 +1,29 @@
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { discoverSkills, validateSkillDir } from '../../src/index.js';
+import { discoverSkills, validateSkillDir, type Diagnostic } from '../../src/index.js';
 import { EXAMPLE_SKILLS_DIR, scanSkillSources } from '../../src/manifest/discover.js';
 import { simpleSkill, skillMd, tree, writeTree } from './tree.js';
+
+/**
+ * Scans `root` in a real subprocess without privileges (as `nobody` when the tests run as root,
+ * since root reads any folder) and returns the scan's diagnostics.
+ */
+function scanAsUnprivileged(root: string): Diagnostic[] {
+  const discover = new URL('../../src/manifest/discover.ts', import.meta.url).href;
+  const program = `const { scanSkillSources } = await import(${JSON.stringify(discover)}); const scan = await scanSkillSources({ extra: [${JSON.stringify(root)}] }, { trust: 'all' }); console.log(JSON.stringify(scan.diagnostics));`;
+  const asRoot = process.getuid?.() === 0;
+  const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', program], {
+    cwd: new URL('../..', import.meta.url),
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, HOME: root },
+    ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
+  });
+  if (child.status !== 0) throw new Error(`the scan failed: ${child.stderr}`);
+  return JSON.parse(child.stdout) as Diagnostic[];
+}
 
 const skipped = (diagnostics: readonly { code: string; subject?: string; details?: Record<string, unknown> }[], reason: string) =>
   diagnostics.filter((d) => d.code === 'skill_skipped' && d.details?.reason === reason).map((d) => d.subject);
@@ -75,6 +95,35 @@ describe('discoverSkills', () => {
     expect(registry.names()).toEqual(['s1', 's2']);
     expect(skipped(registry.diagnostics, 'too_deep')).toEqual([path.join(root, 'a', 'b', 'c')]);
     expect(skipped(registry.diagnostics, 'over_skill_limit')).toEqual([path.join(root, 's3')]);
+  });
+
+  it('does not call a folder empty when it holds a broken skill, or a folder past the depth limit', async () => {
+    const root = await tree({ 'group/broken/SKILL.md': '# no front matter\n', 'deep/a/b/c/SKILL.md': simpleSkill('c'), 'empty/readme.txt': '' });
+    const registry = await discoverSkills({ extra: [root] }, { maxDepth: 3 });
+    expect(skipped(registry.diagnostics, 'invalid_manifest')).toEqual([path.join(root, 'group', 'broken')]);
+    expect(skipped(registry.diagnostics, 'too_deep')).toEqual([path.join(root, 'deep', 'a', 'b', 'c')]);
+    expect(skipped(registry.diagnostics, 'no_skill_md')).toEqual([path.join(root, 'empty')]);
+  });
+
+  it('names a folder it cannot list as an error, instead of passing it over in silence', async () => {
+    const root = await tree({ 'ok/SKILL.md': simpleSkill('ok'), 'sealed/inner/SKILL.md': simpleSkill('inner') });
+    await chmod(root, 0o755);
+    // Searchable but not listable: its SKILL.md can be looked for, its folders cannot be listed.
+    await chmod(path.join(root, 'sealed'), 0o311);
+    try {
+      const diagnostics = scanAsUnprivileged(root);
+      expect(diagnostics.filter((d) => d.code === 'skill_skipped')).toEqual([
+        {
+          level: 'error',
+          code: 'skill_skipped',
+          message: `${path.join(root, 'sealed')} skipped: cannot be read: EACCES: permission denied, scandir '${path.join(root, 'sealed')}'`,
+          subject: path.join(root, 'sealed'),
+          details: { reason: 'unreadable', error: `EACCES: permission denied, scandir '${path.join(root, 'sealed')}'` },
+        },
+      ]);
+    } finally {
+      await chmod(path.join(root, 'sealed'), 0o755);
+    }
   });
 
   it('follows links safely: a cycle ends and a skill reached twice loads once', async () => {

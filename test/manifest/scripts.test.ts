@@ -1,9 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { discoverSkills, ManifestError, runSkillScript } from '../../src/index.js';
 import { EXAMPLE_SKILLS_DIR } from '../../src/manifest/discover.js';
+import { MAX_SCRIPT_TIMEOUT_MS } from '../../src/manifest/scripts.js';
 import { simpleSkill, tree } from './tree.js';
 
 async function skill(files: Record<string, string>) {
@@ -108,6 +109,25 @@ describe('runSkillScript', () => {
     expect(await refused(path.join(root, 'outside.sh'))).toBe('absolute');
     expect(await refused('link.sh')).toBe('escapes');
     expect(await refused('missing.sh')).toBe('missing');
+  });
+
+  it.each([3_000_000_000, 2 ** 31, Infinity, 0, -1, NaN])('refuses timeoutMs %s before running anything, naming the option', async (timeoutMs) => {
+    const { dir } = await skill({ 'mark.sh': 'echo ran > marker.txt' });
+    const error = await refusal(runSkillScript(dir, 'mark.sh', [], { timeoutMs }));
+    expect(error).toMatchObject({ code: 'invalid_options', subject: 'timeoutMs', details: { option: 'timeoutMs', value: timeoutMs } });
+    expect(error.message).toBe(`timeoutMs must be a positive number of milliseconds, at most 2147483647 (about 24.8 days), not ${timeoutMs}`);
+    expect(existsSync(path.join(dir, 'marker.txt'))).toBe(false);
+  });
+
+  it('runs with the longest timeout a timer holds, 2^31 − 1 ms, without timing out', async () => {
+    const { dir } = await skill({ 'quick.sh': 'echo done' });
+    expect(await runSkillScript(dir, 'quick.sh', [], { timeoutMs: MAX_SCRIPT_TIMEOUT_MS })).toMatchObject({ exitCode: 0, signal: null, timedOut: false, stdout: 'done\n' });
+  });
+
+  it.each([0, -1, Infinity, NaN])('refuses maxOutputBytes %s, naming the option', async (maxOutputBytes) => {
+    const { dir } = await skill({ 'quick.sh': 'echo done' });
+    const error = await refusal(runSkillScript(dir, 'quick.sh', [], { maxOutputBytes }));
+    expect(error).toMatchObject({ code: 'invalid_options', subject: 'maxOutputBytes', message: `maxOutputBytes must be a positive, finite number of bytes, not ${maxOutputBytes}` });
   });
 
   it('scrubs the environment to the allow-list', async () => {

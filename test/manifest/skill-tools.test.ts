@@ -181,3 +181,46 @@ describe('ManifestError', () => {
     expect((error as ManifestError).code).toBe('skill_not_found');
   });
 });
+
+describe('run_skill_script', () => {
+  /** Loads the skill `tool` (its scripts given) on an agent offering run_skill_script, and runs `script`. */
+  const run = async (files: Record<string, string>, script: string) => {
+    const root = await tree({ 'tool/SKILL.md': simpleSkill('tool'), ...Object.fromEntries(Object.entries(files).map(([name, text]) => [`tool/${name}`, text])) });
+    const registry = await discoverSkills({ extra: [root] });
+    const agent = defineAgent({ name: 'runner', skills: [createSkillTools(registry, { scripts: true })], registry }).new();
+    const loaded = await cmd(agent, { action: 'load_skill', params: { name: 'tool' } });
+    const ran = await cmd(loaded.agent, { action: 'run_skill_script', params: { skill: 'tool', script } });
+    const result = ran.results[0]!;
+    if (!result.ok) throw new Error(result.error.message);
+    return result.output as Record<string, unknown>;
+  };
+
+  it('tells the model that processes the script left running were killed', async () => {
+    const output = await run({ 'daemon.sh': 'sleep 300 & echo started' }, 'daemon.sh');
+    expect(output).toMatchObject({ exitCode: 0, stdout: 'started\n', strayProcessesKilled: true });
+  });
+
+  it('tells the model the signal that ended the script', async () => {
+    const output = await run({ 'killed.sh': 'echo going; kill -TERM $$' }, 'killed.sh');
+    expect(output).toMatchObject({ exitCode: null, signal: 'SIGTERM', stdout: 'going\n', timedOut: false });
+  });
+
+  it('keeps an ordinary result small: no signal, no stray-process field', async () => {
+    const output = await run({ 'ok.sh': 'echo ok; exit 3' }, 'ok.sh');
+    expect(Object.keys(output).sort()).toEqual(['durationMs', 'exitCode', 'script', 'skill', 'stderr', 'stdout', 'timedOut', 'truncated']);
+    expect(output).toMatchObject({ exitCode: 3, stdout: 'ok\n' });
+  });
+
+  it('refuses a timeout a timer cannot hold when the tools are made, naming the option', async () => {
+    const registry = await discoverSkills({ extra: [await tree({ 'tool/SKILL.md': simpleSkill('tool') })] });
+    const made = (() => {
+      try {
+        return createSkillTools(registry, { scripts: { timeoutMs: 3_000_000_000 } });
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(made).toBeInstanceOf(ManifestError);
+    expect(made).toMatchObject({ code: 'invalid_options', subject: 'scripts.timeoutMs', message: 'scripts.timeoutMs must be a positive number of milliseconds, at most 2147483647 (about 24.8 days), not 3000000000' });
+  });
+});

@@ -2,9 +2,9 @@
 import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cmd, createSkillTools, defineAgent, discoverSkills, runSkillScript, type LoadSkillOutput } from '../../src/index.js';
+import { cmd, createSkillTools, defineAgent, disclose, discoverSkills, runSkillScript, type LoadSkillOutput } from '../../src/index.js';
 import { defaultSkillSources, EXAMPLE_SKILLS_DIR } from '../../src/manifest/discover.js';
-import { readTrustFile, trustSkillFolders } from '../../src/manifest/trust.js';
+import { bodyForModel, readTrustFile, trustSkillFolders } from '../../src/manifest/trust.js';
 import { simpleSkill, tree } from './tree.js';
 
 const zodUrl = new URL('../../node_modules/zod/index.js', import.meta.url).href;
@@ -97,6 +97,44 @@ describe('trust', () => {
     await trustSkillFolders(trustFile, [{ name: 'tooly', path: path.join(skills, 'tooly') }]);
     await registry.refresh();
     expect((await registry.activate('tooly')).spec.actions.map((action) => action.name)).toEqual(['ping']);
+  });
+});
+
+describe('the untrusted notice, wherever a model reads the body', () => {
+  const notice = "Skill 'tooly' comes from the project folder and is not trusted: its tools were not loaded and its scripts will not run. Follow its instructions without them, or ask the user to trust it (skillstate trust tooly).";
+
+  it('load_skill: the instructions start with the notice, inside the wrapper', async () => {
+    const { skills, cwd } = await project();
+    const registry = await discoverSkills({ project: skills }, { trustFile: path.join(cwd, 'trust.json') });
+    const { output } = await loadTooly(registry);
+    expect(output.instructions).toBe(`<skill_content name="tooly">\n> ${notice}\n\n# Tooly\n\nCall ping.\n</skill_content>`);
+    expect(output.notice).toBe(notice);
+  });
+
+  it('disclosure: the body shown in full starts with the notice, and a budget cut shortens the body, never the notice', async () => {
+    const { skills, cwd } = await project();
+    const { writeFile } = await import('node:fs/promises');
+    const long = `# Tooly\n\n${'Call ping, then call ping again. '.repeat(60)}\n`;
+    await writeFile(path.join(skills, 'tooly', 'SKILL.md'), simpleSkill('tooly', '', long));
+    const registry = await discoverSkills({ project: skills }, { trustFile: path.join(cwd, 'trust.json') });
+    const shown = await disclose(registry, 'use tooly', { preload: ['tooly'] });
+    expect(shown.text).toContain(`<skill_content name="tooly">\n> ${notice}\n\n# Tooly\n`);
+    const cut = await disclose(registry, 'use tooly', { preload: ['tooly'], budget: { chars: shown.text.length - 600 } });
+    expect(cut.cuts).toContainEqual(expect.objectContaining({ kind: 'body_truncated', skill: 'tooly' }));
+    expect(cut.text).toContain(`<skill_content name="tooly">\n> ${notice}\n\n# Tooly\n`);
+  });
+
+  it('bodyForModel: the one rule, the notice before an untrusted body and nothing before a trusted one', () => {
+    expect(bodyForModel({ name: 'tooly', source: 'project', trusted: false }, '# Body\n')).toBe(`> ${notice}\n\n# Body\n`);
+    expect(bodyForModel({ name: 'tooly', source: 'project', trusted: true }, '# Body\n')).toBe('# Body\n');
+  });
+
+  it('a trusted skill is shown as it is', async () => {
+    const { skills } = await project();
+    const registry = await discoverSkills({ project: skills }, { trust: 'all' });
+    const { output } = await loadTooly(registry);
+    expect(output.instructions).toBe('<skill_content name="tooly">\n# Tooly\n\nCall ping.\n</skill_content>');
+    expect((await disclose(registry, 'use tooly', { preload: ['tooly'] })).text).not.toContain('is not trusted');
   });
 });
 

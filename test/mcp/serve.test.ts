@@ -152,3 +152,17 @@ describe('skillstate mcp tells what discovery skipped and shadowed', () => {
     expect(stderr).toMatch(/skill 'notes' of .*second.* is shadowed by the one of .*first/);
   });
 });
+
+describe('skillstate mcp and untrusted project skills', () => {
+  it("serves a project skill's SKILL.md resource starting with the notice that it is not trusted", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'skillstate-mcp-untrusted-'));
+    onCleanup(() => rm(root, { recursive: true, force: true }));
+    await mkdir(path.join(root, 'project', 'notes'), { recursive: true });
+    await writeFile(path.join(root, 'project', 'notes', 'SKILL.md'), '---\nname: notes\ndescription: Project notes\n---\nKeep notes.\n');
+    const server = await overStdio(['--no-user', '--no-bundled', '--project', path.join(root, 'project'), '--trust-file', path.join(root, 'trusted.json')]);
+    const read = await server.client.readResource({ uri: 'skill://notes/SKILL.md' });
+    const body = (read.contents[0] as { text: string }).text;
+    expect(body.startsWith("> Skill 'notes' comes from the project folder and is not trusted")).toBe(true);
+    expect(body).toContain('Keep notes.');
+  });
+});

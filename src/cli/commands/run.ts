@@ -3,7 +3,7 @@
  * passes its output through. The exit code is the script's (124 after a time-out).
  */
 import { parseArgs } from 'node:util';
-import { runSkillScript } from '../../manifest/scripts.js';
+import { DEFAULT_SCRIPT_TIMEOUT_MS, MAX_SCRIPT_TIMEOUT_MS, runSkillScript, scriptLimitProblem } from '../../manifest/scripts.js';
 import { UsageError, type Command } from '../io.js';
 import { discoverFromFlags, SOURCE_HELP, SOURCE_OPTIONS } from '../sources.js';
 
@@ -15,8 +15,9 @@ export const runCommand: Command = {
 Runs a script of a skill: a name its manifest declares under 'scripts', or a path relative to its
 root. No shell; working directory the skill's root; interpreter from the extension (.sh, .py,
 .js, .mjs, .ts) or the #! line; a scrubbed environment; at most 100 arguments and 4096 argument
-bytes; killed after the timeout (default 60000 ms) or 1 MiB of output. Everything after the
-script name is passed to the script. Exit code: the script's, or 124 after a time-out.
+bytes; killed after the timeout (default 60000 ms, at most ${MAX_SCRIPT_TIMEOUT_MS}, about 24.8 days)
+or 1 MiB of output. Everything after the script name is passed to the script. Exit code: the
+script's, 124 after a time-out, 2 for a usage error (such as a --timeout out of range).
 
 ${SOURCE_HELP}`,
   async run(args, io) {
@@ -30,7 +31,8 @@ ${SOURCE_HELP}`,
     if (positionals.length !== 2) throw new UsageError('run needs a skill name and a script');
     const [skill, script] = positionals as [string, string];
     const timeoutMs = values.timeout === undefined ? undefined : Number(values.timeout);
-    if (timeoutMs !== undefined && !(timeoutMs > 0)) throw new UsageError('--timeout must be a positive number of milliseconds');
+    const problem = timeoutMs === undefined ? undefined : scriptLimitProblem('timeoutMs', timeoutMs);
+    if (problem) throw new UsageError(`--timeout ${problem}, not '${values.timeout}'`);
     const registry = await discoverFromFlags(values, io);
     const entry = registry.entry(skill);
     if (!entry) await registry.content(skill); // throws skill_not_found with the available names
@@ -40,7 +42,7 @@ ${SOURCE_HELP}`,
     if (result.truncated) io.err(`note: output passed the limit; the script was stopped and the rest dropped\n`);
     if (result.strayProcessesKilled) io.err(`note: the script left processes running when it exited; they were killed\n`);
     if (result.timedOut) {
-      io.err(`error: script '${script}' timed out after ${timeoutMs ?? 60_000} ms and was killed\n`);
+      io.err(`error: script '${script}' timed out after ${timeoutMs ?? DEFAULT_SCRIPT_TIMEOUT_MS} ms and was killed\n`);
       return 124;
     }
     return result.exitCode ?? 1;

@@ -1,10 +1,14 @@
 /**
  * `skillstate validate <dir...>`: strict validation of skill folders, in the Agent Skills
  * reference validator's words. A folder without a SKILL.md is searched for skill folders, each
- * validated and reported. Exit 0 when every skill is valid, 1 otherwise.
+ * validated and reported, and every folder the search passed over is named with the reason.
+ * Exit 0 when every skill is valid and no folder that may hold a skill went unchecked (one that
+ * cannot be read, or lies past the depth limit), 1 otherwise.
  */
 import { parseArgs } from 'node:util';
+import type { SkippedFolder } from '../../manifest/skipped-folder.js';
 import { validateSkillTree } from '../../manifest/validate-tree.js';
+import type { ValidationResult } from '../../manifest/validate.js';
 import { UsageError, type Command } from '../io.js';
 
 export const validateCommand: Command = {
@@ -15,13 +19,19 @@ export const validateCommand: Command = {
 Validates each skill folder strictly: SKILL.md present, front matter opening the file and closed,
 a YAML mapping, every field within the specification. Problems are reported in the words of the
 Agent Skills reference validator (skills-ref). A folder that holds no SKILL.md is searched for
-skill folders (hidden folders and node_modules left out, 4 levels deep) and each is validated.
-Exit code 1 when any skill is invalid.
+skill folders (4 levels deep, as discovery searches) and each is validated.
+
+Every folder the search passes over is named on stderr with the reason, in discovery's words:
+hidden folders, node_modules and .git, folders seen twice through links and folders without a
+SKILL.md are notes; a folder that cannot be read, or lies deeper than 4 levels, may hold a skill
+that was not checked, and fails the run (name such a folder to validate it).
+
+Exit code 1 when any skill is invalid or a folder that may hold a skill was not checked.
 
   --spec agentskills   accept only the standard fields
   --spec skillstate    also accept the extension fields: version, toolsets, scripts, triggers,
                        default_enabled, brief_description (default)
-  --json               print the results as JSON`,
+  --json               print the skills' results as JSON (skipped folders are still named on stderr)`,
   async run(args, io) {
     const { values, positionals } = parseArgs({
       args,
@@ -34,12 +44,16 @@ Exit code 1 when any skill is invalid.
     }
     if (!positionals.length) throw new UsageError('validate needs at least one skill folder');
     if (values.spec !== 'agentskills' && values.spec !== 'skillstate') throw new UsageError(`--spec must be agentskills or skillstate, not '${values.spec}'`);
-    const results = [];
+    const results: ValidationResult[] = [];
+    const skipped: SkippedFolder[] = [];
     let searched = false;
+    let valid = true;
     for (const dir of positionals) {
-      const found = await validateSkillTree(dir, { spec: values.spec });
-      searched ||= found.length !== 1 || found[0]!.dir !== dir;
-      results.push(...found);
+      const tree = await validateSkillTree(dir, { spec: values.spec });
+      searched ||= tree.results.length !== 1 || tree.results[0]!.dir !== dir;
+      results.push(...tree.results);
+      skipped.push(...tree.skipped);
+      valid &&= tree.valid;
     }
     if (values.json) {
       io.out(`${JSON.stringify(results.map(({ manifest: _manifest, ...rest }) => rest), null, 2)}\n`);
@@ -52,10 +66,17 @@ Exit code 1 when any skill is invalid.
         }
         for (const warning of result.warnings) io.err(`  warning: ${warning.message}\n`);
       }
-      const invalid = results.filter((result) => !result.valid).length;
-      // A summary when folders were searched: the reader did not name each skill checked.
-      if (searched) (invalid ? io.err : io.out)(`${results.length} skills checked: ${results.length - invalid} valid, ${invalid} invalid\n`);
     }
-    return results.every((result) => result.valid) ? 0 : 1;
+    const unchecked = skipped.filter((item) => item.level !== 'info').length;
+    for (const item of skipped) io.err(`${item.level === 'info' ? 'note' : 'error'}: ${item.message}\n`);
+    if (!values.json) {
+      const invalid = results.filter((result) => !result.valid).length;
+      const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+      // A summary when folders were searched: the reader did not name each skill checked.
+      const summary = valid ? io.out : io.err;
+      if (searched) summary(`${plural(results.length, 'skill')} checked: ${results.length - invalid} valid, ${invalid} invalid\n`);
+      if (skipped.length) summary(`${plural(skipped.length, 'folder')} skipped${unchecked ? ` (${unchecked} may hold skills that were not checked)` : ''}\n`);
+    }
+    return valid ? 0 : 1;
   },
 };
