@@ -18,6 +18,7 @@ import { diagnostic } from '../core/diagnostics.js';
 import type { Effect } from '../core/effects.js';
 import { describeThrown, errorInfo, reworded, SkillstateError, withCause, type ErrorInfo } from '../core/errors.js';
 import { plainInstructions, type Instruction, type InstructionObject } from '../core/instruction.js';
+import { deepFreeze } from '../core/plain.js';
 import { toSignal, type Signal, type SignalLike } from '../core/signal.js';
 import type { AnySkill } from '../core/skill.js';
 import { agentToolset, type Toolset } from '../core/toolset.js';
@@ -29,6 +30,7 @@ import { RuntimeError } from './errors.js';
 import { SkillLifecycles } from './lifecycles.js';
 import { Mailbox, type MailboxItem, type MailboxOwner, type Ticket } from './mailbox.js';
 import { CALL_ABORTED_SIGNAL } from './broadcast.js';
+import { snapshotCopy, unpersistableError } from './persistence.js';
 import type { ProcessHost } from './process-host.js';
 import { clearTimer, type Timer } from './timers.js';
 import { traceCause } from './trace.js';
@@ -63,12 +65,65 @@ function traceSubject(event: AgentItemEvent, outcome: StepOutcome): string {
   }
 }
 
+/** The options `call`, `run` and `callTool` take: one entry per key of `CallOptions`. */
+const CALL_OPTIONS = { timeout: true, signal: true } as const satisfies Record<keyof CallOptions, true>;
+
+/**
+ * The first key of `options` that is not one of `known`, as an `invalid_options` error naming it
+ * and, when one is close, the option it probably meant; undefined when every key is known.
+ * `where` names what takes the options: `call`, `createAgentSystem`.
+ */
+export function unknownOption(where: string, options: object, known: Readonly<Record<string, unknown>>): ErrorInfo | undefined {
+  for (const key of Object.keys(options)) {
+    if (Object.hasOwn(known, key)) continue;
+    const names = Object.keys(known);
+    const meant = closestName(key, names);
+    const hint = meant === undefined ? '' : `; did you mean '${meant}'?`;
+    return errorInfo('invalid_options', `unknown option '${key}'${hint} (${where} options are: ${names.join(', ')})`, {
+      subject: key,
+      details: meant === undefined ? { option: key, known: names } : { option: key, known: names, suggestion: meant },
+    });
+  }
+  return undefined;
+}
+
+/** The name among `names` nearest to `name` (case aside), if it is near enough to be a slip: at most one edit in four letters. */
+function closestName(name: string, names: readonly string[]): string | undefined {
+  const wanted = name.toLowerCase();
+  const limit = Math.max(1, Math.floor(name.length / 4));
+  let best: string | undefined;
+  let bestDistance = limit + 1;
+  for (const candidate of names) {
+    const distance = editDistance(wanted, candidate.toLowerCase());
+    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
+  }
+  return best;
+}
+
+/** Levenshtein distance, with a swap of two neighbouring letters counted as one edit. */
+function editDistance(a: string, b: string): number {
+  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) rows[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1);
+      rows[i]![j] = best;
+    }
+  }
+  return rows[a.length]![b.length]!;
+}
+
 /**
  * The timeout of a call or a run: the option, else the system's default. A timeout is a number of
- * milliseconds above 0, or Infinity; anything else (0, negative, NaN, not a number) is refused.
+ * milliseconds above 0, or Infinity; anything else (0, negative, NaN, not a number) is refused,
+ * and so is an option `CallOptions` does not have (a misspelled `timeout` would be ignored).
  */
 function callTimeout(options: CallOptions, fallback: number): number | ErrorInfo {
   if (typeof options !== 'object' || options === null) return errorInfo('invalid_options', 'call options must be an object such as { timeout: 5000 }');
+  const unknown = unknownOption('call', options, CALL_OPTIONS);
+  if (unknown) return unknown;
   const timeout: unknown = options.timeout;
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     return errorInfo('invalid_options', 'signal must be an AbortSignal (for example from new AbortController().signal)', { subject: 'signal' });
@@ -78,6 +133,19 @@ function callTimeout(options: CallOptions, fallback: number): number | ErrorInfo
   return errorInfo('invalid_options', `timeout must be a number of milliseconds above 0, or Infinity for none; got ${typeof timeout === 'number' ? String(timeout) : typeof timeout}`, {
     subject: 'timeout',
   });
+}
+
+/**
+ * The error for a call whose signal id is the id of a call to the same agent that has not been
+ * answered yet: a deferred answer (`reply` with `to`) finds its caller by that id, so two callers
+ * under one id would leave one of them unanswered.
+ */
+function duplicateCallError(agentId: string, signal: Signal): ErrorInfo {
+  return errorInfo(
+    'invalid_signal',
+    `agent '${agentId}' is still answering a call with signal id '${signal.id}'; a call's signal id must be unique among the calls waiting for an answer (createSignal makes a new id each time)`,
+    { subject: signal.id, details: { reason: 'duplicate_call', signal: signal.id, type: signal.type } },
+  );
 }
 
 /** A running agent. */
@@ -108,6 +176,8 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   patterns: readonly string[] = [];
   /** Callers whose answer a step deferred (`defer_reply`), by the id of the signal they called with. */
   private deferred: Map<string, Ticket> | undefined;
+  /** Ids of the signals of calls not answered yet: a deferred answer finds its caller by this id, so it is one caller's at a time. */
+  private calling: Set<string> | undefined;
 
   constructor(
     initial: Agent<TState>,
@@ -152,13 +222,22 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     }
     const timeout = callTimeout(options, this.system.callTimeout);
     if (typeof timeout !== 'number') return Promise.reject(new RuntimeError(timeout, this.id));
-    this.system.trace?.({ kind: 'signal', agent: this.id, id: checked.id, type: checked.type, call: true });
-    const abort = options.signal;
-    if (abort !== undefined && !abort.aborted) {
-      // A deferred answer's work goes on inside the agent: tell it the caller gave up.
-      abort.addEventListener('abort', () => this.deferredAborted(checked.id), { once: true });
-    }
-    return this.mailbox.submit({ type: 'signal', signal: checked }, true, timeout, `call '${checked.type}'`, undefined, abort);
+    const id = checked.id;
+    if (this.calling?.has(id)) return Promise.reject(new RuntimeError(duplicateCallError(this.id, checked), this.id));
+    this.system.trace?.({ kind: 'signal', agent: this.id, id, type: checked.type, call: true });
+    (this.calling ??= new Set()).add(id);
+    return this.mailbox.submit(
+      { type: 'signal', signal: checked },
+      {
+        call: true,
+        timeout,
+        what: `call '${checked.type}'`,
+        abort: options.signal,
+        // A deferred answer's work goes on inside the agent: tell it the caller gave up.
+        onCancelled: (ticket) => this.deferredAborted(id, ticket),
+        onSettled: () => this.calling?.delete(id),
+      },
+    );
   }
 
   run(instructions: Instruction | readonly Instruction[], options: CallOptions = {}): Promise<unknown> {
@@ -181,7 +260,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     // Named only if the run times out or is cancelled: every tool call comes through here.
     const what = () => `run of ${plain.map((i) => `'${String(i.action)}'`).join(', ')}`;
     const event: AgentItemEvent = recorded === undefined ? { type: 'run', instructions: plain } : { type: 'run', instructions: plain, record: recorded };
-    return this.mailbox.submit(event, true, timeout, what, undefined, options.signal);
+    return this.mailbox.submit(event, { call: true, timeout, what, abort: options.signal });
   }
 
   tools(options: { strict?: boolean } = {}): Toolset {
@@ -203,13 +282,13 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     const name = typeof skill === 'string' ? skill : skill?.name;
     if (typeof name !== 'string') return Promise.reject(new RuntimeError(errorInfo('invalid_skill', 'mount needs a skill or a skill name'), this.id));
     const event: AgentItemEvent = config === undefined ? { type: 'mount', skill: name } : { type: 'mount', skill: name, config };
-    return this.mailbox.submit(event, false, undefined, `mount '${name}'`, typeof skill === 'string' ? undefined : skill) as Promise<MountReport>;
+    return this.mailbox.submit(event, { call: false, what: `mount '${name}'`, skill: typeof skill === 'string' ? undefined : skill }) as Promise<MountReport>;
   }
 
   unmount(skill: AnySkill | string): Promise<MountReport> {
     const name = typeof skill === 'string' ? skill : skill?.name;
     if (typeof name !== 'string') return Promise.reject(new RuntimeError(errorInfo('invalid_skill', 'unmount needs a skill or a skill name'), this.id));
-    return this.mailbox.submit({ type: 'unmount', skill: name }, false, undefined, `unmount '${name}'`) as Promise<MountReport>;
+    return this.mailbox.submit({ type: 'unmount', skill: name }, { call: false, what: `unmount '${name}'` }) as Promise<MountReport>;
   }
 
   getSnapshot(): AgentView<TState> {
@@ -229,13 +308,23 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     };
   }
 
+  /**
+   * The agent as plain JSON, a copy. State (or a mounted skill's config, or a scheduled signal's
+   * data) holding something JSON cannot hold — a BigInt, a function, a cycle, a `Map`... — is an
+   * `invalid_state` error naming the agent and the path of the first such value.
+   */
   persist(): AgentSnapshot {
     const data = this.agent.toJSON();
     const snapshot: AgentSnapshot = {
       format: 'skillstate/agent@1',
       id: this.id,
       definition: this.definition,
-      agent: structuredClone({ id: data.id, definition: data.definition, state: data.state as Record<string, unknown>, mounted: data.mounted }),
+      agent: {
+        id: data.id,
+        definition: data.definition,
+        state: this.persistable(data.state, ['state']) as Record<string, unknown>,
+        mounted: this.persistable(data.mounted, ['mounted']) as AgentSnapshot['agent']['mounted'],
+      },
       lifecycles: this.lifecycles.states(this.agent.mounted),
       children: (this.childIds ? [...this.childIds] : []),
     };
@@ -243,9 +332,17 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     // The committed state is still the one before the hooks: the restored agent runs them.
     if (this.starting) snapshot.starting = true;
     if (this.scheduled?.size) {
-      snapshot.scheduled = [...this.scheduled.values()].sort((a, b) => a.due.localeCompare(b.due)).map((entry) => structuredClone(entry));
+      const entries = [...this.scheduled.values()].sort((a, b) => a.due.localeCompare(b.due));
+      snapshot.scheduled = this.persistable(entries, ['scheduled']) as ScheduledSignal[];
     }
     return snapshot;
+  }
+
+  /** A JSON copy of part of the snapshot (at `path`), or the `invalid_state` error saying what in it JSON cannot hold. */
+  private persistable(value: unknown, path: (string | number)[]): unknown {
+    const copied = snapshotCopy(value, path);
+    if (!copied.ok) throw new RuntimeError(unpersistableError(this.id, copied.error), this.id);
+    return copied.value;
   }
 
   children(): string[] {
@@ -395,6 +492,9 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
 
   private complete(event: AgentItemEvent, outcome: StepOutcome, item: MailboxItem | undefined, before: Agent<object>): void {
     if (event.type === 'start') this.starting = false;
+    // Frozen before the trace and the listeners see it: the caller's error is made from this very
+    // object afterwards, and an observer must not be able to change it.
+    if (outcome.error) deepFreeze(outcome.error);
     const trace = this.system.trace;
     if (trace) {
       const record: Parameters<typeof trace>[0] = {
@@ -426,11 +526,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     if (outcome.effects.length && !outcome.error && this.deferReplies(event, ticket, outcome.effects)) return;
     if (!ticket) return;
     if (ticket.settled) {
-      trace?.({
-        kind: 'diagnostic',
-        agent: this.id,
-        diagnostic: { level: 'info', code: 'late_result', message: `agent '${this.id}': the answer to ${event.type} came after its caller gave up` },
-      });
+      this.lateResult(`the answer to ${event.type} came after its caller gave up`);
       return;
     }
     if (outcome.error) {
@@ -466,7 +562,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     for (const effect of effects) {
       if (effect.type === 'defer_reply' && event.type === 'signal' && ticket !== undefined) {
         deferred = true;
-        if (ticket.aborted) this.deferredAborted(event.signal.id, true);
+        if (ticket.aborted) this.deferredAborted(event.signal.id);
         else if (!ticket.settled) {
           this.deferred ??= new Map();
           // Callers that gave up (timed out) are forgotten here, so a skill that never answers leaks nothing.
@@ -475,18 +571,35 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
         }
       } else if (effect.type === 'reply' && effect.to !== undefined) {
         const waiting = this.deferred?.get(effect.to);
-        if (waiting === undefined) continue;
-        this.deferred!.delete(effect.to);
-        if (effect.error !== undefined) this.mailbox.settle(waiting, new RuntimeError(effect.error, this.id));
+        if (waiting !== undefined) this.deferred!.delete(effect.to);
+        if (waiting === undefined || waiting.settled) {
+          this.lateResult(`the deferred answer to signal '${effect.to}' found no caller waiting for it (it timed out, was cancelled or answered, or never waited)`, effect.to);
+        } else if (effect.error !== undefined) this.mailbox.settle(waiting, new RuntimeError(effect.error, this.id));
         else this.mailbox.settle(waiting, undefined, effect.data);
       }
     }
     return deferred;
   }
 
-  /** A caller whose answer was deferred gave up: the agent gets a `skillstate.call.aborted` signal naming the call. */
-  private deferredAborted(signalId: string, known = false): void {
-    if (!known && !this.deferred?.delete(signalId)) return;
+  /** Records in the trace an answer nobody receives any more (`late_result`): it is not delivered. */
+  private lateResult(what: string, signalId?: string): void {
+    this.system.trace?.({
+      kind: 'diagnostic',
+      agent: this.id,
+      diagnostic: diagnostic('info', 'late_result', `agent '${this.id}': ${what}`, signalId === undefined ? {} : { subject: signalId }),
+    });
+  }
+
+  /**
+   * A caller gave up (its `AbortSignal` fired). When its answer was deferred, the agent gets a
+   * `skillstate.call.aborted` signal naming the call. `ticket` given: only if that is the caller
+   * waiting under `signalId`; none: the caller is known to be the deferred one.
+   */
+  private deferredAborted(signalId: string, ticket?: Ticket): void {
+    if (ticket !== undefined) {
+      if (this.deferred?.get(signalId) !== ticket) return;
+      this.deferred.delete(signalId);
+    }
     if (this.mailbox.stopped) return;
     try {
       this.send({ type: CALL_ABORTED_SIGNAL, data: { signal: signalId } });

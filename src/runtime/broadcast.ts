@@ -2,13 +2,19 @@
  * Where a system's signals, errors and diagnostics go: subscribers to emitted signals (by
  * pattern, the one matcher), error listeners, diagnostic listeners, and — when nobody listens —
  * the unhandled handlers, which by default write to stderr. Errors and diagnostics are also
- * published as `skillstate.error` / `skillstate.diagnostic` signals. A listener that throws never
- * keeps a report from the others, and no listener or handler ever throws into the caller: reports
- * are made from inside actors' actions, where a throw would stop the actor.
+ * published as `skillstate.error` / `skillstate.diagnostic` signals.
+ *
+ * Listeners observe; they do not answer. Each report is frozen before anyone sees it, so no
+ * listener can change what a caller receives or what the next listener sees. A listener that
+ * throws never keeps a report from the others and never throws into the caller (reports are made
+ * from inside actors' actions, where a throw would stop the actor): its failure is reported in
+ * turn as a `listener_failed` diagnostic, and a failure while reporting a failure goes to stderr,
+ * so a broken listener can neither loop nor go unnoticed.
  */
 import { nanoid } from 'nanoid';
 import { diagnostic as makeDiagnostic, type Diagnostic } from '../core/diagnostics.js';
 import { describeThrown, type ErrorInfo } from '../core/errors.js';
+import { deepFreeze } from '../core/plain.js';
 import type { Signal } from '../core/signal.js';
 import { PatternIndex } from './pattern-index.js';
 import type { Tracer } from './trace.js';
@@ -31,16 +37,54 @@ export interface UnhandledHandlers {
   onUnhandledDiagnostic?: Reported<Diagnostic> | undefined;
 }
 
-/** Calls every listener, shielding each from the others' failures; returns whether there was one. */
-function notify<T>(listeners: ReadonlySet<Reported<T>>, value: T, agentId: string | undefined): boolean {
+/** Which kind of listener threw, as a `listener_failed` diagnostic names it. */
+type ListenerKind = 'onError' | 'onDiagnostic' | 'subscriber';
+
+/** A listener that threw while it was told of something. */
+interface ListenerFailure {
+  kind: ListenerKind;
+  listener: unknown;
+  thrown: unknown;
+  /** For a subscriber: the type of the signal it was given. */
+  signalType?: string;
+}
+
+/** What telling a set of listeners came to: whether any of them took it without throwing, and who threw. */
+interface Told {
+  heard: boolean;
+  failures: ListenerFailure[];
+}
+
+const NO_FAILURES: ListenerFailure[] = [];
+const NOBODY: ReadonlySet<unknown> = new Set();
+
+/** Calls every listener but those in `skip`, shielding each from the others' failures. */
+function notify<T>(kind: ListenerKind, listeners: ReadonlySet<Reported<T>>, value: T, agentId: string | undefined, skip: ReadonlySet<unknown>): Told {
+  let heard = false;
+  let failures: ListenerFailure[] | undefined;
   for (const listener of listeners) {
+    if (skip.has(listener)) continue;
     try {
       listener(value, agentId);
-    } catch {
-      // A failing listener must not keep the report from the others.
+      heard = true;
+    } catch (thrown) {
+      (failures ??= []).push({ kind, listener, thrown });
     }
   }
-  return listeners.size > 0;
+  return { heard, failures: failures ?? NO_FAILURES };
+}
+
+/** The diagnostic saying a listener threw while it was told of `about` (an error's or a diagnostic's code, or a signal's type). */
+function listenerFailed(failure: ListenerFailure, about: string): Diagnostic {
+  const thrown = describeThrown(failure.thrown);
+  const message =
+    failure.kind === 'subscriber'
+      ? `a subscriber to '${failure.signalType}' threw: ${thrown}`
+      : `an ${failure.kind} listener threw while receiving ${failure.kind === 'onError' ? 'error' : 'diagnostic'} '${about}': ${thrown}`;
+  return makeDiagnostic('warning', 'listener_failed', message, {
+    subject: failure.kind === 'subscriber' ? failure.signalType : failure.kind,
+    details: { listener: failure.kind, about },
+  });
 }
 
 export class Broadcaster {
@@ -68,19 +112,19 @@ export class Broadcaster {
     return () => this.diagnosticListeners.delete(listener);
   }
 
-  /** Hands a signal to the subscribers whose pattern matches; returns how many there were. */
   /** Whether any subscriber listens to signals of `type`. */
   hasSubscribers(type: string): boolean {
     return this.subscriptions.lookup(type).size > 0;
   }
 
+  /** Hands a signal to the subscribers whose pattern matches; returns how many there were. */
   toSubscribers(signal: Signal, from: string | undefined): number {
     const listeners = this.subscriptions.lookup(signal.type);
     for (const listener of listeners) {
       try {
         listener(signal);
-      } catch (error) {
-        this.diagnose(from, makeDiagnostic('warning', 'listener_failed', `a subscriber to '${signal.type}' threw: ${describeThrown(error)}`, { subject: signal.type }));
+      } catch (thrown) {
+        this.diagnose(from, listenerFailed({ kind: 'subscriber', listener, thrown, signalType: signal.type }, signal.type));
       }
     }
     return listeners.size;
@@ -88,21 +132,45 @@ export class Broadcaster {
 
   /**
    * Reports an error. `onError` listeners and `skillstate.error` subscribers observe every error,
-   * including one a waiting caller received (`answered`); the unhandled handler (stderr by
-   * default) gets only what nobody received, so no error is written out twice or lost.
+   * including one a waiting caller received (`answered`), frozen; the unhandled handler (stderr
+   * by default) gets only what nobody received (a listener that threw did not receive it), so no
+   * error is written out twice or lost. A listener that throws is a `listener_failed` diagnostic.
    */
   report(agentId: string | undefined, error: ErrorInfo, answered = false): void {
-    const heard = notify(this.errorListeners, error, agentId);
-    if (this.quietly(ERROR_SIGNAL, { agent: agentId, error }) || heard || answered) return;
+    deepFreeze(error);
+    const listened = notify('onError', this.errorListeners, error, agentId, NOBODY);
+    const subscribed = this.publishReport(ERROR_SIGNAL, { agent: agentId, error }, NOBODY);
+    for (const failure of listened.failures) this.diagnose(agentId, listenerFailed(failure, error.code));
+    for (const failure of subscribed.failures) this.diagnose(agentId, listenerFailed(failure, error.code));
+    if (listened.heard || subscribed.heard || answered) return;
     if (this.unhandled.onUnhandledError && this.safely(this.unhandled.onUnhandledError, error, agentId)) return;
     process.stderr.write(`[skillstate] ${agentId ? `agent '${agentId}': ` : ''}${error.code}: ${error.message}\n`);
   }
 
-  /** Reports a diagnostic: the trace, listeners, `skillstate.diagnostic` subscribers, else the unhandled handler. */
+  /**
+   * Reports a diagnostic, frozen: the trace, listeners, `skillstate.diagnostic` subscribers, else
+   * the unhandled handler. A diagnostic listener or subscriber that throws is a `listener_failed`
+   * diagnostic, told once to every channel but the ones that threw; one that throws on that is
+   * written to stderr, so a failing listener can never make reports loop.
+   */
   diagnose(agentId: string | undefined, diagnostic: Diagnostic): void {
+    this.tell(agentId, diagnostic, NOBODY);
+  }
+
+  /** `diagnose`, telling no listener or subscriber in `skip`: those whose failure this diagnostic reports. */
+  private tell(agentId: string | undefined, diagnostic: Diagnostic, skip: ReadonlySet<unknown>): void {
+    deepFreeze(diagnostic);
     this.trace?.(agentId === undefined ? { kind: 'diagnostic', diagnostic } : { kind: 'diagnostic', agent: agentId, diagnostic });
-    const heard = notify(this.diagnosticListeners, diagnostic, agentId);
-    if (this.quietly(DIAGNOSTIC_SIGNAL, { agent: agentId, diagnostic }) || heard || this.trace) return;
+    const listened = notify('onDiagnostic', this.diagnosticListeners, diagnostic, agentId, skip);
+    const subscribed = this.publishReport(DIAGNOSTIC_SIGNAL, { agent: agentId, diagnostic }, skip);
+    const failures = listened.failures.length || subscribed.failures.length ? [...listened.failures, ...subscribed.failures] : NO_FAILURES;
+    if (failures.length && skip === NOBODY) {
+      const failed = new Set(failures.map((failure) => failure.listener));
+      for (const failure of failures) this.tell(agentId, listenerFailed(failure, diagnostic.code), failed);
+    } else {
+      for (const failure of failures) process.stderr.write(`[skillstate] ${listenerFailed(failure, diagnostic.code).message}\n`);
+    }
+    if (listened.heard || subscribed.heard || this.trace) return;
     if (this.unhandled.onUnhandledDiagnostic && this.safely(this.unhandled.onUnhandledDiagnostic, diagnostic, agentId)) return;
     if (diagnostic.level !== 'info') process.stderr.write(`[skillstate] ${diagnostic.level}: ${diagnostic.message}\n`);
   }
@@ -118,19 +186,23 @@ export class Broadcaster {
     }
   }
 
-  /** Publishes a system signal to subscribers only; returns whether anyone heard it. */
-  private quietly(type: string, data: Record<string, unknown>): boolean {
+  /** Publishes a system signal, frozen, to its subscribers (but those in `skip`) only. */
+  private publishReport(type: string, data: Record<string, unknown>, skip: ReadonlySet<unknown>): Told {
     const listeners = this.subscriptions.lookup(type);
-    if (listeners.size === 0) return false;
-    const signal: Signal = { specversion: '1.0', id: nanoid(), source: 'skillstate', type, time: new Date().toISOString(), data };
+    if (listeners.size === 0) return { heard: false, failures: NO_FAILURES };
+    const signal: Signal = deepFreeze({ specversion: '1.0', id: nanoid(), source: 'skillstate', type, time: new Date().toISOString(), data });
+    let heard = false;
+    let failures: ListenerFailure[] | undefined;
     for (const listener of listeners) {
+      if (skip.has(listener)) continue;
       try {
         listener(signal);
-      } catch {
-        // A failing listener must not keep the report from the others.
+        heard = true;
+      } catch (thrown) {
+        (failures ??= []).push({ kind: 'subscriber', listener, thrown, signalType: type });
       }
     }
-    return true;
+    return { heard, failures: failures ?? NO_FAILURES };
   }
 
   clear(): void {

@@ -23,6 +23,26 @@ export interface Ticket {
   settled: boolean;
   /** The caller's `AbortSignal` fired: it got `cancelled`. */
   aborted?: boolean;
+  /** Called once the ticket is settled, however (answer, error, timeout, cancellation, stop). */
+  onSettled?: (() => void) | undefined;
+}
+
+/** How a caller waits for the item it submits. */
+export interface Submission {
+  /** A call: the step's reply is the answer (so `transformResult` runs). */
+  call: boolean;
+  /** Milliseconds to wait; undefined or Infinity for no limit. */
+  timeout?: number | undefined;
+  /** Names the item in a timeout or cancellation error (a function is called only then). */
+  what: string | (() => string);
+  /** The skill given to `mount` by value. */
+  skill?: AnySkill | undefined;
+  /** Cancels the wait: the caller gets `cancelled`. The listener is removed once the ticket settles. */
+  abort?: AbortSignal | undefined;
+  /** Told after the caller was cancelled by `abort`, with its ticket. */
+  onCancelled?: ((ticket: Ticket) => void) | undefined;
+  /** Called once the ticket is settled, however. */
+  onSettled?: (() => void) | undefined;
 }
 
 /** An item and who waits for it. */
@@ -79,41 +99,40 @@ export class Mailbox {
   }
 
   /**
-   * Queues an item whose caller waits for the answer (`timeout` in ms; `what` names it in a
-   * timeout or cancellation error, built only then when given as a function). When `abort` fires
-   * first, the caller gets `cancelled`; the item, already on its way, still runs.
+   * Queues an item whose caller waits for the answer (see `Submission`). When `abort` fires
+   * first, the caller gets `cancelled`; the item, already on its way, still runs. Nothing is left
+   * attached to `abort` once the caller is answered.
    */
-  submit(event: AgentItemEvent, call: boolean, timeout: number | undefined, what: string | (() => string), skill?: AnySkill, abort?: AbortSignal): Promise<unknown> {
+  submit(event: AgentItemEvent, how: Submission): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      const ticket: Ticket = { resolve, reject, timer: undefined, settled: false };
+      const ticket: Ticket = { resolve, reject, timer: undefined, settled: false, onSettled: how.onSettled };
+      const { abort, what } = how;
       if (abort !== undefined) {
         const onAbort = () => {
           if (ticket.settled) return;
           ticket.aborted = true;
           this.settle(ticket, new RuntimeError(errorInfo('cancelled', `${typeof what === 'string' ? what : what()} to agent '${this.owner.id}' was cancelled by its caller`, { details: { reason: describeReason(abort.reason) } }), this.owner.id));
+          how.onCancelled?.(ticket);
         };
         if (abort.aborted) {
           onAbort();
           return;
         }
         abort.addEventListener('abort', onAbort, { once: true });
-        const { resolve: done, reject: failed } = ticket;
-        ticket.resolve = (value) => {
+        const settled = how.onSettled;
+        ticket.onSettled = () => {
           abort.removeEventListener('abort', onAbort);
-          done(value);
-        };
-        ticket.reject = (error) => {
-          abort.removeEventListener('abort', onAbort);
-          failed(error);
+          settled?.();
         };
       }
-      if (timeout !== undefined && timeout !== Infinity) {
-        const ms = timeout;
+      if (how.timeout !== undefined && how.timeout !== Infinity) {
+        const ms = how.timeout;
         ticket.timer = setTimer(() => {
           const named = typeof what === 'string' ? what : what();
           this.settle(ticket, new RuntimeError(noAnswerError(named, this.owner.id, ms), this.owner.id));
         }, ms);
       }
+      const { call, skill } = how;
       try {
         this.enqueue(skill === undefined ? { event, ticket, call } : { event, ticket, call, skill });
       } catch (error) {
@@ -175,6 +194,7 @@ export class Mailbox {
     if (ticket.settled) return;
     ticket.settled = true;
     if (ticket.timer !== undefined) clearTimer(ticket.timer);
+    ticket.onSettled?.();
     if (error !== undefined) ticket.reject(error);
     else ticket.resolve(value);
   }

@@ -7,12 +7,12 @@
 import type { AgentDefinition } from '../core/agent-definition.js';
 import type { Agent } from '../core/agent-value.js';
 import type { Diagnostic } from '../core/diagnostics.js';
-import { errorInfo, type ErrorInfo } from '../core/errors.js';
+import { DefinitionError, errorInfo, type ErrorInfo } from '../core/errors.js';
 import type { SkillRegistry } from '../core/skill-registry.js';
 import { createSignal, type Signal, type SignalLike, toSignal } from '../core/signal.js';
 import type { AnySkill } from '../core/skill.js';
 import type { SystemActor } from '../../machines/system.js';
-import type { AgentProcess } from './agent-process.js';
+import { unknownOption, type AgentProcess } from './agent-process.js';
 import type { AgentRef, AgentSnapshot } from './agent-ref.js';
 import { RuntimeError } from './errors.js';
 import { SystemRuntime, type AgentSystemOptions, type SpawnOptions } from './system-runtime.js';
@@ -38,7 +38,12 @@ export interface AgentSystem {
   onDiagnostic(listener: (diagnostic: Diagnostic, agentId: string | undefined) => void): () => void;
   /** Makes a definition known by name (for `spawn` effects and `restore`). */
   register(definition: AgentDefinition<object>): void;
-  /** Snapshots of every running agent, parents before children. */
+  /**
+   * Snapshots of every running agent, parents before children. All or nothing: when an agent's
+   * state cannot be persisted, the `invalid_state` error names every such agent (`details.agents`,
+   * each one's error in `details.errors`) and no snapshot is returned; `persist()` the others one
+   * by one to save them anyway.
+   */
   persistAll(): AgentSnapshot[];
   /** Restores an agent from `ref.persist()` output (after a JSON round trip, in another process...). */
   restore(snapshot: unknown): AgentRef;
@@ -67,6 +72,9 @@ export interface AgentSystem {
  * await agent.call(createSignal('calculator.add', { a: 1, b: 2 }));
  */
 export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem {
+  // A misspelled option would otherwise be ignored and its default used without a word.
+  const unknown = typeof options === 'object' && options !== null ? unknownOption('createAgentSystem', options, SYSTEM_OPTIONS) : undefined;
+  if (unknown) throw new DefinitionError(unknown);
   const runtime = new SystemRuntime(options);
   const conversations = new ConversationDriver(
     {
@@ -106,7 +114,7 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
     onError: (listener) => runtime.broadcast.onError(listener),
     onDiagnostic: (listener) => runtime.broadcast.onDiagnostic(listener),
     register: (definition) => runtime.register(definition),
-    persistAll: () => orderParentsFirst([...runtime.agents.values()].map((agent) => agent.persist())),
+    persistAll: () => persistAll([...runtime.agents.values()]),
     restore: (snapshot) => adopt(runtime.restore(snapshot) as AgentRef),
     loadAndRestore: async (snapshot) => adopt((await runtime.loadAndRestore(snapshot)) as AgentRef),
     restoreAll: (snapshots) => restoreAll(runtime, snapshots).map(adopt),
@@ -117,6 +125,40 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
       return runtime.shutdown();
     },
   };
+}
+
+/** The options `createAgentSystem` takes: one entry per key of `AgentSystemOptions`. */
+const SYSTEM_OPTIONS = {
+  inspect: true,
+  trace: true,
+  mailboxLimit: true,
+  callTimeout: true,
+  definitions: true,
+  skills: true,
+  resolvers: true,
+  onUnhandledError: true,
+  onUnhandledDiagnostic: true,
+  models: true,
+  compactors: true,
+} as const satisfies Record<keyof AgentSystemOptions, true>;
+
+/** Snapshots of `agents`, parents first; every agent that cannot be persisted is named in one error. */
+function persistAll(agents: readonly AgentProcess<object>[]): AgentSnapshot[] {
+  const snapshots: AgentSnapshot[] = [];
+  const failures: RuntimeError[] = [];
+  for (const agent of agents) {
+    try {
+      snapshots.push(agent.persist());
+    } catch (error) {
+      if (!(error instanceof RuntimeError)) throw error;
+      failures.push(error);
+    }
+  }
+  if (failures.length === 0) return orderParentsFirst(snapshots);
+  const agentIds = failures.map((failure) => failure.agentId ?? '');
+  const message = `persistAll: ${failures.length === 1 ? `1 agent of ${agents.length}` : `${failures.length} agents of ${agents.length}`} cannot be persisted, so none was: ${failures.map((failure) => failure.message).join('; ')}`;
+  const info = errorInfo('invalid_state', message, { details: { reason: 'unpersistable', agents: agentIds, errors: failures.map((failure) => failure.toInfo()) } });
+  throw new RuntimeError(info, failures.length === 1 ? agentIds[0] : undefined);
 }
 
 /** Whether the agent's conversation has a turn in flight. */

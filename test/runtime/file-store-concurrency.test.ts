@@ -1,0 +1,82 @@
+/**
+ * The file store under concurrent use: saves and deletes of one agent made at once are carried
+ * out in the order they were made (the last save wins), each through a temporary file of its own,
+ * so the stored file is always one whole snapshot and no temporary file is left behind.
+ */
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createFileStore, RuntimeError, type AgentSnapshot } from '../../src/index.js';
+import { createSignal, itemsOf, NotesAgent, systemPerTest } from './fixtures.js';
+
+const systems = systemPerTest();
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+async function freshDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'skillstate-store-'));
+  dirs.push(dir);
+  return dir;
+}
+
+/** Snapshots of one agent holding 1, 2, ... `count` items, the first ones large (they take longest to write). */
+async function snapshotsOfOneAgent(count: number): Promise<AgentSnapshot[]> {
+  const agent = systems.start().spawn(NotesAgent, { id: 'a' });
+  const snapshots: AgentSnapshot[] = [];
+  for (let i = 0; i < count; i++) {
+    await agent.call(createSignal('notes.add_now', { item: i < count / 2 ? `${i}:${'x'.repeat(100_000)}` : String(i) }));
+    snapshots.push(agent.persist());
+  }
+  expect(itemsOf(agent)).toHaveLength(count);
+  return snapshots;
+}
+
+describe('the file store, saving one agent several times at once', () => {
+  it('carries out every save, the last one made wins, and the file is one whole snapshot', async () => {
+    const snapshots = await snapshotsOfOneAgent(8);
+    for (let round = 0; round < 5; round++) {
+      const dir = await freshDir();
+      const store = createFileStore(dir);
+      const saves = await Promise.allSettled(snapshots.map((snapshot) => store.save(snapshot)));
+      expect(saves.filter((save) => save.status === 'rejected')).toEqual([]);
+      expect(await store.load('a')).toEqual(JSON.parse(JSON.stringify(snapshots.at(-1))));
+      expect(await readdir(dir)).toEqual(['a.agent.json']);
+    }
+  });
+
+  it('a save and a delete made at once happen in that order; so do a delete and a save', async () => {
+    const [first, second] = await snapshotsOfOneAgent(2);
+    const store = createFileStore(await freshDir());
+    const [, deleted] = await Promise.all([store.save(first!), store.delete('a')]);
+    expect(deleted).toBe(true);
+    expect(await store.load('a')).toBeUndefined();
+    await Promise.all([store.delete('a'), store.save(second!)]);
+    expect(await store.load('a')).toEqual(JSON.parse(JSON.stringify(second)));
+  });
+
+  it('a save that fails keeps neither the saves after it from happening nor a temporary file', async () => {
+    const [first, second] = await snapshotsOfOneAgent(2);
+    const dir = await freshDir();
+    const store = createFileStore(dir);
+    const unsavable = { ...first!, agent: { ...first!.agent, state: { notebook: { items: [], size: 10n } } } } as unknown as AgentSnapshot;
+    const [bad, good] = await Promise.allSettled([store.save(unsavable), store.save(second!)]);
+    expect(bad).toMatchObject({ status: 'rejected', reason: expect.any(RuntimeError) });
+    expect((bad as PromiseRejectedResult).reason).toMatchObject({ code: 'invalid_state', agentId: 'a', subject: 'agent.state.notebook.size' });
+    expect(good.status).toBe('fulfilled');
+    expect(JSON.parse(await readFile(join(dir, 'a.agent.json'), 'utf8'))).toEqual(JSON.parse(JSON.stringify(second)));
+    expect(await readdir(dir)).toEqual(['a.agent.json']);
+  });
+
+  it('a snapshot changed after save was called is saved as it was when save was called', async () => {
+    const [first] = await snapshotsOfOneAgent(1);
+    const store = createFileStore(await freshDir());
+    const copy = JSON.parse(JSON.stringify(first)) as AgentSnapshot;
+    const saving = store.save(copy);
+    copy.agent.state = { notebook: { items: ['changed'] } };
+    await saving;
+    expect(await store.load('a')).toEqual(JSON.parse(JSON.stringify(first)));
+  });
+});
