@@ -5,16 +5,19 @@
  * failure turned into a typed `McpFailure` (`mcp_unreachable`, `mcp_timeout`, `mcp_protocol_error`,
  * `mcp_output_too_large`, `mcp_tool_error`).
  *
- * It never crashes its owner: a dropped connection (the process died, the socket closed) is
- * reported once through `onDropped`; the skill's child actor turns that into a crash its
- * supervisor restarts.
+ * It never crashes its owner: a dropped connection is reported once through `onDropped`, and the
+ * skill's child actor turns that into a crash its supervisor restarts. Over stdio the connection
+ * drops when the process ends. Over HTTP there is no connection to watch, so a request tells: one
+ * that gets no answer at all (refused, reset, no such host), or a 404 for the session (the server
+ * restarted or ended it), drops the connection. A tool's own error, a JSON-RPC error or any other
+ * HTTP status is the answer to one request and leaves it up.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { requestScopedFetch } from './fetch.js';
+import { watchedFetch } from './fetch.js';
+import { BoundedStdioTransport, oversizedAnswer } from './stdio-transport.js';
 
 /** How to reach a server: a command to start (stdio), or a URL (Streamable HTTP). */
 export type McpServerAddress =
@@ -31,10 +34,13 @@ export interface ConnectionLimits {
   maxOutputBytes: number;
 }
 
-/** The defaults of `ConnectionLimits`. */
 /** The most tools/list pages read from one server before it counts as misbehaving. */
 const MAX_TOOL_PAGES = 1_000;
 
+/** Room a stdio message gets past `maxOutputBytes` for its JSON-RPC envelope and escaping. */
+const ENVELOPE_BYTES = 64 * 1024;
+
+/** The defaults of `ConnectionLimits`. */
 export const DEFAULT_LIMITS: ConnectionLimits = { connectTimeout: 10_000, callTimeout: 30_000, maxOutputBytes: 1024 * 1024 };
 
 /** Why talking to the server failed; `reason` is stable. */
@@ -62,49 +68,58 @@ export function describeAddress(address: McpServerAddress): string {
 
 const STDERR_TAIL = 2048;
 
+/** What a connection tells its owner. */
+export interface ConnectionEvents {
+  /** The connection dropped after it was ready (said once; never after `close()`). */
+  onDropped?(failure: McpFailure): void;
+  /** The server's tool list changed. */
+  onToolsChanged?(tools: Tool[]): void;
+}
+
+/** How a connection connects. */
+export interface ConnectOptions {
+  /**
+   * Over HTTP, a server that does not answer at all is tried again, pausing up to a second
+   * between tries, until `connectTimeout`: a server that is restarting is waited for. Off, the
+   * first try that gets no answer fails.
+   */
+  waitForServer?: boolean;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** A tool's answer past `maxOutputBytes`, whether it was read and measured or discarded as it arrived. */
+function outputTooLarge(server: string, tool: string, size: number, limit: number): McpFailure {
+  return new McpFailure('mcp_output_too_large', `tool '${tool}' of MCP server '${server}' answered ${size} bytes; the limit is ${limit}`, { size, limit });
+}
+
 /** One client connection to one server. */
 export class McpConnection {
   state: ConnectionState = 'connecting';
   tools: Tool[] = [];
-  private readonly client: Client;
+  private client: Client | undefined;
   private transport: Transport | undefined;
   private closing = false;
   private lastError: Error | undefined;
   private stderrTail = '';
+  /** Why the connection dropped, once it has. */
+  private droppedBecause: string | undefined;
+  /** Why the current attempt to connect got no answer at all over HTTP, if it did not. */
+  private unanswered: string | undefined;
+  /** The current client's transport has closed. */
+  private clientClosed = false;
 
   constructor(
     private readonly label: string,
     private readonly address: McpServerAddress,
     private readonly limits: ConnectionLimits,
-    private readonly events: { onDropped?(failure: McpFailure): void; onToolsChanged?(tools: Tool[]): void } = {},
-  ) {
-    this.client = new Client(
-      { name: 'skillstate', version: '0.1.0' },
-      {
-        listChanged: {
-          tools: {
-            onChanged: (error, tools) => {
-              if (error || !tools) return;
-              this.tools = tools;
-              this.events.onToolsChanged?.(tools);
-            },
-          },
-        },
-      },
-    );
-    this.client.onerror = (error) => {
-      this.lastError = error;
-    };
-    this.client.onclose = () => {
-      const wasOpen = this.state !== 'closed';
-      this.state = 'closed';
-      if (wasOpen && !this.closing) this.events.onDropped?.(new McpFailure('mcp_unreachable', `MCP server '${this.label}' closed the connection${this.hint()}`));
-    };
-  }
+    private readonly events: ConnectionEvents = {},
+    private readonly options: ConnectOptions = {},
+  ) {}
 
   /** The server process's id (stdio), once started. */
   get pid(): number | undefined {
-    return this.transport instanceof StdioClientTransport ? (this.transport.pid ?? undefined) : undefined;
+    return this.transport instanceof BoundedStdioTransport ? (this.transport.pid ?? undefined) : undefined;
   }
 
   /** What the server wrote last on stderr, or the last transport error: said when something fails. */
@@ -114,17 +129,50 @@ export class McpConnection {
     return this.lastError ? `; last error: ${this.lastError.message}` : '';
   }
 
+  /** Reports the connection dropped, once, if it was ready and is not being closed. */
+  private drop(because: string): void {
+    if (this.state !== 'ready' || this.closing) return;
+    this.state = 'closed';
+    this.droppedBecause = because;
+    this.events.onDropped?.(new McpFailure('mcp_unreachable', `MCP server '${this.label}' ${because}`));
+  }
+
+  private newClient(): Client {
+    const client = new Client(
+      { name: 'skillstate', version: '0.1.0' },
+      {
+        listChanged: {
+          tools: {
+            onChanged: (error, tools) => {
+              if (error || !tools || client !== this.client) return;
+              this.tools = tools;
+              this.events.onToolsChanged?.(tools);
+            },
+          },
+        },
+      },
+    );
+    client.onerror = (error) => {
+      if (client === this.client) this.lastError = error;
+    };
+    client.onclose = () => {
+      if (client !== this.client) return;
+      this.clientClosed = true;
+      this.drop(`closed the connection${this.hint()}`);
+    };
+    return client;
+  }
+
   private makeTransport(): Transport {
     const { address } = this;
     if ('command' in address) {
-      const transport = new StdioClientTransport({
+      const transport = new BoundedStdioTransport({
         command: address.command,
         args: [...(address.args ?? [])],
         ...(address.env ? { env: { ...address.env } } : {}),
         ...(address.cwd ? { cwd: address.cwd } : {}),
         stderr: 'pipe',
-        // A message larger than any result we accept is refused before it is buffered whole.
-        maxBufferSize: this.limits.maxOutputBytes + 64 * 1024,
+        maxMessageBytes: this.limits.maxOutputBytes + ENVELOPE_BYTES,
       });
       transport.stderr?.on('data', (chunk: Buffer) => {
         this.stderrTail = (this.stderrTail + chunk.toString()).slice(-STDERR_TAIL);
@@ -132,8 +180,15 @@ export class McpConnection {
       return transport;
     }
     const url = address.url instanceof URL ? address.url : new URL(address.url);
+    const watched = watchedFetch({
+      unanswered: (why) => {
+        this.unanswered = `cannot be reached (${why})`;
+        this.drop(this.unanswered);
+      },
+      sessionGone: () => this.drop('no longer knows the session (the server restarted, or ended it)'),
+    });
     return new StreamableHTTPClientTransport(url, {
-      fetch: requestScopedFetch,
+      fetch: watched,
       ...(address.headers ? { requestInit: { headers: { ...address.headers } } } : {}),
     });
   }
@@ -154,19 +209,43 @@ export class McpConnection {
   }
 
   private async connect(): Promise<void> {
-    this.transport = this.makeTransport();
-    try {
-      await this.client.connect(this.transport, { timeout: this.limits.connectTimeout });
-      this.tools = await this.listTools();
-    } catch (error) {
-      await this.close();
-      throw this.failure(error, 'connecting');
+    const deadline = Date.now() + this.limits.connectTimeout;
+    for (let pause = 100; ; pause = Math.min(pause * 2, 1_000)) {
+      try {
+        await this.attempt(deadline);
+        break;
+      } catch (error) {
+        const failure = this.failure(error, 'connecting');
+        const retry = this.options.waitForServer === true && this.unanswered !== undefined && Date.now() + pause < deadline;
+        if (!retry) {
+          await this.close();
+          throw failure;
+        }
+        await this.closeClient();
+        await sleep(pause);
+        // Closed while waiting: `close()` has ended everything already.
+        if (this.closing) throw failure;
+      }
     }
     if (this.closing) return;
+    this.unanswered = undefined;
     this.state = 'ready';
   }
 
-  private async listTools(): Promise<Tool[]> {
+  /** One attempt to connect and list the tools, on a client and transport of its own. */
+  private async attempt(deadline: number): Promise<void> {
+    this.unanswered = undefined;
+    this.clientClosed = false;
+    this.lastError = undefined;
+    const client = (this.client = this.newClient());
+    this.transport = this.makeTransport();
+    await client.connect(this.transport, { timeout: Math.max(deadline - Date.now(), 1) });
+    this.tools = await this.listTools(client);
+    // The server may have gone between its last answer and now.
+    if (this.clientClosed) throw new McpFailure('mcp_unreachable', `MCP server '${this.label}' (${describeAddress(this.address)}) closed the connection while connecting${this.hint()}`);
+  }
+
+  private async listTools(client: Client): Promise<Tool[]> {
     const tools: Tool[] = [];
     let cursor: string | undefined;
     let pages = 0;
@@ -175,7 +254,7 @@ export class McpConnection {
       if (++pages > MAX_TOOL_PAGES) {
         throw new McpFailure('mcp_protocol_error', `MCP server '${this.label}' kept paging its tools/list past ${MAX_TOOL_PAGES} pages (${tools.length} tools so far)`);
       }
-      const page = await this.client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: this.limits.connectTimeout });
+      const page = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: this.limits.connectTimeout });
       tools.push(...page.tools);
       cursor = page.nextCursor;
     } while (cursor !== undefined && tools.length < 10_000);
@@ -184,20 +263,18 @@ export class McpConnection {
 
   /** Calls a tool. Rejects with an `McpFailure`; a tool's own error result is `mcp_tool_error`. */
   async call(tool: string, args: Record<string, unknown>): Promise<CallToolResult> {
-    if (this.state !== 'ready') throw new McpFailure('mcp_unreachable', `MCP server '${this.label}' is not connected (${this.state})${this.hint()}`);
+    const { client } = this;
+    if (this.state !== 'ready' || !client) throw new McpFailure('mcp_unreachable', `MCP server '${this.label}' is not connected (${this.state})${this.hint()}`);
     let result: CallToolResult;
     try {
-      result = (await this.client.callTool({ name: tool, arguments: args }, undefined, { timeout: this.limits.callTimeout })) as CallToolResult;
+      result = (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: this.limits.callTimeout })) as CallToolResult;
     } catch (error) {
+      const oversized = oversizedAnswer(error);
+      if (oversized) throw outputTooLarge(this.label, tool, oversized.size, this.limits.maxOutputBytes);
       throw this.failure(error, `calling '${tool}'`);
     }
     const size = Buffer.byteLength(JSON.stringify(result));
-    if (size > this.limits.maxOutputBytes) {
-      throw new McpFailure('mcp_output_too_large', `tool '${tool}' of MCP server '${this.label}' answered ${size} bytes; the limit is ${this.limits.maxOutputBytes}`, {
-        size,
-        limit: this.limits.maxOutputBytes,
-      });
-    }
+    if (size > this.limits.maxOutputBytes) throw outputTooLarge(this.label, tool, size, this.limits.maxOutputBytes);
     return result;
   }
 
@@ -205,10 +282,19 @@ export class McpConnection {
   async close(): Promise<void> {
     this.closing = true;
     this.state = 'closed';
+    await this.closeClient();
+  }
+
+  private async closeClient(): Promise<void> {
+    const { client, transport } = this;
     try {
       // Over HTTP the session outlives the socket unless it is ended explicitly.
-      if (this.transport instanceof StreamableHTTPClientTransport && this.transport.sessionId) await this.transport.terminateSession();
-      await this.client.close();
+      if (transport instanceof StreamableHTTPClientTransport && transport.sessionId && !this.droppedBecause) await transport.terminateSession();
+    } catch {
+      // A session the server no longer has needs no ending.
+    }
+    try {
+      await client?.close();
     } catch {
       // Closing a connection that already broke has nothing left to report.
     }
@@ -217,6 +303,8 @@ export class McpConnection {
   private failure(error: unknown, doing: string): McpFailure {
     if (error instanceof McpFailure) return error;
     const where = `MCP server '${this.label}' (${describeAddress(this.address)}), ${doing}`;
+    const unreachable = this.droppedBecause ?? this.unanswered;
+    if (unreachable) return new McpFailure('mcp_unreachable', `${where}: the server ${unreachable}`);
     if (error instanceof McpError) {
       if (error.code === ErrorCode.RequestTimeout) {
         // Silence after messages that could not be read: the server speaks something else than MCP.
@@ -224,6 +312,8 @@ export class McpConnection {
         return new McpFailure('mcp_timeout', `${where}: no answer in time (${error.message})${this.hint()}`);
       }
       if (error.code === ErrorCode.ConnectionClosed) return new McpFailure('mcp_unreachable', `${where}: the connection closed${this.hint()}`);
+      const oversized = oversizedAnswer(error);
+      if (oversized) return new McpFailure('mcp_output_too_large', `${where}: ${error.message}`, { size: oversized.size, limit: this.limits.maxOutputBytes });
       return new McpFailure('mcp_protocol_error', `${where}: ${error.message}${this.hint()}`, { code: error.code });
     }
     const message = error instanceof Error ? error.message : String(error);

@@ -1,5 +1,6 @@
 /**
- * `fetch` for the MCP client's HTTP transport, with an abort signal of its own per request.
+ * `fetch` for the MCP client's HTTP transport: an abort signal of its own per request, and a watch
+ * on what a request tells about the connection.
  *
  * The transport passes one signal, alive as long as the connection, to every request it makes.
  * `fetch` adds an abort listener to that signal for each request and removes it only when the
@@ -8,6 +9,11 @@
  * gets a signal of its own, tied to the transport's by one listener that is removed as soon as the
  * response is over: its body read to the end, cancelled or failed (a streamed response keeps it
  * while it streams, so closing the connection still stops the stream).
+ *
+ * Over HTTP there is no connection to see close; a request is what tells that the server is gone:
+ * it gets no answer at all (refused, reset, no such host), or a 404 for the session it names (the
+ * server restarted, or ended the session). Every other answer, whatever its status, is the
+ * answer to that one request.
  */
 type Fetch = typeof fetch;
 
@@ -50,3 +56,32 @@ export const requestScopedFetch: Fetch = async (input, init) => {
   });
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 };
+
+/** What requests tell about their connection. */
+export interface ConnectionWatch {
+  /** A request got no answer at all; not said of a request the connection aborted itself. */
+  unanswered(why: string): void;
+  /** The server answered 404 to a request naming a session: it no longer has the session. */
+  sessionGone(): void;
+}
+
+/** The message of a failed `fetch`, with the network error that caused it. */
+function networkError(error: unknown): string {
+  const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
+  return `${error instanceof Error ? error.message : String(error)}${cause}`;
+}
+
+/** `requestScopedFetch`, telling `watch` when a request shows the connection is gone. */
+export function watchedFetch(watch: ConnectionWatch): Fetch {
+  return async (input, init) => {
+    let response: Response;
+    try {
+      response = await requestScopedFetch(input, init);
+    } catch (error) {
+      if (!init?.signal?.aborted) watch.unanswered(networkError(error));
+      throw error;
+    }
+    if (response.status === 404 && new Headers(init?.headers).has('mcp-session-id')) watch.sessionGone();
+    return response;
+  };
+}

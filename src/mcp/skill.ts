@@ -6,8 +6,11 @@
  * The client connection is the skill's child actor (`connection`): it connects when the skill
  * becomes active and closes (ending a stdio server's process) when it is unmounted. Its states —
  * `connecting`, `ready`, `failed` — show in the inspector. When the server process dies or the
- * connection drops, the child crashes and the skill's lifecycle restarts it under its policy
- * (default: `permanent`, at most 3 restarts in 5 s, then the skill is `failed`).
+ * connection drops (over HTTP: a request gets no answer, or a 404 for its session), the child
+ * crashes and the skill's lifecycle restarts it under its policy (default: `permanent`, at most 3
+ * restarts in 5 s, then the skill is `failed`). The child's connection waits up to
+ * `connectTimeout` for an HTTP server that does not answer, so a server being restarted is
+ * reconnected with a new session.
  *
  * `mcpSkill` connects once, briefly, to learn the server's tools, because a skill's actions are
  * fixed when it is mounted. When the server says its tools changed (`tools/list_changed`), the
@@ -37,7 +40,10 @@ interface McpSkillBase {
   /** The skill's name (also its state key). */
   name: string;
   description?: string;
-  /** Milliseconds to connect and list the tools (default 10,000). */
+  /**
+   * Milliseconds to connect and list the tools (default 10,000). The skill's connection to an
+   * HTTP server that does not answer keeps trying for this long.
+   */
   connectTimeout?: number;
   /** Milliseconds a tool call may take (default 30,000). */
   callTimeout?: number;
@@ -184,10 +190,17 @@ function skillOf(options: McpSkillOptions, address: McpServerAddress, limits: Co
         const send = (event: ConnectionEvent) => {
           if (live) sendBack(event);
         };
-        const connection = new McpConnection(options.name, address, limits, {
-          onDropped: (failure) => send({ type: 'mcp.dropped', error: failure.message }),
-          onToolsChanged: (tools) => send({ type: 'mcp.tools', tools: tools.length }),
-        });
+        const connection = new McpConnection(
+          options.name,
+          address,
+          limits,
+          {
+            onDropped: (failure) => send({ type: 'mcp.dropped', error: failure.message }),
+            onToolsChanged: (tools) => send({ type: 'mcp.tools', tools: tools.length }),
+          },
+          // An HTTP server that does not answer yet (one being restarted) is waited for.
+          { waitForServer: true },
+        );
         connections.set(input.key, connection);
         connection.open().then(
           () => send({ type: 'mcp.ready', tools: connection.tools.length, pid: connection.pid ?? null, changed: toolsKey(connection.tools) !== latest }),

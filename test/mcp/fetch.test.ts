@@ -2,13 +2,14 @@
  * The MCP client's fetch against a real HTTP server on a port the system chose: many requests
  * sharing one long-lived signal leave no abort listener behind on it (plain fetch leaves one per
  * request), an abort of that signal still stops a response that is streaming, and a request that
- * fails releases its listener too.
+ * fails releases its listener too. The watched fetch tells which answers mean the connection is
+ * gone: none at all, or a 404 for the session.
  */
 import { getEventListeners } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestScopedFetch } from '../../src/mcp/fetch.js';
+import { requestScopedFetch, watchedFetch } from '../../src/mcp/fetch.js';
 
 let server: Server;
 let base: string;
@@ -21,6 +22,11 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write('data: first\n\n');
       streams.add(res);
+      return;
+    }
+    const status = /^\/status\/(\d+)$/.exec(req.url ?? '');
+    if (status) {
+      res.writeHead(Number(status[1])).end();
       return;
     }
     if (req.url === '/empty') {
@@ -85,5 +91,37 @@ describe('requestScopedFetch', () => {
     expect(await (await requestScopedFetch(`${base}/plain`)).json()).toEqual({ path: '/plain' });
     const aborted = AbortSignal.abort(new Error('too late'));
     await expect(requestScopedFetch(`${base}/plain`, { signal: aborted })).rejects.toThrow('too late');
+  });
+});
+
+describe('watchedFetch', () => {
+  const session = { 'mcp-session-id': 'abc' };
+  it.each([
+    ['a 404 naming a session', '/status/404', session, ['session gone']],
+    ['a 404 naming no session (a wrong URL)', '/status/404', {}, []],
+    ['a 400 naming a session', '/status/400', session, []],
+    ['a 401', '/status/401', session, []],
+    ['a 500', '/status/500', session, []],
+    ['an answer', '/plain', session, []],
+  ] as const)('%s leaves the answer as it is and tells: %j', async (_case, path, headers, told) => {
+    const heard: string[] = [];
+    const watched = watchedFetch({ unanswered: (why) => void heard.push(`unanswered: ${why}`), sessionGone: () => void heard.push('session gone') });
+    const response = await watched(`${base}${path}`, { method: 'POST', headers: new Headers(headers), signal: new AbortController().signal });
+    await response.body?.cancel();
+    expect(response.status).toBe(path === '/plain' ? 200 : Number(path.slice('/status/'.length)));
+    expect(heard).toEqual(told);
+  });
+
+  it('tells when a request gets no answer at all, but not when the connection aborted it', async () => {
+    const heard: string[] = [];
+    const watched = watchedFetch({ unanswered: (why) => void heard.push(why), sessionGone: () => void heard.push('session gone') });
+    await expect(watched('http://127.0.0.1:1/refused', { signal: new AbortController().signal })).rejects.toThrow();
+    expect(heard).toEqual([expect.stringMatching(/^fetch failed: .+/)]);
+
+    const closing = new AbortController();
+    const streaming = watched(`${base}/stream`, { signal: closing.signal });
+    closing.abort(new Error('connection closed'));
+    await expect(streaming.then((response) => response.text())).rejects.toThrow();
+    expect(heard).toHaveLength(1);
   });
 });

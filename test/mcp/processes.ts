@@ -70,9 +70,9 @@ export function stopProcess(child: ChildProcess): Promise<unknown> {
   return exited;
 }
 
-/** Starts `skillstate mcp --http 0 ...args` and resolves with its URL once it listens. */
-export async function httpServer(args: string[], cwd?: string): Promise<{ url: string; child: ChildProcess; stderr(): string }> {
-  const child = spawn(process.execPath, [BIN, 'mcp', '--http', '0', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `skillstate mcp --http <port> ...args` (by default a port the system chooses) and resolves with its URL once it listens. */
+export async function httpServer(args: string[], cwd?: string, port = 0): Promise<{ url: string; child: ChildProcess; stderr(): string }> {
+  const child = spawn(process.execPath, [BIN, 'mcp', '--http', String(port), ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   onCleanup(() => stopProcess(child));
   let stderr = '';
   let stdout = '';

@@ -5,11 +5,12 @@
  */
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { childSystemId, createAgentSystem, defineAgent, type AgentRef, type AgentSystem } from 'skillstate';
+import { childSystemId, createAgentSystem, defineAgent, type AgentRef, type AgentSystem, type Diagnostic } from 'skillstate';
 import { mcpSkill, serveMcp, type ConnectionContext, type McpSkillOptions } from 'skillstate/mcp';
 import { counter } from 'skillstate/skills';
 import path from 'node:path';
-import { BIN, BUNDLED, eventually, FIXTURE_AGENT, onCleanup, ONLY } from './processes.js';
+import { fileURLToPath } from 'node:url';
+import { BIN, BUNDLED, eventually, FIXTURE_AGENT, httpServer, onCleanup, ONLY, stopProcess } from './processes.js';
 
 const EVERYTHING = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
 const SOURCE_ENV = { NODE_OPTIONS: process.env.NODE_OPTIONS ?? '' };
@@ -20,6 +21,7 @@ const skillstateServer = (name = 'remote'): McpSkillOptions => ({
   args: [BIN, 'mcp', ...ONLY, '--agent', `${FIXTURE_AGENT}:Calculator`],
   env: SOURCE_ENV,
 });
+const OVERSIZED = fileURLToPath(new URL('./fixtures/oversized-server.mjs', import.meta.url));
 const everything = (extra: Partial<McpSkillOptions> = {}): McpSkillOptions => ({ name: 'everything', command: process.execPath, args: [EVERYTHING, 'stdio'], ...extra }) as McpSkillOptions;
 
 function newSystem(): AgentSystem {
@@ -114,10 +116,13 @@ describe('mcpSkill', () => {
     const system = newSystem();
     const skill = await mcpSkill(everything({ callTimeout: 300, maxOutputBytes: 2_000 }));
     const ref = system.spawn(defineAgent({ name: 'host', skills: [skill] }), { id: 'host' });
-    await ready(ref, 'everything');
+    const pid = await ready(ref, 'everything');
     await expect(ref.callTool('trigger-long-running-operation', { duration: 5, steps: 2 })).rejects.toMatchObject({ details: { reason: 'mcp_timeout' } });
     await expect(ref.callTool('echo', { message: 'x'.repeat(5_000) })).rejects.toMatchObject({ details: { reason: 'mcp_output_too_large' } });
+    // Past the message limit on stdio (2,000 + 64 KiB): discarded as it arrives, the server kept.
+    await expect(ref.callTool('echo', { message: 'x'.repeat(100_000) })).rejects.toMatchObject({ details: { reason: 'mcp_output_too_large' } });
     expect(await ref.callTool('echo', { message: 'still here' })).toContain('still here');
+    expect(connection(ref, 'everything')?.context.pid).toBe(pid);
 
     await expect(mcpSkill({ name: 'nowhere' } as McpSkillOptions)).rejects.toMatchObject({ code: 'invalid_skill', message: "mcpSkill 'nowhere' needs a command (stdio) or a url (HTTP)" });
     await expect(mcpSkill({ name: 'missing', command: 'skillstate-no-such-command' })).rejects.toMatchObject({ code: 'mcp_unreachable', message: expect.stringContaining("mcpSkill 'missing'") });
@@ -131,6 +136,75 @@ describe('mcpSkill', () => {
       message: expect.stringContaining('the server sent malformed messages'),
     });
     await expect(mcpSkill({ name: 'closed', url: 'http://127.0.0.1:9/mcp', connectTimeout: 2_000 })).rejects.toMatchObject({ code: 'mcp_unreachable' });
+  });
+
+  it('over stdio, an answer far past maxOutputBytes is mcp_output_too_large, and the same server process answers the next call', async () => {
+    const system = newSystem();
+    const diagnostics: Diagnostic[] = [];
+    system.onDiagnostic((diagnostic) => void diagnostics.push(diagnostic));
+    // 1,000 bytes of output, so any message past 1,000 + 64 KiB is discarded as it arrives.
+    const oversized = await mcpSkill({ name: 'oversized', command: process.execPath, args: [OVERSIZED], maxOutputBytes: 1_000 });
+    const ref = system.spawn(defineAgent({ name: 'host', skills: [oversized] }), { id: 'host' });
+    const pid = await ready(ref, 'oversized');
+    expect(await ref.callTool('pid', {})).toBe(String(pid));
+
+    for (const tool of ['id_first', 'id_last', 'id_inside']) {
+      await expect(ref.callTool(tool, { bytes: 3_000_000 }), tool).rejects.toMatchObject({
+        code: 'action_failed',
+        details: { reason: 'mcp_output_too_large', details: { limit: 1_000, size: expect.any(Number) } },
+        message: expect.stringMatching(/answered \d{7} bytes; the limit is 1000/),
+      });
+      expect(await ref.callTool('pid', {}), `the server after ${tool}`).toBe(String(pid));
+    }
+    // A notification that large is dropped without failing the call it came before.
+    expect(await ref.callTool('noisy', { bytes: 3_000_000 })).toBe('after the noise');
+    // Past maxOutputBytes but within the message limit: read whole, then refused.
+    await expect(ref.callTool('id_last', { bytes: 5_000 })).rejects.toMatchObject({ details: { reason: 'mcp_output_too_large', details: { limit: 1_000 } } });
+    expect(await ref.callTool('id_first', { bytes: 10 })).toBe('y'.repeat(10));
+
+    expect(connection(ref, 'oversized')?.context.pid).toBe(pid);
+    expect(alive(pid)).toBe(true);
+    expect(ref.getSnapshot().lifecycles.oversized).toBe('active');
+    expect(diagnostics.filter((diagnostic) => diagnostic.code === 'child_restarted')).toEqual([]);
+  });
+
+  it('over HTTP, a server killed and started again on the same port is reconnected with a new session, and the restart is reported', async () => {
+    const serving = [...ONLY, '--agent', `${FIXTURE_AGENT}:Calculator`];
+    const first = await httpServer(serving);
+    const port = Number(new URL(first.url).port);
+    const system = newSystem();
+    const diagnostics: Diagnostic[] = [];
+    system.onDiagnostic((diagnostic) => void diagnostics.push(diagnostic));
+    const remote = await mcpSkill({ name: 'remote', url: first.url });
+    const ref = system.spawn(defineAgent({ name: 'host', skills: [remote] }), { id: 'host' });
+    await ready(ref, 'remote');
+    expect(await ref.callTool('increment', { by: 2 })).toEqual({ count: 2 });
+    // A tool's own failure is an answer: the connection stays as it is.
+    await expect(ref.callTool('divide', { a: 1, b: 0 })).rejects.toMatchObject({ details: { reason: 'division_by_zero' } });
+    await expect(ref.callTool('explode', {})).rejects.toMatchObject({ details: { reason: 'exploded' } });
+    expect(await ref.callTool('increment', {})).toEqual({ count: 3 });
+    const restarts = () => diagnostics.filter((diagnostic) => diagnostic.code === 'child_restarted' && diagnostic.skill === 'remote');
+    expect(restarts()).toEqual([]);
+
+    first.child.kill('SIGKILL');
+    await stopProcess(first.child);
+    const second = await httpServer(serving, undefined, port);
+    expect(second.url).toBe(first.url);
+    // The old session is gone: a request of the old connection (this call, or the notification
+    // stream reconnecting) finds it so, and the skill's lifecycle restarts the connection.
+    const during = await ref.callTool('get_count', {}).catch((error: unknown) => error);
+    if (during instanceof Error) expect(during).toMatchObject({ details: { reason: 'mcp_unreachable' } });
+    await eventually(() => restarts().length > 0, 'the connection to be restarted');
+    await ready(ref, 'remote');
+
+    // The new server process starts from scratch, on a session of its own.
+    expect(await ref.callTool('increment', {})).toEqual({ count: 1 });
+    expect(await ref.callTool('increment', {})).toEqual({ count: 2 });
+    expect(ref.getSnapshot().lifecycles.remote).toBe('active');
+    // One drop, one restart: the new connection waited for the server rather than failing again.
+    expect(restarts()).toHaveLength(1);
+    expect(restarts()[0]).toMatchObject({ level: 'warning', message: expect.stringContaining("child 'connection' of skill 'remote'") });
+    expect(restarts()[0]!.message).toMatch(/no longer knows the session|cannot be reached/);
   });
 
   it('a server whose tools/list never stops paging is refused, not listened to forever', async () => {
