@@ -94,7 +94,25 @@ function mountInto<TState extends object>(
   const mounted = [...agent.mounted, { name: skill.name, stateKey: skill.stateKey, config: config.value }];
   const next = withSkills(agent, state, mounted, catalog.withSkill(skill, config.value));
   const effects = skill.actions.map((action) => Effects.registerAction(action.name, { skill: skill.name, tags: [...SKILL_TAGS] }));
-  return { ok: true, agent: next, effects, diagnostics: actionClashes(catalog, skill) };
+  return { ok: true, agent: next, effects, diagnostics: [...actionClashes(catalog, skill), ...newRouteDiagnostics(catalog, catalogOf(next)!)] };
+}
+
+/**
+ * What the router of `after` reports (a route shadowed by another) that the router of `before`
+ * did not. Routes that cannot be built report nothing here: the check of the skill's routes
+ * refuses them, naming the skill.
+ */
+function newRouteDiagnostics(before: Catalog, after: Catalog): Diagnostic[] {
+  let found: readonly Diagnostic[];
+  let known: Set<string>;
+  try {
+    found = after.router().diagnostics;
+    if (found.length === 0) return [];
+    known = new Set(before.router().diagnostics.map((note) => note.message));
+  } catch {
+    return [];
+  }
+  return found.filter((note) => !known.has(note.message));
 }
 
 function stateKeyConflict(agent: Agent<object>, catalog: Catalog, skill: AnySkill): ErrorInfo | undefined {
@@ -274,5 +292,5 @@ export function replaceSkill<TState extends object>(agent: Agent<TState>, skill:
   const next = withSkills(agent, state, mounted, catalog.withSkill(skill, config.value));
   const tags = { skill: skill.name, tags: [...SKILL_TAGS] };
   const effects = [...old.actions.map((action) => Effects.deregisterAction(action.name, tags)), ...skill.actions.map((action) => Effects.registerAction(action.name, tags))];
-  return { ok: true, agent: next, effects, diagnostics: actionClashes(catalog.withoutSkill(skill.name), skill) };
+  return { ok: true, agent: next, effects, diagnostics: [...actionClashes(catalog.withoutSkill(skill.name), skill), ...newRouteDiagnostics(catalog, catalogOf(next)!)] };
 }

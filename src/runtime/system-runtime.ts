@@ -219,7 +219,10 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
         message: `a different agent definition named '${definition.name}' is already registered in this system; definitions are found by name, so names must be unique`,
       });
     }
+    if (existing) return;
     this.definitions.set(definition.name, definition);
+    // What defining it found (shadowed routes, action name clashes), said once per system.
+    for (const note of definition.diagnostics) this.diagnose(undefined, note);
   }
 
   // ── Agents ──────────────────────────────────────────────────────────────────────────────
