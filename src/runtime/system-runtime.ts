@@ -27,6 +27,7 @@ import { Broadcaster, DIAGNOSTIC_SIGNAL, ERROR_SIGNAL } from './broadcast.js';
 import { listenPatterns, PatternIndex, registeredNames } from './pattern-index.js';
 import { effectHandlers, interpretEffect, type EffectHost } from './effects.js';
 import { RuntimeError } from './errors.js';
+import { unknownOption } from './options.js';
 import type { ProcessHost } from './process-host.js';
 import { checkCatalog } from '../engine/index.js';
 import { setTimer } from './timers.js';
@@ -70,6 +71,9 @@ export interface AgentSystemOptions {
   /** Compactors by name: a conversation's `history.strategy` may name one instead of `summarize` or `drop`. */
   compactors?: Readonly<Record<string, Compactor>>;
 }
+
+/** The options `spawn` takes: one entry per key of `SpawnOptions`. */
+const SPAWN_OPTIONS = { id: true, state: true, parent: true } as const satisfies Record<keyof SpawnOptions<object>, true>;
 
 /** Options of `system.spawn`: the id, initial state and parent of the agent. */
 export interface SpawnOptions<TState> {
@@ -232,6 +236,8 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
     if (!isPlainObject(options as unknown)) {
       throw new RuntimeError(errorInfo('invalid_agent', `spawn takes { id?, state?, parent? } as its options, got ${describeValue(options)}`));
     }
+    const unknown = unknownOption('spawn', options, SPAWN_OPTIONS);
+    if (unknown) throw new RuntimeError(unknown);
     this.register(definition as AgentDefinition<object>);
     const id = options.id ?? nanoid();
     const badId = agentIdProblem(id);

@@ -113,6 +113,14 @@ describe('an option that does not exist is refused, naming it', () => {
     });
   }
 
+  it("spawn with a misspelled option is refused with invalid_options naming it, and no agent starts", () => {
+    const system = systems.start();
+    const error = thrown(() => system.spawn(NotesAgent, { idd: 'x' } as never));
+    expect(error).toBeInstanceOf(RuntimeError);
+    expect(error).toMatchObject({ code: 'invalid_options', subject: 'idd', message: "unknown option 'idd'; did you mean 'id'? (spawn options are: id, state, parent)" });
+    expect(system.list()).toEqual([]);
+  });
+
   it('the options that exist are taken', async () => {
     const agent = systems.start().spawn(NotesAgent);
     await expect(agent.call(createSignal('notes.add_now', { item: 'x' }), { timeout: 1_000, signal: new AbortController().signal })).resolves.toEqual({ count: 1 });
