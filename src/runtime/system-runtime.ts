@@ -154,14 +154,14 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
 
   constructor(options: AgentSystemOptions = {}) {
     if (!isPlainObject(options as unknown)) {
-      throw new DefinitionError({ code: 'invalid_agent', message: `createAgentSystem takes an options object, got ${describeValue(options)}` });
+      throw new DefinitionError({ code: 'invalid_options', message: `createAgentSystem takes an options object, got ${describeValue(options)}` });
     }
     const limit = options.mailboxLimit ?? 10_000;
-    if (!Number.isInteger(limit) || limit < 1) throw new DefinitionError({ code: 'invalid_agent', message: `mailboxLimit must be a positive integer, got ${String(limit)}` });
+    if (!Number.isInteger(limit) || limit < 1) throw new DefinitionError({ code: 'invalid_options', subject: 'mailboxLimit', message: `mailboxLimit must be a positive integer, got ${String(limit)}` });
     this.mailboxLimit = limit;
     const callTimeout = options.callTimeout ?? 5_000;
     if (typeof callTimeout !== 'number' || !(callTimeout > 0)) {
-      throw new DefinitionError({ code: 'invalid_agent', message: `callTimeout must be a number of milliseconds above 0 (or Infinity), got ${String(callTimeout)}` });
+      throw new DefinitionError({ code: 'invalid_options', subject: 'callTimeout', message: `callTimeout must be a number of milliseconds above 0 (or Infinity), got ${String(callTimeout)}` });
     }
     this.callTimeout = callTimeout;
     this.skills = Array.isArray(options.skills) || options.skills === undefined ? createSkillRegistry((options.skills as readonly AnySkill[]) ?? []) : (options.skills as SkillRegistry);

@@ -177,6 +177,6 @@ describe('call timeouts at the edges', () => {
   });
 
   it('a system callTimeout that is not a number of milliseconds >= 0 is refused when the system is made', () => {
-    expect(() => quietSystem({ callTimeout: -1 })).toThrow(expect.objectContaining({ code: 'invalid_agent', message: 'callTimeout must be a number of milliseconds above 0 (or Infinity), got -1' }));
+    expect(() => quietSystem({ callTimeout: -1 })).toThrow(expect.objectContaining({ code: 'invalid_options', message: 'callTimeout must be a number of milliseconds above 0 (or Infinity), got -1' }));
   });
 });

@@ -54,7 +54,7 @@ describe('a call timeout must be a number of milliseconds above 0, or Infinity',
     ['0', 0],
     ['NaN', Number.NaN],
   ])('a system callTimeout of %s is refused when the system is made', (_name, callTimeout) => {
-    expect(thrown(() => quietSystem({ callTimeout }))).toMatchObject({ code: 'invalid_agent', message: expect.stringContaining('callTimeout must be a number of milliseconds above 0') });
+    expect(thrown(() => quietSystem({ callTimeout }))).toMatchObject({ code: 'invalid_options', message: expect.stringContaining('callTimeout must be a number of milliseconds above 0') });
   });
 });
 
