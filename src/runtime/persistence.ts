@@ -8,7 +8,7 @@
  * A snapshot is plain JSON: `snapshotCopy` copies a value as JSON carries it, and says where the
  * first value JSON cannot hold is, rather than letting `JSON.stringify` lose it or throw later.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { errorInfo, type ErrorInfo } from '../core/errors.js';
@@ -199,6 +199,19 @@ export function createMemoryStore(): SnapshotStore {
 }
 
 const SUFFIX = '.agent.json';
+/**
+ * The longest encoded id kept as a file name; a longer one (file names hold at most 255 bytes)
+ * is named by its hash, with this marker, which an encoded id never holds, before the suffix.
+ */
+const MAX_NAME_BYTES = 200;
+const HASHED = '%%';
+
+/** The file name of agent `id`'s snapshot: its id, encoded, or the hash of a long one. */
+function fileName(id: string): string {
+  const encoded = encodeURIComponent(id);
+  if (Buffer.byteLength(encoded) <= MAX_NAME_BYTES) return `${encoded}${SUFFIX}`;
+  return `${createHash('sha256').update(id).digest('hex')}${HASHED}${SUFFIX}`;
+}
 
 /** Writes `text` to `file` whole or not at all: a temporary file of its own, flushed to disk, then renamed over it. */
 async function writeAtomically(file: string, text: string): Promise<void> {
@@ -220,13 +233,14 @@ async function writeAtomically(file: string, text: string): Promise<void> {
 }
 
 /**
- * Keeps snapshots as `<dir>/<encoded id>.agent.json`. Saves and deletes of one agent through
+ * Keeps snapshots as `<dir>/<encoded id>.agent.json` (an id too long for a file name is named by
+ * its hash, and `list` reads it from the snapshot). Saves and deletes of one agent through
  * this store are carried out one after another, in the order they were made, so the last save
  * wins; each snapshot is turned into text when `save` is called, so changing it afterwards
  * changes nothing saved.
  */
 export function createFileStore(dir: string): SnapshotStore {
-  const fileOf = (id: string) => join(dir, `${encodeURIComponent(id)}${SUFFIX}`);
+  const fileOf = (id: string) => join(dir, fileName(id));
   /** The last write or delete of each agent still under way: the next one waits for it. */
   const pending = new Map<string, Promise<unknown>>();
   const inTurn = <T>(id: string, work: () => Promise<T>): Promise<T> => {
@@ -280,7 +294,33 @@ export function createFileStore(dir: string): SnapshotStore {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
         throw error;
       }
-      return names.filter((name) => name.endsWith(SUFFIX)).map((name) => decodeURIComponent(name.slice(0, -SUFFIX.length)));
+      const ids: string[] = [];
+      for (const name of names) {
+        if (!name.endsWith(SUFFIX)) continue;
+        const stem = name.slice(0, -SUFFIX.length);
+        if (!stem.endsWith(HASHED)) {
+          ids.push(decodeURIComponent(stem));
+          continue;
+        }
+        // Named by the hash of a long id: the id is the snapshot's.
+        const file = join(dir, name);
+        const id = idIn(await readFile(file, 'utf8'));
+        if (id === undefined || fileName(id) !== name) {
+          throw new RuntimeError(errorInfo('invalid_snapshot', `snapshot file ${file} does not hold the snapshot of an agent whose id it is named after`, { subject: file }));
+        }
+        ids.push(id);
+      }
+      return ids;
     },
   };
+}
+
+/** The `id` of a snapshot's text, if it is one. */
+function idIn(text: string): string | undefined {
+  try {
+    const id: unknown = (JSON.parse(text) as { id?: unknown }).id;
+    return typeof id === 'string' ? id : undefined;
+  } catch {
+    return undefined;
+  }
 }

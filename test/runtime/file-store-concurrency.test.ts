@@ -80,3 +80,22 @@ describe('the file store, saving one agent several times at once', () => {
     expect(await store.load('a')).toEqual(JSON.parse(JSON.stringify(first)));
   });
 });
+
+describe('the file store and long agent ids', () => {
+  it('keeps the snapshot of an agent whose id is too long for a file name, and lists and loads it by that id', async () => {
+    const dir = await freshDir();
+    const store = createFileStore(dir);
+    const system = systems.start();
+    const ids = ['短'.repeat(30), 'x'.repeat(300), 'plain'];
+    for (const id of ids) {
+      const agent = system.spawn(NotesAgent, { id });
+      await agent.call(createSignal('notes.add_now', { item: `for ${id.slice(0, 3)}` }));
+      await store.save(agent.persist());
+    }
+    expect((await store.list()).sort()).toEqual([...ids].sort());
+    for (const id of ids) expect((await store.load(id))?.id).toBe(id);
+    for (const name of await readdir(dir)) expect(Buffer.byteLength(name)).toBeLessThanOrEqual(255);
+    expect(await store.delete(ids[1]!)).toBe(true);
+    expect((await store.list()).sort()).toEqual([ids[0], ids[2]].sort());
+  });
+});
