@@ -90,7 +90,11 @@ export interface AgentRef<TState extends object = Record<string, unknown>> {
   /** The name of the agent's definition. */
   readonly definition: string;
   readonly parent: string | undefined;
-  /** The XState actor, for users who want to subscribe to it or inspect it. */
+  /**
+   * The XState actor, for users who want to subscribe to it or inspect it. Watch it; do not send
+   * it events: they would pass by the mailbox, the checks and the bookkeeping that `send`,
+   * `call`, `mount` and `stop` go through (a forged lifecycle report would be taken as true).
+   */
   readonly actor: AgentActor;
   /** Fire and forget. Throws `SignalError` for an invalid signal, `RuntimeError` (`mailbox_full`, `agent_stopped`). */
   send(signal: Signal | SignalLike | string): void;
