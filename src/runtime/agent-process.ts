@@ -33,7 +33,7 @@ import { unknownOption } from './options.js';
 import { CALL_ABORTED_SIGNAL } from './broadcast.js';
 import { snapshotCopy, unpersistableError } from './persistence.js';
 import type { ProcessHost } from './process-host.js';
-import { clearTimer, type Timer } from './timers.js';
+import { clearTimer, MAX_TIMER_DELAY, type Timer } from './timers.js';
 import { traceCause } from './trace.js';
 import { callUnmountHooks } from '../engine/unmount-hooks.js';
 
@@ -357,6 +357,35 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
 
   began(): void {
     this.mailbox.began();
+    this.watchStep();
+  }
+
+  /** The timer of the async step under way, which says so when the step outlasts a call's wait. */
+  private slowStep: ReturnType<typeof setTimeout> | undefined;
+
+  /**
+   * A step waiting on user code (a hook or action whose promise has not settled) keeps the agent
+   * from taking anything else. Nothing can end it from outside, so when it runs longer than a
+   * call waits, a `step_running_long` warning says which item it is; once per step.
+   */
+  private watchStep(): void {
+    const after = this.system.callTimeout;
+    const event = this.mailbox.current?.event;
+    if (event === undefined || !(after <= MAX_TIMER_DELAY)) return;
+    const started = Date.now();
+    this.slowStep = setTimeout(() => {
+      this.slowStep = undefined;
+      const what = event.type === 'signal' ? `signal '${event.signal.type}'` : event.type === 'run' ? 'a run of instructions' : event.type === 'start' ? 'its mount hooks' : `${event.type} of skill '${event.skill}'`;
+      const message = `agent '${this.id}': its step for ${what} has been running for ${Date.now() - started} ms, longer than a call waits; the agent takes nothing else until it ends`;
+      this.system.diagnose(this.id, diagnostic('warning', 'step_running_long', message, { subject: this.id, details: { item: event.type } }));
+    }, after);
+    this.slowStep.unref();
+  }
+
+  private unwatchStep(): void {
+    if (this.slowStep === undefined) return;
+    clearTimeout(this.slowStep);
+    this.slowStep = undefined;
   }
 
   received(event: AgentItemEvent): void {
@@ -401,6 +430,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   }
 
   crashed(error: unknown): void {
+    this.unwatchStep();
     const item = this.mailbox.current;
     if (item) this.mailbox.finished(item.event);
     const info = withCause(errorInfo('signal_failed', `agent '${this.id}': a step failed unexpectedly: ${describeThrown(error)}`), error);
@@ -410,6 +440,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   }
 
   finished(event: AgentItemEvent, outcome: StepOutcome): void {
+    this.unwatchStep();
     const item = this.mailbox.finished(event);
     // Stopped while the step ran (user code stopped it): its caller has had agent_stopped, and the
     // step's state and effects are dropped, exactly as for an async step cut short by a stop.
@@ -582,6 +613,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   /** Stops the actor, answers every waiting caller with `agent_stopped`, cancels timers. */
   terminate(reason: string): void {
     if (this.mailbox.stopped) return;
+    this.unwatchStep();
     if (this.scheduled) for (const timer of this.scheduled.keys()) clearTimer(timer);
     this.scheduled = undefined;
     // Stopping an actor from inside its own step would cut the step short: wait for it to end.
