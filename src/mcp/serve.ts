@@ -62,6 +62,10 @@ export async function serveMcp(target: McpTarget, options: ServeMcpOptions): Pro
   return options.transport === 'stdio' ? serveStdio(ref, options) : serveHttp(ref, options);
 }
 
+/**
+ * Serves on stdin and stdout. When stdin ends, the requests already read are answered first
+ * (each within its call timeout), then the server closes.
+ */
 async function serveStdio(target: McpTarget, options: StdioServeOptions): Promise<McpEndpoint> {
   const server = createMcpServer(target, options);
   const transport = new StdioServerTransport();
@@ -75,13 +79,32 @@ async function serveStdio(target: McpTarget, options: StdioServeOptions): Promis
     await server.close();
     markClosed();
   };
-  const onEnd = () => void close();
+  const answering = new Set<string | number>();
+  let ended = false;
+  const onEnd = () => {
+    ended = true;
+    if (answering.size === 0) void close();
+  };
   process.stdin.on('end', onEnd);
   server.onclose = ((previous) => () => {
     previous?.();
     void close();
   })(server.onclose);
   await server.connect(transport);
+  // The requests read and not yet answered, so that the end of stdin waits for their answers.
+  const receive = transport.onmessage;
+  transport.onmessage = (message) => {
+    if ('method' in message && 'id' in message) answering.add(message.id);
+    receive?.(message);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (message) => {
+    try {
+      await send(message);
+    } finally {
+      if (!('method' in message) && 'id' in message && message.id !== undefined && answering.delete(message.id) && ended && answering.size === 0) void close();
+    }
+  };
   return { transport: 'stdio', url: undefined, port: undefined, sessions: () => (open ? 1 : 0), closed, close };
 }
 

@@ -131,6 +131,30 @@ describe('skillstate mcp on stdio', () => {
   });
 });
 
+describe('skillstate mcp on stdio, when its stdin ends', () => {
+  it('answers the requests it has already read, then exits', async () => {
+    const child = spawn(process.execPath, [BIN, 'mcp', ...SKILLS, ...ONLY], { stdio: ['pipe', 'pipe', 'pipe'] });
+    onCleanup(() => stopProcess(child));
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    // Both read files: their answers come after stdin has ended.
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'load_skill', arguments: { name: 'hello-extended' } } });
+    send({ jsonrpc: '2.0', id: 3, method: 'resources/read', params: { uri: 'skill://csv-tools/SKILL.md' } });
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    const answers = stdout.trim().split('\n').map((line) => JSON.parse(line) as { id?: number; result?: Record<string, unknown>; error?: unknown });
+    // (Besides the answers, the notification that the tool list changed.)
+    expect(answers.flatMap((answer) => (answer.id === undefined ? [] : [answer.id])).sort()).toEqual([1, 2, 3]);
+    expect(answers.every((answer) => answer.error === undefined)).toBe(true);
+    expect(JSON.stringify(answers.find((answer) => answer.id === 2)!.result)).toContain('skill_content');
+    expect(JSON.stringify(answers.find((answer) => answer.id === 3)!.result)).toContain('csv');
+  });
+});
+
 describe('skillstate mcp tells what discovery skipped and shadowed', () => {
   it('writes each skipped folder, missing source and shadowed skill to stderr, and serves the rest', async () => {
     const root = await mkdtemp(path.join(tmpdir(), 'skillstate-mcp-discovery-'));
