@@ -15,6 +15,7 @@
  * I/O: spawns processes, reads the script's first line.
  */
 import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -225,6 +226,7 @@ export async function runSkillScript(owner: ScriptOwner, script: string, args: r
       } catch {
         child.kill('SIGKILL');
       }
+      if (child.pid !== undefined) killSession(child.pid);
     };
     const timer = setTimeout(() => {
       timedOut = true;
@@ -281,6 +283,8 @@ export async function runSkillScript(owner: ScriptOwner, script: string, args: r
         } catch {
           // The group is empty: nothing was left behind.
         }
+        // Jobs moved to groups of their own (`set -m`) are still in the script's session.
+        if (killSession(child.pid)) strays = true;
       }
       // 'close' waits for the pipes; should anything still hold them open, give up after a second.
       setTimeout(() => {
@@ -290,4 +294,40 @@ export async function runSkillScript(owner: ScriptOwner, script: string, args: r
       }, 1000).unref();
     });
   });
+}
+
+/**
+ * Kills every process left in session `session` (a script runs as the leader of a session of its
+ * own), wherever in it they moved their process group; true when there was one. On Linux, where
+ * `/proc` lists each process's session; elsewhere the process group is all there is to go by.
+ */
+function killSession(session: number): boolean {
+  if (process.platform !== 'linux') return false;
+  let killed = false;
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return false;
+  }
+  for (const entry of entries) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === session) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    // `pid (comm) state ppid pgrp session ...`: the name may hold spaces and parentheses.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[3]) !== session) continue;
+    try {
+      process.kill(pid, 'SIGKILL');
+      killed = true;
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return killed;
 }

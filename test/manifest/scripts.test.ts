@@ -80,6 +80,14 @@ describe('runSkillScript', () => {
     expect((await runSkillScript(tidy, 'tidy.sh')).strayProcessesKilled).toBe(false);
   });
 
+  it.runIf(process.platform === 'linux')('kills what a script leaves running in process groups of their own (bash job control), and says so', async () => {
+    const { dir } = await skill({ 'jobs.sh': 'set -m\nsleep 300 &\necho $! > job.pid\necho started' });
+    const result = await runSkillScript(dir, 'jobs.sh');
+    expect(result).toMatchObject({ exitCode: 0, stdout: 'started\n', strayProcessesKilled: true });
+    const pid = Number(await readFile(path.join(dir, 'job.pid'), 'utf8'));
+    await vi.waitFor(() => expect(isRunning(pid)).toBe(false));
+  });
+
   it('stops a flood of output at the cap and marks it truncated', async () => {
     const { dir } = await skill({ 'flood.sh': 'yes "a line of output that repeats forever"' });
     const result = await runSkillScript(dir, 'flood.sh', [], { timeoutMs: 15_000 });
