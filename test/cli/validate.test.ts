@@ -29,6 +29,8 @@ function validate(args: string[], cwd: string) {
     env: { ...process.env, HOME: cwd },
     ...(asRoot ? { uid: NOBODY, gid: NOBODY } : {}),
   });
+  // A Node the unprivileged user cannot run (in a folder only root may enter) is a setup problem: say so.
+  if (result.error) throw new Error(`could not run skillstate validate${asRoot ? ' as nobody' : ''}: ${result.error.message}`);
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

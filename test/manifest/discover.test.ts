@@ -21,6 +21,7 @@ function scanAsUnprivileged(root: string): Diagnostic[] {
     env: { ...process.env, HOME: root },
     ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
   });
+  if (child.error) throw new Error(`could not run the scan${asRoot ? ' as nobody' : ''}: ${child.error.message}`);
   if (child.status !== 0) throw new Error(`the scan failed: ${child.stderr}`);
   return JSON.parse(child.stdout) as Diagnostic[];
 }
