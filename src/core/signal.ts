@@ -175,7 +175,7 @@ export function signalProblem(value: unknown): string | undefined {
 }
 
 /** The last time string found to be a timestamp: signals made within one millisecond share theirs. */
-let lastTimestamp = '';
+let lastTimestamp: string | undefined;
 
 function isTimestamp(time: unknown): boolean {
   if (time === lastTimestamp) return true;

@@ -21,7 +21,7 @@ import { actionInstruction, instructionsForTarget, type InstructionObject } from
 import type { InvokeUserCode } from '../core/invoke.js';
 import { andThen, isThenable, type MaybePromise } from '../core/maybe-async.js';
 import { matchesAny } from '../core/pattern.js';
-import { isPlainObject } from '../core/plain.js';
+import { deepFreeze, isPlainObject } from '../core/plain.js';
 import { signalProblem, type Signal } from '../core/signal.js';
 import type { AnySkill, SignalDecision } from '../core/skill.js';
 import { hookContext, hookEffects, patchSlice } from './hook-output.js';
@@ -156,7 +156,7 @@ export class AgentStep {
       case 'rewrite': {
         const problem = signalProblem(decision.signal);
         if (problem) return this.fail(errorInfo('hook_failed', `${what} rewrote the signal into an invalid one: ${problem}`, { skill: skill.name }));
-        this.signal = decision.signal;
+        this.signal = deepFreeze(decision.signal);
         return 'continue';
       }
       case 'fail': {

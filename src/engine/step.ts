@@ -6,6 +6,7 @@
  * Pure: no XState, no timers, no I/O.
  */
 import { catalogOf, unlinkedError, type Agent } from '../core/agent-value.js';
+import { describeThrown, errorInfo, withCause, type ErrorInfo } from '../core/errors.js';
 import type { InstructionObject } from '../core/instruction.js';
 import type { InvokeUserCode } from '../core/invoke.js';
 import type { MaybePromise } from '../core/maybe-async.js';
@@ -41,9 +42,12 @@ export function stepAgent(agent: Agent<object>, item: WorkItem, options?: StepOp
   if (!catalog) return failedOutcome(agent, unlinkedError(agent));
   const invoke = options?.invoke;
   switch (item.kind) {
-    case 'signal':
+    case 'signal': {
       // Frozen, data included: every hook, route and action of the step reads the one signal.
-      return new AgentStep(agent, catalog, deepFreeze(item.signal), item.call, invoke).runSignal();
+      const signal = frozenSignal(item.signal);
+      if ('error' in signal) return failedOutcome(agent, signal.error);
+      return new AgentStep(agent, catalog, signal.signal, item.call, invoke).runSignal();
+    }
     case 'instructions':
       return new AgentStep(agent, catalog, undefined, false, invoke).runInstructions(item.instructions, item.record);
     case 'mount':
@@ -52,5 +56,14 @@ export function stepAgent(agent: Agent<object>, item: WorkItem, options?: StepOp
       return unmountStep(agent, item.skill);
     case 'start':
       return startStep(agent, invoke);
+  }
+}
+
+/** The signal, frozen all the way down; or why it cannot be (a getter that throws, a proxy, nesting too deep). */
+function frozenSignal(signal: Signal): { signal: Signal } | { error: ErrorInfo } {
+  try {
+    return { signal: deepFreeze(signal) };
+  } catch (thrown) {
+    return { error: withCause(errorInfo('invalid_signal', `signal '${String(signal.type)}' cannot be read: ${describeThrown(thrown)}`, { subject: String(signal.type) }), thrown) };
   }
 }

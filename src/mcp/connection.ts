@@ -89,8 +89,11 @@ export interface ConnectOptions {
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** A tool's answer past `maxOutputBytes`, whether it was read and measured or discarded as it arrived. */
-function outputTooLarge(server: string, tool: string, size: number, limit: number): McpFailure {
-  return new McpFailure('mcp_output_too_large', `tool '${tool}' of MCP server '${server}' answered ${size} bytes; the limit is ${limit}`, { size, limit });
+function outputTooLarge(server: string, tool: string, size: number, limit: number, unattributed = false): McpFailure {
+  const message = unattributed
+    ? `while tool '${tool}' of MCP server '${server}' was called, the server sent a message of ${size} bytes (the limit is ${limit}) whose request could not be read, so every call waiting failed`
+    : `tool '${tool}' of MCP server '${server}' answered ${size} bytes; the limit is ${limit}`;
+  return new McpFailure('mcp_output_too_large', message, { size, limit });
 }
 
 /** One client connection to one server. */
@@ -270,7 +273,7 @@ export class McpConnection {
       result = (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: this.limits.callTimeout })) as CallToolResult;
     } catch (error) {
       const oversized = oversizedAnswer(error);
-      if (oversized) throw outputTooLarge(this.label, tool, oversized.size, this.limits.maxOutputBytes);
+      if (oversized) throw outputTooLarge(this.label, tool, oversized.size, this.limits.maxOutputBytes, oversized.unattributed === true);
       throw this.failure(error, `calling '${tool}'`);
     }
     const size = Buffer.byteLength(JSON.stringify(result));

@@ -81,7 +81,10 @@ export function watchedFetch(watch: ConnectionWatch): Fetch {
       if (!init?.signal?.aborted) watch.unanswered(networkError(error));
       throw error;
     }
-    if (response.status === 404 && new Headers(init?.headers).has('mcp-session-id')) watch.sessionGone();
+    // A 404 for a request of the session says the session is gone; one for the optional stream of
+    // server messages (a GET) says only that the server offers none.
+    const method = (init?.method ?? 'GET').toUpperCase();
+    if (response.status === 404 && method !== 'GET' && new Headers(init?.headers).has('mcp-session-id')) watch.sessionGone();
     return response;
   };
 }

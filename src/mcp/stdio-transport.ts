@@ -28,6 +28,8 @@ export interface OversizedAnswer {
   size: number;
   /** The limit it was past, in bytes. */
   limit: number;
+  /** True when which request the message answered could not be read: every waiting one failed. */
+  unattributed?: true;
 }
 
 /** The data of an `OUTPUT_TOO_LARGE` error, when `error` is one. */
@@ -116,10 +118,13 @@ class MessageReader {
     if (METHOD_FIRST.test(line.head)) return;
     const id = idOf(line);
     const answered = id === undefined ? [...this.waiting] : id !== null && this.waiting.has(id) ? [id] : [];
-    const data: OversizedAnswer = { reason: 'mcp_output_too_large', size: line.size, limit: this.limit };
+    const data: OversizedAnswer = { reason: 'mcp_output_too_large', size: line.size, limit: this.limit, ...(id === undefined ? { unattributed: true as const } : {}) };
     for (const request of answered) {
       this.waiting.delete(request);
-      const message = `the server's answer was ${line.size} bytes, past the limit of ${this.limit}; it was discarded as it arrived`;
+      const message =
+        id === undefined
+          ? `a message of ${line.size} bytes, past the limit of ${this.limit}, came while this request waited and was discarded as it arrived; which request it answered could not be read, so every one waiting failed`
+          : `the server's answer was ${line.size} bytes, past the limit of ${this.limit}; it was discarded as it arrived`;
       this.ready.push({ message: { jsonrpc: '2.0', id: request, error: { code: OUTPUT_TOO_LARGE, message, data } } });
     }
   }

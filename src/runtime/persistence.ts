@@ -304,7 +304,12 @@ export function createFileStore(dir: string): SnapshotStore {
         }
         // Named by the hash of a long id: the id is the snapshot's.
         const file = join(dir, name);
-        const id = idIn(await readFile(file, 'utf8'));
+        const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+          if (error.code === 'ENOENT') return undefined; // deleted meanwhile
+          throw error;
+        });
+        if (text === undefined) continue;
+        const id = idIn(text);
         if (id === undefined || fileName(id) !== name) {
           throw new RuntimeError(errorInfo('invalid_snapshot', `snapshot file ${file} does not hold the snapshot of an agent whose id it is named after`, { subject: file }));
         }

@@ -193,6 +193,7 @@ describe('signalProblem', () => {
     [{ ...createSignal('a'), id: '' }, "signal 'a' needs a non-empty string id"],
     [{ ...createSignal('a'), source: '' }, "signal 'a' needs a non-empty source"],
     [{ ...createSignal('a'), time: 'yesterday-ish' }, 'signal \'a\' has time "yesterday-ish", which is not a timestamp (give a Date or an ISO 8601 string)'],
+    [{ ...createSignal('a'), time: '' }, 'signal \'a\' has time "", which is not a timestamp (give a Date or an ISO 8601 string)'],
   ])('explains what is wrong with %j', (value, problem) => {
     expect(signalProblem(value)).toBe(problem);
   });

@@ -97,16 +97,19 @@ describe('requestScopedFetch', () => {
 describe('watchedFetch', () => {
   const session = { 'mcp-session-id': 'abc' };
   it.each([
-    ['a 404 naming a session', '/status/404', session, ['session gone']],
-    ['a 404 naming no session (a wrong URL)', '/status/404', {}, []],
-    ['a 400 naming a session', '/status/400', session, []],
-    ['a 401', '/status/401', session, []],
-    ['a 500', '/status/500', session, []],
-    ['an answer', '/plain', session, []],
-  ] as const)('%s leaves the answer as it is and tells: %j', async (_case, path, headers, told) => {
+    ['a 404 naming a session', 'POST', '/status/404', session, ['session gone']],
+    ['a 404 to ending a session', 'DELETE', '/status/404', session, ['session gone']],
+    // The optional stream of server messages: a server that offers none may answer 404.
+    ['a 404 to opening the stream of server messages', 'GET', '/status/404', session, []],
+    ['a 404 naming no session (a wrong URL)', 'POST', '/status/404', {}, []],
+    ['a 400 naming a session', 'POST', '/status/400', session, []],
+    ['a 401', 'POST', '/status/401', session, []],
+    ['a 500', 'POST', '/status/500', session, []],
+    ['an answer', 'POST', '/plain', session, []],
+  ] as const)('%s (%s) leaves the answer as it is and tells what it shows', async (_case, method, path, headers, told) => {
     const heard: string[] = [];
     const watched = watchedFetch({ unanswered: (why) => void heard.push(`unanswered: ${why}`), sessionGone: () => void heard.push('session gone') });
-    const response = await watched(`${base}${path}`, { method: 'POST', headers: new Headers(headers), signal: new AbortController().signal });
+    const response = await watched(`${base}${path}`, { method, headers: new Headers(headers), signal: new AbortController().signal });
     await response.body?.cancel();
     expect(response.status).toBe(path === '/plain' ? 200 : Number(path.slice('/status/'.length)));
     expect(heard).toEqual(told);

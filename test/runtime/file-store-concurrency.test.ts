@@ -98,4 +98,17 @@ describe('the file store and long agent ids', () => {
     expect(await store.delete(ids[1]!)).toBe(true);
     expect((await store.list()).sort()).toEqual([ids[0], ids[2]].sort());
   });
+
+  it('lists while long-id snapshots are deleted at the same time, without failing', async () => {
+    const dir = await freshDir();
+    const store = createFileStore(dir);
+    const agent = systems.start().spawn(NotesAgent, { id: 'y'.repeat(300) });
+    const snapshot = agent.persist();
+    const ids = Array.from({ length: 30 }, (_, i) => `${i}-${'z'.repeat(300)}`);
+    for (const id of ids) await store.save({ ...snapshot, id, agent: { ...snapshot.agent, id } });
+    const [listed] = await Promise.all([store.list(), ...ids.map((id) => store.delete(id))]);
+    for (const id of listed) expect(ids).toContain(id);
+    expect(await store.list()).toEqual([]);
+  });
 });
+

@@ -79,3 +79,47 @@ it("a hook that writes into the signal fails its step; the caller's signal and t
   // The agent keeps answering.
   await expect(q.call(createSignal('news.item', { n: 6 }))).rejects.toMatchObject({ code: 'hook_failed' });
 });
+
+it('a signal whose data cannot be read through (a getter that throws, nesting too deep) fails its call; the agent keeps answering', async () => {
+  system = quietSystem();
+  const echo = defineSkill({ name: 'echo', actions: [defineAction({ name: 'echo', description: 'Says ok', input: z.object({}), run: () => 'ok' })], routes: [{ path: 'echo.*', target: { action: 'echo' } }] });
+  const agent = system.spawn(defineAgent({ name: 'echoer', skills: [echo] }), { id: 'e' });
+  const trap = {
+    get nested(): unknown {
+      throw new Error('not loaded yet');
+    },
+  };
+  let deep: Record<string, unknown> = {};
+  for (let i = 0; i < 50_000; i++) deep = { deep };
+  for (const data of [trap, deep]) {
+    const refused: unknown = await agent.call(createSignal('echo.odd', data)).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'invalid_signal', message: expect.stringMatching(/^signal 'echo\.odd' cannot be read: /) });
+  }
+  expect(await agent.call(createSignal('echo.plain', { fine: true }))).toBe('ok');
+  expect(agent.getSnapshot().status).not.toBe('stopped');
+});
+
+it('a signal a hook rewrites is frozen too, for the hooks, routes and actions after it', async () => {
+  system = quietSystem();
+  const seen: boolean[] = [];
+  const rewriter = defineSkill({
+    name: 'rewriter',
+    signalPatterns: ['news.*'],
+    handleSignal: (signal) => (signal.type === 'news.raw' ? Decision.rewrite(createSignal('news.item', { n: (signal.data as { n: number }).n })) : Decision.continue()),
+  });
+  const check = defineAction({
+    name: 'take',
+    description: 'Keep news',
+    input: z.object({ n: z.number() }),
+    state: heard,
+    run: ({ n }, { skillState, signal }) => {
+      seen.push(Object.isFrozen(signal) && Object.isFrozen(signal?.data));
+      return result(null, { state: { got: [...skillState.got, n] } });
+    },
+  });
+  const keeper = defineSkill({ name: 'sub', schema: heard, actions: [check], routes: [{ path: 'news.item', target: { action: 'take' } }] });
+  const q = system.spawn(defineAgent({ name: 'q', skills: [rewriter, keeper] }), { id: 'q' });
+  await q.call(createSignal('news.raw', { n: 3 }));
+  expect(seen).toEqual([true]);
+  expect(q.getSnapshot().state).toMatchObject({ sub: { got: [3] } });
+});
