@@ -18,23 +18,61 @@ export interface TraceMachines {
 /** A trace file that cannot be read as one. */
 export class TraceError extends SkillstateError {}
 
-const KINDS = new Set(['spawn', 'stop', 'signal', 'step', 'effect', 'lifecycle', 'diagnostic']);
+/** Each kind of record, and the fields it must have (`name:type`; `?` when it may be missing). */
+const KINDS: Record<string, readonly string[]> = {
+  spawn: ['agent:string', 'definition:string'],
+  stop: ['agent:string', 'reason:string'],
+  signal: ['agent:string', 'type:string'],
+  step: ['agent:string', 'item:string', 'subject:string', 'ok:boolean'],
+  effect: ['agent:string', 'effect:object'],
+  lifecycle: ['agent:string', 'skill:string', 'state:string'],
+  diagnostic: ['agent?:string', 'diagnostic:object'],
+  turn: ['agent:string', 'turn:number', 'state:string'],
+};
+
+/** A record whose payload JSON could not encode: written with its kind, its agent and why. */
+interface UnencodableLine {
+  time: string;
+  kind: string;
+  agent?: string;
+  unencodable: string;
+}
+
+/** What a record lacks, or undefined when it has every field its kind needs. */
+function recordProblem(line: Record<string, unknown>, fields: readonly string[]): string | undefined {
+  for (const field of fields) {
+    const [name, type] = field.split(':') as [string, string];
+    const optional = name.endsWith('?');
+    const key = optional ? name.slice(0, -1) : name;
+    const value = line[key];
+    if (value === undefined && optional) continue;
+    if (typeof value !== type || value === null) return `${/^[aeiou]/.test(String(line.kind)) ? 'an' : 'a'} ${String(line.kind)} record needs '${key}' (${type})`;
+  }
+  if (line.kind === 'effect' && typeof (line.effect as { type?: unknown }).type !== 'string') return "an effect record needs 'effect.type' (string)";
+  if (line.kind === 'diagnostic' && typeof (line.diagnostic as { code?: unknown }).code !== 'string') return "a diagnostic record needs 'diagnostic.code' (string)";
+  return undefined;
+}
 
 /** Parses JSON-lines text into trace lines; blank lines are skipped. */
 export function parseTrace(text: string, source = 'the trace'): TraceLine[] {
   const lines: TraceLine[] = [];
+  const refuse = (index: number, what: string) => new TraceError({ code: 'invalid_trace', message: `${source}, line ${index + 1}: ${what}`, subject: `${source}:${index + 1}` });
   for (const [index, raw] of text.split('\n').entries()) {
     if (!raw.trim()) continue;
     let line: unknown;
     try {
       line = JSON.parse(raw);
     } catch (error) {
-      throw new TraceError({ code: 'invalid_trace', message: `${source}, line ${index + 1}: not JSON (${error instanceof Error ? error.message : String(error)})`, subject: `${source}:${index + 1}` });
+      throw refuse(index, `not JSON (${error instanceof Error ? error.message : String(error)})`);
     }
-    const kind = (line as { kind?: unknown } | null)?.kind;
-    if (typeof kind !== 'string' || !KINDS.has(kind)) {
-      throw new TraceError({ code: 'invalid_trace', message: `${source}, line ${index + 1}: not a trace record (kind ${JSON.stringify(kind)}; expected one of ${[...KINDS].join(', ')})`, subject: `${source}:${index + 1}` });
+    const record = (typeof line === 'object' && line !== null ? line : {}) as Record<string, unknown>;
+    const kind = record.kind;
+    if (typeof kind !== 'string' || !Object.hasOwn(KINDS, kind)) {
+      throw refuse(index, `not a trace record (kind ${JSON.stringify(kind)}; expected one of ${Object.keys(KINDS).join(', ')})`);
     }
+    // A record written without its payload (JSON could not encode it) is kept as such.
+    const problem = typeof record.unencodable === 'string' ? undefined : recordProblem(record, KINDS[kind]!);
+    if (problem) throw refuse(index, problem);
     lines.push(line as TraceLine);
   }
   return lines;
@@ -59,7 +97,15 @@ export function traceToMessages(lines: readonly TraceLine[], machines: TraceMach
       messages.push({ type: '@xstate.actor', sessionId, name: agent, parentId: parent === undefined ? undefined : agentSession(parent), definition: machines.agent, snapshot: { status: 'active', value: {} }, createdAt });
       return sessionId;
     };
+    const unencodable = line as unknown as Partial<UnencodableLine>;
+    if (typeof unencodable.unencodable === 'string') {
+      if (unencodable.agent !== undefined) event(ensureAgent(unencodable.agent), { type: `${line.kind}.unencodable`, reason: unencodable.unencodable });
+      continue;
+    }
     switch (line.kind) {
+      case 'turn':
+        event(ensureAgent(line.agent), { type: `turn.${line.state}`, turn: line.turn });
+        break;
       case 'spawn':
         event(ensureAgent(line.agent, line.parent), { type: line.restored ? 'restore' : 'spawn', definition: line.definition });
         break;

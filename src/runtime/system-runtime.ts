@@ -512,6 +512,8 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
   async shutdown(): Promise<void> {
     if (this.shutDown) return;
     for (const process of [...this.agents.values()]) {
+      // A child stopped with its parent earlier in this loop is gone already: stopped once.
+      if (this.agents.get(process.id) !== process) continue;
       if (process.parent === undefined || !this.agents.has(process.parent)) this.stopTree(process, 'the system shut down');
     }
     this.shutDown = true;

@@ -38,10 +38,10 @@ export interface ModelSignal<M = undefined> {
   signal: Signal | SignalLike | string | ((model: M) => Signal | SignalLike | string);
   /**
    * Called with the result (or the `RuntimeError`), the mounted optional skills and the reference
-   * model's state before the step; throw to fail the step. Without it, a routed signal must
-   * succeed (an unrouted one may answer `no_route`) unless `mayFail` is set.
+   * model's state before the step; throw (or reject, when async) to fail the step. Without it, a
+   * routed signal must succeed (an unrouted one may answer `no_route`) unless `mayFail` is set.
    */
-  expect?: (outcome: ModelOutcome, mounted: readonly string[], model: M) => void;
+  expect?: (outcome: ModelOutcome, mounted: readonly string[], model: M) => void | Promise<void>;
   /** Without `expect`: accept a typed error from a routed signal too. Default false. */
   mayFail?: boolean;
 }
@@ -56,7 +56,7 @@ export interface ReferenceModel<M> {
   /** The model's state after a step that succeeded; never called for a failed one (which must change nothing). Return a new value. */
   reduce(model: M, step: ModelStep): M;
   /** Compares the agent's committed state with the model after every step; throw (or return a message) when they disagree. */
-  agrees?(model: M, state: Readonly<Record<string, unknown>>, mounted: readonly string[]): void | string;
+  agrees?(model: M, state: Readonly<Record<string, unknown>>, mounted: readonly string[]): void | string | Promise<void | string>;
 }
 
 /** Everything the driver needs: the model's definition, resolved. */
@@ -139,6 +139,18 @@ function failure(error: unknown): ModelOutcome {
   throw new Error(`the call rejected with something that is not a RuntimeError: ${String(error)}`);
 }
 
+/** How long a mount or an unmount may take, as long as a call waits by default: one that never settles fails its step. */
+const SETTLE_LIMIT_MS = 5_000;
+
+/** `promise`, or a rejection saying `what` did not settle within `SETTLE_LIMIT_MS`. */
+function settlesWithin<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not settle within ${SETTLE_LIMIT_MS} ms (a hook that never settles keeps the agent busy for good)`)), SETTLE_LIMIT_MS);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 /** Carries out one step and checks everything after it; throws a `ModelViolation` when something is wrong. */
 export async function takeStep<M>(session: ModelSession<M>, setup: ModelSetup<M>, step: ModelStep): Promise<void> {
   session.steps.push(step);
@@ -151,10 +163,10 @@ export async function takeStep<M>(session: ModelSession<M>, setup: ModelSetup<M>
   const mounted = () => [...session.mounted].sort();
   try {
     if ('mount' in step) {
-      await session.agent.mount(setup.optional.get(step.mount)!);
+      await settlesWithin(session.agent.mount(setup.optional.get(step.mount)!), `mount of '${step.mount}'`);
       session.mounted.add(step.mount);
     } else if ('unmount' in step) {
-      await session.agent.unmount(step.unmount);
+      await settlesWithin(session.agent.unmount(step.unmount), `unmount of '${step.unmount}'`);
       session.mounted.delete(step.unmount);
     } else if ('signal' in step) {
       const spec = setup.signals[step.signal]!;
@@ -162,7 +174,8 @@ export async function takeStep<M>(session: ModelSession<M>, setup: ModelSetup<M>
       outcome = await session.agent.call(signal).then((value) => ({ ok: true as const, value }), failure);
       if (spec.expect) {
         try {
-          spec.expect(outcome, mounted(), session.model);
+          // Awaited: an async `expect` that throws fails the step like a sync one.
+          await spec.expect(outcome, mounted(), session.model);
         } catch (error) {
           violations.push(`the answer is not the expected one: ${error instanceof Error ? error.message : String(error)}`);
         }
@@ -213,7 +226,7 @@ async function violationsAfter<M>(session: ModelSession<M>, setup: ModelSetup<M>
   }
   if (setup.reference?.agrees && view.status !== 'stopped') {
     try {
-      const disagreement = setup.reference.agrees(session.model, view.state as Record<string, unknown>, [...expected].sort());
+      const disagreement: unknown = await setup.reference.agrees(session.model, view.state as Record<string, unknown>, [...expected].sort());
       if (typeof disagreement === 'string') violations.push(`the agent disagrees with the reference model: ${disagreement}`);
     } catch (error) {
       violations.push(`the agent disagrees with the reference model: ${error instanceof Error ? error.message : String(error)}`);

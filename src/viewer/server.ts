@@ -126,6 +126,10 @@ class Replay {
 
 /** Starts the inspection server; resolves once it listens. */
 export async function startViewerServer(options: ViewerServerOptions = {}): Promise<ViewerServer> {
+  // An empty host (an unset variable passed on) would bind every interface: refused, not guessed.
+  if (options.host !== undefined && (typeof options.host !== 'string' || options.host.trim() === '')) {
+    throw new TypeError(`host must be an address to listen on, such as '127.0.0.1', not ${JSON.stringify(options.host)}; leave it out for 127.0.0.1`);
+  }
   const host = options.host ?? '127.0.0.1';
   const home = options.home ?? 'local';
   const replay = new Replay(options.history ?? 1_000);

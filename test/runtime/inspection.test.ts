@@ -178,4 +178,20 @@ describe('the trace', () => {
     ]);
     expect(system.get('b')!.getSnapshot().lifecycles).toEqual({ brittle: 'failed' });
   });
+
+  it('writes one stop line per agent when the system shuts down, children included', async () => {
+    const stops: string[] = [];
+    system = quietSystem({ trace: (line) => void (line.kind === 'stop' && stops.push(`${line.agent}: ${line.reason}`)) });
+    const boss = system.spawn(defineAgent({ name: 'boss', skills: [counter] }), { id: 'boss' });
+    const Worker = defineAgent({ name: 'worker', skills: [counter] });
+    system.spawn(Worker, { id: 'w1', parent: boss });
+    system.spawn(Worker, { id: 'w2', parent: boss });
+    await system.shutdown();
+    expect(stops.sort()).toEqual(["boss: the system shut down", "w1: its parent 'boss' stopped", "w2: its parent 'boss' stopped"]);
+  });
+
+  it('an inspector asked to listen on an empty host is refused: it would listen on every interface', async () => {
+    await expect(startInspector({ host: '' })).rejects.toThrow("host must be an address to listen on, such as '127.0.0.1', not \"\"; leave it out for 127.0.0.1");
+  });
 });
+

@@ -4,7 +4,8 @@
  * shrink it to a handful of steps, printed as a `model.replay([...])` call that reproduces it.
  */
 import { describe, expect, it } from 'vitest';
-import { createAgentTestModel, ModelCheckFailure, ModelViolation } from './support.js';
+import { createAgentTestModel, createSignal, defineAction, defineAgent, defineSkill, ModelCheckFailure, ModelViolation, result } from './support.js';
+import { z } from 'zod';
 import { Desk, ticketModel, ticketSignals, ticketsSkill, type Bug } from './tickets.js';
 
 const modelFor = (bug: Bug) => createAgentTestModel(Desk, { skills: [ticketsSkill(bug)], signals: ticketSignals, model: ticketModel });
@@ -91,3 +92,31 @@ describe('replay', () => {
     await expect(modelFor('none').replay([{ signal: 'close' }])).rejects.toMatchObject({ code: 'invalid_skill', subject: 'signal close' });
   });
 });
+
+describe('steps that do not settle, and async checks', () => {
+  const answer = defineAction({ name: 'answer', description: 'The answer', input: z.object({}), run: () => result(41) });
+  const oracle = defineSkill({ name: 'oracle', actions: [answer], routes: [{ path: 'oracle.ask', target: { action: 'answer' } }] });
+
+  it('an async expect that rejects fails its step, as a sync one that throws does', async () => {
+    const model = createAgentTestModel(defineAgent({ name: 'desk' }), {
+      skills: [oracle],
+      signals: {
+        ask: {
+          signal: createSignal('oracle.ask'),
+          expect: async (outcome, mounted) => {
+            await Promise.resolve();
+            if (mounted.includes('oracle') && (!outcome.ok || outcome.value !== 42)) throw new Error(`expected 42, got ${outcome.ok ? String(outcome.value) : outcome.error.code}`);
+          },
+        },
+      },
+    });
+    await expect(model.replay([{ mount: 'oracle' }, { signal: 'ask' }])).rejects.toThrow(/step 2 \(signal ask\): the answer is not the expected one: expected 42, got 41/);
+  });
+
+  it('a mount whose hook never settles fails its step instead of hanging the test', async () => {
+    const stuck = defineSkill({ name: 'stuck', mount: () => new Promise<never>(() => {}) });
+    const model = createAgentTestModel(defineAgent({ name: 'desk' }), { skills: [stuck], signals: {} });
+    await expect(model.replay([{ mount: 'stuck' }])).rejects.toThrow(/step 1 \(mount stuck\): [\s\S]*mount of 'stuck' did not settle within 5000 ms/);
+  }, 20_000);
+});
+

@@ -2,17 +2,20 @@
  * `skillstate trace view <file>`: serves a recorded JSON-lines trace to the local viewer (and
  * the Stately inspector), drawn with the package's own machine definitions, for post-mortems.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { agentMachine } from '../../../machines/agent.js';
 import { skillLifecycleMachine } from '../../../machines/skill-lifecycle.js';
 import { toPlain } from '../../viewer/messages.js';
 import { startViewerServer } from '../../viewer/server.js';
 import { UsageError, type Command } from '../io.js';
-import { parseTrace, traceToMessages } from '../trace-replay.js';
+import { parseTrace, TraceError, traceToMessages } from '../trace-replay.js';
 import { portOf, serveUntilInterrupted, SERVER_HELP, SERVER_OPTIONS } from './inspect.js';
 
 /** `skillstate trace view`. */
+/** The largest trace `trace view` reads: it holds the whole file, and its messages, in memory. */
+const MAX_TRACE_BYTES = 256 * 1024 * 1024;
+
 export const traceCommand: Command = {
   name: 'trace',
   summary: 'view a recorded trace (trace view trace.jsonl) in the local viewer',
@@ -33,6 +36,10 @@ ${SERVER_HELP}`,
     if (action !== 'view') throw new UsageError(action === undefined ? 'say what to do: trace view <trace.jsonl>' : `unknown action '${action}' (only 'view')`);
     if (file === undefined) throw new UsageError('name the trace file: trace view <trace.jsonl>');
     if (extra.length) throw new UsageError(`one trace file at a time (also given: ${extra.join(' ')})`);
+    const size = (await stat(file)).size;
+    if (size > MAX_TRACE_BYTES) {
+      throw new TraceError({ code: 'invalid_trace', message: `${file} is ${size} bytes; trace view reads traces of up to ${MAX_TRACE_BYTES} bytes (keep the part you need, e.g. with tail -n)`, subject: file });
+    }
     const lines = parseTrace(await readFile(file, 'utf8'), file);
     const machines = { agent: JSON.stringify(toPlain(agentMachine.config)), lifecycle: JSON.stringify(toPlain(skillLifecycleMachine.config)) };
     const messages = traceToMessages(lines, machines);
