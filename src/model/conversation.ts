@@ -228,7 +228,16 @@ export type ConversationSettings = z.output<typeof conversationConfigSchema>;
 
 type Ctx = ActionContext<ConversationState, ConversationSettings>;
 
-/** The answer's text: the text parts of the last assistant message. */
+/** Usage counters with `more` added. */
+function addUsage(usage: ChatUsage, more: ChatUsage): ChatUsage {
+  return {
+    inputTokens: usage.inputTokens + more.inputTokens,
+    outputTokens: usage.outputTokens + more.outputTokens,
+    totalTokens: usage.totalTokens + more.totalTokens,
+  };
+}
+
+/** The answer's text: the text parts of the last assistant message of `messages` (empty when there is none). */
 export function answerText(messages: readonly ChatMessage[]): string {
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i]!;
@@ -424,13 +433,11 @@ const recordStep = defineAction({
     if (turn.status !== 'thinking') return fail('no_turn', `turn ${n} is ${turn.status}, not waiting for the model`, { turn: n });
     const state = ctx.skillState;
     const history = [...state.messages, ...messages];
-    const total: ChatUsage = {
-      inputTokens: state.usage.inputTokens + usage.inputTokens,
-      outputTokens: state.usage.outputTokens + usage.outputTokens,
-      totalTokens: state.usage.totalTokens + usage.totalTokens,
-    };
+    const total = addUsage(state.usage, usage);
     if (calls === 0) {
-      const text = answerText(history);
+      // The answer is what the model said in this step: an empty answer is the empty string,
+      // never the text of an earlier step or turn.
+      const text = answerText(messages);
       const ended = endTurn(ctx, history, { n, outcome: 'answered', text });
       return result({ status: 'answered', text }, { state: { ...ended.state, usage: total }, effects: ended.effects });
     }
@@ -618,11 +625,19 @@ const callAborted = defineAction({
 
 const compact = defineAction({
   name: 'compact',
-  description: 'Replaces the oldest messages of the history by a summary (or drops them).',
-  input: z.object({ remove: z.number().int().positive(), summary: z.string().optional() }),
+  description:
+    'Replaces the oldest messages of the history by a summary (or drops them), and adds what the summary request used to the usage counters.',
+  input: z.object({
+    remove: z.number().int().positive(),
+    summary: z.string().optional(),
+    /** The provider-reported usage of the request that wrote the summary. */
+    usage: usageSchema.optional(),
+    /** Emit `chat.history.compacted`: the runner says no when nobody listens, as for other progress. */
+    announce: z.boolean().default(true),
+  }),
   state: conversationSchema,
   tool: false,
-  run: ({ remove, summary }, ctx: Ctx) => {
+  run: ({ remove, summary, usage, announce }, ctx: Ctx) => {
     const state = ctx.skillState;
     if (remove > state.messages.length) return fail('invalid_compaction', `cannot remove ${remove} messages from a history of ${state.messages.length}`);
     const kept = state.messages.slice(remove);
@@ -630,8 +645,8 @@ const compact = defineAction({
     return result(
       { removed: remove, kept: kept.length },
       {
-        state: { messages: [...head, ...kept], compacted: state.compacted + remove },
-        effects: [emit(ctx, ChatSignals.compacted, { removed: remove, kept: kept.length, summarised: summary !== undefined })],
+        state: { messages: [...head, ...kept], compacted: state.compacted + remove, ...(usage ? { usage: addUsage(state.usage, usage) } : {}) },
+        effects: announce ? [emit(ctx, ChatSignals.compacted, { removed: remove, kept: kept.length, summarised: summary !== undefined })] : [],
       },
     );
   },
@@ -639,7 +654,7 @@ const compact = defineAction({
 
 const reset = defineAction({
   name: 'reset',
-  description: 'Forgets the history and the usage counters.',
+  description: 'Forgets the history. The usage counters are kept: they count over the agent\'s life, as `maxTokens` does.',
   input: z.object({}),
   state: conversationSchema,
   tool: false,

@@ -28,6 +28,7 @@ import {
   errorOutput,
   CONVERSATION,
   type ChatMessage,
+  type ChatUsage,
   type ConversationSettings,
   type ConversationState,
   type TurnRecord,
@@ -51,7 +52,7 @@ import {
   type ModelTools,
   type WaitingCall,
 } from './model-call.js';
-import { answerMessages, askModel, errorResult, modelWarned, partsDropped, toolOutput, type AskedCall, type CallResult } from './model-step.js';
+import { answerMessages, askModel, errorResult, modelWarned, partsDropped, toolOutput, usageOf, type AskedCall, type CallResult } from './model-step.js';
 import { loadAi, type AiModule, type ChatModel, type Compactor } from './models.js';
 import { buildSystemPrompt, PromptCache } from './prompt.js';
 import { turnMachine, turnStateName, type TurnActivity, type TurnActor, type TurnPhase, type TurnWork } from './turn-machine.js';
@@ -147,6 +148,18 @@ const NO_CONFIG = Object.freeze({});
 const unwatched = (): void => {};
 const parsedSettings = new WeakMap<object, ConversationSettings>();
 
+/**
+ * The summary a compactor returned: a string, or undefined to drop the older messages. Anything
+ * else is refused, naming the compactor, like a compactor that throws.
+ */
+function compactedSummary(name: string, returned: unknown): string | undefined {
+  if (returned === undefined) return undefined;
+  if (typeof returned !== 'object' || returned === null) throw new Error(`compactor '${name}' returned ${returned === null ? 'null' : typeof returned}; it must return { summary } (a string) or nothing`);
+  const summary = (returned as { summary?: unknown }).summary;
+  if (summary === undefined || typeof summary === 'string') return summary;
+  throw new Error(`compactor '${name}' returned a summary of type ${summary === null ? 'null' : typeof summary}; a summary must be a string`);
+}
+
 function sleep(ms: number, abort: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (abort.aborted) return reject(abort.reason);
@@ -220,15 +233,24 @@ export class ConversationDriver {
         });
         return;
       case ChatSignals.cancelled:
-        if (running?.n === n) {
+        // Anyone may publish a signal of this type (a bridge forwarding another system's, a
+        // mistake): only the cancellation the agent's own state records stops the turn. Emitted
+        // from inside the agent's step, it is checked once the step is over.
+        queueMicrotask(() => {
+          const current = this.running.get(agentId);
+          if (current?.n !== n || this.phaseOf(agentId, n) !== 'cancelled') return;
           this.running.delete(agentId);
-          running.actor.send({ type: 'cancel' });
-        }
+          current.actor.send({ type: 'cancel' });
+        });
         return;
       case ChatSignals.answered:
       case ChatSignals.failed:
-        if (running?.n === n) this.running.delete(agentId);
         this.cache.forget(agentId);
+        // As for a cancellation: only the ending the agent's state records counts.
+        queueMicrotask(() => {
+          const phase = this.phaseOf(agentId, n);
+          if (this.running.get(agentId) === running && running?.n === n && (phase === 'answered' || phase === 'failed')) this.running.delete(agentId);
+        });
         return;
     }
   }
@@ -479,6 +501,10 @@ export class ConversationDriver {
       const pending: WaitingCall[] = [];
       let limit: ErrorInfo | undefined;
       for (const call of answer.calls) {
+        // Cancelled (or stopped) while an earlier call of this answer ran: no further call of the
+        // turn starts, and none is announced.
+        abortSignal.throwIfAborted();
+        if (typeof this.turnAt(ref, n, 'thinking') === 'string') return;
         if (call.problem !== undefined) results.push(errorResult(call, call.problem));
         else if (ordered) pending.push(waiting(call, prepared.approval));
         else if (turn.toolCalls + executed >= settings.maxToolCalls) {
@@ -566,6 +592,8 @@ export class ConversationDriver {
     }
     const strategy = settings.history.strategy;
     let summary: string | undefined;
+    // What the summary request cost: it counts against the agent's token budget like any model call.
+    let usage: ChatUsage | undefined;
     if (strategy !== 'drop') {
       try {
         if (strategy === 'summarize') {
@@ -576,11 +604,12 @@ export class ConversationDriver {
             maxRetries: settings.retries,
             abortSignal: AbortSignal.any([abort, AbortSignal.timeout(settings.modelTimeout)]),
           });
+          usage = usageOf(result.usage);
           summary = result.text;
         } else {
           const compactor = this.compactors[strategy];
           if (!compactor) throw new Error(`no compactor named '${strategy}' was given to the system (known: ${Object.keys(this.compactors).join(', ') || 'none'})`);
-          summary = (await compactor({ agent: ref.id, messages, keepFrom: remove, model, abortSignal: abort })).summary;
+          summary = compactedSummary(strategy, await compactor({ agent: ref.id, messages, keepFrom: remove, model, abortSignal: abort }));
         }
       } catch (error) {
         if (abort.aborted) return this.phaseOf(ref.id, n);
@@ -588,8 +617,9 @@ export class ConversationDriver {
         summary = undefined;
       }
     }
+    const params = { remove, ...(summary ? { summary } : {}), ...(usage ? { usage } : {}), announce: this.host.listening(ChatSignals.compacted) };
     try {
-      await ref.run({ action: 'compact', skill: CONVERSATION, params: summary ? { remove, summary } : { remove } }, { timeout: Infinity });
+      await ref.run({ action: 'compact', skill: CONVERSATION, params }, { timeout: Infinity });
     } catch (error) {
       if (error instanceof RuntimeError && error.code === 'agent_stopped') return 'cancelled';
       throw error;

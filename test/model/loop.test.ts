@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MockLanguageModelV3 } from 'ai/test';
-import { chatMessage, conversation, createSignal, defineAgent, RuntimeError } from '../../src/index.js';
+import { z } from 'zod';
+import { chatMessage, conversation, createSignal, defineAction, defineAgent, defineSkill, RuntimeError } from '../../src/index.js';
 import { calculator } from '../../skills/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { systemPerTest } from '../runtime/fixtures.js';
@@ -38,6 +39,18 @@ describe('a turn', () => {
     // Each tool call is a step of the agent that also records it; each model step's record is a step too.
     const steps = seen.records.flatMap((r) => (r.kind === 'step' && r.agent === 'ada' ? [r.subject] : []));
     expect(steps).toEqual(['chat.message', 'add,record_tool_call', 'record_step', 'record_step']);
+  });
+
+  it('answers an empty string when the model says nothing, never the text of an earlier answer', async () => {
+    // The scripted model answers the first turn, then says nothing: once at once, once after a tool call.
+    const model = scriptedModel([{ text: 'First answer: 42.' }, { text: '' }, { text: 'Adding.', toolCalls: [{ tool: 'add', args: { a: 1, b: 1 } }] }, { text: '' }]);
+    const system = systems.start({ models: { default: model } });
+    const agent = system.spawn(Calculating);
+    await expect(agent.call(chatMessage('q1'))).resolves.toBe('First answer: 42.');
+    await expect(agent.call(chatMessage('q2'))).resolves.toBe('');
+    expect(chatOf(agent).last).toEqual({ n: 2, outcome: 'answered', text: '' });
+    await expect(agent.call(chatMessage('q3'))).resolves.toBe('');
+    expect(chatOf(agent).last).toEqual({ n: 3, outcome: 'answered', text: '' });
   });
 
   it('works with the AI SDK mock model as well', async () => {
@@ -229,6 +242,20 @@ describe('models', () => {
   });
 });
 
+describe('reset', () => {
+  it('forgets the history and keeps the usage counters, as its description says', async () => {
+    const model = scriptedModel([{ text: 'Hi.', usage: { inputTokens: 3, outputTokens: 2 } }]);
+    const system = systems.start({ models: { default: model } });
+    const agent = system.spawn(assistant());
+    await agent.call(chatMessage('hello'));
+    await agent.call(createSignal('chat.reset'));
+    expect(chatOf(agent)).toMatchObject({ messages: [], usage: { inputTokens: 3, outputTokens: 2, totalTokens: 5 } });
+    const description = conversation.actions.find((action) => action.name === 'reset')!.description;
+    expect(description).not.toMatch(/forgets[^.]*usage/i);
+    expect(description).toMatch(/usage counters are kept/);
+  });
+});
+
 describe('limits', () => {
   it('ends a turn that makes too many model calls with turn_limit, leaving a valid history', async () => {
     const model = scriptedModel([{ toolCalls: [{ tool: 'add', args: { a: 1, b: 1 } }] }], { loop: true });
@@ -313,6 +340,66 @@ describe('cancellation', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(errors).toEqual([]);
     expect(model.calls).toEqual([]);
+  });
+
+  it('a turn cancelled while a tool call of an answer runs starts none of the calls after it, and announces none', async () => {
+    // The scripted model asks for three mails in one answer; the cancel comes while the first is sent.
+    const sent: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let cancel!: () => void;
+    const mailer = defineSkill({
+      name: 'mailer',
+      actions: [
+        defineAction({
+          name: 'send_mail',
+          description: 'Send an e-mail',
+          input: z.object({ to: z.string() }),
+          run: async ({ to }) => {
+            if (to === 'alice') {
+              cancel();
+              await gate;
+            }
+            sent.push(to);
+            return { sent: to };
+          },
+        }),
+      ],
+    });
+    const Mailing = defineAgent({ name: 'mailing', skills: [conversation, mailer] });
+    const model = scriptedModel([
+      { toolCalls: [{ tool: 'send_mail', args: { to: 'alice' } }, { tool: 'send_mail', args: { to: 'bob' } }, { tool: 'send_mail', args: { to: 'carol' } }] },
+      { text: 'Hello again.' },
+    ]);
+    const system = systems.start({ models: { default: model } });
+    const progress = record(system, 'chat.tool.*');
+    const agent = system.spawn(Mailing);
+    cancel = () => {
+      agent.send(createSignal('chat.cancel', { reason: 'the user pressed stop' }));
+      queueMicrotask(release);
+    };
+    await expect(agent.call(chatMessage('mail everyone'))).rejects.toMatchObject({ code: 'cancelled' });
+    // The next turn runs after whatever the cancelled one still did.
+    await expect(agent.call(chatMessage('hello'))).resolves.toBe('Hello again.');
+
+    expect(sent.filter((to) => to !== 'alice')).toEqual([]);
+    const announced = progress.map((signal) => `${signal.type}:${(signal.data as { tool: string; args?: { to: string } }).args?.to ?? ''}`);
+    expect(announced.filter((entry) => entry.endsWith(':bob') || entry.endsWith(':carol'))).toEqual([]);
+    expect(model.calls).toHaveLength(2);
+  });
+
+  it('a chat.turn.cancelled signal the agent did not emit leaves its turn running', async () => {
+    // The scripted model takes a moment, so the forged signal arrives while it is asked.
+    const model = scriptedModel([{ delay: 50, toolCalls: [{ tool: 'add', args: { a: 1, b: 2 } }] }, { text: '1 + 2 = 3.' }, { text: 'Hello.' }]);
+    const system = systems.start({ models: { default: model } });
+    const agent = system.spawn(Calculating, { id: 'ada' });
+    const pending = agent.call(chatMessage('What is 1 + 2?'));
+    while (model.calls.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    // A bridge forwarding another system's turn signals, say.
+    system.publish(createSignal('chat.turn.cancelled', { agent: 'ada', turn: 1, reason: 'forwarded from elsewhere' }));
+    await expect(pending).resolves.toBe('1 + 2 = 3.');
+    expect(chatOf(agent)).toMatchObject({ turn: null, last: { n: 1, outcome: 'answered' } });
+    await expect(agent.call(chatMessage('hello'))).resolves.toBe('Hello.');
   });
 
   it('a chat.cancel signal cancels the turn in flight, and its caller gets cancelled', async () => {

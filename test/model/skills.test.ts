@@ -109,6 +109,50 @@ describe('document skills in a conversation', () => {
     expect(chatOf(agent).messages[0]!.content).toContain('2 of 3 messages were here');
   });
 
+  it('refuses a compactor whose summary is not a string, like one that throws: the older messages are dropped and later turns answer', async () => {
+    const { definition } = await skillAgent({ history: { maxTokens: 30, keepTurns: 1, strategy: 'numbers' } });
+    // The scripted model answers every turn at a length that passes the history budget.
+    const model = scriptedModel([{ text: 'an answer long enough to pass the budget of thirty tokens, easily' }], { loop: true });
+    const seen = observed();
+    const system = systems.start({ models: { default: model }, trace: seen.trace, compactors: { numbers: () => ({ summary: 42 as unknown as string }) } });
+    const agent = system.spawn(definition, { id: 'ada' });
+    await agent.call(chatMessage('a first question, long enough to pass the budget'));
+    for (const question of ['second', 'third']) await expect(agent.call(chatMessage(question))).resolves.toContain('an answer long enough');
+    const failures = seen.records.flatMap((r) => (r.kind === 'diagnostic' && r.diagnostic.code === 'compaction_failed' ? [r.diagnostic.message] : []));
+    expect(failures).toHaveLength(2);
+    expect(failures[0]).toContain("compactor 'numbers' returned a summary of type number; a summary must be a string");
+    expect(chatOf(agent).messages[0]).toEqual({ role: 'user', content: 'third' });
+  });
+
+  it("counts the summary request's usage against the agent's token budget", async () => {
+    const { definition } = await skillAgent({ maxTokens: 1000, history: { maxTokens: 30, keepTurns: 1, strategy: 'summarize' } });
+    const model = scriptedModel([
+      { text: 'a first answer that is long enough to pass thirty tokens of history budget', usage: { inputTokens: 10, outputTokens: 10 } },
+      { text: 'The user asked a first question.', usage: { inputTokens: 5000, outputTokens: 400 } },
+      { text: 'second answer', usage: { inputTokens: 10, outputTokens: 10 } },
+      { text: 'never asked' },
+    ]);
+    const system = systems.start({ models: { default: model } });
+    const agent = system.spawn(definition);
+    await agent.call(chatMessage('a first question, which is also long enough'));
+    await agent.call(chatMessage('second'));
+    expect(chatOf(agent).usage).toEqual({ inputTokens: 5020, outputTokens: 420, totalTokens: 5440 });
+    await expect(agent.call(chatMessage('third'))).rejects.toMatchObject({ code: 'budget_exceeded' });
+  });
+
+  it('publishes chat.history.compacted only when someone listens: compacting with nobody listening warns of nothing', async () => {
+    const { definition } = await skillAgent({ history: { maxTokens: 30, keepTurns: 1, strategy: 'drop' } });
+    const model = scriptedModel([{ text: 'an answer long enough to pass the budget of thirty tokens, easily' }], { loop: true });
+    const seen = observed();
+    const system = systems.start({ models: { default: model }, trace: seen.trace, onUnhandledDiagnostic: seen.onUnhandledDiagnostic });
+    const agent = system.spawn(definition, { id: 'ada' });
+    await agent.call(chatMessage('a first question, long enough to pass the budget'));
+    await agent.call(chatMessage('second'));
+    expect(chatOf(agent).compacted).toBeGreaterThan(0);
+    const diagnostics = [...seen.diagnostics, ...seen.records.flatMap((r) => (r.kind === 'diagnostic' ? [r.diagnostic] : []))];
+    expect(diagnostics.filter((d) => d.code === 'dropped_signal')).toEqual([]);
+  });
+
   it('an explicit-only skill is never disclosed', async () => {
     const { definition, registry } = await skillAgent();
     registry.register(
