@@ -23,7 +23,7 @@ import type { Result } from './result.js';
 import { actionClashDiagnostic, inContext, missingDependencyError, missingRequirements, stateKeyConflictError, stateKeyHolder } from './skill-rules.js';
 import type { SkillResolver } from './skill-registry.js';
 import { validateRoute, type Route } from './router.js';
-import { EMPTY_SCHEMA, isObjectSchema, parseSync, schemaProblem, stateShapeProblem, strayKey, type ObjectSchema } from './schema.js';
+import { EMPTY_SCHEMA, isObjectSchema, isOpenSchema, parseSync, schemaProblem, stateShapeProblem, strayKey, type ObjectSchema } from './schema.js';
 import {
   initialSlice,
   isSkill,
@@ -290,7 +290,7 @@ function buildInitialState(blueprint: Blueprint, catalog: Catalog, initial: unkn
   if (initial !== undefined && !isPlainObject(initial)) return fail('initial state must be a plain object');
   const values = (initial ?? {}) as Record<string, unknown>;
   const unknownKey = Object.keys(values).find((key) => !catalog.ownKeys.has(key) && !catalog.stateKeys.has(key));
-  if (unknownKey !== undefined && !isOpen(blueprint.schema)) {
+  if (unknownKey !== undefined && !isOpenSchema(blueprint.schema)) {
     return fail(`initial state has '${unknownKey}', which is neither a field of the agent's schema nor a skill's state key`);
   }
   const own: Record<string, unknown> = {};
@@ -319,16 +319,13 @@ function withIssuesUnder(error: ErrorInfo, key: string): ErrorInfo {
   return error.issues ? { ...error, issues: error.issues.map((issue) => ({ ...issue, path: [key, ...issue.path] })) } : error;
 }
 
-function isOpen(schema: ObjectSchema): boolean {
-  return (schema as unknown as { _zod: { def: { catchall?: { _zod?: { def?: { type?: string } } } } } })._zod.def.catchall?._zod?.def?.type === 'unknown';
-}
 
 function setState<TState extends object>(agent: Agent<TState>, attrs: unknown): Result<Agent<TState>> {
   const catalog = catalogOf(agent);
   if (!catalog) return { ok: false, error: unlinkedError(agent) };
   if (!isPlainObject(attrs)) return { ok: false, error: errorInfo('invalid_state', 'set needs a plain object of fields to change') };
   const unknownKey = Object.keys(attrs).find((key) => !catalog.ownKeys.has(key) && !catalog.stateKeys.has(key));
-  if (unknownKey !== undefined && !isOpen(catalog.blueprint.schema)) {
+  if (unknownKey !== undefined && !isOpenSchema(catalog.blueprint.schema)) {
     return {
       ok: false,
       error: errorInfo('invalid_state', `cannot set '${unknownKey}': it is neither a field of the agent's schema nor the state key of a mounted skill`, {
@@ -443,7 +440,7 @@ function unownedSlice(id: string, catalog: Catalog, state: Record<string, unknow
     if (catalog.ownKeys.has(key) || catalog.stateKeys.has(key)) continue;
     const owner = sliceOwner(catalog.blueprint, key, extra);
     // An agent whose schema is open keeps keys it does not declare, as `new` and `set` do.
-    if (owner === undefined && isOpen(catalog.blueprint.schema)) continue;
+    if (owner === undefined && isOpenSchema(catalog.blueprint.schema)) continue;
     if (owner !== undefined) {
       return errorInfo(
         'invalid_snapshot',

@@ -14,7 +14,7 @@ import { diagnostic, type Diagnostic } from './diagnostics.js';
 import type { RouteTarget } from './instruction.js';
 import { replaceAny, replacingCopierFor, type ReplacingCopier } from './object-copy.js';
 import { createRouter, type Route, type Router } from './router.js';
-import { hasOnlyItsKeys, type ObjectSchema } from './schema.js';
+import { catchallOf, hasOnlyItsKeys, type ObjectSchema } from './schema.js';
 import type { SkillResolver } from './skill-registry.js';
 import type { AnySkill } from './skill.js';
 
@@ -131,7 +131,7 @@ export class Catalog {
       const own = this.blueprint.schema;
       const shape: Record<string, z.ZodType> = { ...(own.shape as Record<string, z.ZodType>) };
       for (const active of this.skills.values()) shape[active.spec.stateKey] = active.spec.schema.prefault({});
-      const catchall = (own as unknown as { _zod: { def: { catchall?: z.ZodType } } })._zod.def.catchall;
+      const catchall = catchallOf(own);
       this.schemaCache = catchall ? z.object(shape).catchall(catchall) : z.object(shape);
     }
     return this.schemaCache;

@@ -114,17 +114,16 @@ export function deepFreeze<T>(value: T): T {
 /** True when every plain object and array directly inside the frozen `value` is frozen too. */
 function holdsOnlyFrozen(value: object): boolean {
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const item: unknown = value[i];
-      if (typeof item === 'object' && item !== null && !Object.isFrozen(item) && (Array.isArray(item) || isPlainObject(item))) return false;
-    }
+    for (let i = 0; i < value.length; i++) if (isOpenData(value[i])) return false;
     return true;
   }
-  for (const key in value) {
-    const item = (value as PlainObject)[key];
-    if (typeof item === 'object' && item !== null && !Object.isFrozen(item) && (Array.isArray(item) || isPlainObject(item))) return false;
-  }
+  for (const key in value) if (isOpenData((value as PlainObject)[key])) return false;
   return true;
+}
+
+/** A plain object or array that is not frozen. */
+function isOpenData(item: unknown): boolean {
+  return typeof item === 'object' && item !== null && !Object.isFrozen(item) && (Array.isArray(item) || isPlainObject(item));
 }
 
 /** What `copyJson` returns for a value JSON would turn into something else (or refuse). */

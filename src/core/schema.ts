@@ -123,9 +123,24 @@ function parseFailure(thrown: unknown): { ok: false; issues: Issue[] } {
  * object), or undefined. Strict objects report unknown keys themselves; loose ones keep them.
  */
 export function strayKey(schema: ObjectSchema, value: Record<string, unknown>): string | undefined {
-  if ((schema as unknown as ZodInternals)._zod!.def!.catchall !== undefined) return undefined;
+  if (catchallOf(schema) !== undefined) return undefined;
   const shape = schema.shape as Record<string, unknown>;
   return Object.keys(value).find((key) => !Object.hasOwn(shape, key));
+}
+
+/** The schema of the keys an object schema does not declare: undefined (strip), `never` (strict) or any other (kept). */
+export function catchallOf(schema: ObjectSchema): z.ZodType | undefined {
+  return (schema as unknown as { _zod: { def: { catchall?: z.ZodType } } })._zod.def.catchall;
+}
+
+/** True when `schema` keeps the keys it does not declare, whatever they hold (`z.looseObject`). */
+export function isOpenSchema(schema: ObjectSchema): boolean {
+  const catchall = catchallOf(schema);
+  return catchall !== undefined && typeOf(catchall) === 'unknown';
+}
+
+function typeOf(schema: z.ZodType): string | undefined {
+  return (schema as unknown as ZodInternals)._zod?.def?.type;
 }
 
 /** How updates are applied to the objects of one slice schema, worked out once per schema. */
@@ -158,8 +173,8 @@ function patchPlan(schema: ObjectSchema): PatchPlan {
  * others, and no field is optional (zod leaves an optional field out when it is missing).
  */
 export function hasOnlyItsKeys(schema: ObjectSchema): boolean {
-  const catchall = (schema as unknown as { _zod: { def: { catchall?: { _zod?: { def?: { type?: string } } } } } })._zod.def.catchall;
-  if (catchall !== undefined && catchall._zod?.def?.type !== 'never') return false;
+  const catchall = catchallOf(schema);
+  if (catchall !== undefined && typeOf(catchall) !== 'never') return false;
   return Object.values(schema.shape as Record<string, z.ZodType>).every((field) => (field as unknown as { _zod?: { optout?: string } })._zod?.optout !== 'optional');
 }
 

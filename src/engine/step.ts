@@ -42,12 +42,14 @@ export function stepAgent(agent: Agent<object>, item: WorkItem, options?: StepOp
   if (!catalog) return failedOutcome(agent, unlinkedError(agent));
   const invoke = options?.invoke;
   switch (item.kind) {
-    case 'signal': {
+    case 'signal':
       // Frozen, data included: every hook, route and action of the step reads the one signal.
-      const signal = frozenSignal(item.signal);
-      if ('error' in signal) return failedOutcome(agent, signal.error);
-      return new AgentStep(agent, catalog, signal.signal, item.call, invoke).runSignal();
-    }
+      try {
+        deepFreeze(item.signal);
+      } catch (thrown) {
+        return failedOutcome(agent, unreadableSignal(item.signal, thrown));
+      }
+      return new AgentStep(agent, catalog, item.signal, item.call, invoke).runSignal();
     case 'instructions':
       return new AgentStep(agent, catalog, undefined, false, invoke).runInstructions(item.instructions, item.record);
     case 'mount':
@@ -59,11 +61,7 @@ export function stepAgent(agent: Agent<object>, item: WorkItem, options?: StepOp
   }
 }
 
-/** The signal, frozen all the way down; or why it cannot be (a getter that throws, a proxy, nesting too deep). */
-function frozenSignal(signal: Signal): { signal: Signal } | { error: ErrorInfo } {
-  try {
-    return { signal: deepFreeze(signal) };
-  } catch (thrown) {
-    return { error: withCause(errorInfo('invalid_signal', `signal '${String(signal.type)}' cannot be read: ${describeThrown(thrown)}`, { subject: String(signal.type) }), thrown) };
-  }
+/** The refusal of a signal that cannot be frozen (a getter that throws, a proxy, nesting too deep). */
+function unreadableSignal(signal: Signal, thrown: unknown): ErrorInfo {
+  return withCause(errorInfo('invalid_signal', `signal '${String(signal.type)}' cannot be read: ${describeThrown(thrown)}`, { subject: String(signal.type) }), thrown);
 }
