@@ -87,8 +87,8 @@ export interface RelevanceScore {
   name: string;
   /** The BM25 score (above 0: only skills sharing a term with the query are scored). */
   score: number;
-  /** The query terms (stems) the skill matched. */
-  terms: string[];
+  /** The query terms (stems) the skill matched (frozen: skills that matched the same terms share it). */
+  terms: readonly string[];
 }
 
 /** Field weights: a word of the name says more than a word of the description. */
@@ -136,6 +136,9 @@ export class RelevanceIndex {
   /** Scratch space for one query, reset after each. */
   readonly #scores: Float64Array;
   readonly #matched: Uint32Array;
+  /** The ids a query scored (its first places), then the same ids best first. */
+  readonly #touched: Int32Array;
+  readonly #keys: Float64Array;
 
   constructor(entries: readonly SkillEntry[], headings?: (name: string) => string | undefined) {
     const count = entries.length;
@@ -143,6 +146,8 @@ export class RelevanceIndex {
     this.#norms = new Float64Array(count * FIELDS);
     this.#scores = new Float64Array(count);
     this.#matched = new Uint32Array(count);
+    this.#touched = new Int32Array(count);
+    this.#keys = new Float64Array(count);
     this.#order = new Int32Array(count);
     this.#byOrder = new Int32Array(count);
     entries.forEach((entry, id) => {
@@ -229,25 +234,28 @@ export class RelevanceIndex {
    * The scored skills' ids, best first, ties in name order. Scores are packed with the name order
    * into one number each (a score to 1/65,536, the order in the low 17 bits) so that a native
    * numeric sort does the work; past 131,072 skills, or for a score of 2^20 or more, a comparison
-   * sort takes over.
+   * sort takes over. Sorts the first `n` places of `#touched` in place; a query allocates nothing
+   * for it.
    */
-  #byScore(touched: number[]): Iterable<number> {
+  #sortTouched(n: number): void {
     const scores = this.#scores;
     const order = this.#order;
+    const touched = this.#touched;
     // Exact while scores stay below 2^20 (a query's BM25 score is in the tens or hundreds).
-    if (this.#names.length >= 1 << 17 || touched.some((id) => scores[id]! >= 1 << 20)) {
-      return [...touched].sort((a, b) => scores[b]! - scores[a]! || order[a]! - order[b]!);
+    let packable = this.#names.length < 1 << 17;
+    for (let i = 0; packable && i < n; i++) packable = scores[touched[i]!]! < 1 << 20;
+    if (!packable) {
+      touched.subarray(0, n).sort((a, b) => scores[b]! - scores[a]! || order[a]! - order[b]!);
+      return;
     }
-    const keys = new Float64Array(touched.length);
-    for (let i = 0; i < touched.length; i++) {
+    const keys = this.#keys.subarray(0, n);
+    for (let i = 0; i < n; i++) {
       const id = touched[i]!;
       keys[i] = Math.round(scores[id]! * 65536) * 131072 + (131071 - order[id]!);
     }
     keys.sort();
     const byOrder = this.#byOrder;
-    const ids = new Array<number>(keys.length);
-    for (let i = 0; i < keys.length; i++) ids[i] = byOrder[131071 - (keys[keys.length - 1 - i]! % 131072)]!;
-    return ids;
+    for (let i = 0; i < n; i++) touched[i] = byOrder[131071 - (keys[n - 1 - i]! % 131072)]!;
   }
 
   /**
@@ -264,7 +272,8 @@ export class RelevanceIndex {
     const scores = this.#scores;
     const matched = this.#matched;
     const norms = this.#norms;
-    const touched: number[] = [];
+    const touched = this.#touched;
+    let n = 0;
     /** Terms past the 32 a bit mask holds, per skill (long queries only). */
     const overflow = new Map<number, string[]>();
     const terms: string[] = [];
@@ -281,7 +290,7 @@ export class RelevanceIndex {
         // BM25F: each field's frequency, normalised by the field's length and weighted, then saturated once.
         const tf = counts[i * FIELDS]! * norms[at]! + counts[i * FIELDS + 1]! * norms[at + 1]! + counts[i * FIELDS + 2]! * norms[at + 2]!;
         if (!(tf > 0)) continue;
-        if (scores[id] === 0) touched.push(id);
+        if (scores[id] === 0) touched[n++] = id;
         scores[id]! += (weight * idf * tf * (K1 + 1)) / (tf + K1);
         if (bit < 32) matched[id]! |= 1 << bit;
         else {
@@ -291,19 +300,27 @@ export class RelevanceIndex {
         }
       }
     }
-    const ranked: RelevanceScore[] = new Array(touched.length);
+    this.#sortTouched(n);
+    const ranked: RelevanceScore[] = new Array(n);
     const limit = Math.min(32, terms.length);
-    let i = 0;
-    for (const id of this.#byScore(touched)) {
+    // Skills that matched the same terms share one frozen list: a query of a few terms has a few
+    // dozen combinations, while a large catalog has hundreds of skills sharing a word with it.
+    const lists = new Map<number, readonly string[]>();
+    for (let i = 0; i < n; i++) {
+      const id = touched[i]!;
       const mask = matched[id]!;
-      const found: string[] = [];
-      for (let bit = 0; bit < limit; bit++) if (mask & (1 << bit)) found.push(terms[bit]!);
+      let found = lists.get(mask);
+      if (!found) {
+        const list: string[] = [];
+        for (let bit = 0; bit < limit; bit++) if (mask & (1 << bit)) list.push(terms[bit]!);
+        lists.set(mask, (found = Object.freeze(list)));
+      }
       const more = overflow.get(id);
-      ranked[i++] = { name: this.#names[id]!, score: scores[id]!, terms: more ? found.concat(more) : found };
+      ranked[i] = { name: this.#names[id]!, score: scores[id]!, terms: more ? Object.freeze(found.concat(more)) : found };
     }
-    for (const id of touched) {
-      scores[id] = 0;
-      matched[id] = 0;
+    for (let i = 0; i < n; i++) {
+      scores[touched[i]!] = 0;
+      matched[touched[i]!] = 0;
     }
     return ranked;
   }

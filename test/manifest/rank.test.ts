@@ -48,6 +48,38 @@ describe('ranking order', () => {
     expect(ranked[0]!.terms).toEqual(['convert', 'audio', 'file']);
   });
 
+  it('property: best score first, ties by name, each skill with exactly the query terms it has, whatever came before', () => {
+    // Forty words, so a query can hold more terms than the 32 a bit mask keeps per skill.
+    const words = Array.from({ length: 40 }, (_, i) => `word${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`);
+    const termOf = (word: string) => relevanceTerms(word)[0]!;
+    fc.assert(
+      fc.property(
+        fc.array(fc.uniqueArray(fc.integer({ min: 0, max: 39 }), { minLength: 1, maxLength: 12 }), { minLength: 1, maxLength: 30 }),
+        fc.array(fc.uniqueArray(fc.integer({ min: 0, max: 39 }), { minLength: 1, maxLength: 40 }), { minLength: 1, maxLength: 4 }),
+        (descriptions, queries) => {
+          const registry = registryOf(...descriptions.map((picked, i) => skill(`skill-${String(i).padStart(2, '0')}`, picked.map((w) => words[w]).join(' '))));
+          for (const query of queries) {
+            const ranked = rankSkills(registry, query.map((w) => words[w]).join(' '));
+            const queryTerms = [...new Set(query.map((w) => termOf(words[w]!)))];
+            const expected = descriptions
+              .map((picked, i) => ({ name: `skill-${String(i).padStart(2, '0')}`, terms: queryTerms.filter((term) => picked.some((w) => termOf(words[w]!) === term)) }))
+              .filter((item) => item.terms.length > 0);
+            expect(ranked.map((r) => r.name).sort()).toEqual(expected.map((item) => item.name));
+            for (const item of ranked) {
+              expect([...item.terms]).toEqual(expected.find((e) => e.name === item.name)!.terms);
+              expect(Object.isFrozen(item.terms)).toBe(true);
+            }
+            for (let i = 1; i < ranked.length; i++) {
+              const [a, b] = [ranked[i - 1]!, ranked[i]!];
+              expect(a.score > b.score || (a.score === b.score && a.name < b.name)).toBe(true);
+            }
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
   it('counts the words of a hyphenated name, weighing them above the description', () => {
     const registry = registryOf(gif, skill('chat-helper', 'Answers questions about gif files and slack usage.'));
     // both mention gif and slack; the name carries more weight
