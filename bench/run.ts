@@ -24,10 +24,13 @@ const suffix = `.bench${path.extname(self)}`;
 /** The message a suite's process sends its parent: the rows it measured, or why it failed. */
 type SuiteMessage = { rows: ReportRow[] } | { error: string };
 
-const SUITE_FLAG = '--suite=';
-const suiteArg = process.argv.find((arg) => arg.startsWith(SUITE_FLAG));
+/** Names the suite a child process runs; set by the parent only, so no argument can be taken for it. */
+const SUITE_VARIABLE = 'SKILLSTATE_BENCH_SUITE';
+/** A suite that has not reported after this long is stopped and counted as failed. */
+const SUITE_TIME_LIMIT_MS = 20 * 60_000;
 
-if (suiteArg !== undefined) await runSuite(suiteArg.slice(SUITE_FLAG.length));
+const suite = process.env[SUITE_VARIABLE];
+if (suite !== undefined && process.send !== undefined) await runSuite(suite);
 else await runAll();
 
 /** In a suite's own process: run it, print its table, send its rows to the parent. */
@@ -46,16 +49,28 @@ async function runSuite(file: string): Promise<void> {
   process.exit(0);
 }
 
-/** Runs one suite in a child process with this process's Node flags; resolves with its rows. */
-function fork1(file: string): Promise<ReportRow[]> {
+/**
+ * Runs one suite in a child process with this process's Node flags (a debugger's `--inspect`
+ * left out: every child would ask for the same port); resolves with its rows.
+ */
+function runInChild(file: string): Promise<ReportRow[]> {
+  const execArgv = process.execArgv.filter((flag) => !flag.startsWith('--inspect'));
   return new Promise((resolve, reject) => {
-    const child = fork(self, [`${SUITE_FLAG}${file}`], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(self, [], { execArgv, env: { ...process.env, [SUITE_VARIABLE]: file }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     let message: SuiteMessage | undefined;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, SUITE_TIME_LIMIT_MS);
     child.on('message', (received) => (message = received as SuiteMessage));
     child.on('error', reject);
-    child.on('exit', (code, signal) => {
+    // 'close', not 'exit': by then every message the child sent has arrived.
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
       if (message && 'rows' in message) resolve(message.rows);
       else if (message) reject(new Error(`${file} failed:\n${message.error}`));
+      else if (timedOut) reject(new Error(`${file} did not report within ${SUITE_TIME_LIMIT_MS / 60_000} minutes and was stopped`));
       else reject(new Error(`${file} exited (${signal ?? `code ${String(code)}`}) before reporting its figures`));
     });
   });
@@ -83,7 +98,7 @@ async function runAll(): Promise<void> {
   for (const file of files) {
     process.stderr.write(`running ${file}...\n`);
     try {
-      rows.push(...(await fork1(file)));
+      rows.push(...(await runInChild(file)));
     } catch (error) {
       broken.push(nameOf(file));
       console.error(error instanceof Error ? error.message : String(error));

@@ -17,8 +17,8 @@
  * the host's mailbox, one at a time; an item event the host did not hand over (sent to the actor
  * directly, or while busy) is handed back to it.
  *
- * The item handlers stay on the root, and a step is committed by one `assign` and one action, so
- * a sync step costs about what a bare machine's `assign` does. Only an async step, the first item,
+ * The item handlers stay on the root, and a step is one `assign`, which runs it, tells the host
+ * and commits the new agent, so a sync step costs about what a bare machine's `assign` does. Only an async step, the first item,
  * and a step that changed the mounted skills send the machine an event of their own
  * (`step.pending`, `step.started`, `step.reconcile`). Stopping is `actor.stop()` (the system stops
  * children first).
@@ -33,7 +33,8 @@
  *
  * The step itself (`src/engine/`) never throws, so no user code can stop this actor.
  * What the step asks of the outside world (answering the caller, effects for the system actor,
- * the next mailbox item) is handed to the agent's host as actions, after the transition.
+ * the next mailbox item) is handed to the agent's host once the step's outcome is known, in the
+ * same transition; an event the host sends the agent meanwhile waits for the transition to end.
  */
 import { assign, enqueueActions, fromPromise, setup, type ActorRefFrom, type AnyActorLogic, type AnyActorRef } from 'xstate';
 import { catalogOf, type Agent } from '../src/core/agent-value.js';

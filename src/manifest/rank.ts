@@ -241,9 +241,10 @@ export class RelevanceIndex {
     const scores = this.#scores;
     const order = this.#order;
     const touched = this.#touched;
-    // Exact while scores stay below 2^20 (a query's BM25 score is in the tens or hundreds).
+    // Exact while scores stay below 2^20 − 1 (a query's BM25 score is in the tens or hundreds):
+    // a key then stays below 2^53.
     let packable = this.#names.length < 1 << 17;
-    for (let i = 0; packable && i < n; i++) packable = scores[touched[i]!]! < 1 << 20;
+    for (let i = 0; packable && i < n; i++) packable = scores[touched[i]!]! < (1 << 20) - 1;
     if (!packable) {
       touched.subarray(0, n).sort((a, b) => scores[b]! - scores[a]! || order[a]! - order[b]!);
       return;
