@@ -449,12 +449,23 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     this.committed = outcome.agent as Agent<TState>;
     this.system.inStep++;
     try {
-      this.complete(event, outcome, item, before);
+      this.finishing++;
+      try {
+        this.complete(event, outcome, item, before);
+      } finally {
+        this.finishing--;
+      }
       if (item) this.mailbox.drain();
     } finally {
       this.system.inStep--;
     }
   }
+
+  /**
+   * A step's outcome is being carried out (effects, listeners, the caller's answer): the actor is
+   * still in the transition that ran the step, so stopping it must wait for that to end.
+   */
+  private finishing = 0;
 
   lifecycle(report: LifecycleReport): void {
     this.lifecycles.reported(report);
@@ -616,8 +627,9 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     this.unwatchStep();
     if (this.scheduled) for (const timer of this.scheduled.keys()) clearTimer(timer);
     this.scheduled = undefined;
-    // Stopping an actor from inside its own step would cut the step short: wait for it to end.
-    const inOwnStep = this.mailbox.phase === 'processing';
+    // Stopping an actor from inside its own step, or while its outcome is carried out, would cut
+    // the transition short (and drop the `agent.stopped` queued behind it): wait for it to end.
+    const inOwnStep = this.mailbox.phase === 'processing' || this.finishing > 0;
     this.mailbox.stop(() => this.stoppedError(reason));
     if (this.deferred) for (const ticket of this.deferred.values()) this.mailbox.settle(ticket, this.stoppedError(reason));
     this.deferred = undefined;

@@ -72,6 +72,25 @@ describe('visible states', () => {
     expect(watched.states('erin')).toEqual(['idle', 'stopped']);
   });
 
+  it('an agent stopped by a listener while its step is being finished still ends in stopped', async () => {
+    const watched = watch();
+    const system = systems.start({ inspect: watched.inspect });
+    const announcer = defineSkill({
+      name: 'announcer',
+      actions: [defineAction({ name: 'announce', description: 'Emits a signal', input: z.object({}), run: () => result('said', { effects: [Effects.emit(createSignal('announced'))] }) })],
+      routes: [{ path: 'announce', target: { action: 'announce' } }],
+    });
+    const frank = system.spawn(defineAgent({ name: 'announcing', skills: [announcer] }), { id: 'frank' });
+    const stopped: Promise<void>[] = [];
+    system.subscribe('announced', () => stopped.push(frank.stop()));
+    await expect(frank.call(createSignal('announce'))).resolves.toBe('said');
+    expect(stopped).toHaveLength(1);
+    await Promise.all(stopped);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(frank.actor.getSnapshot().status).toBe('stopped');
+    expect(watched.states('frank')).toEqual(['idle', 'stopped']);
+  });
+
   it('an agent whose skills have mount hooks is starting until they have run', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
