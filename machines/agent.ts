@@ -18,10 +18,10 @@
  * directly, or while busy) is handed back to it.
  *
  * The item handlers stay on the root, and a step is one `assign`, which runs it, tells the host
- * and commits the new agent, so a sync step costs about what a bare machine's `assign` does. Only an async step, the first item,
- * and a step that changed the mounted skills send the machine an event of their own
- * (`step.pending`, `step.started`, `step.reconcile`). Stopping is `actor.stop()` (the system stops
- * children first).
+ * and commits the new agent, so a sync step costs about what a bare machine's `assign` does.
+ * Only an async step, the first item, and a step that changed the mounted skills send the machine
+ * an event of their own (`step.pending`, `step.started`, `step.reconcile`). Stopping is
+ * `actor.stop()` (the system stops children first).
  *
  * Each mounted skill has a lifecycle child (`machines/skill-lifecycle.ts`), spawned by name,
  * whose systemId names the agent and the skill. After a step that changed the mounted skills the
