@@ -5,60 +5,51 @@
  * a parent's children map on every spawn, which makes one parent for all agents quadratic); the
  * system keeps a registry of agents beside it instead.
  *
- * The actions are made from the list of effect kinds: adding a kind adds its action here.
+ * Each effect reaches it as an event of its own, whose type is the effect's kind, taken by the
+ * action of the same name: no action is made per event (an `enqueueActions` was, and its objects
+ * outlived young-generation collections by the megabyte on every step with effects).
+ *
+ * The events and actions are made from the list of effect kinds: adding a kind adds them here.
  */
-import { enqueueActions, setup, type ActorRefFrom } from 'xstate';
+import { setup, type ActorRefFrom } from 'xstate';
 import { EFFECT_TYPES, type Effect, type EffectType } from '../src/core/effects.js';
 
-/** What the system actor needs from the runtime. */
 export interface SystemHost {
   /** Carries out one effect. `answered`: the step's caller already receives its error. */
   carryOut(agentId: string, effect: Effect, answered: boolean): void;
   toJSON(): unknown;
 }
 
-/** The effects of one step, for the system actor. */
-export interface EffectsEvent {
-  type: 'effects';
-  /** The agent whose step produced the effects. */
-  agent: string;
-  effects: readonly Effect[];
-  /** A caller waits on the step that produced these effects and receives its error. */
-  answered: boolean;
-}
-
-interface EffectParams {
+/** One effect to carry out, as the system actor receives it: its type is the effect's kind. */
+export interface EffectEvent {
+  type: EffectType;
+  /** The agent whose step produced the effect. */
   agent: string;
   effect: Effect;
+  /** A caller waits on the step that produced the effect and receives its error. */
   answered: boolean;
 }
 
-type CarryOut = (args: { context: { host: SystemHost } }, params: EffectParams) => void;
+type CarryOut = (args: { context: { host: SystemHost }; event: EffectEvent }) => void;
 
-const carryOut: CarryOut = ({ context }, params) => context.host.carryOut(params.agent, params.effect, params.answered);
+const carryOut: CarryOut = ({ context, event }) => context.host.carryOut(event.agent, event.effect, event.answered);
 
-/** One action per effect kind, each carrying the effect out through the host. */
 const effectActions = Object.fromEntries(EFFECT_TYPES.map((type) => [type, carryOut])) as { [K in EffectType]: CarryOut };
 
-/** The system actor's logic. */
+/** Each effect kind's event, taken by the action of the same name. */
+const effectTransitions = Object.fromEntries(EFFECT_TYPES.map((type) => [type, { actions: type }])) as { [K in EffectType]: { actions: K } };
+
 export const systemMachine = setup({
   types: {} as {
     context: { host: SystemHost };
-    events: EffectsEvent;
+    events: EffectEvent;
     input: { host: SystemHost };
   },
   actions: effectActions,
 }).createMachine({
   id: 'skillstate.system',
   context: ({ input }) => ({ host: input.host }),
-  on: {
-    effects: {
-      actions: enqueueActions(({ event, enqueue }) => {
-        for (const effect of event.effects) enqueue({ type: effect.type, params: { agent: event.agent, effect, answered: event.answered } });
-      }),
-    },
-  },
+  on: effectTransitions,
 });
 
-/** A running system actor. */
 export type SystemActor = ActorRefFrom<typeof systemMachine>;

@@ -20,7 +20,7 @@ import { toSignal, type Signal } from '../core/signal.js';
 import { isSkill, type AnySkill } from '../core/skill.js';
 import { agentMachine, startingAgentMachine } from '../../machines/agent.js';
 import type { LifecycleState } from '../../machines/skill-lifecycle.js';
-import { systemMachine, type SystemActor, type SystemHost } from '../../machines/system.js';
+import { systemMachine, type EffectEvent, type SystemActor, type SystemHost } from '../../machines/system.js';
 import { AgentProcess } from './agent-process.js';
 import type { AgentRef, AgentSnapshot } from './agent-ref.js';
 import { Broadcaster, DIAGNOSTIC_SIGNAL, ERROR_SIGNAL } from './broadcast.js';
@@ -385,10 +385,26 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
 
   // ── Effects (called by the system actor) ────────────────────────────────────────────────────
 
-  /** Hands a step's effects to the system actor. `answered`: a caller already receives the step's error. */
+  /**
+   * Hands a step's effects to the system actor, one event each. `answered`: a caller already
+   * receives the step's error. A step's effects are all carried out before any effect they cause:
+   * effects handed over while others are being handed over wait behind them.
+   */
   interpret(agentId: string, effects: readonly Effect[], answered: boolean): void {
-    this.actor.send({ type: 'effects', agent: agentId, effects, answered });
+    for (const effect of effects) this.handedOver.push({ type: effect.type, agent: agentId, effect, answered });
+    if (this.handingOver) return;
+    this.handingOver = true;
+    try {
+      for (let i = 0; i < this.handedOver.length; i++) this.actor.send(this.handedOver[i]!);
+    } finally {
+      this.handedOver.length = 0;
+      this.handingOver = false;
+    }
   }
+
+  /** Effects handed to the system actor by `interpret` and not sent to it yet, in order. */
+  private readonly handedOver: EffectEvent[] = [];
+  private handingOver = false;
 
   /**
    * Carries out one effect, for the system actor. Never throws: the system actor carries out
