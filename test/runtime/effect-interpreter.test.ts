@@ -7,6 +7,8 @@ import { EFFECT_TYPES, Effects } from '../../src/core/effects.js';
 import { createSignal } from '../../src/core/signal.js';
 import { effectHandlers, interpretEffect, type EffectHost } from '../../src/runtime/effects.js';
 import { systemMachine } from '../../machines/system.js';
+import { createAgentSystem, defineAction, defineAgent, defineSkill, result } from '../../src/index.js';
+import { z } from 'zod';
 
 /** A host that records what the handlers asked of it. */
 function recordingHost(running: readonly string[] = ['a1']): { host: EffectHost; calls: string[] } {
@@ -66,5 +68,40 @@ describe('effect interpreter', () => {
       'report action_failed for a1 (answered)',
       'report invalid_effect for a1',
     ]);
+  });
+});
+
+describe('the system actor', () => {
+  it('takes each effect of a step as an event named after its kind, in order, and carries it out with the action of that name', async () => {
+    const seen: string[] = [];
+    const system = createAgentSystem({
+      onUnhandledError: () => {},
+      onUnhandledDiagnostic: () => {},
+      inspect: (event) => {
+        if (event.actorRef !== system.actor) return;
+        if (event.type === '@xstate.event') seen.push(`event ${(event.event as { type: string }).type}`);
+        if (event.type === '@xstate.action') seen.push(`action ${event.action.type}`);
+      },
+    });
+    const heard: string[] = [];
+    system.subscribe('told.*', (signal) => heard.push(signal.type));
+    const teller = defineSkill({
+      name: 'teller',
+      actions: [
+        defineAction({
+          name: 'tell',
+          description: 'Emits two signals and schedules a third',
+          input: z.object({}),
+          run: () => result('told', { effects: [Effects.emit(createSignal('told.first')), Effects.schedule(60_000, createSignal('told.later')), Effects.emit(createSignal('told.second'))] }),
+        }),
+      ],
+      routes: [{ path: 'tell', target: { action: 'tell' } }],
+    });
+    const agent = system.spawn(defineAgent({ name: 'telling', skills: [teller] }), { id: 'teller' });
+    await expect(agent.call(createSignal('tell'))).resolves.toBe('told');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(seen.filter((line) => !line.startsWith('event xstate.'))).toEqual(['event emit', 'action emit', 'event schedule', 'action schedule', 'event emit', 'action emit']);
+    expect(heard).toEqual(['told.first', 'told.second']);
+    await system.shutdown();
   });
 });
