@@ -14,6 +14,7 @@
 import { setup, type ActorRefFrom } from 'xstate';
 import { EFFECT_TYPES, type Effect, type EffectType } from '../src/core/effects.js';
 
+/** What the system actor needs from the runtime. */
 export interface SystemHost {
   /** Carries out one effect. `answered`: the step's caller already receives its error. */
   carryOut(agentId: string, effect: Effect, answered: boolean): void;
@@ -34,11 +35,13 @@ type CarryOut = (args: { context: { host: SystemHost }; event: EffectEvent }) =>
 
 const carryOut: CarryOut = ({ context, event }) => context.host.carryOut(event.agent, event.effect, event.answered);
 
+/** One action per effect kind, each carrying the effect out through the host. */
 const effectActions = Object.fromEntries(EFFECT_TYPES.map((type) => [type, carryOut])) as { [K in EffectType]: CarryOut };
 
 /** Each effect kind's event, taken by the action of the same name. */
 const effectTransitions = Object.fromEntries(EFFECT_TYPES.map((type) => [type, { actions: type }])) as { [K in EffectType]: { actions: K } };
 
+/** The system actor's logic. */
 export const systemMachine = setup({
   types: {} as {
     context: { host: SystemHost };
@@ -52,4 +55,5 @@ export const systemMachine = setup({
   on: effectTransitions,
 });
 
+/** A running system actor. */
 export type SystemActor = ActorRefFrom<typeof systemMachine>;

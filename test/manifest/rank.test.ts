@@ -69,9 +69,11 @@ describe('ranking order', () => {
               expect([...item.terms]).toEqual(expected.find((e) => e.name === item.name)!.terms);
               expect(Object.isFrozen(item.terms)).toBe(true);
             }
+            // Scores are ranked to 1/65,536: closer than that, they tie and go by name.
+            const rounded = (score: number) => Math.round(score * 65536);
             for (let i = 1; i < ranked.length; i++) {
               const [a, b] = [ranked[i - 1]!, ranked[i]!];
-              expect(a.score > b.score || (a.score === b.score && a.name < b.name)).toBe(true);
+              expect(rounded(a.score) > rounded(b.score) || (rounded(a.score) === rounded(b.score) && a.name < b.name)).toBe(true);
             }
           }
         },
