@@ -132,6 +132,11 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   private deferred: Map<string, Ticket> | undefined;
   /** Ids of the signals of calls not answered yet: a deferred answer finds its caller by this id, so it is one caller's at a time. */
   private calling: Set<string> | undefined;
+  /**
+   * A step's outcome is being carried out (effects, listeners, the caller's answer): the actor is
+   * still in the transition that ran the step, so stopping it must wait for that to end.
+   */
+  private finishing = 0;
 
   constructor(
     initial: Agent<TState>,
@@ -460,12 +465,6 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       this.system.inStep--;
     }
   }
-
-  /**
-   * A step's outcome is being carried out (effects, listeners, the caller's answer): the actor is
-   * still in the transition that ran the step, so stopping it must wait for that to end.
-   */
-  private finishing = 0;
 
   lifecycle(report: LifecycleReport): void {
     this.lifecycles.reported(report);

@@ -391,20 +391,19 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
    * effects handed over while others are being handed over wait behind them.
    */
   interpret(agentId: string, effects: readonly Effect[], answered: boolean): void {
+    // Effects waiting already: an outer call is sending them, and sends these after them.
+    const sending = this.handedOver.length > 0;
     for (const effect of effects) this.handedOver.push({ type: effect.type, agent: agentId, effect, answered });
-    if (this.handingOver) return;
-    this.handingOver = true;
+    if (sending) return;
     try {
       for (let i = 0; i < this.handedOver.length; i++) this.actor.send(this.handedOver[i]!);
     } finally {
       this.handedOver.length = 0;
-      this.handingOver = false;
     }
   }
 
-  /** Effects handed to the system actor by `interpret` and not sent to it yet, in order. */
+  /** Effects handed to the system actor by `interpret`, in order, while they are being sent (empty otherwise). */
   private readonly handedOver: EffectEvent[] = [];
-  private handingOver = false;
 
   /**
    * Carries out one effect, for the system actor. Never throws: the system actor carries out
