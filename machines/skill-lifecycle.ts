@@ -21,7 +21,7 @@
  * A skill's child logic is provided to its lifecycle under names (`provide({ actors })`) and
  * spawned by name, which is what lets XState inspect and persist it.
  */
-import { assign, enqueueActions, sendParent, setup, type AnyActorLogic } from 'xstate';
+import { assign, enqueueActions, sendParent, setup, type AnyActorLogic, type AnyStateMachine } from 'xstate';
 import type { ErrorInfo } from '../src/core/errors.js';
 import type { ChildSpec, RestartPolicy } from '../src/core/skill.js';
 
@@ -211,12 +211,32 @@ const context = ({ input }: { input: LifecycleInput }): LifecycleContext => ({
 const plainSetup = setup({ types: {} as { events: LifecycleEvent } });
 
 /**
+ * Makes every actor of `machine` start from one initial snapshot, worked out by its first actor,
+ * instead of working it out again for each (entering the initial state is most of what creating
+ * a small machine's actor costs). Only for a machine whose initial snapshot cannot differ between
+ * actors: no context function, no input, no entry actions, no eventless transition out of its
+ * initial state. Sharing is safe because XState never changes a snapshot (each transition makes a
+ * new one); each actor still gets its own `context` and `children` objects, the ones user code
+ * can reach through `getSnapshot()`.
+ */
+function withSharedInitialSnapshot<TMachine extends AnyStateMachine>(machine: TMachine): TMachine {
+  const compute: AnyStateMachine['getInitialSnapshot'] = machine.getInitialSnapshot.bind(machine);
+  let initial: ReturnType<AnyStateMachine['getInitialSnapshot']> | undefined;
+  (machine as AnyStateMachine).getInitialSnapshot = (actorScope, input) => {
+    initial ??= compute(actorScope, input);
+    return { ...initial, context: {}, children: {} };
+  };
+  return machine;
+}
+
+/**
  * The lifecycle of a skill without children: three resting states and nothing to supervise. Most
  * skills are like this, and an agent spawns one per skill, so it is kept as light as a machine
- * can be: no input and no context (its systemId, `<agent>/skills/<skill>`, says whose it is).
- * The agent records its transitions itself (it is the one sending `activate` and `deactivate`).
+ * can be: no input and no context (its systemId, `<agent>/skills/<skill>`, says whose it is),
+ * and one initial snapshot shared by all its actors. The agent records its transitions itself
+ * (it is the one sending `activate` and `deactivate`).
  */
-function plainLifecycle(initial: LifecycleMachineState) {
+function plainLifecycle(initial: LifecycleState) {
   const states = {
     inactive: { on: { activate: { target: 'activating' } } },
     activating: { always: { target: 'active' } },
@@ -224,7 +244,8 @@ function plainLifecycle(initial: LifecycleMachineState) {
     deactivating: { always: { target: 'inactive' } },
     failed: { on: { activate: { target: 'activating' }, deactivate: { target: 'deactivating' } } },
   } as const;
-  return plainSetup.createMachine({ id: 'skillLifecycle', initial, states });
+  // Started only in a resting state: `activating` and `deactivating` would move on at once.
+  return withSharedInitialSnapshot(plainSetup.createMachine({ id: 'skillLifecycle', initial, states }));
 }
 
 /** The lifecycle of a skill with children: runs them while active and supervises them. */
