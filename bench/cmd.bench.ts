@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { cmd, defineAgent, execute } from '../src/index.js';
 import { counter } from '../skills/index.js';
-import { compare, formatNs, type ReportRow } from './harness.js';
+import { compare, formatNs, pairedRatio, type CaseResult, type ReportRow } from './harness.js';
 
 export async function run(): Promise<ReportRow[]> {
   const Agent = defineAgent({ name: 'bench_agent', skills: [counter] });
@@ -66,14 +66,14 @@ export async function run(): Promise<ReportRow[]> {
       },
     },
   ]);
-  const row = (name: string, ours: { ns: number }, hand: { ns: number }): ReportRow => ({
+  const row = (name: string, ours: CaseResult, hand: CaseResult): ReportRow => ({
     suite: 'cmd',
     name,
     value: formatNs(ours.ns),
     anchor: `by hand: ${formatNs(hand.ns)}`,
-    ratio: ours.ns / hand.ns,
+    ratio: pairedRatio(ours, hand),
     target: '≤ 1.2×',
-    pass: ours.ns / hand.ns <= 1.2,
+    pass: pairedRatio(ours, hand) <= 1.2,
   });
   if (sink < 0) console.log(sink);
   return [
@@ -83,7 +83,7 @@ export async function run(): Promise<ReportRow[]> {
       name: 'cmd (awaited), one sync action + state update',
       value: formatNs(promised[2]!.ns),
       anchor: `by hand, returned from an async function, not awaited: ${formatNs(promised[1]!.ns)}`,
-      ratio: promised[2]!.ns / promised[1]!.ns,
+      ratio: pairedRatio(promised[2]!, promised[1]!),
       target: 'informational',
     },
     row('execute (sync path), same work', sync[2]!, sync[0]!),
@@ -92,7 +92,7 @@ export async function run(): Promise<ReportRow[]> {
       name: 'execute (sync path), same work',
       value: formatNs(sync[2]!.ns),
       anchor: `by hand, Object.assign copies: ${formatNs(sync[1]!.ns)}`,
-      ratio: sync[2]!.ns / sync[1]!.ns,
+      ratio: pairedRatio(sync[2]!, sync[1]!),
       target: 'informational',
     },
   ];

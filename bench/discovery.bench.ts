@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { discoverSkills } from '../src/index.js';
 import { scanSkillSources } from '../src/manifest/discover.js';
-import { compare, formatBytes, formatNs, type ReportRow } from './harness.js';
+import { compare, formatBytes, formatNs, pairedRatio, type ReportRow } from './harness.js';
 
 const COUNT = 1000;
 const BODY = `# Body\n\n${'This body is large and must not be read at discovery. '.repeat(1200)}\n`;
@@ -115,7 +115,7 @@ export async function run(): Promise<ReportRow[]> {
       name: 'I/O floor: list the folders, read 1 KiB of each SKILL.md (no parsing)',
       value: formatNs(floor!.ns),
       anchor: `skillstate ${formatNs(ours!.ns)}`,
-      ratio: ours!.ns / floor!.ns,
+      ratio: pairedRatio(ours!, floor!),
       target: 'report (skillstate ÷ floor)',
     });
     rows.push({
@@ -125,13 +125,13 @@ export async function run(): Promise<ReportRow[]> {
       target: '< 5% of the tree',
       pass: check.stats.bytesRead < totalBytes * 0.05,
     });
-    rows.push({ suite: 'discovery', name: `@mastra/core Workspace skills.list() (${mastraCount} found)`, value: formatNs(mastra!.ns), anchor: `skillstate ${formatNs(ours!.ns)}`, ratio: mastra!.ns / ours!.ns, target: 'comparison (mastra ÷ skillstate)' });
+    rows.push({ suite: 'discovery', name: `@mastra/core Workspace skills.list() (${mastraCount} found)`, value: formatNs(mastra!.ns), anchor: `skillstate ${formatNs(ours!.ns)}`, ratio: pairedRatio(mastra!, ours!), target: 'comparison (mastra ÷ skillstate)' });
     rows.push({
       suite: 'discovery',
       name: `@voltagent/core Workspace discoverSkills (${new Set(voltFound.map((s) => s.name)).size} names, ${voltFound.length} entries)`,
       value: formatNs(voltagent!.ns),
       anchor: `skillstate ${formatNs(ours!.ns)}`,
-      ratio: voltagent!.ns / ours!.ns,
+      ratio: pairedRatio(voltagent!, ours!),
       target: 'comparison (voltagent ÷ skillstate)',
     });
     rows.push(...(await reload(root, ours!.ns)));

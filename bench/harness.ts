@@ -2,7 +2,9 @@
  * A small benchmark harness built for ratios on a noisy, shared machine. Each comparison runs
  * its cases in interleaved rounds (anchor, subject, anchor, subject...), each round long enough
  * to swamp the timer, and reports the median time per operation. Ratios between cases measured
- * in the same rounds are what BENCHMARKS.md records; absolute figures are for orientation only.
+ * in the same rounds are what BENCHMARKS.md records (`pairedRatio`: the median of the rounds' own
+ * ratios, so a slow moment of the machine weighs on both sides of the rounds it falls in);
+ * absolute figures are for orientation only.
  */
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -41,6 +43,19 @@ export interface CaseResult {
   /** Spread: the 25th and 75th percentile of the per-round figures, in ns. */
   p25: number;
   p75: number;
+  /** Nanoseconds per operation in each round, in the order the rounds ran. */
+  rounds: number[];
+}
+
+/**
+ * `ours` against `anchor`, two cases of one `compare`: the median over the rounds of each round's
+ * ratio. Both ran in every round, one right after the other, so what slows the machine for a
+ * while slows both in the rounds it lasts, and those rounds' ratios stay near the rest.
+ */
+export function pairedRatio(ours: CaseResult, anchor: CaseResult): number {
+  if (ours.rounds.length !== anchor.rounds.length) throw new Error(`pairedRatio: '${ours.name}' and '${anchor.name}' did not run in the same rounds`);
+  const ratios = ours.rounds.map((ns, round) => ns / anchor.rounds[round]!).sort((a, b) => a - b);
+  return percentile(ratios, 0.5);
 }
 
 export interface CompareOptions {
@@ -123,7 +138,7 @@ export async function compare(cases: BenchCase[], options: CompareOptions = {}):
   return cases.map((c, i) => {
     const sorted = [...samples[i]!].sort((a, b) => a - b);
     const ns = percentile(sorted, 0.5);
-    return { name: c.name, ns, opsPerSec: 1e9 / ns, p25: percentile(sorted, 0.25), p75: percentile(sorted, 0.75) };
+    return { name: c.name, ns, opsPerSec: 1e9 / ns, p25: percentile(sorted, 0.25), p75: percentile(sorted, 0.75), rounds: samples[i]! };
   });
 }
 

@@ -10,7 +10,7 @@
  */
 import { replaceAny } from '../src/core/object-copy.js';
 import { deepFreeze } from '../src/core/plain.js';
-import { compare, formatNs, type ReportRow } from './harness.js';
+import { compare, formatNs, pairedRatio, type ReportRow } from './harness.js';
 
 type State = Record<string, unknown>;
 
@@ -85,7 +85,7 @@ export async function run(): Promise<ReportRow[]> {
       name: `an action reading a frozen list of 1,000 ${how}`,
       value: formatNs(closed!.ns),
       anchor: `not frozen: ${formatNs(open!.ns)}`,
-      ratio: closed!.ns / open!.ns,
+      ratio: pairedRatio(closed!, open!),
       target: 'reported',
     });
   }

@@ -15,7 +15,7 @@ import { createMcpServer } from '../src/mcp/index.js';
 import { counter } from '../skills/index.js';
 import { requestScopedFetch } from '../src/mcp/fetch.js';
 import { bareServer } from './mcp-server.js';
-import { compare, compiled, formatNs, type ReportRow } from './harness.js';
+import { compare, compiled, formatNs, pairedRatio, type ReportRow } from './harness.js';
 
 /** The server processes run the same build as this one: compiled, or from source through tsx. */
 const SERVER = fileURLToPath(new URL(`./mcp-server.${compiled ? 'js' : 'ts'}`, import.meta.url));
@@ -61,7 +61,7 @@ export async function run(): Promise<ReportRow[]> {
         ],
         { rounds: 21, roundMs: transport === 'stdio' ? 100 : 300, warmupMs: 4_000 },
       );
-      const ratio = subject!.ns / anchor!.ns;
+      const ratio = pairedRatio(subject!, anchor!);
       rows.push({
         suite: 'mcp',
         name: `tool call round trip, ${transport === 'stdio' ? 'stdio' : 'Streamable HTTP'}`,
@@ -104,7 +104,7 @@ async function inProcess(): Promise<ReportRow> {
     name: 'tool call, client and server in one process (in-memory transport)',
     value: formatNs(subject!.ns),
     anchor: `bare McpServer: ${formatNs(anchor!.ns)}`,
-    ratio: subject!.ns / anchor!.ns,
+    ratio: pairedRatio(subject!, anchor!),
     target: 'informational',
   };
 }

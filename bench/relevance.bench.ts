@@ -20,7 +20,7 @@ import { planDisclosure } from '../src/manifest/disclose.js';
 import { TriggerIndex } from '../src/manifest/match.js';
 import { RelevanceIndex } from '../src/manifest/rank.js';
 import { REQUESTS, type EvalRequest } from './corpus/requests.js';
-import { benchSource, compare, formatNs, type ReportRow } from './harness.js';
+import { benchSource, compare, formatNs, pairedRatio, type ReportRow } from './harness.js';
 
 const CORPUS = benchSource('corpus/');
 const WINDOW_TOKENS = 1500;
@@ -158,8 +158,8 @@ async function costRows(): Promise<ReportRow[]> {
   ]);
   if (sink < 0) console.log(sink);
   return [
-    { suite: 'relevance', name: `build the index, ${COUNT} skills (${Math.round(entries.reduce((n, e) => n + e.description.length, 0) / COUNT)}-char descriptions)`, value: formatNs(build!.ns), anchor: `trigger index: ${formatNs(triggerBuild!.ns)}`, ratio: build!.ns / triggerBuild!.ns, target: '≤ 50 ms', pass: build!.ns <= 50e6 },
-    { suite: 'relevance', name: `planDisclosure with ranking, ${COUNT} skills without triggers`, value: formatNs(plan!.ns), anchor: `triggers only: ${formatNs(anchor!.ns)}`, ratio: plan!.ns / anchor!.ns, target: '≤ 0.2 ms', pass: plan!.ns <= 200_000 },
+    { suite: 'relevance', name: `build the index, ${COUNT} skills (${Math.round(entries.reduce((n, e) => n + e.description.length, 0) / COUNT)}-char descriptions)`, value: formatNs(build!.ns), anchor: `trigger index: ${formatNs(triggerBuild!.ns)}`, ratio: pairedRatio(build!, triggerBuild!), target: '≤ 50 ms', pass: build!.ns <= 50e6 },
+    { suite: 'relevance', name: `planDisclosure with ranking, ${COUNT} skills without triggers`, value: formatNs(plan!.ns), anchor: `triggers only: ${formatNs(anchor!.ns)}`, ratio: pairedRatio(plan!, anchor!), target: '≤ 0.2 ms', pass: plan!.ns <= 200_000 },
   ];
 }
 
