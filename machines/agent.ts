@@ -93,6 +93,8 @@ export interface AgentHost {
   loadSkill(name: string): Promise<AnySkill | undefined>;
   /** Lifecycle states to resume, for an agent restored from a snapshot. */
   resumeState(skill: string): LifecycleState | undefined;
+  /** Skills a restored agent had unmounted when its snapshot was taken: their lifecycles start inactive. */
+  unmountedSkills(): readonly string[];
   /** The step for `event` is over: answer its caller, interpret effects, move to the next item. */
   finished(event: AgentItemEvent, outcome: StepOutcome): void;
   /** A step went async; items arriving meanwhile wait in the mailbox. */
@@ -261,7 +263,8 @@ type LifecycleSpawner = (src: LifecycleActorName | AnyActorLogic, options: Lifec
 
 /**
  * Spawns a lifecycle per mounted skill, as the agent's context is made (one step less than an
- * entry action): active, or where a restored agent's skills were.
+ * entry action): active, or where a restored agent's skills were. A restored agent also gets back
+ * the inactive lifecycle of each skill it had unmounted, as it had one before.
  */
 function startLifecycles(input: AgentInput, spawn: LifecycleSpawner): void {
   const catalog = catalogOf(input.agent);
@@ -269,6 +272,10 @@ function startLifecycles(input: AgentInput, spawn: LifecycleSpawner): void {
     const start = input.host.resumeState(record.name) ?? 'active';
     const op = lifecycleSpawn(catalog?.skills.get(record.name), input.agent.id, record.name, start);
     spawn(op.src, spawnOptions(op));
+  }
+  for (const skill of input.host.unmountedSkills()) {
+    // Inactive, it runs nothing: a remount with children replaces it (see `reconcile`).
+    spawn(PLAIN_BY_STATE.inactive, { id: lifecycleId(skill), systemId: lifecycleSystemId(input.agent.id, skill) });
   }
 }
 

@@ -360,6 +360,10 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     return this.lifecycles.resumeState(skill);
   }
 
+  unmountedSkills(): readonly string[] {
+    return this.lifecycles.unmountedAtStart();
+  }
+
   began(): void {
     this.mailbox.began();
     this.watchStep();

@@ -9,6 +9,8 @@ import type { MountedSkill } from '../core/agent-value.js';
 import type { LifecycleReport, LifecycleState } from '../../machines/skill-lifecycle.js';
 import type { Tracer } from './trace.js';
 
+const NONE: readonly string[] = Object.freeze([]);
+
 /** One agent's skill lifecycles. */
 export class SkillLifecycles {
   /** Skills whose lifecycle failed (until remounted). Allocated on first need: most agents never have one. */
@@ -41,6 +43,11 @@ export class SkillLifecycles {
     return this.resume?.get(skill) === 'failed' ? 'failed' : undefined;
   }
 
+  /** Skills a restored agent had unmounted: their lifecycles start inactive (none for a new agent). */
+  unmountedAtStart(): readonly string[] {
+    return this.retired ? [...this.retired] : NONE;
+  }
+
   /** Each skill's lifecycle state: failed, else active while mounted, else inactive once unmounted. */
   states(mounted: readonly MountedSkill[]): Record<string, LifecycleState> {
     const states: Record<string, LifecycleState> = {};
@@ -53,10 +60,11 @@ export class SkillLifecycles {
     return this.failed?.has(skill) ?? false;
   }
 
-  /** Traces the lifecycles the agent starts with: active, or failed when restored so. */
+  /** Traces the lifecycles the agent starts with: active, or failed when restored so; inactive for a restored agent's unmounted skills. */
   traceStart(): void {
     if (!this.trace) return;
     for (const { name } of this.known) this.trace({ kind: 'lifecycle', agent: this.agentId, skill: name, state: this.resumeState(name) ?? 'active' });
+    if (this.retired) for (const skill of this.retired) this.trace({ kind: 'lifecycle', agent: this.agentId, skill, state: 'inactive' });
   }
 
   /**

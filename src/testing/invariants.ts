@@ -13,9 +13,10 @@ import { lifecycleId } from '../../machines/agent.js';
  * Checks the runtime's invariants on a running agent and returns the violations (empty when all
  * hold): registered actions equal the active skills' actions; a slice exists iff its skill is
  * mounted, and matches the skill's schema; a lifecycle is active (or failed) iff its skill is
- * mounted, and agrees with the agent's record; a skill's children run iff it is active. `knownSkills` are skills that may have been mounted at some point: give the skills
- * themselves (or their names) so that a slice left under a state key other than the skill's
- * name is found too.
+ * mounted, and agrees with the agent's record; every lifecycle the agent records has its machine;
+ * a skill's children run iff it is active. `knownSkills` are skills that may have been mounted at
+ * some point: give the skills themselves (or their names) so that a slice left under a state key
+ * other than the skill's name is found too.
  */
 export function checkAgentInvariants(agent: AgentRef<object>, knownSkills: readonly (string | AnySkill)[] = []): string[] {
   const violations: string[] = [];
@@ -52,6 +53,9 @@ export function checkAgentInvariants(agent: AgentRef<object>, knownSkills: reado
     if (!record && value !== undefined && value !== 'inactive') violations.push(`skill '${name}' is not mounted but its lifecycle is ${value}`);
     if (view.lifecycles[name] !== undefined && value !== undefined && view.lifecycles[name] !== value) {
       violations.push(`skill '${name}': the agent records its lifecycle as ${view.lifecycles[name]}, the lifecycle machine is ${value}`);
+    }
+    if (view.lifecycles[name] !== undefined && value === undefined) {
+      violations.push(`skill '${name}': the agent records its lifecycle as ${view.lifecycles[name]}, but it has no lifecycle machine`);
     }
     const running = lifecycle ? Object.keys(lifecycle.getSnapshot().children ?? {}).filter((id) => lifecycle.getSnapshot().children[id]?.getSnapshot().status === 'active') : [];
     const plans = active?.spec.children?.(active.config) ?? [];

@@ -204,6 +204,53 @@ describe('bad and odd snapshots', () => {
     expect(JSON.parse(JSON.stringify(restored.persist()))).toEqual(snapshot);
   });
 
+  it('a restored agent has the inactive lifecycle of each skill it had unmounted, and a remount activates it', async () => {
+    const extra = defineSkill({ name: 'extra' });
+    const records: { kind: string; skill?: string; state?: string }[] = [];
+    const first = make({ skills: [extra] });
+    const agent = first.spawn(NotesAgent, { id: 'r' });
+    await agent.mount('extra');
+    await agent.unmount('extra');
+    const before = agent.actor.system.get('r/skills/extra');
+    expect(before?.getSnapshot().value).toBe('inactive');
+    const snapshot = JSON.parse(JSON.stringify(agent.persist()));
+
+    const second = make({ skills: [extra], definitions: [NotesAgent], trace: (record) => void records.push(record) });
+    const restored = second.restore(snapshot);
+    const lifecycle = restored.actor.system.get('r/skills/extra');
+    expect(lifecycle?.getSnapshot().value).toBe('inactive');
+    expect(restored.getSnapshot().lifecycles).toEqual({ notebook: 'active', extra: 'inactive' });
+    expect(checkAgentInvariants(restored, ['extra'])).toEqual([]);
+    expect(records.filter((record) => record.kind === 'lifecycle')).toEqual([
+      expect.objectContaining({ skill: 'notebook', state: 'active' }),
+      expect.objectContaining({ skill: 'extra', state: 'inactive' }),
+    ]);
+
+    await restored.mount('extra');
+    expect(restored.actor.system.get('r/skills/extra')).toBe(lifecycle);
+    expect(lifecycle?.getSnapshot().value).toBe('active');
+    expect(checkAgentInvariants(restored, ['extra'])).toEqual([]);
+  });
+
+  it('a skill with children remounted on a restored agent gets a lifecycle that runs them', async () => {
+    const starts = { count: 0 };
+    const worker = defineSkill({ name: 'worker', children: () => [{ id: 'loop', logic: crashableChild(starts) }] });
+    const first = make({ skills: [worker] });
+    const agent = first.spawn(NotesAgent, { id: 'w' });
+    await agent.mount('worker');
+    await agent.unmount('worker');
+    expect(starts.count).toBe(1);
+    const restored = make({ skills: [worker], definitions: [NotesAgent] }).restore(JSON.parse(JSON.stringify(agent.persist())));
+    expect(restored.actor.system.get('w/skills/worker')?.getSnapshot().value).toBe('inactive');
+    expect(starts.count).toBe(1);
+
+    await restored.mount('worker');
+    expect(restored.actor.system.get('w/skills/worker')?.getSnapshot().value).toBe('active');
+    expect(restored.actor.system.get('w/skills/worker/loop')?.getSnapshot().status).toBe('active');
+    expect(starts.count).toBe(2);
+    expect(checkAgentInvariants(restored, [worker])).toEqual([]);
+  });
+
   it('a snapshot taken while an async step runs holds the last committed state; the step is not half in it', async () => {
     const system = make({ definitions: [NotesAgent] });
     const agent = system.spawn(NotesAgent, { id: 'busy' });
