@@ -17,7 +17,7 @@ import { DefinitionError, describeThrown, errorInfo, reworded, SkillstateError, 
 import { describeValue, isPlainObject } from '../core/plain.js';
 import { createSkillRegistry, type SkillRegistry, type SkillResolver } from '../core/skill-registry.js';
 import { toSignal, type Signal } from '../core/signal.js';
-import { isSkill, type AnySkill } from '../core/skill.js';
+import { isSkill, SKILL_NAME, type AnySkill } from '../core/skill.js';
 import { agentMachine, startingAgentMachine } from '../../machines/agent.js';
 import type { LifecycleState } from '../../machines/skill-lifecycle.js';
 import { systemMachine, type EffectEvent, type SystemActor, type SystemHost } from '../../machines/system.js';
@@ -364,6 +364,8 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
     const parent = data.parent !== undefined && this.agents.has(data.parent) ? data.parent : undefined;
     const lifecycles = isPlainObject(data.lifecycles) ? (data.lifecycles as Record<string, unknown>) : {};
     for (const [skill, state] of Object.entries(lifecycles)) {
+      // Each names a lifecycle actor (`<agent>/skills/<skill>`): a key no skill can have could name another actor.
+      if (!SKILL_NAME.test(skill)) throw bad(`agent '${data.id}' has a lifecycle for '${skill}', which is not a skill name (1 to 64 letters, digits, "_" or "-")`);
       if (!LIFECYCLE_STATES.has(state as LifecycleState)) throw bad(`agent '${data.id}' has lifecycle '${String(state)}' for skill '${skill}'; expected active, inactive or failed`);
       // A skill unmounted before the snapshot was taken has its lifecycle `inactive`; no other.
       if (state !== 'inactive' && !restored.value.mounted.some((record) => record.name === skill)) {

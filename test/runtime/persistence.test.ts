@@ -173,6 +173,15 @@ describe('bad and odd snapshots', () => {
     expect(system.restore(snapshotOf('y', { lifecycles: { notebook: 'active', billing: 'inactive' } })).getSnapshot().lifecycles).toEqual({ notebook: 'active', billing: 'inactive' });
   });
 
+  it('a lifecycle under a key no skill can have is refused, naming it: it would name another actor', () => {
+    const system = make({ definitions: [NotesAgent] });
+    for (const key of ['notebook/loop', '../x', '', ' notebook']) {
+      const error = thrown(() => system.restore(snapshotOf('x', { lifecycles: { notebook: 'active', [key]: 'inactive' } })));
+      expect(error).toMatchObject({ code: 'invalid_snapshot', message: `cannot restore: agent 'x' has a lifecycle for '${key}', which is not a skill name (1 to 64 letters, digits, "_" or "-")` });
+    }
+    expect(system.list()).toEqual([]);
+  });
+
   it('a mounted skill recorded as inactive resumes active, its children running', () => {
     const starts = { count: 0 };
     const worker = defineSkill({ name: 'worker', children: () => [{ id: 'loop', logic: crashableChild(starts) }] });
