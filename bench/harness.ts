@@ -45,6 +45,8 @@ export interface CaseResult {
   p75: number;
   /** Nanoseconds per operation in each round, in the order the rounds ran. */
   rounds: number[];
+  /** Which `compare` call measured it: `pairedRatio` takes ratios within one only. */
+  comparison: number;
 }
 
 /**
@@ -53,7 +55,7 @@ export interface CaseResult {
  * while slows both in the rounds it lasts, and those rounds' ratios stay near the rest.
  */
 export function pairedRatio(ours: CaseResult, anchor: CaseResult): number {
-  if (ours.rounds.length !== anchor.rounds.length) throw new Error(`pairedRatio: '${ours.name}' and '${anchor.name}' did not run in the same rounds`);
+  if (ours.comparison !== anchor.comparison) throw new Error(`pairedRatio: '${ours.name}' and '${anchor.name}' did not run in the same rounds`);
   const ratios = ours.rounds.map((ns, round) => ns / anchor.rounds[round]!).sort((a, b) => a - b);
   return percentile(ratios, 0.5);
 }
@@ -112,7 +114,10 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /** Measures the cases side by side, interleaving their rounds. */
+let comparisons = 0;
+
 export async function compare(cases: BenchCase[], options: CompareOptions = {}): Promise<CaseResult[]> {
+  const comparison = ++comparisons;
   const rounds = options.rounds ?? 15;
   const roundMs = options.roundMs ?? 40;
   const warmupMs = options.warmupMs ?? 300;
@@ -138,7 +143,7 @@ export async function compare(cases: BenchCase[], options: CompareOptions = {}):
   return cases.map((c, i) => {
     const sorted = [...samples[i]!].sort((a, b) => a - b);
     const ns = percentile(sorted, 0.5);
-    return { name: c.name, ns, opsPerSec: 1e9 / ns, p25: percentile(sorted, 0.25), p75: percentile(sorted, 0.75), rounds: samples[i]! };
+    return { name: c.name, ns, opsPerSec: 1e9 / ns, p25: percentile(sorted, 0.25), p75: percentile(sorted, 0.75), rounds: samples[i]!, comparison };
   });
 }
 

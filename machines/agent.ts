@@ -36,7 +36,7 @@
  * the next mailbox item) is handed to the agent's host once the step's outcome is known, in the
  * same transition; an event the host sends the agent meanwhile waits for the transition to end.
  */
-import { assign, enqueueActions, fromPromise, setup, type ActorRefFrom, type AnyActorLogic, type AnyActorRef } from 'xstate';
+import { assign, enqueueActions, fromPromise, setup, type ActorRefFrom, type AnyActorLogic, type AnyActorRef, type AnyStateMachine } from 'xstate';
 import { catalogOf, type Agent } from '../src/core/agent-value.js';
 import type { InstructionObject } from '../src/core/instruction.js';
 import type { ActiveSkill } from '../src/core/catalog.js';
@@ -362,9 +362,23 @@ const agentSetup = setup({
 /** How every live state stops: declared on each, so the diagram draws the way out. */
 const STOPPING = { 'agent.stopping': { target: 'stopping' }, 'agent.stopped': { target: 'stopped' } } as const;
 
+/**
+ * XState's persisted snapshot of an agent's actor (`ref.actor.getPersistedSnapshot()`) leaves out
+ * the host: it is the runtime, not data, and it leads back to the actor. The agent value, its
+ * lifecycles and the machine's state are all there; `ref.persist()` is what restores an agent.
+ */
+function persistedWithoutHost<TMachine extends AnyStateMachine>(machine: TMachine): TMachine {
+  const persist: AnyStateMachine['getPersistedSnapshot'] = machine.getPersistedSnapshot.bind(machine);
+  (machine as AnyStateMachine).getPersistedSnapshot = (snapshot, options) => {
+    const { host: _host, ...context } = (snapshot as { context: AgentContext }).context;
+    return persist({ ...snapshot, context } as typeof snapshot, options);
+  };
+  return machine;
+}
+
 /** The agent machine, starting in `starting` (its first item runs mount hooks) or `idle`. */
 function agentMachineFrom(initial: 'starting' | 'idle') {
-  return agentSetup.createMachine({
+  return persistedWithoutHost(agentSetup.createMachine({
   id: 'agent',
   context: ({ input, spawn }) => {
     startLifecycles(input, spawn as unknown as LifecycleSpawner);
@@ -401,7 +415,7 @@ function agentMachineFrom(initial: 'starting' | 'idle') {
     'skill.lifecycle': { actions: 'reportLifecycle' },
     'step.reconcile': { actions: 'reconcile' },
   },
-});
+}));
 }
 
 /** The agent machine of an agent that starts `idle`. */

@@ -210,20 +210,45 @@ const context = ({ input }: { input: LifecycleInput }): LifecycleContext => ({
 /** What a plain lifecycle is made with: events only, no input and no context. */
 const plainSetup = setup({ types: {} as { events: LifecycleEvent } });
 
+/** The tags of a shared initial snapshot: a set that refuses changes, as the rest of it is frozen. */
+class ReadonlyTags extends Set<string> {
+  override add(): never {
+    throw new TypeError("a lifecycle's initial snapshot is shared by its actors: its tags cannot change");
+  }
+  override delete(): never {
+    throw new TypeError("a lifecycle's initial snapshot is shared by its actors: its tags cannot change");
+  }
+  override clear(): never {
+    throw new TypeError("a lifecycle's initial snapshot is shared by its actors: its tags cannot change");
+  }
+}
+
 /**
  * Makes every actor of `machine` start from one initial snapshot, worked out by its first actor,
  * instead of working it out again for each (entering the initial state is most of what creating
  * a small machine's actor costs). Only for a machine whose initial snapshot cannot differ between
- * actors: no context function, no input, no entry actions, no eventless transition out of its
- * initial state. Sharing is safe because XState never changes a snapshot (each transition makes a
- * new one); each actor still gets its own `context` and `children` objects, the ones user code
- * can reach through `getSnapshot()`.
+ * actors — no context, no entry actions, no eventless transition out of its initial state —
+ * which is checked here. XState never changes a snapshot (each transition makes a new one, and
+ * copies the history before writing it), so one can be shared: it is frozen, its tags are a set
+ * that refuses changes, and each actor gets a `context` and `children` object of its own.
  */
-function withSharedInitialSnapshot<TMachine extends AnyStateMachine>(machine: TMachine): TMachine {
+export function withSharedInitialSnapshot<TMachine extends AnyStateMachine>(machine: TMachine): TMachine {
+  const { root } = machine;
+  const start = root.initial.target[0]!;
+  if (machine.config.context !== undefined || root.entry.length > 0 || start.entry.length > 0 || (start.always?.length ?? 0) > 0) {
+    throw new Error(`machine '${machine.id}' cannot share its initial snapshot: its start differs between actors`);
+  }
   const compute: AnyStateMachine['getInitialSnapshot'] = machine.getInitialSnapshot.bind(machine);
   let initial: ReturnType<AnyStateMachine['getInitialSnapshot']> | undefined;
   (machine as AnyStateMachine).getInitialSnapshot = (actorScope, input) => {
-    initial ??= compute(actorScope, input);
+    if (!initial) {
+      const first = compute(actorScope, input);
+      Object.freeze(first._nodes);
+      Object.freeze(first.historyValue);
+      const tags = new ReadonlyTags();
+      for (const tag of first.tags) Set.prototype.add.call(tags, tag);
+      initial = Object.freeze({ ...first, tags });
+    }
     return { ...initial, context: {}, children: {} };
   };
   return machine;

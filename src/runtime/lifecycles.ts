@@ -96,7 +96,11 @@ export class SkillLifecycles {
 
   /** A lifecycle child reported a transition (a restart, a failure). */
   reported(report: LifecycleReport): void {
-    if (report.state === 'failed') (this.failed ??= new Set()).add(report.skill);
+    if (report.state === 'failed') {
+      // A lifecycle restored failed reports it as it starts: already recorded (and traced at start).
+      if (this.failed?.has(report.skill)) return;
+      (this.failed ??= new Set()).add(report.skill);
+    }
     if (!this.trace) return;
     const record: Parameters<Tracer>[0] = { kind: 'lifecycle', agent: this.agentId, skill: report.skill, state: report.state };
     if (report.restarted) record.restarted = report.restarted;

@@ -9,14 +9,17 @@ import type { AnySkill } from '../core/skill.js';
 import type { AgentRef } from '../runtime/agent-ref.js';
 import { lifecycleId } from '../../machines/agent.js';
 
+/** The id of a lifecycle child under its agent, before the skill's name. */
+const LIFECYCLE_PREFIX = lifecycleId('');
+
 /**
  * Checks the runtime's invariants on a running agent and returns the violations (empty when all
  * hold): registered actions equal the active skills' actions; a slice exists iff its skill is
  * mounted, and matches the skill's schema; a lifecycle is active (or failed) iff its skill is
- * mounted, and agrees with the agent's record; every lifecycle the agent records has its machine;
- * a skill's children run iff it is active. `knownSkills` are skills that may have been mounted at
- * some point: give the skills themselves (or their names) so that a slice left under a state key
- * other than the skill's name is found too.
+ * mounted, and agrees with the agent's record; the agent records a lifecycle iff it has its
+ * machine; a skill's children run iff it is active. `knownSkills` are skills that may have been
+ * mounted at some point: give the skills themselves (or their names) so that a slice left under a
+ * state key other than the skill's name is found too.
  */
 export function checkAgentInvariants(agent: AgentRef<object>, knownSkills: readonly (string | AnySkill)[] = []): string[] {
   const violations: string[] = [];
@@ -34,7 +37,8 @@ export function checkAgentInvariants(agent: AgentRef<object>, knownSkills: reado
   const children = agent.actor.getSnapshot().children as Record<string, AnyActorRef | undefined>;
   const knownKeys = new Map<string, string>();
   for (const skill of knownSkills) if (typeof skill !== 'string') knownKeys.set(skill.name, skill.stateKey);
-  const names = new Set([...knownSkills.map((skill) => (typeof skill === 'string' ? skill : skill.name)), ...mounted.keys(), ...Object.keys(view.lifecycles)]);
+  const lifecycleMachines = Object.keys(children).filter((id) => id.startsWith(LIFECYCLE_PREFIX)).map((id) => id.slice(LIFECYCLE_PREFIX.length));
+  const names = new Set([...knownSkills.map((skill) => (typeof skill === 'string' ? skill : skill.name)), ...mounted.keys(), ...Object.keys(view.lifecycles), ...lifecycleMachines]);
   for (const name of names) {
     const record = mounted.get(name);
     const active = catalog.skills.get(name);
@@ -56,6 +60,9 @@ export function checkAgentInvariants(agent: AgentRef<object>, knownSkills: reado
     }
     if (view.lifecycles[name] !== undefined && value === undefined) {
       violations.push(`skill '${name}': the agent records its lifecycle as ${view.lifecycles[name]}, but it has no lifecycle machine`);
+    }
+    if (view.lifecycles[name] === undefined && value !== undefined) {
+      violations.push(`skill '${name}' has a lifecycle machine (${value}) the agent does not record`);
     }
     const running = lifecycle ? Object.keys(lifecycle.getSnapshot().children ?? {}).filter((id) => lifecycle.getSnapshot().children[id]?.getSnapshot().status === 'active') : [];
     const plans = active?.spec.children?.(active.config) ?? [];

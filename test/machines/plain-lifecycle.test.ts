@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createActor, createMachine, type AnyActorRef } from 'xstate';
-import { lifecycleMachines, type LifecycleState } from '../../machines/skill-lifecycle.js';
+import { lifecycleMachines, withSharedInitialSnapshot, type LifecycleState } from '../../machines/skill-lifecycle.js';
 import type { AgentSystem } from '../../src/index.js';
 import { NotesAgent, quietSystem } from '../runtime/fixtures.js';
 
@@ -53,6 +53,35 @@ describe('the plain lifecycle machine', () => {
     second.send({ type: 'deactivate' });
     expect([first.getSnapshot().value, second.getSnapshot().value, third.getSnapshot().value]).toEqual(['active', 'inactive', 'active']);
     for (const actor of [first, second, third]) actor.stop();
+  });
+
+  it('shares only what no actor can change: the shared parts are frozen, the tags refuse changes', () => {
+    const machine = lifecycleMachines.plain.inactive;
+    const first = createActor(machine).start();
+    const second = createActor(machine).start();
+    const snapshot = first.getSnapshot();
+    expect(() => {
+      (snapshot.historyValue as Record<string, unknown>).x = [];
+    }).toThrow(TypeError);
+    expect(() => (snapshot as unknown as { _nodes: unknown[] })._nodes.push(undefined)).toThrow(TypeError);
+    expect(() => snapshot.tags.add('busy' as never)).toThrow(TypeError);
+    expect(() => snapshot.tags.clear()).toThrow(TypeError);
+    expect(second.getSnapshot().hasTag('busy' as never)).toBe(false);
+    expect(second.getPersistedSnapshot()).toEqual(createActor(createMachine(machine.config)).start().getPersistedSnapshot());
+    first.stop();
+    second.stop();
+  });
+
+  it('refuses a machine whose start could differ between actors', () => {
+    const states = { idle: { on: { go: 'busy' } }, busy: {} };
+    expect(() => withSharedInitialSnapshot(createMachine({ id: 'counted', context: { n: 0 }, initial: 'idle', states }))).toThrow(
+      "machine 'counted' cannot share its initial snapshot: its start differs between actors",
+    );
+    expect(() => withSharedInitialSnapshot(createMachine({ id: 'greets', initial: 'idle', states: { ...states, idle: { entry: () => {}, on: { go: 'busy' } } } }))).toThrow(
+      /cannot share its initial snapshot/,
+    );
+    expect(() => withSharedInitialSnapshot(createMachine({ id: 'moves', initial: 'idle', states: { ...states, idle: { always: 'busy' } } }))).toThrow(/cannot share/);
+    expect(() => withSharedInitialSnapshot(createMachine({ id: 'plain', initial: 'idle', states }))).not.toThrow();
   });
 
   it('keeps the lifecycles of agents of one definition apart', async () => {

@@ -31,6 +31,19 @@ describe('checkAgentInvariants finds what is wrong', () => {
     ]);
   });
 
+  it('a lifecycle the agent records without its machine, and a machine it does not record', async () => {
+    system = quietSystem();
+    const agent = system.spawn(NotesAgent, { id: 'a' });
+    const ghost = withView(agent, (view) => ({ ...view, lifecycles: { ...view.lifecycles, ghost: 'inactive' } }));
+    expect(checkAgentInvariants(ghost)).toEqual(["skill 'ghost': the agent records its lifecycle as inactive, but it has no lifecycle machine"]);
+
+    await agent.mount(defineSkill({ name: 'extra' }));
+    await agent.unmount('extra');
+    expect(checkAgentInvariants(agent, ['extra'])).toEqual([]);
+    const forgotten = withView(agent, (view) => ({ ...view, lifecycles: { notebook: view.lifecycles.notebook! } }));
+    expect(checkAgentInvariants(forgotten)).toEqual(["skill 'extra' has a lifecycle machine (inactive) the agent does not record"]);
+  });
+
   it('an active skill whose child is not running', async () => {
     system = quietSystem();
     const agent = system.spawn(NotesAgent, { id: 'a' });

@@ -59,11 +59,14 @@ describe('persist and restore', () => {
     agent.actor.system.get('w/skills/worker/loop')!.send({ type: 'crash' });
     const snapshot = JSON.parse(JSON.stringify(agent.persist()));
     expect(snapshot.lifecycles).toEqual({ notebook: 'active', worker: 'failed' });
-    const second = make({ definitions: [NotesAgent], skills: [worker] });
+    const records: { kind: string; skill?: string; state?: string }[] = [];
+    const second = make({ definitions: [NotesAgent], skills: [worker], trace: (record) => void records.push(record) });
     const restored = second.restore(snapshot);
     expect(restored.getSnapshot().lifecycles).toEqual({ notebook: 'active', worker: 'failed' });
     expect((restored.actor.getSnapshot().children['skill:worker'] as { getSnapshot(): { value: string } }).getSnapshot().value).toBe('failed');
     expect(starts.count).toBe(1);
+    // The trace says each lifecycle's state once: the failed one is not reported failed again.
+    expect(records.filter((record) => record.kind === 'lifecycle').map(({ skill, state }) => `${skill}=${state}`)).toEqual(['notebook=active', 'worker=failed']);
   });
 
   it('restores parents before children, whatever the order of the snapshots', () => {
@@ -171,6 +174,23 @@ describe('bad and odd snapshots', () => {
     expect(system.list()).toEqual([]);
     // A skill unmounted before the snapshot was taken is recorded inactive: that one is kept.
     expect(system.restore(snapshotOf('y', { lifecycles: { notebook: 'active', billing: 'inactive' } })).getSnapshot().lifecycles).toEqual({ notebook: 'active', billing: 'inactive' });
+  });
+
+  it("XState's persisted snapshot of an agent's actor is plain data: the agent, its lifecycles, no host", async () => {
+    const system = make();
+    const agent = system.spawn(NotesAgent, { id: 'x' });
+    agent.send(createSignal('notes.add_now', { item: 'kept' }));
+    const persisted = JSON.parse(JSON.stringify(agent.actor.getPersistedSnapshot())) as {
+      value: unknown;
+      context: Record<string, unknown>;
+      children: Record<string, { snapshot: { value: unknown }; systemId: string }>;
+    };
+    expect(persisted.value).toBe('idle');
+    expect(Object.keys(persisted.context).sort()).toEqual(['agent', 'busy']);
+    expect(persisted.context.agent).toMatchObject({ id: 'x', state: { notebook: { items: ['kept'] } } });
+    expect(persisted.children['skill:notebook']).toMatchObject({ snapshot: { value: 'active' }, systemId: 'x/skills/notebook' });
+    // The running agent keeps its host: it still answers.
+    expect(await agent.call(createSignal('notes.list'))).toEqual({ items: ['kept'] });
   });
 
   it('a lifecycle under a key no skill can have is refused, naming it: it would name another actor', () => {
