@@ -210,17 +210,15 @@ const context = ({ input }: { input: LifecycleInput }): LifecycleContext => ({
 /** What a plain lifecycle is made with: events only, no input and no context. */
 const plainSetup = setup({ types: {} as { events: LifecycleEvent } });
 
+function sharedTagsChanged(): never {
+  throw new TypeError("a lifecycle's initial snapshot is shared by its actors: its tags cannot change");
+}
+
 /** The tags of a shared initial snapshot: a set that refuses changes, as the rest of it is frozen. */
 class ReadonlyTags extends Set<string> {
-  override add(): never {
-    throw new TypeError("a lifecycle's initial snapshot is shared by its actors: its tags cannot change");
-  }
-  override delete(): never {
-    throw new TypeError("a lifecycle's initial snapshot is shared by its actors: its tags cannot change");
-  }
-  override clear(): never {
-    throw new TypeError("a lifecycle's initial snapshot is shared by its actors: its tags cannot change");
-  }
+  override add = sharedTagsChanged;
+  override delete = sharedTagsChanged;
+  override clear = sharedTagsChanged;
 }
 
 /**
