@@ -8,6 +8,7 @@
  * And the system prompt over 1,000 document skills: a fresh user message each time (the
  * disclosure is ranked anew), and again within a turn (cached).
  */
+import { spawnSync } from 'node:child_process';
 import { generateText, jsonSchema, stepCountIs, tool, type LanguageModel } from 'ai';
 import { z } from 'zod';
 import {
@@ -180,6 +181,20 @@ async function promptBuild(): Promise<ReportRow[]> {
   ];
 }
 
+/**
+ * What a turn leaves behind: one agent answers thousands of turns from the AI SDK's mock model,
+ * its history reset before each, in a process of its own with forced collections (the program
+ * the memory test runs). Information, no target: a turn should retain nothing.
+ */
+function retainedPerTurn(): ReportRow[] {
+  return (['stream', 'generate'] as const).map((mode) => {
+    const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'test/model/turn-memory.program.ts', mode, '2000'], { encoding: 'utf8' });
+    if (run.status !== 0) throw new Error(`turn-memory program failed: ${run.stderr}`);
+    const { bytesPerTurn } = JSON.parse(run.stdout) as { bytesPerTurn: number };
+    return { suite: 'model', name: `heap retained per model turn, ${mode === 'stream' ? 'streamed' : 'not streamed'} (2 × 2,000 turns, the smaller window)`, value: `${Math.round(bytesPerTurn)} bytes` };
+  });
+}
+
 export async function run(): Promise<ReportRow[]> {
-  return [...(await loopOverhead()), ...(await promptBuild())];
+  return [...(await loopOverhead()), ...(await promptBuild()), ...retainedPerTurn()];
 }

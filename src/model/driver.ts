@@ -55,6 +55,7 @@ import {
 import { answerMessages, askModel, errorResult, modelWarned, partsDropped, toolOutput, usageOf, type AskedCall, type CallResult } from './model-step.js';
 import { loadAi, type AiModule, type ChatModel, type Compactor } from './models.js';
 import { buildSystemPrompt, PromptCache } from './prompt.js';
+import { StepAbort } from './step-abort.js';
 import { turnMachine, turnStateName, type TurnActivity, type TurnActor, type TurnPhase, type TurnWork } from './turn-machine.js';
 
 /** What the driver needs from the system it runs in. */
@@ -91,37 +92,6 @@ export interface ConversationOptions {
 
 /** A tool call's outcome, as the history records it. */
 type ToolOutcome = { ok: true; output: unknown } | { ok: false; error: { code: string; message: string } };
-
-/**
- * The time-out of one step: restarted as a step begins and after each tool call (a tool has its
- * own time-out), it aborts the model request when it fires.
- */
-class StepTimer {
-  private readonly controller = new AbortController();
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  fired = false;
-
-  constructor(private readonly ms: number) {
-    this.restart();
-  }
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
-  restart(): void {
-    this.stop();
-    this.timer = setTimeout(() => {
-      this.fired = true;
-      this.controller.abort(new Error(`no answer within ${this.ms} ms`));
-    }, this.ms);
-  }
-
-  stop(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-  }
-}
 
 /**
  * When the driver stops waiting for a tool call, as its record reads it: a millisecond before
@@ -418,14 +388,15 @@ export class ConversationDriver {
       // The agent may have stopped, or the turn ended, while the SDK loaded.
       if (typeof this.turnAt(ref, n, 'thinking') === 'string') return;
 
-      const timer = new StepTimer(settings.modelTimeout);
+      // Restarted as each step begins and after each tool call (a tool has its own time-out).
+      const timer = new StepAbort(settings.modelTimeout, abort);
       try {
-        await this.segment(ref, n, turn, settings, model, AbortSignal.any([abort, timer.signal]), timer, notify);
+        await this.segment(ref, n, turn, settings, model, timer, notify);
         return;
       } catch (error) {
         if (abort.aborted || this.phaseOf(ref.id, n) !== 'thinking') return;
         if (error instanceof RuntimeError && error.code === 'agent_stopped') return;
-        const problem = classifyModelError(ai, error, timer.fired, settings, model);
+        const problem = classifyModelError(ai, error, timer.timedOut, settings, model);
         if (!problem.retryable || attempt >= settings.retries) {
           await this.fail(ref, n, problem.error);
           return;
@@ -443,7 +414,7 @@ export class ConversationDriver {
           return;
         }
       } finally {
-        timer.stop();
+        timer.release();
       }
     }
   }
@@ -461,8 +432,7 @@ export class ConversationDriver {
     turn: TurnRecord,
     settings: ConversationSettings,
     model: ChatModel,
-    abortSignal: AbortSignal,
-    timer: StepTimer,
+    timer: StepAbort,
     notify: (activity: TurnActivity) => void,
   ): Promise<void> {
     const toolset = ref.tools();
@@ -471,6 +441,7 @@ export class ConversationDriver {
     // one instead, pausing at each approval.
     const ordered = prepared.approval.size > 0;
     const documents = this.documents();
+    const abortSignal = timer.signal;
     let executed = 0;
     for (let step = 0; ; step++) {
       if (step > 0 && (ref.tools() !== toolset || this.phaseOf(ref.id, n) !== 'thinking')) return;
@@ -527,10 +498,10 @@ export class ConversationDriver {
   }
 
   /** Runs a tool call of a model step through the agent, recorded in the step that runs it; resolves with its result for the model. */
-  private async runStepCall(ref: AgentRef, n: number, call: AskedCall, settings: ConversationSettings, timer: StepTimer, notify: (activity: TurnActivity) => void): Promise<CallResult> {
+  private async runStepCall(ref: AgentRef, n: number, call: AskedCall, settings: ConversationSettings, timer: StepAbort, notify: (activity: TurnActivity) => void): Promise<CallResult> {
     notify('acting');
     // A tool call has its own time-out: the model's does not run meanwhile.
-    timer.stop();
+    timer.pause();
     try {
       const record = {
         action: 'record_tool_call',
@@ -597,13 +568,10 @@ export class ConversationDriver {
     if (strategy !== 'drop') {
       try {
         if (strategy === 'summarize') {
-          const result = await ai.generateText({
-            model,
-            system: SUMMARY_INSTRUCTIONS,
-            prompt: transcript(messages.slice(0, remove)),
-            maxRetries: settings.retries,
-            abortSignal: AbortSignal.any([abort, AbortSignal.timeout(settings.modelTimeout)]),
-          });
+          const request = new StepAbort(settings.modelTimeout, abort);
+          const result = await ai
+            .generateText({ model, system: SUMMARY_INSTRUCTIONS, prompt: transcript(messages.slice(0, remove)), maxRetries: settings.retries, abortSignal: request.signal })
+            .finally(() => request.release());
           usage = usageOf(result.usage);
           summary = result.text;
         } else {

@@ -137,10 +137,13 @@ async function readStream(result: ProviderStream, onText: (text: string) => void
   let warnings: unknown[] = [];
   const reader = result.stream.getReader();
   // A provider that ignores the abort signal does not hold the turn: the read gives up with it.
+  // The listener goes when the read ends: a signal keeps its listeners, and what they hold, as long as it lives.
+  let stopWatching = (): void => {};
   const aborted = new Promise<never>((_, reject) => {
     const fail = () => reject(abortSignal.reason);
-    if (abortSignal.aborted) fail();
-    else abortSignal.addEventListener('abort', fail, { once: true });
+    if (abortSignal.aborted) return fail();
+    abortSignal.addEventListener('abort', fail, { once: true });
+    stopWatching = () => abortSignal.removeEventListener('abort', fail);
   });
   aborted.catch(() => {});
   /** The text or reasoning part of stream id `id`, opened by its start part or its first delta. */
@@ -198,6 +201,7 @@ async function readStream(result: ProviderStream, onText: (text: string) => void
     }
     finished = true;
   } finally {
+    stopWatching();
     // Left early (an error part, an abort): the provider's stream is cancelled, not left open.
     if (!finished) await reader.cancel(abortSignal.aborted ? abortSignal.reason : undefined).catch(() => {});
     reader.releaseLock();

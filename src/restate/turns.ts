@@ -23,6 +23,7 @@ import { toolLimit, transcript, unknownModel, waiting, type ModelProblem, type M
 import { answerMessages, askModel, errorResult, modelWarned, partsDropped } from '../model/model-step.js';
 import { loadAi, type AiModule, type ChatModel, type Compactor } from '../model/models.js';
 import { buildSystemPrompt } from '../model/prompt.js';
+import { StepAbort } from '../model/step-abort.js';
 import { noAnswerError } from '../runtime/errors.js';
 import { mountedNames, UNREADABLE, type HostSkills } from './skills.js';
 import { TURNS, type Announcement, type Answer, type TurnRequest, type TurnStepAnswer, type TurnStepRequest } from './protocol.js';
@@ -109,7 +110,7 @@ async function askForStep(
   /** Aborted when the invocation's attempt ends: the turn was cancelled, or the process is going. */
   attemptOver: AbortSignal,
 ): Promise<StepAnswer> {
-  const timeout = AbortSignal.timeout(settings.modelTimeout);
+  const request = new StepAbort(settings.modelTimeout, attemptOver);
   try {
     const answer = await askModel(model, {
       system,
@@ -118,7 +119,7 @@ async function askForStep(
       temperature: settings.temperature,
       maxOutputTokens: settings.maxOutputTokens,
       // The attempt ends early when the invocation is cancelled (the turn was cancelled).
-      abortSignal: AbortSignal.any([timeout, attemptOver]),
+      abortSignal: request.signal,
     });
     // Calls that cannot run are answered in the step; the others wait for the host to run them.
     const refused = answer.calls.flatMap((call) => (call.problem !== undefined ? [errorResult(call, call.problem)] : []));
@@ -132,7 +133,9 @@ async function askForStep(
       ...(answer.dropped.length > 0 ? { dropped: partsDropped(model, answer.dropped) } : {}),
     };
   } catch (error) {
-    return { ok: false, problem: classifyModelError(ai, error, timeout.aborted, settings, model) };
+    return { ok: false, problem: classifyModelError(ai, error, request.timedOut, settings, model) };
+  } finally {
+    request.release();
   }
 }
 
@@ -353,8 +356,9 @@ class RestateTurn {
       const summarised = await this.ctx.run(
         `history summary: turn ${this.n}`,
         async (): Promise<{ summary?: string; failed?: string }> => {
+          const request = new StepAbort(settings.modelTimeout);
+          const abortSignal = request.signal;
           try {
-            const abortSignal = AbortSignal.timeout(settings.modelTimeout);
             if (strategy === 'summarize') {
               const result = await ai.generateText({ model, system: SUMMARY_INSTRUCTIONS, prompt: transcript(messages.slice(0, remove)), maxRetries: settings.retries, abortSignal });
               return { summary: result.text };
@@ -365,6 +369,8 @@ class RestateTurn {
             return out.summary !== undefined ? { summary: out.summary } : {};
           } catch (error) {
             return { failed: describeThrown(error) };
+          } finally {
+            request.release();
           }
         },
         { serde: json as restate.Serde<{ summary?: string; failed?: string }> },

@@ -1,0 +1,66 @@
+/**
+ * The abort signal of one piece of model work (a model step, a summary request): it aborts when
+ * a parent signal does or when its own time-out fires, and lets go of both when the work ends.
+ *
+ * It stands in for `AbortSignal.any` and `AbortSignal.timeout` on purpose: Node keeps a combined
+ * or time-out signal that has an 'abort' listener alive for as long as it may still abort
+ * (nodejs/node#48419, #55328, #55351), so the signal of a model step that answered — with every
+ * listener the provider or the AI SDK left on it, and all they hold — would stay in memory for
+ * the life of the process. Here the links are one plain listener per parent and one timer, and
+ * `release()` removes both.
+ */
+export class StepAbort {
+  private readonly controller = new AbortController();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly parents: readonly AbortSignal[];
+  /** Whether the time-out, not a parent, aborted the work. */
+  timedOut = false;
+
+  /** Starts the time-out of `ms` milliseconds at once; `parents` abort the work with their reason. */
+  constructor(
+    private readonly ms: number,
+    ...parents: AbortSignal[]
+  ) {
+    this.parents = parents;
+    const aborted = parents.find((parent) => parent.aborted);
+    if (aborted) {
+      this.controller.abort(aborted.reason);
+      return;
+    }
+    for (const parent of parents) parent.addEventListener('abort', this.onParentAbort, { once: true });
+    this.restart();
+  }
+
+  /** The signal to hand the work. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Starts the time-out again from now (after a pause for a tool call, which has its own). */
+  restart(): void {
+    this.pause();
+    if (this.controller.signal.aborted) return;
+    this.timer = setTimeout(() => {
+      this.timedOut = true;
+      this.release();
+      this.controller.abort(new Error(`no answer within ${this.ms} ms`));
+    }, this.ms);
+  }
+
+  /** Stops the time-out until `restart()`; the parents still abort. */
+  pause(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** The work ended: nothing aborts it any more, and nothing here is held by its parents. */
+  release(): void {
+    this.pause();
+    for (const parent of this.parents) parent.removeEventListener('abort', this.onParentAbort);
+  }
+
+  private readonly onParentAbort = (event: Event): void => {
+    this.release();
+    this.controller.abort((event.target as AbortSignal).reason);
+  };
+}
