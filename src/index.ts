@@ -140,6 +140,7 @@ export type { SkillEntry, SkillSourceKind } from './manifest/skill-entry.js';
 export { discoverSkills, BUNDLED_SKILLS_DIR, EXAMPLE_SKILLS_DIR, exampleSkillNames, exampleSkillPath, type SkillSources, type DiscoverOptions, type ScanStats } from './manifest/discover.js';
 export type { TrustPolicy } from './manifest/trust.js';
 export type { DocumentSkillMetadata } from './manifest/spec.js';
+export type { AllowedToolEntry } from './manifest/allowed-tools.js';
 export type { TriggerMatch, SkillUsage } from './manifest/match.js';
 export { disclose, rankSkills, DEFAULT_CATALOG_BUDGET, type Disclosure, type DisclosurePlan, type DiscloseOptions, type Tier } from './manifest/disclose.js';
 export type { Budget, Cut, RootPathMode, RootPathOptions } from './manifest/render.js';

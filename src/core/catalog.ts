@@ -49,11 +49,6 @@ export class Catalog {
   /** State key → skill name. */
   readonly stateKeys: ReadonlyMap<string, string>;
   readonly ownKeys: ReadonlySet<string>;
-  /**
-   * @internal The allowed-actions gate of this catalog (see `allowed.ts`), made on first use:
-   * every action's step asks for it, so it is kept here rather than looked up in a side table.
-   */
-  allowedGate: unknown = undefined;
   private routerCache: { router: Router<RouteTarget>; diagnostics: Diagnostic[] } | undefined;
   private schemaCache: ObjectSchema | undefined;
   private stateCopier: ReplacingCopier | undefined;

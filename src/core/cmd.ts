@@ -20,7 +20,6 @@ import { catalogOf, unlinkedError, withFrozenState, type Agent } from './agent-v
 import { checkEffectList, errorEffect, type Effect } from './effects.js';
 import { describeThrown, errorInfo, formatIssues, reworded, withCause, type ErrorInfo } from './errors.js';
 import { normalizeInstruction, type Instruction, type NormalizedInstruction } from './instruction.js';
-import { actionRefusal } from './allowed.js';
 import { mountSkills, replaceSkill, unmountSkill, type MountResult } from './mount.js';
 import { isPlainObject } from './plain.js';
 import { applyPatch, parseSync, parseWith, type Parsed } from './schema.js';
@@ -165,8 +164,6 @@ function runInstruction(agent: Agent<object>, catalog: Catalog, raw: unknown, op
   const instruction = normalized.value;
   const entry = resolveAction(catalog, instruction, agent);
   if (!('action' in entry)) return failed(entry.error);
-  const refusal = actionRefusal(catalog, entry, agent.id);
-  if (refusal) return failed(refusal);
   const parsed = parseWith(entry.action.input, instruction.params);
   if (isThenable(parsed)) return parsed.then((value) => runAction(agent, catalog, entry, value, options));
   return runAction(agent, catalog, entry, parsed, options);

@@ -73,7 +73,6 @@ export type ErrorCode =
   | 'toolset_failed'
   | 'script_refused'
   | 'script_failed'
-  | 'action_not_allowed'
   // MCP servers mounted as skills
   | 'mcp_unreachable'
   | 'mcp_timeout'

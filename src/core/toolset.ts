@@ -14,7 +14,6 @@
  */
 import { z } from 'zod';
 import { ACTION_NAME, type AnyAction } from './action.js';
-import { isActionAllowed } from './allowed.js';
 import { type Catalog } from './catalog.js';
 import { catalogOf, type Agent } from './agent-value.js';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
@@ -206,13 +205,6 @@ export function agentToolset(agent: Agent<object>, options: Omit<ToolOptions, 'n
   const bindings = new Map<string, ToolBinding>();
   const diagnostics: Diagnostic[] = [];
   collectTools(catalog, options, tools, bindings, diagnostics);
-  // Tools a mounted skill's allowed list leaves out are not offered (they would be refused).
-  for (let i = tools.length - 1; i >= 0; i--) {
-    const binding = bindings.get(tools[i]!.function.name);
-    if (!binding || isActionAllowed(catalog, binding.action, binding.skill)) continue;
-    bindings.delete(tools[i]!.function.name);
-    tools.splice(i, 1);
-  }
   return {
     tools,
     bindings,

@@ -283,7 +283,8 @@ export class DocumentSkillRegistry implements SkillResolver {
       pending = this.content(name).then(async (loaded) => {
         // An untrusted skill's toolsets are never imported: importing a module runs its code.
         const actions: readonly AnyAction[] = entry.trusted && entry.skill.loadActions ? await entry.skill.loadActions() : [];
-        const activated = { entry, spec: documentSkillSpec(entry, loaded, actions), loaded };
+        const report = (item: Diagnostic) => this.#entries.get(name) === entry && this.#report(item);
+        const activated = { entry, spec: documentSkillSpec(entry, loaded, actions, report), loaded };
         if (this.#entries.get(name) === entry) this.#specs.set(name, activated.spec);
         return activated;
       });

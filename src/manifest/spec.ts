@@ -7,9 +7,10 @@
  * Pure: no I/O (the body and the actions are already loaded).
  */
 import type { AnyAction } from '../core/action.js';
-import { ALLOWED_ACTIONS_KEY } from '../core/allowed.js';
+import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import { DefinitionError } from '../core/errors.js';
 import { defineSkill, type AnySkill } from '../core/skill.js';
+import { parseAllowedTools, type AllowedToolEntry } from './allowed-tools.js';
 import { manifestError } from './errors.js';
 import type { LoadedSkill } from './document.js';
 import type { SkillEntry } from './skill-entry.js';
@@ -26,22 +27,34 @@ export interface DocumentSkillMetadata {
   version: string | undefined;
   briefDescription: string;
   resources: string[];
+  /** `allowed-tools` as written. */
   allowedTools: string[];
+  /**
+   * `allowed-tools` read: the tools the skill pre-approves while it is active (they run without
+   * asking for approval), when it is trusted. It restricts nothing.
+   */
+  preApproves: AllowedToolEntry[];
   license: string | undefined;
   /** False for a project skill not yet trusted: its toolsets were not imported. */
   trusted: boolean;
 }
 
-/** The document-skill tools, which stay allowed whatever a skill's `allowed-tools` says (a model must be able to load and read skills). */
-const SKILL_TOOL_ACTIONS = ['load_skill', 'list_skills', 'read_skill_resource', 'run_skill_script'];
-
 /**
  * Builds the `SkillSpec` of a loaded document skill. Throws `toolset_failed` if its actions do not
- * fit a skill. Its `allowed-tools` become the spec's allowed actions: while it is mounted, only
- * those of the agent's actions (with its own and the document-skill tools) may run.
+ * fit a skill. Its `allowed-tools` are read into `preApproves`; `report` gets a diagnostic for
+ * each entry that cannot be read, and one saying that an untrusted skill pre-approves nothing.
  */
-export function documentSkillSpec(entry: SkillEntry, loaded: LoadedSkill, actions: readonly AnyAction[]): AnySkill {
+export function documentSkillSpec(entry: SkillEntry, loaded: LoadedSkill, actions: readonly AnyAction[], report: (item: Diagnostic) => void = () => {}): AnySkill {
   const allowedTools = entry.manifest?.allowedTools ?? [];
+  const read = parseAllowedTools(entry.name, allowedTools);
+  for (const item of read.diagnostics) report(item);
+  if (!entry.trusted && read.entries.length) {
+    report(
+      diagnostic('info', 'allowed_tools_untrusted', `skill '${entry.name}' is not trusted: its allowed-tools (${read.entries.map((item) => item.entry).join(' ')}) pre-approve nothing until it is trusted (skillstate trust ${entry.name})`, {
+        skill: entry.name,
+      }),
+    );
+  }
   const metadata: DocumentSkillMetadata = {
     kind: 'document',
     source: entry.source,
@@ -51,6 +64,7 @@ export function documentSkillSpec(entry: SkillEntry, loaded: LoadedSkill, action
     briefDescription: entry.briefDescription,
     resources: [...loaded.resources.keys()],
     allowedTools: [...allowedTools],
+    preApproves: read.entries,
     license: entry.manifest?.license,
     trusted: entry.trusted,
   };
@@ -63,7 +77,7 @@ export function documentSkillSpec(entry: SkillEntry, loaded: LoadedSkill, action
       vsn: entry.version !== undefined && SEMVER.test(entry.version) ? entry.version : undefined,
       instructions: bodyForModel(entry, loaded.instructions),
       actions,
-      metadata: allowedTools.length ? { ...metadata, [ALLOWED_ACTIONS_KEY]: [...allowedTools, ...SKILL_TOOL_ACTIONS] } : { ...metadata },
+      metadata: { ...metadata },
     });
   } catch (error) {
     if (!(error instanceof DefinitionError)) throw error;

@@ -56,7 +56,7 @@ export const ChatSignals = {
   approval: 'chat.turn.approval',
   /** Emitted while the model answers: data `{ agent, turn, step, text }`, one piece of text. */
   delta: 'chat.delta',
-  /** Emitted before a tool call runs: data `{ agent, turn, toolCallId, tool, args }`. */
+  /** Emitted before a tool call runs: data `{ agent, turn, toolCallId, tool, args, preApprovedBy? }` (the skill that let it run without asking). */
   toolCall: 'chat.tool.call',
   /** Emitted after a tool call ran: data `{ agent, turn, toolCallId, tool, ok, output?, error? }`. */
   toolResult: 'chat.tool.result',
@@ -89,6 +89,8 @@ const pendingCallSchema = z.object({
   /** `needed`: waits for `chat.approve` / `chat.deny`; `approved` / `denied` once answered. */
   approval: z.enum(['none', 'needed', 'approved', 'denied']),
   reason: z.string().optional(),
+  /** The active skill whose `allowed-tools` let this call, which would need approval, run without asking. */
+  preApprovedBy: z.string().optional(),
 });
 
 /** A tool call the model asked for that has not run yet. */
@@ -396,7 +398,7 @@ const message = defineAction({
   },
 });
 
-const pendingInput = z.object({ toolCallId: z.string(), tool: z.string(), args: z.unknown(), needsApproval: z.boolean() });
+const pendingInput = z.object({ toolCallId: z.string(), tool: z.string(), args: z.unknown(), needsApproval: z.boolean(), preApprovedBy: z.string().optional() });
 
 /** The turn after a round of tool calls: `turn_limit` when it has used its model calls, else `next`. */
 function afterTools(ctx: Ctx, messages: ChatMessage[], next: TurnRecord): { state: Partial<ConversationState>; effects: Effect[]; failed: boolean } {
@@ -446,6 +448,7 @@ const recordStep = defineAction({
       tool: call.tool,
       args: call.args,
       approval: call.needsApproval ? 'needed' : 'none',
+      ...(call.preApprovedBy !== undefined ? { preApprovedBy: call.preApprovedBy } : {}),
     }));
     const next: TurnRecord = { ...turn, steps: turn.steps + 1, toolCalls: turn.toolCalls + calls, pending, ran: [], status: statusFor(pending) };
     const after = afterTools(ctx, history, next);

@@ -43,6 +43,7 @@ import {
   modelTools,
   overBudget,
   plain,
+  preApprovedNote,
   retryWait,
   SUMMARY_INSTRUCTIONS,
   toolLimit,
@@ -157,6 +158,8 @@ export class ConversationDriver {
   private readonly running = new Map<string, { n: number; actor: TurnActor }>();
   private readonly cache = new PromptCache();
   private readonly offered = new WeakMap<Toolset, ModelTools>();
+  /** The agents told of a toolset's `allowed-tools` entries that pre-approve nothing. */
+  private readonly notedPreApprovals = new WeakMap<Toolset, Set<string>>();
   private unsubscribe: (() => void) | undefined;
   private stopped = false;
 
@@ -477,7 +480,7 @@ export class ConversationDriver {
         abortSignal.throwIfAborted();
         if (typeof this.turnAt(ref, n, 'thinking') === 'string') return;
         if (call.problem !== undefined) results.push(errorResult(call, call.problem));
-        else if (ordered) pending.push(waiting(call, prepared.approval));
+        else if (ordered) pending.push(waiting(call, prepared));
         else if (turn.toolCalls + executed >= settings.maxToolCalls) {
           limit ??= toolLimit(n, settings.maxToolCalls);
           results.push(failedResult(call, limit));
@@ -520,10 +523,23 @@ export class ConversationDriver {
     }
   }
 
-  /** The agent's tools as the model is offered them, and which need approval: made once per toolset. */
+  /**
+   * The agent's tools as the model is offered them, which need approval and what its skills
+   * pre-approve: made once per toolset (agents with the same skills share one). The
+   * `allowed-tools` entries that pre-approve nothing are reported once per agent and toolset.
+   */
   private prepared(ref: AgentRef, toolset: Toolset): ModelTools {
     let prepared = this.offered.get(toolset);
     if (!prepared) this.offered.set(toolset, (prepared = modelTools(this.host.agent(ref.id), toolset)));
+    const notes = prepared.preApprovals.diagnostics;
+    if (notes.length > 0) {
+      let reported = this.notedPreApprovals.get(toolset);
+      if (!reported) this.notedPreApprovals.set(toolset, (reported = new Set()));
+      if (!reported.has(ref.id)) {
+        reported.add(ref.id);
+        for (const note of notes) this.host.diagnose(ref.id, note);
+      }
+    }
     return prepared;
   }
 
@@ -531,8 +547,8 @@ export class ConversationDriver {
    * Runs one tool call through the agent (a step of its own, which also runs `record` when the
    * call succeeds), telling followers before and after.
    */
-  private async runTool(ref: AgentRef, n: number, toolCallId: string, tool: string, args: unknown, settings: ConversationSettings, record: InstructionObject): Promise<ToolOutcome> {
-    this.publish(ref.id, ChatSignals.toolCall, { turn: n, toolCallId, tool, args });
+  private async runTool(ref: AgentRef, n: number, toolCallId: string, tool: string, args: unknown, settings: ConversationSettings, record: InstructionObject, preApprovedBy?: string): Promise<ToolOutcome> {
+    this.publish(ref.id, ChatSignals.toolCall, { turn: n, toolCallId, tool, args, ...(preApprovedBy !== undefined ? { preApprovedBy } : {}) });
     let outcome: ToolOutcome;
     try {
       const output = await this.host.callTool(ref, tool, args, record, { timeout: settings.toolTimeout });
@@ -622,7 +638,8 @@ export class ConversationDriver {
     // step, still running when the caller gave up, records it first.
     const settings = this.settings(ref);
     const record = { action: 'record_tool_result', skill: CONVERSATION, params: { turn: n, toolCallId: call.toolCallId, ok: true, until: deadline(settings), late: lateError(ref, call.tool, settings) } };
-    const outcome = await this.runTool(ref, n, call.toolCallId, call.tool, call.args, settings, record).catch((error: unknown) => {
+    if (call.preApprovedBy !== undefined) this.host.diagnose(ref.id, preApprovedNote(ref.id, n, { ...call, preApprovedBy: call.preApprovedBy }));
+    const outcome = await this.runTool(ref, n, call.toolCallId, call.tool, call.args, settings, record, call.preApprovedBy).catch((error: unknown) => {
       if (error instanceof RuntimeError && error.code === 'agent_stopped') return undefined;
       throw error;
     });

@@ -1,6 +1,7 @@
 /**
  * What every host of model-driven agents does the same way around one model step: the agent's
- * tools as the model is offered them, the calls left waiting, what went wrong with a call and
+ * tools as the model is offered them, the calls left waiting and whether each needs approval
+ * (or is pre-approved by an active skill), what went wrong with a call and
  * whether to try again, and the history's size and where compaction cuts.
  * The in-process conversation driver and the Restate host both build on these, so a turn reads
  * the same whichever runs it.
@@ -10,19 +11,26 @@
 import { catalogOf, type Agent } from '../core/agent-value.js';
 import { describeThrown, errorInfo, type ErrorInfo } from '../core/errors.js';
 import { isPlainObject, jsonCopy } from '../core/plain.js';
+import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import type { Toolset } from '../core/toolset.js';
 import { RuntimeError } from '../runtime/errors.js';
 import type { ChatMessage, ConversationSettings, TurnRecord } from './conversation.js';
 import type { AskedCall, OfferedTool } from './model-step.js';
 import type { AiModule, ChatModel, Compactor } from './models.js';
+import { preApprovalsOf, preApprovedBy, type PreApprovals } from './pre-approval.js';
 
-/** An agent's tools as the model is offered them, and the names of those that need approval. */
+/** An agent's tools as the model is offered them, the names of those that need approval, and what its active skills pre-approve. */
 export interface ModelTools {
   tools: OfferedTool[];
   approval: Set<string>;
+  preApprovals: PreApprovals;
 }
 
-/** The tools of `toolset` (the agent's) as the model is offered them, and which of them need approval. */
+/**
+ * The tools of `toolset` (the agent's) as the model is offered them, which of them need approval,
+ * and what the agent's active skills pre-approve (`preApprovals.diagnostics` names the
+ * `allowed-tools` entries that pre-approve nothing: a host reports them).
+ */
 export function modelTools(agent: Agent<object> | undefined, toolset: Toolset): ModelTools {
   const catalog = catalogOf(agent);
   const approval = new Set<string>();
@@ -36,7 +44,7 @@ export function modelTools(agent: Agent<object> | undefined, toolset: Toolset): 
       if (actions.find((action) => action.name === binding.action)?.needsApproval) approval.add(name);
     }
   }
-  return { tools, approval };
+  return { tools, approval, preApprovals: preApprovalsOf(agent, toolset) };
 }
 
 /** A tool call of a step that did not run in it (it waits for approval, or for the host to run it). */
@@ -45,11 +53,29 @@ export interface WaitingCall {
   tool: string;
   args: unknown;
   needsApproval: boolean;
+  /** The active skill whose `allowed-tools` lets this call, which would need approval, run without asking. */
+  preApprovedBy?: string;
 }
 
-/** A tool call the model asked for, as it waits to run. */
-export function waiting(call: AskedCall, approval: ReadonlySet<string>): WaitingCall {
-  return { toolCallId: call.toolCallId, tool: call.toolName, args: plain(call.input ?? {}), needsApproval: approval.has(call.toolName) };
+/**
+ * A tool call the model asked for, as it waits to run: it needs approval when its tool does,
+ * unless an active skill pre-approves this call (decided now, when the model asks for it).
+ */
+export function waiting(call: AskedCall, tools: ModelTools): WaitingCall {
+  const args = plain(call.input ?? {});
+  const base = { toolCallId: call.toolCallId, tool: call.toolName, args };
+  if (!tools.approval.has(call.toolName)) return { ...base, needsApproval: false };
+  const skill = preApprovedBy(tools.preApprovals, call.toolName, args);
+  return skill === undefined ? { ...base, needsApproval: true } : { ...base, needsApproval: false, preApprovedBy: skill };
+}
+
+/** The diagnostic a host reports when a call runs without asking because a skill pre-approved it. */
+export function preApprovedNote(agentId: string, turn: number, call: { toolCallId: string; tool: string; preApprovedBy: string }): Diagnostic {
+  return diagnostic('info', 'tool_pre_approved', `agent '${agentId}', turn ${turn}: tool call '${call.toolCallId}' of '${call.tool}' runs without asking: skill '${call.preApprovedBy}' pre-approves it (allowed-tools)`, {
+    skill: call.preApprovedBy,
+    subject: call.tool,
+    details: { toolCallId: call.toolCallId },
+  });
 }
 
 /** A value as plain JSON (what the provider returned may hold class instances), frozen: it is bound for the agent's state. */

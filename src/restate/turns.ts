@@ -19,7 +19,7 @@ import type { InstructionObject } from '../core/instruction.js';
 import { agentToolset } from '../core/toolset.js';
 import { ChatSignals, CONVERSATION, conversationConfigSchema, type ChatMessage, type ChatUsage, type ConversationSettings, type ConversationState, type PendingToolCall, type TurnRecord } from '../model/conversation.js';
 import { callsRun, checkCompactors, checkModels, classifyModelError, historyTokens, keepFrom, modelTools, overBudget, plain, retryWait, SUMMARY_INSTRUCTIONS } from '../model/model-call.js';
-import { toolLimit, transcript, unknownModel, waiting, type ModelProblem, type ModelTools, type WaitingCall } from '../model/model-call.js';
+import { preApprovedNote, toolLimit, transcript, unknownModel, waiting, type ModelProblem, type ModelTools, type WaitingCall } from '../model/model-call.js';
 import { answerMessages, askModel, errorResult, modelWarned, partsDropped } from '../model/model-step.js';
 import { loadAi, type AiModule, type ChatModel, type Compactor } from '../model/models.js';
 import { buildSystemPrompt } from '../model/prompt.js';
@@ -128,7 +128,7 @@ async function askForStep(
       messages: plain(answerMessages(answer, refused)),
       usage: answer.usage,
       calls: answer.calls.length,
-      pending: answer.calls.filter((call) => call.problem === undefined).map((call) => waiting(call, tools.approval)),
+      pending: answer.calls.filter((call) => call.problem === undefined).map((call) => waiting(call, tools)),
       warnings: answer.warnings.map((warning) => modelWarned(model, warning)),
       ...(answer.dropped.length > 0 ? { dropped: partsDropped(model, answer.dropped) } : {}),
     };
@@ -145,6 +145,8 @@ class RestateTurn {
   private data: AgentData<object> | null | undefined;
   /** The history was compacted for the model call to come: it is not compacted again before it. */
   private compacted = false;
+  /** The `allowed-tools` notes already said in this invocation (the tools are prepared again at every step). */
+  private readonly noted = new Set<string>();
 
   constructor(
     private readonly ctx: restate.ObjectContext,
@@ -301,6 +303,11 @@ class RestateTurn {
     } catch (error) {
       return this.fail(errorInfo('model_failed', `turn ${this.n} of agent '${this.ctx.key}' failed unexpectedly preparing the model call: ${describeThrown(error)}`));
     }
+    for (const note of tools.preApprovals.diagnostics) {
+      if (this.noted.has(note.message)) continue;
+      this.noted.add(note.message);
+      this.ctx.console.warn(`skillstate: agent '${this.ctx.key}', turn ${this.n}: ${note.message}`);
+    }
     // The prompt reads skill bodies from their folders: journaled, so a replay in a process that
     // cannot read them now takes the path the first attempt took.
     const prompt = await this.ctx.run(
@@ -395,7 +402,8 @@ class RestateTurn {
       type,
       data: { agent: this.ctx.key, turn: this.n, toolCallId: call.toolCallId, tool: call.tool, ...data },
     });
-    const before = progress(ChatSignals.toolCall, { args: call.args });
+    const before = progress(ChatSignals.toolCall, { args: call.args, ...(call.preApprovedBy !== undefined ? { preApprovedBy: call.preApprovedBy } : {}) });
+    if (call.preApprovedBy !== undefined) this.ctx.console.info(`skillstate: ${preApprovedNote(this.ctx.key, this.n, { ...call, preApprovedBy: call.preApprovedBy }).message}`);
     let outcome: { ok: true; output: unknown } | { ok: false; error: { code: string; message: string } };
     let announced = false;
     if (!converted.ok) outcome = { ok: false, error: { code: converted.error.code, message: converted.error.message } };

@@ -237,6 +237,33 @@ export const HOST_CASES: readonly [string, (host: Host, id: string) => Promise<v
     },
   ],
   [
+    "a tool that needs approval runs without asking while a trusted skill whose allowed-tools names it is active, asks again once it is unmounted; an untrusted skill pre-approves nothing; the agent's other tools work as before",
+    async (host, id) => {
+      const agent = await host.spawn('treasurer', { id });
+      const turn = async () => ((await agent.state()).conversation as { turn: { status: string; pending: { toolCallId: string; preApprovedBy?: string }[] } | null }).turn;
+      const waiting = async (what: string) => {
+        await until(what, async () => (await turn())?.status === 'awaiting-approval');
+        return (await turn())!.pending[0]!;
+      };
+      expect(await agent.call('chat.message', { text: 'load shady' })).toBe('Loaded shady.');
+      const first = agent.call('chat.message', { text: 'wire 5' });
+      const asked = await waiting('the wire to wait for approval with the untrusted skill active');
+      expect(asked.preApprovedBy).toBeUndefined();
+      await agent.send('chat.approve', { toolCallId: asked.toolCallId });
+      expect(await first).toBe('Wired; 5 out so far.');
+      expect(await agent.call('chat.message', { text: 'load treasury' })).toBe('Loaded treasury.');
+      // No approval is sent: the call would wait for one if the skill did not pre-approve it.
+      expect(await agent.call('chat.message', { text: 'wire 40' })).toBe('Wired; 45 out so far.');
+      // `add`, which the skill's list names only with a specifier nobody can apply, runs as it always did.
+      expect(await agent.call('chat.message', { text: 'add 2 and 3' })).toBe('The total is 5.');
+      await agent.unmount('treasury');
+      const last = agent.call('chat.message', { text: 'wire 1' });
+      await agent.send('chat.deny', { toolCallId: (await waiting('the wire to wait for approval again')).toolCallId });
+      expect(await last).toBe('The wire was denied.');
+      expect((await agent.state()).ledger).toEqual({ total: 5, wired: 45 });
+    },
+  ],
+  [
     'a model that keeps failing ends the turn with a typed error after its retries; a missing model is named; the agent goes on',
     async (host, id) => {
       const agent = await host.spawn('chatter', { id });

@@ -5,6 +5,7 @@
  * step (a deferred reply), a model-driven agent on a scripted model, and a librarian that loads
  * the bundled document skills.
  */
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { EXAMPLE_SKILLS_DIR } from '../../src/manifest/discover.js';
 import { conversation, createSkillRegistry, createSkillTools, defineAction, discoverSkills, defineAgent, defineSkill, Effects, fail, result, type AgentDefinition } from '../../src/index.js';
@@ -130,7 +131,7 @@ function lastExchange(call: ScriptedCall): { text: string; results: { toolName: 
  * "teleport" asks for a tool that does not exist, "garble" gives `add` arguments of the wrong type,
  * "thrice" asks for three additions at once, "fixed temperature" answers with a provider warning.
  * "style check" says whether the house style is in
- * the system prompt. "greet NAME" loads the greeting skill its system
+ * the system prompt. "load NAME" loads a document skill. "greet NAME" loads the greeting skill its system
  * prompt discloses, then greets with the tool that skill brings. Asked for a summary of the
  * history, it gives one.
  */
@@ -152,6 +153,8 @@ function ledgerModel(call: ScriptedCall): ScriptedResponse {
     if (wire) return { toolCalls: [{ tool: 'wire', args: { amount: Number(wire[1]) }, id }] };
     // "style check": whether the house style's body (loaded earlier) is in the system prompt.
     if (text.includes('style check')) return { delay: text.includes('slowly') ? 1_500 : 0, text: call.system.includes('Write notes in lower case') ? 'styled' : 'unstyled' };
+    const load = /^load ([\w-]+)$/.exec(text);
+    if (load) return { toolCalls: [{ tool: 'load_skill', args: { name: load[1]! }, id }] };
     const greet = /greet (\w+)/.exec(text);
     if (greet) {
       // The greeting skill is loaded when the disclosure in the system prompt offers it.
@@ -160,6 +163,7 @@ function ledgerModel(call: ScriptedCall): ScriptedResponse {
     }
     return { text: `You said: ${text}` };
   }
+  if (last.toolName === 'load_skill' && text.startsWith('load ')) return { text: `Loaded ${text.slice('load '.length)}.` };
   if (last.toolName === 'load_skill') {
     // The loaded skill's tools are offered at the next step, and its body is in the system prompt.
     if (!call.tools.includes('say_hello') || !call.system.includes('# Hello Extended Skill')) return { text: `say_hello is not offered (tools: ${call.tools.join(', ')}).` };
@@ -216,7 +220,9 @@ export const Registered = defineAgent({
 
 // ── A watcher: notes the tool progress signals it gets (from the agents it subscribed to) ──
 
-const watchState = z.object({ seen: z.array(z.object({ type: z.string(), agent: z.string(), tool: z.string(), toolCallId: z.string(), ok: z.boolean().optional() })).default([]) });
+const watchState = z.object({
+  seen: z.array(z.object({ type: z.string(), agent: z.string(), tool: z.string(), toolCallId: z.string(), ok: z.boolean().optional(), preApprovedBy: z.string().optional() })).default([]),
+});
 const watch = defineSkill({
   name: 'watch',
   schema: watchState,
@@ -224,10 +230,12 @@ const watch = defineSkill({
     defineAction({
       name: 'note',
       description: 'Notes a tool progress signal',
-      input: z.object({ agent: z.string(), tool: z.string(), toolCallId: z.string(), ok: z.boolean().optional() }).passthrough(),
+      input: z.object({ agent: z.string(), tool: z.string(), toolCallId: z.string(), ok: z.boolean().optional(), preApprovedBy: z.string().optional() }).passthrough(),
       state: watchState,
-      run: ({ agent, tool, toolCallId, ok }, { signal, skillState }) =>
-        result(null, { state: { seen: [...skillState.seen, { type: signal!.type, agent, tool, toolCallId, ...(ok !== undefined ? { ok } : {}) }] } }),
+      run: ({ agent, tool, toolCallId, ok, preApprovedBy }, { signal, skillState }) =>
+        result(null, {
+          state: { seen: [...skillState.seen, { type: signal!.type, agent, tool, toolCallId, ...(ok !== undefined ? { ok } : {}), ...(preApprovedBy !== undefined ? { preApprovedBy } : {}) }] },
+        }),
     }),
   ],
   routes: [{ path: 'chat.tool.*', target: { action: 'note' } }],
@@ -239,6 +247,18 @@ export const Watcher = defineAgent({ name: 'watcher', skills: [watch] });
 /** The bundled example skills (hello-extended, csv-tools), discovered from their folders. */
 export const library = await discoverSkills({ bundled: EXAMPLE_SKILLS_DIR });
 export const Librarian = defineAgent({ name: 'librarian', skills: [[conversation, { instructions: 'You greet people.', stream: false }], createSkillTools(library)] });
+
+/**
+ * allowed-tools: `treasury` pre-approves the ledger's `wire` (and names tools the agent does not
+ * have, or cannot apply a specifier to); `shady` would too, but it comes from a project folder
+ * nobody trusted.
+ */
+const treasury = await discoverSkills({ project: fileURLToPath(new URL('skills', import.meta.url)), user: false, bundled: false }, { trust: (entry) => entry.name !== 'shady' });
+export const Treasurer = defineAgent({
+  name: 'treasurer',
+  skills: [[conversation, { instructions: 'You keep a ledger.', stream: false }], ledger, createSkillTools(treasury)],
+  registry: treasury,
+});
 
 /**
  * A folder of skills a test makes, hides and brings back (SKILLSTATE_TEST_SKILLS, set by the
@@ -257,7 +277,7 @@ const Scratcher = scratchLibrary
     })
   : undefined;
 
-export const definitions: readonly AgentDefinition<object>[] = [Worker, NotesAgent, Desk, Chatter, Forgetful, Stranded, Hasty, Librarian, Watcher, Registered, ...(Scratcher ? [Scratcher] : [])];
+export const definitions: readonly AgentDefinition<object>[] = [Worker, NotesAgent, Desk, Chatter, Forgetful, Stranded, Hasty, Librarian, Watcher, Registered, Treasurer, ...(Scratcher ? [Scratcher] : [])];
 /** A code skill that needs the house style (a document skill) mounted first. */
 const annotator = defineSkill({
   name: 'annotator',

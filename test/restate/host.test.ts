@@ -297,6 +297,25 @@ describe('Restate host', () => {
     expect(await seen()).toHaveLength(4);
   }, 30_000);
 
+  it("a call a skill pre-approved is announced with the skill's name, and the allowed-tools entries that pre-approve nothing are said in the service process's log", async () => {
+    const agent = await client.spawn('treasurer', { id: 'pre-approved' });
+    const watcher = await client.spawn('watcher', { id: 'pre-approval-watch' });
+    await agent.subscribe('pre-approval-watch');
+    expect(await agent.call('chat.message', { text: 'load treasury' })).toBe('Loaded treasury.');
+    expect(await agent.call('chat.message', { text: 'wire 40' })).toBe('Wired; 40 out so far.');
+    const seen = async () => ((await watcher.getSnapshot()).state as { watch: { seen: { type: string; tool: string; preApprovedBy?: string }[] } }).watch.seen;
+    await eventually('the wire announced', async () => (await seen()).some((item) => item.tool === 'wire'));
+    expect((await seen()).filter((item) => item.type === 'chat.tool.call').map(({ tool, preApprovedBy }) => [tool, preApprovedBy])).toEqual([
+      ['load_skill', undefined],
+      ['wire', 'treasury'],
+    ]);
+    const log = host.service.output();
+    expect(log).toMatch(/agent 'pre-approved', turn 2: tool call '[\w-]+' of 'wire' runs without asking: skill 'treasury' pre-approves it \(allowed-tools\)/);
+    // Said from the first model call that offers the tools with the skill active: the one after load_skill.
+    expect(log).toContain("agent 'pre-approved', turn 1: skill 'treasury' pre-approves 'add(small:*)', but skillstate cannot apply '(small:*)' to tool 'add'");
+    expect(log).toContain("agent 'pre-approved', turn 1: skill 'treasury' pre-approves 'Read', but the agent has no tool named 'Read'");
+  }, 30_000);
+
   it("a model's warnings are said in the service process's log, once, naming the agent, the turn and the model", async () => {
     const agent = await client.spawn('chatter', { id: 'warned' });
     expect(await agent.call('chat.message', { text: 'mind the fixed temperature' })).toBe('Noted.');
