@@ -63,8 +63,15 @@ describe('every message of the reference validator, with an input producing it',
     expect((await validateSkillDir(path.join(root, 'file.txt'))).errors).toEqual([`Not a directory: ${path.join(root, 'file.txt')}`]);
   });
 
-  it('Invalid YAML in frontmatter: <the parser says why>', async () => {
-    const errors = await errorsOf('my-skill', md('name: [invalid\ndescription: broken'));
+  it('Invalid YAML in frontmatter: <the loader says why> (test_invalid_yaml)', async () => {
+    // strictyaml refuses the flow sequence before it could find the bracket unclosed.
+    expect(await errorsOf('my-skill', md('name: [invalid\ndescription: broken'))).toEqual([
+      'Invalid YAML in frontmatter: While scanning\n  in "<unicode string>", line 2, column 7:\n    name: [invalid\n          ^ (line: 2)\n' +
+        "Found ugly disallowed JSONesque flow mapping (surround with ' and ' to make text appear literally)\n" +
+        '  in "<unicode string>", line 2, column 8:\n    name: [invalid\n           ^ (line: 2)',
+    ]);
+    // YAML invalid for other reasons: the reason is skillstate's parser's, after the reference's prefix.
+    const errors = await errorsOf('my-skill', md('name: my-skill\ndescription: "unclosed'));
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/^Invalid YAML in frontmatter: \S/);
   });
