@@ -13,6 +13,11 @@
  * strict validation, a warning when loading leniently), `unloadable` (valid by the
  * specification, but skillstate cannot load it: a warning for strict validation, an error when
  * loading) or `advice` (a warning either way). Lengths count code points, not UTF-16 units.
+ * With `spec: 'agentskills'` only the problems the reference reports are reported: the fields it
+ * does not check (`license`, `allowed-tools`, `metadata`, any extension field) get no message.
+ *
+ * A name keeps the form it is written in; a name that cannot be an identifier loads under one
+ * derived from it (`skill-identifier.ts`), with a warning giving both.
  *
  * Pure: no I/O.
  */

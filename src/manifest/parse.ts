@@ -4,9 +4,13 @@
  * - lenient (the default, what discovery and loading use): accepts what real skills contain and
  *   reports each fix-up as a diagnostic — a BOM, CRLF line ends, an unquoted `: ` in a value, a
  *   name that does not match its folder, an over-long description, unknown fields, nested
- *   metadata, a refused trigger pattern (dropped);
+ *   metadata, a refused trigger pattern (dropped), YAML syntax the reference validator refuses
+ *   (flow style, anchors, tags, tabs), a name that cannot be an identifier (loaded under one
+ *   derived from it);
  * - strict (`strict: true`, what `validateSkillDir` and `skillstate validate` use): every
- *   problem of the specification is an error, in the reference validator's words.
+ *   problem of the specification is an error, in the reference validator's words. With
+ *   `spec: 'agentskills'` the file is judged as the reference judges it: its reading of a BOM and
+ *   of the closing `---`, and its YAML loader's refusals, in that loader's words.
  *
  * Fatal problems throw a `ManifestError` with code `invalid_manifest` naming the file.
  *
