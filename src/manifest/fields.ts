@@ -183,7 +183,6 @@ export function checkManifestFields(
   const text: Record<string, unknown> = { ...data };
   for (const field of TEXT_FIELDS) if (typeof data[field] !== 'string' && options.sources?.[field] !== undefined) text[field] = options.sources[field];
   const named = checkName(text, options.dirName, add);
-  const name = named?.name;
   const description = checkDescription(text, extended, add);
   const license = optionalString(text, 'license', add);
   const compatibility = optionalString(text, 'compatibility', add);
@@ -215,10 +214,10 @@ export function checkManifestFields(
   const extra: Record<string, unknown> = {};
   const known: readonly string[] = [...STANDARD_FIELDS, ...EXTENSION_FIELDS, ...HOST_FIELDS];
   for (const key of Object.keys(data)) if (!known.includes(key)) extra[key] = data[key];
-  if (named === undefined || name === undefined || description === undefined || problems.some((problem) => problem.level === 'fatal')) return { manifest: undefined, problems };
+  if (named === undefined || description === undefined || problems.some((problem) => problem.level === 'fatal')) return { manifest: undefined, problems };
   return {
     manifest: {
-      name,
+      name: named.name,
       id: named.id,
       description,
       briefDescription: brief?.trim() || firstSentence(description),

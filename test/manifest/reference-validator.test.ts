@@ -324,6 +324,14 @@ describe('strict verdicts and messages are the reference validator\'s, case by c
     expect(tree_.results.map((result) => [result.dir, result.errors])).toEqual([[folder, ['Missing required file: SKILL.md']]]);
   });
 
+  it('where the reference is plainly broken, skillstate differs on purpose: a --- inside a value does not end the front matter', async () => {
+    const content = md('description: Splits a---b in two\nname: my-skill');
+    // skills-ref splits the file at the first "---" anywhere: its front matter is "description: Splits a",
+    // and it reports ['Missing required field in frontmatter: name'].
+    expect(await errorsOf('my-skill', content)).toEqual([]);
+    expect(parseSkillManifest(content).manifest.description).toBe('Splits a---b in two');
+  });
+
   it('a long line is cut around the column, as ruamel prints it', async () => {
     const line = `description: ${'x'.repeat(50)} ok\ttail ${'y'.repeat(40)}`;
     const errors = await errorsOf('my-skill', md(`name: my-skill\n${line}`));
