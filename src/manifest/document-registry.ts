@@ -19,6 +19,7 @@ import type { AnySkill } from '../core/skill.js';
 import type { DocumentSkill, LoadedSkill } from './document.js';
 import { ManifestError, manifestError } from './errors.js';
 import { skillEntry, type SkillEntry, type SkillSourceKind } from './skill-entry.js';
+import { lookupKey } from './skill-identifier.js';
 import { firstSentence, type SkillManifest } from './fields.js';
 import { loadSkillFolder, type FolderSkillOptions } from './folder.js';
 import { bodyHeadings } from './rank.js';
@@ -165,12 +166,28 @@ export class DocumentSkillRegistry implements SkillResolver {
     return this.#specs.get(name);
   }
 
+  /** The entry registered as `name`, or whose name matches it as written or after NFKC (`file` finds `ﬁle`). */
   entry(name: string): SkillEntry | undefined {
-    return this.#entries.get(name);
+    return this.#entries.get(this.#identifier(name));
   }
 
+  /** Whether `name` finds a skill, as `entry` looks it up. */
   has(name: string): boolean {
-    return this.#entries.has(name);
+    return this.#entries.has(this.#identifier(name));
+  }
+
+  /**
+   * The identifier a name stands for: itself when registered, else the skill whose identifier or
+   * manifest name equals it after NFKC (a skill loaded under a derived identifier is still found
+   * by the name it was written with). Unchanged when nothing matches.
+   */
+  #identifier(name: string): string {
+    if (this.#entries.has(name)) return name;
+    const key = lookupKey(name);
+    for (const entry of this.#entries.values()) {
+      if (lookupKey(entry.name) === key || (entry.manifest && lookupKey(entry.manifest.name) === key)) return entry.name;
+    }
+    return name;
   }
 
   names(): string[] {
@@ -251,7 +268,8 @@ export class DocumentSkillRegistry implements SkillResolver {
   }
 
   /** The skill's body and resources (`load()`), read once and shared; toolsets are not imported. */
-  content(name: string): Promise<LoadedSkill> {
+  content(wanted: string): Promise<LoadedSkill> {
+    const name = this.#identifier(wanted);
     const entry = this.#entries.get(name);
     if (!entry) return Promise.reject(this.#unknown(name));
     let pending = this.#contents.get(name);
@@ -275,7 +293,8 @@ export class DocumentSkillRegistry implements SkillResolver {
    * share the result. Throws `skill_not_found` (listing the known names), `invalid_manifest` or
    * `toolset_failed`.
    */
-  activate(name: string): Promise<ActivatedSkill> {
+  activate(wanted: string): Promise<ActivatedSkill> {
+    const name = this.#identifier(wanted);
     const entry = this.#entries.get(name);
     if (!entry) return Promise.reject(this.#unknown(name));
     let pending = this.#activated.get(name);

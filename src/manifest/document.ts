@@ -99,12 +99,12 @@ export function defineDocumentSkill(definition: DocumentSkillDefinition): Docume
     });
   }
   if (typeof definition.instructions !== 'string') {
-    throw manifestError('invalid_manifest', `document skill '${manifest.name}': instructions must be a string`, { skill: manifest.name });
+    throw manifestError('invalid_manifest', `document skill '${manifest.id}': instructions must be a string`, { skill: manifest.id });
   }
   const entries = Object.entries(definition.resources ?? {});
   const actions = definition.actions ?? [];
   return {
-    name: manifest.name,
+    name: manifest.id,
     description: manifest.description,
     version: manifest.version,
     manifest,

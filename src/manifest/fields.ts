@@ -13,11 +13,16 @@
  * strict validation, a warning when loading leniently), `unloadable` (valid by the
  * specification, but skillstate cannot load it: a warning for strict validation, an error when
  * loading) or `advice` (a warning either way). Lengths count code points, not UTF-16 units.
+ * With `spec: 'agentskills'` only the problems the reference reports are reported: the fields it
+ * does not check (`license`, `allowed-tools`, `metadata`, any extension field) get no message.
+ *
+ * A name keeps the form it is written in; a name that cannot be an identifier loads under one
+ * derived from it (`skill-identifier.ts`), with a warning giving both.
  *
  * Pure: no I/O.
  */
 import { isPlainObject } from '../core/plain.js';
-import { SKILL_NAME } from '../core/skill.js';
+import { skillIdentifier } from './skill-identifier.js';
 import { compileTriggerPattern, type TriggerSpec } from './triggers.js';
 
 export const MAX_NAME_LENGTH = 64;
@@ -57,7 +62,13 @@ export interface ScriptRef {
 
 /** A SKILL.md front matter, checked and normalised. */
 export interface SkillManifest {
+  /** The name as written (white space stripped); compared with the folder's name and looked up after NFKC. */
   name: string;
+  /**
+   * The identifier the skill is registered and loaded under: `name` when it can be one, else one
+   * derived from it (`Active Directory Attacks` is `active-directory-attacks`), with a warning.
+   */
+  id: string;
   description: string;
   /** `brief_description`, or the description's first sentence. */
   briefDescription: string;
@@ -131,6 +142,15 @@ export function firstSentence(description: string): string {
   return chars.length > MAX_BRIEF_LENGTH ? `${chars.slice(0, MAX_BRIEF_LENGTH - 1).join('')}…` : sentence;
 }
 
+/** The fields whose checks the reference makes (its other standard fields it reads unchecked). */
+const REFERENCE_CHECKED = new Set(['name', 'description', 'compatibility']);
+
+/** Whether the reference validator reports this problem (everything else is skillstate's own). */
+function isReferenceProblem(level: ProblemLevel, code: string, field: string): boolean {
+  if (level === 'advice' || level === 'unloadable') return false;
+  return code === 'manifest_unknown_fields' || REFERENCE_CHECKED.has(field);
+}
+
 /** Python's `repr` of a sorted list of strings, as the reference validator prints it. */
 function pythonList(items: readonly string[]): string {
   return `[${items.map((item) => `'${item}'`).join(', ')}]`;
@@ -142,10 +162,13 @@ export function checkManifestFields(
   options: FieldOptions = {},
 ): { manifest: SkillManifest | undefined; problems: FieldProblem[] } {
   const problems: FieldProblem[] = [];
-  const add = (level: ProblemLevel, code: string, field: string, message: string) => problems.push({ level, code, field, message });
   const spec = options.spec ?? 'skillstate';
+  // The standard alone is judged as the reference judges it: what it does not check gets no message.
+  const add = (level: ProblemLevel, code: string, field: string, message: string) => {
+    if (spec !== 'agentskills' || isReferenceProblem(level, code, field)) problems.push({ level, code, field, message });
+  };
   const allowed: readonly string[] = spec === 'agentskills' ? STANDARD_FIELDS : [...STANDARD_FIELDS, ...EXTENSION_FIELDS];
-  const extended = EXTENSION_FIELDS.some((field) => field in data);
+  const extended = spec !== 'agentskills' && EXTENSION_FIELDS.some((field) => field in data);
 
   // The hosts' fields are honoured, not listed: the message keeps the specification's field set.
   const honoured: readonly string[] = spec === 'agentskills' ? [] : HOST_FIELDS;
@@ -159,7 +182,7 @@ export function checkManifestFields(
   // As in the reference, the standard text fields are read as written: `name: 2024` is "2024".
   const text: Record<string, unknown> = { ...data };
   for (const field of TEXT_FIELDS) if (typeof data[field] !== 'string' && options.sources?.[field] !== undefined) text[field] = options.sources[field];
-  const name = checkName(text, options.dirName, add);
+  const named = checkName(text, options.dirName, add);
   const description = checkDescription(text, extended, add);
   const license = optionalString(text, 'license', add);
   const compatibility = optionalString(text, 'compatibility', add);
@@ -191,10 +214,11 @@ export function checkManifestFields(
   const extra: Record<string, unknown> = {};
   const known: readonly string[] = [...STANDARD_FIELDS, ...EXTENSION_FIELDS, ...HOST_FIELDS];
   for (const key of Object.keys(data)) if (!known.includes(key)) extra[key] = data[key];
-  if (name === undefined || description === undefined || problems.some((problem) => problem.level === 'fatal')) return { manifest: undefined, problems };
+  if (named === undefined || description === undefined || problems.some((problem) => problem.level === 'fatal')) return { manifest: undefined, problems };
   return {
     manifest: {
-      name,
+      name: named.name,
+      id: named.id,
       description,
       briefDescription: brief?.trim() || firstSentence(description),
       version,
@@ -229,10 +253,12 @@ function requiredString(data: Record<string, unknown>, field: string, add: Add):
   return value;
 }
 
-function checkName(data: Record<string, unknown>, dirName: string | undefined, add: Add): string | undefined {
+function checkName(data: Record<string, unknown>, dirName: string | undefined, add: Add): { name: string; id: string } | undefined {
   const raw = requiredString(data, 'name', add);
   if (raw === undefined) return undefined;
-  const name = pythonStrip(raw).normalize('NFKC');
+  const written = pythonStrip(raw);
+  // The reference checks, and names in its messages, the NFKC form; the skill keeps the name as written.
+  const name = written.normalize('NFKC');
   const length = codePointLength(name);
   if (length > MAX_NAME_LENGTH) add('spec', 'manifest_name_format', 'name', `Skill name '${name}' exceeds ${MAX_NAME_LENGTH} character limit (${length} chars)`);
   if (name !== name.toLowerCase()) add('spec', 'manifest_name_format', 'name', `Skill name '${name}' must be lowercase`);
@@ -245,10 +271,15 @@ function checkName(data: Record<string, unknown>, dirName: string | undefined, a
   if (dirName !== undefined && dirName.normalize('NFKC') !== name) {
     add('spec', 'manifest_name_mismatch', 'name', `Directory name '${dirName}' must match skill name '${name}'`);
   }
-  if (!SKILL_NAME.test(name)) {
-    add('unloadable', 'manifest_name_unusable', 'name', `Skill name '${name}' cannot be used by skillstate: it must be 1 to 64 letters, digits, '_' or '-', starting with a letter or digit`);
+  const id = skillIdentifier(written);
+  if (id === undefined) {
+    add('unloadable', 'manifest_name_unusable', 'name', `Skill name '${written}' cannot be used by skillstate: no identifier (letters, digits, '_' or '-', starting with a letter or digit) can be derived from it`);
+    return { name: written, id: written };
   }
-  return name;
+  if (id !== written) {
+    add('advice', 'manifest_name_derived', 'name', `Skill name '${written}' cannot be used as an identifier (1 to 64 letters, digits, '_' or '-', starting with a letter or digit); the skill is registered and loaded as '${id}'`);
+  }
+  return { name: written, id };
 }
 
 function checkDescription(data: Record<string, unknown>, extended: boolean, add: Add): string | undefined {

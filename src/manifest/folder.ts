@@ -6,7 +6,7 @@
  *
  * I/O: reads the skill's folder. Never writes.
  */
-import { closeSync, readSync, statSync } from 'node:fs';
+import { closeSync, lstatSync, readlinkSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import type { DocumentSkill, LoadedSkill } from './document.js';
@@ -140,6 +140,7 @@ export interface FolderSkillResult {
  */
 export async function loadSkillFolder(dir: string, options: FolderSkillOptions = {}): Promise<FolderSkillResult> {
   const rootPath = path.resolve(dir);
+  let brokenLink: string | undefined;
   for (const name of MANIFEST_NAMES) {
     const file = path.join(rootPath, name);
     let head: ManifestHead;
@@ -147,7 +148,10 @@ export async function loadSkillFolder(dir: string, options: FolderSkillOptions =
       head = await readManifestHead(file, options.maxManifestBytes);
     } catch (error) {
       if (error instanceof ManifestError) throw error;
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        brokenLink ??= danglingLink(file);
+        continue;
+      }
       throw manifestError('invalid_manifest', `${file}: cannot be read: ${(error as Error).message}`, { subject: file });
     }
     const end = frontMatterEnd(normalizeText(head.text).text);
@@ -160,19 +164,44 @@ export async function loadSkillFolder(dir: string, options: FolderSkillOptions =
       });
     }
     const diagnostics = report.diagnostics;
-    if (head.invalidUtf8At !== undefined) diagnostics.push(invalidUtf8Diagnostic(file, head.invalidUtf8At, report.parsed.manifest.name));
-    const both = name === MANIFEST_NAMES[0] ? bothManifestsDiagnostic(rootPath, report.parsed.manifest.name) : undefined;
+    if (head.invalidUtf8At !== undefined) diagnostics.push(invalidUtf8Diagnostic(file, head.invalidUtf8At, report.parsed.manifest.id));
+    const both = name === MANIFEST_NAMES[0] ? bothManifestsDiagnostic(rootPath, report.parsed.manifest.id) : undefined;
     if (both) diagnostics.push(both);
     return { skill: folderSkill(rootPath, file, report.parsed, options), parsed: report.parsed, diagnostics, bytesRead: head.bytesRead };
   }
+  // A manifest that is a link to nothing is a skill the author meant to ship: skipped, and said so.
+  if (brokenLink !== undefined) throw brokenLinkError(brokenLink);
   throw manifestError('skill_not_found', `${rootPath}: Missing required file: SKILL.md`, { subject: rootPath });
+}
+
+/** The path of a manifest that is a symbolic link whose target does not exist, or undefined. */
+function danglingLink(file: string): string | undefined {
+  try {
+    return lstatSync(file).isSymbolicLink() ? file : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The error of a manifest that is a broken symbolic link: names the link and where it points. */
+function brokenLinkError(file: string): ManifestError {
+  let target = '?';
+  try {
+    target = readlinkSync(file);
+  } catch {
+    // Gone since: the message still names the link.
+  }
+  return manifestError('invalid_manifest', `${file}: is a symbolic link to ${target}, which does not exist; the skill is not loaded`, {
+    subject: file,
+    details: { reason: 'broken_link', target },
+  });
 }
 
 /** The `DocumentSkill` of a folder whose front matter is already parsed. */
 function folderSkill(rootPath: string, file: string, parsed: ParsedManifest, options: FolderSkillOptions): DocumentSkill {
   const { manifest } = parsed;
   return {
-    name: manifest.name,
+    name: manifest.id,
     description: manifest.description,
     version: manifest.version,
     manifest,
@@ -181,11 +210,11 @@ function folderSkill(rootPath: string, file: string, parsed: ParsedManifest, opt
     async load(): Promise<LoadedSkill> {
       const head = await readManifestHead(file, options.maxManifestBytes, true);
       const report = inspectSkillManifest(head.text, { file, maxAliasCount: options.maxAliasCount, maxBytes: options.maxManifestBytes });
-      if (!report.parsed) throw manifestError('invalid_manifest', `${file}: ${report.errors.join('; ')}`, { subject: file, skill: manifest.name });
+      if (!report.parsed) throw manifestError('invalid_manifest', `${file}: ${report.errors.join('; ')}`, { subject: file, skill: manifest.id });
       const listed = await listResources(rootPath);
-      const diagnostics = head.invalidUtf8At === undefined ? listed.diagnostics : [invalidUtf8Diagnostic(file, head.invalidUtf8At, manifest.name), ...listed.diagnostics];
+      const diagnostics = head.invalidUtf8At === undefined ? listed.diagnostics : [invalidUtf8Diagnostic(file, head.invalidUtf8At, manifest.id), ...listed.diagnostics];
       return { instructions: report.parsed.body, resources: listed.resources, root: rootPath, diagnostics };
     },
-    loadActions: () => loadToolsets(rootPath, manifest.toolsets, manifest.name),
+    loadActions: () => loadToolsets(rootPath, manifest.toolsets, manifest.id),
   };
 }

@@ -21,6 +21,9 @@ export const UNCLOSED_FRONT_MATTER = 'SKILL.md frontmatter not properly closed w
 /** The reference validator's wording for front matter that is not a mapping. */
 export const NOT_A_MAPPING = 'SKILL.md frontmatter must be a YAML mapping';
 
+/** The reference validator's prefix for front matter its YAML loader refuses. */
+export const INVALID_YAML = 'Invalid YAML in frontmatter: ';
+
 /** Alias expansions allowed when loading front matter (a "billion laughs" document needs thousands). */
 export const DEFAULT_MAX_ALIAS_COUNT = 100;
 
@@ -37,6 +40,8 @@ export interface FrontMatterSplit {
 
 const OPEN = /^---[ \t]*$/;
 const CLOSE = /^(?:---|\.\.\.)[ \t]*$/;
+/** The reference validator ends front matter at the next `---`; YAML's `...` does not close it. */
+const REFERENCE_CLOSE = /^---[ \t]*$/;
 
 /** Removes a BOM and normalises line ends; reports what it changed. */
 export function normalizeText(text: string): { text: string; bom: boolean; crlf: boolean } {
@@ -51,27 +56,32 @@ export function normalizeText(text: string): { text: string; bom: boolean; crlf:
  * Where the front matter ends in normalised text: the index just past the closing delimiter line,
  * or -1 when the text does not (yet) contain a closed block. Used to read just enough bytes.
  */
-export function frontMatterEnd(text: string): number {
+export function frontMatterEnd(text: string, close = CLOSE): number {
   const firstBreak = text.indexOf('\n');
   if (firstBreak < 0 || !OPEN.test(text.slice(0, firstBreak))) return -1;
   let start = firstBreak + 1;
   while (start <= text.length) {
     const next = text.indexOf('\n', start);
     const line = text.slice(start, next < 0 ? text.length : next);
-    if (CLOSE.test(line)) return next < 0 ? text.length : next + 1;
+    if (close.test(line)) return next < 0 ? text.length : next + 1;
     if (next < 0) return -1;
     start = next + 1;
   }
   return -1;
 }
 
-/** Splits a SKILL.md into its YAML and its body, or says why it cannot (reference wording). */
-export function splitFrontMatter(raw: string): { ok: true; value: FrontMatterSplit } | { ok: false; message: string } {
+/**
+ * Splits a SKILL.md into its YAML and its body, or says why it cannot (reference wording). With
+ * `reference`, the file is read as the reference validator reads it: a BOM is a character before
+ * the `---` (so the file does not start with front matter), and only `---` closes the block.
+ */
+export function splitFrontMatter(raw: string, options: { reference?: boolean } = {}): { ok: true; value: FrontMatterSplit } | { ok: false; message: string } {
   const { text, bom, crlf } = normalizeText(raw);
+  if (bom && options.reference) return { ok: false, message: NO_FRONT_MATTER };
   const firstBreak = text.indexOf('\n');
   const firstLine = firstBreak < 0 ? text : text.slice(0, firstBreak);
   if (!OPEN.test(firstLine)) return { ok: false, message: NO_FRONT_MATTER };
-  const end = frontMatterEnd(text);
+  const end = frontMatterEnd(text, options.reference ? REFERENCE_CLOSE : CLOSE);
   if (end < 0) return { ok: false, message: UNCLOSED_FRONT_MATTER };
   const block = text.slice(firstBreak + 1, end);
   const yaml = block.slice(0, block.lastIndexOf('\n', block.length - 2) + 1);
@@ -130,12 +140,12 @@ export function loadFrontMatterYaml(
       duplicates.push(...duplicateKeys(again.contents));
     }
   }
-  if (doc.errors.length) return { ok: false, message: `Invalid YAML in frontmatter: ${describeYamlError(doc.errors[0]!, yaml)}` };
+  if (doc.errors.length) return { ok: false, message: `${INVALID_YAML}${describeYamlError(doc.errors[0]!, yaml)}` };
   let loaded: unknown;
   try {
     loaded = doc.toJS({ maxAliasCount });
   } catch (error) {
-    return { ok: false, message: `Invalid YAML in frontmatter: ${(error as Error).message} (more than ${maxAliasCount} alias expansions)` };
+    return { ok: false, message: `${INVALID_YAML}${(error as Error).message} (more than ${maxAliasCount} alias expansions)` };
   }
   if (typeof loaded !== 'object' || loaded === null || Array.isArray(loaded) || !isMap(doc.contents)) return { ok: false, message: NOT_A_MAPPING };
   const dropped: string[] = [];

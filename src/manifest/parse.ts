@@ -4,9 +4,13 @@
  * - lenient (the default, what discovery and loading use): accepts what real skills contain and
  *   reports each fix-up as a diagnostic — a BOM, CRLF line ends, an unquoted `: ` in a value, a
  *   name that does not match its folder, an over-long description, unknown fields, nested
- *   metadata, a refused trigger pattern (dropped);
+ *   metadata, a refused trigger pattern (dropped), YAML syntax the reference validator refuses
+ *   (flow style, anchors, tags, tabs), a name that cannot be an identifier (loaded under one
+ *   derived from it);
  * - strict (`strict: true`, what `validateSkillDir` and `skillstate validate` use): every
- *   problem of the specification is an error, in the reference validator's words.
+ *   problem of the specification is an error, in the reference validator's words. With
+ *   `spec: 'agentskills'` the file is judged as the reference judges it: its reading of a BOM and
+ *   of the closing `---`, and its YAML loader's refusals, in that loader's words.
  *
  * Fatal problems throw a `ManifestError` with code `invalid_manifest` naming the file.
  *
@@ -15,7 +19,11 @@
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import { manifestError } from './errors.js';
 import { checkManifestFields, type FieldProblem, type ManifestSpec, type SkillManifest } from './fields.js';
-import { loadFrontMatterYaml, splitFrontMatter } from './frontmatter.js';
+import { INVALID_YAML, loadFrontMatterYaml, splitFrontMatter } from './frontmatter.js';
+import { referenceYamlRefusal } from './reference-yaml.js';
+
+/** Characters without which front matter holds nothing the reference's YAML loader refuses (bar a duplicate key). */
+const MAYBE_REFUSED = /[[{&!*\t]/;
 
 /** SKILL.md files larger than this are refused (front matter and body together). */
 export const DEFAULT_MAX_MANIFEST_BYTES = 256 * 1024;
@@ -79,7 +87,9 @@ export function inspectSkillManifest(text: string, options: ParseOptions = {}): 
   if (bytes > maxBytes) {
     return { parsed: undefined, errors: [`SKILL.md is ${bytes} bytes, over the ${maxBytes}-byte limit`], diagnostics: [] };
   }
-  const split = splitFrontMatter(text);
+  // Strict validation against the standard alone gives the reference validator's verdict.
+  const reference = strict && options.spec === 'agentskills';
+  const split = splitFrontMatter(text, { reference });
   if (!split.ok) return { parsed: undefined, errors: [split.message], diagnostics: [] };
   const diagnostics: Diagnostic[] = [];
   const note = (level: 'info' | 'warning', code: string, message: string, details?: Record<string, unknown>) =>
@@ -87,8 +97,17 @@ export function inspectSkillManifest(text: string, options: ParseOptions = {}): 
   if (split.value.bom) note('info', 'manifest_bom', 'a UTF-8 byte-order mark was removed');
   if (split.value.crlf) note('info', 'manifest_crlf', 'CRLF line ends were read as LF');
 
+  const refusal = reference || MAYBE_REFUSED.test(split.value.yaml) ? referenceYamlRefusal(split.value.yaml, { duplicates: reference }) : undefined;
+  if (refusal && reference) return { parsed: undefined, errors: [`${INVALID_YAML}${refusal.message}`], diagnostics };
   const loaded = loadFrontMatterYaml(split.value.yaml, { maxAliasCount: options.maxAliasCount ?? 100, repair: !strict });
   if (!loaded.ok) return { parsed: undefined, errors: [loaded.message], diagnostics };
+  if (refusal) {
+    note('warning', 'manifest_reference_syntax', `front matter line ${refusal.line} uses ${refusal.construct}, which the Agent Skills reference validator refuses (Invalid YAML in frontmatter); skillstate reads it as YAML`, {
+      construct: refusal.construct,
+      line: refusal.line,
+      column: refusal.column,
+    });
+  }
   for (const key of loaded.value.duplicates) {
     note('warning', 'manifest_duplicate_key', `key '${key}' is given more than once in the front matter; the last value is used`, { field: key });
   }
@@ -110,7 +129,7 @@ export function inspectSkillManifest(text: string, options: ParseOptions = {}): 
     if (error) errors.push(problem.message);
     else note('warning', problem.code, describeLenient(problem), { field: problem.field });
   }
-  const skill = manifest?.name;
+  const skill = manifest?.id;
   if (skill) for (const item of diagnostics) item.skill = skill;
   if (!manifest) return { parsed: undefined, errors, diagnostics };
   const body = split.value.body.replace(/^\n+/, '');

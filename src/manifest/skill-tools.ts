@@ -104,10 +104,11 @@ export function createSkillTools(registry: DocumentSkillRegistry, options: Skill
       try {
         const { spec, entry, loaded } = await registry.activate(name);
         const output: LoadSkillOutput = {
-          skill: name,
+          // The identifier it is registered under, whichever name found it.
+          skill: entry.name,
           version: entry.version,
           rootPath: reportedRoot(entry.rootPath, options),
-          instructions: wrapBody(name, bodyForModel(entry, loaded.instructions)),
+          instructions: wrapBody(entry.name, bodyForModel(entry, loaded.instructions)),
           resources: [...loaded.resources.keys()],
           tools: spec.actions.map((action) => action.name),
           alreadyLoaded: Object.hasOwn(ctx.state, spec.stateKey),

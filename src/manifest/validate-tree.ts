@@ -11,7 +11,7 @@
  *
  * I/O: reads folders and SKILL.md files. Never writes.
  */
-import { readdir, realpath, stat } from 'node:fs/promises';
+import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import type { Dirent } from 'node:fs';
 import path from 'node:path';
 import type { ManifestSpec } from './fields.js';
@@ -40,12 +40,13 @@ function missing(error: unknown): boolean {
 
 /**
  * Whether `dir` holds a manifest: `true`, `false`, or the error that kept it from being known.
- * Anything by that name counts, even a FIFO or a folder: validating it says what is wrong.
+ * Anything by that name counts, even a FIFO, a folder or a broken link: validating it says what is wrong.
  */
 async function holdsManifest(dir: string): Promise<boolean | Error> {
   for (const name of MANIFEST_NAMES) {
     try {
-      await stat(path.join(dir, name));
+      // A link to nothing counts too: validating the folder reports it as the reference does.
+      await lstat(path.join(dir, name));
       return true;
     } catch (error) {
       if (!missing(error)) return error as Error;

@@ -54,7 +54,7 @@ export async function validateSkillDir(dir: string, options: { spec?: ManifestSp
     }
     const report = inspectSkillManifest(head.text, { file, dirName: path.basename(path.resolve(dir)), strict: true, spec: options.spec, maxBytes });
     const errors = head.invalidUtf8At === undefined ? report.errors : [`SKILL.md is not valid UTF-8: byte ${head.invalidUtf8At} is not part of a UTF-8 character`, ...report.errors];
-    const both = name === MANIFEST_NAMES[0] ? bothManifestsDiagnostic(dir, report.parsed?.manifest.name) : undefined;
+    const both = name === MANIFEST_NAMES[0] ? bothManifestsDiagnostic(dir, report.parsed?.manifest.id) : undefined;
     return {
       dir,
       file,

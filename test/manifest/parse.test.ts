@@ -132,7 +132,7 @@ describe('lenient loading accepts real skills and says what it fixed', () => {
   it('accepts nested metadata with a warning', () => {
     const parsed = parseSkillManifest(fm('name: pdf\ndescription: x\nmetadata:\n  author: me\n  tags:\n    - a\n    - b'), { dirName: 'pdf' });
     expect(parsed.manifest.metadata).toEqual({ author: 'me', tags: ['a', 'b'] });
-    expect(codes(fm('name: pdf\ndescription: x\nmetadata:\n  tags: [a]'))).toEqual(['manifest_metadata_nested']);
+    expect(codes(fm('name: pdf\ndescription: x\nmetadata:\n  tags:\n    - a'))).toEqual(['manifest_metadata_nested']);
   });
 
   it('registers a skill whose name does not match its folder under its manifest name, with a warning', () => {
@@ -151,7 +151,7 @@ describe('lenient loading accepts real skills and says what it fixed', () => {
   });
 
   it('drops a refused trigger pattern with a warning and keeps the skill', () => {
-    const parsed = parseSkillManifest(fm('name: pdf\ndescription: x\ntriggers:\n  keywords: [pdf]\n  patterns: ["(a+)+$", "\\\\.pdf\\\\b"]'));
+    const parsed = parseSkillManifest(fm('name: pdf\ndescription: x\ntriggers:\n  keywords:\n    - pdf\n  patterns:\n    - "(a+)+$"\n    - "\\\\.pdf\\\\b"'));
     expect(parsed.manifest.triggers.patterns).toEqual(['\\.pdf\\b']);
     expect(parsed.diagnostics.map((d) => d.code)).toEqual(['trigger_pattern_refused']);
   });

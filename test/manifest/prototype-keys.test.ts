@@ -70,10 +70,13 @@ describe('prototype keys in front matter are dropped with a warning, at any dept
   });
 
   it('top-level ones still count as unexpected fields for strict validation, as the reference says', () => {
-    const report = inspectSkillManifest(HOSTILE, { strict: true, dirName: 'hostile', spec: 'agentskills' });
-    expect(report.errors[0]).toBe(
+    // Written in block style: the reference refuses the flow style of HOSTILE before looking at any field.
+    const block = skillMd('name: hostile\ndescription: x\n__proto__:\n  polluted: top\n"constructor":\n  polluted: ctor\nprototype:\n  polluted: proto\ncustom: x\ntriggers:\n  keywords:\n    - pdf');
+    expect(inspectSkillManifest(HOSTILE, { strict: true, dirName: 'hostile', spec: 'agentskills' }).errors[0]).toMatch(/^Invalid YAML in frontmatter: While scanning\n {2}in "<unicode string>", line 4, column 12:/);
+    const report = inspectSkillManifest(block, { strict: true, dirName: 'hostile', spec: 'agentskills' });
+    expect(report.errors).toEqual([
       "Unexpected fields in frontmatter: __proto__, constructor, custom, prototype, triggers. Only ['allowed-tools', 'compatibility', 'description', 'license', 'metadata', 'name'] are allowed.",
-    );
+    ]);
   });
 
   it('the same holds for skills found by discovery and activated', async () => {

@@ -4,10 +4,11 @@
  * produce with an input that produces it. Expected messages are written from the reference's
  * source (f-strings filled in by hand), character for character.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { discoverSkills, parseSkillManifest, validateSkillDir } from '../../src/index.js';
+import { validateSkillTree } from '../../src/manifest/validate-tree.js';
 import { tree } from './tree.js';
 
 const ALLOWED = "['allowed-tools', 'compatibility', 'description', 'license', 'metadata', 'name']";
@@ -62,8 +63,15 @@ describe('every message of the reference validator, with an input producing it',
     expect((await validateSkillDir(path.join(root, 'file.txt'))).errors).toEqual([`Not a directory: ${path.join(root, 'file.txt')}`]);
   });
 
-  it('Invalid YAML in frontmatter: <the parser says why>', async () => {
-    const errors = await errorsOf('my-skill', md('name: [invalid\ndescription: broken'));
+  it('Invalid YAML in frontmatter: <the loader says why> (test_invalid_yaml)', async () => {
+    // strictyaml refuses the flow sequence before it could find the bracket unclosed.
+    expect(await errorsOf('my-skill', md('name: [invalid\ndescription: broken'))).toEqual([
+      'Invalid YAML in frontmatter: While scanning\n  in "<unicode string>", line 2, column 7:\n    name: [invalid\n          ^ (line: 2)\n' +
+        "Found ugly disallowed JSONesque flow mapping (surround with ' and ' to make text appear literally)\n" +
+        '  in "<unicode string>", line 2, column 8:\n    name: [invalid\n           ^ (line: 2)',
+    ]);
+    // YAML invalid for other reasons: the reason is skillstate's parser's, after the reference's prefix.
+    const errors = await errorsOf('my-skill', md('name: my-skill\ndescription: "unclosed'));
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/^Invalid YAML in frontmatter: \S/);
   });
@@ -177,5 +185,159 @@ describe('metadata values are strings, as written in the source', () => {
   it('the standard text fields are read as written too: name: 2024', async () => {
     expect(await errorsOf('2024', md('name: 2024\ndescription: 42'))).toEqual([]);
     expect(parseSkillManifest(md('name: "2024"\ndescription: 42\ncompatibility: 3.10')).manifest).toMatchObject({ name: '2024', description: '42', compatibility: '3.10' });
+  });
+});
+
+/**
+ * Edge cases found by comparing skillstate with skills-ref on real trees. Each expected list is
+ * what `skills-ref validate` prints for the folder, derived from its source (parser.py,
+ * validator.py) and from strictyaml's (the loader it reads front matter with): strictyaml
+ * refuses flow collections, anchors, tags, tabs outside quotes and comments, and keys given
+ * twice, and its error text is ruamel.yaml's marked error — the context, a position and the line
+ * with a caret under the column (`^ (line: N)`), then the problem and its position. The YAML it
+ * reads starts right after the opening `---`, so its line numbers are the SKILL.md's.
+ */
+describe('strict verdicts and messages are the reference validator\'s, case by case', () => {
+  const where = (line: number, column: number, text: string) =>
+    `  in "<unicode string>", line ${line}, column ${column}:\n    ${text}\n${' '.repeat(3 + column)}^ (line: ${line})`;
+  const flow = (line: number, column: number, text: string) =>
+    `Invalid YAML in frontmatter: While scanning\n${where(line, column, text)}\nFound ugly disallowed JSONesque flow mapping (surround with ' and ' to make text appear literally)\n${where(line, column + 1, text)}`;
+  const tab = (line: number, column: number, text: string) =>
+    `Invalid YAML in frontmatter: while scanning for the next token\nfound character '\\t' that cannot start any token\n${where(line, column, text)}`;
+  const emoji = '\u{1F600}'.repeat(1025); // 1,025 characters, 2,050 UTF-16 units
+
+  const table: { case: string; dir: string; content: string; errors: string[] }[] = [
+    {
+      case: "skillstate's extension fields are foreign fields, with no message of skillstate's own",
+      dir: 'my-skill',
+      content: md(`name: my-skill\ndescription: ${'d'.repeat(600)}\nversion: "2"\nbrief_description: ${'b'.repeat(300)}\ntriggers:\n  keywords: 7\ndefault_enabled: maybe`),
+      errors: [`Unexpected fields in frontmatter: brief_description, default_enabled, triggers, version. Only ${ALLOWED} are allowed.`],
+    },
+    { case: 'a flow sequence', dir: 'my-skill', content: md('name: my-skill\ndescription: A test skill\nallowed-tools: [Read, Bash]'), errors: [flow(4, 16, 'allowed-tools: [Read, Bash]')] },
+    { case: 'a flow mapping', dir: 'my-skill', content: md('name: my-skill\ndescription: A test skill\nmetadata: {author: me}'), errors: [flow(4, 11, 'metadata: {author: me}')] },
+    { case: 'a description starting with [', dir: 'my-skill', content: md('name: my-skill\ndescription: [beta] A test skill'), errors: [flow(3, 14, 'description: [beta] A test skill')] },
+    {
+      case: 'an anchor',
+      dir: 'my-skill',
+      content: md('name: my-skill\ndescription: &d A test skill'),
+      errors: [
+        `Invalid YAML in frontmatter: While scanning\n${where(3, 14, 'description: &d A test skill')}\nFound confusing disallowed anchor token (surround with ' and ' to make text appear literally)\n${where(3, 16, 'description: &d A test skill')}`,
+      ],
+    },
+    {
+      case: 'a tag (context at its end, problem at its start)',
+      dir: 'my-skill',
+      content: md('name: !!str my-skill\ndescription: A test skill'),
+      errors: [`Invalid YAML in frontmatter: While scanning\n${where(2, 12, 'name: !!str my-skill')}\nFound disallowed tag tokens (do not specify types in markup)\n${where(2, 7, 'name: !!str my-skill')}`],
+    },
+    { case: 'an alias (no anchor can exist)', dir: 'my-skill', content: md('name: my-skill\ndescription: *d'), errors: [`Invalid YAML in frontmatter: found undefined alias 'd'\n${where(3, 14, 'description: *d')}`] },
+    { case: 'a tab indenting a key', dir: 'my-skill', content: md('name: my-skill\ndescription: A test skill\nmetadata:\n\tauthor: me'), errors: [tab(5, 1, '\tauthor: me')] },
+    { case: 'a tab after the colon', dir: 'my-skill', content: md('name:\tmy-skill\ndescription: A test skill'), errors: [tab(2, 6, 'name:\tmy-skill')] },
+    { case: 'a tab inside a plain value', dir: 'my-skill', content: md('name: my-skill\ndescription: A\ttest skill'), errors: [tab(3, 15, 'description: A\ttest skill')] },
+    { case: 'tabs inside quotes and comments are text', dir: 'my-skill', content: md('name: my-skill # the\tname\ndescription: "A\ttest skill"'), errors: [] },
+    {
+      case: 'a key given twice',
+      dir: 'my-skill',
+      content: md('name: my-skill\ndescription: A test skill\nname: my-skill'),
+      errors: [`Invalid YAML in frontmatter: While parsing\n${where(4, 1, 'name: my-skill')}\nDuplicate key 'name' found\n${where(4, 5, 'name: my-skill')}`],
+    },
+    {
+      case: 'a nested key given twice',
+      dir: 'my-skill',
+      content: md('name: my-skill\ndescription: A test skill\nmetadata:\n  author: a\n  author: b'),
+      errors: [`Invalid YAML in frontmatter: While parsing\n${where(6, 3, '  author: b')}\nDuplicate key 'author' found\n${where(6, 9, '  author: b')}`],
+    },
+    { case: 'a byte-order mark: the file does not start with ---', dir: 'my-skill', content: `\ufeff${md('name: my-skill\ndescription: A test skill')}`, errors: ['SKILL.md must start with YAML frontmatter (---)'] },
+    { case: 'CRLF line ends (Python reads them as LF)', dir: 'my-skill', content: '---\r\nname: my-skill\r\ndescription: A test skill\r\n---\r\nBody\r\n', errors: [] },
+    { case: "YAML's ... does not close the front matter", dir: 'my-skill', content: '---\nname: my-skill\ndescription: A test skill\n...\nBody\n', errors: ['SKILL.md frontmatter not properly closed with ---'] },
+    { case: 'an empty front matter', dir: 'my-skill', content: '---\n---\nBody\n', errors: ['SKILL.md frontmatter must be a YAML mapping'] },
+    { case: 'a front matter of plain text', dir: 'my-skill', content: md('just some text'), errors: ['SKILL.md frontmatter must be a YAML mapping'] },
+    { case: 'an Arabic name', dir: 'مهارة', content: md('name: مهارة\ndescription: A test skill'), errors: [] },
+    { case: 'a Japanese name', dir: 'スキル', content: md('name: スキル\ndescription: A test skill'), errors: [] },
+    { case: 'a Korean name', dir: '기술-도구', content: md('name: 기술-도구\ndescription: A test skill'), errors: [] },
+    { case: 'NFKC: a ligature in the name, plain letters in the folder', dir: 'file', content: md('name: ﬁle\ndescription: A test skill'), errors: [] },
+    { case: 'NFKC: full-width letters and hyphen', dir: 'my-skill', content: md('name: ｍｙ－ｓｋｉｌｌ\ndescription: A test skill'), errors: [] },
+    {
+      case: 'NFKC: messages name the normalised name, the folder as it is',
+      dir: 'ﬁles',
+      content: md('name: ＦＩＬＥ\ndescription: A test skill'),
+      errors: ["Skill name 'FILE' must be lowercase", "Directory name 'ﬁles' must match skill name 'FILE'"],
+    },
+    {
+      case: 'a name with spaces',
+      dir: 'active-directory-attacks',
+      content: md('name: Active Directory Attacks\ndescription: A test skill'),
+      errors: [
+        "Skill name 'Active Directory Attacks' must be lowercase",
+        "Skill name 'Active Directory Attacks' contains invalid characters. Only letters, digits, and hyphens are allowed.",
+        "Directory name 'active-directory-attacks' must match skill name 'Active Directory Attacks'",
+      ],
+    },
+    { case: 'a name with a dot', dir: 'my.skill', content: md('name: my.skill\ndescription: A test skill'), errors: ["Skill name 'my.skill' contains invalid characters. Only letters, digits, and hyphens are allowed."] },
+    {
+      case: 'a description over 1024 characters counts characters, not UTF-16 units',
+      dir: 'my-skill',
+      content: md(`name: my-skill\ndescription: ${emoji}`),
+      errors: ['Description exceeds 1024 character limit (1025 chars)'],
+    },
+    {
+      case: 'both required fields missing',
+      dir: 'my-skill',
+      content: md('license: MIT'),
+      errors: ['Missing required field in frontmatter: name', 'Missing required field in frontmatter: description'],
+    },
+    {
+      case: 'foreign fields come first, sorted, then the name, the description, the compatibility',
+      dir: 'my-skill',
+      content: md(`zeta: 1\nname: My_Skill\nalpha: 2\ndescription: "  "\ncompatibility: ${'c'.repeat(501)}`),
+      errors: [
+        `Unexpected fields in frontmatter: alpha, zeta. Only ${ALLOWED} are allowed.`,
+        "Skill name 'My_Skill' must be lowercase",
+        "Skill name 'My_Skill' contains invalid characters. Only letters, digits, and hyphens are allowed.",
+        "Directory name 'my-skill' must match skill name 'My_Skill'",
+        "Field 'description' must be a non-empty string",
+        'Compatibility exceeds 500 character limit (501 chars)',
+      ],
+    },
+    { case: 'metadata as a list (the reference does not check it)', dir: 'my-skill', content: md('name: my-skill\ndescription: A test skill\nmetadata:\n  - a\n  - b'), errors: [] },
+    { case: 'metadata as text', dir: 'my-skill', content: md('name: my-skill\ndescription: A test skill\nmetadata: by me'), errors: [] },
+    { case: 'nested metadata', dir: 'my-skill', content: md('name: my-skill\ndescription: A test skill\nmetadata:\n  author:\n    name: me'), errors: [] },
+    { case: 'license and allowed-tools as lists', dir: 'my-skill', content: md('name: my-skill\ndescription: A test skill\nlicense:\n  - MIT\nallowed-tools:\n  - Read'), errors: [] },
+    { case: 'a name that does not match its folder', dir: 'pdf', content: md('name: pdf-tools\ndescription: A test skill'), errors: ["Directory name 'pdf' must match skill name 'pdf-tools'"] },
+  ];
+
+  it.each(table)('$case', async ({ dir, content, errors }) => {
+    const result = await validateSkillDir(await skillDir(dir, content), { spec: 'agentskills' });
+    expect(result.errors).toEqual(errors);
+    expect(result.valid).toBe(errors.length === 0);
+    expect(result.warnings).toEqual([]);
+  });
+
+  it('a SKILL.md that is a broken symbolic link: the single message of a missing file', async () => {
+    const root = await tree();
+    const folder = path.join(root, 'my-skill');
+    await mkdir(folder);
+    await symlink(path.join(root, 'nowhere.md'), path.join(folder, 'SKILL.md'));
+    expect((await validateSkillDir(folder, { spec: 'agentskills' })).errors).toEqual(['Missing required file: SKILL.md']);
+    // Named through its parent, it is still found and checked, with the same single message.
+    const tree_ = await validateSkillTree(root, { spec: 'agentskills' });
+    expect(tree_.results.map((result) => [result.dir, result.errors])).toEqual([[folder, ['Missing required file: SKILL.md']]]);
+  });
+
+  it('where the reference is plainly broken, skillstate differs on purpose: a --- inside a value does not end the front matter', async () => {
+    const content = md('description: Splits a---b in two\nname: my-skill');
+    // skills-ref splits the file at the first "---" anywhere: its front matter is "description: Splits a",
+    // and it reports ['Missing required field in frontmatter: name'].
+    expect(await errorsOf('my-skill', content)).toEqual([]);
+    expect(parseSkillManifest(content).manifest.description).toBe('Splits a---b in two');
+  });
+
+  it('a long line is cut around the column, as ruamel prints it', async () => {
+    const line = `description: ${'x'.repeat(50)} ok\ttail ${'y'.repeat(40)}`;
+    const errors = await errorsOf('my-skill', md(`name: my-skill\n${line}`));
+    // The tab is at column 67 (0-based 66). ruamel keeps 32 characters either side of it once a
+    // side passes 36, marking the cut with " ... ": 32 before, then the tab, "tail " and 26 y.
+    const snippet = ` ... ${line.slice(66 - 32, 66)}\ttail ${'y'.repeat(26)} ... `;
+    expect(errors).toEqual([`Invalid YAML in frontmatter: while scanning for the next token\nfound character '\\t' that cannot start any token\n  in "<unicode string>", line 3, column 67:\n    ${snippet}\n${' '.repeat(4 + 32 + 5)}^ (line: 3)`]);
   });
 });

@@ -28,7 +28,8 @@ that was not checked, and fails the run (name such a folder to validate it).
 
 Exit code 1 when any skill is invalid or a folder that may hold a skill was not checked.
 
-  --spec agentskills   accept only the standard fields
+  --spec agentskills   accept only the standard fields and judge as skills-ref does: its verdict
+                       and messages, its YAML subset (no flow style, anchors, tags or tabs)
   --spec skillstate    also accept the extension fields: version, toolsets, scripts, triggers,
                        default_enabled, brief_description (default)
   --json               print the skills' results as JSON (skipped folders are still named on stderr)`,
