@@ -13,7 +13,7 @@ import { arithmetic, counter } from 'skillstate/skills';
 const MathAgent = defineAgent({ name: 'math_agent', skills: [counter] });
 
 export async function inspectorTour(options: { once: boolean }, log: (line: string) => void = console.log): Promise<void> {
-  const inspector = await startInspector({ viewer: 'local', redact: true });
+  const inspector = await startInspector({ redact: true }); // url is the local viewer's (the default)
   log(`Local viewer: open ${inspector.localUrl} in a browser (works offline)`);
   log(`Stately inspector: open ${inspector.statelyUrl} (needs the internet; events stream over ${inspector.socketUrl})`);
   const system = createAgentSystem({ inspect: inspector.inspect });

@@ -43,7 +43,7 @@ export async function mcpTour(log: (line: string) => void = console.log): Promis
       ...(process.env.NODE_OPTIONS ? { env: { NODE_OPTIONS: process.env.NODE_OPTIONS } } : {}),
     });
     await client.mount(docs);
-    const names = () => client.tools().tools.map((tool) => tool.function.name);
+    const names = () => client.toolset().tools.map((tool) => tool.function.name);
     log(`docs tools: ${names().join(', ')}`);
     await client.callTool('load_skill', { name: 'hello-extended' });
     await until(() => names().includes('say_hello'));

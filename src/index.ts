@@ -137,7 +137,7 @@ export {
   type RunningAgents,
 } from './manifest/document-registry.js';
 export type { SkillEntry, SkillSourceKind } from './manifest/skill-entry.js';
-export { discoverSkills, BUNDLED_SKILLS_DIR, EXAMPLE_SKILLS_DIR, exampleSkillNames, exampleSkillPath, type SkillSources, type DiscoverOptions, type ScanStats } from './manifest/discover.js';
+export { discoverSkills, defaultSkillSources, type DefaultSkillSourcesOptions, BUNDLED_SKILLS_DIR, EXAMPLE_SKILLS_DIR, exampleSkillNames, exampleSkillPath, type SkillSources, type DiscoverOptions, type ScanStats } from './manifest/discover.js';
 export type { TrustPolicy } from './manifest/trust.js';
 export type { DocumentSkillMetadata } from './manifest/spec.js';
 export type { AllowedToolEntry } from './manifest/allowed-tools.js';

@@ -59,6 +59,29 @@ beforeAll(() => {
 }, 180_000);
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
+/**
+ * An application folder outside the repository, where tsx cannot be resolved: skillstate is a
+ * copy of the build (and its command), its dependencies are links to the repository's installed ones.
+ */
+function appWithoutTsx(): string {
+  const app = mkdtempSync(path.join(os.tmpdir(), 'skillstate-no-tsx-'));
+  const installed = path.join(app, 'node_modules', 'skillstate');
+  mkdirSync(installed, { recursive: true });
+  for (const item of ['package.json', 'dist', 'skills', 'bin']) cpSync(`${root}${item}`, path.join(installed, item), { recursive: true });
+  const manifest = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as {
+    dependencies: Record<string, string>;
+    peerDependencies: Record<string, string>;
+    peerDependenciesMeta: Record<string, { optional?: boolean }>;
+  };
+  // What an application has: skillstate's dependencies and the peers it must install (zod), not the optional tsx.
+  const peers = Object.keys(manifest.peerDependencies).filter((name) => !manifest.peerDependenciesMeta[name]?.optional);
+  for (const name of [...Object.keys(manifest.dependencies), ...peers]) {
+    mkdirSync(path.dirname(path.join(app, 'node_modules', name)), { recursive: true });
+    symlinkSync(`${root}node_modules/${name}`, path.join(app, 'node_modules', name));
+  }
+  return app;
+}
+
 describe('the built package', () => {
   it('has the files every export names', () => {
     const { exports } = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { exports: Record<string, Record<string, string>> };
@@ -98,24 +121,8 @@ describe('the built package', () => {
   });
 
   it('runs without tsx: JavaScript toolsets load, a TypeScript toolset or script fails saying how to install tsx', () => {
-    // An application folder outside the repository, where tsx cannot be resolved: skillstate is a
-    // copy of the build, its dependencies are links to the repository's installed ones.
-    const app = mkdtempSync(path.join(os.tmpdir(), 'skillstate-no-tsx-'));
+    const app = appWithoutTsx();
     try {
-      const installed = path.join(app, 'node_modules', 'skillstate');
-      mkdirSync(installed, { recursive: true });
-      for (const item of ['package.json', 'dist', 'skills']) cpSync(`${root}${item}`, path.join(installed, item), { recursive: true });
-      const manifest = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as {
-        dependencies: Record<string, string>;
-        peerDependencies: Record<string, string>;
-        peerDependenciesMeta: Record<string, { optional?: boolean }>;
-      };
-      // What an application has: skillstate's dependencies and the peers it must install (zod), not the optional tsx.
-      const peers = Object.keys(manifest.peerDependencies).filter((name) => !manifest.peerDependenciesMeta[name]?.optional);
-      for (const name of [...Object.keys(manifest.dependencies), ...peers]) {
-        mkdirSync(path.dirname(path.join(app, 'node_modules', name)), { recursive: true });
-        symlinkSync(`${root}node_modules/${name}`, path.join(app, 'node_modules', name));
-      }
       const skill = path.join(app, 'skills', 'mixed');
       mkdirSync(skill, { recursive: true });
       writeFileSync(path.join(skill, 'SKILL.md'), '---\nname: mixed\ndescription: Tools in JavaScript.\ntoolsets:\n  - "tools:Tools"\n---\nBody\n');
@@ -145,6 +152,27 @@ console.log(script.message);
           "skill 'mixed': script 'run.ts' cannot run: run.ts is TypeScript, which needs tsx, an optional peer dependency of skillstate that is not installed: run 'npm install tsx' in your application (or ship the script as .js)\n",
       );
       expect(outcome.status).toBe(0);
+    } finally {
+      rmSync(app, { recursive: true, force: true });
+    }
+  });
+
+  it('skillstate mcp --agent ./agent.ts without tsx: the tsx_missing error with the install line, not a raw import failure', () => {
+    const app = appWithoutTsx();
+    try {
+      writeFileSync(path.join(app, 'agent.ts'), "import { defineAgent } from 'skillstate';\nexport const Agent = defineAgent({ name: 'typed' });\n");
+      const outcome = spawnSync(process.execPath, ['node_modules/skillstate/bin/skillstate.js', 'mcp', '--no-user', '--no-project', '--agent', './agent.ts:Agent'], {
+        cwd: app,
+        encoding: 'utf8',
+        env: userEnv,
+        timeout: 60_000,
+      });
+      expect(outcome.stderr).toBe(
+        "skillstate mcp: --agent: cannot import './agent.ts': agent.ts is TypeScript, which needs tsx, an optional peer dependency of skillstate that is not installed: " +
+          "run 'npm install tsx' in your application (or ship the module as .js) [invalid_options]\n",
+      );
+      expect(outcome.stdout).toBe('');
+      expect(outcome.status).toBe(1);
     } finally {
       rmSync(app, { recursive: true, force: true });
     }

@@ -25,6 +25,18 @@ function runs(name: string, code: string): void {
 
 describe('README', () => {
   it('has runnable blocks', () => expect(runnable('README.md').length).toBeGreaterThanOrEqual(3));
+
+  it("the list of system methods names every member of a system, system.register() included", async () => {
+    const { createAgentSystem } = await import('../src/index.js');
+    const bullet = /^- \*\*The system\*\* —([\s\S]*?)\n- /m.exec(readFileSync(`${root}README.md`, 'utf8'))?.[1] ?? '';
+    const named = new Set([...bullet.matchAll(/`(\w+)/g)].map((match) => match[1]));
+    const system = createAgentSystem();
+    try {
+      expect(Object.keys(system).filter((member) => !named.has(member))).toEqual([]);
+    } finally {
+      await system.shutdown();
+    }
+  });
 });
 
 describe.each(pages)('%s', (page) => {

@@ -52,6 +52,9 @@ Commands:
 ${COMMANDS.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`).join('\n')}
 
 Run 'skillstate <command> --help' for a command's options; 'skillstate --version' for the version.
+
+Exit codes: 0 success, 1 failure, 2 a usage mistake. An error of skillstate's ends with its stable
+code in brackets, the one a program matches on: "no skill named 'x'; available: ... [skill_not_found]".
 `;
 }
 

@@ -5,8 +5,10 @@
  *
  * I/O: through `discoverSkills` only.
  */
+import path from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
-import { defaultSkillSources, discoverSkills } from '../manifest/discover.js';
+import type { Diagnostic } from '../core/diagnostics.js';
+import { defaultSkillSources, discoverSkills, type SkillSources } from '../manifest/discover.js';
 import type { DocumentSkillRegistry } from '../manifest/document-registry.js';
 import type { CliIO } from './io.js';
 import { withProgress } from './progress.js';
@@ -65,18 +67,37 @@ function reportDiscovery(registry: DocumentSkillRegistry, io: CliIO): void {
   }
 }
 
-function scan(flags: SourceFlags, io: CliIO): Promise<DocumentSkillRegistry> {
+/** The sources the flags describe: the project and user folders unless left out, and what the flags add. */
+export function sourcesFromFlags(flags: SourceFlags): SkillSources {
   const defaults = defaultSkillSources();
+  return {
+    project: flags['no-project'] ? false : (flags.project ?? defaults.project),
+    user: flags['no-user'] ? false : (flags.user ?? defaults.user),
+    bundled: flags['no-bundled'] || flags.bundled === undefined ? false : flags.bundled,
+    extra: flags.path ?? [],
+    examples: flags.example ?? [],
+  };
+}
+
+/**
+ * Where the sources look, one line each (`project  /app/.agent/skills (missing)`), for a scan
+ * that found nothing; a folder is marked missing when the scan's diagnostics say so.
+ */
+export function describeSources(sources: SkillSources, diagnostics: readonly Diagnostic[]): string[] {
+  const missing = new Set(diagnostics.filter((note) => note.code === 'source_missing').map((note) => note.subject));
+  const lines: [string, string][] = [];
+  for (const kind of ['project', 'user', 'bundled'] as const) {
+    const place = sources[kind];
+    if (typeof place === 'string') lines.push([kind, path.resolve(place)]);
+  }
+  for (const extra of sources.extra ?? []) lines.push(['path', path.resolve(extra)]);
+  for (const name of sources.examples ?? []) lines.push(['example', name]);
+  const width = Math.max(0, ...lines.map(([kind]) => kind.length));
+  return lines.map(([kind, place]) => `${kind.padEnd(width)}  ${place}${missing.has(place) ? ' (missing)' : ''}`);
+}
+
+function scan(flags: SourceFlags, io: CliIO): Promise<DocumentSkillRegistry> {
   return withProgress(io, 'scanning skill folders', () =>
-    discoverSkills(
-      {
-        project: flags['no-project'] ? false : (flags.project ?? defaults.project),
-        user: flags['no-user'] ? false : (flags.user ?? defaults.user),
-        bundled: flags['no-bundled'] || flags.bundled === undefined ? false : flags.bundled,
-        extra: flags.path ?? [],
-        examples: flags.example ?? [],
-      },
-      flags['trust-file'] === undefined ? {} : { trustFile: flags['trust-file'] },
-    ),
+    discoverSkills(sourcesFromFlags(flags), flags['trust-file'] === undefined ? {} : { trustFile: flags['trust-file'] }),
   );
 }

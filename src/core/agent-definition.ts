@@ -1,10 +1,10 @@
 /**
  * Agent definitions: an agent's name, its own schema and actions, its routes and the skills
  * composed onto it. `defineAgent` validates everything at once (state keys unique and clear of
- * the agent's schema, configs valid, requirements satisfied, no requirement cycle) and throws a
- * `DefinitionError` naming the culprits. The definition then makes agent values (`new`), runs
- * them (`cmd`), updates and validates them (`set`, `validate`), and re-links agents parsed
- * from JSON (`restore`).
+ * the agent's schema, configs valid, requirements satisfied, no requirement cycle, every route
+ * aimed at an action the agent has) and throws a `DefinitionError` naming the culprits. The
+ * definition then makes agent values (`new`), runs them (`cmd`), updates and validates them
+ * (`set`, `validate`), and re-links agents parsed from JSON (`restore`).
  *
  * Pure: no I/O, no XState.
  */
@@ -22,6 +22,7 @@ import { deepFreeze, deepMerge, describeValue, isPlainObject } from './plain.js'
 import type { Result } from './result.js';
 import { actionClashDiagnostic, inContext, missingDependencyError, missingRequirements, stateKeyConflictError, stateKeyHolder } from './skill-rules.js';
 import type { SkillResolver } from './skill-registry.js';
+import { unknownRouteTarget } from './route-targets.js';
 import { validateRoute, type Route } from './router.js';
 import { EMPTY_SCHEMA, isObjectSchema, isOpenSchema, parseSync, schemaProblem, stateShapeProblem, strayKey, type ObjectSchema } from './schema.js';
 import {
@@ -132,7 +133,9 @@ export interface AgentDefinition<TState extends object = Record<string, unknown>
  * Defines an agent. Throws a `DefinitionError` naming the culprits when two skills share a state
  * key (`duplicate_state_key`), a state key collides with the agent's schema
  * (`state_key_conflict`), a config is invalid (`invalid_config`), a skill's requirement is not
- * attached (`missing_dependency`), or requirements form a cycle (`dependency_cycle`).
+ * attached (`missing_dependency`), requirements form a cycle (`dependency_cycle`), or a route
+ * targets an action that neither the agent nor its attached skills have (`unknown_action`, naming
+ * the route and the action; a route for a skill mounted later names it: `{ action, skill }`).
  */
 export function defineAgent<TSchema extends ObjectSchema = z.ZodObject<{}>, const TSkills extends readonly SkillAttachment[] = []>(
   input: AgentDefinitionInput<TSchema, TSkills>,
@@ -231,6 +234,8 @@ export function defineAgent<TSchema extends ObjectSchema = z.ZodObject<{}>, cons
     registry,
   };
   const catalog = new Catalog(blueprint, active);
+  const unroutable = unknownRouteTarget(catalog);
+  if (unroutable) raise(unroutable);
   const diagnostics = [...catalog.router().diagnostics, ...actionClashDiagnostics(catalog)];
   // Every new agent starts with these skills mounted: one frozen list, made by the first `new()`
   // and shared (agent values are immutable, so sharing it is safe, and each agent saves the copies).

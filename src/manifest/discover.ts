@@ -47,7 +47,11 @@ export const EXAMPLE_SKILLS_DIR = path.join(packageRoot(fileURLToPath(new URL('.
  */
 export const BUNDLED_SKILLS_DIR = EXAMPLE_SKILLS_DIR;
 
-/** Where to look. `false` (or leaving a field out) means the source is not scanned. */
+/**
+ * Where to look: exactly the sources named. `false` (or leaving a field out) means the source is
+ * not scanned, so `{ bundled: './skills' }` scans that folder alone; `defaultSkillSources({
+ * bundled: './skills' })` adds it to the project and user folders.
+ */
 export interface SkillSources {
   /** The project's skills (default `<cwd>/.agent/skills`): untrusted until trusted. */
   project?: string | false;
@@ -61,16 +65,36 @@ export interface SkillSources {
   examples?: readonly string[];
 }
 
+/** Options of `defaultSkillSources`: where the project and user folders are, and the sources to add to them. */
+export interface DefaultSkillSourcesOptions {
+  /** The project's folder, holding `.agent/skills` (default: the working directory). */
+  cwd?: string;
+  /** The user's home, holding `.agent/skills` (default: the home directory). */
+  home?: string;
+  /** The application's own skills folder, added to the defaults. */
+  bundled?: string;
+  /** More folders of skills, or single skill folders, added to the defaults. */
+  extra?: readonly string[];
+  /** skillstate's example skills to add, by name. */
+  examples?: readonly string[];
+}
+
 /**
- * The default sources: `<cwd>/.agent/skills` and `<home>/.agent/skills`, plus the application's
- * own folder when `bundled` names it. skillstate's example skills are not among them.
+ * The default sources — `<cwd>/.agent/skills` (project) and `<home>/.agent/skills` (user) — plus
+ * whatever `options` adds: the application's own folder (`bundled`), `extra` folders, `examples`
+ * by name. What `discoverSkills()` scans with no argument, and what `skillstate list --bundled
+ * <dir>` scans; skillstate's example skills are not among the defaults.
+ *
+ * @example
+ * const registry = await discoverSkills(defaultSkillSources({ bundled: './skills' }));
  */
-export function defaultSkillSources(options: { cwd?: string; home?: string; bundled?: string } = {}): SkillSources {
+export function defaultSkillSources(options: DefaultSkillSourcesOptions = {}): SkillSources {
   return {
     project: path.join(options.cwd ?? process.cwd(), '.agent', 'skills'),
     user: path.join(options.home ?? os.homedir(), '.agent', 'skills'),
     bundled: options.bundled === undefined ? false : path.resolve(options.bundled),
-    extra: [],
+    extra: [...(options.extra ?? [])],
+    ...(options.examples === undefined ? {} : { examples: [...options.examples] }),
   };
 }
 
@@ -138,6 +162,17 @@ const SOURCE_ORDER = ['project', 'user', 'bundled', 'extra', 'example'] as const
 
 function sourceRoots(sources: SkillSources, diagnostics: Diagnostic[]): { kind: SkillSourceKind; path: string }[] {
   const roots: { kind: SkillSourceKind; path: string }[] = [];
+  if (typeof sources.bundled === 'string' && sources.project === undefined && sources.user === undefined) {
+    // An application folder given alone reads like an addition to the usual places; say it is not.
+    diagnostics.push(
+      diagnostic(
+        'info',
+        'source_not_scanned',
+        `project and user skills are not scanned: the sources name 'bundled' only; defaultSkillSources({ bundled }) adds it to them (project: false and user: false say you meant it)`,
+        { subject: 'project, user', details: { sources: ['project', 'user'] } },
+      ),
+    );
+  }
   for (const kind of SOURCE_ORDER) {
     if (kind === 'extra') for (const extra of sources.extra ?? []) roots.push({ kind, path: path.resolve(extra) });
     else if (kind === 'example') {
@@ -357,8 +392,9 @@ function isDirectorySync(file: string): boolean {
 }
 
 /**
- * Discovers skills from `sources` (default: project and user; give the application's own folder
- * as `bundled`, and skillstate's examples by name as `examples`) and returns a registry
+ * Discovers skills from `sources` (default: project and user; `defaultSkillSources({ bundled })`
+ * adds the application's own folder to them, and `examples` names skillstate's examples; a
+ * sources object is taken as it is, a field left out not scanned) and returns a registry
  * whose `refresh()` scans the same sources again. Every skipped folder, shadowed skill and
  * lenient fix-up is in `registry.diagnostics`.
  */

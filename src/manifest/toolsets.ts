@@ -69,24 +69,29 @@ async function importModule(file: string): Promise<Record<string, unknown>> {
 /** Thrown when tsx is needed and not installed: the message says how to install it. */
 export class TsxMissingError extends Error {}
 
-/** The part of tsx's API used here (typed locally: the build's types must not need tsx). */
-interface TsxApi {
+/** The part of tsx's API skillstate uses (typed locally: the build's types must not need tsx). */
+export interface TsxApi {
   tsImport(url: string, options: { parentURL: string }): Promise<unknown>;
+  /** Registers tsx for the whole process, so `import()` loads TypeScript. */
+  register(): unknown;
 }
 
 /** tsx's API, imported on first need; its absence is a `TsxMissingError` naming the file that needed it. */
-export async function loadTsx(forFile: string): Promise<TsxApi> {
+export async function loadTsx(forFile: string, what: TypeScriptFileKind = 'toolset'): Promise<TsxApi> {
   try {
     return (await import('tsx/esm/api')) as TsxApi;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') throw error;
-    throw new TsxMissingError(tsxMissingMessage(forFile), { cause: error });
+    throw new TsxMissingError(tsxMissingMessage(forFile, what), { cause: error });
   }
 }
 
+/** What a TypeScript file that needs tsx is: a skill's toolset or script, or a module the command line loads. */
+export type TypeScriptFileKind = 'toolset' | 'script' | 'module';
+
 /** What to do when tsx is missing, for the TypeScript file that needed it. */
-export function tsxMissingMessage(forFile: string, what: 'toolset' | 'script' = 'toolset'): string {
+export function tsxMissingMessage(forFile: string, what: TypeScriptFileKind = 'toolset'): string {
   return `${path.basename(forFile)} is TypeScript, which needs tsx, an optional peer dependency of skillstate that is not installed: run 'npm install tsx' in your application (or ship the ${what} as .js)`;
 }
 

@@ -79,11 +79,11 @@ export function createMcpServer(target: McpTarget, options: McpServerOptions = {
   );
 
   let listed = toolListKey(mcpTools(ref));
-  let toolset = ref.tools();
+  let toolset = ref.toolset();
   const watch = ref.actor.subscribe({
     next: () => {
       // The toolset is rebuilt only when the agent's skills change: most steps stop at this check.
-      const current = ref.tools();
+      const current = ref.toolset();
       if (current === toolset) return;
       toolset = current;
       const key = toolListKey(mcpTools(ref));

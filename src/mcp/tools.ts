@@ -1,7 +1,7 @@
 /**
  * An agent's tools as MCP tools, and a tool call's outcome as an MCP result.
  *
- * The tool list is the agent's own toolset (`ref.tools()`, the source `toolsForAgent` uses), so a
+ * The tool list is the agent's own toolset (`ref.toolset()`, the source `toolsForAgent` uses), so a
  * language model sees the same names, descriptions and input schemas whether it reaches the agent
  * through MCP or through a model loop. An action that declares an object output schema gets an
  * MCP `outputSchema`, and its results carry `structuredContent`.
@@ -52,7 +52,7 @@ function boundAction(catalog: ReturnType<typeof catalogOf>, toolset: Toolset, to
 
 /** The agent's tools in the shape of an MCP `tools/list` answer. */
 export function mcpTools(ref: AgentRef<object>): Tool[] {
-  const toolset = ref.tools();
+  const toolset = ref.toolset();
   const catalog = catalogOf(ref.getSnapshot().agent);
   return toolset.tools.map(({ function: fn }) => {
     // MCP wants an object schema at the root; an override tool may omit the type.

@@ -105,7 +105,7 @@ function deadline(settings: ConversationSettings): number {
 
 /** The error a tool call that answers after its deadline is recorded with: the one its caller gets at the deadline. */
 function lateError(ref: AgentRef, tool: string, settings: ConversationSettings): { code: string; message: string } {
-  const action = ref.tools().bindings.get(tool)?.action ?? tool;
+  const action = ref.toolset().bindings.get(tool)?.action ?? tool;
   const { code, message } = noAnswerError(`run of '${action}'`, ref.id, settings.toolTimeout);
   return { code, message };
 }
@@ -438,7 +438,7 @@ export class ConversationDriver {
     timer: StepAbort,
     notify: (activity: TurnActivity) => void,
   ): Promise<void> {
-    const toolset = ref.tools();
+    const toolset = ref.toolset();
     const prepared = this.prepared(ref, toolset);
     // When some tool needs approval, no call runs within the step: the turn runs them one by
     // one instead, pausing at each approval.
@@ -447,7 +447,7 @@ export class ConversationDriver {
     const abortSignal = timer.signal;
     let executed = 0;
     for (let step = 0; ; step++) {
-      if (step > 0 && (ref.tools() !== toolset || this.phaseOf(ref.id, n) !== 'thinking')) return;
+      if (step > 0 && (ref.toolset() !== toolset || this.phaseOf(ref.id, n) !== 'thinking')) return;
       abortSignal.throwIfAborted();
       const agent = this.host.agent(ref.id);
       const history = this.slice(ref)?.messages;

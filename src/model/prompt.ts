@@ -5,7 +5,7 @@
  * the agent. A skill loaded early in a long conversation stays in force after the history is
  * compacted, and a skill unmounted stops being described at the next step.
  *
- * The tools are the agent's (`ref.tools()`), recomputed from its active skills the same way.
+ * The tools are the agent's (`ref.toolset()`), recomputed from its active skills the same way.
  */
 import type { Agent } from '../core/agent-value.js';
 import { catalogOf } from '../core/agent-value.js';

@@ -222,8 +222,12 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     return this.mailbox.submit(event, { call: true, timeout, what, abort: options.signal });
   }
 
-  tools(options: { strict?: boolean } = {}): Toolset {
+  toolset(options: { strict?: boolean } = {}): Toolset {
     return toolsetFor(this.agent, options.strict === true);
+  }
+
+  tools(options: { strict?: boolean } = {}): Toolset {
+    return this.toolset(options);
   }
 
   callTool(name: string, args: unknown, options?: CallOptions): Promise<unknown> {
@@ -232,7 +236,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
 
   /** `callTool`, with a record that commits with the call (see `runRecorded`). */
   callToolRecorded(name: string, args: unknown, record: InstructionObject | undefined, options?: CallOptions): Promise<unknown> {
-    const converted = this.tools().toInstruction(name, args);
+    const converted = this.toolset().toInstruction(name, args);
     if (!converted.ok) return Promise.reject(new RuntimeError(converted.error, this.id));
     return this.runRecorded(converted.instruction, record, options);
   }

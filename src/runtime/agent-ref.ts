@@ -106,7 +106,12 @@ export interface AgentRef<TState extends object = Record<string, unknown>> {
    * action's output (or the reply); rejects with a `RuntimeError`. Atomic, like every step.
    */
   run(instructions: Instruction | readonly Instruction[], options?: CallOptions): Promise<unknown>;
-  /** The agent's tools for a language model, as `agentToolset` builds them for its current skills. */
+  /**
+   * The agent's toolset for a language model, as `agentToolset` builds it for its current skills:
+   * `{ tools, bindings, diagnostics, toInstruction }` — `tools` is the list of function tools.
+   */
+  toolset(options?: { strict?: boolean }): Toolset;
+  /** @deprecated Renamed `toolset()`: it returns a `Toolset`, whose `tools` is the list. */
   tools(options?: { strict?: boolean }): Toolset;
   /** Runs a model's tool call (arguments as an object or JSON text) through `run`. */
   callTool(name: string, args: unknown, options?: CallOptions): Promise<unknown>;

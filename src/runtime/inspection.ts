@@ -27,7 +27,11 @@ export interface InspectorOptions {
    * `0.0.0.0` (or an address) deliberately to let other machines watch, and consider `redact`.
    */
   host?: string;
-  /** Which viewer `url` opens: `'local'` (offline, served from this package) or `'stately'` (the hosted Stately inspector). Default `'stately'`. */
+  /**
+   * Which viewer `url` opens: `'local'` (the default: offline, served from this package) or
+   * `'stately'` (the hosted Stately inspector, which needs the internet). Both pages read the same
+   * stream whichever is chosen (`localUrl`, `statelyUrl`).
+   */
   viewer?: ViewerKind;
   /** Open `url` in the default browser. Default false (the URL is returned). */
   open?: boolean;
@@ -124,8 +128,8 @@ async function connectSocket(url: string): Promise<WebSocket> {
  * `createAgentSystem({ inspect })`.
  *
  * @example
- * const inspector = await startInspector({ viewer: 'local', redact: true });
- * console.log(`open ${inspector.url}`);
+ * const inspector = await startInspector({ redact: true });
+ * console.log(`open ${inspector.url}`); // the local viewer, offline
  * const system = createAgentSystem({ inspect: inspector.inspect });
  */
 export async function startInspector(options: InspectorOptions = {}): Promise<InspectorHandle> {
@@ -138,7 +142,7 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
   if (options.connect !== undefined) socketUrl = options.connect;
   else {
     try {
-      server = await startViewerServer({ host: options.host, port: options.port, home: options.viewer ?? 'stately', history: options.history });
+      server = await startViewerServer({ host: options.host, port: options.port, home: options.viewer ?? 'local', history: options.history });
     } catch (error) {
       throw new RuntimeError(errorInfo('signal_failed', `the inspection server could not listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 'a free port'}: ${describeThrown(error)}`));
     }
@@ -174,7 +178,7 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
   const origin = `${base.protocol}//${base.host}`;
   const localUrl = `${origin}/local/`;
   const statelyUrl = `${origin}/stately`;
-  const url = (options.viewer ?? 'stately') === 'local' ? localUrl : options.connect !== undefined ? statelyUrl : origin;
+  const url = (options.viewer ?? 'local') === 'local' ? localUrl : options.connect !== undefined ? statelyUrl : origin;
   if (options.open) openBrowser(url);
   return {
     inspect: inspector.inspect,

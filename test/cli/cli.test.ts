@@ -116,6 +116,40 @@ describe('skillstate CLI', { timeout: 90_000 }, () => {
     expect(missing.stderr).toContain("Did you mean 'reference.md'?");
   });
 
+  it("read: --help says an absolute path inside the skill's root is accepted, and one is read", async () => {
+    const cwd = await tree();
+    const help = skillstate(['read', '--help'], cwd).stdout;
+    expect(help).toContain("The path is relative to the skill's root, or an absolute path inside the\nroot; '..', absolute paths outside the root and links leaving the skill are refused");
+    const inside = skillstate(['read', '--no-user', '--no-project', '--bundled', BUNDLED, 'csv-tools', path.join(BUNDLED, 'csv-tools', 'reference.md')], cwd);
+    expect(inside.code).toBe(0);
+    expect(inside.stdout).toMatch(/^# CSV reference\n/);
+    const outside = skillstate(['read', '--no-user', '--no-project', '--bundled', BUNDLED, 'csv-tools', path.join(BUNDLED, 'hello-extended', 'SKILL.md')], cwd);
+    expect(outside.code).toBe(1);
+    expect(outside.stderr).toContain("is an absolute path outside the skill's root");
+  });
+
+  it('--help documents the [code] that ends an error, and the exit codes', async () => {
+    const cwd = await tree();
+    const help = skillstate(['--help'], cwd).stdout;
+    expect(help).toContain('Exit codes: 0 success, 1 failure, 2 a usage mistake. An error of skillstate\'s ends with its stable\ncode in brackets');
+    const unknown = skillstate(['read', '--no-user', '--no-project', 'nope', 'SKILL.md'], cwd);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe("skillstate read: no skill named 'nope'; available: (none) [skill_not_found]\n");
+  });
+
+  it('list: with no skill found, says where it looked', async () => {
+    const cwd = await tree({ 'empty/.keep': '' });
+    const listed = skillstate(['list', '--no-user', '--path', path.join(cwd, 'empty'), '--path', path.join(cwd, 'nowhere'), '--allow-skipped'], cwd);
+    expect(listed.stdout).toBe(
+      'No skills found. Looked in:\n' +
+        `  project  ${path.join(realpathSync(cwd), '.agent', 'skills')} (missing)\n` +
+        `  path     ${path.join(cwd, 'empty')}\n` +
+        `  path     ${path.join(cwd, 'nowhere')} (missing)\n` +
+        `\nWarnings:\n  warning: extra skills source ${path.join(cwd, 'nowhere')} does not exist\n`,
+    );
+    expect(skillstate(['list', '--no-user', '--no-project'], cwd).stdout).toBe('No skills found: every source was left out.\n');
+  });
+
   it('run: passes the script output and exit code through, 124 on time-out', async () => {
     const cwd = await tree({ '.agent/skills/slow/SKILL.md': simpleSkill('slow'), '.agent/skills/slow/wait.sh': 'echo started; sleep 20', '.agent/skills/slow/code.sh': 'echo "args: $*"; exit 7', '.agent/skills/slow/bg.sh': 'sleep 300 & echo left' });
     const ran = skillstate(['run', '--no-user', '--example', 'csv-tools', 'csv-tools', 'summarize', 'data/sample.csv'], cwd);
@@ -191,7 +225,7 @@ describe('skillstate CLI', { timeout: 90_000 }, () => {
 
   it('list: no skill of skillstate itself unless asked for by name', async () => {
     const cwd = await tree();
-    expect(skillstate(['list', '--no-user'], cwd)).toMatchObject({ code: 0, stdout: 'No skills found.\n' });
+    expect(skillstate(['list', '--no-user'], cwd)).toMatchObject({ code: 0, stdout: expect.stringMatching(/^No skills found\. Looked in:\n/) });
     const named = skillstate(['list', '--no-user', '--example', 'hello-extended'], cwd);
     expect(named.stdout).toMatch(new RegExp(`^hello-extended\\s+example\\s+1\\.0\\.0\\s+${path.join(BUNDLED, 'hello-extended')}$`, 'm'));
     expect(named.stdout).not.toContain('csv-tools');

@@ -146,7 +146,7 @@ describe('agents following a watched registry', () => {
   it('an agent with a changed skill loaded gets the new body and tools at its next step', async () => {
     const { root, registry, agent } = await setup();
     await expect(agent.callTool('ping', {})).resolves.toBe('pong v1');
-    expect(agent.tools().tools.map((tool) => tool.function.name)).not.toContain('pong');
+    expect(agent.toolset().tools.map((tool) => tool.function.name)).not.toContain('pong');
     await afterEdit(registry, async () => {
       await writeFile(path.join(root, 'tooly', 'tools.mjs'), toolset('v2', `pong: { description: 'Pong', parameters: z.object({}), execute: () => 'ping' },`));
       await writeFile(path.join(root, 'tooly', 'SKILL.md'), simpleSkill('tooly', 'toolsets:\n  - "tools:Tools"', '# Tooly v2\n'));

@@ -60,7 +60,7 @@ describe('mcpSkill', () => {
     const system = newSystem();
     const ref = system.spawn(defineAgent({ name: 'host', skills: [remote] }), { id: 'host' });
     await ready(ref, 'remote');
-    expect(ref.tools().tools.find((tool) => tool.function.name === 'divide')?.function.parameters).toMatchObject({ type: 'object', required: ['a', 'b'] });
+    expect(ref.toolset().tools.find((tool) => tool.function.name === 'divide')?.function.parameters).toMatchObject({ type: 'object', required: ['a', 'b'] });
 
     expect(await ref.callTool('increment', { by: 3 })).toEqual({ count: 3 });
     expect(await ref.callTool('increment', {})).toEqual({ count: 4 });
@@ -98,7 +98,7 @@ describe('mcpSkill', () => {
     await ref.unmount('everything');
     await eventually(() => !alive(second), 'the server process to end');
     expect(connection(ref, 'everything')).toBeUndefined();
-    expect(ref.tools().tools.map((t) => t.function.name)).not.toContain(tool);
+    expect(ref.toolset().tools.map((t) => t.function.name)).not.toContain(tool);
   });
 
   it('past its restart budget the skill is failed, and the agent keeps answering', async () => {
@@ -230,7 +230,7 @@ describe('mcpSkill', () => {
     const system = newSystem();
     const ref = system.spawn(defineAgent({ name: 'host', skills: [docs] }), { id: 'host' });
     const pid = await ready(ref, 'docs');
-    const names = () => ref.tools().tools.map((tool) => tool.function.name);
+    const names = () => ref.toolset().tools.map((tool) => tool.function.name);
     expect(names()).toEqual(['load_skill', 'list_skills', 'read_skill_resource']);
 
     await ref.callTool('load_skill', { name: 'hello-extended' });

@@ -22,12 +22,12 @@ describe('document skills on a running agent', () => {
   it("a model's load_skill tool call mounts the skill: lifecycle active, toolset registered, its tools callable", async () => {
     const { system, Assistant } = await setup();
     const agent = system.spawn(Assistant, { id: 'assistant-1' });
-    expect(agent.tools().tools.map((tool) => tool.function.name)).toEqual(expect.arrayContaining(['load_skill', 'list_skills', 'read_skill_resource']));
+    expect(agent.toolset().tools.map((tool) => tool.function.name)).toEqual(expect.arrayContaining(['load_skill', 'list_skills', 'read_skill_resource']));
     const loaded = (await agent.callTool('load_skill', '{"name":"hello-extended"}')) as { rootPath: string };
     expect(loaded.rootPath).toBe(`${EXAMPLE_SKILLS_DIR}/hello-extended`);
     expect(agent.getSnapshot().lifecycles['hello-extended']).toBe('active');
     expect(agent.getSnapshot().registeredActions).toEqual(expect.arrayContaining(['hello-extended/say_hello', 'hello-extended/wave']));
-    expect(agent.tools().tools.map((tool) => tool.function.name)).toEqual(expect.arrayContaining(['say_hello', 'wave']));
+    expect(agent.toolset().tools.map((tool) => tool.function.name)).toEqual(expect.arrayContaining(['say_hello', 'wave']));
     await expect(agent.callTool('wave', { name: 'Bob', times: 2 })).resolves.toEqual({ output: '👋👋 Bob' });
     await expect(agent.callTool('say_hello', { name: 'Ada', style: 'excited' })).resolves.toMatchObject({ output: 'Hello, Ada!!' });
     await expect(agent.callTool('teleport', {})).rejects.toMatchObject({ code: 'unknown_action' });

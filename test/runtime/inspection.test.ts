@@ -31,7 +31,7 @@ interface Message {
 
 describe('the Stately inspector', () => {
   it('streams the agent and each skill lifecycle child to a WebSocket client of the inspector server', async () => {
-    inspector = await startInspector();
+    inspector = await startInspector({ viewer: 'stately' });
     expect(inspector.url).toBe(`http://127.0.0.1:${inspector.port}`);
     const messages: Message[] = [];
     client = new WebSocket(inspector.socketUrl);
@@ -61,11 +61,25 @@ describe('the Stately inspector', () => {
 });
 
 describe('both viewers read one stream', () => {
-  it('the server serves the Stately bridge and the local viewer, and the default url leads to the Stately one', async () => {
+  it('startInspector() opens the offline local viewer by default; the Stately bridge is an explicit choice', async () => {
+    const local = await startInspector();
+    try {
+      expect(local.url).toBe(local.localUrl);
+      const home = await fetch(`http://127.0.0.1:${local.port}/`, { redirect: 'manual' });
+      expect(home.status).toBe(302);
+      expect(home.headers.get('location')).toBe('/local/');
+    } finally {
+      await local.stop();
+    }
+
+    inspector = await startInspector({ viewer: 'stately' });
+    const stately = await fetch(inspector.url, { redirect: 'manual' });
+    expect(stately.status).toBe(302);
+    expect(stately.headers.get('location')).toBe('/stately');
+  });
+
+  it('the server serves the Stately bridge and the local viewer whichever is chosen', async () => {
     inspector = await startInspector();
-    const home = await fetch(inspector.url, { redirect: 'manual' });
-    expect(home.status).toBe(302);
-    expect(home.headers.get('location')).toBe('/stately');
     const bridge = await (await fetch(inspector.statelyUrl)).text();
     expect(bridge).toContain('<iframe id="inspector" src="https://stately.ai/inspect">');
     expect(bridge).toContain('new WebSocket(`ws://${location.host}/`)');

@@ -6,7 +6,7 @@
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { parseArgs } from 'node:util';
 import type { Command } from '../io.js';
-import { discoverFromFlags, SOURCE_HELP, SOURCE_OPTIONS } from '../sources.js';
+import { describeSources, discoverFromFlags, SOURCE_HELP, SOURCE_OPTIONS, sourcesFromFlags } from '../sources.js';
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
@@ -41,7 +41,10 @@ ${SOURCE_HELP}`,
       io.out(`${JSON.stringify({ skills, shadowed: registry.shadowed, skipped: skipped.length, diagnostics: registry.diagnostics }, null, 2)}\n`);
       return code;
     }
-    if (!entries.length) io.out('No skills found.\n');
+    if (!entries.length) {
+      const places = describeSources(sourcesFromFlags(values), registry.diagnostics);
+      io.out(places.length ? `No skills found. Looked in:\n${places.map((place) => `  ${place}\n`).join('')}` : 'No skills found: every source was left out.\n');
+    }
     else {
       const rows = [['NAME', 'SOURCE', 'VERSION', 'PATH']];
       for (const entry of entries) {

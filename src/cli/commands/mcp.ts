@@ -16,7 +16,9 @@ import { Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { defineAgent, type AgentDefinition } from '../../core/agent-definition.js';
+import { errorInfo, SkillstateError } from '../../core/errors.js';
 import { createSkillTools } from '../../manifest/skill-tools.js';
+import { loadTsx, TsxMissingError } from '../../manifest/toolsets.js';
 import { createAgentSystem } from '../../runtime/system.js';
 import { UsageError, type CliIO, type Command } from '../io.js';
 import { discoverFromFlags, SOURCE_HELP, SOURCE_OPTIONS } from '../sources.js';
@@ -37,7 +39,7 @@ async function importModule(file: string): Promise<Record<string, unknown>> {
   } catch (error) {
     // TypeScript, and tsx not yet registered (the installed command runs its JavaScript build).
     if ((error as { code?: unknown }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw error;
-    (await import('tsx/esm/api')).register();
+    (await loadTsx(file, 'module')).register();
     // The failed load is cached under the plain URL: ask again under another.
     return (await import(`${url}?typescript`)) as Record<string, unknown>;
   }
@@ -57,6 +59,10 @@ export async function loadExport<T>(flag: string, spec: string, what: { one: str
   try {
     module = await importModule(file);
   } catch (error) {
+    if (error instanceof TsxMissingError) {
+      // Not a usage mistake: the module is fine, this installation lacks tsx. Said as toolsets say it.
+      throw new SkillstateError(errorInfo('invalid_options', `${flag}: cannot import '${file}': ${error.message}`, { subject: file, details: { reason: 'tsx_missing' } }), { cause: error });
+    }
     throw new UsageError(`${flag}: cannot import '${file}': ${error instanceof Error ? error.message : String(error)}`);
   }
   const exported = module[name];
@@ -108,8 +114,8 @@ document skills: load_skill, list_skills and read_skill_resource, and each skill
 loaded. Skills are also offered as resources (skill://<name>/SKILL.md, skill://<name>/<file>) and
 the disclosure as the prompt 'skills'.
 
-  --agent <module:Export>  serve this agent definition instead (a .ts or .js module; default export
-                           when no name is given)
+  --agent <module:Export>  serve this agent definition instead (a .js module, or a .ts one, which
+                           needs tsx: npm install tsx; default export when no name is given)
   --http <port>            serve Streamable HTTP on this port (0: any free port) instead of stdio
   --host <address>         address to bind with --http (default 127.0.0.1)
   --token <secret>         with --http, require 'Authorization: Bearer <secret>'

@@ -9,12 +9,12 @@ import { discoverFromFlags, SOURCE_HELP, SOURCE_OPTIONS } from '../sources.js';
 
 export const readCommand: Command = {
   name: 'read',
-  summary: "print one file of a skill (a path relative to the skill's root)",
+  summary: "print one file of a skill (a path relative to the skill's root, or absolute inside it)",
   help: `Usage: skillstate read [--max-bytes n] [sources] <skill> <path>
 
-Prints a file of a skill. The path is relative to the skill's root; '..', absolute paths and links
-leaving the skill are refused; binary files are described, not printed; a missing file lists the
-files that exist.
+Prints a file of a skill. The path is relative to the skill's root, or an absolute path inside the
+root; '..', absolute paths outside the root and links leaving the skill are refused; binary files
+are described, not printed; a missing file lists the files that exist.
 
 ${SOURCE_HELP}`,
   async run(args, io) {

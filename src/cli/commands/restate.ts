@@ -28,8 +28,9 @@ Starts a local Restate server on free ports of 127.0.0.1 (data in a temporary fo
 --data is given), serves the agent definitions from this process, registers them with the
 server, and prints the ingress URL to send signals to. Ctrl-C stops both.
 
-  --agent <module:Export>  an agent definition to serve (a .ts or .js module; default export
-                           when no name is given); repeat for several
+  --agent <module:Export>  an agent definition to serve (a .js module, or a .ts one, which needs
+                           tsx: npm install tsx; default export when no name is given); repeat
+                           for several
   --models <module:Export> the language models of model-driven agents: an object of AI SDK
                            models by name, e.g. export const models = { default: openai('gpt-4.1') }
   --data <folder>          keep the server's data here (kept after exit; reused on the next run)
