@@ -13,6 +13,8 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['skillstate-source'] } },
   test: {
     include: ['test/**/*.test.ts'],
+    // A checkout the unprivileged user `nobody` can run, for the tests that check permissions.
+    globalSetup: ['test/unprivileged.setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
   },
