@@ -53,7 +53,8 @@ import {
   type WaitingCall,
 } from './model-call.js';
 import { answerMessages, askModel, errorResult, modelWarned, partsDropped, toolOutput, usageOf, type AskedCall, type CallResult } from './model-step.js';
-import { loadAi, type AiModule, type ChatModel, type Compactor } from './models.js';
+import { loadAi, sdkModel, type AiModule } from './ai-sdk.js';
+import type { ChatModel, Compactor } from './models.js';
 import { buildSystemPrompt, PromptCache } from './prompt.js';
 import { turnMachine, turnStateName, type TurnActivity, type TurnActor, type TurnPhase, type TurnWork } from './turn-machine.js';
 
@@ -598,7 +599,7 @@ export class ConversationDriver {
       try {
         if (strategy === 'summarize') {
           const result = await ai.generateText({
-            model,
+            model: sdkModel(model),
             system: SUMMARY_INSTRUCTIONS,
             prompt: transcript(messages.slice(0, remove)),
             maxRetries: settings.retries,

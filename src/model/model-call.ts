@@ -14,7 +14,8 @@ import type { Toolset } from '../core/toolset.js';
 import { RuntimeError } from '../runtime/errors.js';
 import type { ChatMessage, ConversationSettings, TurnRecord } from './conversation.js';
 import type { AskedCall, OfferedTool } from './model-step.js';
-import type { AiModule, ChatModel, Compactor } from './models.js';
+import type { AiModule } from './ai-sdk.js';
+import type { ChatModel, Compactor } from './models.js';
 
 /** An agent's tools as the model is offered them, and the names of those that need approval. */
 export interface ModelTools {
