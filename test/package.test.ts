@@ -163,6 +163,21 @@ function npm(args: string[], cwd: string) {
   return outcome;
 }
 
+describe("a contributor's install", () => {
+  it(`npm ci of the lockfile on this Node (${process.version}; CI runs 20 and 22) prints no engine warning (EBADENGINE)`, { timeout: 120_000 }, () => {
+    // A dry run reads the lockfile's engines and installs nothing, so it needs no network.
+    const clone = mkdtempSync(path.join(os.tmpdir(), 'skillstate-ci-'));
+    try {
+      for (const file of ['package.json', 'package-lock.json']) cpSync(`${root}${file}`, path.join(clone, file));
+      const outcome = npm(['ci', '--dry-run', '--ignore-scripts', '--offline', '--no-audit', '--no-fund'], clone);
+      expect(outcome.status, outcome.stderr).toBe(0);
+      expect(outcome.stderr.split('\n').filter((line) => /EBADENGINE.*package:/.test(line))).toEqual([]);
+    } finally {
+      rmSync(clone, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('packed and installed into an empty application: the install path before skillstate is on the registry', () => {
   const app = mkdtempSync(path.join(os.tmpdir(), 'skillstate-installed-'));
   afterAll(() => rmSync(app, { recursive: true, force: true }));
