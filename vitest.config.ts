@@ -13,7 +13,11 @@ export default defineConfig({
   ssr: { resolve: { conditions: ['skillstate-source'] } },
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
+    // A checkout the unprivileged user `nobody` can run, for the tests that check permissions.
+    globalSetup: ['test/unprivileged.setup.ts'],
+    // Bounds for a test that hangs, not expectations: on a loaded machine (two cores busy with
+    // other work) a test that starts subprocesses through tsx takes several times its quiet time.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
   },
 });

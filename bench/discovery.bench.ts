@@ -80,6 +80,21 @@ async function reload(root: string, rescanNs: number): Promise<ReportRow[]> {
   ];
 }
 
+/** What the benchmark uses of @mastra/core and @voltagent/core. */
+interface ComparedLibraries {
+  MastraWorkspace: new (options: { filesystem: unknown; skills: string[] }) => { skills?: { list(): Promise<unknown[]> } };
+  LocalFilesystem: new (options: { basePath: string }) => unknown;
+  volt: { Workspace: new (options: unknown) => unknown; NodeFilesystemBackend: new (options: { rootDir: string }) => unknown };
+}
+
+/**
+ * The libraries compared with, from bench/compare: `npm run bench` installs them there, not with
+ * skillstate (they declare Node >= 22). The path is from the build, .bench-build/bench/.
+ */
+function comparedLibraries(): Promise<ComparedLibraries> {
+  return import(new URL('../../bench/compare/index.mjs', import.meta.url).href) as Promise<ComparedLibraries>;
+}
+
 export async function run(): Promise<ReportRow[]> {
   const base = await generate();
   const root = path.join(base, 'skills');
@@ -87,10 +102,9 @@ export async function run(): Promise<ReportRow[]> {
   try {
     const check = await scanSkillSources({ extra: [root] });
     const totalBytes = COUNT * Buffer.byteLength(BODY);
-    const { Workspace: MastraWorkspace, LocalFilesystem } = await import('@mastra/core/workspace');
-    const volt = await import('@voltagent/core');
+    const { MastraWorkspace, LocalFilesystem, volt } = await comparedLibraries();
     const mastraCount = (await new MastraWorkspace({ filesystem: new LocalFilesystem({ basePath: base }), skills: ['skills'] }).skills!.list()).length;
-    const voltWorkspace = new volt.Workspace({ filesystem: { backend: new volt.NodeFilesystemBackend({ rootDir: base }) }, skills: { rootPaths: ['/skills'] } } as never);
+    const voltWorkspace = new volt.Workspace({ filesystem: { backend: new volt.NodeFilesystemBackend({ rootDir: base }) }, skills: { rootPaths: ['/skills'] } });
     const voltSkills = (voltWorkspace as unknown as { skills: { discoverSkills(o: { refresh: boolean }): Promise<{ name: string }[]> } }).skills;
     const voltFound = await voltSkills.discoverSkills({ refresh: true });
     let sink = 0;

@@ -52,9 +52,13 @@ function node(args: string[]) {
 }
 
 beforeAll(() => {
+  // What `npm run build` does: the compiler, then Mermaid's one file for the local viewer.
   const built = spawnSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', 'tsconfig.build.json'], { cwd: root, encoding: 'utf8', timeout: 120_000 });
   expect(built.stdout + built.stderr).toBe('');
   expect(built.status).toBe(0);
+  const vendored = spawnSync(process.execPath, [`${root}scripts/vendor-viewer.mjs`], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+  expect(vendored.stdout + vendored.stderr).toBe('');
+  expect(vendored.status).toBe(0);
   mkdirSync(scratch, { recursive: true });
 }, 180_000);
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -176,5 +180,112 @@ console.log(script.message);
     } finally {
       rmSync(app, { recursive: true, force: true });
     }
+  });
+});
+
+/** npm as a user runs it in their own folder: none of the settings npm gives the scripts it runs for this repository. */
+function npm(args: string[], cwd: string) {
+  const env = Object.fromEntries(Object.entries(userEnv).filter(([name]) => !/^npm_/i.test(name) || /^npm_config_(cache|registry|userconfig)$/i.test(name)));
+  const outcome = spawnSync('npm', args, { cwd, env, encoding: 'utf8', timeout: 240_000 });
+  if (outcome.error) throw new Error(`could not run npm ${args[0]}: ${outcome.error.message}`);
+  return outcome;
+}
+
+describe("a contributor's install", () => {
+  it(`npm ci of the lockfile on this Node (${process.version}; CI runs 20 and 22) prints no engine warning (EBADENGINE)`, { timeout: 120_000 }, () => {
+    // A dry run reads the lockfile's engines and installs nothing, so it needs no network.
+    const clone = mkdtempSync(path.join(os.tmpdir(), 'skillstate-ci-'));
+    try {
+      for (const file of ['package.json', 'package-lock.json']) cpSync(`${root}${file}`, path.join(clone, file));
+      const outcome = npm(['ci', '--dry-run', '--ignore-scripts', '--offline', '--no-audit', '--no-fund'], clone);
+      expect(outcome.status, outcome.stderr).toBe(0);
+      expect(outcome.stderr.split('\n').filter((line) => /EBADENGINE.*package:/.test(line))).toEqual([]);
+    } finally {
+      rmSync(clone, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('packed and installed into an empty application: the install path before skillstate is on the registry', () => {
+  const app = mkdtempSync(path.join(os.tmpdir(), 'skillstate-installed-'));
+  afterAll(() => rmSync(app, { recursive: true, force: true }));
+
+  beforeAll(() => {
+    // The build is this file's (above); packing does not build again.
+    const packed = npm(['pack', '--ignore-scripts', '--json', '--pack-destination', app], root);
+    expect(packed.status, packed.stderr).toBe(0);
+    const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
+    writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
+    // From npm's cache where it can: the registry is asked only for what the cache lacks.
+    const installed = npm(['install', '--prefer-offline', '--no-audit', '--no-fund', `./${filename}`, 'zod@^4'], app);
+    expect(installed.status, installed.stderr).toBe(0);
+  }, 300_000);
+
+  it('README install: npm install <tarball> zod@^4 gives an application that imports skillstate and its subpaths from plain Node', { timeout: 60_000 }, () => {
+    writeFileSync(
+      path.join(app, 'app.mjs'),
+      `
+import assert from 'node:assert/strict';
+import { createAgentSystem, createSignal, defineAgent, discoverSkills } from 'skillstate';
+import { counter } from 'skillstate/skills';
+import { scriptedModel } from 'skillstate/testing';
+import { serveMcp } from 'skillstate/mcp';
+
+assert.match(import.meta.resolve('skillstate'), /\\/node_modules\\/skillstate\\/dist\\/src\\/index\\.js$/);
+assert.equal(typeof scriptedModel, 'function');
+assert.equal(typeof serveMcp, 'function');
+const registry = await discoverSkills({ examples: ['csv-tools', 'hello-extended'] });
+assert.deepEqual(registry.entries().map((entry) => entry.name), ['csv-tools', 'hello-extended']);
+const system = createAgentSystem({ resolvers: [registry] });
+const agent = system.spawn(defineAgent({ name: 'assistant', skills: [counter] }), { id: 'a1' });
+agent.send(createSignal('counter.increment'));
+assert.deepEqual(await agent.call(createSignal('counter.get')), { count: 1 });
+await system.shutdown();
+console.log('ok');
+`,
+    );
+    const outcome = spawnSync(process.execPath, ['app.mjs'], { cwd: app, encoding: 'utf8', env: userEnv, timeout: 60_000 });
+    expect(outcome.stderr).toBe('');
+    expect(outcome.stdout).toBe('ok\n');
+    expect(readFileSync(path.join(app, 'node_modules', 'skillstate', 'package.json'), 'utf8')).toBe(readFileSync(`${root}package.json`, 'utf8'));
+  });
+
+  it('README install: npx skillstate --version runs the installed command', { timeout: 60_000 }, () => {
+    const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { version: string };
+    const outcome = npm(['exec', '--offline', '--', 'skillstate', '--version'], app);
+    expect(outcome.stderr).toBe('');
+    expect(outcome.stdout.trim()).toBe(version);
+    expect(outcome.status).toBe(0);
+  });
+
+  it('TypeScript without ai installed: the shipped types compile with skipLibCheck false, every subpath', { timeout: 120_000 }, () => {
+    expect(existsSync(path.join(app, 'node_modules', 'ai'))).toBe(false);
+    // An application's own type packages; `skillstate/restate` needs its optional peer, the Restate SDK.
+    for (const name of ['@types/node', '@restatedev/restate-sdk']) {
+      mkdirSync(path.dirname(path.join(app, 'node_modules', name)), { recursive: true });
+      symlinkSync(`${root}node_modules/${name}`, path.join(app, 'node_modules', name));
+    }
+    writeFileSync(
+      path.join(app, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { target: 'ES2023', module: 'nodenext', moduleResolution: 'nodenext', strict: true, skipLibCheck: false, noEmit: true, types: ['node'] }, files: ['check.ts'] }),
+    );
+    writeFileSync(
+      path.join(app, 'check.ts'),
+      `import { createAgentSystem, type ChatModel } from 'skillstate';
+import * as skillstate from 'skillstate';
+import * as skills from 'skillstate/skills';
+import * as testing from 'skillstate/testing';
+import * as mcp from 'skillstate/mcp';
+import * as cli from 'skillstate/cli';
+import * as restate from 'skillstate/restate';
+
+const model: ChatModel = testing.scriptedModel([{ text: 'hi' }]);
+export const system = createAgentSystem({ models: { scripted: model } });
+export type Everything = [typeof skillstate, typeof skills, typeof testing, typeof mcp, typeof cli, typeof restate];
+`,
+    );
+    const outcome = spawnSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', app], { cwd: app, encoding: 'utf8', timeout: 120_000 });
+    expect(outcome.stdout + outcome.stderr).toBe('');
+    expect(outcome.status).toBe(0);
   });
 });

@@ -54,7 +54,8 @@ import {
   type WaitingCall,
 } from './model-call.js';
 import { answerMessages, askModel, errorResult, modelWarned, partsDropped, toolOutput, usageOf, type AskedCall, type CallResult } from './model-step.js';
-import { loadAi, type AiModule, type ChatModel, type Compactor } from './models.js';
+import { loadAi, sdkModel, type AiModule } from './ai-sdk.js';
+import type { ChatModel, Compactor } from './models.js';
 import { buildSystemPrompt, PromptCache } from './prompt.js';
 import { StepAbort } from './step-abort.js';
 import { turnMachine, turnStateName, type TurnActivity, type TurnActor, type TurnPhase, type TurnWork } from './turn-machine.js';
@@ -586,7 +587,7 @@ export class ConversationDriver {
         if (strategy === 'summarize') {
           const request = new StepAbort(settings.modelTimeout, abort);
           const result = await ai
-            .generateText({ model, system: SUMMARY_INSTRUCTIONS, prompt: transcript(messages.slice(0, remove)), maxRetries: settings.retries, abortSignal: request.signal })
+            .generateText({ model: sdkModel(model), system: SUMMARY_INSTRUCTIONS, prompt: transcript(messages.slice(0, remove)), maxRetries: settings.retries, abortSignal: request.signal })
             .finally(() => request.release());
           usage = usageOf(result.usage);
           summary = result.text;

@@ -16,7 +16,8 @@ import type { Toolset } from '../core/toolset.js';
 import { RuntimeError } from '../runtime/errors.js';
 import type { ChatMessage, ConversationSettings, TurnRecord } from './conversation.js';
 import type { AskedCall, OfferedTool } from './model-step.js';
-import type { AiModule, ChatModel, Compactor } from './models.js';
+import type { AiModule } from './ai-sdk.js';
+import type { ChatModel, Compactor } from './models.js';
 import { preApprovalsOf, preApprovedBy, type PreApprovals } from './pre-approval.js';
 
 /** An agent's tools as the model is offered them, the names of those that need approval, and what its active skills pre-approve. */

@@ -1,18 +1,26 @@
 /**
- * Models as the system knows them: AI SDK language models by name, the `ai` package loaded on
- * first use (it is an optional peer dependency: systems without model-driven agents never load
- * it), and compactors by name.
+ * Models as the system knows them: AI SDK language models by name, and compactors by name. The
+ * types here name no type of the `ai` package, an optional peer dependency: an application
+ * without it compiles against them (the loop's own use of the SDK is in ai-sdk.ts).
  */
-import type { LanguageModel } from 'ai';
-import { errorInfo } from '../core/errors.js';
-import { RuntimeError } from '../runtime/errors.js';
 import type { ChatMessage } from './conversation.js';
 
 /**
  * A language model of the AI SDK (any provider: OpenAI, Anthropic, Google, Ollama...). The
  * system knows it by name, so the agent's state names it and stays plain data.
+ *
+ * Declared by the members every AI SDK language model has (of any specification version), not
+ * as the SDK's `LanguageModel`, so that these types compile without `ai` installed. Every
+ * provider's model is one; to hand one to the SDK's own functions, it is a `LanguageModel`
+ * (`model as LanguageModel`).
  */
-export type ChatModel = Exclude<LanguageModel, string>;
+export interface ChatModel {
+  readonly specificationVersion: string;
+  readonly provider: string;
+  readonly modelId: string;
+  doGenerate(options: never): PromiseLike<unknown>;
+  doStream(options: never): PromiseLike<unknown>;
+}
 
 /** What a compactor gets: the history, and where the part it must keep begins. */
 export interface CompactionRequest {
@@ -27,19 +35,3 @@ export interface CompactionRequest {
 
 /** Summarises the older part of a history: returns the summary, or nothing to drop it. */
 export type Compactor = (request: CompactionRequest) => Promise<{ summary?: string }> | { summary?: string };
-
-/** The AI SDK's functions the loop uses. */
-export type AiModule = typeof import('ai');
-
-let loading: Promise<AiModule> | undefined;
-
-/** The `ai` package, imported once; a clear error when it is not installed. */
-export function loadAi(): Promise<AiModule> {
-  loading ??= import('ai').catch((error: unknown) => {
-    loading = undefined;
-    throw new RuntimeError(
-      errorInfo('model_unavailable', `model-driven agents need the AI SDK: run npm install ai (${error instanceof Error ? error.message : String(error)})`),
-    );
-  });
-  return loading;
-}

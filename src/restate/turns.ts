@@ -21,7 +21,8 @@ import { ChatSignals, CONVERSATION, conversationConfigSchema, type ChatMessage, 
 import { callsRun, checkCompactors, checkModels, classifyModelError, historyTokens, keepFrom, modelTools, overBudget, plain, retryWait, SUMMARY_INSTRUCTIONS } from '../model/model-call.js';
 import { preApprovedNote, toolLimit, transcript, unknownModel, waiting, type ModelProblem, type ModelTools, type WaitingCall } from '../model/model-call.js';
 import { answerMessages, askModel, errorResult, modelWarned, partsDropped } from '../model/model-step.js';
-import { loadAi, type AiModule, type ChatModel, type Compactor } from '../model/models.js';
+import { loadAi, sdkModel, type AiModule } from '../model/ai-sdk.js';
+import type { ChatModel, Compactor } from '../model/models.js';
 import { buildSystemPrompt } from '../model/prompt.js';
 import { StepAbort } from '../model/step-abort.js';
 import { noAnswerError } from '../runtime/errors.js';
@@ -367,7 +368,7 @@ class RestateTurn {
           const abortSignal = request.signal;
           try {
             if (strategy === 'summarize') {
-              const result = await ai.generateText({ model, system: SUMMARY_INSTRUCTIONS, prompt: transcript(messages.slice(0, remove)), maxRetries: settings.retries, abortSignal });
+              const result = await ai.generateText({ model: sdkModel(model), system: SUMMARY_INSTRUCTIONS, prompt: transcript(messages.slice(0, remove)), maxRetries: settings.retries, abortSignal });
               return { summary: result.text };
             }
             const compactor = this.compactors[strategy];

@@ -9,6 +9,7 @@
  * or a delay. A function may stand in for a response to answer from what the model was sent.
  */
 import type { LanguageModel } from 'ai';
+import type { ChatModel } from '../model/models.js';
 
 type ModelV3 = Extract<Exclude<LanguageModel, string>, { specificationVersion: 'v3' }>;
 type CallOptions = Parameters<ModelV3['doGenerate']>[0];
@@ -49,7 +50,7 @@ export interface ScriptedCall {
   /** The system prompt. */
   system: string;
   /** The conversation's messages after the system prompt, in the provider's form. */
-  messages: CallOptions['prompt'];
+  messages: ScriptedPromptMessage[];
   /** Names of the tools offered. */
   tools: string[];
   streamed: boolean;
@@ -57,11 +58,22 @@ export interface ScriptedCall {
   aborted: boolean;
 }
 
+/**
+ * A message of the prompt as a provider gets it (the AI SDK's language model prompt, declared by
+ * its shape so that these types compile without `ai` installed): a user's, the assistant's (text,
+ * tool calls) or the tools' results, as parts of a `type` (`text`, `tool-call`, `tool-result`...)
+ * with that type's fields.
+ */
+export interface ScriptedPromptMessage {
+  role: 'user' | 'assistant' | 'tool';
+  content: readonly { readonly type: string }[];
+}
+
 /** A scripted step: a response, or a function that chooses one from what the model was sent. */
 export type ScriptStep = ScriptedResponse | ((call: ScriptedCall) => ScriptedResponse);
 
-/** A scripted model: an AI SDK language model that also records its calls. */
-export type ScriptedModel = ModelV3 & {
+/** A scripted model: an AI SDK language model (specification v3) that also records its calls. */
+export type ScriptedModel = ChatModel & {
   /** Every call so far, oldest first. */
   readonly calls: ScriptedCall[];
   /** Responses not used yet. */
@@ -133,7 +145,7 @@ export function scriptedModel(script: readonly ScriptStep[], options: ScriptedMo
     const system = callOptions.prompt.filter((message) => message.role === 'system').map((message) => message.content as string).join('\n');
     const call: ScriptedCall = {
       system,
-      messages: callOptions.prompt.filter((message) => message.role !== 'system'),
+      messages: callOptions.prompt.filter((message) => message.role !== 'system') as ScriptedPromptMessage[],
       tools: (callOptions.tools ?? []).map((tool) => tool.name),
       streamed,
       aborted: callOptions.abortSignal?.aborted ?? false,
@@ -211,5 +223,5 @@ export function scriptedModel(script: readonly ScriptStep[], options: ScriptedMo
       };
     },
   };
-  return model as ScriptedModel;
+  return (model satisfies ModelV3) as ScriptedModel;
 }

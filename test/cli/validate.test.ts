@@ -3,16 +3,11 @@
  * skill it could not check. The command runs as a real subprocess; when the tests run as root it
  * runs as the unprivileged user `nobody`, since root reads a folder whatever its permissions.
  */
-import { spawnSync } from 'node:child_process';
 import { chmod } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { simpleSkill, skillMd, tree } from '../manifest/tree.js';
-
-const BIN = fileURLToPath(new URL('../../bin/skillstate.js', import.meta.url));
-const NOBODY = 65534;
-const asRoot = process.getuid?.() === 0;
+import { runUnprivileged, unprivilegedCheckout } from '../unprivileged.js';
 
 /** Folders made unreadable by a test, given back their permissions so that they can be removed. */
 const locked: string[] = [];
@@ -22,15 +17,8 @@ afterEach(async () => {
 
 /** Runs `skillstate validate` without privileges: as `nobody` when the tests run as root. */
 function validate(args: string[], cwd: string) {
-  const result = spawnSync(process.execPath, [BIN, 'validate', ...args], {
-    cwd,
-    encoding: 'utf8',
-    timeout: 60_000,
-    env: { ...process.env, HOME: cwd },
-    ...(asRoot ? { uid: NOBODY, gid: NOBODY } : {}),
-  });
-  // A Node the unprivileged user cannot run (in a folder only root may enter) is a setup problem: say so.
-  if (result.error) throw new Error(`could not run skillstate validate${asRoot ? ' as nobody' : ''}: ${result.error.message}`);
+  const bin = path.join(unprivilegedCheckout().root, 'bin', 'skillstate.js');
+  const result = runUnprivileged('skillstate validate', [bin, 'validate', ...args], { cwd, env: { ...process.env, HOME: cwd } });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

@@ -1,27 +1,21 @@
-import { spawnSync } from 'node:child_process';
 import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { discoverSkills, validateSkillDir, type Diagnostic } from '../../src/index.js';
 import { EXAMPLE_SKILLS_DIR, scanSkillSources } from '../../src/manifest/discover.js';
 import { simpleSkill, skillMd, tree, writeTree } from './tree.js';
+import { runUnprivileged, unprivilegedCheckout } from '../unprivileged.js';
 
 /**
  * Scans `root` in a real subprocess without privileges (as `nobody` when the tests run as root,
  * since root reads any folder) and returns the scan's diagnostics.
  */
 function scanAsUnprivileged(root: string): Diagnostic[] {
-  const discover = new URL('../../src/manifest/discover.ts', import.meta.url).href;
+  const checkout = unprivilegedCheckout().root;
+  const discover = pathToFileURL(path.join(checkout, 'src', 'manifest', 'discover.ts')).href;
   const program = `const { scanSkillSources } = await import(${JSON.stringify(discover)}); const scan = await scanSkillSources({ extra: [${JSON.stringify(root)}] }, { trust: 'all' }); console.log(JSON.stringify(scan.diagnostics));`;
-  const asRoot = process.getuid?.() === 0;
-  const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', program], {
-    cwd: new URL('../..', import.meta.url),
-    encoding: 'utf8',
-    timeout: 60_000,
-    env: { ...process.env, HOME: root },
-    ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
-  });
-  if (child.error) throw new Error(`could not run the scan${asRoot ? ' as nobody' : ''}: ${child.error.message}`);
+  const child = runUnprivileged('the scan', ['--import', 'tsx', '--input-type=module', '-e', program], { cwd: checkout, env: { ...process.env, HOME: root } });
   if (child.status !== 0) throw new Error(`the scan failed: ${child.stderr}`);
   return JSON.parse(child.stdout) as Diagnostic[];
 }
