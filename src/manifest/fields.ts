@@ -59,7 +59,7 @@ export interface ScriptRef {
 export interface SkillManifest {
   name: string;
   description: string;
-  /** `brief_description`, or the description's first sentence. */
+  /** `brief_description`, or the whole description on one line: what catalogs show. */
   briefDescription: string;
   version: string | undefined;
   license: string | undefined;
@@ -120,6 +120,14 @@ const PYTHON_STRIP = new RegExp(`^${PYTHON_SPACE}+|${PYTHON_SPACE}+$`, 'g');
 /** `text.strip()` as Python does it (JavaScript's `trim()` differs on U+001C-U+001F, U+0085 and U+FEFF). */
 export function pythonStrip(text: string): string {
   return text.replace(PYTHON_STRIP, '');
+}
+
+/**
+ * Text on one line: the line breaks of a YAML block scalar (`|`, `>`) and every run of white
+ * space become one space, so a multi-line description reads as one catalog entry.
+ */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
 }
 
 /** The description's first sentence, capped at 200 code points. */
@@ -196,7 +204,7 @@ export function checkManifestFields(
     manifest: {
       name,
       description,
-      briefDescription: brief?.trim() || firstSentence(description),
+      briefDescription: brief?.trim() || oneLine(description),
       version,
       license,
       compatibility,
