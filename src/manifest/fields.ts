@@ -59,7 +59,7 @@ export interface ScriptRef {
 export interface SkillManifest {
   name: string;
   description: string;
-  /** `brief_description`, or the whole description on one line: what catalogs show. */
+  /** `brief_description`, or the whole description on one line (`catalogDescription`): what catalogs show. */
   briefDescription: string;
   version: string | undefined;
   license: string | undefined;
@@ -123,11 +123,15 @@ export function pythonStrip(text: string): string {
 }
 
 /**
- * Text on one line: the line breaks of a YAML block scalar (`|`, `>`) and every run of white
- * space become one space, so a multi-line description reads as one catalog entry.
+ * The description as catalogs show it: on one line (the line breaks of a YAML block scalar and
+ * every run of white space become one space) and, past the specification's 1,024 code points
+ * (a leniently loaded skill, which loading warns about), cut there with `…`.
  */
-export function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
+export function catalogDescription(description: string): string {
+  const flat = description.replace(/\s+/g, ' ').trim();
+  if (flat.length <= MAX_DESCRIPTION_LENGTH) return flat;
+  const chars = [...flat];
+  return chars.length > MAX_DESCRIPTION_LENGTH ? `${chars.slice(0, MAX_DESCRIPTION_LENGTH - 1).join('')}…` : flat;
 }
 
 /** The description's first sentence, capped at 200 code points. */
@@ -204,7 +208,7 @@ export function checkManifestFields(
     manifest: {
       name,
       description,
-      briefDescription: brief?.trim() || oneLine(description),
+      briefDescription: brief?.trim() || catalogDescription(description),
       version,
       license,
       compatibility,

@@ -16,7 +16,6 @@
  */
 import path from 'node:path';
 import { codeSpan, escapeInline, wrapBody } from './escape.js';
-import { MAX_DESCRIPTION_LENGTH } from './fields.js';
 import type { SkillSourceKind } from './skill-entry.js';
 import { bodyForModel } from './trust.js';
 
@@ -145,17 +144,12 @@ export function breadcrumb(available: number): string {
   return `[${available} skill${available === 1 ? '' : 's'} available]`;
 }
 
-/**
- * The longest catalog description: the specification's limit, which leniently loaded skills may
- * pass (with a warning); longer text is cut with `…` so one skill cannot take the catalog.
- */
-const DESCRIPTION_CHARS = MAX_DESCRIPTION_LENGTH;
 const MIN_BODY_CHARS = 200;
 
 function renderText(input: RenderInput): string {
   if (input.tier === 1) return breadcrumb(input.available);
   const parts = ['## Agent Skills', '### Skill Catalog'];
-  const lines = input.catalog.map((line) => `- **${escapeInline(line.name)}**: ${escapeInline(line.description, DESCRIPTION_CHARS)}`);
+  const lines = input.catalog.map((line) => `- **${escapeInline(line.name)}**: ${escapeInline(line.description)}`);
   if (input.omitted > 0) {
     const more = `- … ${input.omitted} more skill${input.omitted === 1 ? '' : 's'}`;
     lines.push(input.ranked ? `${more}, less relevant to this request: call \`list_skills\` with a query to find them` : `${more}: call \`list_skills\` to see them`);
@@ -200,7 +194,7 @@ export function renderDisclosure(input: RenderInput, budget: Budget = {}, catalo
   const cuts: Cut[] = [];
   const names = () => (input.tier === 1 ? [] : state.catalog.map((line) => line.name));
   const shown = new Set(state.details.map((d) => d.name));
-  const lineLength = (line: CatalogLine) => escapeInline(line.name).length + escapeInline(line.description, DESCRIPTION_CHARS).length + 8;
+  const lineLength = (line: CatalogLine) => escapeInline(line.name).length + escapeInline(line.description).length + 8;
   let removed = 0;
   /** Drops catalog entries of skills not shown in full, from the end, until `measure()` fits `max`. */
   const cutCatalog = (measure: () => number, max: number) => {

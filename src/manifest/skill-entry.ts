@@ -7,7 +7,7 @@
  */
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { DocumentSkill } from './document.js';
-import { oneLine, type SkillManifest } from './fields.js';
+import { catalogDescription, type SkillManifest } from './fields.js';
 import type { TriggerSpec } from './triggers.js';
 
 /** Where a skill came from. Discovery precedence: project > user > bundled > extra > example. */
@@ -18,9 +18,9 @@ export interface SkillEntry {
   readonly name: string;
   readonly description: string;
   /**
-   * What catalogs show (the disclosure, `list_skills`, MCP resources, `skillstate list`): the
-   * whole description on one line, since its "Use when…" is what a model selects skills by, or
-   * `brief_description` in its place when the author gives one.
+   * What catalogs show (the disclosure, `list_skills`, MCP resources, `skillstate list --json`):
+   * the whole description on one line (`catalogDescription`), since its "Use when…" is what a
+   * model selects skills by, or `brief_description` in its place when the author gives one.
    */
   readonly briefDescription: string;
   readonly version: string | undefined;
@@ -52,7 +52,7 @@ export function skillEntry(skill: DocumentSkill, source: SkillSourceKind, diagno
   return {
     name: skill.name,
     description: skill.description,
-    briefDescription: manifest?.briefDescription ?? oneLine(skill.description),
+    briefDescription: manifest?.briefDescription ?? catalogDescription(skill.description),
     version: skill.version,
     source,
     rootPath: skill.rootPath,

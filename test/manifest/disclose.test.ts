@@ -127,8 +127,11 @@ describe('catalog descriptions', () => {
     const root = await tree({ 'logs/SKILL.md': skillMd(`name: logs\ndescription: ${description}`) });
     const registry = await discoverSkills({ extra: [root] });
     expect(registry.entry('logs')!.diagnostics.map((d) => d.code)).toContain('manifest_description_long');
+    const shown = `${[...description].slice(0, 1023).join('')}…`;
     const result = await disclose(registry, 'list skills');
-    expect(result.text).toContain(`- **logs**: ${[...description].slice(0, 1023).join('')}…\n`);
+    expect(result.text).toContain(`- **logs**: ${shown}\n`);
+    // Every other catalog shows the same cut text.
+    expect(registry.entry('logs')!.briefDescription).toBe(shown);
   });
 
   it('reads a multi-line description (a YAML folded or literal block) as one line', async () => {
