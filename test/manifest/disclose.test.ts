@@ -118,8 +118,9 @@ describe('catalog descriptions', () => {
 
   it('shows a description of the specification\'s full 1,024 characters whole', async () => {
     const description = `Checks spelling. ${'Use when a text has typos. '.repeat(40)}`.slice(0, 1024);
+    expect(description).toHaveLength(1024);
     const result = await disclose(registryOf({ name: 'spelling', description, instructions: '# S' }), 'list skills');
-    expect(result.text).toContain(`- **spelling**: ${description.trim()}\n`);
+    expect(result.text).toContain(`- **spelling**: ${description}\n`);
   });
 
   it('cuts a leniently loaded description past 1,024 characters, which loading warns about', async () => {
@@ -142,7 +143,7 @@ describe('catalog descriptions', () => {
     const registry = await discoverSkills({ extra: [root] });
     const result = await disclose(registry, 'list skills');
     expect(result.text).toContain('- **folded**: Folds lines. Use when folding.\n- **literal**: Keeps lines. - Use when keeping. \\# not a heading\n');
-    // What every other catalog shows (`list_skills`, MCP resources, `skillstate list`) is the same one line.
+    // What every other catalog shows (`list_skills`, MCP resources, `skillstate list --json`) is the same one line.
     expect(registry.entry('literal')!.briefDescription).toBe('Keeps lines. - Use when keeping. # not a heading');
   });
 
