@@ -4,7 +4,8 @@
  *
  * - Tier 0 — nothing: there are no skills (no catalog, and no `load_skill` tool either).
  * - Tier 1 — a breadcrumb, `[N skills available]`: skills exist, all have triggers, none match.
- * - Tier 2 — the catalog (names and brief descriptions): the user asks what the agent can do or
+ * - Tier 2 — the catalog (names and whole descriptions, "Use when…" included, or each
+ *   `brief_description` where the author gives one): the user asks what the agent can do or
  *   to list skills, or some skills have no triggers (so they could never be reached otherwise);
  *   the catalog then lists the skills most relevant to the query first (`rank.ts`).
  * - Tier 3 — the full bodies of the top matches (default 3): by triggers, ranked by explicit
@@ -282,7 +283,7 @@ export async function disclose(registry: DocumentSkillRegistry, query: string, o
     {
       tier: plan.tier,
       available: plan.available.length,
-      catalog: catalogEntries.map((entry) => ({ name: entry.name, brief: entry.briefDescription })),
+      catalog: catalogEntries.map((entry) => ({ name: entry.name, description: entry.briefDescription })),
       omitted,
       ranked: plan.relevance.length > 0,
       details,

@@ -70,7 +70,7 @@ export interface SkillManifest {
    */
   id: string;
   description: string;
-  /** `brief_description`, or the description's first sentence. */
+  /** `brief_description`, or the whole description on one line (`catalogDescription`): what catalogs show. */
   briefDescription: string;
   version: string | undefined;
   license: string | undefined;
@@ -131,6 +131,18 @@ const PYTHON_STRIP = new RegExp(`^${PYTHON_SPACE}+|${PYTHON_SPACE}+$`, 'g');
 /** `text.strip()` as Python does it (JavaScript's `trim()` differs on U+001C-U+001F, U+0085 and U+FEFF). */
 export function pythonStrip(text: string): string {
   return text.replace(PYTHON_STRIP, '');
+}
+
+/**
+ * The description as catalogs show it: on one line (the line breaks of a YAML block scalar and
+ * every run of white space become one space) and, past the specification's 1,024 code points
+ * (a leniently loaded skill, which loading warns about), cut there with `…`.
+ */
+export function catalogDescription(description: string): string {
+  const flat = description.replace(/\s+/g, ' ').trim();
+  if (flat.length <= MAX_DESCRIPTION_LENGTH) return flat;
+  const chars = [...flat];
+  return chars.length > MAX_DESCRIPTION_LENGTH ? `${chars.slice(0, MAX_DESCRIPTION_LENGTH - 1).join('')}…` : flat;
 }
 
 /** The description's first sentence, capped at 200 code points. */
@@ -220,7 +232,7 @@ export function checkManifestFields(
       name: named.name,
       id: named.id,
       description,
-      briefDescription: brief?.trim() || firstSentence(description),
+      briefDescription: brief?.trim() || catalogDescription(description),
       version,
       license,
       compatibility,

@@ -105,9 +105,10 @@ export interface Cut {
   count: number;
 }
 
+/** One catalog entry: a skill's name and what catalogs show of it (`SkillEntry.briefDescription`). */
 export interface CatalogLine {
   name: string;
-  brief: string;
+  description: string;
 }
 
 export interface DetailBlock {
@@ -143,13 +144,12 @@ export function breadcrumb(available: number): string {
   return `[${available} skill${available === 1 ? '' : 's'} available]`;
 }
 
-const BRIEF_CHARS = 200;
 const MIN_BODY_CHARS = 200;
 
 function renderText(input: RenderInput): string {
   if (input.tier === 1) return breadcrumb(input.available);
   const parts = ['## Agent Skills', '### Skill Catalog'];
-  const lines = input.catalog.map((line) => `- **${escapeInline(line.name)}**: ${escapeInline(line.brief, BRIEF_CHARS)}`);
+  const lines = input.catalog.map((line) => `- **${escapeInline(line.name)}**: ${escapeInline(line.description)}`);
   if (input.omitted > 0) {
     const more = `- … ${input.omitted} more skill${input.omitted === 1 ? '' : 's'}`;
     lines.push(input.ranked ? `${more}, less relevant to this request: call \`list_skills\` with a query to find them` : `${more}: call \`list_skills\` to see them`);
@@ -194,7 +194,7 @@ export function renderDisclosure(input: RenderInput, budget: Budget = {}, catalo
   const cuts: Cut[] = [];
   const names = () => (input.tier === 1 ? [] : state.catalog.map((line) => line.name));
   const shown = new Set(state.details.map((d) => d.name));
-  const lineLength = (line: CatalogLine) => escapeInline(line.name).length + escapeInline(line.brief, BRIEF_CHARS).length + 8;
+  const lineLength = (line: CatalogLine) => escapeInline(line.name).length + escapeInline(line.description).length + 8;
   let removed = 0;
   /** Drops catalog entries of skills not shown in full, from the end, until `measure()` fits `max`. */
   const cutCatalog = (measure: () => number, max: number) => {
@@ -221,7 +221,9 @@ export function renderDisclosure(input: RenderInput, budget: Budget = {}, catalo
   if (catalogLimit < Infinity) {
     let total = 0;
     let kept = 0;
+    // Once a line does not fit, none after it is measured: only skills shown in full stay.
     const keep = state.catalog.filter((line) => {
+      if (!shown.has(line.name) && total > catalogLimit) return false;
       const length = lineLength(line) + 1;
       const fits = shown.has(line.name) || (total += length) <= catalogLimit;
       if (fits) kept += length;

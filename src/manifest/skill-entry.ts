@@ -7,7 +7,7 @@
  */
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { DocumentSkill } from './document.js';
-import { firstSentence, type SkillManifest } from './fields.js';
+import { catalogDescription, type SkillManifest } from './fields.js';
 import type { TriggerSpec } from './triggers.js';
 
 /** Where a skill came from. Discovery precedence: project > user > bundled > extra > example. */
@@ -17,7 +17,11 @@ export type SkillSourceKind = 'project' | 'user' | 'bundled' | 'extra' | 'exampl
 export interface SkillEntry {
   readonly name: string;
   readonly description: string;
-  /** `brief_description`, or the description's first sentence: what catalogs show. */
+  /**
+   * What catalogs show (the disclosure, `list_skills`, MCP resources, `skillstate list --json`):
+   * the whole description on one line (`catalogDescription`), since its "Use when…" is what a
+   * model selects skills by, or `brief_description` in its place when the author gives one.
+   */
   readonly briefDescription: string;
   readonly version: string | undefined;
   readonly source: SkillSourceKind;
@@ -48,7 +52,7 @@ export function skillEntry(skill: DocumentSkill, source: SkillSourceKind, diagno
   return {
     name: skill.name,
     description: skill.description,
-    briefDescription: manifest?.briefDescription ?? firstSentence(skill.description),
+    briefDescription: manifest?.briefDescription ?? catalogDescription(skill.description),
     version: skill.version,
     source,
     rootPath: skill.rootPath,

@@ -9,7 +9,7 @@
  *   Loading a mounted skill again mounts nothing and returns the body again; when the skill has
  *   changed on disk since (the registry reloaded it), the new version takes the old one's place.
  *   An unknown name fails with the list of available skills.
- * - `list_skills`: the enabled skills with their brief descriptions.
+ * - `list_skills`: the enabled skills with their descriptions (or `brief_description` where given).
  * - `read_skill_resource`: one file of a skill, by a path relative to its root or an absolute
  *   path inside it (see `resources.ts` for what is refused).
  * - `run_skill_script` (when asked for): a script of a loaded skill, under the script limits;
@@ -128,7 +128,7 @@ export function createSkillTools(registry: DocumentSkillRegistry, options: Skill
   const listSkills = defineAction({
     name: 'list_skills',
     description:
-      'List the skills that can be loaded, with a one-line description of each. Give a query (what the user wants) to get only the relevant skills, most relevant first.',
+      'List the skills that can be loaded, each with its description: what it does and when to use it. Give a query (what the user wants) to get only the relevant skills, most relevant first.',
     input: z.object({
       query: z.string().max(4096).optional().describe('What the user wants, in their words: returns the relevant skills, best first'),
     }),

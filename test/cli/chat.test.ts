@@ -66,7 +66,7 @@ describe('skillstate chat, piped', () => {
     expect(stdout).toContain('approve run_skill_script({"skill":"csv-tools","script":"summarize","args":["data/sample.csv"]})? [y/N] no');
     expect(stdout).not.toContain('exitCode');
     expect(stdout).toContain('assistant: The file has 4 rows.');
-    expect(stdout).toContain('* csv-tools: Summarise and inspect CSV files.');
+    expect(stdout).toContain('* csv-tools: Summarise and inspect CSV files. Use it when the user has a .csv file, a spreadsheet export or comma-separated data and wants row counts, column names or column totals.');
   });
 
   it('refuses a provider whose key is missing, naming the variable', () => {

@@ -84,6 +84,8 @@ describe('skillstate CLI', { timeout: 90_000 }, () => {
     expect(none.stdout).toContain('tier 1: no trigger matches the query\nsize: 20 characters, about 5 tokens\n----- text -----\n[2 skills available]\n');
     const json = JSON.parse(skillstate(['disclose', '--json', '--no-user', '--no-project', '--bundled', BUNDLED, 'what can you do'], cwd).stdout);
     expect(json).toMatchObject({ tier: 2, catalog: ['csv-tools', 'hello-extended'] });
+    // The catalog shows each whole description, its "Use it when" included.
+    expect(json.text).toContain('- **csv-tools**: Summarise and inspect CSV files. Use it when the user has a .csv file, a spreadsheet export or comma-separated data and wants row counts, column names or column totals.\n');
   });
 
   it('disclose --explain: each skill\'s score, the words that scored and whether it is shown', async () => {

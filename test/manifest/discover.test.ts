@@ -28,7 +28,7 @@ describe('discoverSkills', () => {
     const root = await tree({ 'alpha/SKILL.md': simpleSkill('alpha'), 'beta/skill.md': simpleSkill('beta'), 'group/gamma/SKILL.md': simpleSkill('gamma') });
     const registry = await discoverSkills({ extra: [root] });
     expect(registry.names()).toEqual(['alpha', 'beta', 'gamma']);
-    expect(registry.entry('gamma')).toMatchObject({ source: 'extra', rootPath: path.join(root, 'group', 'gamma'), description: 'The gamma skill. It does gamma things.', briefDescription: 'The gamma skill.' });
+    expect(registry.entry('gamma')).toMatchObject({ source: 'extra', rootPath: path.join(root, 'group', 'gamma'), description: 'The gamma skill. It does gamma things.', briefDescription: 'The gamma skill. It does gamma things.' });
   });
 
   it('does not read bodies at discovery', async () => {

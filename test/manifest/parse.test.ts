@@ -171,7 +171,8 @@ describe('lenient loading accepts real skills and says what it fixed', () => {
     ]);
     expect(m.triggers).toEqual({ keywords: ['hello'], verbs: ['wave'], patterns: [] });
     expect(m.defaultEnabled).toBe(false);
-    expect(m.briefDescription).toBe('Greets people.');
+    // No brief_description: catalogs show the whole description.
+    expect(m.briefDescription).toBe('Greets people. Also waves.');
   });
 
   it('keeps "version: 1.0" as written rather than the number 1', () => {

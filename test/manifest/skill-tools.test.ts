@@ -78,7 +78,7 @@ describe('load_skill', () => {
 });
 
 describe('list_skills', () => {
-  it('lists enabled skills with brief descriptions', async () => {
+  it('lists enabled skills with their whole descriptions, "use when" included', async () => {
     const { agent } = await setup({ 'off/SKILL.md': simpleSkill('off', 'default_enabled: false') });
     const listed = await cmd(agent, { action: 'list_skills' });
     expect(listed.results[0]).toMatchObject({
@@ -86,8 +86,14 @@ describe('list_skills', () => {
       output: {
         count: 2,
         skills: [
-          { name: 'csv-tools', description: 'Summarise and inspect CSV files.', version: '0.2.0', source: 'bundled' },
-          { name: 'hello-extended', description: 'Extended greeting capabilities.', version: '1.0.0', source: 'bundled' },
+          {
+            name: 'csv-tools',
+            description:
+              'Summarise and inspect CSV files. Use it when the user has a .csv file, a spreadsheet export or comma-separated data and wants row counts, column names or column totals.',
+            version: '0.2.0',
+            source: 'bundled',
+          },
+          { name: 'hello-extended', description: 'Extended greeting capabilities. Greets people by name in several styles and waves at them.', version: '1.0.0', source: 'bundled' },
         ],
       },
     });

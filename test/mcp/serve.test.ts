@@ -61,6 +61,9 @@ describe.each([
     const { client } = await connect([...ONLY, ...SKILLS]);
     const { resources } = await client.listResources();
     expect(resources.map((resource) => resource.uri).sort()).toEqual(['skill://csv-tools/SKILL.md', 'skill://hello-extended/SKILL.md']);
+    // Each resource is described as the catalog describes its skill: the whole description.
+    const csvTools = 'Summarise and inspect CSV files. Use it when the user has a .csv file, a spreadsheet export or comma-separated data and wants row counts, column names or column totals.';
+    expect(resources.find((resource) => resource.uri === 'skill://csv-tools/SKILL.md')?.description).toBe(csvTools);
     const manifest = await client.readResource({ uri: 'skill://hello-extended/SKILL.md' });
     expect(manifest.contents[0]).toMatchObject({ mimeType: 'text/markdown', text: expect.stringContaining('# Hello Extended Skill') });
     const reference = await client.readResource({ uri: 'skill://csv-tools/reference.md' });
@@ -75,7 +78,7 @@ describe.each([
     expect(prompt.description).toMatch(/^tier 3/);
     expect((prompt.messages[0]!.content as { text: string }).text).toContain('hello-extended');
     const catalog = await client.getPrompt({ name: 'skills' });
-    expect((catalog.messages[0]!.content as { text: string }).text).toContain('csv-tools');
+    expect((catalog.messages[0]!.content as { text: string }).text).toContain(`- **csv-tools**: ${csvTools}\n`);
   });
 
   it('--agent serves a user agent: state changes across calls, structured output, typed failures', async () => {

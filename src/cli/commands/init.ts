@@ -24,7 +24,9 @@ description: ${JSON.stringify(description)}
 
 ## When to use this skill
 
-Say when a model should load this skill, and what it must not be used for.
+Say when a model should load this skill, and what it must not be used for. A model picks skills
+by their description, which its catalog shows whole: say there too when to use this one
+("Use when…"); this section is read only once the skill is loaded.
 
 ## Instructions
 
