@@ -5,6 +5,7 @@
  * step (a deferred reply), a model-driven agent on a scripted model, and a librarian that loads
  * the bundled document skills.
  */
+import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
 import { EXAMPLE_SKILLS_DIR } from '../../src/manifest/discover.js';
 import { conversation, createSkillRegistry, createSkillTools, defineAction, discoverSkills, defineAgent, defineSkill, Effects, fail, result, type AgentDefinition } from '../../src/index.js';
@@ -174,8 +175,32 @@ function ledgerModel(call: ScriptedCall): ScriptedResponse {
   return { delay, text: last.toolName === 'add' ? `The total is ${value.total}.` : `Wired; ${value.wired} out so far.` };
 }
 
+/**
+ * The AI SDK's mock model scripted with one of its methods, as a newcomer writes it: it says
+ * "Heard you.", or summarises when asked to.
+ */
+function oneMethodModel(method: 'doGenerate' | 'doStream') {
+  const text = (prompt: { role: string; content: unknown }[]) => (String(prompt[0]?.content).startsWith('Summarise') ? 'earlier: a summary' : 'Heard you.');
+  const usage = { inputTokens: { total: 3, noCache: 3, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 2, text: 2, reasoning: 0 } };
+  const finishReason = { unified: 'stop' as const, raw: 'stop' };
+  if (method === 'doGenerate') return new MockLanguageModelV3({ modelId: 'generating', doGenerate: async ({ prompt }) => ({ content: [{ type: 'text', text: text(prompt) }], finishReason, usage, warnings: [] }) });
+  return new MockLanguageModelV3({
+    modelId: 'streaming',
+    doStream: async ({ prompt }) => ({
+      stream: new ReadableStream({
+        start(controller) {
+          controller.enqueue({ type: 'stream-start', warnings: [] });
+          controller.enqueue({ type: 'text-delta', id: 't', delta: text(prompt) });
+          controller.enqueue({ type: 'finish', usage, finishReason });
+          controller.close();
+        },
+      }),
+    }),
+  });
+}
+
 /** The models both hosts give their model-driven agents. */
-export const models = { default: scriptedModel([ledgerModel], { loop: true, modelId: 'ledger' }) };
+export const models = { default: scriptedModel([ledgerModel], { loop: true, modelId: 'ledger' }), generating: oneMethodModel('doGenerate'), streaming: oneMethodModel('doStream') };
 export const Chatter = defineAgent({ name: 'chatter', skills: [[conversation, { instructions: 'You keep a ledger.', stream: false, retries: 1, retryDelay: 20, maxToolCalls: 2 }], ledger] });
 /** The same agent with a small history: older turns are summarised by the model. */
 export const Forgetful = defineAgent({
@@ -184,6 +209,10 @@ export const Forgetful = defineAgent({
 });
 /** The same agent asking for a model no host has. */
 export const Stranded = defineAgent({ name: 'stranded', skills: [[conversation, { model: 'elsewhere', stream: false }], ledger] });
+
+/** Agents on a model that only generates (streaming left on) and one that only streams (streaming off, a small history summarised). */
+export const Generating = defineAgent({ name: 'generating', skills: [[conversation, { model: 'generating' }]] });
+export const Streaming = defineAgent({ name: 'streaming', skills: [[conversation, { model: 'streaming', stream: false, history: { maxTokens: 30, keepTurns: 1, strategy: 'summarize' } }]] });
 
 /** The same agent with an audit that takes longer than its tool calls may. */
 export const Hasty = defineAgent({ name: 'hasty', skills: [[conversation, { stream: false, toolTimeout: 200 }], ledger, auditor] });
@@ -257,7 +286,7 @@ const Scratcher = scratchLibrary
     })
   : undefined;
 
-export const definitions: readonly AgentDefinition<object>[] = [Worker, NotesAgent, Desk, Chatter, Forgetful, Stranded, Hasty, Librarian, Watcher, Registered, ...(Scratcher ? [Scratcher] : [])];
+export const definitions: readonly AgentDefinition<object>[] = [Worker, NotesAgent, Desk, Chatter, Forgetful, Stranded, Generating, Streaming, Hasty, Librarian, Watcher, Registered, ...(Scratcher ? [Scratcher] : [])];
 /** A code skill that needs the house style (a document skill) mounted first. */
 const annotator = defineSkill({
   name: 'annotator',
