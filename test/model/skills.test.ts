@@ -174,8 +174,7 @@ describe('tool errors the model reads', () => {
     const agent = system.spawn(definition);
     await expect(agent.call(chatMessage('read the secret'))).resolves.toBe('Refused.');
     const tool = chatOf(agent).messages.find((m) => m.role === 'tool')!.content as { output: { type: string; value: string } }[];
-    expect(tool[0]!.output).toEqual({ type: 'error-text', value: expect.stringMatching(/^resource_refused: skill 'csv-tools': .*'\.\.'/) });
-    expect(tool[0]!.output.value).not.toContain('action_failed');
+    expect(tool[0]!.output).toEqual({ type: 'error-text', value: "resource_refused: skill 'csv-tools': '../secret.txt' contains '..'; only paths inside the skill's root are allowed" });
     // A UI following tool calls reads the same code.
     expect(results.map((signal) => signal.data)).toEqual([expect.objectContaining({ toolCallId: 'escape', ok: false, error: expect.objectContaining({ code: 'resource_refused' }) })]);
   });
