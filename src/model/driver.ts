@@ -52,7 +52,8 @@ import {
   type ModelTools,
   type WaitingCall,
 } from './model-call.js';
-import { answerMessages, askModel, errorResult, modelWarned, notStreamed, partsDropped, toolOutput, type AskedCall, type CallResult } from './model-step.js';
+import { notStreamed } from './model-methods.js';
+import { answerMessages, askModel, errorResult, modelWarned, partsDropped, toolOutput, type AskedCall, type CallResult } from './model-step.js';
 import { loadAi, type AiModule, type ChatModel, type Compactor } from './models.js';
 import { buildSystemPrompt, PromptCache } from './prompt.js';
 import { summarizeHistory } from './summary.js';

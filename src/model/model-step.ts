@@ -1,10 +1,10 @@
 /**
  * One model step through the AI SDK's provider interface: a language model's `doGenerate`, or
- * `doStream` when the answer is streamed (specification v2, v3 and v4 alike); the other one when
- * the model does not implement the one asked for. The history goes
- * to the provider as its prompt, the agent's tools as function tools; the answer comes back as
- * the parts of an assistant message in the AI SDK's message shapes (what its own tool loop puts
- * in a history), the tool calls asked for, parsed, and the usage.
+ * `doStream` when the answer is streamed (specification v2, v3 and v4 alike), or the other one
+ * when the model does not implement the one asked for. The history goes to the provider as its
+ * prompt, the agent's tools as function tools; the answer comes back as the parts of an
+ * assistant message in the AI SDK's message shapes (what its own tool loop puts in a history),
+ * the tool calls asked for, parsed, and the usage.
  *
  * The loop around a step is the conversation's own: the in-process driver and the Restate host
  * each ask the model once per step, run the tool calls through the agent in the order the model
@@ -12,6 +12,7 @@
  */
 import type { ChatMessage, ChatUsage } from './conversation.js';
 import type { ChatModel } from './models.js';
+import { neitherMethod, notImplemented, type ModelMethod } from './model-methods.js';
 
 /** A tool as the model is offered it: its name, what it does, and its input's JSON Schema. */
 export interface OfferedTool {
@@ -149,32 +150,7 @@ export async function askModel(model: ChatModel, request: ModelRequest): Promise
   return missing === undefined ? answer : { ...answer, missing };
 }
 
-/** A language model's two ways to answer: whole, or streamed. */
-export type ModelMethod = 'doGenerate' | 'doStream';
-
 const ignoreText = (): void => {};
-
-/**
- * Whether `error` is how a model says it lacks a method: the AI SDK's mock models
- * (`MockLanguageModelV3` from `ai/test`) throw `Error('Not implemented')` from a method they
- * were not given. Any other failure of the method is the model's answer, and is not replaced.
- */
-export function notImplemented(error: unknown): boolean {
-  return error instanceof Error && error.message === 'Not implemented';
-}
-
-/** Why a model that implements neither method cannot answer, and what to give it. */
-function neitherMethod(model: ChatModel): string {
-  return `model '${model.provider}:${model.modelId}' implements neither doGenerate nor doStream (both throw 'Not implemented'): give the mock model a doGenerate (or a doStream) that answers`;
-}
-
-/**
- * What a step reports when the answer was asked for streamed and the model does not stream: it
- * came whole from `doGenerate`, and the conversation's `stream: false` asks for it that way.
- */
-export function notStreamed(model: ChatModel): string {
-  return `model '${model.provider}:${model.modelId}' does not implement doStream ('Not implemented'): its answers come whole from doGenerate, as one chat.delta; set the conversation's stream: false to ask doGenerate directly`;
-}
 
 /** The parts of a streamed answer, put together as `doGenerate` would have given them. */
 async function readStream(result: ProviderStream, onText: (text: string) => void, abortSignal: AbortSignal): Promise<{ parts: Part[]; usage: unknown; warnings: unknown[] }> {

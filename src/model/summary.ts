@@ -5,7 +5,8 @@
  */
 import type { ChatMessage, ChatUsage, ConversationSettings } from './conversation.js';
 import { SUMMARY_INSTRUCTIONS, transcript } from './model-call.js';
-import { askModel, notImplemented, usageOf } from './model-step.js';
+import { notImplemented } from './model-methods.js';
+import { askModel, usageOf } from './model-step.js';
 import type { AiModule, ChatModel } from './models.js';
 
 /** A summary and what writing it cost (it counts against the agent's token budget like any model call). */
