@@ -277,6 +277,16 @@ export const HOST_CASES: readonly [string, (host: Host, id: string) => Promise<v
     },
   ],
   [
+    "a tool output that is not JSON reaches the model as invalid_output under the tool's own name, and the tool's step changes nothing",
+    async (host, id) => {
+      const agent = await host.spawn('chatter', { id });
+      // In-process the step's record names the tool, on Restate the step names its action: here both are 'census'.
+      expect(await agent.call('chat.message', { text: 'take a census' })).toMatch(/^The census failed: invalid_output: the output of (tool|action) 'census' is not JSON: Do not know how to serialize a BigInt$/);
+      expect((await agent.state()).ledger).toEqual({ total: 0, wired: 0 });
+      expect(await agent.call('chat.message', { text: 'add 1 and 2' })).toBe('The total is 3.');
+    },
+  ],
+  [
     "a MockLanguageModelV3 scripted with doGenerate only answers turns that stream by default; one with doStream only answers unstreamed turns and writes the history's summary",
     async (host, id) => {
       const generating = await host.spawn('generating', { id: `${id}-generating` });

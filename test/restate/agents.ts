@@ -83,6 +83,13 @@ const ledger = defineSkill({
         a + b > 1000 ? fail('too_big', `${a + b} is more than the ledger takes at once`) : result({ total: skillState.total + a + b }, { state: { total: skillState.total + a + b } }),
     }),
     defineAction({
+      name: 'census',
+      description: 'Counts the atoms in the ledger (a number too big for JSON)',
+      input: z.object({}),
+      state: ledgerState,
+      run: (_params, { skillState }) => result({ atoms: 10n ** 80n }, { state: { total: skillState.total + 1 } }),
+    }),
+    defineAction({
       name: 'wire',
       description: 'Wires money out of the ledger',
       input: z.object({ amount: z.number() }),
@@ -129,7 +136,7 @@ function lastExchange(call: ScriptedCall): { text: string; results: { toolName: 
  * tool's result in words (after 1.5 s when the message says "slowly"). Tool call ids follow the
  * prompt's length, so they repeat on a replay. "break" makes the provider fail (HTTP 503);
  * "teleport" asks for a tool that does not exist, "garble" gives `add` arguments of the wrong type,
- * "thrice" asks for three additions at once, "fixed temperature" answers with a provider warning.
+ * "census" calls a tool whose output is not JSON, "thrice" asks for three additions at once, "fixed temperature" answers with a provider warning.
  * "style check" says whether the house style is in
  * the system prompt. "greet NAME" loads the greeting skill its system
  * prompt discloses, then greets with the tool that skill brings. Asked for a summary of the
@@ -147,6 +154,7 @@ function ledgerModel(call: ScriptedCall): ScriptedResponse {
     if (add) return { text: 'Adding.', toolCalls: [{ tool: 'add', args: { a: Number(add[1]), b: Number(add[2]) }, id }] };
     if (text.includes('thrice')) return { toolCalls: [1, 2, 3].map((n) => ({ tool: 'add', args: { a: n, b: 0 }, id: `${id}-${n}` })) };
     if (text.includes('audit')) return { toolCalls: [{ tool: 'audit', args: {}, id }] };
+    if (text.includes('census')) return { toolCalls: [{ tool: 'census', args: {}, id }] };
     if (text.includes('teleport')) return { toolCalls: [{ tool: 'teleport', args: {}, id }] };
     if (text.includes('garble')) return { toolCalls: [{ tool: 'add', args: { a: 'two', b: 3 }, id }] };
     const wire = /wire (\d+)/.exec(text);
