@@ -97,7 +97,7 @@ export { ERROR_SIGNAL, DIAGNOSTIC_SIGNAL, CALL_ABORTED_SIGNAL } from './runtime/
 export type { AgentRef, AgentView, AgentSnapshot, ScheduledSignal, AgentStatus, CallOptions, MountReport } from './runtime/agent-ref.js';
 export { createMemoryStore, createFileStore, type SnapshotStore } from './runtime/persistence.js';
 export type { TraceOption, TraceRecord, TraceLine } from './runtime/trace.js';
-export { startInspector, type InspectorHandle, type InspectorOptions } from './runtime/inspection.js';
+export { startInspector, type InspectorHandle, type InspectorOptions, type InspectorStopped } from './runtime/inspection.js';
 export { redactInspectionMessage, REDACTED, type InspectionMessage, type InspectionRedactor, type InspectedSnapshot } from './viewer/messages.js';
 export { lifecycleSystemId, childSystemId, type LifecycleState } from '../machines/skill-lifecycle.js';
 

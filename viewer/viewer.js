@@ -7,8 +7,10 @@
 /* global mermaid */
 mermaid.initialize({ startOnLoad: false, securityLevel: 'strict', theme: 'neutral', flowchart: { htmlLabels: false }, state: { htmlLabels: false } });
 
-/** @type {Map<string, {sessionId: string, name: string, parentId?: string, definition: any, value: any, status: string, card?: HTMLElement, item?: HTMLElement, drawn?: string}>} */
+/** @type {Map<string, {sessionId: string, name: string, parentId?: string, app?: {id: string, label: string, pid?: number}, definition: any, value: any, status: string, card?: HTMLElement, item?: HTMLElement, drawn?: string}>} */
 const actors = new Map();
+/** The applications streaming to the server, by id: each one's actors are kept apart and labelled. */
+const apps = new Map();
 const tree = document.getElementById('tree');
 const machines = document.getElementById('machines');
 const log = document.getElementById('log');
@@ -27,6 +29,13 @@ function rootOf(actor) {
   let current = actor;
   while (current.parentId && actors.has(current.parentId)) current = actors.get(current.parentId);
   return current;
+}
+
+/** The application an actor belongs to, as the tree, the cards and the log name it: `label (pid N)`. */
+function appOf(actor) {
+  const app = rootOf(actor).app ?? actor.app;
+  if (!app) return '';
+  return app.pid === undefined ? app.label : `${app.label} (pid ${app.pid})`;
 }
 
 function skillOf(actor) {
@@ -179,22 +188,26 @@ function ensureViews(actor) {
   if (!actor.item) {
     actor.item = document.createElement('li');
     actor.item.dataset.session = actor.sessionId;
-    actor.item.innerHTML = '<span class="actor-name"></span> <span class="state"></span><ul></ul>';
+    actor.item.innerHTML = '<span class="actor-name"></span> <span class="app"></span> <span class="state"></span><ul></ul>';
     actor.card = document.createElement('article');
     actor.card.className = 'machine';
     actor.card.dataset.session = actor.sessionId;
-    actor.card.innerHTML = '<h3><span class="actor-name"></span><span class="owner"></span><span class="state"></span></h3><div class="diagram"></div>';
+    actor.card.innerHTML = '<h3><span class="actor-name"></span><span class="owner"></span><span class="app"></span><span class="state"></span></h3><div class="diagram"></div>';
   }
   const parent = actor.parentId && actors.get(actor.parentId);
   const list = parent ? (ensureViews(parent), parent.item.querySelector('ul')) : tree;
   if (actor.item.parentElement !== list) list.append(actor.item);
-  // Cards are grouped by agent, in the order the agents appeared.
-  const group = groupOf(rootOf(actor).name);
+  // Cards are grouped by agent (of one application), in the order the agents appeared.
+  const group = groupOf(rootOf(actor));
   if (actor.card.parentElement !== group) group.append(actor.card);
   actor.item.querySelector('.actor-name').textContent = actor.name;
   actor.card.querySelector('.actor-name').textContent = actor.name;
   const root = rootOf(actor);
   actor.card.querySelector('.owner').textContent = root === actor ? '' : `of ${root.name}`;
+  // Which application: on agents in the tree and on every card.
+  actor.item.querySelector('.app').textContent = root === actor ? appOf(actor) : '';
+  actor.card.querySelector('.app').textContent = appOf(actor);
+  actor.card.dataset.app = appOf(actor);
   actor.card.dataset.name = actor.name;
   actor.card.dataset.agent = root.name;
   actor.card.dataset.skill = skillOf(actor);
@@ -202,12 +215,14 @@ function ensureViews(actor) {
   if (skillOf(actor)) offer(skillFilter, skillOf(actor));
 }
 
-function groupOf(agent) {
-  let group = [...machines.children].find((element) => element.dataset.agent === agent);
+function groupOf(root) {
+  const key = `${root.app?.id ?? ''}/${root.name}`;
+  let group = [...machines.children].find((element) => element.dataset.group === key);
   if (!group) {
     group = document.createElement('div');
     group.className = 'agent-group';
-    group.dataset.agent = agent;
+    group.dataset.group = key;
+    group.dataset.agent = root.name;
     machines.append(group);
   }
   return group;
@@ -259,12 +274,15 @@ function logEvent(message) {
   const root = actor ? rootOf(actor) : undefined;
   const item = document.createElement('li');
   item.dataset.agent = root ? root.name : '';
+  item.dataset.app = actor ? appOf(actor) : '';
   item.dataset.skill = actor ? skillOf(actor) || (typeof event.skill === 'string' ? event.skill : '') : '';
   item.dataset.type = event.type;
   const time = new Date(Number(message.createdAt) || Date.now());
   item.innerHTML = '<time></time><span><span class="who"></span> <span class="type"></span></span><span class="detail"></span>';
   item.querySelector('time').textContent = time.toISOString().slice(11, 23);
-  item.querySelector('.who').textContent = actor ? (actor === root ? actor.name : `${root.name} › ${actor.name}`) : message.sessionId;
+  const who = actor ? (actor === root ? actor.name : `${root.name} › ${actor.name}`) : message.sessionId;
+  // With several applications streaming, each line says whose it is.
+  item.querySelector('.who').textContent = apps.size > 1 && actor ? `[${appOf(actor)}] ${who}` : who;
   item.querySelector('.type').textContent = event.type;
   item.querySelector('.detail').textContent = detailOf(event);
   applyFilter(item);
@@ -292,6 +310,10 @@ function receive(message) {
     actor.name = message.name ?? message.sessionId;
     actor.parentId = message.parentId;
     actor.definition = parseDefinition(message.definition) ?? actor.definition;
+    if (message.app && typeof message.app.id === 'string') {
+      actor.app = message.app;
+      apps.set(message.app.id, message.app);
+    }
     actor.value = message.snapshot?.value ?? actor.value;
     actor.status = message.snapshot?.status ?? 'active';
     actors.set(message.sessionId, actor);

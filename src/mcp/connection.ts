@@ -17,6 +17,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { watchedFetch } from './fetch.js';
+import { serverErrorMessage } from './protocol-error.js';
 import { BoundedStdioTransport, oversizedAnswer } from './stdio-transport.js';
 
 /** How to reach a server: a command to start (stdio), or a URL (Streamable HTTP). */
@@ -317,7 +318,7 @@ export class McpConnection {
       if (error.code === ErrorCode.ConnectionClosed) return new McpFailure('mcp_unreachable', `${where}: the connection closed${this.hint()}`);
       const oversized = oversizedAnswer(error);
       if (oversized) return new McpFailure('mcp_output_too_large', `${where}: ${error.message}`, { size: oversized.size, limit: this.limits.maxOutputBytes });
-      return new McpFailure('mcp_protocol_error', `${where}: ${error.message}${this.hint()}`, { code: error.code });
+      return new McpFailure('mcp_protocol_error', `${where}: ${serverErrorMessage(error)}${this.hint()}`, { code: error.code });
     }
     const message = error instanceof Error ? error.message : String(error);
     return new McpFailure('mcp_unreachable', `${where}: ${message}${this.hint()}`);

@@ -13,10 +13,11 @@
  *
  * I/O: through the registry only.
  */
-import { ErrorCode, McpError, type GetPromptResult, type Prompt, type ReadResourceResult, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type McpError, type GetPromptResult, type Prompt, type ReadResourceResult, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 import { disclose, SkillstateError, type DocumentSkillRegistry } from '../index.js';
 import { readSkillResource } from '../manifest/resources.js';
 import { bodyForModel } from '../manifest/trust.js';
+import { protocolError } from './protocol-error.js';
 
 /** The URI scheme of skill resources. */
 export const SKILL_SCHEME = 'skill://';
@@ -50,7 +51,7 @@ export const SKILL_RESOURCE_TEMPLATE: ResourceTemplate = {
 };
 
 function invalid(message: string, data: Record<string, unknown>): McpError {
-  return new McpError(ErrorCode.InvalidParams, message, data);
+  return protocolError(ErrorCode.InvalidParams, message, data);
 }
 
 /** Splits `skill://<name>/<path>`; percent-escapes are decoded. */

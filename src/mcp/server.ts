@@ -23,11 +23,11 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
   ErrorCode,
-  McpError,
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import { RuntimeError, type AgentRef, type AgentSystem, type DocumentSkillRegistry } from '../index.js';
 import { DISCLOSURE_PROMPT, DISCLOSURE_PROMPT_INFO, disclosurePrompt, listSkillResources, readSkillUri, SKILL_RESOURCE_TEMPLATE } from './documents.js';
+import { protocolError } from './protocol-error.js';
 import { callAgentTool, mcpTools, toolListKey } from './tools.js';
 
 /** What `serveMcp` and `createMcpServer` serve: a running agent, or a system and an agent id. */
@@ -113,7 +113,7 @@ export function createMcpServer(target: McpTarget, options: McpServerOptions = {
     server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: [DISCLOSURE_PROMPT_INFO] }));
     server.setRequestHandler(GetPromptRequestSchema, (request) => {
       if (request.params.name !== DISCLOSURE_PROMPT) {
-        throw new McpError(ErrorCode.InvalidParams, `no prompt named '${request.params.name}'; the prompt is '${DISCLOSURE_PROMPT}'`);
+        throw protocolError(ErrorCode.InvalidParams, `no prompt named '${request.params.name}'; the prompt is '${DISCLOSURE_PROMPT}'`);
       }
       return disclosurePrompt(registry, request.params.arguments?.query);
     });

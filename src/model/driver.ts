@@ -44,20 +44,22 @@ import {
   overBudget,
   plain,
   preApprovedNote,
+  refusedCallSignals,
   retryWait,
-  SUMMARY_INSTRUCTIONS,
+  toolFailure,
   toolLimit,
-  transcript,
   unknownModel,
   waiting,
   type ModelTools,
   type WaitingCall,
 } from './model-call.js';
-import { answerMessages, askModel, errorResult, modelWarned, partsDropped, toolOutput, usageOf, type AskedCall, type CallResult } from './model-step.js';
-import { loadAi, sdkModel, type AiModule } from './ai-sdk.js';
+import { loadAi, type AiModule } from './ai-sdk.js';
+import { notStreamed } from './model-methods.js';
+import { answerMessages, askModel, errorResult, modelWarned, partsDropped, toolOutput, type AskedCall, type CallResult } from './model-step.js';
 import type { ChatModel, Compactor } from './models.js';
 import { buildSystemPrompt, PromptCache } from './prompt.js';
 import { StepAbort } from './step-abort.js';
+import { summarizeHistory } from './summary.js';
 import { turnMachine, turnStateName, type TurnActivity, type TurnActor, type TurnPhase, type TurnWork } from './turn-machine.js';
 
 /** What the driver needs from the system it runs in. */
@@ -161,6 +163,8 @@ export class ConversationDriver {
   private readonly offered = new WeakMap<Toolset, ModelTools>();
   /** The agents told of a toolset's `allowed-tools` entries that pre-approve nothing. */
   private readonly notedPreApprovals = new WeakMap<Toolset, Set<string>>();
+  /** Models already reported as not streaming (reported once, not at every step). */
+  private readonly unstreamed = new WeakSet<ChatModel>();
   private unsubscribe: (() => void) | undefined;
   private stopped = false;
 
@@ -464,10 +468,15 @@ export class ConversationDriver {
         temperature: settings.temperature,
         maxOutputTokens: settings.maxOutputTokens,
         abortSignal,
-        onText: settings.stream ? (text) => this.publish(ref.id, ChatSignals.delta, { turn: n, step: index, text }) : undefined,
+        // Nobody follows the text as it comes: the answer is asked for whole.
+        onText: settings.stream && this.host.listening(ChatSignals.delta) ? (text) => this.publish(ref.id, ChatSignals.delta, { turn: n, step: index, text }) : undefined,
       });
       for (const warning of answer.warnings) {
         this.host.diagnose(ref.id, diagnostic('info', 'model_warning', `agent '${ref.id}', turn ${n}: ${modelWarned(model, warning)}`, { details: { warning: plain(warning) } }));
+      }
+      if (answer.missing === 'doStream' && !this.unstreamed.has(model)) {
+        this.unstreamed.add(model);
+        this.host.diagnose(ref.id, diagnostic('info', 'model_not_streamed', `agent '${ref.id}', turn ${n}: ${notStreamed(model)}`, { details: { missing: answer.missing } }));
       }
       if (answer.dropped.length > 0) {
         this.host.diagnose(ref.id, diagnostic('warning', 'model_part_dropped', `agent '${ref.id}', turn ${n}: ${partsDropped(model, answer.dropped)}`, { details: { parts: answer.dropped } }));
@@ -480,7 +489,13 @@ export class ConversationDriver {
         // turn starts, and none is announced.
         abortSignal.throwIfAborted();
         if (typeof this.turnAt(ref, n, 'thinking') === 'string') return;
-        if (call.problem !== undefined) results.push(errorResult(call, call.problem));
+        if (call.problem !== undefined) {
+          // Answered without running, and followers of tool calls see it fail.
+          const signals = refusedCallSignals({ ...call, problem: call.problem });
+          this.publish(ref.id, ChatSignals.toolCall, { turn: n, ...signals.call });
+          this.publish(ref.id, ChatSignals.toolResult, { turn: n, ...signals.result });
+          results.push(errorResult(call, call.problem.message));
+        }
         else if (ordered) pending.push(waiting(call, prepared));
         else if (turn.toolCalls + executed >= settings.maxToolCalls) {
           limit ??= toolLimit(n, settings.maxToolCalls);
@@ -556,8 +571,7 @@ export class ConversationDriver {
       outcome = { ok: true, output: output === undefined ? null : output };
     } catch (error) {
       if (error instanceof RuntimeError && error.code === 'agent_stopped') throw error;
-      const info = infoOf(error, 'action_failed');
-      outcome = { ok: false, error: { code: info.code, message: info.message } };
+      outcome = { ok: false, error: toolFailure(infoOf(error, 'action_failed')) };
     }
     this.publish(ref.id, ChatSignals.toolResult, { turn: n, toolCallId, tool, ...outcome });
     return outcome;
@@ -586,11 +600,11 @@ export class ConversationDriver {
       try {
         if (strategy === 'summarize') {
           const request = new StepAbort(settings.modelTimeout, abort);
-          const result = await ai
-            .generateText({ model: sdkModel(model), system: SUMMARY_INSTRUCTIONS, prompt: transcript(messages.slice(0, remove)), maxRetries: settings.retries, abortSignal: request.signal })
-            .finally(() => request.release());
-          usage = usageOf(result.usage);
-          summary = result.text;
+          try {
+            ({ text: summary, usage } = await summarizeHistory(ai, model, messages.slice(0, remove), settings, request.signal));
+          } finally {
+            request.release();
+          }
         } else {
           const compactor = this.compactors[strategy];
           if (!compactor) throw new Error(`no compactor named '${strategy}' was given to the system (known: ${Object.keys(this.compactors).join(', ') || 'none'})`);

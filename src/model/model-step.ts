@@ -1,9 +1,10 @@
 /**
  * One model step through the AI SDK's provider interface: a language model's `doGenerate`, or
- * `doStream` when the answer is streamed (specification v2, v3 and v4 alike). The history goes
- * to the provider as its prompt, the agent's tools as function tools; the answer comes back as
- * the parts of an assistant message in the AI SDK's message shapes (what its own tool loop puts
- * in a history), the tool calls asked for, parsed, and the usage.
+ * `doStream` when the answer is streamed (specification v2, v3 and v4 alike), or the other one
+ * when the model does not implement the one asked for. The history goes to the provider as its
+ * prompt, the agent's tools as function tools; the answer comes back as the parts of an
+ * assistant message in the AI SDK's message shapes (what its own tool loop puts in a history),
+ * the tool calls asked for, parsed, and the usage.
  *
  * The loop around a step is the conversation's own: the in-process driver and the Restate host
  * each ask the model once per step, run the tool calls through the agent in the order the model
@@ -11,6 +12,7 @@
  */
 import type { ChatMessage, ChatUsage } from './conversation.js';
 import type { ChatModel } from './models.js';
+import { neitherMethod, notImplemented, type ModelMethod } from './model-methods.js';
 
 /** A tool as the model is offered it: its name, what it does, and its input's JSON Schema. */
 export interface OfferedTool {
@@ -38,8 +40,11 @@ export interface AskedCall {
   toolName: string;
   /** Its input, parsed (`{}` when the model sent none). */
   input: unknown;
-  /** Why it cannot run (its input is not JSON, or it names a tool not offered): what the model is told instead of a result. */
-  problem?: string;
+  /**
+   * Why it cannot run: its input is not JSON (`invalid_params`), or it names a tool not offered
+   * (`unknown_action`). The message is what the model is told instead of a result.
+   */
+  problem?: { code: 'invalid_params' | 'unknown_action'; message: string };
 }
 
 /** The model's answer in one step. */
@@ -53,6 +58,8 @@ export interface ModelAnswer {
   warnings: unknown[];
   /** The kinds of content part the answer had that a history does not keep. */
   dropped: string[];
+  /** The method the model does not implement, when the other one answered instead. */
+  missing?: ModelMethod;
 }
 
 /** What a step reports of a provider's warning: `model 'acme:small' warned: unsupported: temperature`. */
@@ -115,19 +122,35 @@ export async function askModel(model: ChatModel, request: ModelRequest): Promise
   }
   if (request.temperature !== undefined) options.temperature = request.temperature;
   if (request.maxOutputTokens !== undefined) options.maxOutputTokens = request.maxOutputTokens;
-  let parts: Part[];
-  let usage: unknown;
-  let warnings: unknown[];
-  if (request.onText === undefined) {
+  const streamed = request.onText !== undefined;
+  const generate = async () => {
     const result = await provider.doGenerate(options);
-    parts = result.content ?? [];
-    usage = result.usage;
-    warnings = result.warnings ?? [];
-  } else {
-    ({ parts, usage, warnings } = await readStream(await provider.doStream({ ...options, includeRawChunks: false }), request.onText, request.abortSignal));
+    return { parts: result.content ?? [], usage: result.usage, warnings: result.warnings ?? [] };
+  };
+  const stream = async () => readStream(await provider.doStream({ ...options, includeRawChunks: false }), request.onText ?? ignoreText, request.abortSignal);
+  let read: { parts: Part[]; usage: unknown; warnings: unknown[] };
+  let missing: ModelMethod | undefined;
+  try {
+    read = streamed ? await stream() : await generate();
+  } catch (error) {
+    if (!notImplemented(error)) throw error;
+    // The model lacks the method asked for (a mock scripted with the other one): the other one
+    // answers. A model lacking both is named, with what to give it.
+    missing = streamed ? 'doStream' : 'doGenerate';
+    try {
+      read = streamed ? await generate() : await stream();
+    } catch (second) {
+      if (!notImplemented(second)) throw second;
+      throw new Error(neitherMethod(model));
+    }
+    // Followers of the stream get the whole text at once.
+    if (streamed) for (const part of read.parts) if (part.type === 'text' && typeof part.text === 'string' && part.text) request.onText!(part.text);
   }
-  return answerOf(parts, usage, warnings, offered);
+  const answer = answerOf(read.parts, read.usage, read.warnings, offered);
+  return missing === undefined ? answer : { ...answer, missing };
 }
+
+const ignoreText = (): void => {};
 
 /** The parts of a streamed answer, put together as `doGenerate` would have given them. */
 async function readStream(result: ProviderStream, onText: (text: string) => void, abortSignal: AbortSignal): Promise<{ parts: Part[]; usage: unknown; warnings: unknown[] }> {
@@ -268,20 +291,20 @@ function parseCall(part: Part, offered: ReadonlySet<string>): AskedCall {
   const toolName = String(part.toolName);
   const raw = part.input;
   let input: unknown = {};
-  let problem: string | undefined;
+  let problem: AskedCall['problem'];
   if (typeof raw === 'string') {
     if (raw.trim() !== '') {
       try {
         input = JSON.parse(raw);
       } catch (error) {
-        problem = `Invalid input for tool ${toolName}: JSON parsing failed: Text: ${raw}.\nError message: ${error instanceof Error ? error.message : String(error)}`;
+        problem = { code: 'invalid_params', message: `Invalid input for tool ${toolName}: JSON parsing failed: Text: ${raw}.\nError message: ${error instanceof Error ? error.message : String(error)}` };
       }
     }
   } else if (raw !== undefined && raw !== null) {
     input = raw;
   }
   if (part.providerExecuted !== true && !offered.has(toolName)) {
-    problem = `Model tried to call unavailable tool '${toolName}'. ${offered.size ? `Available tools: ${[...offered].join(', ')}.` : 'No tools are available.'}`;
+    problem = { code: 'unknown_action', message: `Model tried to call unavailable tool '${toolName}'. ${offered.size ? `Available tools: ${[...offered].join(', ')}.` : 'No tools are available.'}` };
   }
   return problem === undefined ? { toolCallId, toolName, input } : { toolCallId, toolName, input, problem };
 }

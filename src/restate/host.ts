@@ -14,7 +14,7 @@ import { Agent, type AgentData } from '../core/agent-value.js';
 import type { Effect } from '../core/effects.js';
 import { describeThrown, errorInfo, type ErrorInfo } from '../core/errors.js';
 import { plainInstructions } from '../core/instruction.js';
-import type { InvokeUserCode } from '../core/invoke.js';
+import type { InvokeUserCode, UserCodeCall } from '../core/invoke.js';
 import { createSignal, signalProblem, type Signal } from '../core/signal.js';
 import type { AnySkill } from '../core/skill.js';
 import type { SkillResolver } from '../core/skill-registry.js';
@@ -153,7 +153,7 @@ function repliesWorkflow() {
 function journaled(ctx: restate.ObjectContext, skills: HostSkills, definition: AnyDefinition, blocked: { reason?: string }): InvokeUserCode {
   const mounting = (entry: JournalEntry) =>
     entry.kind === 'result' ? skills.fromFolders([...(entry.mount ?? []).map((m) => (typeof m === 'string' ? m : m[0])), ...(entry.replace ?? [])], definition) : [];
-  return (<T>(call: { what: string }, fn: () => T): T =>
+  return (<T>(call: UserCodeCall, fn: () => T): T =>
     ctx
       .run(call.what, async (): Promise<JournalEntry> => {
         let entry: JournalEntry;
@@ -162,6 +162,8 @@ function journaled(ctx: restate.ObjectContext, skills: HostSkills, definition: A
         } catch (thrown) {
           return toEntry({ thrown });
         }
+        const unjournaled = notJournaled(call, entry);
+        if (unjournaled) return unjournaled;
         const names = mounting(entry);
         if (entry.kind === 'result' && names.length > 0 && (await skills.check(names))) entry.unreadable = true;
         return entry;
@@ -176,6 +178,22 @@ function journaled(ctx: restate.ObjectContext, skills: HostSkills, definition: A
         const unread = entry.kind === 'result' && entry.unreadable ? new Set(names) : undefined;
         return fromEntry(entry, { get: (name) => (unread?.has(name) ? undefined : (definition.blueprint.resolveSkill(name) ?? skills.get(name))) });
       }) as unknown as T) as InvokeUserCode;
+}
+
+/**
+ * What is journaled instead of an answer that is not JSON (a `BigInt` in an action's output):
+ * journaled as it is, it would fail the invocation again and again. An action fails with
+ * `invalid_output`, naming itself; other user code, as if it had thrown. Undefined when the
+ * answer is JSON.
+ */
+function notJournaled(call: UserCodeCall, entry: JournalEntry): JournalEntry | undefined {
+  try {
+    JSON.stringify(entry);
+    return undefined;
+  } catch (thrown) {
+    const message = `the output of ${call.what} is not JSON: ${describeThrown(thrown)}`;
+    return call.action !== undefined ? { kind: 'failure', reason: 'invalid_output', message } : { kind: 'thrown', name: 'TypeError', message };
+  }
 }
 
 /** Whether a conversation's turn signal asks for the turn to be moved on (a new turn, or one resumed after approval). */

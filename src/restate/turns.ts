@@ -18,13 +18,14 @@ import { describeThrown, errorInfo, SkillstateError, type ErrorInfo } from '../c
 import type { InstructionObject } from '../core/instruction.js';
 import { agentToolset } from '../core/toolset.js';
 import { ChatSignals, CONVERSATION, conversationConfigSchema, type ChatMessage, type ChatUsage, type ConversationSettings, type ConversationState, type PendingToolCall, type TurnRecord } from '../model/conversation.js';
-import { callsRun, checkCompactors, checkModels, classifyModelError, historyTokens, keepFrom, modelTools, overBudget, plain, retryWait, SUMMARY_INSTRUCTIONS } from '../model/model-call.js';
-import { preApprovedNote, toolLimit, transcript, unknownModel, waiting, type ModelProblem, type ModelTools, type WaitingCall } from '../model/model-call.js';
+import { callsRun, checkCompactors, checkModels, classifyModelError, historyTokens, keepFrom, modelTools, overBudget, plain, refusedCallSignals, retryWait } from '../model/model-call.js';
+import { preApprovedNote, toolFailure, toolLimit, unknownModel, waiting, type ModelProblem, type ModelTools, type WaitingCall } from '../model/model-call.js';
 import { answerMessages, askModel, errorResult, modelWarned, partsDropped } from '../model/model-step.js';
-import { loadAi, sdkModel, type AiModule } from '../model/ai-sdk.js';
+import { loadAi, type AiModule } from '../model/ai-sdk.js';
 import type { ChatModel, Compactor } from '../model/models.js';
 import { buildSystemPrompt } from '../model/prompt.js';
 import { StepAbort } from '../model/step-abort.js';
+import { summarizeHistory } from '../model/summary.js';
 import { noAnswerError } from '../runtime/errors.js';
 import { mountedNames, UNREADABLE, type HostSkills } from './skills.js';
 import { TURNS, type Announcement, type Answer, type TurnRequest, type TurnStepAnswer, type TurnStepRequest } from './protocol.js';
@@ -49,6 +50,8 @@ type StepAnswer =
       warnings?: string[];
       /** The parts of the answer the history could not keep, in words, when there were any. */
       dropped?: string;
+      /** The calls answered without running (unknown tool, input not JSON), as the tool signals tell them. */
+      refused?: { call: Record<string, unknown>; result: Record<string, unknown> }[];
     }
   | { ok: false; problem: ModelProblem };
 
@@ -123,15 +126,16 @@ async function askForStep(
       abortSignal: request.signal,
     });
     // Calls that cannot run are answered in the step; the others wait for the host to run them.
-    const refused = answer.calls.flatMap((call) => (call.problem !== undefined ? [errorResult(call, call.problem)] : []));
+    const refused = answer.calls.flatMap((call) => (call.problem !== undefined ? [{ call, problem: call.problem }] : []));
     return {
       ok: true,
-      messages: plain(answerMessages(answer, refused)),
+      messages: plain(answerMessages(answer, refused.map(({ call, problem }) => errorResult(call, problem.message)))),
       usage: answer.usage,
       calls: answer.calls.length,
       pending: answer.calls.filter((call) => call.problem === undefined).map((call) => waiting(call, tools)),
       warnings: answer.warnings.map((warning) => modelWarned(model, warning)),
       ...(answer.dropped.length > 0 ? { dropped: partsDropped(model, answer.dropped) } : {}),
+      ...(refused.length > 0 ? { refused: refused.map(({ call, problem }) => refusedCallSignals({ ...call, problem })) } : {}),
     };
   } catch (error) {
     return { ok: false, problem: classifyModelError(ai, error, request.timedOut, settings, model) };
@@ -332,7 +336,12 @@ class RestateTurn {
         // Said once: Restate's console is silent while an invocation replays its journal.
         for (const warning of answer.warnings ?? []) this.ctx.console.info(`skillstate: agent '${this.ctx.key}', turn ${this.n}: ${warning}`);
         if (answer.dropped !== undefined) this.ctx.console.warn(`skillstate: agent '${this.ctx.key}', turn ${this.n}: ${answer.dropped}`);
-        return this.record('record_step', { turn: this.n, messages: answer.messages, usage: answer.usage, calls: answer.calls, pending: answer.pending });
+        // Followers of tool calls see the calls that cannot run fail, as the step records them.
+        const announce = (answer.refused ?? []).flatMap((refused): Announcement[] => [
+          { type: ChatSignals.toolCall, data: { agent: this.ctx.key, turn: this.n, ...refused.call } },
+          { type: ChatSignals.toolResult, data: { agent: this.ctx.key, turn: this.n, ...refused.result } },
+        ]);
+        return this.record('record_step', { turn: this.n, messages: answer.messages, usage: answer.usage, calls: answer.calls, pending: answer.pending }, announce);
       }
       if (!answer.problem.retryable || attempt >= settings.retries) return this.fail(answer.problem.error);
       const wait = retryWait(answer.problem, settings, attempt);
@@ -368,8 +377,7 @@ class RestateTurn {
           const abortSignal = request.signal;
           try {
             if (strategy === 'summarize') {
-              const result = await ai.generateText({ model: sdkModel(model), system: SUMMARY_INSTRUCTIONS, prompt: transcript(messages.slice(0, remove)), maxRetries: settings.retries, abortSignal });
-              return { summary: result.text };
+              return { summary: (await summarizeHistory(ai, model, messages.slice(0, remove), settings, abortSignal)).text };
             }
             const compactor = this.compactors[strategy];
             if (!compactor) throw new Error(`no compactor named '${strategy}' was given to the host (known: ${Object.keys(this.compactors).join(', ') || 'none'})`);
@@ -407,13 +415,13 @@ class RestateTurn {
     if (call.preApprovedBy !== undefined) this.ctx.console.info(`skillstate: ${preApprovedNote(this.ctx.key, this.n, { ...call, preApprovedBy: call.preApprovedBy }).message}`);
     let outcome: { ok: true; output: unknown } | { ok: false; error: { code: string; message: string } };
     let announced = false;
-    if (!converted.ok) outcome = { ok: false, error: { code: converted.error.code, message: converted.error.message } };
+    if (!converted.ok) outcome = { ok: false, error: toolFailure(converted.error) };
     else {
       const answer = await this.runOnAgent(converted.instruction, toolTimeout, [before]);
       announced = true;
       if (answer.ok) outcome = { ok: true, output: answer.value ?? null };
       else if (answer.error.code === 'unknown_agent') return false;
-      else outcome = { ok: false, error: { code: answer.error.code, message: answer.error.message } };
+      else outcome = { ok: false, error: toolFailure(answer.error) };
     }
     const after = progress(ChatSignals.toolResult, outcome);
     return this.record('record_tool_result', { turn: this.n, toolCallId: call.toolCallId, ...outcome }, announced ? [after] : [before, after]);

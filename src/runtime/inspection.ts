@@ -10,13 +10,18 @@
  */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { basename } from 'node:path';
 import { createInspector } from '@statelyai/inspect';
 import type { InspectionEvent, Observer } from 'xstate';
 import WebSocket from 'ws';
 import { describeThrown, errorInfo } from '../core/errors.js';
+import { APP_HELLO, type AppHello } from '../viewer/apps.js';
 import { redactInspectionMessage, toPlain, type InspectionMessage, type InspectionRedactor } from '../viewer/messages.js';
 import { startViewerServer, type ViewerKind, type ViewerServer } from '../viewer/server.js';
 import { RuntimeError } from './errors.js';
+import { closeFlushed, Outbox, type InspectorStopped } from './inspector-outbox.js';
+
+export type { InspectorStopped } from './inspector-outbox.js';
 
 /** Options of `startInspector`. */
 export interface InspectorOptions {
@@ -46,7 +51,14 @@ export interface InspectorOptions {
   connect?: string;
   /** How many events a viewer that connects late is sent. Default 1,000. */
   history?: number;
+  /**
+   * What viewers call this application. Default: its script's file name. Several applications
+   * can stream to one `skillstate inspect`: each one's actors are kept apart and shown under its
+   * label (and process id).
+   */
+  label?: string;
 }
+
 
 /** A running inspector started by `startInspector`: its URL, the XState `inspect` option, and `stop()`. */
 export interface InspectorHandle {
@@ -63,8 +75,12 @@ export interface InspectorHandle {
   /** The interface the server listens on (`127.0.0.1` unless `host` was given). */
   host: string;
   port: number;
-  /** Closes the connection and, unless it connected to a server it did not start, the server. */
-  stop(): Promise<void>;
+  /**
+   * Sends what is still on its way, then closes the connection and, unless it connected to a
+   * server it did not start, the server. Bounded by `timeout` (milliseconds, default 5,000): past
+   * it, the connection is cut and what was left unsent is reported, on stderr and in the result.
+   */
+  stop(options?: { timeout?: number }): Promise<InspectorStopped>;
 }
 
 /** A free TCP port on the loopback interface. */
@@ -123,6 +139,15 @@ async function connectSocket(url: string): Promise<WebSocket> {
   return socket;
 }
 
+/** How long `stop()` waits for what is still on its way, by default. */
+const STOP_TIMEOUT = 5_000;
+
+function labelOf(option: unknown): string {
+  if (option === undefined) return basename(process.argv[1] ?? '') || `node ${process.pid}`;
+  if (typeof option === 'string' && option.trim() !== '') return option.trim();
+  throw new RuntimeError(errorInfo('invalid_config', `startInspector: label must be a non-empty string, not ${JSON.stringify(option)}`, { subject: 'label' }));
+}
+
 /**
  * Starts the inspection server (or connects to a running one) and returns the observer to give
  * `createAgentSystem({ inspect })`.
@@ -155,6 +180,8 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
     await server?.stop();
     throw error;
   }
+  const label = labelOf(options.label);
+  socket.send(JSON.stringify({ type: APP_HELLO, label, pid: process.pid } satisfies AppHello));
   let redactionFailed = false;
   const inspector = createInspector({
     send(event) {
@@ -173,6 +200,7 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
       if (message) socket.send(JSON.stringify(message));
     },
   });
+  const outbox = new Outbox((event) => inspector.inspect.next?.(event));
   const owned = server;
   const base = owned ? new URL(owned.url) : new URL(socketUrl.replace(/^ws/, 'http'));
   const origin = `${base.protocol}//${base.host}`;
@@ -181,20 +209,24 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
   const url = (options.viewer ?? 'local') === 'local' ? localUrl : options.connect !== undefined ? statelyUrl : origin;
   if (options.open) openBrowser(url);
   return {
-    inspect: inspector.inspect,
+    inspect: outbox.inspect,
     url,
     localUrl,
     statelyUrl,
     socketUrl,
     host: owned?.host ?? base.hostname,
     port: owned?.port ?? Number(base.port),
-    async stop() {
-      if (socket.readyState < WebSocket.CLOSING) {
-        const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-        socket.close();
-        await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 500))]);
+    async stop(stopOptions = {}) {
+      const timeout = stopOptions.timeout ?? STOP_TIMEOUT;
+      if (typeof timeout !== 'number' || !(timeout >= 0)) {
+        throw new RuntimeError(errorInfo('invalid_config', `inspector.stop: timeout must be a number of milliseconds, not ${JSON.stringify(timeout)}`, { subject: 'timeout' }));
+      }
+      const stopped = await closeFlushed(socket, outbox, timeout);
+      if (!stopped.flushed) {
+        process.stderr.write(`[skillstate] the inspector stopped before everything was sent to ${socketUrl}: ${stopped.unsent} event(s) were still waiting after ${timeout} ms (stop({ timeout }) waits longer)\n`);
       }
       await owned?.stop();
+      return stopped;
     },
   };
 }

@@ -34,6 +34,11 @@ export interface InspectionMessage {
   event?: { type: string; [key: string]: unknown };
   /** Milliseconds since the epoch, as a string. */
   createdAt?: string;
+  /**
+   * `@xstate.actor`, as the inspection server relays it: the application the actor belongs to
+   * (the server's id for its connection, the label it gave `startInspector`, its process id).
+   */
+  app?: { id: string; label: string; pid?: number };
   [key: string]: unknown;
 }
 

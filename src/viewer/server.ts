@@ -5,7 +5,8 @@
  * fetched from elsewhere) and the Stately inspector bridge (`/stately`, which embeds the hosted
  * Stately page and so needs the internet).
  *
- * Every message an application sends is relayed to every other client. A viewer that connects
+ * Every message an application sends is relayed to every other client, its actor ids in the
+ * connection's own namespace so that several applications stay apart. A viewer that connects
  * late gets every actor seen so far, each actor's latest snapshot, and the last `history` events.
  *
  * Never here: redaction (it happens in the application, before a message leaves the process).
@@ -18,6 +19,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { WebSocket, WebSocketServer } from 'ws';
 import { isLoopbackInterface, LOOPBACK_NAMES } from '../runtime/loopback.js';
+import { AppNamespace } from './apps.js';
 import type { InspectionMessage } from './messages.js';
 
 /** Which page `/` leads to. */
@@ -187,10 +189,15 @@ export async function startViewerServer(options: ViewerServerOptions = {}): Prom
       }
     },
   });
+  let connections = 0;
   sockets.on('connection', (socket) => {
     for (const text of replay.messages()) socket.send(text);
+    // Only applications send: a connection becomes one with its first message.
+    let namespace: AppNamespace | undefined;
     socket.on('message', (data) => {
-      const text = String(data);
+      namespace ??= new AppNamespace(`app${++connections}`);
+      const text = namespace.relay(String(data));
+      if (text === undefined) return;
       replay.keep(text);
       for (const client of sockets.clients) if (client !== socket && client.readyState === WebSocket.OPEN) client.send(text);
     });

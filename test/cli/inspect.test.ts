@@ -8,8 +8,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import WebSocket, { WebSocketServer } from 'ws';
 import { createSignal, defineAgent, startInspector } from '../../src/index.js';
 import { type InspectionMessage } from '../../src/viewer/messages.js';
 import { counter } from '../../skills/index.js';
@@ -39,6 +39,37 @@ function started(args: string[]): Promise<{ child: ChildProcess; output: string 
   });
 }
 
+/** A viewer connected to the inspection server: what it received, and a wait for what it should. */
+async function viewerOf(socketUrl: string): Promise<{ socket: WebSocket; received: InspectionMessage[]; until(what: string, holds: () => boolean): Promise<void> }> {
+  const socket = new WebSocket(socketUrl);
+  const received: InspectionMessage[] = [];
+  const waits: (() => void)[] = [];
+  socket.on('message', (data) => {
+    received.push(JSON.parse(String(data)) as InspectionMessage);
+    for (const wake of waits.splice(0)) wake();
+  });
+  await new Promise((resolve) => socket.once('open', resolve));
+  return {
+    socket,
+    received,
+    async until(what, holds) {
+      const deadline = Date.now() + 10_000;
+      while (!holds()) {
+        const left = deadline - Date.now();
+        if (left <= 0) throw new Error(`the viewer never got ${what}`);
+        // Woken by the next message (or, at the latest, by the deadline).
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, left);
+          waits.push(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+      }
+    },
+  };
+}
+
 describe('skillstate inspect', () => {
   it('serves on 127.0.0.1; an application connects with startInspector({ connect }) and viewers get its stream', async () => {
     const { child, output } = await started(['inspect', '--port', '0']);
@@ -66,6 +97,87 @@ describe('skillstate inspect', () => {
     const exit = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGINT');
     expect(await exit).toBe(0);
+  }, 30_000);
+
+  it('stop() flushes before closing: a short application shows in skillstate inspect, its final stopped states included', async () => {
+    const { output } = await started(['inspect', '--port', '0']);
+    const socketUrl = /Application socket: (\S+)/.exec(output)![1]!;
+    const viewer = await viewerOf(socketUrl);
+
+    // A short application: it spawns, answers once, shuts down and stops its inspector at once.
+    const inspector = await startInspector({ connect: socketUrl });
+    const system = quietSystem({ inspect: inspector.inspect });
+    const agent = system.spawn(defineAgent({ name: 'brief', skills: [counter] }), { id: 'brief' });
+    await agent.call(createSignal('counter.increment'));
+    await system.shutdown();
+    expect(await inspector.stop()).toEqual({ flushed: true, unsent: 0 });
+
+    // Everything it streamed reached the server, and so the viewer: the agent and its lifecycle
+    // stopped.
+    const stopped = (name: string) => {
+      const actor = viewer.received.find((message) => message.type === '@xstate.actor' && message.name === name);
+      return actor !== undefined && viewer.received.some((message) => message.type === '@xstate.snapshot' && message.sessionId === actor.sessionId && message.snapshot?.status === 'stopped');
+    };
+    await viewer.until('the final stopped states', () => stopped('brief') && stopped('skill:counter'));
+    expect(viewer.received.some((message) => message.type === '@xstate.event' && (message.event as { signal?: { type?: string } }).signal?.type === 'counter.increment')).toBe(true);
+    viewer.socket.close();
+  }, 30_000);
+
+  it('stop() is bounded by its time-out, and says on stderr that it gave up', async () => {
+    // A server that accepts the connection, then reads nothing more: the close is never answered.
+    const deaf = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    deaf.on('connection', (_socket, request) => request.socket.pause());
+    await new Promise((resolve) => deaf.once('listening', resolve));
+    const port = (deaf.address() as { port: number }).port;
+    const written: string[] = [];
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (written.push(String(chunk)), true));
+    try {
+      const inspector = await startInspector({ connect: `ws://127.0.0.1:${port}/` });
+      const system = quietSystem({ inspect: inspector.inspect });
+      system.spawn(defineAgent({ name: 'unheard', skills: [counter] }));
+      const stopped = await inspector.stop({ timeout: 200 });
+      await system.shutdown();
+      expect(stopped.flushed).toBe(false);
+      expect(written.join('')).toMatch(new RegExp(`^\\[skillstate\\] the inspector stopped before everything was sent to ws://127\\.0\\.0\\.1:${port}/: \\d+ event\\(s\\) were still waiting after 200 ms`));
+      await expect(inspector.stop({ timeout: -1 })).rejects.toMatchObject({ code: 'invalid_config', message: expect.stringContaining('timeout must be a number of milliseconds') });
+    } finally {
+      stderr.mockRestore();
+      for (const client of deaf.clients) client.terminate();
+      await new Promise((resolve) => deaf.close(resolve));
+    }
+  });
+
+  it('keeps two applications on one skillstate inspect apart: each numbers its actors from x:0, each is labelled', async () => {
+    const { output } = await started(['inspect', '--port', '0']);
+    const socketUrl = /Application socket: (\S+)/.exec(output)![1]!;
+    const viewer = await viewerOf(socketUrl);
+    const apps = [];
+    for (const label of ['shop', 'bank']) {
+      const inspector = await startInspector({ connect: socketUrl, label });
+      const system = quietSystem({ inspect: inspector.inspect });
+      // The same agent id in both: only the application tells them apart.
+      await system.spawn(defineAgent({ name: label, skills: [counter] }), { id: 'ada' }).call(createSignal('counter.increment', { by: label === 'shop' ? 1 : 2 }));
+      apps.push({ inspector, system });
+    }
+    const agents = () => viewer.received.filter((message) => message.type === '@xstate.actor' && message.name === 'ada');
+    await viewer.until('both agents', () => agents().length === 2);
+    const [shop, bank] = agents();
+    expect(shop!.app).toEqual({ id: expect.any(String), label: 'shop', pid: process.pid });
+    expect(bank!.app).toEqual({ id: expect.any(String), label: 'bank', pid: process.pid });
+    expect(shop!.sessionId).not.toBe(bank!.sessionId);
+    // Each application's events are logged under its own actor.
+    const increments = (sessionId: string) =>
+      viewer.received.filter((message) => message.type === '@xstate.event' && message.sessionId === sessionId && (message.event as { signal?: { type?: string } }).signal?.type === 'counter.increment');
+    await viewer.until('both increments', () => increments(shop!.sessionId).length === 1 && increments(bank!.sessionId).length === 1);
+    expect((increments(bank!.sessionId)[0]!.event as unknown as { signal: { data: unknown } }).signal.data).toEqual({ by: 2 });
+    // A lifecycle's parent is its own application's agent.
+    const lifecycles = viewer.received.filter((message) => message.type === '@xstate.actor' && message.name === 'skill:counter');
+    expect(lifecycles.map((message) => message.parentId).sort()).toEqual([shop!.sessionId, bank!.sessionId].sort());
+    for (const { inspector, system } of apps) {
+      await system.shutdown();
+      await inspector.stop();
+    }
+    viewer.socket.close();
   }, 30_000);
 
   it('refuses a port that is not one', () => {

@@ -16,6 +16,8 @@ export interface HostAgent {
   mount(skill: string): Promise<void>;
   unmount(skill: string): Promise<void>;
   state(): Promise<Record<string, unknown>>;
+  /** Makes agent `watcher` hear the `chat.tool.*` signals this agent publishes. */
+  followTools(watcher: string): Promise<void>;
 }
 
 /** A host serving the agents of test/restate/agents.ts. */
@@ -279,11 +281,49 @@ export const HOST_CASES: readonly [string, (host: Host, id: string) => Promise<v
     async (host, id) => {
       const agent = await host.spawn('chatter', { id });
       // The model reads the typed error's code and the action's own reason.
-      expect(await agent.call('chat.message', { text: 'add 999 and 2' })).toMatch(/^The add failed: action_failed: .*1001 is more than the ledger takes at once$/);
+      expect(await agent.call('chat.message', { text: 'add 999 and 2' })).toBe('The add failed: too_big: 1001 is more than the ledger takes at once');
       expect(await agent.call('chat.message', { text: 'teleport me' })).toMatch(/^The teleport failed: .*teleport/);
       expect(await agent.call('chat.message', { text: 'garble the numbers' })).toMatch(/^The add failed: /);
       expect((await agent.state()).ledger).toEqual({ total: 0, wired: 0 });
       expect(await agent.call('chat.message', { text: 'add 1 and 2' })).toBe('The total is 3.');
+    },
+  ],
+  [
+    "a model's call to a tool that does not exist is published as a failed chat.tool call, and the model is told",
+    async (host, id) => {
+      const agent = await host.spawn('chatter', { id });
+      const watcher = await host.spawn('watcher', { id: `${id}-watcher` });
+      await agent.followTools(`${id}-watcher`);
+      expect(await agent.call('chat.message', { text: 'teleport me' })).toMatch(/^The teleport failed: Model tried to call unavailable tool 'teleport'/);
+      const seen = async () => ((await watcher.state()).watch as { seen: { type: string; agent: string; tool: string; ok?: boolean }[] }).seen.filter((signal) => signal.agent === id);
+      await until('both tool signals', async () => (await seen()).length >= 2);
+      expect((await seen()).map(({ type, tool, ok }) => [type, tool, ok])).toEqual([
+        ['chat.tool.call', 'teleport', undefined],
+        ['chat.tool.result', 'teleport', false],
+      ]);
+    },
+  ],
+  [
+    "a tool output that is not JSON reaches the model as invalid_output under the tool's own name, and the tool's step changes nothing",
+    async (host, id) => {
+      const agent = await host.spawn('chatter', { id });
+      // In-process the step's record names the tool, on Restate the step names its action: here both are 'census'.
+      expect(await agent.call('chat.message', { text: 'take a census' })).toMatch(/^The census failed: invalid_output: the output of (tool|action) 'census' is not JSON: Do not know how to serialize a BigInt$/);
+      expect((await agent.state()).ledger).toEqual({ total: 0, wired: 0 });
+      expect(await agent.call('chat.message', { text: 'add 1 and 2' })).toBe('The total is 3.');
+    },
+  ],
+  [
+    "a MockLanguageModelV3 scripted with doGenerate only answers turns that stream by default; one with doStream only answers unstreamed turns and writes the history's summary",
+    async (host, id) => {
+      const generating = await host.spawn('generating', { id: `${id}-generating` });
+      expect(await generating.call('chat.message', { text: 'hello' })).toBe('Heard you.');
+      const streaming = await host.spawn('streaming', { id: `${id}-streaming` });
+      expect(await streaming.call('chat.message', { text: 'a first message, long enough to pass the history budget' })).toBe('Heard you.');
+      expect(await streaming.call('chat.message', { text: 'a second one' })).toBe('Heard you.');
+      const chat = (await streaming.state()).conversation as { messages: { role: string; content: unknown }[]; compacted: number };
+      expect(chat.compacted).toBeGreaterThan(0);
+      expect(chat.messages[0]).toEqual({ role: 'user', content: '<conversation_summary>\nearlier: a summary\n</conversation_summary>' });
     },
   ],
   [

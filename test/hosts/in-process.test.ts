@@ -18,6 +18,8 @@ const host: Host = {
       mount: async (skill) => void (await agent.mount(skill)),
       unmount: async (skill) => void (await agent.unmount(skill)),
       state: async () => agent.getSnapshot().state as Record<string, unknown>,
+      // Published signals reach every agent whose routes match them: the watcher hears them already.
+      followTools: async () => {},
     };
   },
   exists: async (id) => system.get(id) !== undefined,

@@ -21,6 +21,7 @@ beforeAll(async () => {
         mount: (skill) => agent.mount(skill),
         unmount: (skill) => agent.unmount(skill),
         state: async () => (await agent.getSnapshot()).state,
+        followTools: (watcher) => agent.subscribe(watcher),
       };
     },
     exists: (id) =>

@@ -91,7 +91,8 @@ describe('a turn', () => {
     const toolMessage = chatOf(agent).messages[2]!;
     expect(toolMessage).toMatchObject({
       role: 'tool',
-      content: [{ type: 'tool-result', toolName: 'balance', output: { type: 'error-text', value: expect.stringMatching(/^action_failed: .*the ledger is offline/) } }],
+      // The code the action failed with, and its own reason.
+      content: [{ type: 'tool-result', toolName: 'balance', output: { type: 'error-text', value: 'ledger_offline: the ledger is offline' } }],
     });
   });
 
@@ -120,6 +121,54 @@ describe('a turn', () => {
     // Every tool call of the history has its result: valid input for the next model call.
     const asked = chatOf(agent).messages.flatMap((m) => (m.role === 'assistant' ? (m.content as { type: string; toolCallId?: string }[]).filter((p) => p.type === 'tool-call').map((p) => p.toolCallId) : []));
     expect(asked.sort()).toEqual(Object.keys(byId).sort());
+  });
+
+  it('publishes a call to a tool that does not exist as a failed chat.tool call, like a call with input that is not JSON', async () => {
+    const model = scriptedModel([
+      { toolCalls: [{ tool: 'teleport', args: { to: 'Mars' }, id: 'away' }, { tool: 'add', args: '{"a": 1,', id: 'cut' }, { tool: 'add', args: { a: 1, b: 2 }, id: 'sum' }] },
+      { text: 'Done.' },
+    ]);
+    const system = systems.start({ models: { default: model } });
+    const signals = record(system, 'chat.tool.*');
+    const agent = system.spawn(Calculating, { id: 'ada' });
+    await expect(agent.call(chatMessage('go'))).resolves.toBe('Done.');
+    const seen = signals.map((signal) => [signal.type, (signal.data as { toolCallId: string }).toolCallId]);
+    expect(seen).toEqual([
+      ['chat.tool.call', 'away'],
+      ['chat.tool.result', 'away'],
+      ['chat.tool.call', 'cut'],
+      ['chat.tool.result', 'cut'],
+      ['chat.tool.call', 'sum'],
+      ['chat.tool.result', 'sum'],
+    ]);
+    expect(signals[0]!.data).toEqual({ agent: 'ada', turn: 1, toolCallId: 'away', tool: 'teleport', args: { to: 'Mars' } });
+    expect(signals[1]!.data).toEqual({
+      agent: 'ada',
+      turn: 1,
+      toolCallId: 'away',
+      tool: 'teleport',
+      ok: false,
+      error: { code: 'unknown_action', message: "Model tried to call unavailable tool 'teleport'. Available tools: add, subtract, multiply." },
+    });
+    expect(signals[3]!.data).toMatchObject({ tool: 'add', ok: false, error: { code: 'invalid_params', message: expect.stringContaining('JSON parsing failed') } });
+  });
+
+  it("tells the model a tool's output that is not JSON under the tool's own name and the reason, never an internal action's", async () => {
+    const Counting = defineAgent({
+      name: 'counting',
+      skills: [
+        [conversation, {}],
+        defineSkill({ name: 'big', actions: [defineAction({ name: 'count_atoms', description: 'Counts atoms', input: z.object({}), run: () => ({ atoms: 10n ** 80n }) })] }),
+      ],
+    });
+    const model = scriptedModel([{ toolCalls: [{ tool: 'count_atoms', args: {}, id: 'atoms' }] }, { text: 'Too many to say.' }]);
+    const system = systems.start({ models: { default: model } });
+    const results = record(system, 'chat.tool.result');
+    const agent = system.spawn(Counting);
+    await expect(agent.call(chatMessage('how many atoms?'))).resolves.toBe('Too many to say.');
+    const tool = chatOf(agent).messages.find((m) => m.role === 'tool')!.content as { output: { type: string; value: string } }[];
+    expect(tool[0]!.output).toEqual({ type: 'error-text', value: "invalid_output: the output of tool 'count_atoms' is not JSON: Do not know how to serialize a BigInt" });
+    expect(results[0]!.data).toMatchObject({ tool: 'count_atoms', ok: false, error: { code: 'invalid_output', message: expect.not.stringContaining('record_tool_call') } });
   });
 
   it('streams the answer as chat.delta signals, in order, and the call still resolves with the whole text', async () => {
@@ -207,6 +256,8 @@ describe('models', () => {
       const seen = observed();
       const system = systems.start({ models: { default: model }, onUnhandledDiagnostic: seen.onUnhandledDiagnostic });
       const agent = system.spawn(assistant({ stream }));
+      // A stream somebody follows (one nobody follows is asked for whole).
+      record(system, 'chat.delta');
       await expect(agent.call(chatMessage('hi'))).resolves.toBe('ok');
       expect(model.calls[0]!.streamed).toBe(stream);
       expect(seen.diagnostics.filter((d) => d.code === 'model_warning').map((d) => d.message)).toEqual([

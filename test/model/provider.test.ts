@@ -239,3 +239,80 @@ describe('the model step', () => {
     expect(stepsSeen).toEqual([2, 4]);
   });
 });
+
+describe('a model that implements one of its methods (the AI SDK mock model scripted with one)', () => {
+  const answered = (text: string): GenerateResult => ({ content: [{ type: 'text', text }], finishReason: { unified: 'stop', raw: 'stop' }, usage: usage(3, 2), warnings: [] });
+  const streamOf = (text: string) => ({
+    stream: new ReadableStream<StreamPart>({
+      start(controller) {
+        for (const part of [
+          { type: 'stream-start', warnings: [] },
+          { type: 'text-start', id: 't' },
+          { type: 'text-delta', id: 't', delta: text },
+          { type: 'text-end', id: 't' },
+          { type: 'finish', usage: usage(3, 2), finishReason: { unified: 'stop', raw: 'stop' } },
+        ] as StreamPart[])
+          controller.enqueue(part);
+        controller.close();
+      },
+    }),
+  });
+
+  it('doGenerate only: a turn nobody streams asks doGenerate; a followed stream gets the answer whole, with a diagnostic naming doStream and stream: false', async () => {
+    const model = new MockLanguageModelV3({ doGenerate: async () => answered('Hello.') });
+    const seen = observed();
+    const system = systems.start({ models: { default: model }, onUnhandledDiagnostic: seen.onUnhandledDiagnostic });
+    const agent = system.spawn(assistant());
+    // Streaming is on by default, but nobody follows the text: doStream is never asked.
+    await expect(agent.call(chatMessage('Hi'))).resolves.toBe('Hello.');
+    expect(model.doStreamCalls).toHaveLength(0);
+    expect(seen.diagnostics.filter((d) => d.code === 'model_not_streamed')).toEqual([]);
+    // Someone follows it: doStream is tried, is not implemented, and doGenerate answers.
+    const deltas = record(system, 'chat.delta');
+    await expect(agent.call(chatMessage('Hi again'))).resolves.toBe('Hello.');
+    await expect(agent.call(chatMessage('And again'))).resolves.toBe('Hello.');
+    expect(deltas.map((delta) => (delta.data as { text: string }).text)).toEqual(['Hello.', 'Hello.']);
+    expect(model.doGenerateCalls).toHaveLength(3);
+    // Said once for the model, not at every step.
+    const notes = seen.diagnostics.filter((d) => d.code === 'model_not_streamed');
+    expect(notes).toHaveLength(1);
+    expect(notes[0]!.message).toContain("model 'mock-provider:mock-model-id' does not implement doStream");
+    expect(notes[0]!.message).toContain('stream: false');
+    expect(chatOf(agent).last).toMatchObject({ outcome: 'answered' });
+  });
+
+  it('doStream only: an unstreamed turn is answered through the stream, and the compaction summary is written through it too', async () => {
+    let calls = 0;
+    const model = new MockLanguageModelV3({
+      doStream: async (options) => {
+        calls++;
+        const system = options.prompt[0]?.role === 'system' ? String(options.prompt[0].content) : '';
+        return streamOf(system.startsWith('Summarise') ? 'They talked about apples.' : `Answer ${calls}.`);
+      },
+    });
+    const seen = observed();
+    const system = systems.start({ models: { default: model }, onUnhandledDiagnostic: seen.onUnhandledDiagnostic });
+    const agent = system.spawn(assistant({ stream: false, history: { maxTokens: 40, keepTurns: 1, strategy: 'summarize' } }));
+    await expect(agent.call(chatMessage('a long question about apples, pears and the orchards they grow in'))).resolves.toBe('Answer 1.');
+    await expect(agent.call(chatMessage('and plums?'))).resolves.toBe('Answer 3.');
+    expect(seen.diagnostics.filter((d) => d.code === 'compaction_failed')).toEqual([]);
+    expect(chatOf(agent).messages[0]).toEqual({ role: 'user', content: '<conversation_summary>\nThey talked about apples.\n</conversation_summary>' });
+    // doGenerate was tried for each (the turn does not stream, the summary is generateText's) and is not implemented.
+    expect(model.doGenerateCalls).toHaveLength(3);
+    expect(model.doStreamCalls).toHaveLength(3);
+  });
+
+  it('neither: the turn fails naming both methods; a real failure of doStream is reported, not replaced by doGenerate', async () => {
+    const brokenModel = new MockLanguageModelV3({ doGenerate: async () => answered('never'), doStream: async () => Promise.reject(new Error('socket hang up')) });
+    const system = systems.start({ models: { none: new MockLanguageModelV3(), broken: brokenModel } });
+    const none = system.spawn(assistant({ model: 'none', stream: false }, 'none'));
+    await expect(none.call(chatMessage('Hi'))).rejects.toMatchObject({
+      code: 'model_failed',
+      message: expect.stringContaining("model 'mock-provider:mock-model-id' implements neither doGenerate nor doStream"),
+    });
+    const broken = system.spawn(assistant({ model: 'broken', retries: 0 }, 'broken'));
+    record(system, 'chat.delta');
+    await expect(broken.call(chatMessage('Hi'))).rejects.toMatchObject({ code: 'model_failed', message: expect.stringContaining('socket hang up') });
+    expect(brokenModel.doGenerateCalls).toHaveLength(0);
+  });
+});

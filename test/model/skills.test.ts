@@ -165,6 +165,21 @@ describe('document skills in a conversation', () => {
   });
 });
 
+describe('tool errors the model reads', () => {
+  it('a refused read of a skill resource reaches the model as resource_refused with its reason, not as action_failed', async () => {
+    const { definition } = await skillAgent();
+    const model = scriptedModel([{ toolCalls: [{ tool: 'read_skill_resource', args: { skill: 'csv-tools', path: '../secret.txt' }, id: 'escape' }] }, { text: 'Refused.' }]);
+    const system = systems.start({ models: { default: model } });
+    const results = record(system, 'chat.tool.result');
+    const agent = system.spawn(definition);
+    await expect(agent.call(chatMessage('read the secret'))).resolves.toBe('Refused.');
+    const tool = chatOf(agent).messages.find((m) => m.role === 'tool')!.content as { output: { type: string; value: string } }[];
+    expect(tool[0]!.output).toEqual({ type: 'error-text', value: "resource_refused: skill 'csv-tools': '../secret.txt' contains '..'; only paths inside the skill's root are allowed" });
+    // A UI following tool calls reads the same code.
+    expect(results.map((signal) => signal.data)).toEqual([expect.objectContaining({ toolCallId: 'escape', ok: false, error: expect.objectContaining({ code: 'resource_refused' }) })]);
+  });
+});
+
 describe('scripts', () => {
   it('the model reads a resource and runs a script of a loaded skill, under limits; not before loading it', async () => {
     const { definition } = await skillAgent();
@@ -181,7 +196,8 @@ describe('scripts', () => {
     const results = Object.fromEntries(
       chatOf(agent).messages.filter((m) => m.role === 'tool').flatMap((m) => m.content as { toolCallId: string; output: { type: string; value: Record<string, unknown> } }[]).map((r) => [r.toolCallId, r.output]),
     );
-    expect(results['early']).toEqual({ type: 'error-text', value: expect.stringContaining("action_failed: action 'run_skill_script' failed: skill 'csv-tools' is not loaded") });
+    // The refusal's own code, and its reason without the step's "action … failed" wording.
+    expect(results['early']).toEqual({ type: 'error-text', value: "skill_not_loaded: skill 'csv-tools' is not loaded; load it with load_skill first" });
     expect(results['read']!.value.content).toContain('#');
     expect(results['run']!.value).toMatchObject({ exitCode: 0, timedOut: false });
     expect(JSON.parse(results['run']!.value.stdout as string)).toHaveProperty('rows');

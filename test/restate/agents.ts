@@ -6,6 +6,7 @@
  * the bundled document skills.
  */
 import { fileURLToPath } from 'node:url';
+import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
 import { EXAMPLE_SKILLS_DIR } from '../../src/manifest/discover.js';
 import { conversation, createSkillRegistry, createSkillTools, defineAction, discoverSkills, defineAgent, defineSkill, Effects, fail, result, type AgentDefinition } from '../../src/index.js';
@@ -83,6 +84,13 @@ const ledger = defineSkill({
         a + b > 1000 ? fail('too_big', `${a + b} is more than the ledger takes at once`) : result({ total: skillState.total + a + b }, { state: { total: skillState.total + a + b } }),
     }),
     defineAction({
+      name: 'census',
+      description: 'Counts the atoms in the ledger (a number too big for JSON)',
+      input: z.object({}),
+      state: ledgerState,
+      run: (_params, { skillState }) => result({ atoms: 10n ** 80n }, { state: { total: skillState.total + 1 } }),
+    }),
+    defineAction({
       name: 'wire',
       description: 'Wires money out of the ledger',
       input: z.object({ amount: z.number() }),
@@ -129,7 +137,7 @@ function lastExchange(call: ScriptedCall): { text: string; results: { toolName: 
  * tool's result in words (after 1.5 s when the message says "slowly"). Tool call ids follow the
  * prompt's length, so they repeat on a replay. "break" makes the provider fail (HTTP 503);
  * "teleport" asks for a tool that does not exist, "garble" gives `add` arguments of the wrong type,
- * "thrice" asks for three additions at once, "fixed temperature" answers with a provider warning.
+ * "census" calls a tool whose output is not JSON, "thrice" asks for three additions at once, "fixed temperature" answers with a provider warning.
  * "style check" says whether the house style is in
  * the system prompt. "load NAME" loads a document skill. "greet NAME" loads the greeting skill its system
  * prompt discloses, then greets with the tool that skill brings. Asked for a summary of the
@@ -147,6 +155,7 @@ function ledgerModel(call: ScriptedCall): ScriptedResponse {
     if (add) return { text: 'Adding.', toolCalls: [{ tool: 'add', args: { a: Number(add[1]), b: Number(add[2]) }, id }] };
     if (text.includes('thrice')) return { toolCalls: [1, 2, 3].map((n) => ({ tool: 'add', args: { a: n, b: 0 }, id: `${id}-${n}` })) };
     if (text.includes('audit')) return { toolCalls: [{ tool: 'audit', args: {}, id }] };
+    if (text.includes('census')) return { toolCalls: [{ tool: 'census', args: {}, id }] };
     if (text.includes('teleport')) return { toolCalls: [{ tool: 'teleport', args: {}, id }] };
     if (text.includes('garble')) return { toolCalls: [{ tool: 'add', args: { a: 'two', b: 3 }, id }] };
     const wire = /wire (\d+)/.exec(text);
@@ -178,8 +187,32 @@ function ledgerModel(call: ScriptedCall): ScriptedResponse {
   return { delay, text: last.toolName === 'add' ? `The total is ${value.total}.` : `Wired; ${value.wired} out so far.` };
 }
 
+/**
+ * The AI SDK's mock model scripted with one of its methods, as a newcomer writes it: it says
+ * "Heard you.", or summarises when asked to.
+ */
+function oneMethodModel(method: 'doGenerate' | 'doStream') {
+  const text = (prompt: { role: string; content: unknown }[]) => (String(prompt[0]?.content).startsWith('Summarise') ? 'earlier: a summary' : 'Heard you.');
+  const usage = { inputTokens: { total: 3, noCache: 3, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 2, text: 2, reasoning: 0 } };
+  const finishReason = { unified: 'stop' as const, raw: 'stop' };
+  if (method === 'doGenerate') return new MockLanguageModelV3({ modelId: 'generating', doGenerate: async ({ prompt }) => ({ content: [{ type: 'text', text: text(prompt) }], finishReason, usage, warnings: [] }) });
+  return new MockLanguageModelV3({
+    modelId: 'streaming',
+    doStream: async ({ prompt }) => ({
+      stream: new ReadableStream({
+        start(controller) {
+          controller.enqueue({ type: 'stream-start', warnings: [] });
+          controller.enqueue({ type: 'text-delta', id: 't', delta: text(prompt) });
+          controller.enqueue({ type: 'finish', usage, finishReason });
+          controller.close();
+        },
+      }),
+    }),
+  });
+}
+
 /** The models both hosts give their model-driven agents. */
-export const models = { default: scriptedModel([ledgerModel], { loop: true, modelId: 'ledger' }) };
+export const models = { default: scriptedModel([ledgerModel], { loop: true, modelId: 'ledger' }), generating: oneMethodModel('doGenerate'), streaming: oneMethodModel('doStream') };
 export const Chatter = defineAgent({ name: 'chatter', skills: [[conversation, { instructions: 'You keep a ledger.', stream: false, retries: 1, retryDelay: 20, maxToolCalls: 2 }], ledger] });
 /** The same agent with a small history: older turns are summarised by the model. */
 export const Forgetful = defineAgent({
@@ -188,6 +221,10 @@ export const Forgetful = defineAgent({
 });
 /** The same agent asking for a model no host has. */
 export const Stranded = defineAgent({ name: 'stranded', skills: [[conversation, { model: 'elsewhere', stream: false }], ledger] });
+
+/** Agents on a model that only generates (streaming left on) and one that only streams (streaming off, a small history summarised). */
+export const Generating = defineAgent({ name: 'generating', skills: [[conversation, { model: 'generating' }]] });
+export const Streaming = defineAgent({ name: 'streaming', skills: [[conversation, { model: 'streaming', stream: false, history: { maxTokens: 30, keepTurns: 1, strategy: 'summarize' } }]] });
 
 /** The same agent with an audit that takes longer than its tool calls may. */
 export const Hasty = defineAgent({ name: 'hasty', skills: [[conversation, { stream: false, toolTimeout: 200 }], ledger, auditor] });
@@ -277,7 +314,7 @@ const Scratcher = scratchLibrary
     })
   : undefined;
 
-export const definitions: readonly AgentDefinition<object>[] = [Worker, NotesAgent, Desk, Chatter, Forgetful, Stranded, Hasty, Librarian, Watcher, Registered, Treasurer, ...(Scratcher ? [Scratcher] : [])];
+export const definitions: readonly AgentDefinition<object>[] = [Worker, NotesAgent, Desk, Chatter, Forgetful, Stranded, Generating, Streaming, Hasty, Librarian, Watcher, Registered, Treasurer, ...(Scratcher ? [Scratcher] : [])];
 /** A code skill that needs the house style (a document skill) mounted first. */
 const annotator = defineSkill({
   name: 'annotator',

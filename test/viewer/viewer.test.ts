@@ -165,6 +165,52 @@ async function stopped(child: ChildProcess): Promise<number | null> {
   return exit;
 }
 
+describe('the local viewer, two applications on one skillstate inspect', () => {
+  it('keeps them apart: both agents of the same id shown, each labelled with its application, its events under its own agent', async () => {
+    const { child, url, output } = await serve(['inspect', '--port', '0']);
+    const socketUrl = /Application socket: (\S+)/.exec(output())![1]!;
+    const apps: { inspector: InspectorHandle; system: AgentSystem }[] = [];
+    try {
+      const agents = [];
+      for (const label of ['shop', 'bank']) {
+        const inspector = await startInspector({ connect: socketUrl, label });
+        const system = quietSystem({ inspect: inspector.inspect });
+        apps.push({ inspector, system });
+        // Each application's XState system numbers its actors from x:0.
+        agents.push(system.spawn(MathAgent, { id: 'ada' }));
+      }
+      const [shopAda, bankAda] = agents;
+      await bankAda!.mount(arithmetic);
+      await bankAda!.call(createSignal('arithmetic.add', { a: 1, b: 2 }));
+      await shopAda!.call(createSignal('counter.increment'));
+      const shop = `shop (pid ${process.pid})`;
+      const bank = `bank (pid ${process.pid})`;
+
+      const { page } = browser;
+      await page.goto(url);
+      const roots = () => page.locator('#tree > li').evaluateAll((items: ElementLike[]) => items.map((item) => `${item.querySelector('.actor-name')?.textContent} ${item.querySelector('.app')?.textContent}`));
+      // Each application's system actor and agent: both named alike, each with its application.
+      await expect.poll(roots, poll).toEqual([`skillstate.system ${shop}`, `ada ${shop}`, `skillstate.system ${bank}`, `ada ${bank}`]);
+      const cards = (name: string) => page.locator(`.machine[data-name="${name}"]`).evaluateAll((found: ElementLike[]) => found.map((card) => card.getAttribute('data-app')).sort());
+      await expect.poll(() => cards('skill:arithmetic'), poll).toEqual([bank]);
+      expect(await cards('skill:counter')).toEqual([bank, shop]);
+      expect(await cards('ada')).toEqual([bank, shop]);
+      // Each signal is logged under the agent of the application that got it, saying which.
+      const signals = () =>
+        page.locator('#log li[data-type="signal"]').evaluateAll((items: ElementLike[]) => items.map((item) => `${item.getAttribute('data-app')}: ${item.querySelector('.who')?.textContent} ${item.querySelector('.detail')?.textContent}`));
+      await expect.poll(signals, poll).toEqual(expect.arrayContaining([`${bank}: [${bank}] ada arithmetic.add {"a":1,"b":2}`, `${shop}: [${shop}] ada counter.increment`]));
+      await page.screenshot({ path: join(artefacts, 'two-applications.png') });
+      expect(browser.outside).toEqual([]);
+    } finally {
+      for (const { inspector, system } of apps) {
+        await system.shutdown();
+        await inspector.stop();
+      }
+      expect(await stopped(child)).toBe(0);
+    }
+  }, 60_000);
+});
+
 describe('skillstate trace view', () => {
   it('renders a recorded trace the same way: last states highlighted, every event listed', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'skillstate-trace-view-'));
