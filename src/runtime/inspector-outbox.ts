@@ -59,11 +59,19 @@ export class Outbox {
   }
 }
 
+/** What closing needs of a `ws` socket (declared here so that the shipped types do not need `@types/ws`). */
+interface ClosingSocket {
+  readonly readyState: number;
+  once(event: 'close', listener: () => void): unknown;
+  close(): void;
+  terminate(): void;
+}
+
 /**
  * Waits for the outbox to drain, then closes the socket and waits for the server's close, which
  * comes after it has read everything sent before: all of it within `timeout`, or the socket is cut.
  */
-export async function closeFlushed(socket: WebSocket, outbox: Outbox, timeout: number): Promise<InspectorStopped> {
+export async function closeFlushed(socket: ClosingSocket, outbox: Outbox, timeout: number): Promise<InspectorStopped> {
   if (socket.readyState >= WebSocket.CLOSING) return { flushed: outbox.unsent === 0, unsent: outbox.unsent };
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<'expired'>((resolve) => (timer = setTimeout(() => resolve('expired'), timeout)));
