@@ -22,7 +22,6 @@ export class UsageError extends Error {}
 
 export interface Command {
   name: string;
-  summary: string;
   help: string;
   run(args: string[], io: CliIO): Promise<number>;
 }

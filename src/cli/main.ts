@@ -10,22 +10,34 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SkillstateError } from '../core/errors.js';
-import { discloseCommand } from './commands/disclose.js';
-import { initCommand } from './commands/init.js';
-import { trustCommand } from './commands/trust.js';
-import { inspectCommand } from './commands/inspect.js';
-import { listCommand } from './commands/list.js';
-import { chatCommand } from './commands/chat.js';
-import { restateCommand } from './commands/restate.js';
-import { mcpCommand } from './commands/mcp.js';
-import { readCommand } from './commands/read.js';
-import { runCommand } from './commands/run.js';
-import { traceCommand } from './commands/trace.js';
-import { validateCommand } from './commands/validate.js';
 import { processIO, UsageError, type CliIO, type Command } from './io.js';
 
-/** The CLI commands, in the order `skillstate --help` lists them. */
-export const COMMANDS: readonly Command[] = [validateCommand, listCommand, discloseCommand, readCommand, runCommand, initCommand, trustCommand, inspectCommand, traceCommand, mcpCommand, chatCommand, restateCommand];
+/** A command as `skillstate --help` lists it; its module is loaded only when it runs. */
+interface CommandEntry {
+  name: string;
+  summary: string;
+  load(): Promise<Command>;
+}
+
+/**
+ * The CLI commands, in the order `skillstate --help` lists them. Each is imported when it runs:
+ * a command that serves MCP or talks to a model does not make `skillstate list` pay for loading
+ * the MCP SDK or the model loop.
+ */
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: 'validate', summary: 'check skill folders strictly against the Agent Skills specification', load: async () => (await import('./commands/validate.js')).validateCommand },
+  { name: 'list', summary: 'list discovered skills, shadowed duplicates and warnings', load: async () => (await import('./commands/list.js')).listCommand },
+  { name: 'disclose', summary: 'show the tier and the exact prompt text for a query', load: async () => (await import('./commands/disclose.js')).discloseCommand },
+  { name: 'read', summary: "print one file of a skill (a path relative to the skill's root, or absolute inside it)", load: async () => (await import('./commands/read.js')).readCommand },
+  { name: 'run', summary: "run a skill's script (no shell, time and output limits)", load: async () => (await import('./commands/run.js')).runCommand },
+  { name: 'init', summary: 'create a new skill folder with a valid SKILL.md', load: async () => (await import('./commands/init.js')).initCommand },
+  { name: 'trust', summary: 'trust project skills so their tools load and their scripts run', load: async () => (await import('./commands/trust.js')).trustCommand },
+  { name: 'inspect', summary: 'serve the local viewer and the Stately inspector for a running application', load: async () => (await import('./commands/inspect.js')).inspectCommand },
+  { name: 'trace', summary: 'view a recorded trace (trace view trace.jsonl) in the local viewer', load: async () => (await import('./commands/trace.js')).traceCommand },
+  { name: 'mcp', summary: 'serve the skills (or an agent) to MCP clients, over stdio or HTTP', load: async () => (await import('./commands/mcp.js')).mcpCommand },
+  { name: 'chat', summary: 'talk with a model that uses the discovered skills (streamed, tools shown)', load: async () => (await import('./commands/chat.js')).chatCommand },
+  { name: 'restate', summary: 'run agents on a local Restate server (durable, across processes)', load: async () => (await import('./commands/restate.js')).restateCommand },
+];
 
 /** skillstate's version, from the package.json above this file (the sources or the build). */
 export function packageVersion(): string {
@@ -75,7 +87,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO): Prom
     return 2;
   }
   try {
-    return await command.run(rest, io);
+    return await (await command.load()).run(rest, io);
   } catch (error) {
     if (error instanceof UsageError || (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
       io.err(`skillstate ${name}: ${error.message}\nRun 'skillstate ${name} --help' for usage.\n`);

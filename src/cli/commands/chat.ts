@@ -79,7 +79,6 @@ function short(value: unknown, max = 160): string {
 
 export const chatCommand: Command = {
   name: 'chat',
-  summary: 'talk with a model that uses the discovered skills (streamed, tools shown)',
   help: `Usage: skillstate chat [options] [sources]
 
 Opens a conversation with an agent made of the discovered document skills: the model sees the

@@ -18,7 +18,6 @@ function positiveInt(value: string | undefined, flag: string): number | undefine
 
 export const discloseCommand: Command = {
   name: 'disclose',
-  summary: 'show the tier and the exact prompt text for a query',
   help: `Usage: skillstate disclose [options] [sources] "<query>"
 
 Shows what progressive disclosure gives a model for the query: the tier (0 nothing, 1 breadcrumb,

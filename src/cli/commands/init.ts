@@ -42,7 +42,6 @@ path relative to this folder.
 
 export const initCommand: Command = {
   name: 'init',
-  summary: 'create a new skill folder with a valid SKILL.md',
   help: `Usage: skillstate init [--dir <parent>] [--description "<text>"] <name>
 
 Creates <parent>/<name>/SKILL.md (parent: the current folder) with valid front matter and a body

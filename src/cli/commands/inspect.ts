@@ -47,7 +47,6 @@ export async function serveUntilInterrupted(server: ViewerServer, io: CliIO, lin
 /** `skillstate inspect`. */
 export const inspectCommand: Command = {
   name: 'inspect',
-  summary: 'serve the local viewer and the Stately inspector for a running application',
   help: `Usage: skillstate inspect [--port N] [--host H]
 
 Starts the inspection server and prints the pages to open: the local viewer (state diagrams of

@@ -15,7 +15,6 @@ function table(rows: string[][]): string {
 
 export const listCommand: Command = {
   name: 'list',
-  summary: 'list discovered skills, shadowed duplicates and warnings',
   help: `Usage: skillstate list [--json] [--verbose] [--allow-skipped] [sources]
 
 Lists the skills found in the skill sources, each with its source, version and folder; then the

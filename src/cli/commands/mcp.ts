@@ -106,7 +106,6 @@ function consoleToStderr(io: CliIO): void {
 
 export const mcpCommand: Command = {
   name: 'mcp',
-  summary: 'serve the skills (or an agent) to MCP clients, over stdio or HTTP',
   help: `Usage: skillstate mcp [options] [sources]
 
 Serves an agent over the Model Context Protocol. By default the agent is made of the discovered

@@ -9,7 +9,6 @@ import { discoverFromFlags, SOURCE_HELP, SOURCE_OPTIONS } from '../sources.js';
 
 export const readCommand: Command = {
   name: 'read',
-  summary: "print one file of a skill (a path relative to the skill's root, or absolute inside it)",
   help: `Usage: skillstate read [--max-bytes n] [sources] <skill> <path>
 
 Prints a file of a skill. The path is relative to the skill's root, or an absolute path inside the

@@ -21,7 +21,6 @@ function isModelMap(value: unknown): value is Record<string, ChatModel> {
 
 export const restateCommand: Command = {
   name: 'restate',
-  summary: 'run agents on a local Restate server (durable, across processes)',
   help: `Usage: skillstate restate dev --agent <module:Export> [--agent ...] [options]
 
 Starts a local Restate server on free ports of 127.0.0.1 (data in a temporary folder unless

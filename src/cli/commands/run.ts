@@ -9,7 +9,6 @@ import { discoverFromFlags, SOURCE_HELP, SOURCE_OPTIONS } from '../sources.js';
 
 export const runCommand: Command = {
   name: 'run',
-  summary: "run a skill's script (no shell, time and output limits)",
   help: `Usage: skillstate run [--timeout ms] [sources] <skill> <script> [args...]
 
 Runs a script of a skill: a name its manifest declares under 'scripts', or a path relative to its

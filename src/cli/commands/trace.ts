@@ -18,7 +18,6 @@ const MAX_TRACE_BYTES = 256 * 1024 * 1024;
 
 export const traceCommand: Command = {
   name: 'trace',
-  summary: 'view a recorded trace (trace view trace.jsonl) in the local viewer',
   help: `Usage: skillstate trace view <trace.jsonl> [--port N] [--host H]
 
 Serves a trace written by createAgentSystem({ trace: 'trace.jsonl' }) to the local viewer: every

@@ -15,7 +15,6 @@ import { discoverFromFlags, SOURCE_HELP, SOURCE_OPTIONS } from '../sources.js';
 
 export const trustCommand: Command = {
   name: 'trust',
-  summary: 'trust project skills so their tools load and their scripts run',
   help: `Usage: skillstate trust [--revoke | --list] [sources] <skill|dir...>
 
 Project skills (./.agent/skills) come with the repository they are in, so they are untrusted

@@ -13,7 +13,6 @@ import { UsageError, type Command } from '../io.js';
 
 export const validateCommand: Command = {
   name: 'validate',
-  summary: 'check skill folders strictly against the Agent Skills specification',
   help: `Usage: skillstate validate [--spec agentskills|skillstate] [--json] <dir...>
 
 Validates each skill folder strictly: SKILL.md present, front matter opening the file and closed,
