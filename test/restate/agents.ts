@@ -5,6 +5,7 @@
  * step (a deferred reply), a model-driven agent on a scripted model, and a librarian that loads
  * the bundled document skills.
  */
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
@@ -132,6 +133,18 @@ function lastExchange(call: ScriptedCall): { text: string; results: { toolName: 
 }
 
 /**
+ * How long a "slowly" answer takes: 1.5 s, or, while the file SKILLSTATE_TEST_HOLD names exists,
+ * until the process is killed (two minutes at most), so that a test killing the process while the
+ * model answers does not race the answer on a loaded machine. The restarted process, with the
+ * file gone, takes the 1.5 s.
+ */
+function slowDelay(text: string): number {
+  if (!text.includes('slowly')) return 0;
+  const hold = process.env.SKILLSTATE_TEST_HOLD;
+  return hold !== undefined && existsSync(hold) ? 120_000 : 1_500;
+}
+
+/**
  * A scripted model that answers from what it is sent (so a service process restarted mid-turn
  * gets the same answers): "add A and B" calls `add`, "wire N" calls `wire`, then it reports the
  * tool's result in words (after 1.5 s when the message says "slowly"). Tool call ids follow the
@@ -161,7 +174,7 @@ function ledgerModel(call: ScriptedCall): ScriptedResponse {
     const wire = /wire (\d+)/.exec(text);
     if (wire) return { toolCalls: [{ tool: 'wire', args: { amount: Number(wire[1]) }, id }] };
     // "style check": whether the house style's body (loaded earlier) is in the system prompt.
-    if (text.includes('style check')) return { delay: text.includes('slowly') ? 1_500 : 0, text: call.system.includes('Write notes in lower case') ? 'styled' : 'unstyled' };
+    if (text.includes('style check')) return { delay: slowDelay(text), text: call.system.includes('Write notes in lower case') ? 'styled' : 'unstyled' };
     const load = /^load ([\w-]+)$/.exec(text);
     if (load) return { toolCalls: [{ tool: 'load_skill', args: { name: load[1]! }, id }] };
     const greet = /greet (\w+)/.exec(text);
@@ -176,10 +189,10 @@ function ledgerModel(call: ScriptedCall): ScriptedResponse {
   if (last.toolName === 'load_skill') {
     // The loaded skill's tools are offered at the next step, and its body is in the system prompt.
     if (!call.tools.includes('say_hello') || !call.system.includes('# Hello Extended Skill')) return { text: `say_hello is not offered (tools: ${call.tools.join(', ')}).` };
-    return { delay: text.includes('slowly') ? 1_500 : 0, toolCalls: [{ tool: 'say_hello', args: { name: /greet (\w+)/.exec(text)![1]! }, id }] };
+    return { delay: slowDelay(text), toolCalls: [{ tool: 'say_hello', args: { name: /greet (\w+)/.exec(text)![1]! }, id }] };
   }
   // "slowly": the answer after the tool takes a while (a test kills the service process meanwhile).
-  const delay = text.includes('slowly') ? 1_500 : 0;
+  const delay = slowDelay(text);
   if (last.output.type === 'execution-denied') return { text: `The ${last.toolName} was denied.` };
   if (last.output.type !== 'json') return { text: `The ${last.toolName} failed: ${String(last.output.value)}` };
   const value = last.output.value as { total?: number; wired?: number };

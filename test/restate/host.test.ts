@@ -31,6 +31,7 @@ const RESTART_TEST_TIMEOUT = RETRIED_WITHIN + 60_000;
 async function restartWithoutTheFolderUntilTried(agent: string): Promise<void> {
   renameSync(houseStyle, hidden);
   await host.service.kill();
+  rmSync(hold, { force: true });
   await host.service.start();
   await eventually(`the new process to try '${agent}'`, async () => host.service.output().includes(`agent '${agent}' cannot take a step here: skill 'house-style'`), RETRIED_WITHIN);
   renameSync(hidden, houseStyle);
@@ -40,11 +41,13 @@ async function restartWithoutTheFolderUntilTried(agent: string): Promise<void> {
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'skillstate-restate-skills-'));
 const houseStyle = path.join(scratch, 'skills', 'house-style');
 const hidden = path.join(scratch, 'hidden');
+/** While this file exists, a "slowly" answer waits until its process is killed (see agents.ts). */
+const hold = path.join(scratch, 'hold');
 mkdirSync(houseStyle, { recursive: true });
 writeFileSync(path.join(houseStyle, 'SKILL.md'), '---\nname: house-style\ndescription: How notes are written here. Use it when writing notes.\n---\n\nWrite notes in lower case.\n');
 
 beforeAll(async () => {
-  host = await startHost({ SKILLSTATE_TEST_SKILLS: path.join(scratch, 'skills') });
+  host = await startHost({ SKILLSTATE_TEST_SKILLS: path.join(scratch, 'skills'), SKILLSTATE_TEST_HOLD: hold });
   client = connectRestate(host.server.ingressUrl);
 }, 60_000);
 
@@ -277,6 +280,8 @@ describe('Restate host', () => {
     const agent = await client.spawn('scratcher', { id: 'waiting-turn' });
     await agent.run({ action: 'load_skill', skill: 'skills', params: { name: 'house-style' } });
     expect(await agent.call('chat.message', { text: 'style check' })).toBe('styled');
+    // The model does not answer in this process: it is killed first, however long that takes.
+    writeFileSync(hold, '');
     const answer = agent.call('chat.message', { text: 'slowly style check' });
     await eventually('the turn to start', async () => ((await agent.getSnapshot()).state as { conversation: { turn: unknown } }).conversation.turn !== null);
     await restartWithoutTheFolderUntilTried('waiting-turn');
