@@ -33,7 +33,10 @@ async function restartWithoutTheFolderUntilTried(agent: string): Promise<void> {
   await host.service.kill();
   rmSync(hold, { force: true });
   await host.service.start();
-  await eventually(`the new process to try '${agent}'`, async () => host.service.output().includes(`agent '${agent}' cannot take a step here: skill 'house-style'`), RETRIED_WITHIN);
+  await eventually(`the new process to try '${agent}'`, async () => host.service.output().includes(`agent '${agent}' cannot take a step here: skill 'house-style'`), RETRIED_WITHIN).catch((error: Error) => {
+    // What the service process said instead, for whoever reads the failure.
+    throw new Error(`${error.message}; the service process's log ends:\n${host.service.output().slice(-3000)}`);
+  });
   renameSync(hidden, houseStyle);
 }
 
