@@ -58,24 +58,25 @@ export function parseAllowedTools(skill: string, items: readonly string[]): Allo
 /** The items as entries: an item left with an open parenthesis is joined to the next ones until it closes. */
 function joinSpecifiers(items: readonly string[]): string[] {
   const joined: string[] = [];
-  let open: string | undefined;
+  // The item pieces of the entry being joined, and its parentheses still open: counted item by
+  // item, so an unclosed `Tool(` before a long list costs no more than the list.
+  let open: string[] = [];
+  let unclosed = 0;
   for (const item of items) {
-    const text = open === undefined ? item.trim() : `${open} ${item.trim()}`;
-    if (depth(text) > 0) {
-      open = text;
-      continue;
-    }
-    open = undefined;
-    const entry = text.replace(/^,+|,+$/g, '').trim();
+    const piece = item.trim();
+    open.push(piece);
+    unclosed = depth(piece, unclosed);
+    if (unclosed > 0) continue;
+    const entry = open.join(' ').replace(/^,+|,+$/g, '').trim();
+    open = [];
     if (entry) joined.push(entry);
   }
-  if (open !== undefined) joined.push(open.replace(/^,+/, '').trim());
+  if (open.length) joined.push(open.join(' ').replace(/^,+/, '').trim());
   return joined;
 }
 
-/** Parentheses opened and not closed in `text`. */
-function depth(text: string): number {
-  let open = 0;
+/** Parentheses still open after `text`, `open` of them being open before it. */
+function depth(text: string, open: number): number {
   for (const char of text) {
     if (char === '(') open++;
     else if (char === ')' && open > 0) open--;

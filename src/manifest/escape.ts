@@ -80,5 +80,5 @@ export function neutralizeWrapperTags(body: string): string {
 export function wrapBody(name: string, body: string): string {
   const safe = neutralizeWrapperTags(body);
   const attribute = name.replace(/[&"<>]/g, (ch) => `&#${ch.charCodeAt(0)};`);
-  return `<${CONTENT_TAG} name="${attribute}">\n${safe.replace(/\s+$/, '')}\n</${CONTENT_TAG}>`;
+  return `<${CONTENT_TAG} name="${attribute}">\n${safe.trimEnd()}\n</${CONTENT_TAG}>`;
 }

@@ -76,10 +76,28 @@ export function bodyHeadings(body: string): string {
       continue;
     }
     if (fence !== undefined) continue;
-    const heading = /^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$/.exec(line)?.[1];
+    const heading = headingText(line);
     if (heading) out.push(heading);
   }
   return out.join('\n');
+}
+
+const HEADING_START = /^\s{0,3}#{1,6}\s+/;
+
+/**
+ * An ATX heading's text: after the `#`s and the space, without closing `#`s and trailing space.
+ * Trimmed by walking back from the end: a regular expression with a lazy text and optional trailing
+ * space backtracks over every space of a long line, for minutes on a hostile body.
+ */
+function headingText(line: string): string | undefined {
+  const start = HEADING_START.exec(line);
+  if (!start) return undefined;
+  let text = line.slice(start[0].length).trimEnd();
+  let end = text.length;
+  while (end > 0 && text[end - 1] === '#') end--;
+  text = text.slice(0, end).trimEnd();
+  // A line break other than `\n` inside the text does not make a heading.
+  return text && !/[\r\u2028\u2029]/.test(text) ? text : undefined;
 }
 
 /** One skill's relevance to a query. */

@@ -177,8 +177,12 @@ function firstRefusedToken(yaml: string, marks: Marks): Found | undefined {
 function blockTextTab(text: string): (i: number) => boolean {
   const firstLine = text.split('\n').find((line) => line.trim() !== '') ?? '';
   const indent = /^ */.exec(firstLine)![0].length;
+  // Tabs are asked about in increasing order: the start of the current line is carried along
+  // rather than searched back for, which took quadratic time on a long line of tabs.
+  let lineStart = 0;
+  let scanned = 0;
   return (i) => {
-    const lineStart = text.lastIndexOf('\n', i - 1) + 1;
+    for (; scanned < i; scanned++) if (text[scanned] === '\n') lineStart = scanned + 1;
     return i - lineStart >= indent || text.slice(lineStart, i).trim() !== '';
   };
 }

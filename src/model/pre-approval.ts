@@ -21,6 +21,7 @@ import { isPlainObject } from '../core/plain.js';
 import type { Toolset } from '../core/toolset.js';
 import { skillToolsRegistry } from '../manifest/skill-tools.js';
 import { documentMetadata } from '../manifest/spec.js';
+import { globMatcher } from './glob.js';
 
 /** One tool a skill pre-approves: an `allowed-tools` entry matched to a tool the model is offered. */
 export interface PreApproval {
@@ -53,8 +54,8 @@ export function preApprovalsOf(agent: Agent<object> | undefined, toolset: Toolse
     if (!document?.trusted) continue;
     const skill = active.spec.name;
     for (const { entry, tool, specifier } of document.preApproves) {
-      const pattern = namePattern(tool);
-      const matched = names.filter((name) => pattern.test(name));
+      const named = globMatcher(tool, 'name');
+      const matched = names.filter(named);
       const note = (code: string, why: string) =>
         diagnostics.push(diagnostic('warning', code, `skill '${skill}' pre-approves '${entry}', but ${why}; the entry pre-approves nothing`, { skill, subject: entry }));
       if (!matched.length) {
@@ -82,11 +83,6 @@ export function preApprovedBy(approvals: PreApprovals, tool: string, args: unkno
   return approvals.byTool.get(tool)?.find((grant) => grant.covers === undefined || grant.covers(args))?.skill;
 }
 
-/** A tool-name entry as a pattern: `*` matches any run of characters. */
-function namePattern(tool: string): RegExp {
-  return new RegExp(`^${tool.split('*').map(escape).join('.*')}$`);
-}
-
 /**
  * Which calls of `tool` a specifier covers, when `tool` is the script tool of skill tools: the
  * calls running a script of `skill` itself whose name or relative path matches the pattern.
@@ -96,11 +92,11 @@ function scriptsCovered(catalog: Catalog, toolset: Toolset, tool: string, skill:
   const binding = toolset.bindings.get(tool);
   const owner = binding?.skill === undefined ? undefined : catalog.skills.get(binding.skill)?.spec;
   if (binding?.action !== SCRIPT_TOOL || owner === undefined || skillToolsRegistry(owner) === undefined) return null;
-  const pattern = pathPattern(specifier);
+  const covered = globMatcher(specifier, 'path');
   return (args) => {
     if (!isPlainObject(args) || args.skill !== skill || typeof args.script !== 'string') return false;
     const script = relativeScript(args.script);
-    return script !== undefined && pattern.test(script);
+    return script !== undefined && covered(script);
   };
 }
 
@@ -109,18 +105,4 @@ function relativeScript(script: string): string | undefined {
   if (script.startsWith('/') || script.includes('\\')) return undefined;
   const parts = script.split('/').filter((part) => part !== '' && part !== '.');
   return parts.length === 0 || parts.includes('..') ? undefined : parts.join('/');
-}
-
-/** A path pattern: `**` matches across segments, `*` and `?` within one; a leading `./` is dropped. */
-function pathPattern(glob: string): RegExp {
-  const source = glob
-    .replace(/^(\.\/)+/, '')
-    .split(/(\*\*|\*|\?)/)
-    .map((part) => (part === '**' ? '.*' : part === '*' ? '[^/]*' : part === '?' ? '[^/]' : escape(part)))
-    .join('');
-  return new RegExp(`^${source}$`, 's');
-}
-
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

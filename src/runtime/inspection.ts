@@ -183,9 +183,17 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
   const label = labelOf(options.label);
   socket.send(JSON.stringify({ type: APP_HELLO, label, pid: process.pid } satisfies AppHello));
   let redactionFailed = false;
+  // Events the socket could not take because the connection had closed before stop() (the server
+  // went away): said once on stderr as it happens, and counted in what stop() returns.
+  let dropped = 0;
+  let stopping = false;
   const inspector = createInspector({
     send(event) {
-      if (socket.readyState !== WebSocket.OPEN) return;
+      if (socket.readyState !== WebSocket.OPEN) {
+        if (stopping) return;
+        if (dropped++ === 0) process.stderr.write(`[skillstate] the connection to the inspection server at ${socketUrl} closed: inspection events are dropped from now on\n`);
+        return;
+      }
       let message = toPlain(event) as InspectionMessage | undefined;
       if (redact && message) {
         try {
@@ -221,8 +229,15 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
       if (typeof timeout !== 'number' || !(timeout >= 0)) {
         throw new RuntimeError(errorInfo('invalid_config', `inspector.stop: timeout must be a number of milliseconds, not ${JSON.stringify(timeout)}`, { subject: 'timeout' }));
       }
-      const stopped = await closeFlushed(socket, outbox, timeout);
-      if (!stopped.flushed) {
+      // Once stop() closes the connection itself, what comes later is not lost to a server gone
+      // away; when the server went first, what was on its way is counted as it is dropped.
+      if (socket.readyState === WebSocket.OPEN) stopping = true;
+      const closed = await closeFlushed(socket, outbox, timeout);
+      stopping = true;
+      const stopped = dropped ? { flushed: false, unsent: closed.unsent + dropped } : closed;
+      if (dropped) {
+        process.stderr.write(`[skillstate] the inspector stopped after its connection to ${socketUrl} had closed: ${dropped} event(s) were dropped\n`);
+      } else if (!stopped.flushed) {
         process.stderr.write(`[skillstate] the inspector stopped before everything was sent to ${socketUrl}: ${stopped.unsent} event(s) were still waiting after ${timeout} ms (stop({ timeout }) waits longer)\n`);
       }
       await owned?.stop();

@@ -9,7 +9,7 @@ import WebSocket from 'ws';
 export interface InspectorStopped {
   /** Everything the application had streamed reached the server before the connection closed. */
   flushed: boolean;
-  /** Inspection events still waiting to be sent when the time-out passed (0 when flushed). */
+  /** Inspection events still waiting to be sent when the time-out passed, or dropped because the server had closed the connection (0 when flushed). */
   unsent: number;
 }
 
@@ -72,11 +72,16 @@ interface ClosingSocket {
  * comes after it has read everything sent before: all of it within `timeout`, or the socket is cut.
  */
 export async function closeFlushed(socket: ClosingSocket, outbox: Outbox, timeout: number): Promise<InspectorStopped> {
-  if (socket.readyState >= WebSocket.CLOSING) return { flushed: outbox.unsent === 0, unsent: outbox.unsent };
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<'expired'>((resolve) => (timer = setTimeout(() => resolve('expired'), timeout)));
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
   try {
+    // Already closed (the server went away): what is on its way is handed to the closed socket,
+    // which drops it, before the result is told.
+    if (socket.readyState >= WebSocket.CLOSING) {
+      await Promise.race([outbox.drained(), expired]);
+      return { flushed: outbox.unsent === 0, unsent: outbox.unsent };
+    }
     if ((await Promise.race([outbox.drained(), expired])) !== 'expired') {
       socket.close();
       if ((await Promise.race([closed, expired])) !== 'expired') return { flushed: true, unsent: 0 };

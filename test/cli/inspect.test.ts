@@ -147,6 +147,36 @@ describe('skillstate inspect', () => {
     }
   });
 
+  it('says when the server went away and what was dropped, instead of stop() reporting everything sent', async () => {
+    const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await new Promise((resolve) => server.once('listening', resolve));
+    const port = (server.address() as { port: number }).port;
+    const written: string[] = [];
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (written.push(String(chunk)), true));
+    try {
+      const connected = new Promise<WebSocket>((resolve) => server.once('connection', resolve));
+      const inspector = await startInspector({ connect: `ws://127.0.0.1:${port}/` });
+      // The server closes the connection; once its close is done, the application's socket is closed too.
+      const socket = await connected;
+      const gone = new Promise((resolve) => socket.once('close', resolve));
+      socket.close();
+      await gone;
+      const system = quietSystem({ inspect: inspector.inspect });
+      system.spawn(defineAgent({ name: 'unheard', skills: [counter] }));
+      const stopped = await inspector.stop();
+      await system.shutdown();
+      expect(stopped.flushed).toBe(false);
+      expect(stopped.unsent).toBeGreaterThan(0);
+      expect(written).toEqual([
+        `[skillstate] the connection to the inspection server at ws://127.0.0.1:${port}/ closed: inspection events are dropped from now on\n`,
+        `[skillstate] the inspector stopped after its connection to ws://127.0.0.1:${port}/ had closed: ${stopped.unsent} event(s) were dropped\n`,
+      ]);
+    } finally {
+      stderr.mockRestore();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it('keeps two applications on one skillstate inspect apart: each numbers its actors from x:0, each is labelled', async () => {
     const { output } = await started(['inspect', '--port', '0']);
     const socketUrl = /Application socket: (\S+)/.exec(output)![1]!;

@@ -41,6 +41,15 @@ describe('reading allowed-tools', () => {
     ]);
     expect(read.diagnostics[0]!.message).toBe("skill 'careful': allowed-tools entry 'Bash()' is neither a tool name nor Tool(specifier); it pre-approves nothing");
   });
+
+  // Joined piece by piece: counting the parentheses of the whole joined text again for each item
+  // took 45 s for an unclosed `Bash(` before 20,000 names.
+  it('reads an unclosed Tool( before a long list in one pass, as one unreadable entry', () => {
+    const items = ['Read', 'Bash(', ...Array.from({ length: 100_000 }, (_, i) => `Tool${i}`)];
+    const read = parseAllowedTools('careful', items);
+    expect(read.entries).toEqual([{ entry: 'Read', tool: 'Read' }]);
+    expect(read.diagnostics.map((item) => [item.code, item.subject?.slice(0, 20), item.subject?.length])).toEqual([['allowed_tools_invalid', 'Bash( Tool0 Tool1 To', items.slice(1).join(' ').length]]);
+  });
 });
 
 describe('loading a skill with allowed-tools', () => {

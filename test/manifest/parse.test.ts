@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ManifestError, parseSkillManifest, inspectSkillManifest } from '../../src/index.js';
-import { codePointLength, firstSentence } from '../../src/manifest/fields.js';
+import { codePointLength, firstSentence, pythonStrip } from '../../src/manifest/fields.js';
 import { splitFrontMatter } from '../../src/manifest/frontmatter.js';
 
 const fm = (yaml: string, body = '# Body\n') => `---\n${yaml}\n---\n${body}`;
@@ -188,6 +188,15 @@ describe('front matter helpers', () => {
   it('splits at the first closing delimiter', () => {
     const split = splitFrontMatter('---\na: 1\n---\nbody\n---\nmore\n');
     expect(split).toEqual({ ok: true, value: { yaml: 'a: 1\n', body: 'body\n---\nmore\n', bom: false, crlf: false } });
+  });
+
+  it("strips white space as Python's str.strip() does, at once however long a run inside the text", () => {
+    expect(pythonStrip('\x1c\u0085 a b \u3000\t')).toBe('a b');
+    expect(pythonStrip('\ufeffa\ufeff')).toBe('\ufeffa\ufeff');
+    expect(pythonStrip(' \t\n ')).toBe('');
+    // A regular expression for the trailing run retried at every tab of this one: minutes.
+    const tabs = '\t'.repeat(1_000_000);
+    expect(pythonStrip(` a${tabs}b `)).toBe(`a${tabs}b`);
   });
 
   it('derives the brief description from the first sentence', () => {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { cmd, createDocumentSkillRegistry, createSkillTools, defineAgent, defineDocumentSkill, disclose, discoverSkills, parseSkillManifest, type DocumentSkillDefinition } from '../../src/index.js';
 import { planDisclosure, rankSkills } from '../../src/manifest/disclose.js';
-import { relevanceTerms, strongMatches, type RelevanceScore } from '../../src/manifest/rank.js';
+import { bodyHeadings, relevanceTerms, strongMatches, type RelevanceScore } from '../../src/manifest/rank.js';
 import { skillMd, tree } from './tree.js';
 
 function registryOf(...definitions: DocumentSkillDefinition[]) {
@@ -299,5 +299,27 @@ describe('list_skills with a query', () => {
     expect(output.skills.map((s) => s.name)).toEqual(['pdf-tools', 'spreadsheet']);
     expect(output.skills[0]!.score).toBeGreaterThan(output.skills[1]!.score);
     expect(output).toMatchObject({ count: 2, total: 3 });
+  });
+});
+
+describe("a body's headings", () => {
+  it.each([
+    ['# Title', 'Title'],
+    ['  ## Setup ##  ', 'Setup'],
+    ['# C# basics', 'C# basics'],
+    ['# Title\r', 'Title'],
+    ['####### seven', ''],
+    ['#no space', ''],
+    ['```\n# in a fence\n```\n# after', 'after'],
+  ])('%j reads as %j', (body, headings) => {
+    expect(bodyHeadings(body)).toBe(headings);
+  });
+
+  // A heading matched by one regular expression with a lazy text and optional trailing space took
+  // minutes on a line like these; a skill's body is anyone's to write.
+  it('reads a heading of a long run of spaces or #s at once', () => {
+    expect(bodyHeadings(`# a${' '.repeat(100_000)}b`)).toBe(`a${' '.repeat(100_000)}b`);
+    expect(bodyHeadings(`# a${' #'.repeat(50_000)}b`)).toBe(`a${' #'.repeat(50_000)}b`);
+    expect(bodyHeadings(`# a${'#'.repeat(100_000)} b`)).toBe(`a${'#'.repeat(100_000)} b`);
   });
 });

@@ -8,6 +8,7 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { discoverSkills, parseSkillManifest, validateSkillDir } from '../../src/index.js';
+import { referenceYamlRefusal } from '../../src/manifest/reference-yaml.js';
 import { validateSkillTree } from '../../src/manifest/validate-tree.js';
 import { tree } from './tree.js';
 
@@ -339,5 +340,17 @@ describe('strict verdicts and messages are the reference validator\'s, case by c
     // side passes 36, marking the cut with " ... ": 32 before, then the tab, "tail " and 26 y.
     const snippet = ` ... ${line.slice(66 - 32, 66)}\ttail ${'y'.repeat(26)} ... `;
     expect(errors).toEqual([`Invalid YAML in frontmatter: while scanning for the next token\nfound character '\\t' that cannot start any token\n  in "<unicode string>", line 3, column 67:\n    ${snippet}\n${' '.repeat(4 + 32 + 5)}^ (line: 3)`]);
+  });
+});
+
+describe('tabs in a block scalar', () => {
+  // Asked tab by tab, where each tab's line starts used to be searched for backwards: a line of a
+  // million tabs took minutes; each tab now costs the same, so this takes milliseconds.
+  it('are text past the indentation and refused within it, however many a line holds', () => {
+    expect(referenceYamlRefusal('name: x\ndescription: |\n  a\tb\n  \tc\n')).toBeUndefined();
+    expect(referenceYamlRefusal('name: x\ndescription: |\n  a\n\tc\n')).toMatchObject({ construct: 'a tab', line: 5, column: 1 });
+    const tabs = '\t'.repeat(1_000_000);
+    expect(referenceYamlRefusal(`name: x\ndescription: |\n  a${tabs}b\n`)).toBeUndefined();
+    expect(referenceYamlRefusal(`name: x\ndescription: |\n  a${tabs}b\n\tc\n`)).toMatchObject({ construct: 'a tab', line: 5, column: 1 });
   });
 });

@@ -66,6 +66,13 @@ describe('the wrapper cannot be closed by a variant of its closing tag', () => {
     expect(wrapped).toContain('after');
   });
 
+  // Trailing space was cut by a regular expression that retried at every space of a run inside
+  // the body: a body with 100,000 spaces between two words took seconds, a longer one minutes.
+  it('cuts the trailing space of a body with a long run of spaces inside at once', () => {
+    const body = `a${' '.repeat(400_000)}b \n\t\n`;
+    expect(wrapBody('demo', body)).toBe(`<skill_content name="demo">\na${' '.repeat(400_000)}b\n</skill_content>`);
+  });
+
   it('leaves text that does not read as the tag alone', () => {
     expect(wrapBody('demo', 'a < b and <skill> and </skill_contents-list is not it? it is: prefix')).toBe(
       '<skill_content name="demo">\na < b and <skill> and &lt;/skill_contents-list is not it? it is: prefix\n</skill_content>',
