@@ -43,9 +43,9 @@ export function parseAllowedTools(skill: string, items: readonly string[]): Allo
     const specifier = match?.[2]?.trim();
     if (!match || specifier === '') {
       diagnostics.push(
-        diagnostic('warning', 'allowed_tools_invalid', `skill '${skill}': allowed-tools entry '${text}' is neither a tool name nor Tool(specifier); it pre-approves nothing`, {
+        diagnostic('warning', 'allowed_tools_invalid', `skill '${skill}': allowed-tools entry '${shown(text)}' is neither a tool name nor Tool(specifier); it pre-approves nothing`, {
           skill,
-          subject: text,
+          subject: shown(text),
         }),
       );
       continue;
@@ -82,4 +82,9 @@ function depth(text: string, open: number): number {
     else if (char === ')' && open > 0) open--;
   }
   return open;
+}
+
+/** An entry as a diagnostic shows it: an unclosed `Tool(` swallows the rest of the list, which can be long. */
+function shown(entry: string): string {
+  return entry.length > 200 ? `${entry.slice(0, 200)}… (${entry.length} characters)` : entry;
 }
