@@ -60,7 +60,7 @@ async function run(n) {
   console.log(`\nrun ${n}: ${seconds(wall)} wall, exit ${code}; tests ${result.numPassedTests} passed, ${result.numFailedTests} failed, ${result.numPendingTests + result.numTodoTests} skipped, of ${result.numTotalTests} in ${files.length} files`);
   console.log(`slowest ${Math.min(top, files.length)} files (time from the file's start to its end, in its worker):`);
   for (const file of files.toSorted((a, b) => b.ms - a.ms).slice(0, top)) console.log(`  ${seconds(file.ms).padStart(8)}  ${file.name}`);
-  for (const file of files) for (const test of file.failed) console.log(`FAILED ${file.name} > ${test.fullName}\n  ${(test.failureMessages[0] ?? '').split('\n')[0]}`);
+  for (const file of files) for (const test of file.failed) console.log(`FAILED ${file.name} > ${test.fullName}\n  ${(test.failureMessages[0] ?? '').split('\n').slice(0, 40).join('\n  ')}`);
   return code === 0;
 }
 

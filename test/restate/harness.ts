@@ -4,8 +4,10 @@
  * its port.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { freePort, startRestateServer, type LocalRestateServer } from '../../src/restate/server.js';
+import { startRestateServer, type LocalRestateServer } from '../../src/restate/server.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -21,16 +23,38 @@ export interface ServiceProcess {
   output(): string;
 }
 
+/**
+ * A free port below the kernel's range for outgoing connections. The service process is killed
+ * and started again on its port; a port from that range (what listening on port 0 gives) can be
+ * taken meanwhile as the local end of any connection the other tests open, and the new process
+ * then cannot listen.
+ */
+async function stablePort(): Promise<number> {
+  const [low] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+  const top = Math.min(low ?? 32768, 32768) - 1;
+  for (;;) {
+    const port = 10_000 + Math.floor(Math.random() * (top - 10_000));
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = createServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+}
+
 export async function startService(env: Record<string, string> = {}): Promise<ServiceProcess> {
-  const port = await freePort();
+  const port = await stablePort();
   let child: ChildProcess | undefined;
   let output = '';
   const start = async () => {
+    // Started when this process says it listens, not an earlier one (the log holds every start).
+    const from = output.length;
     child = spawn(process.execPath, ['--conditions=skillstate-source', '--import', 'tsx', 'test/restate/service.ts', String(port)], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     await new Promise<void>((resolve, reject) => {
       child!.stdout!.on('data', (chunk: Buffer) => {
         output += chunk.toString();
-        if (output.includes('listening')) resolve();
+        if (output.slice(from).includes('listening')) resolve();
       });
       child!.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child!.once('exit', (code) => reject(new Error(`service process exited with ${code}:\n${output}`)));
