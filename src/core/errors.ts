@@ -249,3 +249,8 @@ export function formatIssues(issues: readonly Issue[]): string {
     .map((issue) => (issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message))
     .join('; ');
 }
+
+/** What was thrown, as an error's information: a skillstate error's own, anything else as `fallback` with its words. */
+export function toErrorInfo(thrown: unknown, fallback: ErrorCode): ErrorInfo {
+  return thrown instanceof SkillstateError ? thrown.toInfo() : errorInfo(fallback, describeThrown(thrown));
+}

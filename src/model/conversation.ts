@@ -26,6 +26,7 @@ import { jsonCopy } from '../core/plain.js';
 import { createSignal } from '../core/signal.js';
 import { defineSkill } from '../core/skill.js';
 import { CALL_ABORTED_SIGNAL } from '../runtime/broadcast.js';
+import { failed, toolResultPart, type ToolOutcome, type ToolResultPart } from './tool-result.js';
 
 /** The name and state key of the conversation skill. */
 export const CONVERSATION = 'conversation';
@@ -273,13 +274,13 @@ function beginTurn(ctx: Ctx, messages: readonly ChatMessage[], text: string, rep
   };
 }
 
-/** A tool result message part. */
-function toolResult(call: Pick<PendingToolCall, 'toolCallId' | 'tool'>, output: Record<string, unknown>) {
-  return { type: 'tool-result', toolCallId: call.toolCallId, toolName: call.tool, output };
+/** The tool-result part that answers `call` with `outcome`. */
+function toolResult(call: Pick<PendingToolCall, 'toolCallId' | 'tool'>, outcome: ToolOutcome): ToolResultPart {
+  return toolResultPart({ toolCallId: call.toolCallId, toolName: call.tool }, outcome);
 }
 
 /** The history with `part` added to a trailing tool message, or in a new one. */
-function withToolResult(messages: readonly ChatMessage[], part: Record<string, unknown>): ChatMessage[] {
+function withToolResult(messages: readonly ChatMessage[], part: ToolResultPart): ChatMessage[] {
   const last = messages.at(-1);
   if (last?.role === 'tool' && Array.isArray(last.content)) {
     return [...messages.slice(0, -1), { ...last, content: [...last.content, part] }];
@@ -296,7 +297,7 @@ function withRanCalls(messages: readonly ChatMessage[], ran: readonly RanToolCal
   return [
     ...messages,
     { role: 'assistant', content: ran.map((call) => ({ type: 'tool-call', toolCallId: call.toolCallId, toolName: call.tool, input: call.args })) },
-    { role: 'tool', content: ran.map((call) => toolResult(call, call.error ? errorOutput(call.error) : { type: 'json', value: call.output as object })) },
+    { role: 'tool', content: ran.map((call) => toolResult(call, call.error ? failed(call.error) : { ok: true, output: call.output })) },
   ];
 }
 
@@ -329,11 +330,6 @@ function asJson(output: unknown): unknown {
   return output === undefined ? null : jsonCopy(output, { freeze: true });
 }
 
-/** An error as a tool result the model reads: its code, then its message (as the AI SDK words a failed tool's result). */
-export function errorOutput(error: { code: string; message: string }): Record<string, unknown> {
-  return { type: 'error-text', value: `${error.code}: ${error.message}` };
-}
-
 /**
  * Ends the turn in flight: the state it leaves, the reply to its caller and the signals. Tool
  * calls that had not run get an error result, so the history stays valid input for the model.
@@ -343,7 +339,7 @@ function endTurn(ctx: Ctx, messages: ChatMessage[], ending: TurnEnding, extra: E
   let history = turn.ran.length > 0 ? withRanCalls(messages, turn.ran) : messages;
   if (ending.outcome !== 'answered') {
     const error = ending.error ?? { code: 'cancelled', message: 'the turn ended before this tool call ran' };
-    for (const call of turn.pending) history = withToolResult(history, toolResult(call, errorOutput({ code: error.code, message: `not run: ${error.message}` })));
+    for (const call of turn.pending) history = withToolResult(history, toolResult(call, failed({ code: error.code, message: `not run: ${error.message}` })));
   }
   const effects: Effect[] = [...extra];
   if (turn.replyTo !== null) {
@@ -536,11 +532,10 @@ const recordToolResult = defineAction({
     } catch (error) {
       return fail('invalid_output', `the output of tool '${call.tool}' is not JSON: ${error instanceof Error ? error.message : String(error)}`, { turn: n, tool: call.tool });
     }
-    const part = ok
-      ? toolResult(call, { type: 'json', value: json as object })
-      : call.approval === 'denied'
-        ? toolResult(call, { type: 'execution-denied', ...(call.reason !== undefined ? { reason: call.reason } : {}) })
-        : toolResult(call, errorOutput(error ?? { code: 'action_failed', message: 'the tool call failed' }));
+    const part = toolResult(
+      call,
+      ok ? { ok: true, output: json } : call.approval === 'denied' ? { ok: false, denied: true, reason: call.reason } : failed(error ?? { code: 'action_failed', message: 'the tool call failed' }),
+    );
     const pending = turn.pending.slice(1);
     const next: TurnRecord = { ...turn, pending, status: statusFor(pending) };
     const after = afterTools(ctx, withToolResult(ctx.skillState.messages, part), next);

@@ -13,53 +13,44 @@ import type { InspectionEvent } from 'xstate';
 import type { Agent } from '../core/agent-value.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { diagnostic } from '../core/diagnostics.js';
-import { describeThrown, errorInfo, SkillstateError, type ErrorInfo } from '../core/errors.js';
+import { describeThrown, toErrorInfo, type ErrorInfo } from '../core/errors.js';
 import { createSignal, type Signal } from '../core/signal.js';
 import type { Toolset } from '../core/toolset.js';
 import type { SkillResolver } from '../core/skill-registry.js';
 import { DocumentSkillRegistry } from '../manifest/document-registry.js';
 import type { InstructionObject } from '../core/instruction.js';
 import type { AgentRef, CallOptions } from '../runtime/agent-ref.js';
-import { noAnswerError, RuntimeError } from '../runtime/errors.js';
+import { RuntimeError } from '../runtime/errors.js';
 import type { Tracer } from '../runtime/trace.js';
-import {
-  ChatSignals,
-  conversationConfigSchema,
-  errorOutput,
-  CONVERSATION,
-  type ChatMessage,
-  type ChatUsage,
-  type ConversationSettings,
-  type ConversationState,
-  type TurnRecord,
-} from './conversation.js';
-import {
-  callsRun,
-  checkCompactors,
-  checkModels,
-  classifyModelError,
-  historyTokens,
-  keepFrom,
-  modelTools,
-  overBudget,
-  plain,
-  preApprovedNote,
-  refusedCallSignals,
-  retryWait,
-  toolFailure,
-  toolLimit,
-  unknownModel,
-  waiting,
-  type ModelTools,
-  type WaitingCall,
-} from './model-call.js';
+import { ChatSignals, conversationConfigSchema, CONVERSATION, type ChatUsage, type ConversationSettings, type ConversationState, type PendingToolCall, type TurnRecord } from './conversation.js';
+import { checkCompactors, checkModels, classifyModelError, historyTokens, modelTools, plain, preApprovedNote, refusedCallSignals, type ModelTools, type WaitingCall } from './model-call.js';
 import { loadAi, type AiModule } from './ai-sdk.js';
 import { notStreamed } from './model-methods.js';
-import { answerMessages, askModel, errorResult, modelWarned, partsDropped, toolOutput, type AskedCall, type CallResult } from './model-step.js';
+import { askModel, modelWarned, partsDropped, type AskedCall, type ModelAnswer } from './model-step.js';
 import type { ChatModel, Compactor } from './models.js';
 import { buildSystemPrompt, PromptCache } from './prompt.js';
 import { StepAbort } from './step-abort.js';
 import { summarizeHistory } from './summary.js';
+import { failed, type ToolError, type ToolResultPart } from './tool-result.js';
+import {
+  afterModelFailure,
+  callResult,
+  compacted,
+  compactedSummary,
+  compactionFailed,
+  compactRecord,
+  crashedError,
+  lateError,
+  nextMove,
+  planCalls,
+  refusal,
+  stepRecord,
+  toolDeadline,
+  toolFailure,
+  unknownCompactor,
+  type TurnMove,
+  type TurnView,
+} from './turn-engine.js';
 import { turnMachine, turnStateName, type TurnActivity, type TurnActor, type TurnPhase, type TurnWork } from './turn-machine.js';
 
 /** What the driver needs from the system it runs in. */
@@ -94,45 +85,9 @@ export interface ConversationOptions {
   compactors?: Readonly<Record<string, Compactor>> | undefined;
 }
 
-/** A tool call's outcome, as the history records it. */
-type ToolOutcome = { ok: true; output: unknown } | { ok: false; error: { code: string; message: string } };
-
-/**
- * When the driver stops waiting for a tool call, as its record reads it: a millisecond before
- * the call's own time-out, which starts after this, so a step the caller gave up on is always
- * late by the record's reckoning.
- */
-function deadline(settings: ConversationSettings): number {
-  return Date.now() + settings.toolTimeout - 1;
-}
-
-/** The error a tool call that answers after its deadline is recorded with: the one its caller gets at the deadline. */
-function lateError(ref: AgentRef, tool: string, settings: ConversationSettings): { code: string; message: string } {
-  const action = ref.toolset().bindings.get(tool)?.action ?? tool;
-  const { code, message } = noAnswerError(`run of '${action}'`, ref.id, settings.toolTimeout);
-  return { code, message };
-}
-
-/** A call that failed, as its result tells the model: its error's code, then its message. */
-function failedResult(call: Pick<AskedCall, 'toolCallId' | 'toolName'>, error: { code: string; message: string }): CallResult {
-  return { toolCallId: call.toolCallId, toolName: call.toolName, output: errorOutput(error) };
-}
-
 const NO_CONFIG = Object.freeze({});
 const unwatched = (): void => {};
 const parsedSettings = new WeakMap<object, ConversationSettings>();
-
-/**
- * The summary a compactor returned: a string, or undefined to drop the older messages. Anything
- * else is refused, naming the compactor, like a compactor that throws.
- */
-function compactedSummary(name: string, returned: unknown): string | undefined {
-  if (returned === undefined) return undefined;
-  if (typeof returned !== 'object' || returned === null) throw new Error(`compactor '${name}' returned ${returned === null ? 'null' : typeof returned}; it must return { summary } (a string) or nothing`);
-  const summary = (returned as { summary?: unknown }).summary;
-  if (summary === undefined || typeof summary === 'string') return summary;
-  throw new Error(`compactor '${name}' returned a summary of type ${summary === null ? 'null' : typeof summary}; a summary must be a string`);
-}
 
 function sleep(ms: number, abort: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -149,14 +104,13 @@ function sleep(ms: number, abort: AbortSignal): Promise<void> {
   });
 }
 
-function infoOf(error: unknown, fallback: ErrorInfo['code']): ErrorInfo {
-  if (error instanceof SkillstateError) return error.toInfo();
-  return errorInfo(fallback, describeThrown(error));
-}
+/** What a user whose agent names a model the system does not know is told to do. */
+const MODEL_HINT = 'pass models to createAgentSystem({ models: { default: ... } })';
 
 /** Runs the turns of one system's model-driven agents. */
 export class ConversationDriver {
   private readonly models: Readonly<Record<string, ChatModel>>;
+  private readonly modelNames: readonly string[];
   private readonly compactors: Readonly<Record<string, Compactor>>;
   private readonly running = new Map<string, { n: number; actor: TurnActor }>();
   private readonly cache = new PromptCache();
@@ -173,6 +127,7 @@ export class ConversationDriver {
     options: ConversationOptions,
   ) {
     this.models = checkModels(options.models);
+    this.modelNames = Object.keys(this.models);
     this.compactors = checkCompactors(options.compactors);
     this.unsubscribe = host.subscribe('chat.turn.*', (signal) => this.heard(signal));
   }
@@ -334,7 +289,7 @@ export class ConversationDriver {
   }
 
   private crashed(ref: AgentRef, n: number, error: unknown): void {
-    const info = errorInfo('model_failed', `turn ${n} of agent '${ref.id}' failed unexpectedly: ${describeThrown(error)}`);
+    const info = crashedError(ref.id, n, '', describeThrown(error));
     this.host.report(ref.id, info);
     void this.fail(ref, n, info).catch(() => {});
   }
@@ -345,196 +300,168 @@ export class ConversationDriver {
     this.host.publish(createSignal(type, { agent: agentId, ...data }, { source: agentId }), agentId);
   }
 
-  // ── Working: asking the model, running tools ─────────────────────────────────────────────
+  // ── Working: the moves of the turn engine, carried out ───────────────────────────────────
 
-  /** Moves turn `n` on: runs the next tool call waiting, or lets the model answer. */
+  /** What the turn engine reads of turn `n`, or undefined when it is not in flight (any more). */
+  private view(ref: AgentRef, n: number, compacted: boolean): TurnView | undefined {
+    const slice = this.slice(ref);
+    const turn = slice?.turn;
+    if (!slice || !turn || turn.n !== n) return undefined;
+    return { agentId: ref.id, turn, messages: slice.messages, usage: slice.usage, settings: this.settings(ref), models: this.modelNames, modelHint: MODEL_HINT, compacted };
+  }
+
+  /**
+   * Moves turn `n` on, move after move as the turn engine decides them, until it waits for
+   * approval or is over (answered, failed, cancelled, or the agent stopped).
+   */
   private async work(ref: AgentRef, n: number, abort: AbortSignal, notify: (activity: TurnActivity) => void): Promise<void> {
-    const phase = this.phaseOf(ref.id, n);
-    if (phase === 'acting') {
-      notify('acting');
-      await this.act(ref, n);
-    } else if (phase === 'thinking') {
-      notify('thinking');
-      await this.think(ref, n, abort, notify);
+    let compacted = false;
+    for (;;) {
+      if (abort.aborted) return;
+      const view = this.view(ref, n, compacted);
+      if (view === undefined) return;
+      const move = nextMove(view);
+      let phase: TurnPhase | undefined;
+      switch (move.kind) {
+        case 'wait':
+          return;
+        case 'fail':
+          await this.fail(ref, n, move.error);
+          return;
+        case 'settle':
+          phase = await this.record(ref, n, 'settle_step', { turn: n });
+          break;
+        case 'compact':
+          phase = await this.compact(ref, n, move, view, abort);
+          compacted = true;
+          break;
+        case 'ask':
+          for (const note of move.notes) this.host.diagnose(ref.id, note);
+          compacted = false;
+          notify('thinking');
+          phase = await this.ask(ref, n, view, abort, notify);
+          break;
+        case 'deny':
+          notify('acting');
+          phase = await this.record(ref, n, 'record_tool_result', { turn: n, toolCallId: move.call.toolCallId, ok: false });
+          break;
+        case 'run':
+          notify('acting');
+          await this.act(ref, n, move.call, view.settings);
+          break;
+      }
+      if (phase !== undefined && phase !== 'thinking' && phase !== 'acting') return;
     }
   }
 
   /**
-   * Lets the model answer, step after step (see `segment`), with retries and a time-out per
-   * model call, until it answers, a tool call waits for approval, or a limit is reached.
+   * Asks the model for one step (with retries and a time-out per attempt), runs the calls the
+   * turn engine says run inside the step, and records the step. Resolves with where the turn is
+   * afterwards (undefined when it ended, or the agent stopped, meanwhile).
    */
-  private async think(ref: AgentRef, n: number, abort: AbortSignal, notify: (activity: TurnActivity) => void): Promise<void> {
+  private async ask(ref: AgentRef, n: number, view: TurnView, abort: AbortSignal, notify: (activity: TurnActivity) => void): Promise<TurnPhase | undefined> {
+    const { settings, turn } = view;
+    const model = this.models[settings.model]!;
+    let ai: AiModule;
+    try {
+      ai = await loadAi();
+    } catch (error) {
+      return this.fail(ref, n, toErrorInfo(error, 'model_unavailable'));
+    }
+    // The agent may have stopped, or the turn ended, while the SDK loaded.
+    const agent = this.host.agent(ref.id);
+    if (agent === undefined || typeof this.turnAt(ref, n, 'thinking') === 'string') return undefined;
+    const toolset = ref.toolset();
+    const prepared = this.prepared(ref, toolset);
+    const prompt = await buildSystemPrompt(agent, settings, turn.query, this.documents(), this.cache);
+    for (const note of prompt.diagnostics) this.host.diagnose(ref.id, note);
+    const step = turn.steps;
+    let answer: ModelAnswer;
     for (let attempt = 0; ; attempt++) {
-      const turn = this.turnAt(ref, n, 'thinking');
-      if (typeof turn === 'string') return;
-      // Tool calls ran in a step whose record is missing (the process stopped in between): into
-      // the history with them, without running them again.
-      if (turn.ran.length > 0) {
-        if ((await this.record(ref, n, 'settle_step', { turn: n })) !== 'thinking') return;
-        attempt--;
-        continue;
-      }
-      const settings = this.settings(ref);
-      const slice = this.slice(ref)!;
-      if (settings.maxTokens !== undefined && slice.usage.totalTokens >= settings.maxTokens) {
-        await this.fail(ref, n, overBudget(ref.id, slice.usage.totalTokens, settings.maxTokens));
-        return;
-      }
-      const model = this.models[settings.model];
-      if (!model) {
-        await this.fail(ref, n, unknownModel(ref.id, settings.model, Object.keys(this.models), 'pass models to createAgentSystem({ models: { default: ... } })'));
-        return;
-      }
-      let ai: AiModule;
-      try {
-        ai = await loadAi();
-      } catch (error) {
-        await this.fail(ref, n, infoOf(error, 'model_unavailable'));
-        return;
-      }
-      if ((await this.compactIfNeeded(ref, n, settings, model, ai, abort)) !== undefined) return;
-      // The agent may have stopped, or the turn ended, while the SDK loaded.
-      if (typeof this.turnAt(ref, n, 'thinking') === 'string') return;
-
-      // Restarted as each step begins and after each tool call (a tool has its own time-out).
       const timer = new StepAbort(settings.modelTimeout, abort);
       try {
-        await this.segment(ref, n, turn, settings, model, timer, notify);
-        return;
+        answer = await askModel(model, {
+          system: prompt.text,
+          messages: view.messages,
+          tools: prepared.tools,
+          temperature: settings.temperature,
+          maxOutputTokens: settings.maxOutputTokens,
+          abortSignal: timer.signal,
+          // Nobody follows the text as it comes: the answer is asked for whole.
+          onText: settings.stream && this.host.listening(ChatSignals.delta) ? (text) => this.publish(ref.id, ChatSignals.delta, { turn: n, step, text }) : undefined,
+        });
+        break;
       } catch (error) {
-        if (abort.aborted || this.phaseOf(ref.id, n) !== 'thinking') return;
-        if (error instanceof RuntimeError && error.code === 'agent_stopped') return;
-        const problem = classifyModelError(ai, error, timer.timedOut, settings, model);
-        if (!problem.retryable || attempt >= settings.retries) {
-          await this.fail(ref, n, problem.error);
-          return;
-        }
-        const wait = retryWait(problem, settings, attempt);
-        this.host.diagnose(
-          ref.id,
-          diagnostic('warning', 'model_retry', `agent '${ref.id}', turn ${n}: ${problem.error.message}; trying again in ${wait} ms (retry ${attempt + 1} of ${settings.retries})`, {
-            details: { code: problem.error.code, attempt: attempt + 1, wait },
-          }),
-        );
+        if (abort.aborted || this.phaseOf(ref.id, n) !== 'thinking') return undefined;
+        const after = afterModelFailure(ref.id, n, classifyModelError(ai, error, timer.timedOut, settings, model), attempt, settings);
+        if (after.kind === 'fail') return this.fail(ref, n, after.error);
+        this.host.diagnose(ref.id, after.note);
         try {
-          await sleep(wait, abort);
+          await sleep(after.wait, abort);
         } catch {
-          return;
+          return undefined;
         }
+        // The turn may have been cancelled, or the agent stopped, meanwhile.
+        if (typeof this.turnAt(ref, n, 'thinking') === 'string') return undefined;
       } finally {
         timer.release();
       }
     }
+    this.reportAnswer(ref.id, n, model, answer);
+
+    const results: ToolResultPart[] = [];
+    const waiting: WaitingCall[] = [];
+    for (const plan of planCalls(answer, prepared, turn, settings, true)) {
+      if (plan.kind === 'wait') {
+        waiting.push(plan.call);
+        continue;
+      }
+      // Cancelled (or stopped) while an earlier call of this answer ran: no further call of the
+      // turn starts, and none is announced.
+      if (abort.aborted || typeof this.turnAt(ref, n, 'thinking') === 'string') return undefined;
+      if (plan.kind === 'refuse') {
+        // Answered without running, and followers of tool calls see it fail.
+        const signals = refusedCallSignals(plan.call);
+        this.publish(ref.id, ChatSignals.toolCall, { turn: n, ...signals.call });
+        this.publish(ref.id, ChatSignals.toolResult, { turn: n, ...signals.result });
+        results.push(callResult(plan.call, refusal(plan)));
+      } else {
+        results.push(await this.runStepCall(ref, n, plan.call, settings, notify));
+      }
+    }
+    // The calls ran: their results go into the history, whatever happened meanwhile.
+    return this.record(ref, n, 'record_step', stepRecord(n, answer, results, waiting));
   }
 
-  /**
-   * Model steps, one after another, from the history the agent's state holds: each asks the
-   * model once (the system prompt rebuilt from the agent's state), runs the tool calls it asked
-   * for through the agent, one by one in the order given, and is recorded as it ends. Ends when
-   * the model answers, a call waits for approval, the agent's tools change (a skill was loaded
-   * or unloaded: the next segment offers the new ones), or a limit is reached.
-   */
-  private async segment(
-    ref: AgentRef,
-    n: number,
-    turn: TurnRecord,
-    settings: ConversationSettings,
-    model: ChatModel,
-    timer: StepAbort,
-    notify: (activity: TurnActivity) => void,
-  ): Promise<void> {
-    const toolset = ref.toolset();
-    const prepared = this.prepared(ref, toolset);
-    // When some tool needs approval, no call runs within the step: the turn runs them one by
-    // one instead, pausing at each approval.
-    const ordered = prepared.approval.size > 0;
-    const documents = this.documents();
-    const abortSignal = timer.signal;
-    let executed = 0;
-    for (let step = 0; ; step++) {
-      if (step > 0 && (ref.toolset() !== toolset || this.phaseOf(ref.id, n) !== 'thinking')) return;
-      abortSignal.throwIfAborted();
-      const agent = this.host.agent(ref.id);
-      const history = this.slice(ref)?.messages;
-      if (agent === undefined || history === undefined) return;
-      timer.restart();
-      const prompt = await buildSystemPrompt(agent, settings, turn.query, documents, this.cache);
-      for (const note of prompt.diagnostics) this.host.diagnose(ref.id, note);
-      const index = turn.steps + step;
-      const answer = await askModel(model, {
-        system: prompt.text,
-        messages: history,
-        tools: prepared.tools,
-        temperature: settings.temperature,
-        maxOutputTokens: settings.maxOutputTokens,
-        abortSignal,
-        // Nobody follows the text as it comes: the answer is asked for whole.
-        onText: settings.stream && this.host.listening(ChatSignals.delta) ? (text) => this.publish(ref.id, ChatSignals.delta, { turn: n, step: index, text }) : undefined,
-      });
-      for (const warning of answer.warnings) {
-        this.host.diagnose(ref.id, diagnostic('info', 'model_warning', `agent '${ref.id}', turn ${n}: ${modelWarned(model, warning)}`, { details: { warning: plain(warning) } }));
-      }
-      if (answer.missing === 'doStream' && !this.unstreamed.has(model)) {
-        this.unstreamed.add(model);
-        this.host.diagnose(ref.id, diagnostic('info', 'model_not_streamed', `agent '${ref.id}', turn ${n}: ${notStreamed(model)}`, { details: { missing: answer.missing } }));
-      }
-      if (answer.dropped.length > 0) {
-        this.host.diagnose(ref.id, diagnostic('warning', 'model_part_dropped', `agent '${ref.id}', turn ${n}: ${partsDropped(model, answer.dropped)}`, { details: { parts: answer.dropped } }));
-      }
-      const results: CallResult[] = [];
-      const pending: WaitingCall[] = [];
-      let limit: ErrorInfo | undefined;
-      for (const call of answer.calls) {
-        // Cancelled (or stopped) while an earlier call of this answer ran: no further call of the
-        // turn starts, and none is announced.
-        abortSignal.throwIfAborted();
-        if (typeof this.turnAt(ref, n, 'thinking') === 'string') return;
-        if (call.problem !== undefined) {
-          // Answered without running, and followers of tool calls see it fail.
-          const signals = refusedCallSignals({ ...call, problem: call.problem });
-          this.publish(ref.id, ChatSignals.toolCall, { turn: n, ...signals.call });
-          this.publish(ref.id, ChatSignals.toolResult, { turn: n, ...signals.result });
-          results.push(errorResult(call, call.problem.message));
-        }
-        else if (ordered) pending.push(waiting(call, prepared));
-        else if (turn.toolCalls + executed >= settings.maxToolCalls) {
-          limit ??= toolLimit(n, settings.maxToolCalls);
-          results.push(failedResult(call, limit));
-        } else {
-          executed++;
-          results.push(await this.runStepCall(ref, n, call, settings, timer, notify));
-        }
-      }
-      // The calls ran: their results go into the history, whatever happened meanwhile.
-      const messages = answerMessages(answer, results);
-      await this.record(ref, n, 'record_step', { turn: n, messages: plain(messages), usage: answer.usage, calls: answer.calls.length, pending });
-      if (limit !== undefined) {
-        if (this.phaseOf(ref.id, n) === 'thinking') await this.fail(ref, n, limit);
-        return;
-      }
-      if (answer.calls.length === 0 || pending.length > 0) return;
+  /** Reports what the provider warned about, parts of the answer the history cannot keep, and a model that does not stream. */
+  private reportAnswer(agentId: string, n: number, model: ChatModel, answer: ModelAnswer): void {
+    for (const warning of answer.warnings) {
+      this.host.diagnose(agentId, diagnostic('info', 'model_warning', `agent '${agentId}', turn ${n}: ${modelWarned(model, warning)}`, { details: { warning: plain(warning) } }));
+    }
+    if (answer.missing === 'doStream' && !this.unstreamed.has(model)) {
+      this.unstreamed.add(model);
+      this.host.diagnose(agentId, diagnostic('info', 'model_not_streamed', `agent '${agentId}', turn ${n}: ${notStreamed(model)}`, { details: { missing: answer.missing } }));
+    }
+    if (answer.dropped.length > 0) {
+      this.host.diagnose(agentId, diagnostic('warning', 'model_part_dropped', `agent '${agentId}', turn ${n}: ${partsDropped(model, answer.dropped)}`, { details: { parts: answer.dropped } }));
     }
   }
 
   /** Runs a tool call of a model step through the agent, recorded in the step that runs it; resolves with its result for the model. */
-  private async runStepCall(ref: AgentRef, n: number, call: AskedCall, settings: ConversationSettings, timer: StepAbort, notify: (activity: TurnActivity) => void): Promise<CallResult> {
+  private async runStepCall(ref: AgentRef, n: number, call: AskedCall, settings: ConversationSettings, notify: (activity: TurnActivity) => void): Promise<ToolResultPart> {
     notify('acting');
-    // A tool call has its own time-out: the model's does not run meanwhile.
-    timer.pause();
     try {
       const record = {
         action: 'record_tool_call',
         skill: CONVERSATION,
-        params: { turn: n, toolCallId: call.toolCallId, tool: call.toolName, args: call.input, until: deadline(settings), late: lateError(ref, call.toolName, settings) },
+        params: { turn: n, toolCallId: call.toolCallId, tool: call.toolName, args: call.input, until: toolDeadline(Date.now(), settings), late: lateError(ref.id, call.toolName, settings) },
       };
       const outcome = await this.runTool(ref, n, call.toolCallId, call.toolName, call.input, settings, record);
-      if (!outcome.ok) return failedResult(call, outcome.error);
+      if (!outcome.ok) return callResult(call, outcome);
       // Answered, but after its deadline: recorded as timed out, so the model is told that.
       const recorded = this.slice(ref)?.turn?.ran.findLast((ran) => ran.toolCallId === call.toolCallId);
-      if (recorded?.error !== undefined) return failedResult(call, recorded.error);
-      return { toolCallId: call.toolCallId, toolName: call.toolName, output: toolOutput(outcome.output) };
+      return callResult(call, recorded?.error !== undefined ? failed(recorded.error) : outcome);
     } finally {
-      timer.restart();
       notify('thinking');
     }
   }
@@ -563,15 +490,24 @@ export class ConversationDriver {
    * Runs one tool call through the agent (a step of its own, which also runs `record` when the
    * call succeeds), telling followers before and after.
    */
-  private async runTool(ref: AgentRef, n: number, toolCallId: string, tool: string, args: unknown, settings: ConversationSettings, record: InstructionObject, preApprovedBy?: string): Promise<ToolOutcome> {
+  private async runTool(
+    ref: AgentRef,
+    n: number,
+    toolCallId: string,
+    tool: string,
+    args: unknown,
+    settings: ConversationSettings,
+    record: InstructionObject,
+    preApprovedBy?: string,
+  ): Promise<{ ok: true; output: unknown } | { ok: false; error: ToolError }> {
     this.publish(ref.id, ChatSignals.toolCall, { turn: n, toolCallId, tool, args, ...(preApprovedBy !== undefined ? { preApprovedBy } : {}) });
-    let outcome: ToolOutcome;
+    let outcome: { ok: true; output: unknown } | { ok: false; error: ToolError };
     try {
       const output = await this.host.callTool(ref, tool, args, record, { timeout: settings.toolTimeout });
       outcome = { ok: true, output: output === undefined ? null : output };
     } catch (error) {
       if (error instanceof RuntimeError && error.code === 'agent_stopped') throw error;
-      outcome = { ok: false, error: toolFailure(infoOf(error, 'action_failed')) };
+      outcome = { ok: false, error: toolFailure(toErrorInfo(error, 'action_failed')) };
     }
     this.publish(ref.id, ChatSignals.toolResult, { turn: n, toolCallId, tool, ...outcome });
     return outcome;
@@ -579,87 +515,64 @@ export class ConversationDriver {
 
   // ── Compaction ───────────────────────────────────────────────────────────────────────────
 
-  /** Compacts the history when it passes its budget; resolves with an ending when the turn ended meanwhile. */
-  private async compactIfNeeded(ref: AgentRef, n: number, settings: ConversationSettings, model: ChatModel, ai: AiModule, abort: AbortSignal): Promise<TurnPhase | undefined> {
-    const messages = this.slice(ref)?.messages;
-    if (messages === undefined) return 'cancelled';
-    const tokens = historyTokens(messages);
-    if (tokens <= settings.history.maxTokens) return undefined;
-    const remove = keepFrom(messages, settings.history.keepTurns);
-    if (remove <= 0) {
-      this.host.diagnose(ref.id, diagnostic('warning', 'history_over_budget', `agent '${ref.id}': the history (about ${tokens} tokens) is over its budget of ${settings.history.maxTokens}, but only the latest ${settings.history.keepTurns} turn(s) are left, which are kept`, {
-        details: { tokens, budget: settings.history.maxTokens },
-      }));
-      return undefined;
-    }
-    const strategy = settings.history.strategy;
+  /** Compacts the history as the turn engine asked; resolves with where the turn is afterwards. */
+  private async compact(ref: AgentRef, n: number, move: TurnMove & { kind: 'compact' }, view: TurnView, abort: AbortSignal): Promise<TurnPhase | undefined> {
+    const { remove, strategy, tokens } = move;
+    const { settings, messages } = view;
+    const model = this.models[settings.model]!;
     let summary: string | undefined;
-    // What the summary request cost: it counts against the agent's token budget like any model call.
     let usage: ChatUsage | undefined;
     if (strategy !== 'drop') {
       try {
         if (strategy === 'summarize') {
           const request = new StepAbort(settings.modelTimeout, abort);
           try {
-            ({ text: summary, usage } = await summarizeHistory(ai, model, messages.slice(0, remove), settings, request.signal));
+            ({ text: summary, usage } = await summarizeHistory(await loadAi(), model, messages.slice(0, remove), settings, request.signal));
           } finally {
             request.release();
           }
         } else {
           const compactor = this.compactors[strategy];
-          if (!compactor) throw new Error(`no compactor named '${strategy}' was given to the system (known: ${Object.keys(this.compactors).join(', ') || 'none'})`);
+          if (!compactor) throw unknownCompactor(strategy, Object.keys(this.compactors), 'system');
           summary = compactedSummary(strategy, await compactor({ agent: ref.id, messages, keepFrom: remove, model, abortSignal: abort }));
         }
       } catch (error) {
         if (abort.aborted) return this.phaseOf(ref.id, n);
-        this.host.diagnose(ref.id, diagnostic('warning', 'compaction_failed', `agent '${ref.id}': summarising the history with '${strategy}' failed (${describeThrown(error)}); the older messages are dropped instead`));
+        this.host.diagnose(ref.id, compactionFailed(ref.id, strategy, describeThrown(error)));
         summary = undefined;
       }
     }
-    const params = { remove, ...(summary ? { summary } : {}), ...(usage ? { usage } : {}), announce: this.host.listening(ChatSignals.compacted) };
     try {
-      await ref.run({ action: 'compact', skill: CONVERSATION, params }, { timeout: Infinity });
+      await ref.run({ action: 'compact', skill: CONVERSATION, params: compactRecord(remove, summary, usage, this.host.listening(ChatSignals.compacted)) }, { timeout: Infinity });
     } catch (error) {
       if (error instanceof RuntimeError && error.code === 'agent_stopped') return 'cancelled';
       throw error;
     }
-    this.host.diagnose(
-      ref.id,
-      diagnostic('info', 'history_compacted', `agent '${ref.id}': ${remove} older message(s) (about ${tokens - historyTokens(this.slice(ref)!.messages)} tokens) were ${summary ? 'summarised' : 'dropped'}`, {
-        details: { removed: remove, strategy, summarised: summary !== undefined },
-      }),
-    );
-    return this.turnAt(ref, n, 'thinking') === 'cancelled' ? 'cancelled' : undefined;
+    const now = this.slice(ref)?.messages;
+    this.host.diagnose(ref.id, compacted(ref.id, remove, strategy, summary !== undefined && summary !== '', now ? tokens - historyTokens(now) : undefined));
+    return this.phaseOf(ref.id, n);
   }
 
   // ── Acting: a tool call that waited (for approval, or across a restore) ────────────────────
 
-  private async act(ref: AgentRef, n: number): Promise<void> {
-    const turn = this.turnAt(ref, n, 'acting');
-    if (typeof turn === 'string') return;
-    const call = turn.pending[0]!;
-    // The calls past the limit do not run: the turn ends, and they get an error result.
-    const { maxToolCalls } = this.settings(ref);
-    if (callsRun(turn) >= maxToolCalls) {
-      await this.fail(ref, n, toolLimit(n, maxToolCalls));
-      return;
-    }
-    if (call.approval === 'denied') {
-      await this.record(ref, n, 'record_tool_result', { turn: n, toolCallId: call.toolCallId, ok: false });
-      return;
-    }
+  private async act(ref: AgentRef, n: number, call: PendingToolCall, settings: ConversationSettings): Promise<void> {
+    const waitingFor = this.turnAt(ref, n, 'acting');
+    if (typeof waitingFor === 'string') return;
     // A call whose step commits is recorded by that step (as timed out when it answered after
     // its deadline). One whose step failed changed nothing: its error is recorded now, unless its
     // step, still running when the caller gave up, records it first.
-    const settings = this.settings(ref);
-    const record = { action: 'record_tool_result', skill: CONVERSATION, params: { turn: n, toolCallId: call.toolCallId, ok: true, until: deadline(settings), late: lateError(ref, call.tool, settings) } };
+    const record = {
+      action: 'record_tool_result',
+      skill: CONVERSATION,
+      params: { turn: n, toolCallId: call.toolCallId, ok: true, until: toolDeadline(Date.now(), settings), late: lateError(ref.id, call.tool, settings) },
+    };
     if (call.preApprovedBy !== undefined) this.host.diagnose(ref.id, preApprovedNote(ref.id, n, { ...call, preApprovedBy: call.preApprovedBy }));
     const outcome = await this.runTool(ref, n, call.toolCallId, call.tool, call.args, settings, record, call.preApprovedBy).catch((error: unknown) => {
       if (error instanceof RuntimeError && error.code === 'agent_stopped') return undefined;
       throw error;
     });
     const still = this.turnAt(ref, n, 'acting');
-    if (outcome && !outcome.ok && typeof still !== 'string' && still.pending.length === turn.pending.length) {
+    if (outcome && !outcome.ok && typeof still !== 'string' && still.pending.length === waitingFor.pending.length) {
       await this.record(ref, n, 'record_tool_result', { turn: n, toolCallId: call.toolCallId, ok: false, error: outcome.error, ifNext: true });
     }
   }

@@ -79,21 +79,6 @@ export function preApprovedNote(agentId: string, turn: number, call: { toolCallI
   });
 }
 
-/**
- * What the model, and a follower of `chat.tool.result`, read of a failed tool call. An action's
- * refusal (`fail('resource_refused', ...)`) keeps its own code rather than the generic
- * `action_failed`, and the message drops the "action '…' failed: " its step puts first: the
- * result already names the tool, and the action may be one of the conversation's own.
- */
-export function toolFailure(error: Pick<ErrorInfo, 'code' | 'message' | 'action' | 'details'>): { code: string; message: string } {
-  const reason = error.code === 'action_failed' ? error.details?.reason : undefined;
-  const prefix = error.action !== undefined ? `action '${error.action}' failed: ` : undefined;
-  return {
-    code: typeof reason === 'string' && reason !== '' ? reason : error.code,
-    message: prefix !== undefined && error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message,
-  };
-}
-
 /** A tool call the model asked for that cannot run, as the signals that follow tool calls tell it: asked for, then failed. */
 export function refusedCallSignals(call: AskedCall & { problem: NonNullable<AskedCall['problem']> }): { call: Record<string, unknown>; result: Record<string, unknown> } {
   const named = { toolCallId: call.toolCallId, tool: call.toolName };

@@ -13,6 +13,7 @@
 import type { ChatMessage, ChatUsage } from './conversation.js';
 import type { ChatModel } from './models.js';
 import { neitherMethod, notImplemented, type ModelMethod } from './model-methods.js';
+import { toolResultOutput } from './tool-result.js';
 
 /** A tool as the model is offered it: its name, what it does, and its input's JSON Schema. */
 export interface OfferedTool {
@@ -78,13 +79,6 @@ function warningText(warning: unknown): string {
   if (typeof message === 'string') return message;
   const subject = [feature, setting, typeof tool === 'object' && tool !== null ? (tool as { name?: unknown }).name : tool].find((value) => typeof value === 'string');
   return [String(type ?? 'warning'), subject, typeof details === 'string' ? details : undefined].filter((part) => part !== undefined).join(': ');
-}
-
-/** A tool call's result as the history keeps it (`output` in the AI SDK's tool-result shape). */
-export interface CallResult {
-  toolCallId: string;
-  toolName: string;
-  output: Record<string, unknown>;
 }
 
 // ── The provider interface, as far as a step reads it (the same in v2, v3 and v4) ──────────
@@ -270,7 +264,7 @@ function answerOf(parts: readonly Part[], usage: unknown, warnings: unknown[], o
           type: 'tool-result',
           toolCallId: part.toolCallId,
           toolName: part.toolName,
-          output: part.isError === true ? { type: 'error-json', value: part.result ?? null } : toolOutput(part.result),
+          output: toolResultOutput(part.isError === true ? { ok: false, provider: part.result } : { ok: true, output: part.result }),
           ...options,
         });
         break;
@@ -307,27 +301,6 @@ function parseCall(part: Part, offered: ReadonlySet<string>): AskedCall {
     problem = { code: 'unknown_action', message: `Model tried to call unavailable tool '${toolName}'. ${offered.size ? `Available tools: ${[...offered].join(', ')}.` : 'No tools are available.'}` };
   }
   return problem === undefined ? { toolCallId, toolName, input } : { toolCallId, toolName, input, problem };
-}
-
-/** A tool's output as a tool-result part holds it: text as text, anything else as JSON. */
-export function toolOutput(output: unknown): Record<string, unknown> {
-  return typeof output === 'string' ? { type: 'text', value: output } : { type: 'json', value: output === undefined ? null : output };
-}
-
-/** A failed call's result: its error as the text the model reads. */
-export function errorResult(call: Pick<AskedCall, 'toolCallId' | 'toolName'>, message: string): CallResult {
-  return { toolCallId: call.toolCallId, toolName: call.toolName, output: { type: 'error-text', value: message } };
-}
-
-/**
- * The messages a step adds to the history: the assistant's message (when it said or asked for
- * anything) and a tool message with the results of the calls that ran, in the order asked.
- */
-export function answerMessages(answer: Pick<ModelAnswer, 'content'>, results: readonly CallResult[]): ChatMessage[] {
-  const messages: ChatMessage[] = [];
-  if (answer.content.length > 0) messages.push({ role: 'assistant', content: answer.content });
-  if (results.length > 0) messages.push({ role: 'tool', content: results.map((result) => ({ type: 'tool-result', ...result })) });
-  return messages;
 }
 
 /** Token counts as providers report them: nested in v3 and v4 (`inputTokens.total`), flat in v2. */

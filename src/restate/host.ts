@@ -11,7 +11,7 @@ import './polyfill.js';
 import * as restate from '@restatedev/restate-sdk';
 import type { AgentDefinition } from '../core/agent-definition.js';
 import { Agent, type AgentData } from '../core/agent-value.js';
-import type { Effect } from '../core/effects.js';
+import type { Effect, EffectType } from '../core/effects.js';
 import { describeThrown, errorInfo, type ErrorInfo } from '../core/errors.js';
 import { plainInstructions } from '../core/instruction.js';
 import type { InvokeUserCode, UserCodeCall } from '../core/invoke.js';
@@ -20,7 +20,6 @@ import type { AnySkill } from '../core/skill.js';
 import type { SkillResolver } from '../core/skill-registry.js';
 import { requiredByError } from '../core/mount.js';
 import { stepAgent, type StepOutcome, type WorkItem } from '../engine/index.js';
-import { ChatSignals, CONVERSATION, type ConversationState } from '../model/conversation.js';
 import { RuntimeError } from '../runtime/errors.js';
 import { fromEntry, toEntry, type JournalEntry } from './journal.js';
 import {
@@ -32,7 +31,6 @@ import {
   replyKey,
   STATE_KEY,
   SUBSCRIBERS_KEY,
-  TURN_INVOCATION_KEY,
   TURNS,
   type AgentAddress,
   type Announcement,
@@ -41,12 +39,29 @@ import {
   type MountRequest,
   type SpawnRequest,
   type StopRequest,
-  type TurnRequest,
   type TurnStepRequest,
   type TurnStepAnswer,
 } from './protocol.js';
-import { HostSkills, mountedNames, UNREADABLE } from './skills.js';
-import { turnsObject, type TurnHostOptions } from './turns.js';
+import { HostSkills, mountedNames } from './skills.js';
+import { adoptTurn, cancelTurnInvocation, followTurnSignal, otherTurn, turnsObject, type TurnHostOptions } from './turns.js';
+
+/** A committed step whose effects are being carried out, as each handler sees it. */
+interface CarriedStep {
+  readonly ctx: restate.ObjectContext;
+  /** The id of the called signal whose answer the step may defer. */
+  readonly callId: string | undefined;
+  /** The step is one the turn object asked for. */
+  readonly fromTurn: boolean;
+  /** A `stop` effect stopped the agent itself: done once every effect is carried out. */
+  stopSelf: boolean;
+  /** Where the caller finds the answer, once a `defer_reply` effect deferred it. */
+  deferred: CallAnswer | undefined;
+}
+
+/** One handler per kind of effect (as the in-process runtime has): a kind without one does not compile. */
+type RestateEffectHandlers = {
+  readonly [K in EffectType]: (effect: Extract<Effect, { type: K }>, step: CarriedStep) => Promise<void> | void;
+};
 
 /** Options of `restateAgents`. */
 export interface RestateAgentsOptions extends TurnHostOptions {
@@ -196,9 +211,6 @@ function notJournaled(call: UserCodeCall, entry: JournalEntry): JournalEntry | u
   }
 }
 
-/** Whether a conversation's turn signal asks for the turn to be moved on (a new turn, or one resumed after approval). */
-const movesTurn = (type: string) => type === ChatSignals.started || type === ChatSignals.resumed;
-
 function agentObject(definition: AnyDefinition, skills: HostSkills, served: ReadonlySet<string>) {
   const load = async (ctx: restate.ObjectContext | restate.ObjectSharedContext): Promise<Agent<object> | ErrorInfo> => {
     const data = await ctx.get<AgentData<object>>(STATE_KEY);
@@ -285,96 +297,82 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
   };
 
   /**
-   * Carries out a committed step's effects; returns where its caller finds the answer when the
-   * step deferred it. `fromTurn`: the step is one the turn object asked for.
+   * Carries out a committed step's effects, each by its handler; returns where its caller finds
+   * the answer when the step deferred it. `fromTurn`: the step is one the turn object asked for.
    */
   const carryOut = async (ctx: restate.ObjectContext, outcome: StepOutcome, callId: string | undefined, fromTurn = false): Promise<CallAnswer | undefined> => {
-    let stopSelf = false;
-    let deferred: CallAnswer | undefined;
-    for (const effect of outcome.effects as Effect[]) {
-      switch (effect.type) {
-        case 'emit': {
-          await publish(ctx, effect.signal, served);
-          // The conversation's turn signals move the turn on: the turn object runs it.
-          const data = effect.signal.data as { agent?: unknown; turn?: unknown; turnId?: unknown } | undefined;
-          if (data?.agent === ctx.key && typeof data.turn === 'number') {
-            if (movesTurn(effect.signal.type)) ctx.set(TURN_INVOCATION_KEY, await moveTurn(ctx, data.turn, typeof data.turnId === 'string' ? data.turnId : undefined).invocationId);
-            // A turn cancelled from outside: the turn object's invocation is cancelled too, which
-            // aborts the model request under way.
-            else if (effect.signal.type === ChatSignals.cancelled && !fromTurn) await cancelTurnInvocation(ctx);
-          }
-          break;
-        }
-        case 'schedule':
-          sendTo(ctx, definition.name, ctx.key, 'send', effect.signal, effect.delay);
-          break;
-        case 'spawn': {
-          // A send to a definition no process serves would fail this step's invocation again and
-          // again, and the agent would answer nothing more: refused here, and said.
-          if (!served.has(effect.definition)) {
-            ctx.console.warn(`skillstate: agent '${ctx.key}' asked to spawn definition '${effect.definition}', which this host does not serve; nothing was spawned`);
-            break;
-          }
-          const id = effect.id ?? ctx.rand.uuidv4();
-          const request: SpawnRequest = { definition: effect.definition, ...(effect.state ? { state: effect.state } : {}), parent: { id: ctx.key, definition: definition.name } };
-          // Known as a child from this step on: a stop effect of a later step reaches it even
-          // before its spawn has registered it (Restate delivers the two to its key in order).
-          ctx.set(CHILDREN_KEY, { ...(await childrenOf(ctx)), [id]: effect.definition });
-          sendTo(ctx, effect.definition, id, 'spawn', request);
-          break;
-        }
-        case 'stop': {
-          if (effect.agent === undefined || effect.agent === ctx.key) {
-            stopSelf = true;
-            break;
-          }
-          const children = await childrenOf(ctx);
-          if (Object.hasOwn(children, effect.agent)) {
-            const { [effect.agent]: childDefinition, ...rest } = children;
-            ctx.set(CHILDREN_KEY, rest);
-            sendTo(ctx, childDefinition!, effect.agent, 'stop', { reason: effect.reason ?? 'stopped', parent: ctx.key } satisfies StopRequest);
-            break;
-          }
-          const target = await ctx.genericCall<string, string | null>({ service: DIRECTORY, method: 'lookup', key: effect.agent, parameter: '', inputSerde: restate.serde.json, outputSerde: restate.serde.json });
-          if (target !== null) sendTo(ctx, target, effect.agent, 'stop', { reason: effect.reason ?? 'stopped' } satisfies StopRequest);
-          else ctx.console.warn(`skillstate: agent '${ctx.key}' asked to stop agent '${effect.agent}', which is not known (not spawned, already stopped, or its spawn not yet done)`);
-          break;
-        }
-        // The answer to this call comes from a later step: a workflow of its own holds it, and
-        // the caller waits there. A step on a `send` has no caller to keep.
-        case 'defer_reply':
-          if (callId !== undefined && deferred === undefined) {
-            const waiting = await deferredCalls(ctx);
-            // A signal id called again while its first answer is awaited shares that answer; each
-            // deferral gets a workflow of its own, so an id used again later is answered afresh.
-            let reply = waiting[callId];
-            if (reply === undefined) {
-              reply = replyKey(definition.name, ctx.key, ctx.rand.uuidv4());
-              ctx.set(DEFERRED_KEY, { ...waiting, [callId]: reply });
-              sendTo(ctx, REPLIES, reply, 'run', null);
-            }
-            deferred = { ok: 'deferred', reply };
-          }
-          break;
-        // Without `to`, `reply` is the handler's answer (the step's result).
-        case 'reply':
-          if (effect.to !== undefined) await answerDeferred(ctx, effect.to, effect.error !== undefined ? failed(effect.error) : ok(effect.data));
-          break;
-        // `error` is the failure the handler returns; action (de)registration is bookkeeping the
-        // engine already did in the agent value; `run` was carried out within the step.
-        case 'error':
-        case 'register_action':
-        case 'deregister_action':
-        case 'run':
-          break;
-        default: {
-          const unknown: never = effect;
-          throw new Error(`the Restate host has no mapping for effect '${(unknown as Effect).type}'`);
-        }
+    const step: CarriedStep = { ctx, callId, fromTurn, stopSelf: false, deferred: undefined };
+    for (const effect of outcome.effects as Effect[]) await (handlers[effect.type] as (effect: Effect, step: CarriedStep) => Promise<void> | void)(effect, step);
+    if (step.stopSelf) await stop(ctx, 'stopped by its own step');
+    return step.deferred;
+  };
+
+  /** How each effect of a committed step is carried out on Restate. */
+  const handlers: RestateEffectHandlers = {
+    emit: async (effect, { ctx, fromTurn }) => {
+      await publish(ctx, effect.signal, served);
+      await followTurnSignal(ctx, definition.name, effect.signal, fromTurn);
+    },
+    schedule: (effect, { ctx }) => {
+      sendTo(ctx, definition.name, ctx.key, 'send', effect.signal, effect.delay);
+    },
+    spawn: async (effect, { ctx }) => {
+      // A send to a definition no process serves would fail this step's invocation again and
+      // again, and the agent would answer nothing more: refused here, and said.
+      if (!served.has(effect.definition)) {
+        ctx.console.warn(`skillstate: agent '${ctx.key}' asked to spawn definition '${effect.definition}', which this host does not serve; nothing was spawned`);
+        return;
       }
-    }
-    if (stopSelf) await stop(ctx, 'stopped by its own step');
-    return deferred;
+      const id = effect.id ?? ctx.rand.uuidv4();
+      const request: SpawnRequest = { definition: effect.definition, ...(effect.state ? { state: effect.state } : {}), parent: { id: ctx.key, definition: definition.name } };
+      // Known as a child from this step on: a stop effect of a later step reaches it even
+      // before its spawn has registered it (Restate delivers the two to its key in order).
+      ctx.set(CHILDREN_KEY, { ...(await childrenOf(ctx)), [id]: effect.definition });
+      sendTo(ctx, effect.definition, id, 'spawn', request);
+    },
+    stop: async (effect, step) => {
+      const { ctx } = step;
+      if (effect.agent === undefined || effect.agent === ctx.key) {
+        step.stopSelf = true;
+        return;
+      }
+      const children = await childrenOf(ctx);
+      if (Object.hasOwn(children, effect.agent)) {
+        const { [effect.agent]: childDefinition, ...rest } = children;
+        ctx.set(CHILDREN_KEY, rest);
+        sendTo(ctx, childDefinition!, effect.agent, 'stop', { reason: effect.reason ?? 'stopped', parent: ctx.key } satisfies StopRequest);
+        return;
+      }
+      const target = await ctx.genericCall<string, string | null>({ service: DIRECTORY, method: 'lookup', key: effect.agent, parameter: '', inputSerde: restate.serde.json, outputSerde: restate.serde.json });
+      if (target !== null) sendTo(ctx, target, effect.agent, 'stop', { reason: effect.reason ?? 'stopped' } satisfies StopRequest);
+      else ctx.console.warn(`skillstate: agent '${ctx.key}' asked to stop agent '${effect.agent}', which is not known (not spawned, already stopped, or its spawn not yet done)`);
+    },
+    // The answer to this call comes from a later step: a workflow of its own holds it, and the
+    // caller waits there. A step on a `send` has no caller to keep.
+    defer_reply: async (_effect, step) => {
+      const { ctx, callId } = step;
+      if (callId === undefined || step.deferred !== undefined) return;
+      const waiting = await deferredCalls(ctx);
+      // A signal id called again while its first answer is awaited shares that answer; each
+      // deferral gets a workflow of its own, so an id used again later is answered afresh.
+      let reply = waiting[callId];
+      if (reply === undefined) {
+        reply = replyKey(definition.name, ctx.key, ctx.rand.uuidv4());
+        ctx.set(DEFERRED_KEY, { ...waiting, [callId]: reply });
+        sendTo(ctx, REPLIES, reply, 'run', null);
+      }
+      step.deferred = { ok: 'deferred', reply };
+    },
+    // Without `to`, `reply` is the handler's answer (the step's result).
+    reply: async (effect, { ctx }) => {
+      if (effect.to !== undefined) await answerDeferred(ctx, effect.to, effect.error !== undefined ? failed(effect.error) : ok(effect.data));
+    },
+    // `error` is the failure the handler returns; action (de)registration is bookkeeping the
+    // engine already did in the agent value; `run` was carried out within the step.
+    error: () => {},
+    register_action: () => {},
+    deregister_action: () => {},
+    run: () => {},
   };
 
   /** The agents this one spawned and has not stopped (id → definition). */
@@ -406,15 +404,6 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
     return (await step(ctx, { kind: 'instructions', instructions: instructions.value }, undefined, fromTurn, before)) as Answer;
   };
 
-  /** The refusal of a step of turn `turnId` when the agent's turn in flight is not that one. */
-  const otherTurn = async (ctx: restate.ObjectContext, turnId: string): Promise<Answer | undefined> => {
-    const data = await ctx.get<AgentData<object>>(STATE_KEY);
-    const turn = (data?.state as { [CONVERSATION]?: ConversationState } | undefined)?.[CONVERSATION]?.turn;
-    if (data === null || turn?.id === turnId) return undefined;
-    const now = turn ? `turn ${turn.n} (${turn.id}) is in flight` : 'no turn is in flight';
-    return failed(errorInfo('action_failed', `turn ${turnId} of agent '${ctx.key}' is over; ${now}`, { details: { reason: 'no_turn' } }));
-  };
-
   /** A step on a signal, or the refusal of a value that is not one. */
   const signalStep = (ctx: restate.ObjectContext, value: unknown, call: boolean): Promise<CallAnswer> => {
     const problem = signalProblem(value);
@@ -422,24 +411,6 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
     // A signal without an id gets one (from Restate's deterministic random, so a replay agrees).
     const signal = (typeof (value as Signal).id === 'string' ? value : { ...(value as object), id: ctx.rand.uuidv4() }) as Signal;
     return step(ctx, { kind: 'signal', signal, call }, call ? signal.id : undefined);
-  };
-
-  /** Has the turn object move turn `n` of this agent on. */
-  const moveTurn = (ctx: restate.ObjectContext, n: number, turnId: string | undefined) =>
-    sendTo(ctx, TURNS, ctx.key, 'run', { definition: definition.name, turn: n, ...(turnId ? { turnId } : {}) } satisfies TurnRequest);
-
-  /** Cancels the turn object's invocation that moves this agent's turn on, if one was sent. */
-  const cancelTurnInvocation = async (ctx: restate.ObjectContext) => {
-    const running = await ctx.get<string>(TURN_INVOCATION_KEY);
-    if (running === null) return;
-    ctx.clear(TURN_INVOCATION_KEY);
-    ctx.invocation(running as restate.InvocationId).cancel();
-  };
-
-  /** An agent spawned with a turn in flight (restored from elsewhere) has it moved on. */
-  const adoptTurn = async (ctx: restate.ObjectContext, agent: Agent<object>) => {
-    const turn = (agent.state as { [CONVERSATION]?: ConversationState })[CONVERSATION]?.turn;
-    if (turn && turn.status !== 'awaiting-approval') ctx.set(TURN_INVOCATION_KEY, await moveTurn(ctx, turn.n, turn.id || undefined).invocationId);
   };
 
   return restate.object({
@@ -462,7 +433,7 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
         // Awaited, so the agent can be found by id as soon as its spawn is answered.
         await ctx.genericCall({ service: DIRECTORY, method: 'register', key: ctx.key, parameter: definition.name, inputSerde: restate.serde.json, outputSerde: restate.serde.json });
         await carryOut(ctx, outcome, undefined);
-        await adoptTurn(ctx, outcome.agent);
+        await adoptTurn(ctx, definition.name, outcome.agent);
         return ok(outcome.agent.toJSON());
       },
       send: async (ctx: restate.ObjectContext, value: unknown): Promise<Answer> => {
@@ -480,8 +451,11 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
         // A turn object of a deployment before turns had ids sends the instructions alone.
         const request: TurnStepRequest = typeof value === 'object' && value !== null && 'instructions' in value ? (value as TurnStepRequest) : { instructions: value };
         // A turn of an agent that stopped meanwhile must not act on one spawned anew under its id.
-        const other = typeof request.turnId === 'string' ? await otherTurn(ctx, request.turnId) : undefined;
-        if (other) return { answer: other, agent: await ctx.get<AgentData<object>>(STATE_KEY) };
+        if (typeof request.turnId === 'string') {
+          const data = await ctx.get<AgentData<object>>(STATE_KEY);
+          const other = otherTurn(ctx, data, request.turnId);
+          if (other) return { answer: failed(other), agent: data };
+        }
         // Announced once the agent is read (a step refused before that is asked for again, and must not announce twice).
         const answer = await runStep(ctx, request.instructions, true, () => announce(ctx, request.announce, served));
         return { answer, agent: await ctx.get<AgentData<object>>(STATE_KEY) };

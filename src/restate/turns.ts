@@ -14,21 +14,37 @@
 import * as restate from '@restatedev/restate-sdk';
 import type { AgentDefinition } from '../core/agent-definition.js';
 import type { Agent, AgentData } from '../core/agent-value.js';
-import { describeThrown, errorInfo, SkillstateError, type ErrorInfo } from '../core/errors.js';
+import { describeThrown, errorInfo, toErrorInfo, type ErrorInfo } from '../core/errors.js';
 import type { InstructionObject } from '../core/instruction.js';
+import type { Signal } from '../core/signal.js';
 import { agentToolset } from '../core/toolset.js';
 import { ChatSignals, CONVERSATION, conversationConfigSchema, type ChatMessage, type ChatUsage, type ConversationSettings, type ConversationState, type PendingToolCall, type TurnRecord } from '../model/conversation.js';
-import { callsRun, checkCompactors, checkModels, classifyModelError, historyTokens, keepFrom, modelTools, overBudget, plain, refusedCallSignals, retryWait } from '../model/model-call.js';
-import { preApprovedNote, toolFailure, toolLimit, unknownModel, waiting, type ModelProblem, type ModelTools, type WaitingCall } from '../model/model-call.js';
-import { answerMessages, askModel, errorResult, modelWarned, partsDropped } from '../model/model-step.js';
+import { checkCompactors, checkModels, classifyModelError, modelTools, plain, preApprovedNote, refusedCallSignals, type ModelProblem, type ModelTools, type WaitingCall } from '../model/model-call.js';
+import { askModel, modelWarned, partsDropped } from '../model/model-step.js';
 import { loadAi, type AiModule } from '../model/ai-sdk.js';
 import type { ChatModel, Compactor } from '../model/models.js';
 import { buildSystemPrompt } from '../model/prompt.js';
 import { StepAbort } from '../model/step-abort.js';
 import { summarizeHistory } from '../model/summary.js';
-import { noAnswerError } from '../runtime/errors.js';
+import type { ToolError } from '../model/tool-result.js';
+import {
+  afterModelFailure,
+  callResult,
+  compactedSummary,
+  compactionFailed,
+  compactRecord,
+  crashedError,
+  lateError,
+  nextMove,
+  planCalls,
+  refusal,
+  stepMessages,
+  toolFailure,
+  unknownCompactor,
+  type TurnMove,
+} from '../model/turn-engine.js';
 import { mountedNames, UNREADABLE, type HostSkills } from './skills.js';
-import { TURNS, type Announcement, type Answer, type TurnRequest, type TurnStepAnswer, type TurnStepRequest } from './protocol.js';
+import { TURN_INVOCATION_KEY, TURNS, type Announcement, type Answer, type TurnRequest, type TurnStepAnswer, type TurnStepRequest } from './protocol.js';
 
 /** The model options of `restateAgents`. */
 export interface TurnHostOptions {
@@ -99,16 +115,13 @@ function conversationOf(agent: Agent<object>): { slice: ConversationState; setti
   return settings.success ? { slice, settings: settings.data } : { problem: settings.error.message };
 }
 
-function infoOf(error: unknown, fallback: ErrorInfo['code']): ErrorInfo {
-  return error instanceof SkillstateError ? error.toInfo() : errorInfo(fallback, describeThrown(error));
-}
-
-/** Asks the model for one step, offering the tools without running them: the host runs them through the agent. */
+/** Asks the model for one step, offering the tools without running them: the host runs them through the agent, one step each. */
 async function askForStep(
   ai: AiModule,
   model: ChatModel,
   settings: ConversationSettings,
   system: string,
+  turn: TurnRecord,
   messages: readonly ChatMessage[],
   tools: ModelTools,
   /** Aborted when the invocation's attempt ends: the turn was cancelled, or the process is going. */
@@ -126,16 +139,17 @@ async function askForStep(
       abortSignal: request.signal,
     });
     // Calls that cannot run are answered in the step; the others wait for the host to run them.
-    const refused = answer.calls.flatMap((call) => (call.problem !== undefined ? [{ call, problem: call.problem }] : []));
+    const plans = planCalls(answer, tools, turn, settings, false);
+    const refused = plans.flatMap((plan) => (plan.kind === 'refuse' ? [plan] : []));
     return {
       ok: true,
-      messages: plain(answerMessages(answer, refused.map(({ call, problem }) => errorResult(call, problem.message)))),
+      messages: plain(stepMessages(answer, refused.map((plan) => callResult(plan.call, refusal(plan))))),
       usage: answer.usage,
       calls: answer.calls.length,
-      pending: answer.calls.filter((call) => call.problem === undefined).map((call) => waiting(call, tools)),
+      pending: plans.flatMap((plan) => (plan.kind === 'wait' ? [plan.call] : [])),
       warnings: answer.warnings.map((warning) => modelWarned(model, warning)),
       ...(answer.dropped.length > 0 ? { dropped: partsDropped(model, answer.dropped) } : {}),
-      ...(refused.length > 0 ? { refused: refused.map(({ call, problem }) => refusedCallSignals({ ...call, problem })) } : {}),
+      ...(refused.length > 0 ? { refused: refused.map((plan) => refusedCallSignals(plan.call)) } : {}),
     };
   } catch (error) {
     return { ok: false, problem: classifyModelError(ai, error, request.timedOut, settings, model) };
@@ -148,8 +162,6 @@ async function askForStep(
 class RestateTurn {
   /** The agent's data as the last step left it (undefined: read it from the agent; null: it is gone). */
   private data: AgentData<object> | null | undefined;
-  /** The history was compacted for the model call to come: it is not compacted again before it. */
-  private compacted = false;
   /** The `allowed-tools` notes already said in this invocation (the tools are prepared again at every step). */
   private readonly noted = new Set<string>();
 
@@ -164,9 +176,14 @@ class RestateTurn {
     private readonly turnId: string | undefined,
   ) {}
 
-  /** Runs the turn until it waits for approval or is over (answered, failed, cancelled, or the agent is gone). */
+  /**
+   * Moves the turn on, move after move as the turn engine decides them, until it waits for
+   * approval or is over (answered, failed, cancelled, or the agent is gone).
+   */
   async run(): Promise<void> {
     let warnedStream = false;
+    let compacted = false;
+    const modelNames = Object.keys(this.models);
     for (;;) {
       const agent = await this.agent();
       const conversation = agent && conversationOf(agent);
@@ -176,16 +193,38 @@ class RestateTurn {
       }
       const turn = conversation?.slice.turn;
       if (!agent || !conversation || !turn || !this.isMine(turn)) return;
-      if (conversation.settings.stream && !warnedStream) {
+      const { slice, settings } = conversation;
+      if (settings.stream && !warnedStream) {
         warnedStream = true;
         this.ctx.console.warn(`skillstate: agent '${this.ctx.key}': streaming is not served on the Restate host; turn ${this.n} answers whole (no chat.delta signals)`);
       }
+      const move = nextMove({ agentId: this.ctx.key, turn, messages: slice.messages, usage: slice.usage, settings, models: modelNames, modelHint: HINT, compacted });
       let going: boolean;
-      if (turn.status === 'awaiting-approval') return;
-      // The calls past the limit do not run: the turn ends, and they get an error result.
-      if (turn.status === 'acting' && callsRun(turn) >= conversation.settings.maxToolCalls) going = await this.fail(toolLimit(this.n, conversation.settings.maxToolCalls));
-      else if (turn.status === 'acting') going = await this.act(agent, turn.pending[0]!, conversation.settings.toolTimeout);
-      else going = await this.think(agent, conversation.slice, turn, conversation.settings);
+      switch (move.kind) {
+        case 'wait':
+          return;
+        case 'fail':
+          await this.fail(move.error);
+          return;
+        case 'settle':
+          going = await this.record('settle_step', { turn: this.n });
+          break;
+        case 'compact':
+          going = await this.compact(move, slice.messages, settings);
+          compacted = true;
+          break;
+        case 'ask':
+          for (const note of move.notes) this.ctx.console.warn(`skillstate: ${note.message}`);
+          compacted = false;
+          going = await this.ask(agent, turn, slice.messages, settings);
+          break;
+        case 'deny':
+          going = await this.record('record_tool_result', { turn: this.n, toolCallId: move.call.toolCallId, ok: false });
+          break;
+        case 'run':
+          going = await this.act(agent, move.call, settings);
+          break;
+      }
       if (!going) return;
     }
   }
@@ -202,21 +241,20 @@ class RestateTurn {
 
   /**
    * A step of the agent running `instruction`; remembers the agent as the step left it. Given a
-   * `timeout`, an answer that takes longer is not waited for: the step still runs (it is the
-   * agent's), and the agent is read again afterwards.
+   * `timeout`, an answer that takes longer is not waited for (the answer is then `timeout.error`):
+   * the step still runs (it is the agent's), and the agent is read again afterwards.
    */
-  private async runOnAgent(instruction: InstructionObject, timeout?: number, announce?: Announcement[]): Promise<Answer> {
+  private async runOnAgent(instruction: InstructionObject, timeout?: { ms: number; error: ToolError }, announce?: Announcement[]): Promise<Answer> {
     const request: TurnStepRequest = { instructions: instruction, ...(this.turnId !== undefined ? { turnId: this.turnId } : {}), ...(announce?.length ? { announce } : {}) };
     for (let attempt = 0; ; attempt++) {
       const call = this.ctx.genericCall<unknown, TurnStepAnswer>({ service: this.definition.name, method: 'turnStep', key: this.ctx.key, parameter: request, inputSerde: json, outputSerde: json });
       let stepped: TurnStepAnswer;
       try {
-        stepped = await (timeout === undefined ? call : call.orTimeout(timeout));
+        stepped = await (timeout === undefined ? call : call.orTimeout(timeout.ms));
       } catch (error) {
-        if (!(error instanceof restate.TimeoutError)) throw error;
+        if (!(error instanceof restate.TimeoutError) || timeout === undefined) throw error;
         this.data = undefined;
-        const what = `run of '${String(instruction.action)}'`;
-        return { ok: false, error: noAnswerError(what, this.ctx.key, timeout ?? Infinity, { subject: this.ctx.key }) };
+        return { ok: false, error: errorInfo('timeout', timeout.error.message, { subject: this.ctx.key }) };
       }
       this.data = stepped.agent;
       const answer = stepped.answer;
@@ -278,35 +316,22 @@ class RestateTurn {
     return this.record('fail_turn', { turn: this.n, error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } });
   }
 
-  // ── Thinking: one model call ────────────────────────────────────────────────────────────
+  // ── Asking the model ────────────────────────────────────────────────────────────────────
 
-  private async think(agent: Agent<object>, slice: ConversationState, turn: TurnRecord, settings: ConversationSettings): Promise<boolean> {
-    // Tool calls that ran in a model step whose record is missing (a snapshot taken in between,
-    // handed on from the in-process runtime): into the history, without running them again.
-    if (turn.ran.length > 0) return this.record('settle_step', { turn: this.n });
-    if (settings.maxTokens !== undefined && slice.usage.totalTokens >= settings.maxTokens) return this.fail(overBudget(this.ctx.key, slice.usage.totalTokens, settings.maxTokens));
-    const model = this.models[settings.model];
-    if (!model) return this.fail(unknownModel(this.ctx.key, settings.model, Object.keys(this.models), HINT));
+  /** Asks the model for the next step (journaled, with retries on durable timers) and records it. */
+  private async ask(agent: Agent<object>, turn: TurnRecord, messages: readonly ChatMessage[], settings: ConversationSettings): Promise<boolean> {
+    const model = this.models[settings.model]!;
     let ai: AiModule;
     try {
       ai = await loadAi();
     } catch (error) {
-      return this.fail(infoOf(error, 'model_unavailable'));
+      return this.fail(toErrorInfo(error, 'model_unavailable'));
     }
-    if (!this.compacted) {
-      const compacted = await this.compactIfNeeded(slice.messages, settings, model, ai);
-      if (compacted !== undefined) {
-        this.compacted = true;
-        return compacted;
-      }
-    }
-    this.compacted = false;
-
     let tools: ModelTools;
     try {
       tools = modelTools(agent, agentToolset(agent));
     } catch (error) {
-      return this.fail(errorInfo('model_failed', `turn ${this.n} of agent '${this.ctx.key}' failed unexpectedly preparing the model call: ${describeThrown(error)}`));
+      return this.fail(crashedError(this.ctx.key, this.n, 'preparing the model call', describeThrown(error)));
     }
     for (const note of tools.preApprovals.diagnostics) {
       if (this.noted.has(note.message)) continue;
@@ -326,12 +351,11 @@ class RestateTurn {
       },
       { serde: json as restate.Serde<{ text: string } | { failed: string }> },
     );
-    if ('failed' in prompt) return this.fail(errorInfo('model_failed', `turn ${this.n} of agent '${this.ctx.key}' failed unexpectedly building the system prompt: ${prompt.failed}`));
-    const system = prompt.text;
+    if ('failed' in prompt) return this.fail(crashedError(this.ctx.key, this.n, 'building the system prompt', prompt.failed));
     for (let attempt = 0; ; attempt++) {
       const what = `model call: turn ${this.n}, step ${turn.steps + 1}${attempt ? `, retry ${attempt}` : ''}`;
       const attemptOver = this.ctx.request().attemptCompletedSignal;
-      const answer = await this.ctx.run(what, () => askForStep(ai, model, settings, system, slice.messages, tools, attemptOver), { serde: json as restate.Serde<StepAnswer> });
+      const answer = await this.ctx.run(what, () => askForStep(ai, model, settings, prompt.text, turn, messages, tools, attemptOver), { serde: json as restate.Serde<StepAnswer> });
       if (answer.ok) {
         // Said once: Restate's console is silent while an invocation replays its journal.
         for (const warning of answer.warnings ?? []) this.ctx.console.info(`skillstate: agent '${this.ctx.key}', turn ${this.n}: ${warning}`);
@@ -343,10 +367,10 @@ class RestateTurn {
         ]);
         return this.record('record_step', { turn: this.n, messages: answer.messages, usage: answer.usage, calls: answer.calls, pending: answer.pending }, announce);
       }
-      if (!answer.problem.retryable || attempt >= settings.retries) return this.fail(answer.problem.error);
-      const wait = retryWait(answer.problem, settings, attempt);
-      this.ctx.console.warn(`skillstate: agent '${this.ctx.key}', turn ${this.n}: ${answer.problem.error.message}; trying again in ${wait} ms (retry ${attempt + 1} of ${settings.retries})`);
-      await this.ctx.sleep(wait);
+      const after = afterModelFailure(this.ctx.key, this.n, answer.problem, attempt, settings);
+      if (after.kind === 'fail') return this.fail(after.error);
+      this.ctx.console.warn(`skillstate: ${after.note.message}`);
+      await this.ctx.sleep(after.wait);
       // The turn may have been cancelled, or the agent stopped, meanwhile.
       this.data = undefined;
       const now = await this.agent();
@@ -355,47 +379,41 @@ class RestateTurn {
     }
   }
 
-  /**
-   * Compacts the history when it passes its budget. Resolves undefined when nothing was done;
-   * otherwise whether the turn goes on (it is read again before the model is asked).
-   */
-  private async compactIfNeeded(messages: readonly ChatMessage[], settings: ConversationSettings, model: ChatModel, ai: AiModule): Promise<boolean | undefined> {
-    const tokens = historyTokens(messages);
-    if (tokens <= settings.history.maxTokens) return undefined;
-    const remove = keepFrom(messages, settings.history.keepTurns);
-    if (remove <= 0) {
-      this.ctx.console.warn(`skillstate: agent '${this.ctx.key}': the history (about ${tokens} tokens) is over its budget of ${settings.history.maxTokens}, but only the latest ${settings.history.keepTurns} turn(s) are left, which are kept`);
-      return undefined;
-    }
-    const strategy = settings.history.strategy;
+  // ── Compaction ──────────────────────────────────────────────────────────────────────────
+
+  /** Compacts the history as the turn engine asked. Resolves whether the turn goes on (it is read again before the model is asked). */
+  private async compact(move: TurnMove & { kind: 'compact' }, messages: readonly ChatMessage[], settings: ConversationSettings): Promise<boolean> {
+    const { remove, strategy } = move;
     let summary: string | undefined;
+    let usage: ChatUsage | undefined;
     if (strategy !== 'drop') {
+      const model = this.models[settings.model]!;
       const summarised = await this.ctx.run(
         `history summary: turn ${this.n}`,
-        async (): Promise<{ summary?: string; failed?: string }> => {
+        async (): Promise<{ summary?: string; usage?: ChatUsage; failed?: string }> => {
           const request = new StepAbort(settings.modelTimeout);
           const abortSignal = request.signal;
           try {
             if (strategy === 'summarize') {
-              return { summary: (await summarizeHistory(ai, model, messages.slice(0, remove), settings, abortSignal)).text };
+              const { text, usage } = await summarizeHistory(await loadAi(), model, messages.slice(0, remove), settings, abortSignal);
+              return { summary: text, usage };
             }
             const compactor = this.compactors[strategy];
-            if (!compactor) throw new Error(`no compactor named '${strategy}' was given to the host (known: ${Object.keys(this.compactors).join(', ') || 'none'})`);
-            const out = await compactor({ agent: this.ctx.key, messages, keepFrom: remove, model, abortSignal });
-            return out.summary !== undefined ? { summary: out.summary } : {};
+            if (!compactor) throw unknownCompactor(strategy, Object.keys(this.compactors), 'host');
+            const summary = compactedSummary(strategy, await compactor({ agent: this.ctx.key, messages, keepFrom: remove, model, abortSignal }));
+            return summary !== undefined ? { summary } : {};
           } catch (error) {
             return { failed: describeThrown(error) };
           } finally {
             request.release();
           }
         },
-        { serde: json as restate.Serde<{ summary?: string; failed?: string }> },
+        { serde: json as restate.Serde<{ summary?: string; usage?: ChatUsage; failed?: string }> },
       );
-      if (summarised.failed !== undefined) {
-        this.ctx.console.warn(`skillstate: agent '${this.ctx.key}': summarising the history with '${strategy}' failed (${summarised.failed}); the older messages are dropped instead`);
-      } else summary = summarised.summary;
+      if (summarised.failed !== undefined) this.ctx.console.warn(`skillstate: ${compactionFailed(this.ctx.key, strategy, summarised.failed).message}`);
+      else ({ summary, usage } = summarised);
     }
-    const going = await this.record('compact', summary ? { remove, summary } : { remove });
+    const going = await this.record('compact', compactRecord(remove, summary, usage, true));
     this.ctx.console.info(`skillstate: agent '${this.ctx.key}': ${remove} older message(s) were ${summary ? 'summarised' : 'dropped'} (strategy '${strategy}')`);
     return going;
   }
@@ -403,8 +421,7 @@ class RestateTurn {
   // ── Acting: the next tool call ──────────────────────────────────────────────────────────
 
   /** Runs the next tool call through the agent (a step of its own) and records its result. */
-  private async act(agent: Agent<object>, call: PendingToolCall, toolTimeout: number): Promise<boolean> {
-    if (call.approval === 'denied') return this.record('record_tool_result', { turn: this.n, toolCallId: call.toolCallId, ok: false });
+  private async act(agent: Agent<object>, call: PendingToolCall, settings: ConversationSettings): Promise<boolean> {
     const converted = agentToolset(agent).toInstruction(call.tool, call.args);
     // The agent's subscribers hear of the call before it runs, and of what the model gets after.
     const progress = (type: string, data: Record<string, unknown>): Announcement => ({
@@ -413,11 +430,11 @@ class RestateTurn {
     });
     const before = progress(ChatSignals.toolCall, { args: call.args, ...(call.preApprovedBy !== undefined ? { preApprovedBy: call.preApprovedBy } : {}) });
     if (call.preApprovedBy !== undefined) this.ctx.console.info(`skillstate: ${preApprovedNote(this.ctx.key, this.n, { ...call, preApprovedBy: call.preApprovedBy }).message}`);
-    let outcome: { ok: true; output: unknown } | { ok: false; error: { code: string; message: string } };
+    let outcome: { ok: true; output: unknown } | { ok: false; error: ToolError };
     let announced = false;
     if (!converted.ok) outcome = { ok: false, error: toolFailure(converted.error) };
     else {
-      const answer = await this.runOnAgent(converted.instruction, toolTimeout, [before]);
+      const answer = await this.runOnAgent(converted.instruction, { ms: settings.toolTimeout, error: lateError(this.ctx.key, call.tool, settings) }, [before]);
       announced = true;
       if (answer.ok) outcome = { ok: true, output: answer.value ?? null };
       else if (answer.error.code === 'unknown_agent') return false;
@@ -426,4 +443,48 @@ class RestateTurn {
     const after = progress(ChatSignals.toolResult, outcome);
     return this.record('record_tool_result', { turn: this.n, toolCallId: call.toolCallId, ...outcome }, announced ? [after] : [before, after]);
   }
+}
+
+// ── The agent's side: its turn signals move its turn on ──────────────────────────────────
+
+/** Has the turn object move turn `n` of the agent of `definition` (the agent of `ctx`) on. */
+function moveTurn(ctx: restate.ObjectContext, definition: string, n: number, turnId: string | undefined): restate.InvocationHandle {
+  const request: TurnRequest = { definition, turn: n, ...(turnId ? { turnId } : {}) };
+  return ctx.genericSend({ service: TURNS, method: 'run', key: ctx.key, parameter: request, inputSerde: json });
+}
+
+/**
+ * What an agent's step does about a signal it emitted: its own turn begun (`chat.turn.started`)
+ * or resumed after an approval (`chat.turn.resumed`) is sent to the turn object; its turn
+ * cancelled from outside (`chat.turn.cancelled`, not by the turn object itself) has the turn
+ * object's invocation cancelled too, which aborts the model request under way.
+ */
+export async function followTurnSignal(ctx: restate.ObjectContext, definition: string, signal: Signal, fromTurn: boolean): Promise<void> {
+  const data = signal.data as { agent?: unknown; turn?: unknown; turnId?: unknown } | undefined;
+  if (data?.agent !== ctx.key || typeof data.turn !== 'number') return;
+  if (signal.type === ChatSignals.started || signal.type === ChatSignals.resumed) {
+    ctx.set(TURN_INVOCATION_KEY, await moveTurn(ctx, definition, data.turn, typeof data.turnId === 'string' ? data.turnId : undefined).invocationId);
+  } else if (signal.type === ChatSignals.cancelled && !fromTurn) await cancelTurnInvocation(ctx);
+}
+
+/** Cancels the turn object's invocation that moves this agent's turn on, if one was sent (the agent stops, or its turn was cancelled). */
+export async function cancelTurnInvocation(ctx: restate.ObjectContext): Promise<void> {
+  const running = await ctx.get<string>(TURN_INVOCATION_KEY);
+  if (running === null) return;
+  ctx.clear(TURN_INVOCATION_KEY);
+  ctx.invocation(running as restate.InvocationId).cancel();
+}
+
+/** An agent spawned with a turn in flight (restored from elsewhere) has it moved on. */
+export async function adoptTurn(ctx: restate.ObjectContext, definition: string, agent: Agent<object>): Promise<void> {
+  const turn = (agent.state as { [CONVERSATION]?: ConversationState })[CONVERSATION]?.turn;
+  if (turn && turn.status !== 'awaiting-approval') ctx.set(TURN_INVOCATION_KEY, await moveTurn(ctx, definition, turn.n, turn.id || undefined).invocationId);
+}
+
+/** The refusal of a step the turn object asked for on behalf of turn `turnId`, when the agent's turn in flight is another (or none). */
+export function otherTurn(ctx: restate.ObjectContext, data: AgentData<object> | null, turnId: string): ErrorInfo | undefined {
+  const turn = (data?.state as { [CONVERSATION]?: ConversationState } | undefined)?.[CONVERSATION]?.turn;
+  if (data === null || turn?.id === turnId) return undefined;
+  const now = turn ? `turn ${turn.n} (${turn.id}) is in flight` : 'no turn is in flight';
+  return errorInfo('action_failed', `turn ${turnId} of agent '${ctx.key}' is over; ${now}`, { details: { reason: 'no_turn' } });
 }

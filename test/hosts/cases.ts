@@ -7,10 +7,60 @@
 import { expect } from 'vitest';
 import { Effects, createSignal } from '../../src/index.js';
 
+/** The hosts the cases run on. */
+export type HostName = 'in-process' | 'restate';
+
+/**
+ * A behaviour the hosts do not share, on purpose: what each does, and why. The cases that show it
+ * expect each host's own (through `onHost`), and docs/restate.md lists the table (a test checks
+ * that it lists every entry, as written here).
+ */
+export interface HostDifference {
+  behaviour: string;
+  'in-process': string;
+  restate: string;
+  reason: string;
+}
+
+/** Every behaviour the two hosts do not share. */
+export const HOST_DIFFERENCES = {
+  reusedCallId: {
+    behaviour: "A `call` with the id of a call to the same agent whose deferred answer is still awaited",
+    'in-process': 'is refused at once with `invalid_signal` (`details.reason: duplicate_call`), and never reaches the agent.',
+    restate: 'reaches the agent as a step of its own, and shares the first call\'s answer.',
+    reason:
+      "in-process, a deferred answer finds its caller by the signal id in memory, where a second waiter would be ambiguous; on Restate a caller that lost its connection calls again with the same id to get its answer, so the id names one answer however many wait for it.",
+  },
+  streaming: {
+    behaviour: 'An answer with `stream: true`',
+    'in-process': 'is streamed as `chat.delta` signals while the model writes it.',
+    restate: 'comes whole (said once in the service\'s log), with no `chat.delta` signals.',
+    reason: 'a journaled model call records its answer once it is complete; pieces of text sent before that would be sent again on a replay.',
+  },
+  modelNotes: {
+    behaviour: "What the provider warns about, and parts of an answer the history cannot keep",
+    'in-process': 'are `model_warning` and `model_part_dropped` diagnostics.',
+    restate: "are lines in the service's log, naming the agent, the turn and the model.",
+    reason: 'a Restate handler has no diagnostics channel; its log is where its operator looks.',
+  },
+  callsInStep: {
+    behaviour: 'The tool calls of a model step, when none needs approval',
+    'in-process': "run within the model step, each recorded by the step of the agent that runs it; the step's own record follows.",
+    restate: 'are recorded with the model step as waiting, then each runs as a step of the agent of its own.',
+    reason: 'a journaled turn must record what the model asked for before anything runs, so a replay does not ask again; in-process the same atomicity comes from recording each call with its effect. The model reads the same history either way.',
+  },
+} satisfies Record<string, HostDifference>;
+
+/** Runs what host `host` does where the hosts differ on purpose (an entry of `HOST_DIFFERENCES`). */
+export function onHost<T>(host: Host, _difference: keyof typeof HOST_DIFFERENCES, each: Record<HostName, () => T>): T {
+  return each[host.name]();
+}
+
 /** An agent as a case reaches it. */
 export interface HostAgent {
   send(type: string, data?: unknown): Promise<void>;
-  call(type: string, data?: unknown): Promise<unknown>;
+  /** Calls the agent with a signal of `type`, with `id` when given (a fresh one otherwise). */
+  call(type: string, data?: unknown, id?: string): Promise<unknown>;
   /** Runs one action by name, as a step (how a model's tool call reaches the agent). */
   run(action: string, skill: string | undefined, params: Record<string, unknown>): Promise<unknown>;
   mount(skill: string): Promise<void>;
@@ -22,6 +72,7 @@ export interface HostAgent {
 
 /** A host serving the agents of test/restate/agents.ts. */
 export interface Host {
+  readonly name: HostName;
   spawn(definition: string, options: { id: string; state?: Record<string, unknown> }): Promise<HostAgent>;
   /** Whether an agent of this id runs. */
   exists(id: string): Promise<boolean>;
@@ -294,7 +345,7 @@ export const HOST_CASES: readonly [string, (host: Host, id: string) => Promise<v
       const agent = await host.spawn('chatter', { id });
       const watcher = await host.spawn('watcher', { id: `${id}-watcher` });
       await agent.followTools(`${id}-watcher`);
-      expect(await agent.call('chat.message', { text: 'teleport me' })).toMatch(/^The teleport failed: Model tried to call unavailable tool 'teleport'/);
+      expect(await agent.call('chat.message', { text: 'teleport me' })).toMatch(/^The teleport failed: unknown_action: Model tried to call unavailable tool 'teleport'/);
       const seen = async () => ((await watcher.state()).watch as { seen: { type: string; agent: string; tool: string; ok?: boolean }[] }).seen.filter((signal) => signal.agent === id);
       await until('both tool signals', async () => (await seen()).length >= 2);
       expect((await seen()).map(({ type, tool, ok }) => [type, tool, ok])).toEqual([
@@ -363,7 +414,7 @@ export const HOST_CASES: readonly [string, (host: Host, id: string) => Promise<v
     "a tool call that takes longer than toolTimeout reaches the model as a timeout; the tool's step still applies",
     async (host, id) => {
       const agent = await host.spawn('hasty', { id });
-      expect(await agent.call('chat.message', { text: 'audit the books' })).toBe(`The audit failed: timeout: run of 'audit' to agent '${id}' got no answer within 200 ms`);
+      expect(await agent.call('chat.message', { text: 'audit the books' })).toBe(`The audit failed: timeout: tool 'audit' of agent '${id}' gave no answer within 200 ms`);
       await until('the audit to apply', async () => ((await agent.state()).auditor as { audited: number }).audited === 1);
       expect((await agent.state()).conversation).toMatchObject({ turn: null, turns: 1 });
     },
@@ -379,6 +430,68 @@ export const HOST_CASES: readonly [string, (host: Host, id: string) => Promise<v
       // The latest turn is whole after the summary.
       expect(chat.messages.slice(-4).map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
       expect(chat.messages.at(-4)).toMatchObject({ content: 'add 1 and 3' });
+    },
+  ],
+  [
+    "a tool's string output reaches the model as text, whether or not another of the agent's tools needs approval",
+    async (host, id) => {
+      // The chatter's `wire` needs approval; the clerk has no tool that does.
+      for (const [definition, expected] of [['chatter', 'The label said, as text: ledger of 0'], ['clerk_agent', 'The label said, as text: label 1']] as const) {
+        const agent = await host.spawn(definition, { id: `${id}-${definition}` });
+        expect(await agent.call('chat.message', { text: 'label the books' })).toBe(expected);
+        const chat = (await agent.state()).conversation as { messages: { role: string; content: { output?: unknown }[] }[] };
+        const results = chat.messages.filter((message) => message.role === 'tool').flatMap((message) => message.content.map((part) => part.output));
+        expect(results).toEqual([{ type: 'text', value: expected.slice('The label said, as text: '.length) }]);
+      }
+    },
+  ],
+  [
+    "the tokens of a summary request count against the agent's budget: once it is used up, no model call follows",
+    async (host, id) => {
+      const agent = await host.spawn('thrifty', { id });
+      expect(await agent.call('chat.message', { text: 'add 1 and 2, and make the history long enough to compact' })).toBe('The total is 3.');
+      await expect(agent.call('chat.message', { text: 'add 2 and 2' })).rejects.toMatchObject({ code: 'budget_exceeded' });
+      const chat = (await agent.state()).conversation as { usage: { inputTokens: number; outputTokens: number }; compacted: number };
+      // Two steps of 10 + 10 tokens, then the summary's 5,000 + 40.
+      expect(chat.usage).toMatchObject({ inputTokens: 5_020, outputTokens: 60 });
+      expect(chat.compacted).toBeGreaterThan(0);
+      expect((await agent.state()).ledger).toMatchObject({ total: 3 });
+    },
+  ],
+  [
+    'a compactor that returns what a compactor must not is refused: the older messages are dropped, and the turn goes on',
+    async (host, id) => {
+      const agent = await host.spawn('sloppy', { id });
+      expect(await agent.call('chat.message', { text: 'add 1 and 2, and make the history long enough to compact' })).toBe('The total is 3.');
+      expect(await agent.call('chat.message', { text: 'add 3 and 4' })).toBe('The total is 10.');
+      const chat = (await agent.state()).conversation as { messages: { role: string; content: unknown }[]; compacted: number };
+      expect(chat.compacted).toBeGreaterThan(0);
+      // Dropped, not summarised: no summary leads the history, and the latest turn is whole.
+      expect(chat.messages[0]).toMatchObject({ role: 'user', content: 'add 3 and 4' });
+      expect(chat.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    },
+  ],
+  [
+    "a call with the id of a call whose deferred answer is still awaited: refused in-process, sharing the first call's answer on Restate",
+    async (host, id) => {
+      const agent = await host.spawn('desk_agent', { id });
+      const first = agent.call('desk.ask', { question: 'is it on?' }, `${id}-question`);
+      await until('the question to wait', async () => (await agent.state()).desk !== undefined && (await desk(agent)).waiting !== null);
+      const second = agent.call('desk.ask', { question: 'is it on?' }, `${id}-question`);
+      await onHost(host, 'reusedCallId', {
+        'in-process': async () => {
+          await expect(second).rejects.toMatchObject({ code: 'invalid_signal', details: { reason: 'duplicate_call' } });
+          await agent.send('desk.answer', { text: 'yes' });
+          expect(await first).toBe('yes');
+          expect(await desk(agent)).toMatchObject({ asked: 1, answered: 1 });
+        },
+        restate: async () => {
+          await until('the second question to reach the agent', async () => (await desk(agent)).asked === 2);
+          await agent.send('desk.answer', { text: 'yes' });
+          expect(await first).toBe('yes');
+          expect(await second).toBe('yes');
+        },
+      });
     },
   ],
 ];

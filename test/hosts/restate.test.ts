@@ -12,11 +12,12 @@ beforeAll(async () => {
   running = await startHost();
   const client = connectRestate(running.server.ingressUrl);
   host = {
+    name: 'restate',
     async spawn(definition, { id, state }) {
       const agent = await client.spawn(definition, { id, ...(state ? { state } : {}) });
       return {
         send: (type, data) => agent.send(createSignal(type, data)),
-        call: (type, data) => agent.call(createSignal(type, data)),
+        call: (type, data, id) => agent.call(createSignal(type, data, id !== undefined ? { id } : {})),
         run: (action, skill, params) => agent.run({ action, skill, params }),
         mount: (skill) => agent.mount(skill),
         unmount: (skill) => agent.unmount(skill),

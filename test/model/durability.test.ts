@@ -282,7 +282,7 @@ describe('a tool call and its record commit together', () => {
       }
       await expect(answer).resolves.toBe('done');
       const results = chatOf(agent).messages.flatMap((m) => (m.role === 'tool' ? (m.content as { output: { type: string; value: string } }[]) : []));
-      expect(results.map((r) => r.output)).toEqual([{ type: 'error-text', value: expect.stringMatching(/^timeout: run of 'crunch' .* got no answer within 50 ms$/) }]);
+      expect(results.map((r) => r.output)).toEqual([{ type: 'error-text', value: expect.stringMatching(/^timeout: tool 'crunch' of agent '.*' gave no answer within 50 ms$/) }]);
       expect(agent.getSnapshot().state.slow.total).toBe(1);
       // No snapshot holds the effect without the call recorded (in the step in progress, or answered in the history).
       for (const state of saved) {

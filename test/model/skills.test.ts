@@ -135,9 +135,11 @@ describe('document skills in a conversation', () => {
     const system = systems.start({ models: { default: model } });
     const agent = system.spawn(definition);
     await agent.call(chatMessage('a first question, which is also long enough'));
-    await agent.call(chatMessage('second'));
-    expect(chatOf(agent).usage).toEqual({ inputTokens: 5020, outputTokens: 420, totalTokens: 5440 });
-    await expect(agent.call(chatMessage('third'))).rejects.toMatchObject({ code: 'budget_exceeded' });
+    // The second turn compacts first: the summary request uses up the budget, so the model is
+    // not asked again.
+    await expect(agent.call(chatMessage('second'))).rejects.toMatchObject({ code: 'budget_exceeded', message: expect.stringContaining('has used 5420 tokens of its budget of 1000') });
+    expect(chatOf(agent).usage).toEqual({ inputTokens: 5010, outputTokens: 410, totalTokens: 5420 });
+    expect(model.calls).toHaveLength(2);
   });
 
   it('publishes chat.history.compacted only when someone listens: compacting with nobody listening warns of nothing', async () => {

@@ -92,12 +92,35 @@ const ledger = defineSkill({
       run: (_params, { skillState }) => result({ atoms: 10n ** 80n }, { state: { total: skillState.total + 1 } }),
     }),
     defineAction({
+      name: 'label',
+      description: 'Names the ledger (answers a string)',
+      input: z.object({}),
+      state: ledgerState,
+      run: (_params, { skillState }) => result(`ledger of ${skillState.total}`),
+    }),
+    defineAction({
       name: 'wire',
       description: 'Wires money out of the ledger',
       input: z.object({ amount: z.number() }),
       state: ledgerState,
       needsApproval: true,
       run: ({ amount }, { skillState }) => result({ wired: skillState.wired + amount }, { state: { wired: skillState.wired + amount } }),
+    }),
+  ],
+});
+
+/** A clerk's one tool, which answers a string; no tool of the clerk needs approval. */
+const clerkState = z.object({ labels: z.number().default(0) });
+const clerk = defineSkill({
+  name: 'clerk',
+  schema: clerkState,
+  actions: [
+    defineAction({
+      name: 'label',
+      description: 'Names the ledger (answers a string)',
+      input: z.object({}),
+      state: clerkState,
+      run: (_params, { skillState }) => result(`label ${skillState.labels + 1}`, { state: { labels: skillState.labels + 1 } }),
     }),
   ],
 });
@@ -169,6 +192,7 @@ function ledgerModel(call: ScriptedCall): ScriptedResponse {
     if (text.includes('thrice')) return { toolCalls: [1, 2, 3].map((n) => ({ tool: 'add', args: { a: n, b: 0 }, id: `${id}-${n}` })) };
     if (text.includes('audit')) return { toolCalls: [{ tool: 'audit', args: {}, id }] };
     if (text.includes('census')) return { toolCalls: [{ tool: 'census', args: {}, id }] };
+    if (text.includes('label')) return { toolCalls: [{ tool: 'label', args: {}, id }] };
     if (text.includes('teleport')) return { toolCalls: [{ tool: 'teleport', args: {}, id }] };
     if (text.includes('garble')) return { toolCalls: [{ tool: 'add', args: { a: 'two', b: 3 }, id }] };
     const wire = /wire (\d+)/.exec(text);
@@ -194,6 +218,7 @@ function ledgerModel(call: ScriptedCall): ScriptedResponse {
   // "slowly": the answer after the tool takes a while (a test kills the service process meanwhile).
   const delay = slowDelay(text);
   if (last.output.type === 'execution-denied') return { text: `The ${last.toolName} was denied.` };
+  if (last.output.type === 'text') return { text: `The ${last.toolName} said, as text: ${String(last.output.value)}` };
   if (last.output.type !== 'json') return { text: `The ${last.toolName} failed: ${String(last.output.value)}` };
   const value = last.output.value as { total?: number; wired?: number };
   if (last.toolName === 'say_hello') return { text: `Greeted: ${(last.output.value as { output: string }).output}` };
@@ -224,14 +249,34 @@ function oneMethodModel(method: 'doGenerate' | 'doStream') {
   });
 }
 
+/** The ledger model, except that a summary of the history costs 5,000 input tokens. */
+function costlySummaries(call: ScriptedCall): ScriptedResponse {
+  const response = ledgerModel(call);
+  return call.system.startsWith('Summarise this conversation') ? { ...response, usage: { inputTokens: 5_000, outputTokens: 40 } } : { ...response, usage: { inputTokens: 10, outputTokens: 10 } };
+}
+
 /** The models both hosts give their model-driven agents. */
-export const models = { default: scriptedModel([ledgerModel], { loop: true, modelId: 'ledger' }), generating: oneMethodModel('doGenerate'), streaming: oneMethodModel('doStream') };
+export const models = {
+  default: scriptedModel([ledgerModel], { loop: true, modelId: 'ledger' }),
+  generating: oneMethodModel('doGenerate'),
+  streaming: oneMethodModel('doStream'),
+  costly: scriptedModel([costlySummaries], { loop: true, modelId: 'costly' }),
+};
+
+/** The compactors both hosts are given: one returns what a compactor must not (a summary that is a number). */
+export const compactors = { numeric: () => ({ summary: 42 }) as never };
 export const Chatter = defineAgent({ name: 'chatter', skills: [[conversation, { instructions: 'You keep a ledger.', stream: false, retries: 1, retryDelay: 20, maxToolCalls: 2 }], ledger] });
 /** The same agent with a small history: older turns are summarised by the model. */
 export const Forgetful = defineAgent({
   name: 'forgetful',
   skills: [[conversation, { instructions: 'You keep a ledger.', stream: false, history: { maxTokens: 120, keepTurns: 1, strategy: 'summarize' } }], ledger],
 });
+/** An agent whose only tool answers a string, and none needs approval. */
+export const Clerk = defineAgent({ name: 'clerk_agent', skills: [[conversation, { stream: false }], clerk] });
+/** A small token budget, and a history summarised by a model whose summaries cost more than it. */
+export const Thrifty = defineAgent({ name: 'thrifty', skills: [[conversation, { model: 'costly', stream: false, maxTokens: 1_000, history: { maxTokens: 30, keepTurns: 1, strategy: 'summarize' } }], ledger] });
+/** A small history compacted by a compactor that returns a number. */
+export const Sloppy = defineAgent({ name: 'sloppy', skills: [[conversation, { stream: false, history: { maxTokens: 30, keepTurns: 1, strategy: 'numeric' } }], ledger] });
 /** The same agent asking for a model no host has. */
 export const Stranded = defineAgent({ name: 'stranded', skills: [[conversation, { model: 'elsewhere', stream: false }], ledger] });
 
@@ -327,7 +372,7 @@ const Scratcher = scratchLibrary
     })
   : undefined;
 
-export const definitions: readonly AgentDefinition<object>[] = [Worker, NotesAgent, Desk, Chatter, Forgetful, Stranded, Generating, Streaming, Hasty, Librarian, Watcher, Registered, Treasurer, ...(Scratcher ? [Scratcher] : [])];
+export const definitions: readonly AgentDefinition<object>[] = [Worker, NotesAgent, Desk, Chatter, Clerk, Thrifty, Sloppy, Forgetful, Stranded, Generating, Streaming, Hasty, Librarian, Watcher, Registered, Treasurer, ...(Scratcher ? [Scratcher] : [])];
 /** A code skill that needs the house style (a document skill) mounted first. */
 const annotator = defineSkill({
   name: 'annotator',

@@ -3,9 +3,9 @@
  * <port>`. Prints `listening <port>` once it accepts connections.
  */
 import { serveRestateAgents } from '../../src/restate/index.js';
-import { definitions, models, resolvers, skills } from './agents.js';
+import { compactors, definitions, models, resolvers, skills } from './agents.js';
 
-const service = await serveRestateAgents({ definitions, skills, resolvers, models, port: Number(process.argv[2]) });
+const service = await serveRestateAgents({ definitions, skills, resolvers, models, compactors, port: Number(process.argv[2]) });
 process.stdout.write(`listening ${service.port}\n`);
 
 // A model call aborted by its caller is said on stdout, naming the user message it answered:
