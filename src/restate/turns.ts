@@ -27,22 +27,7 @@ import { buildSystemPrompt } from '../model/prompt.js';
 import { StepAbort } from '../model/step-abort.js';
 import { summarizeHistory } from '../model/summary.js';
 import type { ToolError } from '../model/tool-result.js';
-import {
-  afterModelFailure,
-  callResult,
-  compactedSummary,
-  compactionFailed,
-  compactRecord,
-  crashedError,
-  lateError,
-  nextMove,
-  planCalls,
-  refusal,
-  stepMessages,
-  toolFailure,
-  unknownCompactor,
-  type TurnMove,
-} from '../model/turn-engine.js';
+import * as engine from '../model/turn-engine.js';
 import { mountedNames, UNREADABLE, type HostSkills } from './skills.js';
 import { TURN_INVOCATION_KEY, TURNS, type Announcement, type Answer, type TurnRequest, type TurnStepAnswer, type TurnStepRequest } from './protocol.js';
 
@@ -139,11 +124,11 @@ async function askForStep(
       abortSignal: request.signal,
     });
     // Calls that cannot run are answered in the step; the others wait for the host to run them.
-    const plans = planCalls(answer, tools, turn, settings, false);
+    const plans = engine.planCalls(answer, tools, turn, settings, false);
     const refused = plans.flatMap((plan) => (plan.kind === 'refuse' ? [plan] : []));
     return {
       ok: true,
-      messages: plain(stepMessages(answer, refused.map((plan) => callResult(plan.call, refusal(plan))))),
+      messages: plain(engine.stepMessages(answer, refused.map((plan) => engine.callResult(plan.call, engine.refusal(plan))))),
       usage: answer.usage,
       calls: answer.calls.length,
       pending: plans.flatMap((plan) => (plan.kind === 'wait' ? [plan.call] : [])),
@@ -198,7 +183,7 @@ class RestateTurn {
         warnedStream = true;
         this.ctx.console.warn(`skillstate: agent '${this.ctx.key}': streaming is not served on the Restate host; turn ${this.n} answers whole (no chat.delta signals)`);
       }
-      const move = nextMove({ agentId: this.ctx.key, turn, messages: slice.messages, usage: slice.usage, settings, models: modelNames, modelHint: HINT, compacted });
+      const move = engine.nextMove({ agentId: this.ctx.key, turn, messages: slice.messages, usage: slice.usage, settings, models: modelNames, modelHint: HINT, compacted });
       let going: boolean;
       switch (move.kind) {
         case 'wait':
@@ -331,7 +316,7 @@ class RestateTurn {
     try {
       tools = modelTools(agent, agentToolset(agent));
     } catch (error) {
-      return this.fail(crashedError(this.ctx.key, this.n, 'preparing the model call', describeThrown(error)));
+      return this.fail(engine.crashedError(this.ctx.key, this.n, 'preparing the model call', describeThrown(error)));
     }
     for (const note of tools.preApprovals.diagnostics) {
       if (this.noted.has(note.message)) continue;
@@ -351,7 +336,7 @@ class RestateTurn {
       },
       { serde: json as restate.Serde<{ text: string } | { failed: string }> },
     );
-    if ('failed' in prompt) return this.fail(crashedError(this.ctx.key, this.n, 'building the system prompt', prompt.failed));
+    if ('failed' in prompt) return this.fail(engine.crashedError(this.ctx.key, this.n, 'building the system prompt', prompt.failed));
     for (let attempt = 0; ; attempt++) {
       const what = `model call: turn ${this.n}, step ${turn.steps + 1}${attempt ? `, retry ${attempt}` : ''}`;
       const attemptOver = this.ctx.request().attemptCompletedSignal;
@@ -367,7 +352,7 @@ class RestateTurn {
         ]);
         return this.record('record_step', { turn: this.n, messages: answer.messages, usage: answer.usage, calls: answer.calls, pending: answer.pending }, announce);
       }
-      const after = afterModelFailure(this.ctx.key, this.n, answer.problem, attempt, settings);
+      const after = engine.afterModelFailure(this.ctx.key, this.n, answer.problem, attempt, settings);
       if (after.kind === 'fail') return this.fail(after.error);
       this.ctx.console.warn(`skillstate: ${after.note.message}`);
       await this.ctx.sleep(after.wait);
@@ -382,7 +367,7 @@ class RestateTurn {
   // ── Compaction ──────────────────────────────────────────────────────────────────────────
 
   /** Compacts the history as the turn engine asked. Resolves whether the turn goes on (it is read again before the model is asked). */
-  private async compact(move: TurnMove & { kind: 'compact' }, messages: readonly ChatMessage[], settings: ConversationSettings): Promise<boolean> {
+  private async compact(move: engine.TurnMove & { kind: 'compact' }, messages: readonly ChatMessage[], settings: ConversationSettings): Promise<boolean> {
     const { remove, strategy } = move;
     let summary: string | undefined;
     let usage: ChatUsage | undefined;
@@ -399,8 +384,8 @@ class RestateTurn {
               return { summary: text, usage };
             }
             const compactor = this.compactors[strategy];
-            if (!compactor) throw unknownCompactor(strategy, Object.keys(this.compactors), 'host');
-            const summary = compactedSummary(strategy, await compactor({ agent: this.ctx.key, messages, keepFrom: remove, model, abortSignal }));
+            if (!compactor) throw engine.unknownCompactor(strategy, Object.keys(this.compactors), 'host');
+            const summary = engine.compactedSummary(strategy, await compactor({ agent: this.ctx.key, messages, keepFrom: remove, model, abortSignal }));
             return summary !== undefined ? { summary } : {};
           } catch (error) {
             return { failed: describeThrown(error) };
@@ -410,10 +395,10 @@ class RestateTurn {
         },
         { serde: json as restate.Serde<{ summary?: string; usage?: ChatUsage; failed?: string }> },
       );
-      if (summarised.failed !== undefined) this.ctx.console.warn(`skillstate: ${compactionFailed(this.ctx.key, strategy, summarised.failed).message}`);
+      if (summarised.failed !== undefined) this.ctx.console.warn(`skillstate: ${engine.compactionFailed(this.ctx.key, strategy, summarised.failed).message}`);
       else ({ summary, usage } = summarised);
     }
-    const going = await this.record('compact', compactRecord(remove, summary, usage, true));
+    const going = await this.record('compact', engine.compactRecord(remove, summary, usage, true));
     this.ctx.console.info(`skillstate: agent '${this.ctx.key}': ${remove} older message(s) were ${summary ? 'summarised' : 'dropped'} (strategy '${strategy}')`);
     return going;
   }
@@ -432,13 +417,13 @@ class RestateTurn {
     if (call.preApprovedBy !== undefined) this.ctx.console.info(`skillstate: ${preApprovedNote(this.ctx.key, this.n, { ...call, preApprovedBy: call.preApprovedBy }).message}`);
     let outcome: { ok: true; output: unknown } | { ok: false; error: ToolError };
     let announced = false;
-    if (!converted.ok) outcome = { ok: false, error: toolFailure(converted.error) };
+    if (!converted.ok) outcome = { ok: false, error: engine.toolFailure(converted.error) };
     else {
-      const answer = await this.runOnAgent(converted.instruction, { ms: settings.toolTimeout, error: lateError(this.ctx.key, call.tool, settings) }, [before]);
+      const answer = await this.runOnAgent(converted.instruction, { ms: settings.toolTimeout, error: engine.lateError(this.ctx.key, call.tool, settings) }, [before]);
       announced = true;
       if (answer.ok) outcome = { ok: true, output: answer.value ?? null };
       else if (answer.error.code === 'unknown_agent') return false;
-      else outcome = { ok: false, error: toolFailure(answer.error) };
+      else outcome = { ok: false, error: engine.toolFailure(answer.error) };
     }
     const after = progress(ChatSignals.toolResult, outcome);
     return this.record('record_tool_result', { turn: this.n, toolCallId: call.toolCallId, ...outcome }, announced ? [after] : [before, after]);

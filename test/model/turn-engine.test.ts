@@ -21,7 +21,7 @@ function view(changes: Partial<TurnView> = {}): TurnView {
   return Object.freeze({
     agentId: 'ada',
     turn: turn(),
-    messages: [{ role: 'user', content: 'hi' }],
+    messages: [{ role: 'user' as const, content: 'hi' }],
     usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
     settings: settings(),
     models: ['default'],
