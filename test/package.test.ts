@@ -136,7 +136,8 @@ describe('the built package', () => {
         path.join(app, 'app.mjs'),
         `
 import assert from 'node:assert/strict';
-import { discoverSkills, runSkillScript } from 'skillstate';
+import { discoverSkills } from 'skillstate';
+import { runSkillScript } from 'skillstate/documents';
 await assert.rejects(import('tsx/esm/api'), { code: 'ERR_MODULE_NOT_FOUND' });
 const registry = await discoverSkills({ bundled: './skills', examples: ['hello-extended'] });
 assert.deepEqual((await registry.activate('mixed')).spec.actions.map((action) => action.name), ['ping']);

@@ -5,7 +5,8 @@
  */
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { childSystemId, createAgentSystem, defineAgent, type AgentRef, type AgentSystem, type Diagnostic } from 'skillstate';
+import { createAgentSystem, defineAgent, type AgentRef, type AgentSystem, type Diagnostic } from 'skillstate';
+import { childSystemId } from '../../machines/skill-lifecycle.js';
 import { mcpSkill, serveMcp, type ConnectionContext, type McpSkillOptions } from 'skillstate/mcp';
 import { counter } from 'skillstate/skills';
 import path from 'node:path';
