@@ -12,5 +12,5 @@
 export { createMcpServer, type McpTarget, type McpServerOptions } from './server.js';
 export { serveMcp, type ServeMcpOptions, type StdioServeOptions, type HttpServeOptions, type McpEndpoint } from './serve.js';
 export { SKILL_SCHEME, DISCLOSURE_PROMPT, skillResourceUri } from './documents.js';
-export { mcpSkill, type McpSkillOptions, type McpStdioSkillOptions, type McpHttpSkillOptions, type ConnectionContext } from './skill.js';
+export { mcpSkill, type McpSkillOptions, type McpStdioSkillOptions, type McpHttpSkillOptions } from './skill.js';
 export type { McpFailureReason } from './connection.js';
