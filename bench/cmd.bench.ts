@@ -3,7 +3,8 @@
  * the params with zod, run the function, spread the new count into the state.
  */
 import { z } from 'zod';
-import { cmd, defineAgent, execute } from '../src/index.js';
+import { cmd, defineAgent } from '../src/index.js';
+import { execute } from '../src/core/cmd.js';
 import { counter } from '../skills/index.js';
 import { compare, formatNs, pairedRatio, type CaseResult, type ReportRow } from './harness.js';
 

@@ -4,7 +4,8 @@
  * anchor measured in the same rounds — a scan of every skill testing a precompiled
  * word-boundary regex per keyword and verb, and each pattern.
  */
-import { createDocumentSkillRegistry, defineDocumentSkill, disclose } from '../src/index.js';
+import { createDocumentSkillRegistry, defineDocumentSkill } from '../src/index.js';
+import { disclose } from '../src/manifest/index.js';
 import { planDisclosure } from '../src/manifest/disclose.js';
 import { compare, formatNs, pairedRatio, type ReportRow } from './harness.js';
 

@@ -15,7 +15,8 @@
  * same skills.
  */
 import path from 'node:path';
-import { createDocumentSkillRegistry, defineDocumentSkill, discoverSkills, disclose, type DocumentSkillRegistry } from '../src/index.js';
+import { createDocumentSkillRegistry, defineDocumentSkill, discoverSkills, type DocumentSkillRegistry } from '../src/index.js';
+import { disclose } from '../src/manifest/index.js';
 import { planDisclosure } from '../src/manifest/disclose.js';
 import { TriggerIndex } from '../src/manifest/match.js';
 import { RelevanceIndex } from '../src/manifest/rank.js';

@@ -9,7 +9,8 @@
  * scripted stand-in for the model, so it runs offline.
  */
 import { z } from 'zod';
-import { defineAgent, mountSkill, toolsForAgent, unmountSkill, agentToolset } from 'skillstate';
+import { defineAgent, mountSkill, unmountSkill } from 'skillstate';
+import { toolsForAgent, agentToolset } from 'skillstate/tools';
 import { arithmetic, calculator, counter } from 'skillstate/skills';
 import { parentChildTour } from './parent-child.js';
 import { persistenceTour } from './persistence.js';

@@ -4,7 +4,9 @@
  * unasked; an application passes its own folder as `bundled`), show the four disclosure tiers, load a skill through
  * `cmd` (it is mounted: its toolset's tools become the agent's), read a resource, run a script.
  */
-import { cmd, createDocumentSkillRegistry, createSkillTools, defineAgent, disclose, discoverSkills, runSkillScript, toolsForAgent } from 'skillstate';
+import { cmd, createDocumentSkillRegistry, createSkillTools, defineAgent, discoverSkills } from 'skillstate';
+import { disclose, runSkillScript } from 'skillstate/documents';
+import { toolsForAgent } from 'skillstate/tools';
 
 export async function documentSkillsTour(
   log: (line: string) => void = console.log,

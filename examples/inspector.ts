@@ -7,7 +7,8 @@
  *   npm run example -- examples/inspector.ts --once   # runs the signals and exits (what CI does)
  * Without a browser, use the trace instead: createAgentSystem({ trace: 'trace.jsonl' }).
  */
-import { createAgentSystem, createSignal, defineAgent, startInspector } from 'skillstate';
+import { createAgentSystem, createSignal, defineAgent } from 'skillstate';
+import { startInspector } from 'skillstate/inspect';
 import { arithmetic, counter } from 'skillstate/skills';
 
 const MathAgent = defineAgent({ name: 'math_agent', skills: [counter] });

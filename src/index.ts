@@ -1,9 +1,12 @@
 /**
  * skillstate: an actor-model runtime for agent skills, built on XState v5.
  *
- * This is the public surface: what the README and docs/ teach, and the types that appear in
- * its signatures. Everything else is internal (tests import it by path). Each name is listed in
- * docs/api.md; test/api.test.ts keeps the two in step.
+ * The main entry: what defining and running agents needs (signals, actions, skills, agents, the
+ * pure operations on agent values, effects, errors, the agent system, model-driven agents, and
+ * loading document skills), and the types that appear in its signatures. The rest of the public
+ * surface is in named subpaths (`skillstate/documents`, `skillstate/tools`, `skillstate/inspect`,
+ * `skillstate/testing`, ...); everything else is internal. Each name is listed in docs/api.md;
+ * test/api.test.ts keeps the two in step and this entry at 40 values or fewer.
  */
 
 // ── Signals ─────────────────────────────────────────────────────────────────────────────────
@@ -51,16 +54,15 @@ export {
   type DeepPartial,
   type NewAgentOptions,
 } from './core/agent-definition.js';
-export { Agent, type AgentData, type MountedSkill } from './core/agent-value.js';
+export type { Agent, AgentData, MountedSkill } from './core/agent-value.js';
 export { createSkillRegistry, type SkillRegistry, type SkillResolver } from './core/skill-registry.js';
 export type { Instruction, InstructionObject, RouteTarget } from './core/instruction.js';
 export type { ObjectSchema } from './core/schema.js';
 export type { Result } from './core/result.js';
 
 // ── Pure operations on agent values ───────────────────────────────────────────────────────────
-export { cmd, execute, type CmdOptions, type CmdResult, type InstructionResult } from './core/cmd.js';
+export { cmd, type CmdOptions, type CmdResult, type InstructionResult } from './core/cmd.js';
 export { mountSkill, mountSkills, unmountSkill, replaceSkill, mountedSkills, isMounted, type MountResult, type WithSkill } from './core/mount.js';
-export type { InvokeUserCode, UserCodeCall } from './core/invoke.js';
 
 // ── Effects ─────────────────────────────────────────────────────────────────────────────────
 export {
@@ -80,10 +82,6 @@ export {
   type ErrorEffect,
 } from './core/effects.js';
 
-// ── Tools for language models ─────────────────────────────────────────────────────────────────
-export { toolsForAgent, agentToolset, toolForAction, type Toolset, type ToolBinding, type ToolOptions } from './core/toolset.js';
-export type { FunctionTool, JsonSchema } from './core/function-tool.js';
-
 // ── Errors and diagnostics ──────────────────────────────────────────────────────────────────
 export { SkillstateError, SignalError, RouteError, DefinitionError, StateError, type ErrorCode, type ErrorInfo, type Issue } from './core/errors.js';
 export type { Diagnostic, DiagnosticLevel, DiagnosticListener } from './core/diagnostics.js';
@@ -97,9 +95,7 @@ export { ERROR_SIGNAL, DIAGNOSTIC_SIGNAL, CALL_ABORTED_SIGNAL } from './runtime/
 export type { AgentRef, AgentView, AgentSnapshot, ScheduledSignal, AgentStatus, CallOptions, MountReport } from './runtime/agent-ref.js';
 export { createMemoryStore, createFileStore, type SnapshotStore } from './runtime/persistence.js';
 export type { TraceOption, TraceRecord, TraceLine } from './runtime/trace.js';
-export { startInspector, type InspectorHandle, type InspectorOptions, type InspectorStopped } from './runtime/inspection.js';
-export { redactInspectionMessage, REDACTED, type InspectionMessage, type InspectionRedactor, type InspectedSnapshot } from './viewer/messages.js';
-export { lifecycleSystemId, childSystemId, type LifecycleState } from '../machines/skill-lifecycle.js';
+export type { LifecycleState } from '../machines/skill-lifecycle.js';
 
 // ── Model-driven agents ─────────────────────────────────────────────────────────────────────
 export {
@@ -117,33 +113,9 @@ export {
   type PendingToolCall,
 } from './model/conversation.js';
 export type { ChatModel, Compactor, CompactionRequest } from './model/models.js';
-export type { TurnPhase } from './model/turn-machine.js';
 
-// ── Document skills ─────────────────────────────────────────────────────────────────────────
-export { parseSkillManifest, inspectSkillManifest, type ParseOptions, type ParsedManifest, type ManifestReport } from './manifest/parse.js';
-export type { SkillManifest, ManifestSpec, ToolsetRef, ScriptRef } from './manifest/fields.js';
-export { validateSkillDir, type ValidationResult } from './manifest/validate.js';
-export type { TriggerSpec, TriggerPattern } from './manifest/triggers.js';
+// ── Loading document skills (the rest of the document layer: `skillstate/documents`) ────────────
+export { discoverSkills, type SkillSources, type DiscoverOptions } from './manifest/discover.js';
+export { createDocumentSkillRegistry, type DocumentSkillRegistry, type RegistryOptions } from './manifest/document-registry.js';
 export { defineDocumentSkill, type DocumentSkill, type DocumentSkillDefinition, type LoadedSkill, type SkillResource, type ResourceReadOptions } from './manifest/document.js';
-export {
-  DocumentSkillRegistry,
-  createDocumentSkillRegistry,
-  type ShadowedSkill,
-  type ActivatedSkill,
-  type RegistryOptions,
-  type SkillChange,
-  type SkillWatcher,
-  type WatchOptions,
-  type RunningAgents,
-} from './manifest/document-registry.js';
-export type { SkillEntry, SkillSourceKind } from './manifest/skill-entry.js';
-export { discoverSkills, defaultSkillSources, type DefaultSkillSourcesOptions, BUNDLED_SKILLS_DIR, EXAMPLE_SKILLS_DIR, exampleSkillNames, exampleSkillPath, type SkillSources, type DiscoverOptions, type ScanStats } from './manifest/discover.js';
-export type { TrustPolicy } from './manifest/trust.js';
-export type { DocumentSkillMetadata } from './manifest/spec.js';
-export type { AllowedToolEntry } from './manifest/allowed-tools.js';
-export type { TriggerMatch, SkillUsage } from './manifest/match.js';
-export { disclose, rankSkills, DEFAULT_CATALOG_BUDGET, type Disclosure, type DisclosurePlan, type DiscloseOptions, type Tier } from './manifest/disclose.js';
-export type { Budget, Cut, RootPathMode, RootPathOptions } from './manifest/render.js';
-export type { ResourceContent } from './manifest/resources.js';
-export { runSkillScript, ENV_ALLOW_LIST, type ScriptOptions, type ScriptResult, type ScriptOwner } from './manifest/scripts.js';
 export { createSkillTools, type SkillToolsOptions, type LoadSkillOutput } from './manifest/skill-tools.js';

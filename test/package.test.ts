@@ -19,8 +19,10 @@ const userEnv = { ...process.env, NODE_OPTIONS: (process.env.NODE_OPTIONS ?? '')
 const program = `
 import assert from 'node:assert/strict';
 import { createAgentSystem, createSignal, createSkillTools, defineAgent, discoverSkills } from 'skillstate';
+import { EXAMPLE_SKILLS_DIR, parseSkillManifest } from 'skillstate/documents';
 import { counter } from 'skillstate/skills';
 import { createAgentTestModel } from 'skillstate/testing';
+import { toolsForAgent } from 'skillstate/tools';
 
 assert.match(import.meta.resolve('skillstate'), /\\/dist\\/src\\/index\\.js$/);
 assert.equal(typeof createAgentTestModel, 'function');
@@ -29,6 +31,9 @@ assert.equal(typeof mcp.serveMcp, 'function');
 assert.equal(typeof mcp.mcpSkill, 'function');
 const registry = await discoverSkills({ examples: ['csv-tools', 'hello-extended'] });
 assert.deepEqual(registry.entries().map((entry) => entry.name), ['csv-tools', 'hello-extended']);
+assert.equal(registry.entry('hello-extended').rootPath, EXAMPLE_SKILLS_DIR + '/hello-extended');
+assert.equal(parseSkillManifest('---\\nname: tiny\\ndescription: A tiny skill.\\n---\\nBody.').manifest.name, 'tiny');
+assert.deepEqual(toolsForAgent(defineAgent({ name: 'tools', skills: [counter] }).new()).map((tool) => tool.function.name).sort(), ['decrement', 'get_count', 'increment', 'reset']);
 
 const system = createAgentSystem({ resolvers: [registry] });
 const agent = system.spawn(defineAgent({ name: 'assistant', skills: [counter, createSkillTools(registry)] }), { id: 'a1' });
@@ -40,7 +45,7 @@ assert.match(JSON.stringify(greeted), /Hello, Ada/);
 await system.shutdown();
 
 // The local viewer's page and its Mermaid are found from the build too.
-const { startInspector } = await import('skillstate');
+const { startInspector } = await import('skillstate/inspect');
 const inspector = await startInspector({ viewer: 'local' });
 for (const file of ['', 'viewer.js', 'mermaid.min.js']) assert.equal((await fetch(inspector.localUrl + file)).status, 200, file);
 await inspector.stop();
@@ -136,7 +141,8 @@ describe('the built package', () => {
         path.join(app, 'app.mjs'),
         `
 import assert from 'node:assert/strict';
-import { discoverSkills, runSkillScript } from 'skillstate';
+import { discoverSkills } from 'skillstate';
+import { runSkillScript } from 'skillstate/documents';
 await assert.rejects(import('tsx/esm/api'), { code: 'ERR_MODULE_NOT_FOUND' });
 const registry = await discoverSkills({ bundled: './skills', examples: ['hello-extended'] });
 assert.deepEqual((await registry.activate('mixed')).spec.actions.map((action) => action.name), ['ping']);
@@ -237,14 +243,24 @@ import { createAgentSystem, createSignal, defineAgent, discoverSkills } from 'sk
 import { counter } from 'skillstate/skills';
 import { scriptedModel } from 'skillstate/testing';
 import { serveMcp } from 'skillstate/mcp';
+import { disclose } from 'skillstate/documents';
+import { toolsForAgent } from 'skillstate/tools';
+import { startInspector } from 'skillstate/inspect';
 
 assert.match(import.meta.resolve('skillstate'), /\\/node_modules\\/skillstate\\/dist\\/src\\/index\\.js$/);
+assert.match(import.meta.resolve('skillstate/documents'), /\\/node_modules\\/skillstate\\/dist\\/src\\/manifest\\/index\\.js$/);
+assert.match(import.meta.resolve('skillstate/tools'), /\\/node_modules\\/skillstate\\/dist\\/src\\/core\\/tools\\.js$/);
+assert.match(import.meta.resolve('skillstate/inspect'), /\\/node_modules\\/skillstate\\/dist\\/src\\/runtime\\/inspect\\.js$/);
 assert.equal(typeof scriptedModel, 'function');
 assert.equal(typeof serveMcp, 'function');
+assert.equal(typeof startInspector, 'function');
 const registry = await discoverSkills({ examples: ['csv-tools', 'hello-extended'] });
 assert.deepEqual(registry.entries().map((entry) => entry.name), ['csv-tools', 'hello-extended']);
+assert.match((await disclose(registry, 'say hello')).text, /hello-extended/);
+const definition = defineAgent({ name: 'assistant', skills: [counter] });
+assert.ok(toolsForAgent(definition.new()).some((tool) => tool.function.name === 'increment'));
 const system = createAgentSystem({ resolvers: [registry] });
-const agent = system.spawn(defineAgent({ name: 'assistant', skills: [counter] }), { id: 'a1' });
+const agent = system.spawn(definition, { id: 'a1' });
 agent.send(createSignal('counter.increment'));
 assert.deepEqual(await agent.call(createSignal('counter.get')), { count: 1 });
 await system.shutdown();
@@ -285,10 +301,13 @@ import * as testing from 'skillstate/testing';
 import * as mcp from 'skillstate/mcp';
 import * as cli from 'skillstate/cli';
 import * as restate from 'skillstate/restate';
+import * as documents from 'skillstate/documents';
+import * as tools from 'skillstate/tools';
+import * as inspect from 'skillstate/inspect';
 
 const model: ChatModel = testing.scriptedModel([{ text: 'hi' }]);
 export const system = createAgentSystem({ models: { scripted: model } });
-export type Everything = [typeof skillstate, typeof skills, typeof testing, typeof mcp, typeof cli, typeof restate];
+export type Everything = [typeof skillstate, typeof skills, typeof testing, typeof mcp, typeof cli, typeof restate, typeof documents, typeof tools, typeof inspect];
 `,
     );
     const outcome = spawnSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', app], { cwd: app, encoding: 'utf8', timeout: 120_000 });

@@ -12,14 +12,13 @@ import {
   defineSkill,
   mountSkill,
   result,
-  toolsForAgent,
   type ActionContext,
   type Agent,
   type AgentRef,
-  type FunctionTool,
   type Signal,
   type SkillState,
 } from '../src/index.js';
+import { toolsForAgent, type FunctionTool } from '../src/core/tools.js';
 
 const counterState = z.object({ count: z.number().int().default(0), step: z.number().int().default(1) });
 const counterConfig = z.object({ initial: z.number().int().default(0) });

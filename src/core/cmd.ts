@@ -30,14 +30,18 @@ import { invalidStateUpdate, updateSlice } from './state-update.js';
 import type { AnySkill, SkillAttachment } from './skill.js';
 import { isThenable } from './maybe-async.js';
 
-/** Options of `cmd` and `execute`. */
+/** Options of `cmd`. */
 export interface CmdOptions {
   /** The signal being processed, passed to actions as `ctx.signal`. */
   signal?: Signal;
-  /** Wraps every call of an action's `run` (see `InvokeUserCode`); by default it is called directly. */
-  invoke?: InvokeUserCode;
   /** After a failed instruction: skip the rest (`stop`, the default) or run them (`continue`). */
   onError?: 'stop' | 'continue';
+}
+
+/** Options of `execute`: those of `cmd`, and the host's wrapper of user code. */
+export interface ExecuteOptions extends CmdOptions {
+  /** Wraps every call of an action's `run` (see `InvokeUserCode`); by default it is called directly. */
+  invoke?: InvokeUserCode;
 }
 
 /** The result of one instruction run by `cmd`: its output, or the error that stopped it. */
@@ -76,7 +80,7 @@ export function cmd<TState extends object>(
 export function execute<TState extends object>(
   agent: Agent<TState>,
   instructions: Instruction | readonly Instruction[],
-  options?: CmdOptions,
+  options?: ExecuteOptions,
 ): CmdResult<TState> | Promise<CmdResult<TState>> {
   const catalog = catalogOf(agent);
   if (!catalog) {
@@ -117,7 +121,7 @@ class Run {
     /** The catalog of `agent`: an instruction that mounts or unmounts a skill changes it for the next ones. */
     public catalog: Catalog,
     private readonly list: readonly unknown[],
-    private readonly options: CmdOptions | undefined,
+    private readonly options: ExecuteOptions | undefined,
   ) {}
 
   /** Records a step; returns false when the remaining instructions must be skipped. */
@@ -158,7 +162,7 @@ function failed(error: ErrorInfo): InstructionStep {
   return { ok: false, error, action: error.action, skill: error.skill };
 }
 
-function runInstruction(agent: Agent<object>, catalog: Catalog, raw: unknown, options: CmdOptions | undefined): InstructionStep | Promise<InstructionStep> {
+function runInstruction(agent: Agent<object>, catalog: Catalog, raw: unknown, options: ExecuteOptions | undefined): InstructionStep | Promise<InstructionStep> {
   const normalized = normalizeInstruction(raw);
   if (!normalized.ok) return failed(normalized.error);
   const instruction = normalized.value;
@@ -174,7 +178,7 @@ function runAction(
   catalog: Catalog,
   entry: ActionEntry,
   params: Parsed<Record<string, unknown>>,
-  options: CmdOptions | undefined,
+  options: ExecuteOptions | undefined,
 ): InstructionStep | Promise<InstructionStep> {
   const { action, skill } = entry;
   const skillName = skill?.spec.name;

@@ -41,13 +41,6 @@ function packageRoot(from: string): string {
 export const EXAMPLE_SKILLS_DIR = path.join(packageRoot(fileURLToPath(new URL('.', import.meta.url))), 'skills');
 
 /**
- * @deprecated The folder of skillstate's example skills, which discovery no longer scans by
- * default. Name the examples you want (`examples: ['hello-extended']`) or use `EXAMPLE_SKILLS_DIR`;
- * pass your application's own folder as `bundled`.
- */
-export const BUNDLED_SKILLS_DIR = EXAMPLE_SKILLS_DIR;
-
-/**
  * Where to look: exactly the sources named. `false` (or leaving a field out) means the source is
  * not scanned, so `{ bundled: './skills' }` scans that folder alone; `defaultSkillSources({
  * bundled: './skills' })` adds it to the project and user folders.

@@ -14,7 +14,8 @@
  * I/O: through the registry only.
  */
 import { ErrorCode, type McpError, type GetPromptResult, type Prompt, type ReadResourceResult, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
-import { disclose, SkillstateError, type DocumentSkillRegistry } from '../index.js';
+import { disclose } from '../manifest/disclose.js';
+import { SkillstateError, type DocumentSkillRegistry } from '../index.js';
 import { readSkillResource } from '../manifest/resources.js';
 import { bodyForModel } from '../manifest/trust.js';
 import { protocolError } from './protocol-error.js';

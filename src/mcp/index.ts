@@ -11,7 +11,6 @@
  */
 export { createMcpServer, type McpTarget, type McpServerOptions } from './server.js';
 export { serveMcp, type ServeMcpOptions, type StdioServeOptions, type HttpServeOptions, type McpEndpoint } from './serve.js';
-export { ERROR_META_KEY } from './tools.js';
 export { SKILL_SCHEME, DISCLOSURE_PROMPT, skillResourceUri } from './documents.js';
-export { mcpSkill, actionNames, CONNECTION_CHILD, type McpSkillOptions, type McpStdioSkillOptions, type McpHttpSkillOptions, type ConnectionContext } from './skill.js';
+export { mcpSkill, type McpSkillOptions, type McpStdioSkillOptions, type McpHttpSkillOptions } from './skill.js';
 export type { McpFailureReason } from './connection.js';

@@ -14,7 +14,9 @@
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { SkillstateError, type AgentRef, type AnyAction, type ErrorInfo, type JsonSchema, type Toolset } from '../index.js';
+import { SkillstateError, type AgentRef, type AnyAction, type ErrorInfo } from '../index.js';
+import type { JsonSchema } from '../core/function-tool.js';
+import type { Toolset } from '../core/toolset.js';
 import { catalogOf } from '../core/agent-value.js';
 import { isPlainObject } from '../core/plain.js';
 

@@ -14,7 +14,6 @@ import {
   defineAgent,
   defineSkill,
   Effects,
-  execute,
   fail,
   result,
   unmountSkill,
@@ -22,6 +21,7 @@ import {
   type CmdResult,
   type Instruction,
 } from '../../src/index.js';
+import { execute } from '../../src/core/cmd.js';
 import { calculator, counter } from '../../skills/index.js';
 import { auth, httpClient, search, viaJson } from './support.js';
 

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Decision, defineAction, defineSkill, DefinitionError, createSignal, type FunctionTool } from '../../src/index.js';
+import { Decision, defineAction, defineSkill, DefinitionError, createSignal } from '../../src/index.js';
+import type { FunctionTool } from '../../src/core/tools.js';
 import { initialSlice, isSkill, resolveSkillConfig, unpackAttachment } from '../../src/core/skill.js';
 import { thrownBy } from './support.js';
 

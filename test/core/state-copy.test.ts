@@ -7,7 +7,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Decision, defineAction, defineAgent, defineSkill, execute, mountSkill, result, unmountSkill, type Agent, type AnySkill } from '../../src/index.js';
+import { Decision, defineAction, defineAgent, defineSkill, mountSkill, result, unmountSkill, type Agent, type AnySkill } from '../../src/index.js';
+import { execute } from '../../src/core/cmd.js';
 import { stepAgent } from '../../src/engine/index.js';
 import { createSignal } from '../../src/core/signal.js';
 

@@ -7,7 +7,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { DefinitionError, agentToolset, defineAction, defineAgent, defineSkill, mountSkill, toolForAction, toolsForAgent, type FunctionTool, type JsonSchema } from '../../src/index.js';
+import { DefinitionError, defineAction, defineAgent, defineSkill, mountSkill } from '../../src/index.js';
+import { agentToolset, toolForAction, toolsForAgent, type FunctionTool, type JsonSchema } from '../../src/core/tools.js';
 import { ACTION_NAME } from '../../src/core/action.js';
 import { add, arithmetic, calculator, counter } from '../../skills/index.js';
 import { thrownBy, viaJson } from './support.js';

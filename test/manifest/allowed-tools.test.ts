@@ -4,7 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { cmd, createSkillTools, defineAction, defineAgent, discoverSkills, parseSkillManifest, toolsForAgent } from '../../src/index.js';
+import { cmd, createSkillTools, defineAction, defineAgent, discoverSkills } from '../../src/index.js';
+import { parseSkillManifest } from '../../src/manifest/index.js';
+import { toolsForAgent } from '../../src/core/tools.js';
 import { parseAllowedTools } from '../../src/manifest/allowed-tools.js';
 import { documentMetadata } from '../../src/manifest/spec.js';
 import { simpleSkill, tree } from './tree.js';

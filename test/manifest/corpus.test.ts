@@ -6,7 +6,8 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { discoverSkills, validateSkillDir } from '../../src/index.js';
+import { discoverSkills } from '../../src/index.js';
+import { validateSkillDir } from '../../src/manifest/index.js';
 
 const CORPUS = '/work/shared/corpus';
 const ROOTS = ['anthropics-skills', 'openai-skills'].map((name) => path.join(CORPUS, name));

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createDocumentSkillRegistry, defineDocumentSkill, disclose, discoverSkills, type DocumentSkillDefinition } from '../../src/index.js';
+import { createDocumentSkillRegistry, defineDocumentSkill, discoverSkills, type DocumentSkillDefinition } from '../../src/index.js';
+import { disclose } from '../../src/manifest/index.js';
 import { planDisclosure } from '../../src/manifest/disclose.js';
 import { CRITICAL_RULES } from '../../src/manifest/render.js';
 import { compileTriggerPattern } from '../../src/manifest/triggers.js';

@@ -4,7 +4,8 @@
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { discoverSkills, validateSkillDir } from '../../src/index.js';
+import { discoverSkills } from '../../src/index.js';
+import { validateSkillDir } from '../../src/manifest/index.js';
 import { invalidUtf8Offset } from '../../src/manifest/utf8.js';
 import { tree } from './tree.js';
 

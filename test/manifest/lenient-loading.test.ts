@@ -8,7 +8,8 @@ import { mkdir, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { discoverSkills, parseSkillManifest } from '../../src/index.js';
+import { discoverSkills } from '../../src/index.js';
+import { parseSkillManifest } from '../../src/manifest/index.js';
 import { skillMd, tree } from './tree.js';
 
 const BIN = fileURLToPath(new URL('../../bin/skillstate.js', import.meta.url));

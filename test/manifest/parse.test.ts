@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ManifestError, parseSkillManifest, inspectSkillManifest } from '../../src/index.js';
+import { ManifestError } from '../../src/index.js';
+import { parseSkillManifest, inspectSkillManifest } from '../../src/manifest/index.js';
 import { codePointLength, firstSentence, pythonStrip } from '../../src/manifest/fields.js';
 import { splitFrontMatter } from '../../src/manifest/frontmatter.js';
 

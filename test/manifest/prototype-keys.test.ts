@@ -5,7 +5,8 @@
  * warning names each one.
  */
 import { describe, expect, it } from 'vitest';
-import { discoverSkills, inspectSkillManifest, parseSkillManifest } from '../../src/index.js';
+import { discoverSkills } from '../../src/index.js';
+import { inspectSkillManifest, parseSkillManifest } from '../../src/manifest/index.js';
 import { skillMd, tree } from './tree.js';
 
 const HOSTILE = skillMd(`

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cmd, createDocumentSkillRegistry, createSkillTools, defineAgent, defineDocumentSkill, disclose, discoverSkills, parseSkillManifest, type DocumentSkillDefinition } from '../../src/index.js';
+import { cmd, createDocumentSkillRegistry, createSkillTools, defineAgent, defineDocumentSkill, discoverSkills, type DocumentSkillDefinition } from '../../src/index.js';
+import { disclose, parseSkillManifest } from '../../src/manifest/index.js';
 import { planDisclosure, rankSkills } from '../../src/manifest/disclose.js';
 import { bodyHeadings, relevanceTerms, strongMatches, type RelevanceScore } from '../../src/manifest/rank.js';
 import { skillMd, tree } from './tree.js';

@@ -7,7 +7,8 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { discoverSkills, parseSkillManifest, validateSkillDir } from '../../src/index.js';
+import { discoverSkills } from '../../src/index.js';
+import { parseSkillManifest, validateSkillDir } from '../../src/manifest/index.js';
 import { referenceYamlRefusal } from '../../src/manifest/reference-yaml.js';
 import { validateSkillTree } from '../../src/manifest/validate-tree.js';
 import { tree } from './tree.js';

@@ -6,7 +6,8 @@
 import { symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cmd, createSkillTools, defineAgent, disclose, discoverSkills, runSkillScript } from '../../src/index.js';
+import { cmd, createSkillTools, defineAgent, discoverSkills } from '../../src/index.js';
+import { disclose, runSkillScript } from '../../src/manifest/index.js';
 import { type RootPathMode } from '../../src/manifest/render.js';
 import { PATH_RULES } from '../../src/manifest/render.js';
 import { simpleSkill, tree } from './tree.js';

@@ -5,7 +5,8 @@
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { defaultSkillSources, discoverSkills } from '../../src/index.js';
+import { defaultSkillSources } from '../../src/manifest/index.js';
+import { discoverSkills } from '../../src/index.js';
 import { simpleSkill, tree } from './tree.js';
 
 async function places() {

@@ -1,7 +1,8 @@
 import { symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cmd, createSkillTools, defineAgent, discoverSkills, isMounted, toolsForAgent, ManifestError } from '../../src/index.js';
+import { cmd, createSkillTools, defineAgent, discoverSkills, isMounted, ManifestError } from '../../src/index.js';
+import { toolsForAgent } from '../../src/core/tools.js';
 import { EXAMPLE_SKILLS_DIR } from '../../src/manifest/discover.js';
 import { simpleSkill, tree } from './tree.js';
 

@@ -2,7 +2,8 @@
 import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cmd, createSkillTools, defineAgent, disclose, discoverSkills, runSkillScript, type LoadSkillOutput } from '../../src/index.js';
+import { cmd, createSkillTools, defineAgent, discoverSkills, type LoadSkillOutput } from '../../src/index.js';
+import { disclose, runSkillScript } from '../../src/manifest/index.js';
 import { defaultSkillSources, EXAMPLE_SKILLS_DIR } from '../../src/manifest/discover.js';
 import { bodyForModel, readTrustFile, trustSkillFolders } from '../../src/manifest/trust.js';
 import { simpleSkill, tree } from './tree.js';

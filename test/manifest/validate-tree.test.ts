@@ -7,7 +7,7 @@
 import { symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { validateSkillDir } from '../../src/index.js';
+import { validateSkillDir } from '../../src/manifest/index.js';
 import { scanSkillSources } from '../../src/manifest/discover.js';
 import { validateSkillTree } from '../../src/manifest/validate-tree.js';
 import { simpleSkill, skillMd, tree } from './tree.js';

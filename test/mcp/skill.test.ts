@@ -5,8 +5,10 @@
  */
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { childSystemId, createAgentSystem, defineAgent, type AgentRef, type AgentSystem, type Diagnostic } from 'skillstate';
-import { mcpSkill, serveMcp, type ConnectionContext, type McpSkillOptions } from 'skillstate/mcp';
+import { createAgentSystem, defineAgent, type AgentRef, type AgentSystem, type Diagnostic } from 'skillstate';
+import { childSystemId } from '../../machines/skill-lifecycle.js';
+import { mcpSkill, serveMcp, type McpSkillOptions } from 'skillstate/mcp';
+import type { ConnectionContext } from '../../src/mcp/skill.js';
 import { counter } from 'skillstate/skills';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { agentToolset, chatMessage, cmd, conversation, createSignal, createSkillTools, defineAction, defineAgent, discoverSkills, type Agent } from '../../src/index.js';
+import { agentToolset } from '../../src/core/tools.js';
+import { chatMessage, cmd, conversation, createSignal, createSkillTools, defineAction, defineAgent, discoverSkills, type Agent } from '../../src/index.js';
 import { preApprovalsOf, preApprovedBy } from '../../src/model/pre-approval.js';
 import { scriptedModel, type ScriptedResponse } from '../../src/testing/index.js';
 import { calculator } from '../../skills/index.js';

@@ -4,7 +4,8 @@
  * recomputed from the skills mounted now. `tools()` is its former name.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { agentToolset, defineAgent, type AgentSystem } from '../../src/index.js';
+import { agentToolset } from '../../src/core/tools.js';
+import { defineAgent, type AgentSystem } from '../../src/index.js';
 import { arithmetic, counter } from '../../skills/index.js';
 import { quietSystem } from './fixtures.js';
 

@@ -8,7 +8,7 @@ import { connect } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { startInspector, type InspectorHandle, type InspectorOptions } from '../../src/index.js';
+import { startInspector, type InspectorHandle, type InspectorOptions } from '../../src/runtime/inspect.js';
 import { REDACTED, type InspectionMessage } from '../../src/viewer/messages.js';
 import { createSignal, defineAgent, defineSkill, notebook, quietSystem, z } from './fixtures.js';
 
