@@ -25,6 +25,7 @@ import { agentToolset, type Toolset } from '../core/toolset.js';
 import type { StepOutcome } from '../engine/index.js';
 import type { AgentActor, AgentHost, AgentItemEvent } from '../../machines/agent.js';
 import type { LifecycleReport, LifecycleState } from '../../machines/skill-lifecycle.js';
+import { stopActor } from '../../machines/xstate-internals.js';
 import type { AgentRef, AgentSnapshot, AgentView, CallOptions, MountReport, ScheduledSignal } from './agent-ref.js';
 import { RuntimeError } from './errors.js';
 import { SkillLifecycles } from './lifecycles.js';
@@ -666,23 +667,4 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       this.system.inStep--;
     }
   }
-}
-
-/**
- * Stops an agent's actor. One that failed has stopped already, but XState leaves the children
- * of a failed actor running: its skill lifecycles (and their children) are stopped here instead,
- * through `_stop`, the call XState's own `stopChild` makes (the public `stop()` is for root
- * actors only).
- */
-function stopActor(actor: AgentActor): void {
-  const snapshot = actor.getSnapshot();
-  if (snapshot.status !== 'error') {
-    actor.stop();
-    return;
-  }
-  for (const child of Object.values(snapshot.children as Record<string, unknown>)) (child as Stoppable | undefined)?._stop();
-}
-
-interface Stoppable {
-  _stop(): void;
 }

@@ -21,6 +21,7 @@ import { isSkill, SKILL_NAME, type AnySkill } from '../core/skill.js';
 import { agentMachine, startingAgentMachine } from '../../machines/agent.js';
 import type { LifecycleState } from '../../machines/skill-lifecycle.js';
 import { systemMachine, type EffectEvent, type SystemActor, type SystemHost } from '../../machines/system.js';
+import { FailureObserver } from '../../machines/xstate-internals.js';
 import { AgentProcess } from './agent-process.js';
 import type { AgentRef, AgentSnapshot } from './agent-ref.js';
 import { Broadcaster, DIAGNOSTIC_SIGNAL, ERROR_SIGNAL } from './broadcast.js';
@@ -275,7 +276,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
       input: { agent: agent as Agent<object>, host: process },
       ...(this.inspect ? { inspect: this.inspect } : {}),
     });
-    process.actor.subscribe(new FailureWatch(this, process as AgentProcess<object>));
+    process.actor.subscribe(new FailureObserver(this, process as AgentProcess<object>));
     this.agents.set(agent.id, process as AgentProcess<object>);
     if (parent !== undefined) (this.agents.get(parent)!.childIds ??= new Set()).add(agent.id);
     process.registeredAtStart = registeredNames(catalogOf(agent)!);
@@ -573,19 +574,4 @@ function scheduledSignals(snapshot: AgentSnapshot): Array<{ due: number; signal:
     entries.push({ due, signal });
   }
   return entries;
-}
-
-/**
- * Watches an agent's actor for a failure. An object with a method rather than a closure: XState
- * binds the method to it, and an agent keeps one of these for its whole life.
- */
-class FailureWatch {
-  constructor(
-    private readonly runtime: SystemRuntime,
-    private readonly process: AgentProcess<object>,
-  ) {}
-
-  error(error: unknown): void {
-    this.runtime.actorFailed(this.process, error);
-  }
 }
