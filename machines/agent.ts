@@ -36,7 +36,7 @@
  * the next mailbox item) is handed to the agent's host once the step's outcome is known, in the
  * same transition; an event the host sends the agent meanwhile waits for the transition to end.
  */
-import { assign, enqueueActions, fromPromise, setup, type ActorRefFrom, type AnyActorLogic, type AnyActorRef, type AnyStateMachine } from 'xstate';
+import { assign, enqueueActions, fromPromise, setup, type ActorRefFrom, type AnyActorLogic, type AnyActorRef } from 'xstate';
 import { catalogOf, type Agent } from '../src/core/agent-value.js';
 import type { InstructionObject } from '../src/core/instruction.js';
 import type { ActiveSkill } from '../src/core/catalog.js';
@@ -54,6 +54,7 @@ import {
   type LifecycleReport,
   type LifecycleState,
 } from './skill-lifecycle.js';
+import { actionHandoff, persistedWithout } from './xstate-internals.js';
 
 /** Items as events: plain data, so the inspector and traces show them as they are. */
 export type AgentItemEvent =
@@ -287,7 +288,7 @@ function spawnOptions(op: Extract<LifecycleOp, { op: 'spawn' }>): LifecycleSpawn
 const NO_CHANGE = Object.freeze({});
 
 /** Sync steps that changed the mounted skills, until their `step.reconcile` event is taken. */
-const reconciling = new WeakMap<AgentHost, { event: AgentItemEvent; outcome: StepOutcome; before: Agent<object> }>();
+const reconciling = actionHandoff<AgentHost, { event: AgentItemEvent; outcome: StepOutcome; before: Agent<object> }>();
 
 const agentSetup = setup({
   types: {} as {
@@ -330,16 +331,15 @@ const agentSetup = setup({
       // Started the agent or changed its skills: the machine moves on by an event of its own first.
       if (itemEvent.type === 'start') self.send({ type: 'step.started' });
       if (outcome.agent.mounted !== before.mounted) {
-        reconciling.set(context.host, { event: itemEvent, outcome, before });
+        reconciling.put(context.host, { event: itemEvent, outcome, before });
         self.send({ type: 'step.reconcile' });
       } else context.host.finished(itemEvent, outcome);
       return outcome.agent === before ? NO_CHANGE : { agent: outcome.agent };
     }),
     // A sync step changed the mounted skills: lifecycles follow, then the host is told.
     reconcile: enqueueActions(({ context, enqueue, self }) => {
-      const done = reconciling.get(context.host);
+      const done = reconciling.take(context.host);
       if (!done) return;
-      reconciling.delete(context.host);
       for (const op of reconcile(children(self), done.before, done.outcome.agent)) applyLifecycleOp(enqueue as unknown as CommitEnqueuer, op);
       enqueue(() => context.host.finished(done.event, done.outcome));
     }),
@@ -363,22 +363,13 @@ const agentSetup = setup({
 const STOPPING = { 'agent.stopping': { target: 'stopping' }, 'agent.stopped': { target: 'stopped' } } as const;
 
 /**
- * XState's persisted snapshot of an agent's actor (`ref.actor.getPersistedSnapshot()`) leaves out
- * the host: it is the runtime, not data, and it leads back to the actor. The agent value, its
- * lifecycles and the machine's state are all there; `ref.persist()` is what restores an agent.
+ * The agent machine, starting in `starting` (its first item runs mount hooks) or `idle`. XState's
+ * persisted snapshot of its actor (`ref.actor.getPersistedSnapshot()`) leaves out the host: it is
+ * the runtime, not data, and it leads back to the actor. The agent value, its lifecycles and the
+ * machine's state are all there; `ref.persist()` is what restores an agent.
  */
-function persistedWithoutHost<TMachine extends AnyStateMachine>(machine: TMachine): TMachine {
-  const persist: AnyStateMachine['getPersistedSnapshot'] = machine.getPersistedSnapshot.bind(machine);
-  (machine as AnyStateMachine).getPersistedSnapshot = (snapshot, options) => {
-    const { host: _host, ...context } = (snapshot as { context: AgentContext }).context;
-    return persist({ ...snapshot, context } as typeof snapshot, options);
-  };
-  return machine;
-}
-
-/** The agent machine, starting in `starting` (its first item runs mount hooks) or `idle`. */
 function agentMachineFrom(initial: 'starting' | 'idle') {
-  return persistedWithoutHost(agentSetup.createMachine({
+  return persistedWithout(agentSetup.createMachine({
   id: 'agent',
   context: ({ input, spawn }) => {
     startLifecycles(input, spawn as unknown as LifecycleSpawner);
@@ -415,7 +406,7 @@ function agentMachineFrom(initial: 'starting' | 'idle') {
     'skill.lifecycle': { actions: 'reportLifecycle' },
     'step.reconcile': { actions: 'reconcile' },
   },
-}));
+}), 'host');
 }
 
 /** The agent machine of an agent that starts `idle`. */

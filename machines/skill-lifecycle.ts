@@ -21,9 +21,10 @@
  * A skill's child logic is provided to its lifecycle under names (`provide({ actors })`) and
  * spawned by name, which is what lets XState inspect and persist it.
  */
-import { assign, enqueueActions, sendParent, setup, type AnyActorLogic, type AnyStateMachine } from 'xstate';
+import { assign, enqueueActions, sendParent, setup, type AnyActorLogic } from 'xstate';
 import type { ErrorInfo } from '../src/core/errors.js';
 import type { ChildSpec, RestartPolicy } from '../src/core/skill.js';
+import { withSharedInitialSnapshot } from './xstate-internals.js';
 
 /** The lifecycle state of a skill on a running agent: active while mounted, inactive once unmounted, failed when its children gave up. */
 export type LifecycleState = 'inactive' | 'active' | 'failed';
@@ -209,48 +210,6 @@ const context = ({ input }: { input: LifecycleInput }): LifecycleContext => ({
 
 /** What a plain lifecycle is made with: events only, no input and no context. */
 const plainSetup = setup({ types: {} as { events: LifecycleEvent } });
-
-function sharedTagsChanged(): never {
-  throw new TypeError("a lifecycle's initial snapshot is shared by its actors: its tags cannot change");
-}
-
-/** The tags of a shared initial snapshot: a set that refuses changes, as the rest of it is frozen. */
-class ReadonlyTags extends Set<string> {
-  override add = sharedTagsChanged;
-  override delete = sharedTagsChanged;
-  override clear = sharedTagsChanged;
-}
-
-/**
- * Makes every actor of `machine` start from one initial snapshot, worked out by its first actor,
- * instead of working it out again for each (entering the initial state is most of what creating
- * a small machine's actor costs). Only for a machine whose initial snapshot cannot differ between
- * actors — no context, no entry actions, no eventless transition out of its initial state —
- * which is checked here. XState never changes a snapshot (each transition makes a new one, and
- * copies the history before writing it), so one can be shared: it is frozen, its tags are a set
- * that refuses changes, and each actor gets a `context` and `children` object of its own.
- */
-export function withSharedInitialSnapshot<TMachine extends AnyStateMachine>(machine: TMachine): TMachine {
-  const { root } = machine;
-  const start = root.initial.target[0]!;
-  if (machine.config.context !== undefined || root.entry.length > 0 || start.entry.length > 0 || (start.always?.length ?? 0) > 0) {
-    throw new Error(`machine '${machine.id}' cannot share its initial snapshot: its start differs between actors`);
-  }
-  const compute: AnyStateMachine['getInitialSnapshot'] = machine.getInitialSnapshot.bind(machine);
-  let initial: ReturnType<AnyStateMachine['getInitialSnapshot']> | undefined;
-  (machine as AnyStateMachine).getInitialSnapshot = (actorScope, input) => {
-    if (!initial) {
-      const first = compute(actorScope, input);
-      Object.freeze(first._nodes);
-      Object.freeze(first.historyValue);
-      const tags = new ReadonlyTags();
-      for (const tag of first.tags) Set.prototype.add.call(tags, tag);
-      initial = Object.freeze({ ...first, tags });
-    }
-    return { ...initial, context: {}, children: {} };
-  };
-  return machine;
-}
 
 /**
  * The lifecycle of a skill without children: three resting states and nothing to supervise. Most

@@ -32,6 +32,7 @@ import type { FunctionTool, JsonSchema } from '../core/function-tool.js';
 import { ACTION_NAME } from '../core/action.js';
 import { DEFAULT_LIMITS, describeAddress, McpConnection, McpFailure, type ConnectionLimits, type McpServerAddress } from './connection.js';
 import { ERROR_META_KEY } from './tools.js';
+import { grandparentOf } from '../../machines/xstate-internals.js';
 
 /** The child's id: its systemId is `<agent>/skills/<skill>/connection`. */
 export const CONNECTION_CHILD = 'connection';
@@ -165,14 +166,6 @@ function toolsKey(tools: readonly Tool[]): string {
   return JSON.stringify(tools.map((tool) => [tool.name, tool.description ?? '', tool.inputSchema]));
 }
 
-/**
- * The agent actor a skill child runs under (child → lifecycle → agent), to which item events
- * can be sent: they take their turn in the agent's mailbox.
- */
-function agentActorOf(self: { _parent?: { _parent?: { send(event: unknown): void } } }): { send(event: unknown): void } | undefined {
-  return self._parent?._parent;
-}
-
 /** Everything the skill's versions share: the connections and the connection logic. */
 function skillOf(options: McpSkillOptions, address: McpServerAddress, limits: ConnectionLimits, tools: readonly Tool[]): AnySkill {
   /** Live connections by the child's systemId: an action finds its agent's connection there. */
@@ -181,8 +174,10 @@ function skillOf(options: McpSkillOptions, address: McpServerAddress, limits: Co
   const server = describeAddress(address);
   let latest = toolsKey(tools);
 
+  // The agent the connection runs under (child → lifecycle → agent): an item event sent to it
+  // takes its turn in the agent's mailbox.
   const askRefresh = (self: unknown) =>
-    agentActorOf(self as Parameters<typeof agentActorOf>[0])?.send({ type: 'run', instructions: [{ action: REFRESH_ACTION, params: {}, skill: options.name }] });
+    grandparentOf(self)?.send({ type: 'run', instructions: [{ action: REFRESH_ACTION, params: {}, skill: options.name }] });
 
   const connectionLogic = setup({
     types: {} as { context: ConnectionContext; events: ConnectionEvent },

@@ -1,8 +1,12 @@
 /**
- * One running agent: its XState actor, its mailbox (`mailbox.ts`), its skill lifecycles
- * (`lifecycles.ts`), its registered actions and scheduled signals. It is both the host the agent
- * machine talks to (`AgentHost`) and the `AgentRef` users hold, and it reaches its system only
- * through `ProcessHost`.
+ * The host of one running agent's machine: its XState actor, its mailbox (`mailbox.ts`), its
+ * skill lifecycles (`lifecycles.ts`), its registered actions and scheduled signals. It is the
+ * `AgentHost` the agent machine talks to and the owner of the mailbox, it carries out each
+ * finished step (commits the agent, answers the caller, hands over the effects), and it stops
+ * the agent. It reaches its system only through `ProcessHost`.
+ *
+ * Users never hold it: they hold its `ref` (`process-ref.ts`). Callers waiting for a deferred
+ * answer are kept by `deferred-replies.ts`, and snapshots are taken by `persistence.ts`.
  *
  * An item event sent to the actor directly (`ref.actor.send`) is handed back here and takes its
  * turn in the mailbox like any other: there is one way in.
@@ -15,39 +19,25 @@ import type { AgentDefinition } from '../core/agent-definition.js';
 import { catalogOf, type Agent } from '../core/agent-value.js';
 import type { Blueprint } from '../core/catalog.js';
 import { diagnostic } from '../core/diagnostics.js';
-import type { Effect } from '../core/effects.js';
 import { describeThrown, errorInfo, reworded, SkillstateError, withCause, type ErrorInfo } from '../core/errors.js';
-import { plainInstructions, type Instruction, type InstructionObject } from '../core/instruction.js';
+import { plainInstructions } from '../core/instruction.js';
 import { deepFreeze } from '../core/plain.js';
-import { toSignal, type Signal, type SignalLike } from '../core/signal.js';
+import { toSignal } from '../core/signal.js';
 import type { AnySkill } from '../core/skill.js';
-import { agentToolset, type Toolset } from '../core/toolset.js';
 import type { StepOutcome } from '../engine/index.js';
 import type { AgentActor, AgentHost, AgentItemEvent } from '../../machines/agent.js';
 import type { LifecycleReport, LifecycleState } from '../../machines/skill-lifecycle.js';
-import type { AgentRef, AgentSnapshot, AgentView, CallOptions, MountReport, ScheduledSignal } from './agent-ref.js';
+import { stopActor } from '../../machines/xstate-internals.js';
+import type { AgentRef, MountReport } from './agent-ref.js';
+import { DeferredReplies, lateResult, type ReplyOwner } from './deferred-replies.js';
 import { RuntimeError } from './errors.js';
 import { SkillLifecycles } from './lifecycles.js';
-import { Mailbox, type MailboxItem, type MailboxOwner, type Ticket } from './mailbox.js';
-import { unknownOption } from './options.js';
-import { CALL_ABORTED_SIGNAL } from './broadcast.js';
-import { snapshotCopy, unpersistableError } from './persistence.js';
+import { Mailbox, type MailboxItem, type MailboxOwner } from './mailbox.js';
+import type { ScheduledSignal, SnapshotSource } from './persistence.js';
 import type { ProcessHost } from './process-host.js';
 import { clearTimer, MAX_TIMER_DELAY, type Timer } from './timers.js';
 import { traceCause } from './trace.js';
 import { callUnmountHooks } from '../engine/unmount-hooks.js';
-
-const toolsets = new WeakMap<object, { plain?: Toolset; strict?: Toolset }>();
-
-/** The toolset of an agent value, built once per set of mounted skills (its catalog). */
-function toolsetFor(agent: Agent<object>, strict: boolean): Toolset {
-  const catalog = catalogOf(agent);
-  if (!catalog) return agentToolset(agent, { strict });
-  let cached = toolsets.get(catalog);
-  if (!cached) toolsets.set(catalog, (cached = {}));
-  const key = strict ? 'strict' : 'plain';
-  return (cached[key] ??= agentToolset(agent, { strict }));
-}
 
 /** What a step record in the trace names: the signal's type, the actions run, or the skill. */
 function traceSubject(event: AgentItemEvent, outcome: StepOutcome): string {
@@ -66,45 +56,11 @@ function traceSubject(event: AgentItemEvent, outcome: StepOutcome): string {
   }
 }
 
-/** The options `call`, `run` and `callTool` take: one entry per key of `CallOptions`. */
-const CALL_OPTIONS = { timeout: true, signal: true } as const satisfies Record<keyof CallOptions, true>;
-
-/**
- * The timeout of a call or a run: the option, else the system's default. A timeout is a number of
- * milliseconds above 0, or Infinity; anything else (0, negative, NaN, not a number) is refused,
- * and so is an option `CallOptions` does not have (a misspelled `timeout` would be ignored).
- */
-function callTimeout(options: CallOptions, fallback: number): number | ErrorInfo {
-  if (typeof options !== 'object' || options === null) return errorInfo('invalid_options', 'call options must be an object such as { timeout: 5000 }');
-  const unknown = unknownOption('call', options, CALL_OPTIONS);
-  if (unknown) return unknown;
-  const timeout: unknown = options.timeout;
-  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
-    return errorInfo('invalid_options', 'signal must be an AbortSignal (for example from new AbortController().signal)', { subject: 'signal' });
-  }
-  if (timeout === undefined) return fallback;
-  if (typeof timeout === 'number' && timeout > 0) return timeout;
-  return errorInfo('invalid_options', `timeout must be a number of milliseconds above 0, or Infinity for none; got ${typeof timeout === 'number' ? String(timeout) : typeof timeout}`, {
-    subject: 'timeout',
-  });
-}
-
-/**
- * The error for a call whose signal id is the id of a call to the same agent that has not been
- * answered yet: a deferred answer (`reply` with `to`) finds its caller by that id, so two callers
- * under one id would leave one of them unanswered.
- */
-function duplicateCallError(agentId: string, signal: Signal): ErrorInfo {
-  return errorInfo(
-    'invalid_signal',
-    `agent '${agentId}' is still answering a call with signal id '${signal.id}'; a call's signal id must be unique among the calls waiting for an answer (createSignal makes a new id each time)`,
-    { subject: signal.id, details: { reason: 'duplicate_call', signal: signal.id, type: signal.type } },
-  );
-}
-
-/** A running agent. */
-export class AgentProcess<TState extends object = Record<string, unknown>> implements AgentHost, AgentRef<TState>, MailboxOwner {
+/** The host of a running agent's machine. */
+export class AgentProcess<TState extends object = Record<string, unknown>> implements AgentHost, MailboxOwner, ReplyOwner, SnapshotSource {
   actor!: AgentActor;
+  /** The ref users hold (one per process: a stopped agent's ref never reaches a later one). */
+  ref!: AgentRef<TState>;
   readonly id: string;
   /** The name of the agent's definition. */
   readonly definition: string;
@@ -128,10 +84,8 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   scheduled: Map<Timer, ScheduledSignal> | undefined;
   /** Patterns this agent is indexed under for emitted signals (the system's index keeps them). */
   patterns: readonly string[] = [];
-  /** Callers whose answer a step deferred (`defer_reply`), by the id of the signal they called with. */
-  private deferred: Map<string, Ticket> | undefined;
-  /** Ids of the signals of calls not answered yet: a deferred answer finds its caller by this id, so it is one caller's at a time. */
-  private calling: Set<string> | undefined;
+  /** Callers waiting for a deferred answer, and the calls not answered yet (made on the first call or deferred answer). */
+  private deferredReplies: DeferredReplies | undefined;
   /**
    * A step's outcome is being carried out (effects, listeners, the caller's answer): the actor is
    * still in the transition that ran the step, so stopping it must wait for that to end.
@@ -164,158 +118,14 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     else this.registered.delete(name);
   }
 
-  // ── AgentRef ──────────────────────────────────────────────────────────────────────────────
-
-  send(signal: Signal | SignalLike | string): void {
-    const checked = toSignal(signal);
-    this.system.trace?.({ kind: 'signal', agent: this.id, id: checked.id, type: checked.type, call: false });
-    this.mailbox.enqueue({ event: { type: 'signal', signal: checked }, ticket: undefined, call: false });
+  /** Callers waiting for a deferred answer, and the calls not answered yet. */
+  get replies(): DeferredReplies {
+    return (this.deferredReplies ??= new DeferredReplies(this));
   }
 
-  call(signal: Signal | SignalLike | string, options: CallOptions = {}): Promise<unknown> {
-    let checked: Signal;
-    try {
-      checked = toSignal(signal);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    const timeout = callTimeout(options, this.system.callTimeout);
-    if (typeof timeout !== 'number') return Promise.reject(new RuntimeError(timeout, this.id));
-    const id = checked.id;
-    if (this.calling?.has(id)) return Promise.reject(new RuntimeError(duplicateCallError(this.id, checked), this.id));
-    this.system.trace?.({ kind: 'signal', agent: this.id, id, type: checked.type, call: true });
-    (this.calling ??= new Set()).add(id);
-    return this.mailbox.submit(
-      { type: 'signal', signal: checked },
-      {
-        call: true,
-        timeout,
-        what: `call '${checked.type}'`,
-        abort: options.signal,
-        // A deferred answer's work goes on inside the agent: tell it the caller gave up.
-        onCancelled: (ticket) => this.deferredAborted(id, ticket),
-        onSettled: () => this.calling?.delete(id),
-      },
-    );
-  }
-
-  run(instructions: Instruction | readonly Instruction[], options: CallOptions = {}): Promise<unknown> {
-    return this.runRecorded(instructions, undefined, options);
-  }
-
-  /**
-   * `run`, with `record` (when given) run right after the instructions in the same step, given
-   * their output as its `output` param: both commit, or neither. The conversation runs a model's
-   * tool calls this way, so a snapshot never holds a tool call's effect without its record.
-   */
-  runRecorded(instructions: Instruction | readonly Instruction[], record: InstructionObject | undefined, options: CallOptions = {}): Promise<unknown> {
-    const list = Array.isArray(instructions) ? (instructions as readonly Instruction[]) : [instructions as Instruction];
-    const checked = plainInstructions(record === undefined ? list : [...list, record]);
-    if (!checked.ok) return Promise.reject(new RuntimeError(checked.error, this.id));
-    const plain = checked.value;
-    const recorded = record === undefined ? undefined : plain.pop();
-    const timeout = callTimeout(options, this.system.callTimeout);
-    if (typeof timeout !== 'number') return Promise.reject(new RuntimeError(timeout, this.id));
-    // Named only if the run times out or is cancelled: every tool call comes through here.
-    const what = () => `run of ${plain.map((i) => `'${String(i.action)}'`).join(', ')}`;
-    const event: AgentItemEvent = recorded === undefined ? { type: 'run', instructions: plain } : { type: 'run', instructions: plain, record: recorded };
-    return this.mailbox.submit(event, { call: true, timeout, what, abort: options.signal });
-  }
-
-  toolset(options: { strict?: boolean } = {}): Toolset {
-    return toolsetFor(this.agent, options.strict === true);
-  }
-
-  tools(options: { strict?: boolean } = {}): Toolset {
-    return this.toolset(options);
-  }
-
-  callTool(name: string, args: unknown, options?: CallOptions): Promise<unknown> {
-    return this.callToolRecorded(name, args, undefined, options);
-  }
-
-  /** `callTool`, with a record that commits with the call (see `runRecorded`). */
-  callToolRecorded(name: string, args: unknown, record: InstructionObject | undefined, options?: CallOptions): Promise<unknown> {
-    const converted = this.toolset().toInstruction(name, args);
-    if (!converted.ok) return Promise.reject(new RuntimeError(converted.error, this.id));
-    return this.runRecorded(converted.instruction, record, options);
-  }
-
-  mount(skill: AnySkill | string, config?: Record<string, unknown>): Promise<MountReport> {
-    const name = typeof skill === 'string' ? skill : skill?.name;
-    if (typeof name !== 'string') return Promise.reject(new RuntimeError(errorInfo('invalid_skill', 'mount needs a skill or a skill name'), this.id));
-    const event: AgentItemEvent = config === undefined ? { type: 'mount', skill: name } : { type: 'mount', skill: name, config };
-    return this.mailbox.submit(event, { call: false, what: `mount '${name}'`, skill: typeof skill === 'string' ? undefined : skill }) as Promise<MountReport>;
-  }
-
-  unmount(skill: AnySkill | string): Promise<MountReport> {
-    const name = typeof skill === 'string' ? skill : skill?.name;
-    if (typeof name !== 'string') return Promise.reject(new RuntimeError(errorInfo('invalid_skill', 'unmount needs a skill or a skill name'), this.id));
-    return this.mailbox.submit({ type: 'unmount', skill: name }, { call: false, what: `unmount '${name}'` }) as Promise<MountReport>;
-  }
-
-  getSnapshot(): AgentView<TState> {
-    const agent = this.agent;
-    return {
-      id: this.id,
-      definition: this.definition,
-      status: this.mailbox.stopped ? 'stopped' : this.mailbox.phase === 'working' ? 'working' : 'idle',
-      agent,
-      state: agent.state,
-      mounted: agent.mounted,
-      lifecycles: this.lifecycles.states(agent.mounted),
-      registeredActions: this.registeredActions(),
-      mailbox: this.mailbox.size,
-      parent: this.parent,
-      children: (this.childIds ? [...this.childIds] : []),
-    };
-  }
-
-  /**
-   * The agent as plain JSON, a copy. State (or a mounted skill's config, or a scheduled signal's
-   * data) holding something JSON cannot hold — a BigInt, a function, a cycle, a `Map`... — is an
-   * `invalid_state` error naming the agent and the path of the first such value.
-   */
-  persist(): AgentSnapshot {
-    const data = this.agent.toJSON();
-    const snapshot: AgentSnapshot = {
-      format: 'skillstate/agent@1',
-      id: this.id,
-      definition: this.definition,
-      agent: {
-        id: data.id,
-        definition: data.definition,
-        state: this.persistable(data.state, ['state']) as Record<string, unknown>,
-        mounted: this.persistable(data.mounted, ['mounted']) as AgentSnapshot['agent']['mounted'],
-      },
-      lifecycles: this.lifecycles.states(this.agent.mounted),
-      children: (this.childIds ? [...this.childIds] : []),
-    };
-    if (this.parent !== undefined) snapshot.parent = this.parent;
-    // The committed state is still the one before the hooks: the restored agent runs them.
-    if (this.starting) snapshot.starting = true;
-    if (this.scheduled?.size) {
-      const entries = [...this.scheduled.values()].sort((a, b) => a.due.localeCompare(b.due));
-      snapshot.scheduled = this.persistable(entries, ['scheduled']) as ScheduledSignal[];
-    }
-    return snapshot;
-  }
-
-  /** A JSON copy of part of the snapshot (at `path`), or the `invalid_state` error saying what in it JSON cannot hold. */
-  private persistable(value: unknown, path: (string | number)[]): unknown {
-    const copied = snapshotCopy(value, path);
-    if (!copied.ok) throw new RuntimeError(unpersistableError(this.id, copied.error), this.id);
-    return copied.value;
-  }
-
+  /** Ids of the agent's child agents. */
   children(): string[] {
-    return (this.childIds ? [...this.childIds] : []);
-  }
-
-  stop(): Promise<void> {
-    // A ref belongs to one incarnation: once stopped, its id may name a new agent it must not touch.
-    if (this.mailbox.stopped) return Promise.reject(this.deadRef());
-    return this.system.stopAgent(this.id, 'stopped by request');
+    return this.childIds ? [...this.childIds] : [];
   }
 
   /** The error every use of a stopped agent's ref gets. */
@@ -526,10 +336,10 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     if (outcome.effects.length) this.system.interpret(this.id, outcome.effects, answered);
 
     const ticket = item?.ticket;
-    if (outcome.effects.length && !outcome.error && this.deferReplies(event, ticket, outcome.effects)) return;
+    if (outcome.effects.length && !outcome.error && this.replies.carryOut(event, ticket, outcome.effects)) return;
     if (!ticket) return;
     if (ticket.settled) {
-      this.lateResult(`the answer to ${event.type} came after its caller gave up`);
+      lateResult(this, `the answer to ${event.type} came after its caller gave up`);
       return;
     }
     if (outcome.error) {
@@ -551,64 +361,6 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       }
       const report: MountReport = { skill: event.skill, changed, effects: outcome.effects, diagnostics };
       this.mailbox.settle(ticket, undefined, report);
-    }
-  }
-
-  // ── Deferred answers ──────────────────────────────────────────────────────────────────────
-
-  /**
-   * Keeps the caller of a step that deferred its answer, and answers the callers that this step's
-   * `reply` effects name in `to`. Returns true when the step's own caller now waits for later.
-   */
-  private deferReplies(event: AgentItemEvent, ticket: Ticket | undefined, effects: readonly Effect[]): boolean {
-    let deferred = false;
-    for (const effect of effects) {
-      if (effect.type === 'defer_reply' && event.type === 'signal' && ticket !== undefined) {
-        deferred = true;
-        if (ticket.aborted) this.deferredAborted(event.signal.id);
-        else if (!ticket.settled) {
-          this.deferred ??= new Map();
-          // Callers that gave up (timed out) are forgotten here, so a skill that never answers leaks nothing.
-          for (const [id, waiting] of this.deferred) if (waiting.settled) this.deferred.delete(id);
-          this.deferred.set(event.signal.id, ticket);
-        }
-      } else if (effect.type === 'reply' && effect.to !== undefined) {
-        const waiting = this.deferred?.get(effect.to);
-        if (waiting !== undefined) this.deferred!.delete(effect.to);
-        if (waiting === undefined || waiting.settled) {
-          this.lateResult(`the deferred answer to signal '${effect.to}' found no caller waiting for it (it timed out, was cancelled or answered, or never waited)`, effect.to);
-        } else if (effect.error !== undefined) this.mailbox.settle(waiting, new RuntimeError(effect.error, this.id));
-        else this.mailbox.settle(waiting, undefined, effect.data);
-      }
-    }
-    return deferred;
-  }
-
-  /** Records in the trace an answer nobody receives any more (`late_result`): it is not delivered. */
-  private lateResult(what: string, signalId?: string): void {
-    this.system.trace?.({
-      kind: 'diagnostic',
-      agent: this.id,
-      diagnostic: diagnostic('info', 'late_result', `agent '${this.id}': ${what}`, signalId === undefined ? {} : { subject: signalId }),
-    });
-  }
-
-  /**
-   * A caller gave up (its `AbortSignal` fired). When its answer was deferred, the agent gets a
-   * `skillstate.call.aborted` signal naming the call. `ticket` given: only if that is the caller
-   * waiting under `signalId`; none: the caller is known to be the deferred one.
-   */
-  private deferredAborted(signalId: string, ticket?: Ticket): void {
-    if (ticket !== undefined) {
-      if (this.deferred?.get(signalId) !== ticket) return;
-      this.deferred.delete(signalId);
-    }
-    if (this.mailbox.stopped) return;
-    try {
-      this.send({ type: CALL_ABORTED_SIGNAL, data: { signal: signalId } });
-    } catch (error) {
-      const info = error instanceof SkillstateError ? error.toInfo() : errorInfo('signal_failed', describeThrown(error));
-      this.system.report(this.id, info);
     }
   }
 
@@ -638,8 +390,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     // the transition short (and drop the `agent.stopped` queued behind it): wait for it to end.
     const inOwnStep = this.mailbox.phase === 'processing' || this.finishing > 0;
     this.mailbox.stop(() => this.stoppedError(reason));
-    if (this.deferred) for (const ticket of this.deferred.values()) this.mailbox.settle(ticket, this.stoppedError(reason));
-    this.deferred = undefined;
+    this.deferredReplies?.stopped(() => this.stoppedError(reason));
     // Its skills leave with it: their unmount hooks see the last committed state.
     const agent = this.committed as Agent<object>;
     callUnmountHooks(agent, agent.mounted.map((record) => record.name), (error) => this.system.report(this.id, error));
@@ -666,23 +417,4 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       this.system.inStep--;
     }
   }
-}
-
-/**
- * Stops an agent's actor. One that failed has stopped already, but XState leaves the children
- * of a failed actor running: its skill lifecycles (and their children) are stopped here instead,
- * through `_stop`, the call XState's own `stopChild` makes (the public `stop()` is for root
- * actors only).
- */
-function stopActor(actor: AgentActor): void {
-  const snapshot = actor.getSnapshot();
-  if (snapshot.status !== 'error') {
-    actor.stop();
-    return;
-  }
-  for (const child of Object.values(snapshot.children as Record<string, unknown>)) (child as Stoppable | undefined)?._stop();
-}
-
-interface Stoppable {
-  _stop(): void;
 }

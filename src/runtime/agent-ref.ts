@@ -1,7 +1,7 @@
 /**
- * What users hold of a running agent: the `AgentRef` interface, the read-only view it gives,
- * the snapshot it persists to, and the reports of its calls. Types only; `agent-process.ts`
- * implements them.
+ * What users hold of a running agent: the `AgentRef` interface, the read-only view it gives and
+ * the reports of its calls. Types only; `process-ref.ts` implements them. The snapshot it
+ * persists to is defined with the rest of persistence (`persistence.ts`).
  */
 import type { SkillConfigInput } from '../core/agent-definition.js';
 import type { Agent, MountedSkill } from '../core/agent-value.js';
@@ -13,6 +13,9 @@ import type { AnySkill } from '../core/skill.js';
 import type { Toolset } from '../core/toolset.js';
 import type { AgentActor } from '../../machines/agent.js';
 import type { LifecycleState } from '../../machines/skill-lifecycle.js';
+import type { AgentSnapshot } from './persistence.js';
+
+export type { AgentSnapshot, ScheduledSignal } from './persistence.js';
 
 /** Options of `ref.call`, `ref.run` and `ref.callTool`. */
 export interface CallOptions {
@@ -55,33 +58,6 @@ export interface AgentView<TState extends object = Record<string, unknown>> {
   mailbox: number;
   parent: string | undefined;
   children: string[];
-}
-
-/** A signal a `schedule` effect will deliver to the agent, and when (ISO 8601). */
-export interface ScheduledSignal {
-  due: string;
-  signal: Signal;
-}
-
-/** An agent snapshot: plain JSON that `system.restore()` turns back into a running agent. */
-export interface AgentSnapshot {
-  format: 'skillstate/agent@1';
-  id: string;
-  definition: string;
-  parent?: string;
-  agent: { id: string; definition: string; state: Record<string, unknown>; mounted: MountedSkill[] };
-  lifecycles: Record<string, LifecycleState>;
-  children: string[];
-  /**
-   * Scheduled signals that had not fired when the snapshot was taken, soonest first. A restored
-   * agent gets each at its due time, or at once when that time has passed.
-   */
-  scheduled?: ScheduledSignal[];
-  /**
-   * Present when the snapshot was taken before the `mount` hooks of the skills the agent was
-   * spawned with had finished: the restored agent runs them, as a spawned one does.
-   */
-  starting?: true;
 }
 
 /** A running agent, as users hold it. */

@@ -1,19 +1,57 @@
 /**
- * Where agent snapshots are kept, and what a snapshot may hold. A store holds `AgentSnapshot`s by
- * agent id; the in-memory store is the default, the file store writes one JSON file per agent
- * (atomically: write to a temporary file of its own, flush it, then rename), so a crash never
- * leaves half a snapshot, and saves of one agent through one store land in the order they were
- * made.
+ * Everything about saving agents and bringing them back: what a snapshot holds (`AgentSnapshot`),
+ * taking one from a running agent, all agents at once (`persistAll`), reading one back for a
+ * restore, restoring several (`restoreAll`), and where snapshots are kept.
  *
  * A snapshot is plain JSON: `snapshotCopy` copies a value as JSON carries it, and says where the
  * first value JSON cannot hold is, rather than letting `JSON.stringify` lose it or throw later.
+ *
+ * A store holds `AgentSnapshot`s by agent id; the in-memory store is the default, the file store
+ * writes one JSON file per agent (atomically: write to a temporary file of its own, flush it, then
+ * rename), so a crash never leaves half a snapshot, and saves of one agent through one store land
+ * in the order they were made.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { AgentDefinition } from '../core/agent-definition.js';
+import type { Agent, MountedSkill } from '../core/agent-value.js';
 import { errorInfo, type ErrorInfo } from '../core/errors.js';
-import type { AgentSnapshot } from './agent-ref.js';
+import { isPlainObject } from '../core/plain.js';
+import { toSignal, type Signal } from '../core/signal.js';
+import { SKILL_NAME, type AnySkill } from '../core/skill.js';
+import type { LifecycleState } from '../../machines/skill-lifecycle.js';
+import { agentIdProblem } from './agent-id.js';
 import { RuntimeError } from './errors.js';
+
+// ── What is saved ──────────────────────────────────────────────────────────────────────────
+
+/** A signal a `schedule` effect will deliver to the agent, and when (ISO 8601). */
+export interface ScheduledSignal {
+  due: string;
+  signal: Signal;
+}
+
+/** An agent snapshot: plain JSON that `system.restore()` turns back into a running agent. */
+export interface AgentSnapshot {
+  format: 'skillstate/agent@1';
+  id: string;
+  definition: string;
+  parent?: string;
+  agent: { id: string; definition: string; state: Record<string, unknown>; mounted: MountedSkill[] };
+  lifecycles: Record<string, LifecycleState>;
+  children: string[];
+  /**
+   * Scheduled signals that had not fired when the snapshot was taken, soonest first. A restored
+   * agent gets each at its due time, or at once when that time has passed.
+   */
+  scheduled?: ScheduledSignal[];
+  /**
+   * Present when the snapshot was taken before the `mount` hooks of the skills the agent was
+   * spawned with had finished: the restored agent runs them, as a spawned one does.
+   */
+  starting?: true;
+}
 
 /** Where agent snapshots are saved: `createMemoryStore`, `createFileStore`, or your own. */
 export interface SnapshotStore {
@@ -174,6 +212,221 @@ function snapshotText(snapshot: AgentSnapshot, indent?: number): string {
   const checked = snapshotCopy(snapshot);
   if (!checked.ok) throw new RuntimeError(unpersistableError(String(snapshot?.id), checked.error), typeof snapshot?.id === 'string' ? snapshot.id : undefined);
   return JSON.stringify(checked.value, null, indent);
+}
+
+// ── Taking snapshots ───────────────────────────────────────────────────────────────────────
+
+/** What a snapshot is taken from: a running agent. */
+export interface SnapshotSource {
+  readonly id: string;
+  readonly definition: string;
+  readonly parent: string | undefined;
+  /** The agent as of its last finished step. */
+  readonly agent: Agent<object>;
+  readonly lifecycles: { states(mounted: readonly MountedSkill[]): Record<string, LifecycleState> };
+  children(): string[];
+  /** The `mount` hooks of the skills it was spawned with have not finished. */
+  readonly starting: boolean;
+  /** Signals scheduled for it that have not fired yet. */
+  readonly scheduled: ReadonlyMap<unknown, ScheduledSignal> | undefined;
+}
+
+/**
+ * The snapshot of a running agent, as of its last finished step: a JSON copy. State (or a mounted
+ * skill's config, or a scheduled signal's data) holding something JSON cannot hold is a
+ * `RuntimeError` (`invalid_state`) naming the agent and the path of the first such value.
+ */
+export function takeSnapshot(source: SnapshotSource): AgentSnapshot {
+  const agent = source.agent;
+  const data = agent.toJSON();
+  const snapshot: AgentSnapshot = {
+    format: 'skillstate/agent@1',
+    id: source.id,
+    definition: source.definition,
+    agent: {
+      id: data.id,
+      definition: data.definition,
+      state: persistable(source.id, data.state, ['state']) as Record<string, unknown>,
+      mounted: persistable(source.id, data.mounted, ['mounted']) as MountedSkill[],
+    },
+    lifecycles: source.lifecycles.states(agent.mounted),
+    children: source.children(),
+  };
+  if (source.parent !== undefined) snapshot.parent = source.parent;
+  // The committed state is still the one before the hooks: the restored agent runs them.
+  if (source.starting) snapshot.starting = true;
+  if (source.scheduled?.size) {
+    const entries = [...source.scheduled.values()].sort((a, b) => a.due.localeCompare(b.due));
+    snapshot.scheduled = persistable(source.id, entries, ['scheduled']) as ScheduledSignal[];
+  }
+  return snapshot;
+}
+
+/** A JSON copy of part of agent `agentId`'s snapshot (at `path`), or the `invalid_state` error saying what in it JSON cannot hold. */
+function persistable(agentId: string, value: unknown, path: (string | number)[]): unknown {
+  const copied = snapshotCopy(value, path);
+  if (!copied.ok) throw new RuntimeError(unpersistableError(agentId, copied.error), agentId);
+  return copied.value;
+}
+
+/** Snapshots of `agents`, parents first; every agent that cannot be persisted is named in one error, and none is returned. */
+export function persistAll(agents: readonly SnapshotSource[]): AgentSnapshot[] {
+  const snapshots: AgentSnapshot[] = [];
+  const failures: RuntimeError[] = [];
+  for (const agent of agents) {
+    try {
+      snapshots.push(takeSnapshot(agent));
+    } catch (error) {
+      if (!(error instanceof RuntimeError)) throw error;
+      failures.push(error);
+    }
+  }
+  if (failures.length === 0) return orderParentsFirst(snapshots);
+  const agentIds = failures.map((failure) => failure.agentId ?? '');
+  const message = `persistAll: ${failures.length === 1 ? `1 agent of ${agents.length}` : `${failures.length} agents of ${agents.length}`} cannot be persisted, so none was: ${failures.map((failure) => failure.message).join('; ')}`;
+  const info = errorInfo('invalid_state', message, { details: { reason: 'unpersistable', agents: agentIds, errors: failures.map((failure) => failure.toInfo()) } });
+  throw new RuntimeError(info, failures.length === 1 ? agentIds[0] : undefined);
+}
+
+/** Orders snapshots so that each parent comes before its children; parent links that form a cycle are an `invalid_snapshot` error. */
+function orderParentsFirst(snapshots: readonly AgentSnapshot[]): AgentSnapshot[] {
+  const byId = new Map(snapshots.map((snapshot) => [snapshot?.id, snapshot]));
+  const ordered: AgentSnapshot[] = [];
+  const placed = new Set<AgentSnapshot>();
+  const placing = new Set<AgentSnapshot>();
+  const place = (snapshot: AgentSnapshot, path: string[]) => {
+    if (placed.has(snapshot)) return;
+    if (placing.has(snapshot)) {
+      const cycle = [...path.slice(path.indexOf(snapshot.id)), snapshot.id].map((id) => `'${id}'`).join(' → ');
+      throw new RuntimeError(errorInfo('invalid_snapshot', `cannot restore: the parent links of the snapshots form a cycle: ${cycle}`, { subject: snapshot.id }));
+    }
+    placing.add(snapshot);
+    const parent = snapshot?.parent !== undefined ? byId.get(snapshot.parent) : undefined;
+    if (parent) place(parent, [...path, snapshot.id]);
+    placing.delete(snapshot);
+    placed.add(snapshot);
+    ordered.push(snapshot);
+  };
+  for (const snapshot of snapshots) place(snapshot, []);
+  return ordered;
+}
+
+// ── Reading snapshots back ──────────────────────────────────────────────────────────────────
+
+/** What reading a snapshot back needs from the system restoring it. */
+export interface RestoreHost {
+  /** The definitions it knows, by name. */
+  readonly definitions: ReadonlyMap<string, AgentDefinition<object>>;
+  isRunning(agentId: string): boolean;
+  /** A skill it knows by name. */
+  resolveSkill(name: string): AnySkill | undefined;
+}
+
+/** A snapshot read back: what starting its agent again takes. */
+export interface RestorePlan {
+  definition: AgentDefinition<object>;
+  agent: Agent<object>;
+  /** Its parent, when that is running; otherwise the agent is restored without one. */
+  parent: string | undefined;
+  /** The parent the snapshot names, when that is not running. */
+  orphanOf: string | undefined;
+  /** The lifecycle of each skill, as the snapshot recorded it. */
+  lifecycles: Map<string, LifecycleState>;
+  /** Its scheduled signals, with their due times in milliseconds. */
+  scheduled: Array<{ due: number; signal: Signal }>;
+  /** Taken before the `mount` hooks of the skills it was spawned with had finished. */
+  starting: boolean;
+}
+
+const LIFECYCLE_STATES: ReadonlySet<LifecycleState> = new Set(['active', 'inactive', 'failed']);
+
+/**
+ * Reads a snapshot back (`ref.persist()` output, after a JSON round trip or from a store),
+ * checking all of it: anything wrong is a `RuntimeError` (`invalid_snapshot`, or
+ * `duplicate_agent` when its agent is running) that says what.
+ */
+export function readSnapshot(snapshot: unknown, host: RestoreHost): RestorePlan {
+  const bad = (message: string) => new RuntimeError(errorInfo('invalid_snapshot', `cannot restore: ${message}`));
+  if (!isPlainObject(snapshot) || snapshot.format !== 'skillstate/agent@1') throw bad("not an agent snapshot (format 'skillstate/agent@1')");
+  const data = snapshot as unknown as AgentSnapshot;
+  if (typeof data.id !== 'string' || !isPlainObject(data.agent)) throw bad('the snapshot has no id or no agent');
+  const badId = agentIdProblem(data.id);
+  if (badId) throw bad(badId.message);
+  const definition = host.definitions.get(data.definition);
+  if (!definition) {
+    throw bad(`agent '${data.id}' was made by definition '${String(data.definition)}', which this system does not know; pass it in createAgentSystem({ definitions }) or system.register() it`);
+  }
+  // The registry is keyed by the agent's own id: a snapshot whose two ids differ would take the place of another agent.
+  if (data.agent.id !== data.id) throw bad(`the snapshot of '${data.id}' holds agent '${String(data.agent.id)}'; the two ids must be the same`);
+  if (host.isRunning(data.id)) throw new RuntimeError(errorInfo('duplicate_agent', `an agent with id '${data.id}' is already running`, { subject: data.id }), data.id);
+  const restored = definition.restore(data.agent, { skills: { get: (name) => host.resolveSkill(name) } });
+  if (!restored.ok) throw new RuntimeError(restored.error, data.id);
+  const parent = data.parent !== undefined && host.isRunning(data.parent) ? data.parent : undefined;
+  const lifecycles = isPlainObject(data.lifecycles) ? (data.lifecycles as Record<string, unknown>) : {};
+  for (const [skill, state] of Object.entries(lifecycles)) {
+    // Each names a lifecycle actor (`<agent>/skills/<skill>`): a key no skill can have could name another actor.
+    if (!SKILL_NAME.test(skill)) throw bad(`agent '${data.id}' has a lifecycle for '${skill}', which is not a skill name (1 to 64 letters, digits, "_" or "-")`);
+    if (!LIFECYCLE_STATES.has(state as LifecycleState)) throw bad(`agent '${data.id}' has lifecycle '${String(state)}' for skill '${skill}'; expected active, inactive or failed`);
+    // A skill unmounted before the snapshot was taken has its lifecycle `inactive`; no other.
+    if (state !== 'inactive' && !restored.value.mounted.some((record) => record.name === skill)) {
+      throw bad(`agent '${data.id}' has lifecycle '${String(state)}' for skill '${skill}', which is not mounted on it; expected inactive`);
+    }
+  }
+  const scheduled = scheduledSignals(data);
+  if (typeof scheduled === 'string') throw bad(`agent '${data.id}': ${scheduled}`);
+  return {
+    definition,
+    agent: restored.value,
+    parent,
+    orphanOf: data.parent !== undefined && parent === undefined ? data.parent : undefined,
+    lifecycles: new Map(Object.entries(lifecycles as Record<string, LifecycleState>)),
+    scheduled,
+    starting: data.starting === true,
+  };
+}
+
+/** The snapshot's scheduled signals with their due times in milliseconds, or what is wrong with them. */
+function scheduledSignals(snapshot: AgentSnapshot): Array<{ due: number; signal: Signal }> | string {
+  if (snapshot.scheduled === undefined) return [];
+  if (!Array.isArray(snapshot.scheduled)) return 'scheduled must be an array of { due, signal }';
+  const entries: Array<{ due: number; signal: Signal }> = [];
+  for (const [index, entry] of snapshot.scheduled.entries()) {
+    if (!isPlainObject(entry)) return `scheduled[${index}] is not an object with due and signal`;
+    const due = typeof entry.due === 'string' ? Date.parse(entry.due) : Number.NaN;
+    if (Number.isNaN(due)) return `scheduled[${index}] has due ${JSON.stringify(entry.due)}, which is not an ISO 8601 time`;
+    let signal: Signal;
+    try {
+      signal = toSignal(entry.signal as Signal);
+    } catch (error) {
+      return `scheduled[${index}] holds an invalid signal: ${(error as Error).message}`;
+    }
+    entries.push({ due, signal });
+  }
+  return entries;
+}
+
+/** The names of the skills a snapshot has mounted, as far as it can be read (checked when it is restored). */
+export function mountedSkillNames(snapshot: unknown): string[] {
+  const mounted = isPlainObject(snapshot) && isPlainObject(snapshot.agent) && Array.isArray(snapshot.agent.mounted) ? (snapshot.agent.mounted as unknown[]) : [];
+  const names: string[] = [];
+  for (const record of mounted) if (isPlainObject(record) && typeof record.name === 'string') names.push(record.name);
+  return names;
+}
+
+/**
+ * Restores several snapshots, parents before children whatever their order. All or nothing: when
+ * one cannot be restored (or parent links form a cycle), `undo` is given the agents restored so
+ * far, parents first, and the error is thrown.
+ */
+export function restoreParentsFirst<TRef>(snapshots: readonly unknown[], restore: (snapshot: AgentSnapshot) => TRef, undo: (restored: readonly TRef[]) => void): TRef[] {
+  const restored: TRef[] = [];
+  try {
+    for (const snapshot of orderParentsFirst(snapshots as AgentSnapshot[])) restored.push(restore(snapshot));
+  } catch (error) {
+    undo(restored);
+    throw error;
+  }
+  return restored;
 }
 
 // ── Stores ─────────────────────────────────────────────────────────────────────────────────

@@ -16,19 +16,23 @@ import type { Effect, SpawnEffect } from '../core/effects.js';
 import { DefinitionError, describeThrown, errorInfo, reworded, SkillstateError, type ErrorInfo } from '../core/errors.js';
 import { describeValue, isPlainObject } from '../core/plain.js';
 import { createSkillRegistry, type SkillRegistry, type SkillResolver } from '../core/skill-registry.js';
-import { toSignal, type Signal } from '../core/signal.js';
-import { isSkill, SKILL_NAME, type AnySkill } from '../core/skill.js';
+import type { Signal } from '../core/signal.js';
+import { isSkill, type AnySkill } from '../core/skill.js';
 import { agentMachine, startingAgentMachine } from '../../machines/agent.js';
 import type { LifecycleState } from '../../machines/skill-lifecycle.js';
 import { systemMachine, type EffectEvent, type SystemActor, type SystemHost } from '../../machines/system.js';
+import { FailureObserver } from '../../machines/xstate-internals.js';
 import { AgentProcess } from './agent-process.js';
-import type { AgentRef, AgentSnapshot } from './agent-ref.js';
+import { agentIdProblem } from './agent-id.js';
+import type { AgentRef } from './agent-ref.js';
 import { Broadcaster, DIAGNOSTIC_SIGNAL, ERROR_SIGNAL } from './broadcast.js';
 import { listenPatterns, PatternIndex, registeredNames } from './pattern-index.js';
 import { effectHandlers, interpretEffect, type EffectHost } from './effects.js';
 import { RuntimeError } from './errors.js';
 import { unknownOption } from './options.js';
+import { mountedSkillNames, readSnapshot, restoreParentsFirst, type RestoreHost } from './persistence.js';
 import type { ProcessHost } from './process-host.js';
+import { ProcessRef } from './process-ref.js';
 import { checkCatalog } from '../engine/index.js';
 import { setTimer } from './timers.js';
 import { createTracer, type TraceOption, type Tracer } from './trace.js';
@@ -84,19 +88,6 @@ export interface SpawnOptions<TState> {
   parent?: string | AgentRef<object>;
 }
 
-/**
- * What is wrong with an agent id, if anything. A '/' is refused: the lifecycle actors of an
- * agent's skills are registered in XState's system as `<agent>/skills/<skill>`, and an agent id
- * with a '/' could name one of them.
- */
-export function agentIdProblem(id: unknown): ErrorInfo | undefined {
-  if (typeof id !== 'string' || id.length === 0) return errorInfo('invalid_agent', 'an agent id must be a non-empty string');
-  if (id.includes('/')) {
-    return errorInfo('invalid_agent', `agent id '${id}' contains '/', which is reserved for the ids of skill lifecycles ('<agent>/skills/<skill>'); use another character such as '-' or ':'`, { subject: id });
-  }
-  return undefined;
-}
-
 const withMountHooks = new WeakMap<Catalog, boolean>();
 
 /** Whether any skill of a catalog has a `mount` hook (remembered: agents of one definition share it). */
@@ -105,8 +96,6 @@ function hasMountHooks(catalog: Catalog): boolean {
   if (known === undefined) withMountHooks.set(catalog, (known = [...catalog.skills.values()].some((active) => active.spec.mount !== undefined)));
   return known;
 }
-
-const LIFECYCLE_STATES: ReadonlySet<LifecycleState> = new Set(['active', 'inactive', 'failed']);
 
 /**
  * The inspector as a function XState can call from inside any actor's transition, where a throw
@@ -128,7 +117,7 @@ function normalizeInspect(option: InspectOption | undefined): ((event: Inspectio
   };
 }
 
-export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
+export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, RestoreHost {
   readonly agents = new Map<string, AgentProcess<object>>();
   readonly definitions = new Map<string, AgentDefinition<object>>();
   readonly skills: SkillRegistry;
@@ -231,7 +220,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
 
   // ── Agents ──────────────────────────────────────────────────────────────────────────────
 
-  spawn<TState extends object>(definition: AgentDefinition<TState>, options: SpawnOptions<TState> = {}): AgentProcess<TState> {
+  spawn<TState extends object>(definition: AgentDefinition<TState>, options: SpawnOptions<TState> = {}): AgentRef<TState> {
     this.assertRunning();
     if (!isPlainObject(options as unknown)) {
       throw new RuntimeError(errorInfo('invalid_agent', `spawn takes { id?, state?, parent? } as its options, got ${describeValue(options)}`));
@@ -246,7 +235,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
     const parent = this.parentId(options.parent);
     const agent = definition.new({ id, state: options.state as never });
     // A restored agent's state already holds what its hooks did: only a new agent runs them.
-    return this.start(definition, agent, parent, undefined, hasMountHooks(catalogOf(agent)!));
+    return this.start(definition, agent, parent, undefined, hasMountHooks(catalogOf(agent)!)).ref;
   }
 
   private parentId(parent: string | AgentRef<object> | undefined): string | undefined {
@@ -270,12 +259,13 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
     const problem = checkCatalog(catalogOf(agent)!);
     if (problem) throw new RuntimeError({ ...problem, message: `cannot start agent '${agent.id}': ${problem.message}` }, agent.id);
     const process = new AgentProcess<TState>(agent, definition, this, parent, resume);
+    process.ref = new ProcessRef(process);
     process.actor = createActor(hooks ? startingAgentMachine : agentMachine, {
       id: agent.id,
       input: { agent: agent as Agent<object>, host: process },
       ...(this.inspect ? { inspect: this.inspect } : {}),
     });
-    process.actor.subscribe(new FailureWatch(this, process as AgentProcess<object>));
+    process.actor.subscribe(new FailureObserver(this, process as AgentProcess<object>));
     this.agents.set(agent.id, process as AgentProcess<object>);
     if (parent !== undefined) (this.agents.get(parent)!.childIds ??= new Set()).add(agent.id);
     process.registeredAtStart = registeredNames(catalogOf(agent)!);
@@ -335,54 +325,35 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
   }
 
   /** `restore`, after asking the resolvers to load the snapshot's mounted skills (document skills). */
-  async loadAndRestore(snapshot: unknown): Promise<AgentProcess<object>> {
-    const mounted = isPlainObject(snapshot) && isPlainObject(snapshot.agent) && Array.isArray(snapshot.agent.mounted) ? (snapshot.agent.mounted as unknown[]) : [];
-    for (const record of mounted) {
-      const name = isPlainObject(record) && typeof record.name === 'string' ? record.name : undefined;
-      if (name !== undefined && !this.resolveSkill(name)) await this.loadSkill(name);
-    }
+  async loadAndRestore(snapshot: unknown): Promise<AgentRef<object>> {
+    for (const name of mountedSkillNames(snapshot)) if (!this.resolveSkill(name)) await this.loadSkill(name);
     return this.restore(snapshot);
   }
 
-  restore(snapshot: unknown): AgentProcess<object> {
+  restore(snapshot: unknown): AgentRef<object> {
     this.assertRunning();
-    const bad = (message: string) => new RuntimeError(errorInfo('invalid_snapshot', `cannot restore: ${message}`));
-    if (!isPlainObject(snapshot) || snapshot.format !== 'skillstate/agent@1') throw bad("not an agent snapshot (format 'skillstate/agent@1')");
-    const data = snapshot as unknown as AgentSnapshot;
-    if (typeof data.id !== 'string' || !isPlainObject(data.agent)) throw bad('the snapshot has no id or no agent');
-    const badId = agentIdProblem(data.id);
-    if (badId) throw bad(badId.message);
-    const definition = this.definitions.get(data.definition);
-    if (!definition) {
-      throw bad(`agent '${data.id}' was made by definition '${String(data.definition)}', which this system does not know; pass it in createAgentSystem({ definitions }) or system.register() it`);
-    }
-    // The registry is keyed by the agent's own id: a snapshot whose two ids differ would take the place of another agent.
-    if (data.agent.id !== data.id) throw bad(`the snapshot of '${data.id}' holds agent '${String(data.agent.id)}'; the two ids must be the same`);
-    if (this.agents.has(data.id)) throw new RuntimeError(errorInfo('duplicate_agent', `an agent with id '${data.id}' is already running`, { subject: data.id }), data.id);
-    const restored = definition.restore(data.agent, { skills: { get: (name) => this.resolveSkill(name) } });
-    if (!restored.ok) throw new RuntimeError(restored.error, data.id);
-    const parent = data.parent !== undefined && this.agents.has(data.parent) ? data.parent : undefined;
-    const lifecycles = isPlainObject(data.lifecycles) ? (data.lifecycles as Record<string, unknown>) : {};
-    for (const [skill, state] of Object.entries(lifecycles)) {
-      // Each names a lifecycle actor (`<agent>/skills/<skill>`): a key no skill can have could name another actor.
-      if (!SKILL_NAME.test(skill)) throw bad(`agent '${data.id}' has a lifecycle for '${skill}', which is not a skill name (1 to 64 letters, digits, "_" or "-")`);
-      if (!LIFECYCLE_STATES.has(state as LifecycleState)) throw bad(`agent '${data.id}' has lifecycle '${String(state)}' for skill '${skill}'; expected active, inactive or failed`);
-      // A skill unmounted before the snapshot was taken has its lifecycle `inactive`; no other.
-      if (state !== 'inactive' && !restored.value.mounted.some((record) => record.name === skill)) {
-        throw bad(`agent '${data.id}' has lifecycle '${String(state)}' for skill '${skill}', which is not mounted on it; expected inactive`);
-      }
-    }
-    const scheduled = scheduledSignals(data);
-    if (typeof scheduled === 'string') throw bad(`agent '${data.id}': ${scheduled}`);
-    const hooks = data.starting === true && hasMountHooks(catalogOf(restored.value)!);
-    const process = this.start(definition, restored.value, parent, new Map(Object.entries(lifecycles as Record<string, LifecycleState>)), hooks);
+    const plan = readSnapshot(snapshot, this);
+    const hooks = plan.starting && hasMountHooks(catalogOf(plan.agent)!);
+    const process = this.start(plan.definition, plan.agent, plan.parent, plan.lifecycles, hooks);
     // Said once the agent runs (a snapshot refused above warns of nothing), after its spawn in the trace.
-    if (data.parent !== undefined && parent === undefined) {
-      this.diagnose(data.id, makeDiagnostic('warning', 'orphan_restored', `agent '${data.id}' was restored without its parent '${data.parent}', which is not running`, { subject: data.id }));
+    if (plan.orphanOf !== undefined) {
+      this.diagnose(process.id, makeDiagnostic('warning', 'orphan_restored', `agent '${process.id}' was restored without its parent '${plan.orphanOf}', which is not running`, { subject: process.id }));
     }
     const now = Date.now();
-    for (const { due, signal } of scheduled) this.schedule(process.id, Math.max(0, due - now), signal, due);
-    return process;
+    for (const { due, signal } of plan.scheduled) this.schedule(process.id, Math.max(0, due - now), signal, due);
+    return process.ref;
+  }
+
+  /** Restores several agents, parents before children; when one fails, those restored by this call are stopped again. */
+  restoreAll(snapshots: readonly unknown[]): AgentRef<object>[] {
+    return restoreParentsFirst(
+      snapshots,
+      (snapshot) => this.restore(snapshot),
+      (restored) => {
+        // Children were restored after their parents: stopping the parents first stops them too.
+        for (const ref of restored) if (this.agents.get(ref.id)?.ref === ref) void this.stopAgent(ref.id, 'restoreAll failed');
+      },
+    );
   }
 
   // ── Effects (called by the system actor) ────────────────────────────────────────────────────
@@ -472,7 +443,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
     const timer = setTimer(() => {
       process.scheduled?.delete(timer);
       try {
-        process.send(signal);
+        process.ref.send(signal);
       } catch (error) {
         this.report(agentId, errorInfo('mailbox_full', `scheduled signal '${signal.type}' for agent '${agentId}' could not be delivered: ${(error as Error).message}`));
       }
@@ -496,7 +467,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
       if (!process) continue;
       delivered++;
       try {
-        process.send(signal);
+        process.ref.send(signal);
       } catch (error) {
         this.report(id, errorInfo('mailbox_full', `emitted signal '${signal.type}' could not be delivered to agent '${id}': ${(error as Error).message}`));
       }
@@ -552,40 +523,5 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
       if (!isSkill(skill)) throw new DefinitionError({ code: 'invalid_skill', message: 'only skills made by defineSkill can be registered' });
     }
     this.skills.register(skills);
-  }
-}
-
-/** The snapshot's scheduled signals with their due times in milliseconds, or what is wrong with them. */
-function scheduledSignals(snapshot: AgentSnapshot): Array<{ due: number; signal: Signal }> | string {
-  if (snapshot.scheduled === undefined) return [];
-  if (!Array.isArray(snapshot.scheduled)) return 'scheduled must be an array of { due, signal }';
-  const entries: Array<{ due: number; signal: Signal }> = [];
-  for (const [index, entry] of snapshot.scheduled.entries()) {
-    if (!isPlainObject(entry)) return `scheduled[${index}] is not an object with due and signal`;
-    const due = typeof entry.due === 'string' ? Date.parse(entry.due) : Number.NaN;
-    if (Number.isNaN(due)) return `scheduled[${index}] has due ${JSON.stringify(entry.due)}, which is not an ISO 8601 time`;
-    let signal: Signal;
-    try {
-      signal = toSignal(entry.signal as Signal);
-    } catch (error) {
-      return `scheduled[${index}] holds an invalid signal: ${(error as Error).message}`;
-    }
-    entries.push({ due, signal });
-  }
-  return entries;
-}
-
-/**
- * Watches an agent's actor for a failure. An object with a method rather than a closure: XState
- * binds the method to it, and an agent keeps one of these for its whole life.
- */
-class FailureWatch {
-  constructor(
-    private readonly runtime: SystemRuntime,
-    private readonly process: AgentProcess<object>,
-  ) {}
-
-  error(error: unknown): void {
-    this.runtime.actorFailed(this.process, error);
   }
 }

@@ -7,15 +7,15 @@
 import type { AgentDefinition } from '../core/agent-definition.js';
 import type { Agent } from '../core/agent-value.js';
 import type { Diagnostic } from '../core/diagnostics.js';
-import { DefinitionError, errorInfo, type ErrorInfo } from '../core/errors.js';
+import { DefinitionError, type ErrorInfo } from '../core/errors.js';
 import type { SkillRegistry } from '../core/skill-registry.js';
 import { createSignal, type Signal, type SignalLike, toSignal } from '../core/signal.js';
 import type { AnySkill } from '../core/skill.js';
 import type { SystemActor } from '../../machines/system.js';
-import type { AgentProcess } from './agent-process.js';
 import { unknownOption } from './options.js';
 import type { AgentRef, AgentSnapshot } from './agent-ref.js';
-import { RuntimeError } from './errors.js';
+import { persistAll } from './persistence.js';
+import type { ProcessRef } from './process-ref.js';
 import { SystemRuntime, type AgentSystemOptions, type SpawnOptions } from './system-runtime.js';
 import { CONVERSATION } from '../model/conversation.js';
 import { ConversationDriver } from '../model/driver.js';
@@ -79,9 +79,9 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
   const runtime = new SystemRuntime(options);
   const conversations = new ConversationDriver(
     {
-      get: (id) => runtime.agents.get(id) as AgentRef | undefined,
-      // The refs the driver holds are the system's own agent processes (from `get`).
-      callTool: (ref, tool, args, record, callOptions) => (ref as unknown as AgentProcess).callToolRecorded(tool, args, record, callOptions),
+      get: (id) => runtime.agents.get(id)?.ref as AgentRef | undefined,
+      // The refs the driver holds are the system's own (from `get`).
+      callTool: (ref, tool, args, record, callOptions) => (ref as ProcessRef).callToolRecorded(tool, args, record, callOptions),
       agent: (id) => {
         const process = runtime.agents.get(id);
         return process && !process.isStopped ? (process.agent as Agent<object>) : undefined;
@@ -104,8 +104,8 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
   };
   return {
     spawn: (definition, spawnOptions) => runtime.spawn(definition, spawnOptions),
-    get: (id) => runtime.agents.get(id) as AgentRef | undefined,
-    list: () => [...runtime.agents.values()] as AgentRef[],
+    get: (id) => runtime.agents.get(id)?.ref as AgentRef | undefined,
+    list: () => [...runtime.agents.values()].map((process) => process.ref as AgentRef),
     stop: (id) => runtime.stopAgent(id, 'stopped by request'),
     subscribe: (pattern, listener) => runtime.broadcast.subscribe(pattern, listener),
     publish: (signal) => {
@@ -118,7 +118,7 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
     persistAll: () => persistAll([...runtime.agents.values()]),
     restore: (snapshot) => adopt(runtime.restore(snapshot) as AgentRef),
     loadAndRestore: async (snapshot) => adopt((await runtime.loadAndRestore(snapshot)) as AgentRef),
-    restoreAll: (snapshots) => restoreAll(runtime, snapshots).map(adopt),
+    restoreAll: (snapshots) => runtime.restoreAll(snapshots).map((ref) => adopt(ref as AgentRef)),
     skills: runtime.skills,
     actor: runtime.actor,
     shutdown: () => {
@@ -143,64 +143,10 @@ const SYSTEM_OPTIONS = {
   compactors: true,
 } as const satisfies Record<keyof AgentSystemOptions, true>;
 
-/** Snapshots of `agents`, parents first; every agent that cannot be persisted is named in one error. */
-function persistAll(agents: readonly AgentProcess<object>[]): AgentSnapshot[] {
-  const snapshots: AgentSnapshot[] = [];
-  const failures: RuntimeError[] = [];
-  for (const agent of agents) {
-    try {
-      snapshots.push(agent.persist());
-    } catch (error) {
-      if (!(error instanceof RuntimeError)) throw error;
-      failures.push(error);
-    }
-  }
-  if (failures.length === 0) return orderParentsFirst(snapshots);
-  const agentIds = failures.map((failure) => failure.agentId ?? '');
-  const message = `persistAll: ${failures.length === 1 ? `1 agent of ${agents.length}` : `${failures.length} agents of ${agents.length}`} cannot be persisted, so none was: ${failures.map((failure) => failure.message).join('; ')}`;
-  const info = errorInfo('invalid_state', message, { details: { reason: 'unpersistable', agents: agentIds, errors: failures.map((failure) => failure.toInfo()) } });
-  throw new RuntimeError(info, failures.length === 1 ? agentIds[0] : undefined);
-}
-
 /** Whether the agent's conversation has a turn in flight. */
 function hasTurnInFlight(ref: AgentRef): boolean {
   const slice = (ref.getSnapshot().state as Record<string, unknown>)[CONVERSATION] as { turn?: unknown } | undefined;
   return slice?.turn != null;
-}
-
-function restoreAll(runtime: SystemRuntime, snapshots: readonly unknown[]): AgentRef[] {
-  const restored: AgentRef[] = [];
-  try {
-    for (const snapshot of orderParentsFirst(snapshots as AgentSnapshot[])) restored.push(runtime.restore(snapshot) as AgentRef);
-  } catch (error) {
-    // Children were restored after their parents: stopping the parents first stops them too.
-    for (const ref of restored) if (runtime.agents.get(ref.id) === ref) void runtime.stopAgent(ref.id, 'restoreAll failed');
-    throw error;
-  }
-  return restored;
-}
-
-/** Orders snapshots so that each parent comes before its children; parent links that form a cycle are an `invalid_snapshot` error. */
-function orderParentsFirst(snapshots: readonly AgentSnapshot[]): AgentSnapshot[] {
-  const byId = new Map(snapshots.map((snapshot) => [snapshot?.id, snapshot]));
-  const ordered: AgentSnapshot[] = [];
-  const placed = new Set<AgentSnapshot>();
-  const placing = new Set<AgentSnapshot>();
-  const place = (snapshot: AgentSnapshot, path: string[]) => {
-    if (placed.has(snapshot)) return;
-    if (placing.has(snapshot)) {
-      const cycle = [...path.slice(path.indexOf(snapshot.id)), snapshot.id].map((id) => `'${id}'`).join(' → ');
-      throw new RuntimeError(errorInfo('invalid_snapshot', `cannot restore: the parent links of the snapshots form a cycle: ${cycle}`, { subject: snapshot.id }));
-    }
-    placing.add(snapshot);
-    const parent = snapshot?.parent !== undefined ? byId.get(snapshot.parent) : undefined;
-    if (parent) place(parent, [...path, snapshot.id]);
-    placing.delete(snapshot);
-    placed.add(snapshot);
-    ordered.push(snapshot);
-  };
-  for (const snapshot of snapshots) place(snapshot, []);
-  return ordered;
 }
 
 export type { AgentSystemOptions, SpawnOptions, AnySkill };

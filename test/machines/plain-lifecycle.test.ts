@@ -5,7 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createActor, createMachine, type AnyActorRef } from 'xstate';
-import { lifecycleMachines, withSharedInitialSnapshot, type LifecycleState } from '../../machines/skill-lifecycle.js';
+import { lifecycleMachines, type LifecycleState } from '../../machines/skill-lifecycle.js';
+import { withSharedInitialSnapshot } from '../../machines/xstate-internals.js';
 import type { AgentSystem } from '../../src/index.js';
 import { NotesAgent, quietSystem } from '../runtime/fixtures.js';
 

@@ -213,7 +213,7 @@ describe('supervision of agents', () => {
     expect(loop.getSnapshot().status).toBe('active');
     // A step never throws, so an actor cannot fail on its own: this fault is injected where the
     // machine tells its process a step is over.
-    (agent as unknown as { finished(): void }).finished = () => {
+    agent.actor.getSnapshot().context.host.finished = () => {
       throw new Error('fault injected');
     };
     agent.send(createSignal('notes.add_now', { item: 'x' }));
@@ -236,7 +236,7 @@ describe('supervision of agents', () => {
       if (agentId === 'w' && error.code === 'signal_failed' && again === undefined) again = system.spawn(Crew, { id: 'w' });
     });
     // The same fault as above, injected where the machine tells its process a step is over.
-    (agent as unknown as { finished(): void }).finished = () => {
+    agent.actor.getSnapshot().context.host.finished = () => {
       throw new Error('fault injected');
     };
     agent.send(createSignal('notes.add_now', { item: 'x' }));

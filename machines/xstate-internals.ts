@@ -1,0 +1,166 @@
+/**
+ * Every reliance of skillstate on XState behaviour that is not its documented API, in one place.
+ * Each helper says what it relies on; `test/machines/xstate-internals.test.ts` checks each one
+ * against the installed XState, and names the reliance that broke when an upgrade changes it.
+ *
+ * Nothing else in the package reads a `_`-prefixed field of an actor or a snapshot, replaces a
+ * method of a machine, or counts on when XState runs an action: code that needs one of these
+ * goes through a helper here.
+ */
+import type { AnyActorRef, AnyStateMachine } from 'xstate';
+
+/** The XState release the reliances below were last checked against (the test pins it). */
+export const XSTATE_CHECKED_VERSION = '5.33.3';
+
+// ── Handing data from one transition to the next ─────────────────────────────────────────────
+
+/** A value handed from an action to the action of a later transition of the same actor. */
+export interface ActionHandoff<TKey extends object, TValue> {
+  put(key: TKey, value: TValue): void;
+  /** The value put under `key`, removed: taken once. */
+  take(key: TKey): TValue | undefined;
+}
+
+/**
+ * A value an `assign` leaves for the action of the event it sends its own actor (`self.send`),
+ * kept beside the actor rather than in the event: an event can be sent to an actor by anyone,
+ * so what travels in it could be forged, and an item's outcome is no data for the inspector.
+ *
+ * Relies on: an `assign`'s function runs once, while XState takes its transition (it may
+ * therefore have side effects), and an event an actor sends itself from inside it is taken
+ * after that transition, by the same actor. Keyed by an object of the actor's context, so
+ * nothing outlives the actor.
+ */
+export function actionHandoff<TKey extends object, TValue>(): ActionHandoff<TKey, TValue> {
+  const values = new WeakMap<TKey, TValue>();
+  return {
+    put: (key, value) => void values.set(key, value),
+    take: (key) => {
+      const value = values.get(key);
+      if (value !== undefined) values.delete(key);
+      return value;
+    },
+  };
+}
+
+// ── Persisted snapshots ─────────────────────────────────────────────────────────────────────
+
+/**
+ * Makes XState's persisted snapshot of `machine`'s actors (`actor.getPersistedSnapshot()`) leave
+ * `key` out of their context: a host object the runtime put there is not data, and it leads
+ * back to the actor.
+ *
+ * Relies on: `actor.getPersistedSnapshot()` calls `getPersistedSnapshot(snapshot, options)` of
+ * the machine object the actor was made from (so replacing it on that object takes effect), and a
+ * machine snapshot keeps the context under `context`.
+ */
+export function persistedWithout<TMachine extends AnyStateMachine>(machine: TMachine, key: string): TMachine {
+  const persist: AnyStateMachine['getPersistedSnapshot'] = machine.getPersistedSnapshot.bind(machine);
+  (machine as AnyStateMachine).getPersistedSnapshot = (snapshot, options) => {
+    const { [key]: _left, ...context } = (snapshot as { context: Record<string, unknown> }).context;
+    return persist({ ...snapshot, context } as typeof snapshot, options);
+  };
+  return machine;
+}
+
+// ── One initial snapshot shared by every actor of a machine ─────────────────────────────────
+
+function sharedTagsChanged(): never {
+  throw new TypeError("a lifecycle's initial snapshot is shared by its actors: its tags cannot change");
+}
+
+/** The tags of a shared initial snapshot: a set that refuses changes, as the rest of it is frozen. */
+class ReadonlyTags extends Set<string> {
+  override add = sharedTagsChanged;
+  override delete = sharedTagsChanged;
+  override clear = sharedTagsChanged;
+}
+
+/**
+ * Makes every actor of `machine` start from one initial snapshot, worked out by its first actor,
+ * instead of working it out again for each (entering the initial state is most of what creating
+ * a small machine's actor costs). Only for a machine whose initial snapshot cannot differ between
+ * actors — no context, no entry actions, no eventless transition out of its initial state —
+ * which is checked here. The shared snapshot is frozen, its tags are a set that refuses changes,
+ * and each actor gets a `context` and `children` object of its own.
+ *
+ * Relies on: `machine.getInitialSnapshot(actorScope, input)` is what `createActor` calls, once
+ * per actor, and replacing it on the machine object takes effect; the state node fields read
+ * here (`root.initial.target`, `entry`, `always`, `config.context`); a machine snapshot's own
+ * fields (`_nodes`, `historyValue`, `tags` as a `Set`, its methods as own properties, so a
+ * spread copy keeps them); and XState never changing a snapshot in place (a transition makes a
+ * new one, and copies the history before writing it).
+ */
+export function withSharedInitialSnapshot<TMachine extends AnyStateMachine>(machine: TMachine): TMachine {
+  const { root } = machine;
+  const start = root.initial.target[0]!;
+  if (machine.config.context !== undefined || root.entry.length > 0 || start.entry.length > 0 || (start.always?.length ?? 0) > 0) {
+    throw new Error(`machine '${machine.id}' cannot share its initial snapshot: its start differs between actors`);
+  }
+  const compute: AnyStateMachine['getInitialSnapshot'] = machine.getInitialSnapshot.bind(machine);
+  let initial: ReturnType<AnyStateMachine['getInitialSnapshot']> | undefined;
+  (machine as AnyStateMachine).getInitialSnapshot = (actorScope, input) => {
+    if (!initial) {
+      const first = compute(actorScope, input);
+      Object.freeze(first._nodes);
+      Object.freeze(first.historyValue);
+      const tags = new ReadonlyTags();
+      for (const tag of first.tags) Set.prototype.add.call(tags, tag);
+      initial = Object.freeze({ ...first, tags });
+    }
+    return { ...initial, context: {}, children: {} };
+  };
+  return machine;
+}
+
+// ── Stopping and watching actors ────────────────────────────────────────────────────────────
+
+/** The internal stop every actor has: the call XState's own `stopChild` makes. */
+interface Stoppable {
+  _stop(): void;
+}
+
+/**
+ * Stops a root actor. One that failed has stopped already, but XState leaves the children of a
+ * failed actor running: they are stopped here instead, through `_stop`, the call XState's own
+ * `stopChild` makes (the public `stop()` is for root actors only).
+ *
+ * Relies on: a failed actor's children are still running and listed in its last snapshot's
+ * `children`, and each child actor has `_stop()`, which stops it (and its own children).
+ */
+export function stopActor(actor: AnyActorRef): void {
+  const snapshot = actor.getSnapshot() as { status: string; children?: Record<string, unknown> };
+  if (snapshot.status !== 'error') {
+    actor.stop();
+    return;
+  }
+  for (const child of Object.values(snapshot.children ?? {})) (child as Stoppable | undefined)?._stop();
+}
+
+/**
+ * An observer that tells `host` when the actor it watches fails, naming `subject`: an object with
+ * a method rather than a closure, so an actor watched for its whole life keeps one small object.
+ *
+ * Relies on: XState binds the methods of an observer object to it when it subscribes the object
+ * (it calls them later as plain functions).
+ */
+export class FailureObserver<TSubject> {
+  constructor(
+    private readonly host: { actorFailed(subject: TSubject, error: unknown): void },
+    private readonly subject: TSubject,
+  ) {}
+
+  error(error: unknown): void {
+    this.host.actorFailed(this.subject, error);
+  }
+}
+
+/**
+ * The actor two levels above `self` (a skill child's agent: child → lifecycle → agent), which XState
+ * gives no public way to reach.
+ *
+ * Relies on: every actor keeps its parent in `_parent`.
+ */
+export function grandparentOf(self: unknown): AnyActorRef | undefined {
+  return (self as { _parent?: { _parent?: AnyActorRef } } | undefined)?._parent?._parent;
+}

@@ -1,0 +1,122 @@
+/**
+ * An agent's deferred replies: the callers whose answer comes after their own step. A step that
+ * defers its answer (`defer_reply`) leaves its caller here, under the id of the signal it called
+ * with, and a later step's `reply` effect naming that id in `to` answers it. A deferred answer
+ * finds its caller by that id, so the ids of the calls not answered yet are kept too: one id
+ * names one waiting caller at a time.
+ */
+import { diagnostic } from '../core/diagnostics.js';
+import type { Effect } from '../core/effects.js';
+import { describeThrown, errorInfo, SkillstateError, type ErrorInfo } from '../core/errors.js';
+import type { Signal, SignalLike } from '../core/signal.js';
+import type { AgentItemEvent } from '../../machines/agent.js';
+import { CALL_ABORTED_SIGNAL } from './broadcast.js';
+import { RuntimeError } from './errors.js';
+import type { Mailbox, Ticket } from './mailbox.js';
+import type { ProcessHost } from './process-host.js';
+
+/** What deferred replies need from their agent. */
+export interface ReplyOwner {
+  readonly id: string;
+  readonly mailbox: Mailbox;
+  readonly system: ProcessHost;
+  /** The agent as users reach it: a caller who gave up on a deferred answer is announced through it. */
+  readonly ref: { send(signal: SignalLike): void };
+}
+
+/** Records in the trace an answer nobody receives any more (`late_result`): it is not delivered. */
+export function lateResult(owner: Pick<ReplyOwner, 'id' | 'system'>, what: string, signalId?: string): void {
+  owner.system.trace?.({
+    kind: 'diagnostic',
+    agent: owner.id,
+    diagnostic: diagnostic('info', 'late_result', `agent '${owner.id}': ${what}`, signalId === undefined ? {} : { subject: signalId }),
+  });
+}
+
+/** One agent's callers waiting for a deferred answer, and the ids of its calls not answered yet. */
+export class DeferredReplies {
+  /** Callers whose answer a step deferred (`defer_reply`), by the id of the signal they called with. */
+  private deferred: Map<string, Ticket> | undefined;
+  /** Ids of the signals of calls not answered yet (made on the first call). */
+  private calling: Set<string> | undefined;
+
+  constructor(private readonly owner: ReplyOwner) {}
+
+  /**
+   * Counts a call under its signal's id, or returns the error for a call under the id of one not
+   * answered yet: a deferred answer finds its caller by that id, so two callers under one id
+   * would leave one of them unanswered.
+   */
+  called(signal: Signal): ErrorInfo | undefined {
+    const id = signal.id;
+    if (this.calling?.has(id)) {
+      return errorInfo(
+        'invalid_signal',
+        `agent '${this.owner.id}' is still answering a call with signal id '${id}'; a call's signal id must be unique among the calls waiting for an answer (createSignal makes a new id each time)`,
+        { subject: id, details: { reason: 'duplicate_call', signal: id, type: signal.type } },
+      );
+    }
+    (this.calling ??= new Set()).add(id);
+    return undefined;
+  }
+
+  /** The call under `signalId` is answered (with its answer, an error, a timeout, a cancellation or a stop). */
+  answered(signalId: string): void {
+    this.calling?.delete(signalId);
+  }
+
+  /**
+   * Keeps the caller of a step that deferred its answer, and answers the callers that this step's
+   * `reply` effects name in `to`. Returns true when the step's own caller now waits for later.
+   */
+  carryOut(event: AgentItemEvent, ticket: Ticket | undefined, effects: readonly Effect[]): boolean {
+    const mailbox = this.owner.mailbox;
+    let deferred = false;
+    for (const effect of effects) {
+      if (effect.type === 'defer_reply' && event.type === 'signal' && ticket !== undefined) {
+        deferred = true;
+        if (ticket.aborted) this.aborted(event.signal.id);
+        else if (!ticket.settled) {
+          this.deferred ??= new Map();
+          // Callers that gave up (timed out) are forgotten here, so a skill that never answers leaks nothing.
+          for (const [id, waiting] of this.deferred) if (waiting.settled) this.deferred.delete(id);
+          this.deferred.set(event.signal.id, ticket);
+        }
+      } else if (effect.type === 'reply' && effect.to !== undefined) {
+        const waiting = this.deferred?.get(effect.to);
+        if (waiting !== undefined) this.deferred!.delete(effect.to);
+        if (waiting === undefined || waiting.settled) {
+          lateResult(this.owner, `the deferred answer to signal '${effect.to}' found no caller waiting for it (it timed out, was cancelled or answered, or never waited)`, effect.to);
+        } else if (effect.error !== undefined) mailbox.settle(waiting, new RuntimeError(effect.error, this.owner.id));
+        else mailbox.settle(waiting, undefined, effect.data);
+      }
+    }
+    return deferred;
+  }
+
+  /**
+   * A caller gave up (its `AbortSignal` fired). When its answer was deferred, the agent gets a
+   * `skillstate.call.aborted` signal naming the call. `ticket` given: only if that is the caller
+   * waiting under `signalId`; none: the caller is known to be the deferred one.
+   */
+  aborted(signalId: string, ticket?: Ticket): void {
+    if (ticket !== undefined) {
+      if (this.deferred?.get(signalId) !== ticket) return;
+      this.deferred.delete(signalId);
+    }
+    const owner = this.owner;
+    if (owner.mailbox.stopped) return;
+    try {
+      owner.ref.send({ type: CALL_ABORTED_SIGNAL, data: { signal: signalId } });
+    } catch (error) {
+      const info = error instanceof SkillstateError ? error.toInfo() : errorInfo('signal_failed', describeThrown(error));
+      owner.system.report(owner.id, info);
+    }
+  }
+
+  /** The agent stopped: every caller still waiting for a deferred answer gets `error`. */
+  stopped(error: () => RuntimeError): void {
+    if (this.deferred) for (const ticket of this.deferred.values()) this.owner.mailbox.settle(ticket, error());
+    this.deferred = undefined;
+  }
+}

@@ -1,0 +1,205 @@
+/**
+ * The `AgentRef` users hold: a thin face over an agent's process. It checks what users hand it
+ * (signals, instructions, options) and submits items to the agent's mailbox; what it shows (the
+ * view, the snapshot, the toolset) it reads from the process each time, so it keeps no agent
+ * state of its own. One ref per incarnation: once its agent is stopped, every use is
+ * `agent_stopped`, even after an agent of the same id is spawned again.
+ */
+import { catalogOf, type Agent } from '../core/agent-value.js';
+import { errorInfo, type ErrorInfo } from '../core/errors.js';
+import { plainInstructions, type Instruction, type InstructionObject } from '../core/instruction.js';
+import { toSignal, type Signal, type SignalLike } from '../core/signal.js';
+import type { AnySkill } from '../core/skill.js';
+import { agentToolset, type Toolset } from '../core/toolset.js';
+import type { AgentActor, AgentItemEvent } from '../../machines/agent.js';
+import type { AgentProcess } from './agent-process.js';
+import type { AgentRef, AgentView, CallOptions, MountReport } from './agent-ref.js';
+import { RuntimeError } from './errors.js';
+import { unknownOption } from './options.js';
+import { takeSnapshot, type AgentSnapshot } from './persistence.js';
+
+const toolsets = new WeakMap<object, { plain?: Toolset; strict?: Toolset }>();
+
+/** The toolset of an agent value, built once per set of mounted skills (its catalog). */
+function toolsetFor(agent: Agent<object>, strict: boolean): Toolset {
+  const catalog = catalogOf(agent);
+  if (!catalog) return agentToolset(agent, { strict });
+  let cached = toolsets.get(catalog);
+  if (!cached) toolsets.set(catalog, (cached = {}));
+  const key = strict ? 'strict' : 'plain';
+  return (cached[key] ??= agentToolset(agent, { strict }));
+}
+
+/** The options `call`, `run` and `callTool` take: one entry per key of `CallOptions`. */
+const CALL_OPTIONS = { timeout: true, signal: true } as const satisfies Record<keyof CallOptions, true>;
+
+/**
+ * The timeout of a call or a run: the option, else the system's default. A timeout is a number of
+ * milliseconds above 0, or Infinity; anything else (0, negative, NaN, not a number) is refused,
+ * and so is an option `CallOptions` does not have (a misspelled `timeout` would be ignored).
+ */
+function callTimeout(options: CallOptions, fallback: number): number | ErrorInfo {
+  if (typeof options !== 'object' || options === null) return errorInfo('invalid_options', 'call options must be an object such as { timeout: 5000 }');
+  const unknown = unknownOption('call', options, CALL_OPTIONS);
+  if (unknown) return unknown;
+  const timeout: unknown = options.timeout;
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+    return errorInfo('invalid_options', 'signal must be an AbortSignal (for example from new AbortController().signal)', { subject: 'signal' });
+  }
+  if (timeout === undefined) return fallback;
+  if (typeof timeout === 'number' && timeout > 0) return timeout;
+  return errorInfo('invalid_options', `timeout must be a number of milliseconds above 0, or Infinity for none; got ${typeof timeout === 'number' ? String(timeout) : typeof timeout}`, {
+    subject: 'timeout',
+  });
+}
+
+/** A running agent, as users hold it. */
+export class ProcessRef<TState extends object = Record<string, unknown>> implements AgentRef<TState> {
+  readonly id: string;
+  readonly definition: string;
+  readonly parent: string | undefined;
+
+  constructor(private readonly process: AgentProcess<TState>) {
+    this.id = process.id;
+    this.definition = process.definition;
+    this.parent = process.parent;
+  }
+
+  get actor(): AgentActor {
+    return this.process.actor;
+  }
+
+  send(signal: Signal | SignalLike | string): void {
+    const checked = toSignal(signal);
+    const process = this.process;
+    process.system.trace?.({ kind: 'signal', agent: this.id, id: checked.id, type: checked.type, call: false });
+    process.mailbox.enqueue({ event: { type: 'signal', signal: checked }, ticket: undefined, call: false });
+  }
+
+  call(signal: Signal | SignalLike | string, options: CallOptions = {}): Promise<unknown> {
+    let checked: Signal;
+    try {
+      checked = toSignal(signal);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const process = this.process;
+    const timeout = callTimeout(options, process.system.callTimeout);
+    if (typeof timeout !== 'number') return Promise.reject(new RuntimeError(timeout, this.id));
+    const replies = process.replies;
+    const duplicate = replies.called(checked);
+    if (duplicate) return Promise.reject(new RuntimeError(duplicate, this.id));
+    const id = checked.id;
+    process.system.trace?.({ kind: 'signal', agent: this.id, id, type: checked.type, call: true });
+    return process.mailbox.submit(
+      { type: 'signal', signal: checked },
+      {
+        call: true,
+        timeout,
+        what: `call '${checked.type}'`,
+        abort: options.signal,
+        // A deferred answer's work goes on inside the agent: tell it the caller gave up.
+        onCancelled: (ticket) => replies.aborted(id, ticket),
+        onSettled: () => replies.answered(id),
+      },
+    );
+  }
+
+  run(instructions: Instruction | readonly Instruction[], options: CallOptions = {}): Promise<unknown> {
+    return this.runRecorded(instructions, undefined, options);
+  }
+
+  /**
+   * `run`, with `record` (when given) run right after the instructions in the same step, given
+   * their output as its `output` param: both commit, or neither. The conversation runs a model's
+   * tool calls this way, so a snapshot never holds a tool call's effect without its record.
+   */
+  runRecorded(instructions: Instruction | readonly Instruction[], record: InstructionObject | undefined, options: CallOptions = {}): Promise<unknown> {
+    const list = Array.isArray(instructions) ? (instructions as readonly Instruction[]) : [instructions as Instruction];
+    const checked = plainInstructions(record === undefined ? list : [...list, record]);
+    if (!checked.ok) return Promise.reject(new RuntimeError(checked.error, this.id));
+    const plain = checked.value;
+    const recorded = record === undefined ? undefined : plain.pop();
+    const timeout = callTimeout(options, this.process.system.callTimeout);
+    if (typeof timeout !== 'number') return Promise.reject(new RuntimeError(timeout, this.id));
+    // Named only if the run times out or is cancelled: every tool call comes through here.
+    const what = () => `run of ${plain.map((i) => `'${String(i.action)}'`).join(', ')}`;
+    const event: AgentItemEvent = recorded === undefined ? { type: 'run', instructions: plain } : { type: 'run', instructions: plain, record: recorded };
+    return this.process.mailbox.submit(event, { call: true, timeout, what, abort: options.signal });
+  }
+
+  toolset(options: { strict?: boolean } = {}): Toolset {
+    return toolsetFor(this.process.agent, options.strict === true);
+  }
+
+  tools(options: { strict?: boolean } = {}): Toolset {
+    return this.toolset(options);
+  }
+
+  callTool(name: string, args: unknown, options?: CallOptions): Promise<unknown> {
+    return this.callToolRecorded(name, args, undefined, options);
+  }
+
+  /** `callTool`, with a record that commits with the call (see `runRecorded`). */
+  callToolRecorded(name: string, args: unknown, record: InstructionObject | undefined, options?: CallOptions): Promise<unknown> {
+    const converted = this.toolset().toInstruction(name, args);
+    if (!converted.ok) return Promise.reject(new RuntimeError(converted.error, this.id));
+    return this.runRecorded(converted.instruction, record, options);
+  }
+
+  mount(skill: AnySkill | string, config?: Record<string, unknown>): Promise<MountReport> {
+    const name = typeof skill === 'string' ? skill : skill?.name;
+    if (typeof name !== 'string') return Promise.reject(new RuntimeError(errorInfo('invalid_skill', 'mount needs a skill or a skill name'), this.id));
+    const event: AgentItemEvent = config === undefined ? { type: 'mount', skill: name } : { type: 'mount', skill: name, config };
+    return this.process.mailbox.submit(event, { call: false, what: `mount '${name}'`, skill: typeof skill === 'string' ? undefined : skill }) as Promise<MountReport>;
+  }
+
+  unmount(skill: AnySkill | string): Promise<MountReport> {
+    const name = typeof skill === 'string' ? skill : skill?.name;
+    if (typeof name !== 'string') return Promise.reject(new RuntimeError(errorInfo('invalid_skill', 'unmount needs a skill or a skill name'), this.id));
+    return this.process.mailbox.submit({ type: 'unmount', skill: name }, { call: false, what: `unmount '${name}'` }) as Promise<MountReport>;
+  }
+
+  getSnapshot(): AgentView<TState> {
+    const process = this.process;
+    const agent = process.agent;
+    const mailbox = process.mailbox;
+    return {
+      id: this.id,
+      definition: this.definition,
+      status: mailbox.stopped ? 'stopped' : mailbox.phase === 'working' ? 'working' : 'idle',
+      agent,
+      state: agent.state,
+      mounted: agent.mounted,
+      lifecycles: process.lifecycles.states(agent.mounted),
+      registeredActions: process.registeredActions(),
+      mailbox: mailbox.size,
+      parent: this.parent,
+      children: process.children(),
+    };
+  }
+
+  /**
+   * The agent as plain JSON, a copy. State (or a mounted skill's config, or a scheduled signal's
+   * data) holding something JSON cannot hold — a BigInt, a function, a cycle, a `Map`... — is an
+   * `invalid_state` error naming the agent and the path of the first such value.
+   */
+  persist(): AgentSnapshot {
+    return takeSnapshot(this.process);
+  }
+
+  children(): string[] {
+    return this.process.children();
+  }
+
+  stop(): Promise<void> {
+    const process = this.process;
+    // A ref belongs to one incarnation: once stopped, its id may name a new agent it must not touch.
+    if (process.isStopped) return Promise.reject(process.deadRef());
+    return process.system.stopAgent(this.id, 'stopped by request');
+  }
+
+  toJSON(): unknown {
+    return { agent: this.id };
+  }
+}

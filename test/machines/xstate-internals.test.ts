@@ -1,0 +1,203 @@
+/**
+ * What skillstate relies on in XState beyond its documented API (`machines/xstate-internals.ts`),
+ * checked against the installed XState. Each test names its reliance: when an upgrade breaks
+ * one, the failure says which, and which helper to rework.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { assign, createActor, createMachine, fromCallback, setup, type AnyActorRef } from 'xstate';
+import { actionHandoff, FailureObserver, grandparentOf, persistedWithout, stopActor, withSharedInitialSnapshot, XSTATE_CHECKED_VERSION } from '../../machines/xstate-internals.js';
+
+/** The version of the xstate package this project resolves. */
+function installedXStateVersion(): string {
+  const entry = createRequire(import.meta.url).resolve('xstate');
+  let dir = dirname(entry);
+  while (!dir.endsWith('node_modules/xstate')) dir = dirname(dir);
+  return (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+/** The message of a broken reliance: what no longer holds, and where to look. */
+function broken(reliance: string, helper: string): string {
+  return `XState ${installedXStateVersion()} no longer ${reliance}; rework ${helper} in machines/xstate-internals.ts`;
+}
+
+describe('the XState skillstate was checked against', () => {
+  it('is the installed one', () => {
+    expect(
+      installedXStateVersion(),
+      `machines/xstate-internals.ts was checked against xstate ${XSTATE_CHECKED_VERSION}: read each reliance it names against the installed release, then update XSTATE_CHECKED_VERSION`,
+    ).toBe(XSTATE_CHECKED_VERSION);
+  });
+});
+
+describe('actionHandoff', () => {
+  it('an assign runs once per transition, and an event it sends its own actor is taken after that transition', () => {
+    const handoff = actionHandoff<object, string>();
+    const key = {};
+    const seen: string[] = [];
+    let assigns = 0;
+    const machine = setup({ types: {} as { context: { n: number }; events: { type: 'go' } | { type: 'next' } } }).createMachine({
+      context: { n: 0 },
+      on: {
+        go: {
+          actions: [
+            assign(({ context, self }) => {
+              assigns++;
+              handoff.put(key, `left by step ${context.n + 1}`);
+              self.send({ type: 'next' });
+              return { n: context.n + 1 };
+            }),
+            () => seen.push('after the assign, same transition'),
+          ],
+        },
+        next: { actions: ({ context }) => seen.push(`next sees n=${context.n}, ${handoff.take(key) ?? 'nothing'}`) },
+      },
+    });
+    const actor = createActor(machine, { inspect: () => {} }).start();
+    actor.send({ type: 'go' });
+    expect(assigns, broken("runs an assign's function exactly once per transition", 'actionHandoff')).toBe(1);
+    expect(seen, broken('takes an event an actor sends itself from an assign after the transition that sent it', 'actionHandoff')).toEqual([
+      'after the assign, same transition',
+      'next sees n=1, left by step 1',
+    ]);
+    expect(handoff.take(key)).toBeUndefined();
+    actor.stop();
+  });
+});
+
+describe('persistedWithout', () => {
+  it("leaves the key out of the context of an actor's persisted snapshot, and keeps the rest", () => {
+    const host = { toJSON: () => 'the host' };
+    const machine = persistedWithout(
+      createMachine({ types: {} as { context: { host: object; n: number } }, context: { host, n: 3 }, initial: 'idle', states: { idle: {} } }),
+      'host',
+    );
+    const actor = createActor(machine).start();
+    const persisted = actor.getPersistedSnapshot() as unknown as { context: Record<string, unknown>; value: unknown };
+    expect(persisted.context, broken("calls the getPersistedSnapshot of the machine object an actor was made from, or keeps a snapshot's context under `context`", 'persistedWithout')).toEqual({ n: 3 });
+    expect(persisted.value).toBe('idle');
+    expect(actor.getSnapshot().context.host).toBe(host);
+    actor.stop();
+  });
+});
+
+describe('withSharedInitialSnapshot', () => {
+  const config = {
+    initial: 'idle',
+    states: { idle: { tags: ['resting'], on: { go: 'busy' } }, busy: { on: { back: 'idle' } } },
+  } as const;
+
+  it('reads the state node fields it checks the machine by', () => {
+    const machine = createMachine(config);
+    const start = machine.root.initial.target[0];
+    const shape = { start: start?.key, rootEntry: Array.isArray(machine.root.entry), startEntry: Array.isArray(start?.entry), context: machine.config.context };
+    expect(shape, broken('has root.initial.target, entry lists on state nodes and config.context as read', 'withSharedInitialSnapshot')).toEqual({
+      start: 'idle',
+      rootEntry: true,
+      startEntry: true,
+      context: undefined,
+    });
+    const moving = createMachine({ initial: 'idle', states: { idle: { always: 'busy' }, busy: {} } });
+    expect(moving.root.initial.target[0]?.always?.length, broken('lists eventless transitions in `always`', 'withSharedInitialSnapshot')).toBe(1);
+  });
+
+  it('is asked for once per actor, and actors started from one shared snapshot move each on their own', () => {
+    const machine = withSharedInitialSnapshot(createMachine(config));
+    let asked = 0;
+    const shared = machine.getInitialSnapshot.bind(machine);
+    machine.getInitialSnapshot = (scope, input) => {
+      asked++;
+      return shared(scope, input);
+    };
+    const first = createActor(machine).start();
+    const second = createActor(machine).start();
+    expect(asked, broken("makes each actor's initial snapshot with the machine object's getInitialSnapshot, once", 'withSharedInitialSnapshot')).toBe(2);
+    type Internals = { _nodes: unknown; historyValue: unknown; tags: Set<string> };
+    const a = first.getSnapshot() as unknown as Internals;
+    const b = second.getSnapshot() as unknown as Internals;
+    expect(a._nodes, broken('keeps the active state nodes in `_nodes`', 'withSharedInitialSnapshot')).toBeInstanceOf(Array);
+    expect(a.historyValue, broken('keeps the history in `historyValue`', 'withSharedInitialSnapshot')).toBeTypeOf('object');
+    expect(a.tags, broken("keeps a snapshot's tags in a Set", 'withSharedInitialSnapshot')).toBeInstanceOf(Set);
+    expect(a._nodes).toBe(b._nodes);
+    expect(first.getSnapshot().hasTag('resting'), broken("gives a snapshot its methods as own properties (a spread copy keeps them)", 'withSharedInitialSnapshot')).toBe(true);
+    expect(first.getSnapshot().matches('idle')).toBe(true);
+
+    // The shared parts are frozen: a transition that wrote into them would throw here.
+    expect(() => first.send({ type: 'go' }), broken('leaves a snapshot unchanged when it transitions (it makes a new one)', 'withSharedInitialSnapshot')).not.toThrow();
+    expect(first.getSnapshot().status).toBe('active');
+    expect([first.getSnapshot().value, second.getSnapshot().value]).toEqual(['busy', 'idle']);
+    first.send({ type: 'back' });
+    second.send({ type: 'go' });
+    expect([first.getSnapshot().value, second.getSnapshot().value, createActor(machine).start().getSnapshot().value]).toEqual(['idle', 'busy', 'idle']);
+    first.stop();
+    second.stop();
+  });
+});
+
+describe('stopActor', () => {
+  /** A root machine with a child machine, that fails on `fail`. */
+  function parentWithChild() {
+    const child = createMachine({ initial: 'running', states: { running: {} } });
+    return setup({ actors: { child } }).createMachine({
+      invoke: { src: 'child', id: 'kid' },
+      on: {
+        fail: {
+          actions: () => {
+            throw new Error('the parent fails');
+          },
+        },
+      },
+    });
+  }
+
+  it("stops the children a failed actor leaves running, through each child's _stop", () => {
+    const parent = createActor(parentWithChild());
+    parent.subscribe({ error: () => {} });
+    parent.start();
+    const kid = parent.getSnapshot().children.kid as AnyActorRef;
+    parent.send({ type: 'fail' });
+    expect(parent.getSnapshot().status).toBe('error');
+    expect(parent.getSnapshot().children.kid, broken("lists a failed actor's children in its last snapshot", 'stopActor')).toBe(kid);
+    expect(
+      kid.getSnapshot().status,
+      `XState ${installedXStateVersion()} now stops the children of a failed actor itself: stopActor in machines/xstate-internals.ts can leave them to it`,
+    ).toBe('active');
+    expect(typeof (kid as unknown as { _stop?: unknown })._stop, broken('gives every actor a `_stop` method', 'stopActor')).toBe('function');
+    stopActor(parent);
+    expect(kid.getSnapshot().status, broken("stops a child with its `_stop` method", 'stopActor')).toBe('stopped');
+  });
+
+  it('stops an actor that has not failed, and its children with it', () => {
+    const parent = createActor(parentWithChild()).start();
+    const kid = parent.getSnapshot().children.kid as AnyActorRef;
+    stopActor(parent);
+    expect([parent.getSnapshot().status, kid.getSnapshot().status]).toEqual(['stopped', 'stopped']);
+  });
+});
+
+describe('FailureObserver', () => {
+  it('is told of the failure with its own fields in reach', () => {
+    const failures: Array<[string, string]> = [];
+    const host = { actorFailed: (subject: string, error: unknown) => failures.push([subject, (error as Error).message]) };
+    const actor = createActor(createMachine({ on: { fail: { actions: () => { throw new Error('boom'); } } } }));
+    actor.subscribe(new FailureObserver(host, 'agent-1'));
+    actor.start();
+    expect(() => actor.send({ type: 'fail' }), broken("calls an observer object's error with the object as `this`", 'FailureObserver')).not.toThrow();
+    expect(failures).toEqual([['agent-1', 'boom']]);
+  });
+});
+
+describe('grandparentOf', () => {
+  it("reaches the actor two levels up from a child's self", () => {
+    let reached: AnyActorRef | undefined;
+    const grandchild = fromCallback(({ self }) => {
+      reached = grandparentOf(self);
+    });
+    const middle = setup({ actors: { grandchild } }).createMachine({ invoke: { src: 'grandchild' } });
+    const root = createActor(setup({ actors: { middle } }).createMachine({ invoke: { src: 'middle' } })).start();
+    expect(reached, broken('keeps an actor\'s parent in `_parent`', 'grandparentOf')).toBe(root);
+    root.stop();
+  });
+});
