@@ -25,7 +25,7 @@ import type { ErrorInfo } from '../core/errors.js';
 import { jsonCopy } from '../core/plain.js';
 import { createSignal } from '../core/signal.js';
 import { defineSkill } from '../core/skill.js';
-import { CALL_ABORTED_SIGNAL } from '../runtime/broadcast.js';
+import { CALL_ABORTED_SIGNAL } from '../core/system-signals.js';
 
 /** The name and state key of the conversation skill. */
 export const CONVERSATION = 'conversation';

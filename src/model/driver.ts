@@ -20,7 +20,7 @@ import type { SkillResolver } from '../core/skill-registry.js';
 import { DocumentSkillRegistry } from '../manifest/document-registry.js';
 import type { InstructionObject } from '../core/instruction.js';
 import type { AgentRef, CallOptions } from '../runtime/agent-ref.js';
-import { noAnswerError, RuntimeError } from '../runtime/errors.js';
+import { noAnswerError, RuntimeError } from '../core/runtime-error.js';
 import type { Tracer } from '../runtime/trace.js';
 import {
   ChatSignals,

@@ -26,7 +26,7 @@ import type { ChatModel, Compactor } from '../model/models.js';
 import { buildSystemPrompt } from '../model/prompt.js';
 import { StepAbort } from '../model/step-abort.js';
 import { summarizeHistory } from '../model/summary.js';
-import { noAnswerError } from '../runtime/errors.js';
+import { noAnswerError } from '../core/runtime-error.js';
 import { mountedNames, UNREADABLE, type HostSkills } from './skills.js';
 import { TURNS, type Announcement, type Answer, type TurnRequest, type TurnStepAnswer, type TurnStepRequest } from './protocol.js';
 

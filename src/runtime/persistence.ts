@@ -13,7 +13,7 @@ import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { errorInfo, type ErrorInfo } from '../core/errors.js';
 import type { AgentSnapshot } from './agent-ref.js';
-import { RuntimeError } from './errors.js';
+import { RuntimeError } from '../core/runtime-error.js';
 
 /** Where agent snapshots are saved: `createMemoryStore`, `createFileStore`, or your own. */
 export interface SnapshotStore {

@@ -15,7 +15,7 @@ import type { SystemActor } from '../../machines/system.js';
 import type { AgentProcess } from './agent-process.js';
 import { unknownOption } from './options.js';
 import type { AgentRef, AgentSnapshot } from './agent-ref.js';
-import { RuntimeError } from './errors.js';
+import { RuntimeError } from '../core/runtime-error.js';
 import { SystemRuntime, type AgentSystemOptions, type SpawnOptions } from './system-runtime.js';
 import { CONVERSATION } from '../model/conversation.js';
 import { ConversationDriver } from '../model/driver.js';

@@ -15,7 +15,7 @@ import type { AgentDefinition } from '../core/agent-definition.js';
 import { createSignal, type Signal, type SignalLike } from '../core/signal.js';
 import type { AnySkill } from '../core/skill.js';
 import type { AgentRef } from '../runtime/agent-ref.js';
-import { RuntimeError } from '../runtime/errors.js';
+import { RuntimeError } from '../core/runtime-error.js';
 import { createAgentSystem, type AgentSystem } from '../runtime/system.js';
 import type { AgentSystemOptions } from '../runtime/system-runtime.js';
 import { checkAgentInvariants } from './invariants.js';
