@@ -7,7 +7,6 @@
  */
 import { nanoid } from 'nanoid';
 import { createActor, type InspectionEvent, type Observer } from 'xstate';
-import type { ChatModel, Compactor } from '../model/models.js';
 import type { AgentDefinition, DeepPartial } from '../core/agent-definition.js';
 import { type Catalog } from '../core/catalog.js';
 import { catalogOf, type Agent } from '../core/agent-value.js';
@@ -37,8 +36,8 @@ import { createTracer, type TraceOption, type Tracer } from './trace.js';
 /** Anything XState accepts as an inspector, or an `@statelyai/inspect` inspector (its `.inspect` is used). */
 export type InspectOption = Observer<InspectionEvent> | ((event: InspectionEvent) => void) | { inspect: Observer<InspectionEvent> | ((event: InspectionEvent) => void) };
 
-/** Options of `createAgentSystem`. */
-export interface AgentSystemOptions {
+/** Options of `createAgentSystem` that the runtime itself takes (those of extensions, such as `models`, are declared with them). */
+export interface RuntimeOptions {
   /** An XState inspector: every agent, lifecycle and skill child is reported to it. Off by default (it costs). */
   inspect?: InspectOption;
   /** Every signal, step, effect, lifecycle transition and diagnostic as JSON lines. */
@@ -64,13 +63,6 @@ export interface AgentSystemOptions {
   onUnhandledError?: (error: ErrorInfo, agentId: string | undefined) => void;
   /** Called with diagnostics nobody subscribed to. Default: warnings on stderr. */
   onUnhandledDiagnostic?: (diagnostic: Diagnostic, agentId: string | undefined) => void;
-  /**
-   * Language models by name, for model-driven agents (the `conversation` skill's `model` config
-   * names one; default `default`): any AI SDK provider model, such as `openai('gpt-4.1')`.
-   */
-  models?: Readonly<Record<string, ChatModel>>;
-  /** Compactors by name: a conversation's `history.strategy` may name one instead of `summarize` or `drop`. */
-  compactors?: Readonly<Record<string, Compactor>>;
 }
 
 /** The options `spawn` takes: one entry per key of `SpawnOptions`. */
@@ -153,7 +145,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost {
 
   private readonly effects = effectHandlers(this);
 
-  constructor(options: AgentSystemOptions = {}) {
+  constructor(options: RuntimeOptions = {}) {
     if (!isPlainObject(options as unknown)) {
       throw new DefinitionError({ code: 'invalid_options', message: `createAgentSystem takes an options object, got ${describeValue(options)}` });
     }
