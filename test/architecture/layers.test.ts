@@ -4,7 +4,8 @@
  * no import cycles between files (type-only imports included); and the pure layers free of
  * XState and of Node's modules.
  */
-import { readdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -23,7 +24,8 @@ const LAYERS: ReadonlyArray<readonly [layer: string, imports: readonly string[]]
   ['src/manifest/', ['src/core/']],
   ['src/viewer/', ['src/core/']],
   ['machines/', ['src/core/', 'src/engine/']],
-  ['src/runtime/', ['src/core/', 'src/engine/', 'src/manifest/', 'src/viewer/', 'machines/']],
+  // Document skills reach the runtime as skill resolvers, a core interface.
+  ['src/runtime/', ['src/core/', 'src/engine/', 'src/viewer/', 'machines/']],
   ['src/model/', ['src/core/', 'src/engine/', 'src/manifest/', 'machines/', 'src/runtime/']],
   // The Restate host runs model turns, and never the in-process runtime.
   ['src/restate/', ['src/core/', 'src/engine/', 'src/manifest/', 'machines/', 'src/model/']],
@@ -75,6 +77,19 @@ describe('layers', () => {
     expect(upward).toEqual([]);
   });
 
+  it('loads the `ai` package only when a model turn runs: statically, its types only', () => {
+    const loadsAi = [...graph.files].flatMap(([file, { loaded = [] }]) => loaded.filter((name) => name === 'ai' || name.startsWith('ai/')).map((name) => `${file} → ${name}`));
+    expect(loadsAi).toEqual([]);
+    expect(graph.files.get('src/model/ai-sdk.ts')?.external).toContain('ai');
+  });
+
+  it('reaches src/mcp/ from outside only through its entry point, from the CLI\'s mcp command when it runs', () => {
+    const intoMcp = [...graph.files]
+      .filter(([file]) => !file.startsWith('src/mcp/'))
+      .flatMap(([file, { local, loaded = [] }]) => local.filter((target) => target.startsWith('src/mcp/')).map((target) => `${file} → ${target}${loaded.includes(target) ? '' : ' (when it runs)'}`));
+    expect(intoMcp).toEqual(['src/cli/commands/mcp.ts → src/mcp/index.ts (when it runs)']);
+  });
+
   it.each(LAYERS.map(([layer, imports]) => [layer, imports] as const))('%s imports only from itself and %j', (layer, allowed) => {
     const permitted = (target: string) => layerOf(target) === layer || allowed.includes(layerOf(target) ?? target);
     const outside = [...graph.files]
@@ -85,6 +100,27 @@ describe('layers', () => {
 });
 
 describe('the import scanner', () => {
+  it('tells the imports that load a module from `import type` and `import()`', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skillstate-imports-'));
+    try {
+      mkdirSync(join(dir, 'src'));
+      const source = [
+        "import type { A } from 'types-only';",
+        "import { type B } from 'loaded-for-b';",
+        "export type { C } from './c.js';",
+        "import './side-effect.js';",
+        "const lazy = () => import('lazy-package');",
+        "export { d } from './d.js';",
+      ].join('\n');
+      writeFileSync(join(dir, 'src', 'a.ts'), source);
+      const imports = importGraph(dir, ['src']).files.get('src/a.ts')!;
+      expect(imports.external).toEqual(['types-only', 'loaded-for-b', 'lazy-package']);
+      expect(imports.loaded).toEqual(['loaded-for-b', 'src/side-effect.ts', 'src/d.ts']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('finds cycles, type-only imports included', () => {
     const files = new Map([
       ['a.ts', { local: ['b.ts'], external: [] }],
