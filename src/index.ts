@@ -85,13 +85,14 @@ export {
 // ── Errors and diagnostics ──────────────────────────────────────────────────────────────────
 export { SkillstateError, SignalError, RouteError, DefinitionError, StateError, type ErrorCode, type ErrorInfo, type Issue } from './core/errors.js';
 export type { Diagnostic, DiagnosticLevel, DiagnosticListener } from './core/diagnostics.js';
-export { RuntimeError } from './runtime/errors.js';
+export { RuntimeError } from './core/runtime-error.js';
 export { ManifestError } from './manifest/errors.js';
 
 // ── Running agents ──────────────────────────────────────────────────────────────────────────
-export { createAgentSystem, type AgentSystem } from './runtime/system.js';
-export type { AgentSystemOptions, SpawnOptions, InspectOption } from './runtime/system-runtime.js';
-export { ERROR_SIGNAL, DIAGNOSTIC_SIGNAL, CALL_ABORTED_SIGNAL } from './runtime/broadcast.js';
+export { createAgentSystem, type AgentSystemOptions } from './system.js';
+export type { AgentSystem } from './runtime/system.js';
+export type { SpawnOptions, InspectOption } from './runtime/system-runtime.js';
+export { ERROR_SIGNAL, DIAGNOSTIC_SIGNAL, CALL_ABORTED_SIGNAL } from './core/system-signals.js';
 export type { AgentRef, AgentView, AgentSnapshot, ScheduledSignal, AgentStatus, CallOptions, MountReport } from './runtime/agent-ref.js';
 export { createMemoryStore, createFileStore, type SnapshotStore } from './runtime/persistence.js';
 export type { TraceOption, TraceRecord, TraceLine } from './runtime/trace.js';

@@ -34,6 +34,13 @@ export interface ActionContext<TState = unknown, TConfig = unknown> {
   readonly skill: string | undefined;
   /** The signal being processed, when the action runs because of one. */
   readonly signal: Signal | undefined;
+  /**
+   * The time, in epoch milliseconds. An action that records a time reads it here rather than
+   * from `Date`, and so stays a function of its params and its context.
+   */
+  now(): number;
+  /** A new unique id (a nanoid). An action that makes ids takes them here, for the same reason. */
+  newId(): string;
 }
 
 /**

@@ -14,6 +14,7 @@
  *
  * Pure: no I/O, no XState.
  */
+import { nanoid } from 'nanoid';
 import { isActionFailure, isActionResult, type ActionResult, type AnyAction } from './action.js';
 import { type ActionEntry, type Catalog } from './catalog.js';
 import { catalogOf, unlinkedError, withFrozenState, type Agent } from './agent-value.js';
@@ -199,6 +200,8 @@ function runAction(
     config: skill ? skill.config : {},
     skill: skillName,
     signal: options?.signal,
+    now: Date.now,
+    newId: nanoid,
   };
   const invoke = options?.invoke;
   let returned: unknown;

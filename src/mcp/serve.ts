@@ -16,7 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createMcpServer, resolveTarget, type McpServerOptions, type McpTarget } from './server.js';
-import { isLoopbackInterface, LOOPBACK_NAMES } from '../runtime/loopback.js';
+import { isLoopbackInterface, LOOPBACK_NAMES } from '../core/loopback.js';
 
 /** Serve on this process's stdin and stdout. */
 export interface StdioServeOptions extends McpServerOptions {

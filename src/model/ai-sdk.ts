@@ -5,7 +5,7 @@
  */
 import type { LanguageModel } from 'ai';
 import { errorInfo } from '../core/errors.js';
-import { RuntimeError } from '../runtime/errors.js';
+import { RuntimeError } from '../core/runtime-error.js';
 import type { ChatModel } from './models.js';
 
 /** The AI SDK's functions the loop uses. */

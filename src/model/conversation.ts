@@ -15,9 +15,8 @@
  * the model (`tool: false`): signals reach them (`chat.message`, `chat.approve`, `chat.deny`,
  * `chat.cancel`, `chat.reset`), and the runner runs the rest.
  *
- * Pure: no I/O, no model, no XState.
+ * Pure: no I/O, no model, no XState; the time and new ids come from the action's context.
  */
-import { nanoid } from 'nanoid';
 import { z } from 'zod';
 import { defineAction, fail, result, type ActionContext } from '../core/action.js';
 import { Effects, type Effect } from '../core/effects.js';
@@ -25,7 +24,7 @@ import type { ErrorInfo } from '../core/errors.js';
 import { jsonCopy } from '../core/plain.js';
 import { createSignal } from '../core/signal.js';
 import { defineSkill } from '../core/skill.js';
-import { CALL_ABORTED_SIGNAL } from '../runtime/broadcast.js';
+import { CALL_ABORTED_SIGNAL } from '../core/system-signals.js';
 import { failed, toolResultPart, type ToolOutcome, type ToolResultPart } from './tool-result.js';
 
 /** The name and state key of the conversation skill. */
@@ -255,22 +254,18 @@ export function answerText(messages: readonly ChatMessage[]): string {
   return '';
 }
 
-function emit(ctx: Ctx, type: string, data: Record<string, unknown>): Effect {
-  return Effects.emit(createSignal(type, { agent: ctx.agentId, ...data }, { source: ctx.agentId }));
-}
-
-function now(): string {
-  return new Date().toISOString();
+function emit(ctx: Ctx, type: string, data: Record<string, unknown>, id = ctx.newId()): Effect {
+  return Effects.emit(createSignal(type, { agent: ctx.agentId, ...data }, { source: ctx.agentId, id, time: new Date(ctx.now()) }));
 }
 
 /** The state and effects that begin turn `n` for `text`. */
 function beginTurn(ctx: Ctx, messages: readonly ChatMessage[], text: string, replyTo: string | null): { state: Partial<ConversationState>; effects: Effect[] } {
   const n = ctx.skillState.turns + 1;
-  const id = nanoid();
-  const turn: TurnRecord = { n, id, status: 'thinking', replyTo, query: text, steps: 0, toolCalls: 0, pending: [], ran: [], startedAt: now() };
+  const id = ctx.newId();
+  const turn: TurnRecord = { n, id, status: 'thinking', replyTo, query: text, steps: 0, toolCalls: 0, pending: [], ran: [], startedAt: new Date(ctx.now()).toISOString() };
   return {
     state: { messages: [...messages, { role: 'user', content: text }], turn, turns: n },
-    effects: [Effects.emit(createSignal(ChatSignals.started, { agent: ctx.agentId, turn: n, turnId: id }, { source: ctx.agentId, id }))],
+    effects: [emit(ctx, ChatSignals.started, { turn: n, turnId: id }, id)],
   };
 }
 
@@ -313,15 +308,16 @@ const stepError = z.object({ code: z.string(), message: z.string() }).loose().op
 /** The error a call that answered too late is recorded with: the one its caller got. */
 const lateError = z.object({ code: z.string(), message: z.string() }).optional();
 
-/** Why a recorded call counts as failed: the error of its step, or its answer came too late. */
+/** Why a recorded call counts as failed (at time `now`): the error of its step, or its answer came too late. */
 function callError(
   tool: string,
   error: { code: string; message: string } | undefined,
   until: number | undefined,
   late: { code: string; message: string } | undefined,
+  now: number,
 ): { code: string; message: string } | undefined {
   if (error !== undefined) return { code: error.code, message: error.message };
-  if (until !== undefined && Date.now() > until) return late ?? { code: 'timeout', message: `tool '${tool}' answered after its time-out` };
+  if (until !== undefined && now > until) return late ?? { code: 'timeout', message: `tool '${tool}' answered after its time-out` };
   return undefined;
 }
 
@@ -463,7 +459,7 @@ const recordToolCall = defineAction({
     const turn = currentTurn(ctx, n);
     if (!('n' in turn)) return turn;
     if (turn.status !== 'thinking') return fail('no_turn', `turn ${n} is ${turn.status}, not waiting for the model`, { turn: n });
-    const failed = callError(tool, error, until, late);
+    const failed = callError(tool, error, until, late, ctx.now());
     let json: unknown = null;
     if (failed === undefined) {
       try {
@@ -523,7 +519,7 @@ const recordToolResult = defineAction({
       if (ifNext === true) return result({ status: turn.status, recorded: false });
       return fail('no_turn', `tool call '${toolCallId}' is not the next one of turn ${n}${call ? ` ('${call.toolCallId}' is)` : ''}`, { turn: n });
     }
-    const late = given ? callError(call.tool, stepFailed, until, lateAs) : undefined;
+    const late = given ? callError(call.tool, stepFailed, until, lateAs, ctx.now()) : undefined;
     const ok = given && late === undefined;
     const error = late ?? stepFailed;
     let json: unknown;

@@ -9,19 +9,15 @@
  * Never holds conversation state of its own: what it knows of a turn it reads from the agent.
  */
 import { createActor } from 'xstate';
-import type { InspectionEvent } from 'xstate';
-import type { Agent } from '../core/agent-value.js';
-import type { Diagnostic } from '../core/diagnostics.js';
 import { diagnostic } from '../core/diagnostics.js';
 import { describeThrown, toErrorInfo, type ErrorInfo } from '../core/errors.js';
 import { createSignal, type Signal } from '../core/signal.js';
 import type { Toolset } from '../core/toolset.js';
-import type { SkillResolver } from '../core/skill-registry.js';
 import { DocumentSkillRegistry } from '../manifest/document-registry.js';
 import type { InstructionObject } from '../core/instruction.js';
-import type { AgentRef, CallOptions } from '../runtime/agent-ref.js';
-import { RuntimeError } from '../runtime/errors.js';
-import type { Tracer } from '../runtime/trace.js';
+import type { AgentRef } from '../runtime/agent-ref.js';
+import { RuntimeError } from '../core/runtime-error.js';
+import type { SystemServices } from '../runtime/extension.js';
 import { ChatSignals, conversationConfigSchema, CONVERSATION, type ChatUsage, type ConversationSettings, type ConversationState, type PendingToolCall, type TurnRecord } from './conversation.js';
 import { checkCompactors, checkModels, classifyModelError, historyTokens, modelTools, plain, preApprovedNote, refusedCallSignals, type ModelTools, type WaitingCall } from './model-call.js';
 import { loadAi, type AiModule } from './ai-sdk.js';
@@ -53,29 +49,8 @@ import {
 } from './turn-engine.js';
 import { turnMachine, turnStateName, type TurnActivity, type TurnActor, type TurnPhase, type TurnWork } from './turn-machine.js';
 
-/** What the driver needs from the system it runs in. */
-export interface ConversationHost {
-  get(id: string): AgentRef | undefined;
-  /**
-   * Runs a tool call of the agent behind `ref`, with `record` (an action of the conversation)
-   * run in the same step, given the call's output: the call's effect and its record commit
-   * together, or neither does.
-   */
-  callTool(ref: AgentRef, tool: string, args: unknown, record: InstructionObject, options: CallOptions): Promise<unknown>;
-  /** The last committed agent value of a running agent (undefined once it stopped): cheaper than a snapshot view. */
-  agent(id: string): Agent<object> | undefined;
-  subscribe(pattern: string, listener: (signal: Signal) => void): () => void;
-  publish(signal: Signal, from: string): void;
-  /** Whether a signal of `type` would reach anyone (progress nobody follows is not published). */
-  listening(type: string): boolean;
-  diagnose(agentId: string, diagnostic: Diagnostic): void;
-  report(agentId: string, error: ErrorInfo): void;
-  readonly inspect: ((event: InspectionEvent) => void) | undefined;
-  /** The system's trace, which gets one `turn` record per state a turn actor enters. */
-  readonly trace: Tracer | undefined;
-  /** The system's skill resolvers: a document-skill registry among them is what is disclosed. */
-  readonly resolvers: readonly SkillResolver[];
-}
+/** What the driver needs from the system it runs in: the services a system gives its extensions. */
+export type ConversationHost = SystemServices;
 
 /** The model options of `createAgentSystem`. */
 export interface ConversationOptions {

@@ -13,7 +13,7 @@ import { describeThrown, errorInfo, type ErrorInfo } from '../core/errors.js';
 import { isPlainObject, jsonCopy } from '../core/plain.js';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import type { Toolset } from '../core/toolset.js';
-import { RuntimeError } from '../runtime/errors.js';
+import { RuntimeError } from '../core/runtime-error.js';
 import type { ChatMessage, ConversationSettings, TurnRecord } from './conversation.js';
 import type { AskedCall, OfferedTool } from './model-step.js';
 import type { AiModule } from './ai-sdk.js';

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { AgentData } from '../core/agent-value.js';
 import { errorInfo } from '../core/errors.js';
 import { createSignal, type Signal } from '../core/signal.js';
-import { RuntimeError } from '../runtime/errors.js';
+import { RuntimeError } from '../core/runtime-error.js';
 import type { InstructionObject } from '../core/instruction.js';
 import { DIRECTORY, REPLIES, type Answer, type CallAnswer, type MountRequest, type SpawnRequest } from './protocol.js';
 

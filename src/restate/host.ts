@@ -20,7 +20,7 @@ import type { AnySkill } from '../core/skill.js';
 import type { SkillResolver } from '../core/skill-registry.js';
 import { requiredByError } from '../core/mount.js';
 import { stepAgent, type StepOutcome, type WorkItem } from '../engine/index.js';
-import { RuntimeError } from '../runtime/errors.js';
+import { RuntimeError } from '../core/runtime-error.js';
 import { fromEntry, toEntry, type JournalEntry } from './journal.js';
 import {
   CHILDREN_KEY,

@@ -30,7 +30,7 @@ import type { LifecycleReport, LifecycleState } from '../../machines/skill-lifec
 import { stopActor } from '../../machines/xstate-internals.js';
 import type { AgentRef, MountReport } from './agent-ref.js';
 import { DeferredReplies, lateResult, type ReplyOwner } from './deferred-replies.js';
-import { RuntimeError } from './errors.js';
+import { RuntimeError } from '../core/runtime-error.js';
 import { SkillLifecycles } from './lifecycles.js';
 import { Mailbox, type MailboxItem, type MailboxOwner } from './mailbox.js';
 import type { ScheduledSignal, SnapshotSource } from './persistence.js';

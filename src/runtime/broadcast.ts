@@ -16,18 +16,9 @@ import { diagnostic as makeDiagnostic, type Diagnostic } from '../core/diagnosti
 import { describeThrown, type ErrorInfo } from '../core/errors.js';
 import { deepFreeze } from '../core/plain.js';
 import type { Signal } from '../core/signal.js';
+import { DIAGNOSTIC_SIGNAL, ERROR_SIGNAL } from '../core/system-signals.js';
 import { PatternIndex } from './pattern-index.js';
 import type { Tracer } from './trace.js';
-
-/** Emitted when an error is reported: data `{ agent, error }`. */
-export const ERROR_SIGNAL = 'skillstate.error';
-/** Emitted for each diagnostic: data `{ agent, diagnostic }`. */
-export const DIAGNOSTIC_SIGNAL = 'skillstate.diagnostic';
-/**
- * Sent to an agent when the caller of a call whose answer it deferred (`defer_reply`) aborted:
- * data `{ signal }`, the id of the called signal. The skill doing the work routes it to stop.
- */
-export const CALL_ABORTED_SIGNAL = 'skillstate.call.aborted';
 
 export type Listener<T> = (value: T) => void;
 type Reported<T> = (value: T, agentId: string | undefined) => void;

@@ -10,8 +10,8 @@ import type { Effect } from '../core/effects.js';
 import { describeThrown, errorInfo, SkillstateError, type ErrorInfo } from '../core/errors.js';
 import type { Signal, SignalLike } from '../core/signal.js';
 import type { AgentItemEvent } from '../../machines/agent.js';
-import { CALL_ABORTED_SIGNAL } from './broadcast.js';
-import { RuntimeError } from './errors.js';
+import { CALL_ABORTED_SIGNAL } from '../core/system-signals.js';
+import { RuntimeError } from '../core/runtime-error.js';
 import type { Mailbox, Ticket } from './mailbox.js';
 import type { ProcessHost } from './process-host.js';
 

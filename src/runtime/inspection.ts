@@ -18,7 +18,7 @@ import { describeThrown, errorInfo } from '../core/errors.js';
 import { APP_HELLO, type AppHello } from '../viewer/apps.js';
 import { redactInspectionMessage, toPlain, type InspectionMessage, type InspectionRedactor } from '../viewer/messages.js';
 import { startViewerServer, type ViewerKind, type ViewerServer } from '../viewer/server.js';
-import { RuntimeError } from './errors.js';
+import { RuntimeError } from '../core/runtime-error.js';
 import { closeFlushed, Outbox, type InspectorStopped } from './inspector-outbox.js';
 
 export type { InspectorStopped } from './inspector-outbox.js';

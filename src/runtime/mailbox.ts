@@ -11,7 +11,7 @@
 import { errorInfo } from '../core/errors.js';
 import type { AnySkill } from '../core/skill.js';
 import type { AgentItemEvent } from '../../machines/agent.js';
-import { noAnswerError, RuntimeError } from './errors.js';
+import { noAnswerError, RuntimeError } from '../core/runtime-error.js';
 import { BoundedQueue } from './queue.js';
 import { clearTimer, setTimer, type Timer } from './timers.js';
 

@@ -22,7 +22,7 @@ import { toSignal, type Signal } from '../core/signal.js';
 import { SKILL_NAME, type AnySkill } from '../core/skill.js';
 import type { LifecycleState } from '../../machines/skill-lifecycle.js';
 import { agentIdProblem } from './agent-id.js';
-import { RuntimeError } from './errors.js';
+import { RuntimeError } from '../core/runtime-error.js';
 
 // ── What is saved ──────────────────────────────────────────────────────────────────────────
 

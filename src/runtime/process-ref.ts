@@ -14,7 +14,7 @@ import { agentToolset, type Toolset } from '../core/toolset.js';
 import type { AgentActor, AgentItemEvent } from '../../machines/agent.js';
 import type { AgentProcess } from './agent-process.js';
 import type { AgentRef, AgentView, CallOptions, MountReport } from './agent-ref.js';
-import { RuntimeError } from './errors.js';
+import { RuntimeError } from '../core/runtime-error.js';
 import { unknownOption } from './options.js';
 import { takeSnapshot, type AgentSnapshot } from './persistence.js';
 

@@ -7,7 +7,6 @@
  */
 import { nanoid } from 'nanoid';
 import { createActor, type InspectionEvent, type Observer } from 'xstate';
-import type { ChatModel, Compactor } from '../model/models.js';
 import type { AgentDefinition, DeepPartial } from '../core/agent-definition.js';
 import { type Catalog } from '../core/catalog.js';
 import { catalogOf, type Agent } from '../core/agent-value.js';
@@ -25,10 +24,11 @@ import { FailureObserver } from '../../machines/xstate-internals.js';
 import { AgentProcess } from './agent-process.js';
 import { agentIdProblem } from './agent-id.js';
 import type { AgentRef } from './agent-ref.js';
-import { Broadcaster, DIAGNOSTIC_SIGNAL, ERROR_SIGNAL } from './broadcast.js';
+import { DIAGNOSTIC_SIGNAL, ERROR_SIGNAL } from '../core/system-signals.js';
+import { Broadcaster } from './broadcast.js';
 import { listenPatterns, PatternIndex, registeredNames } from './pattern-index.js';
 import { effectHandlers, interpretEffect, type EffectHost } from './effects.js';
-import { RuntimeError } from './errors.js';
+import { RuntimeError } from '../core/runtime-error.js';
 import { unknownOption } from './options.js';
 import { mountedSkillNames, readSnapshot, restoreParentsFirst, type RestoreHost } from './persistence.js';
 import type { ProcessHost } from './process-host.js';
@@ -40,8 +40,8 @@ import { createTracer, type TraceOption, type Tracer } from './trace.js';
 /** Anything XState accepts as an inspector, or an `@statelyai/inspect` inspector (its `.inspect` is used). */
 export type InspectOption = Observer<InspectionEvent> | ((event: InspectionEvent) => void) | { inspect: Observer<InspectionEvent> | ((event: InspectionEvent) => void) };
 
-/** Options of `createAgentSystem`. */
-export interface AgentSystemOptions {
+/** Options of `createAgentSystem` that the runtime itself takes (those of extensions, such as `models`, are declared with them). */
+export interface RuntimeOptions {
   /** An XState inspector: every agent, lifecycle and skill child is reported to it. Off by default (it costs). */
   inspect?: InspectOption;
   /** Every signal, step, effect, lifecycle transition and diagnostic as JSON lines. */
@@ -67,13 +67,6 @@ export interface AgentSystemOptions {
   onUnhandledError?: (error: ErrorInfo, agentId: string | undefined) => void;
   /** Called with diagnostics nobody subscribed to. Default: warnings on stderr. */
   onUnhandledDiagnostic?: (diagnostic: Diagnostic, agentId: string | undefined) => void;
-  /**
-   * Language models by name, for model-driven agents (the `conversation` skill's `model` config
-   * names one; default `default`): any AI SDK provider model, such as `openai('gpt-4.1')`.
-   */
-  models?: Readonly<Record<string, ChatModel>>;
-  /** Compactors by name: a conversation's `history.strategy` may name one instead of `summarize` or `drop`. */
-  compactors?: Readonly<Record<string, Compactor>>;
 }
 
 /** The options `spawn` takes: one entry per key of `SpawnOptions`. */
@@ -141,7 +134,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
 
   private readonly effects = effectHandlers(this);
 
-  constructor(options: AgentSystemOptions = {}) {
+  constructor(options: RuntimeOptions = {}) {
     if (!isPlainObject(options as unknown)) {
       throw new DefinitionError({ code: 'invalid_options', message: `createAgentSystem takes an options object, got ${describeValue(options)}` });
     }

@@ -1,24 +1,23 @@
 /**
- * `createAgentSystem`: the entry point of the runtime. A system spawns agents as XState actors,
- * carries out their effects through its supervising system actor, delivers emitted signals to
- * subscribers and agents, and persists and restores agents. Systems are independent: two in
- * one process share nothing.
+ * The runtime's system: it spawns agents as XState actors, carries out their effects through its
+ * supervising system actor, delivers emitted signals to subscribers and agents, and persists and
+ * restores agents. Systems are independent: two in one process share nothing. Work that runs
+ * beside the agents (the model loop) plugs in as an extension (`extension.ts`); the public
+ * `createAgentSystem` (`src/system.ts`) composes the two.
  */
 import type { AgentDefinition } from '../core/agent-definition.js';
 import type { Agent } from '../core/agent-value.js';
 import type { Diagnostic } from '../core/diagnostics.js';
-import { DefinitionError, type ErrorInfo } from '../core/errors.js';
+import type { ErrorInfo } from '../core/errors.js';
 import type { SkillRegistry } from '../core/skill-registry.js';
 import { createSignal, type Signal, type SignalLike, toSignal } from '../core/signal.js';
 import type { AnySkill } from '../core/skill.js';
 import type { SystemActor } from '../../machines/system.js';
-import { unknownOption } from './options.js';
 import type { AgentRef, AgentSnapshot } from './agent-ref.js';
+import type { StartExtension, SystemServices } from './extension.js';
 import { persistAll } from './persistence.js';
 import type { ProcessRef } from './process-ref.js';
-import { SystemRuntime, type AgentSystemOptions, type SpawnOptions } from './system-runtime.js';
-import { CONVERSATION } from '../model/conversation.js';
-import { ConversationDriver } from '../model/driver.js';
+import { SystemRuntime, type RuntimeOptions, type SpawnOptions } from './system-runtime.js';
 
 /** A system of running agents, made by `createAgentSystem`: spawn, restore, publish, subscribe, persist, shut down. */
 export interface AgentSystem {
@@ -65,41 +64,31 @@ export interface AgentSystem {
 }
 
 /**
- * Creates an agent system.
- *
- * @example
- * const system = createAgentSystem();
- * const agent = system.spawn(MathAgent);
- * await agent.call(createSignal('calculator.add', { a: 1, b: 2 }));
+ * Starts a system with `extensions` beside its agents. The options are not checked by key here:
+ * `createAgentSystem`, which knows every extension's options too, does that.
  */
-export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem {
-  // A misspelled option would otherwise be ignored and its default used without a word.
-  const unknown = typeof options === 'object' && options !== null ? unknownOption('createAgentSystem', options, SYSTEM_OPTIONS) : undefined;
-  if (unknown) throw new DefinitionError(unknown);
+export function createRuntimeSystem(options: RuntimeOptions, extensions: readonly StartExtension[] = []): AgentSystem {
   const runtime = new SystemRuntime(options);
-  const conversations = new ConversationDriver(
-    {
-      get: (id) => runtime.agents.get(id)?.ref as AgentRef | undefined,
-      // The refs the driver holds are the system's own (from `get`).
-      callTool: (ref, tool, args, record, callOptions) => (ref as ProcessRef).callToolRecorded(tool, args, record, callOptions),
-      agent: (id) => {
-        const process = runtime.agents.get(id);
-        return process && !process.isStopped ? (process.agent as Agent<object>) : undefined;
-      },
-      subscribe: (pattern, listener) => runtime.broadcast.subscribe(pattern, listener),
-      publish: (signal, from) => void runtime.publish(signal, from),
-      listening: (type) => runtime.listening(type),
-      diagnose: (agentId, diagnostic) => runtime.diagnose(agentId, diagnostic),
-      report: (agentId, error) => runtime.report(agentId, error),
-      inspect: runtime.inspect,
-      trace: runtime.trace,
-      resolvers: runtime.resolvers,
+  const services: SystemServices = {
+    get: (id) => runtime.agents.get(id)?.ref as AgentRef | undefined,
+    // The refs an extension holds are the system's own (from `get`).
+    callTool: (ref, tool, args, record, callOptions) => (ref as ProcessRef).callToolRecorded(tool, args, record, callOptions),
+    agent: (id) => {
+      const process = runtime.agents.get(id);
+      return process && !process.isStopped ? (process.agent as Agent<object>) : undefined;
     },
-    { models: options.models, compactors: options.compactors },
-  );
-  // A restored agent may have a turn in flight: it goes on where the snapshot left it.
-  const adopt = <R extends AgentRef>(ref: R): R => {
-    if (hasTurnInFlight(ref)) conversations.adopt(ref.id);
+    subscribe: (pattern, listener) => runtime.broadcast.subscribe(pattern, listener),
+    publish: (signal, from) => void runtime.publish(signal, from),
+    listening: (type) => runtime.listening(type),
+    diagnose: (agentId, diagnostic) => runtime.diagnose(agentId, diagnostic),
+    report: (agentId, error) => runtime.report(agentId, error),
+    inspect: runtime.inspect,
+    trace: runtime.trace,
+    resolvers: runtime.resolvers,
+  };
+  const started = extensions.map((start) => start(services));
+  const restored = <R extends AgentRef>(ref: R): R => {
+    for (const extension of started) extension.restored?.(ref);
     return ref;
   };
   return {
@@ -116,20 +105,20 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
     onDiagnostic: (listener) => runtime.broadcast.onDiagnostic(listener),
     register: (definition) => runtime.register(definition),
     persistAll: () => persistAll([...runtime.agents.values()]),
-    restore: (snapshot) => adopt(runtime.restore(snapshot) as AgentRef),
-    loadAndRestore: async (snapshot) => adopt((await runtime.loadAndRestore(snapshot)) as AgentRef),
-    restoreAll: (snapshots) => runtime.restoreAll(snapshots).map((ref) => adopt(ref as AgentRef)),
+    restore: (snapshot) => restored(runtime.restore(snapshot) as AgentRef),
+    loadAndRestore: async (snapshot) => restored((await runtime.loadAndRestore(snapshot)) as AgentRef),
+    restoreAll: (snapshots) => runtime.restoreAll(snapshots).map((ref) => restored(ref as AgentRef)),
     skills: runtime.skills,
     actor: runtime.actor,
     shutdown: () => {
-      conversations.stop();
+      for (const extension of started) extension.stop?.();
       return runtime.shutdown();
     },
   };
 }
 
-/** The options `createAgentSystem` takes: one entry per key of `AgentSystemOptions`. */
-const SYSTEM_OPTIONS = {
+/** The options the runtime takes, by key: one entry per key of `RuntimeOptions`. */
+export const RUNTIME_OPTIONS = {
   inspect: true,
   trace: true,
   mailboxLimit: true,
@@ -139,14 +128,6 @@ const SYSTEM_OPTIONS = {
   resolvers: true,
   onUnhandledError: true,
   onUnhandledDiagnostic: true,
-  models: true,
-  compactors: true,
-} as const satisfies Record<keyof AgentSystemOptions, true>;
+} as const satisfies Record<keyof RuntimeOptions, true>;
 
-/** Whether the agent's conversation has a turn in flight. */
-function hasTurnInFlight(ref: AgentRef): boolean {
-  const slice = (ref.getSnapshot().state as Record<string, unknown>)[CONVERSATION] as { turn?: unknown } | undefined;
-  return slice?.turn != null;
-}
-
-export type { AgentSystemOptions, SpawnOptions, AnySkill };
+export type { RuntimeOptions, SpawnOptions, AnySkill };

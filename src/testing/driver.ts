@@ -15,9 +15,9 @@ import type { AgentDefinition } from '../core/agent-definition.js';
 import { createSignal, type Signal, type SignalLike } from '../core/signal.js';
 import type { AnySkill } from '../core/skill.js';
 import type { AgentRef } from '../runtime/agent-ref.js';
-import { RuntimeError } from '../runtime/errors.js';
-import { createAgentSystem, type AgentSystem } from '../runtime/system.js';
-import type { AgentSystemOptions } from '../runtime/system-runtime.js';
+import { RuntimeError } from '../core/runtime-error.js';
+import type { AgentSystem } from '../runtime/system.js';
+import { createAgentSystem, type AgentSystemOptions } from '../system.js';
 import { checkAgentInvariants } from './invariants.js';
 
 /** What a signal step answered: the call's result, or the typed error it rejected with. */

@@ -27,7 +27,7 @@ import type { Signal, SignalLike } from '../core/signal.js';
 import type { AnySkill } from '../core/skill.js';
 import type { AgentRef } from '../runtime/agent-ref.js';
 import type { AgentSystem } from '../runtime/system.js';
-import type { AgentSystemOptions } from '../runtime/system-runtime.js';
+import type { AgentSystemOptions } from '../system.js';
 import { describeStep, ModelViolation, startSession, takeStep, type ModelSetup, type ModelSignal, type ModelStep, type ReferenceModel } from './driver.js';
 import { checkRandomly, ModelCheckFailure, replayCode, type ModelCheckOptions } from './random.js';
 

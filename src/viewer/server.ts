@@ -18,7 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { WebSocket, WebSocketServer } from 'ws';
-import { isLoopbackInterface, LOOPBACK_NAMES } from '../runtime/loopback.js';
+import { isLoopbackInterface, LOOPBACK_NAMES } from '../core/loopback.js';
 import { AppNamespace } from './apps.js';
 import type { InspectionMessage } from './messages.js';
 

@@ -8,9 +8,20 @@ import { dirname, join, relative, resolve } from 'node:path';
 /** Every `from '...'`, `import '...'` and `import('...')` specifier, type-only imports included. */
 const SPECIFIER = /(?:^|[\s;}])(?:import|export)\b[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;])import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm;
 
+/** The start of an `import type` or `export type` statement, as `SPECIFIER` matches it. */
+const TYPE_ONLY = /^[\s;}]?(?:import|export)\s+type\b/;
+
+/** What one file imports: files (relative to the root) and packages. */
+export interface FileImports {
+  local: string[];
+  external: string[];
+  /** The files and packages of `local` and `external` that loading this file loads: neither `import type` nor `import()`. */
+  loaded?: string[];
+}
+
 export interface ImportGraph {
   /** File (relative to the root) → the files and packages it imports. */
-  readonly files: ReadonlyMap<string, { local: string[]; external: string[] }>;
+  readonly files: ReadonlyMap<string, FileImports>;
 }
 
 function tsFiles(dir: string): string[] {
@@ -29,17 +40,20 @@ function withoutComments(source: string): string {
 }
 
 export function importGraph(root: string, folders: readonly string[]): ImportGraph {
-  const files = new Map<string, { local: string[]; external: string[] }>();
+  const files = new Map<string, Required<FileImports>>();
   for (const folder of folders) {
     for (const file of tsFiles(join(root, folder))) {
       const local: string[] = [];
       const external: string[] = [];
+      const loaded: string[] = [];
       for (const match of withoutComments(readFileSync(file, 'utf8')).matchAll(SPECIFIER)) {
         const specifier = match[1] ?? match[2] ?? match[3]!;
-        if (specifier.startsWith('.')) local.push(relative(root, resolve(dirname(file), specifier.replace(/\.js$/, '.ts'))));
-        else external.push(specifier);
+        const target = specifier.startsWith('.') ? relative(root, resolve(dirname(file), specifier.replace(/\.js$/, '.ts'))) : specifier;
+        (specifier.startsWith('.') ? local : external).push(target);
+        // `import { type A }` still loads the module; `import type` and `import()` do not.
+        if (match[3] === undefined && !TYPE_ONLY.test(match[0])) loaded.push(target);
       }
-      files.set(relative(root, file), { local, external });
+      files.set(relative(root, file), { local, external, loaded });
     }
   }
   return { files };

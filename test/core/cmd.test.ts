@@ -174,6 +174,18 @@ describe('running instructions', () => {
     });
   });
 
+  it('gives the action the time and new ids through its context', async () => {
+    const stamp = defineAction({ name: 'stamp', description: 'Reads the clock and makes two ids', input: z.object({}), run: (_p, ctx) => ({ now: ctx.now(), ids: [ctx.newId(), ctx.newId()] }) });
+    const Stamper = defineAgent({ name: 'stamper', actions: [stamp] });
+    const before = Date.now();
+    const run = await Stamper.cmd(Stamper.new({ id: 's-1' }), 'stamp');
+    const { now, ids } = (run.results[0] as { output: { now: number; ids: string[] } }).output;
+    expect(now).toBeGreaterThanOrEqual(before);
+    expect(now).toBeLessThanOrEqual(Date.now());
+    expect(ids[0]).toMatch(/^[A-Za-z0-9_-]{21}$/);
+    expect(ids[1]).not.toBe(ids[0]);
+  });
+
   it('completes synchronously in execute() when every action is sync', () => {
     const outcome = execute(newLab(), ['bump', 'bump']);
     expect(outcome).not.toBeInstanceOf(Promise);

@@ -17,7 +17,7 @@ import { createSkillTools } from '../../manifest/skill-tools.js';
 import { documentMetadata } from '../../manifest/spec.js';
 import { chatMessage, ChatSignals, conversation } from '../../model/conversation.js';
 import type { ChatModel } from '../../model/models.js';
-import { createAgentSystem } from '../../runtime/system.js';
+import { createAgentSystem } from '../../system.js';
 import { catalogOf } from '../../core/agent-value.js';
 import { scriptedModel, type ScriptStep } from '../../testing/scripted-model.js';
 import { UsageError, type Command } from '../io.js';

@@ -19,7 +19,7 @@ import { defineAgent, type AgentDefinition } from '../../core/agent-definition.j
 import { errorInfo, SkillstateError } from '../../core/errors.js';
 import { createSkillTools } from '../../manifest/skill-tools.js';
 import { loadTsx, TsxMissingError } from '../../manifest/toolsets.js';
-import { createAgentSystem } from '../../runtime/system.js';
+import { createAgentSystem } from '../../system.js';
 import { UsageError, type CliIO, type Command } from '../io.js';
 import { discoverFromFlags, SOURCE_HELP, SOURCE_OPTIONS } from '../sources.js';
 

@@ -1,9 +1,12 @@
 /**
  * Errors the runtime hands to callers: a rejected `call`, a refused `send` (full mailbox,
  * stopped agent), a restore that cannot work. Each carries the stable code of the `ErrorInfo`
- * it was made from, so callers match on `error.code`.
+ * it was made from, so callers match on `error.code`. Here, below every host, because each host
+ * (the in-process runtime, the model loop, Restate) throws the same errors.
+ *
+ * Pure: no I/O, no XState.
  */
-import { errorInfo, SkillstateError, type ErrorExtras, type ErrorInfo } from '../core/errors.js';
+import { errorInfo, SkillstateError, type ErrorExtras, type ErrorInfo } from './errors.js';
 
 /** An error from a running agent or system (a call that timed out, a stopped agent, a full mailbox, a failed step...), with a stable `code`. */
 export class RuntimeError extends SkillstateError {
