@@ -31,7 +31,7 @@ const LAYERS: ReadonlyArray<readonly [layer: string, imports: readonly string[]]
   ['src/restate/', ['src/core/', 'src/engine/', 'src/manifest/', 'machines/', 'src/model/']],
   ['src/system.ts', ['src/core/', 'src/runtime/', 'src/model/']],
   ['src/index.ts', ['src/core/', 'src/engine/', 'src/manifest/', 'src/viewer/', 'machines/', 'src/runtime/', 'src/model/', 'src/system.ts']],
-  ['src/mcp/', ['src/core/', 'src/manifest/', 'src/index.ts']],
+  ['src/mcp/', ['src/core/', 'src/manifest/', 'machines/', 'src/index.ts']],
   ['src/testing/', ['src/core/', 'src/engine/', 'src/manifest/', 'machines/', 'src/runtime/', 'src/model/', 'src/system.ts', 'src/index.ts']],
   ['skills/', ['src/index.ts']],
   ['src/cli/', ['src/core/', 'src/engine/', 'src/manifest/', 'src/viewer/', 'machines/', 'src/runtime/', 'src/model/', 'src/restate/', 'src/system.ts', 'src/index.ts', 'src/mcp/', 'src/testing/', 'skills/']],
