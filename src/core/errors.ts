@@ -7,76 +7,132 @@
  * Pure: no I/O, no XState.
  */
 
-/** Every error code skillstate produces. Stable: match on these, not on messages. */
-export type ErrorCode =
+/** Why a path inside a skill is refused: absolute, with `..`, malformed, leading outside the root, or not a regular file. */
+export type ResourceRefusal = 'absolute' | 'parent' | 'invalid' | 'escapes' | 'not_a_file';
+
+/** Why a script is refused before it runs (`script_refused`'s `details.reason`). */
+export type ScriptRefusal = ResourceRefusal | 'missing' | 'no_root' | 'untrusted' | 'arguments' | 'no_interpreter';
+
+/**
+ * What each error code carries in `details`, by code: the facts a caller can branch on besides the
+ * code. A code mapped to `never` carries no details. `details` stays optional on every error (an
+ * error from another process or an older snapshot may lack it), and where a code carries several
+ * shapes, `reason` tells them apart. Adding a code is adding a key here.
+ */
+export interface ErrorDetailsByCode {
   // signals and patterns
-  | 'invalid_signal'
-  | 'invalid_pattern'
-  | 'invalid_route'
-  | 'invalid_priority'
-  | 'guard_failed'
-  | 'no_route'
+  /** `duplicate_call`: a call re-used the id of a call still waiting for its answer. */
+  invalid_signal: { reason: 'duplicate_call'; signal: string; type: string };
+  invalid_pattern: never;
+  invalid_route: never;
+  invalid_priority: never;
+  guard_failed: never;
+  no_route: never;
   // definitions
-  | 'invalid_action'
-  | 'invalid_skill'
-  | 'invalid_agent'
-  | 'duplicate_state_key'
-  | 'state_key_conflict'
-  | 'invalid_config'
-  | 'invalid_state'
+  /** The definition field at fault. */
+  invalid_action: { field: string };
+  /** The definition field at fault. */
+  invalid_skill: { field: string };
+  invalid_agent: never;
+  /** The state key and the two skills that both use it. */
+  duplicate_state_key: { stateKey: string; skills: string[] };
+  /** The state key and who holds it (`skill 'x'`, `the agent 'y' schema`). */
+  state_key_conflict: { stateKey: string; takenBy: string };
+  invalid_config: never;
+  /** `unpersistable`: state that cannot be saved, of one agent (`agent`, and the `path` to the value) or of several (`agents`, each one's error in `errors`). */
+  invalid_state:
+    | { reason: 'unpersistable'; agent: string; path: (string | number)[] }
+    | { reason: 'unpersistable'; agents: string[]; errors: ErrorInfo[] };
   // cmd
-  | 'invalid_instruction'
-  | 'unknown_action'
-  | 'ambiguous_action'
-  | 'invalid_params'
-  | 'action_failed'
-  | 'invalid_output'
-  | 'invalid_state_update'
-  | 'invalid_effect'
-  | 'unlinked_agent'
+  invalid_instruction: never;
+  /** A route's target that no action answers to, with the actions there are. */
+  unknown_action: { route: string; available: string[] };
+  invalid_params: never;
+  /** The action's own `fail(reason, message, details)`: its reason and its details. */
+  action_failed: { reason: string; details?: Record<string, unknown> };
+  invalid_output: never;
+  invalid_state_update: never;
+  invalid_effect: never;
+  unlinked_agent: never;
   // mount / unmount
-  | 'missing_dependency'
-  | 'required_by'
-  | 'dependency_cycle'
-  | 'unknown_skill'
-  | 'skill_conflict'
-  | 'already_mounted'
+  /** The required skills that are not there. */
+  missing_dependency: { missing: string[] };
+  /** The mounted skills that require the one being unmounted. */
+  required_by: { requiredBy: string[] };
+  /** The skills in the cycle, the first repeated at the end. */
+  dependency_cycle: { cycle: string[] };
+  /** `skill_unreadable`: a skill an agent has mounted that this host cannot load. */
+  unknown_skill: { reason: 'skill_unreadable' };
+  skill_conflict: never;
+  /** The config the mounted skill keeps. */
+  already_mounted: { config: Record<string, unknown> };
   // runtime
-  | 'hook_failed'
-  | 'signal_failed'
-  | 'effect_loop'
-  | 'skill_failed'
-  | 'timeout'
-  | 'mailbox_full'
-  | 'agent_stopped'
-  | 'unknown_agent'
-  | 'duplicate_agent'
-  | 'invalid_snapshot'
-  | 'invalid_trace'
-  | 'invalid_options'
-  | 'cancelled'
+  hook_failed: never;
+  /** What a skill's `Decision.fail(message, details)` gave. */
+  signal_failed: Record<string, unknown>;
+  effect_loop: never;
+  skill_failed: never;
+  timeout: never;
+  /** How many items the mailbox holds. */
+  mailbox_full: { capacity: number };
+  agent_stopped: never;
+  unknown_agent: never;
+  duplicate_agent: never;
+  invalid_snapshot: never;
+  invalid_trace: never;
+  /**
+   * An unknown option (`option`, the `known` ones, a close `suggestion`), an unusable value
+   * (`option`, `value`), or `tsx_missing`: a TypeScript module given where this Node cannot import it.
+   */
+  invalid_options: { option: string; known: string[]; suggestion?: string; reason?: undefined } | { option: string; value: unknown; reason?: undefined } | { reason: 'tsx_missing' };
+  /** The abort reason, as text. */
+  cancelled: { reason: string };
   // model-driven agents
-  | 'model_not_found'
-  | 'model_unavailable'
-  | 'model_failed'
-  | 'model_timeout'
-  | 'rate_limited'
-  | 'turn_limit'
-  | 'budget_exceeded'
-  | 'approval_denied'
-  | 'no_turn'
+  model_not_found: never;
+  model_unavailable: never;
+  /** The provider's HTTP status (`null` when none) and whether it calls the failure retryable. */
+  model_failed: { status: number | null; retryable: boolean };
+  /** The time-out, in milliseconds. */
+  model_timeout: { timeout: number };
+  /** The provider's HTTP status and whether it calls the failure retryable. */
+  rate_limited: { status: number | null; retryable: boolean };
+  /** The limit reached and its value. */
+  turn_limit: { limit: 'maxSteps' | 'maxToolCalls'; value: number };
+  /** Tokens used and the budget. */
+  budget_exceeded: { used: number; budget: number };
   // document skills
-  | 'invalid_manifest'
-  | 'skill_not_found'
-  | 'resource_refused'
-  | 'resource_not_found'
-  | 'toolset_failed'
-  | 'script_refused'
-  | 'script_failed'
+  /**
+   * What the manifest breaks (`errors`), a SKILL.md over the size limit (`size`, `maxBytes`), or
+   * by `reason`: `not_a_file` (with its `kind`), `broken_link` (with its `target`).
+   */
+  invalid_manifest:
+    | { errors: string[]; reason?: undefined }
+    | { size: number; maxBytes: number; reason?: undefined }
+    | { reason: 'not_a_file'; kind: string }
+    | { reason: 'broken_link'; target: string };
+  /** The skills there are. */
+  skill_not_found: { available: string[] };
+  /** Why the path is refused; a `not_a_file` names its `kind`. */
+  resource_refused: { reason: ResourceRefusal; kind?: string };
+  /** `missing`: the path does not exist; else the resources the skill has, and a `likely` one differing only in case. */
+  resource_not_found: { reason: 'missing' } | { available: string[]; likely?: string; reason?: undefined };
+  /** `tsx_missing`: a TypeScript toolset this Node cannot import. */
+  toolset_failed: { reason: 'tsx_missing' };
+  /** Why the script is refused. */
+  script_refused: { reason: ScriptRefusal };
+  /** `tsx_missing`: a TypeScript script this Node cannot run. */
+  script_failed: { reason: 'tsx_missing' };
   // MCP servers mounted as skills
-  | 'mcp_unreachable'
-  | 'mcp_timeout'
-  | 'mcp_protocol_error';
+  mcp_unreachable: never;
+  mcp_timeout: never;
+  mcp_protocol_error: never;
+}
+
+/** Every error code skillstate produces. Stable: match on these, not on messages. */
+export type ErrorCode = keyof ErrorDetailsByCode;
+
+/** The `details` of an error of code `C` (`never` where that code carries none). */
+export type ErrorDetails<C extends ErrorCode = ErrorCode> = ErrorDetailsByCode[C];
 
 /** One problem found while validating data against a schema (the shape zod reports). */
 export interface Issue {
@@ -87,9 +143,8 @@ export interface Issue {
   code?: string;
 }
 
-/** The serialisable form of an error: what results, effects and diagnostics carry. */
-export interface ErrorInfo {
-  code: ErrorCode;
+/** What every error carries besides its code and details. */
+interface ErrorFields {
   message: string;
   /** Name of the skill involved, when there is one. */
   skill?: string;
@@ -99,14 +154,24 @@ export interface ErrorInfo {
   subject?: string;
   /** Validation issues, each with its path. */
   issues?: Issue[];
-  /** Further machine-readable facts (missing dependencies, the cycle, the reason code...). */
-  details?: Record<string, unknown>;
   /**
    * What user code threw, when the error comes from a throw (see `withCause`). Not enumerable:
    * JSON, snapshots and `structuredClone` leave it out, so it never reaches state or a trace line.
    */
   readonly cause?: unknown;
 }
+
+/**
+ * The serialisable form of an error: what results, effects and diagnostics carry. A union keyed by
+ * `code`: once `code` is known, `details` has that code's shape (`ErrorDetails`).
+ */
+export type ErrorInfo<C extends ErrorCode = ErrorCode> = C extends ErrorCode
+  ? ErrorFields & {
+      code: C;
+      /** Further machine-readable facts of this code (missing dependencies, the cycle, the reason...). */
+      details?: ErrorDetails<C>;
+    }
+  : never;
 
 /**
  * Attaches what was thrown to `info` as its `cause`, not enumerable (in memory only: the error
@@ -117,35 +182,43 @@ export function withCause<T extends ErrorInfo>(info: T, cause: unknown): T {
   return info;
 }
 
-/** A copy of `info` with `changes` applied, keeping its `cause`. */
-export function reworded(info: ErrorInfo, changes: Partial<ErrorInfo>): ErrorInfo {
+/** A copy of `info` with `changes` applied (its code and details stay), keeping its `cause`. */
+export function reworded<C extends ErrorCode>(info: ErrorInfo<C>, changes: Partial<Omit<ErrorFields, 'cause'>>): ErrorInfo<C> {
   return withCause({ ...info, ...changes }, info.cause);
 }
 
-/** The one base class for errors skillstate throws. */
-export class SkillstateError extends Error {
-  readonly code: ErrorCode;
+/**
+ * The one base class for errors skillstate throws. `is(code)` narrows it to that code, so its
+ * `details` has the code's shape.
+ */
+export class SkillstateError<C extends ErrorCode = ErrorCode> extends Error {
+  readonly code: C;
   readonly skill: string | undefined;
   readonly action: string | undefined;
   readonly subject: string | undefined;
   readonly issues: Issue[] | undefined;
-  readonly details: Record<string, unknown> | undefined;
+  readonly details: ErrorDetails<C> | undefined;
 
-  constructor(info: ErrorInfo, options?: { cause?: unknown }) {
+  constructor(info: ErrorInfo<C>, options?: { cause?: unknown }) {
     // What user code threw travels with the info; an explicit cause wins.
     super(info.message, options ?? (info.cause === undefined ? undefined : { cause: info.cause }));
     this.name = new.target.name;
-    this.code = info.code;
+    this.code = info.code as C;
     this.skill = info.skill;
     this.action = info.action;
     this.subject = info.subject;
     this.issues = info.issues;
-    this.details = info.details;
+    this.details = info.details as ErrorDetails<C> | undefined;
+  }
+
+  /** True when the error has code `code`; its `details` then have that code's shape. */
+  is<K extends ErrorCode>(code: K): this is SkillstateError<K> {
+    return (this.code as ErrorCode) === code;
   }
 
   /** The plain-data form, safe to put in an effect or a snapshot (the cause rides along, not enumerable). */
-  toInfo(): ErrorInfo {
-    const info = errorInfo(this.code, this.message, {
+  toInfo(): ErrorInfo<C> {
+    const info = errorInfo<C>(this.code, this.message, {
       skill: this.skill,
       action: this.action,
       subject: this.subject,
@@ -155,7 +228,7 @@ export class SkillstateError extends Error {
     return withCause(info, this.cause);
   }
 
-  toJSON(): ErrorInfo {
+  toJSON(): ErrorInfo<C> {
     return this.toInfo();
   }
 }
@@ -169,12 +242,18 @@ export class DefinitionError extends SkillstateError {}
 /** An initial state that does not satisfy the agent's schema. Thrown by `definition.new()`. */
 export class StateError extends SkillstateError {}
 
-/** Fields of an `ErrorInfo` besides its code and message. */
-export type ErrorExtras = Partial<Omit<ErrorInfo, 'code' | 'message'>>;
+/** Fields of an `ErrorInfo` of code `C` besides its code and message. */
+export interface ErrorExtras<C extends ErrorCode = ErrorCode> {
+  skill?: string | undefined;
+  action?: string | undefined;
+  subject?: string | undefined;
+  issues?: Issue[] | undefined;
+  details?: ErrorDetails<C> | undefined;
+}
 
 /** Builds an `ErrorInfo`, leaving out the fields that are undefined so the object stays tidy. */
-export function errorInfo(code: ErrorCode, message: string, extras?: ErrorExtras): ErrorInfo {
-  const info: ErrorInfo = { code, message };
+export function errorInfo<C extends ErrorCode>(code: C, message: string, extras?: ErrorExtras<C>): ErrorInfo<C> {
+  const info = { code, message } as { code: C; message: string } & ErrorExtras<C>;
   if (extras) {
     if (extras.skill !== undefined) info.skill = extras.skill;
     if (extras.action !== undefined) info.action = extras.action;
@@ -182,7 +261,18 @@ export function errorInfo(code: ErrorCode, message: string, extras?: ErrorExtras
     if (extras.issues !== undefined) info.issues = extras.issues;
     if (extras.details !== undefined) info.details = extras.details;
   }
-  return info;
+  return info as ErrorInfo<C>;
+}
+
+/**
+ * The `ErrorInfo` of anything that was thrown: a `SkillstateError`'s own (code, culprit, details),
+ * else the `fallback` code with the description of what was thrown as its message, or what
+ * `fallback` makes of that description.
+ */
+export function toErrorInfo(thrown: unknown, fallback: ErrorCode | ((described: string) => ErrorInfo)): ErrorInfo {
+  if (thrown instanceof SkillstateError) return thrown.toInfo();
+  const described = describeThrown(thrown);
+  return typeof fallback === 'function' ? fallback(described) : errorInfo(fallback, described);
 }
 
 /**
@@ -190,7 +280,7 @@ export function errorInfo(code: ErrorCode, message: string, extras?: ErrorExtras
  * `action 'add': input must be a zod object schema`.
  */
 export function refuseDefinitionField(kind: 'action' | 'skill', name: unknown, field: string, message: string): never {
-  const info: ErrorInfo = { code: kind === 'action' ? 'invalid_action' : 'invalid_skill', message: `${kind} '${String(name)}': ${field} ${message}`, details: { field } };
+  const info: ErrorInfo<'invalid_action' | 'invalid_skill'> = { code: kind === 'action' ? 'invalid_action' : 'invalid_skill', message: `${kind} '${String(name)}': ${field} ${message}`, details: { field } };
   if (typeof name === 'string') info[kind] = name;
   throw new DefinitionError(info);
 }

@@ -14,7 +14,8 @@
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { SkillstateError, type AgentRef, type AnyAction, type ErrorInfo, type JsonSchema, type Toolset } from '../index.js';
+import type { AgentRef, AnyAction, ErrorInfo, JsonSchema, Toolset } from '../index.js';
+import { toErrorInfo } from '../core/errors.js';
 import { catalogOf } from '../core/agent-value.js';
 import { isPlainObject } from '../core/plain.js';
 
@@ -75,8 +76,7 @@ export function successResult(output: unknown): CallToolResult {
 
 /** The typed error of a failed call, as plain data. */
 export function errorOf(error: unknown): ErrorInfo {
-  if (error instanceof SkillstateError) return error.toInfo();
-  return { code: 'action_failed', message: error instanceof Error ? error.message : String(error) };
+  return toErrorInfo(error, 'action_failed');
 }
 
 /** A failed call as an MCP result: `isError`, the error as JSON text and under `_meta`. */

@@ -13,7 +13,7 @@ import type { InspectionEvent } from 'xstate';
 import type { Agent } from '../core/agent-value.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { diagnostic } from '../core/diagnostics.js';
-import { describeThrown, errorInfo, SkillstateError, type ErrorInfo } from '../core/errors.js';
+import { describeThrown, errorInfo, toErrorInfo, type ErrorInfo } from '../core/errors.js';
 import { createSignal, type Signal } from '../core/signal.js';
 import type { Toolset } from '../core/toolset.js';
 import type { SkillResolver } from '../core/skill-registry.js';
@@ -147,11 +147,6 @@ function sleep(ms: number, abort: AbortSignal): Promise<void> {
     };
     abort.addEventListener('abort', onAbort, { once: true });
   });
-}
-
-function infoOf(error: unknown, fallback: ErrorInfo['code']): ErrorInfo {
-  if (error instanceof SkillstateError) return error.toInfo();
-  return errorInfo(fallback, describeThrown(error));
 }
 
 /** Runs the turns of one system's model-driven agents. */
@@ -324,7 +319,7 @@ export class ConversationDriver {
     } catch (error) {
       if (error instanceof RuntimeError && error.code === 'agent_stopped') return 'cancelled';
       // The turn ended meanwhile (cancelled): what the state says is the answer.
-      if (error instanceof RuntimeError && error.details?.reason === 'no_turn') return this.phaseOf(ref.id, n);
+      if (error instanceof RuntimeError && error.is('action_failed') && error.details?.reason === 'no_turn') return this.phaseOf(ref.id, n);
       throw error;
     }
   }
@@ -389,7 +384,7 @@ export class ConversationDriver {
       try {
         ai = await loadAi();
       } catch (error) {
-        await this.fail(ref, n, infoOf(error, 'model_unavailable'));
+        await this.fail(ref, n, toErrorInfo(error, 'model_unavailable'));
         return;
       }
       if ((await this.compactIfNeeded(ref, n, settings, model, ai, abort)) !== undefined) return;
@@ -571,7 +566,7 @@ export class ConversationDriver {
       outcome = { ok: true, output: output === undefined ? null : output };
     } catch (error) {
       if (error instanceof RuntimeError && error.code === 'agent_stopped') throw error;
-      outcome = { ok: false, error: toolFailure(infoOf(error, 'action_failed')) };
+      outcome = { ok: false, error: toolFailure(toErrorInfo(error, 'action_failed')) };
     }
     this.publish(ref.id, ChatSignals.toolResult, { turn: n, toolCallId, tool, ...outcome });
     return outcome;

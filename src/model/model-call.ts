@@ -85,7 +85,7 @@ export function preApprovedNote(agentId: string, turn: number, call: { toolCallI
  * `action_failed`, and the message drops the "action '…' failed: " its step puts first: the
  * result already names the tool, and the action may be one of the conversation's own.
  */
-export function toolFailure(error: Pick<ErrorInfo, 'code' | 'message' | 'action' | 'details'>): { code: string; message: string } {
+export function toolFailure(error: ErrorInfo): { code: string; message: string } {
   const reason = error.code === 'action_failed' ? error.details?.reason : undefined;
   const prefix = error.action !== undefined ? `action '${error.action}' failed: ` : undefined;
   return {
@@ -123,7 +123,7 @@ export function classifyModelError(ai: AiModule, error: unknown, timedOut: boole
   const cause = ai.RetryError.isInstance(error) ? error.lastError : error;
   if (ai.APICallError.isInstance(cause)) {
     const status = cause.statusCode;
-    const details: Record<string, unknown> = { status: status ?? null, retryable: cause.isRetryable };
+    const details = { status: status ?? null, retryable: cause.isRetryable };
     const header = cause.responseHeaders?.['retry-after'];
     const seconds = header !== undefined ? Number(header) : NaN;
     const retryAfter = Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;

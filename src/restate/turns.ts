@@ -14,7 +14,7 @@
 import * as restate from '@restatedev/restate-sdk';
 import type { AgentDefinition } from '../core/agent-definition.js';
 import type { Agent, AgentData } from '../core/agent-value.js';
-import { describeThrown, errorInfo, SkillstateError, type ErrorInfo } from '../core/errors.js';
+import { describeThrown, errorInfo, toErrorInfo, type ErrorInfo } from '../core/errors.js';
 import type { InstructionObject } from '../core/instruction.js';
 import { agentToolset } from '../core/toolset.js';
 import { ChatSignals, CONVERSATION, conversationConfigSchema, type ChatMessage, type ChatUsage, type ConversationSettings, type ConversationState, type PendingToolCall, type TurnRecord } from '../model/conversation.js';
@@ -97,10 +97,6 @@ function conversationOf(agent: Agent<object>): { slice: ConversationState; setti
   const config = agent.mounted.find((mounted) => mounted.name === CONVERSATION)?.config ?? {};
   const settings = conversationConfigSchema.safeParse(config);
   return settings.success ? { slice, settings: settings.data } : { problem: settings.error.message };
-}
-
-function infoOf(error: unknown, fallback: ErrorInfo['code']): ErrorInfo {
-  return error instanceof SkillstateError ? error.toInfo() : errorInfo(fallback, describeThrown(error));
 }
 
 /** Asks the model for one step, offering the tools without running them: the host runs them through the agent. */
@@ -268,7 +264,7 @@ class RestateTurn {
       return status !== 'answered' && status !== 'failed' && status !== 'cancelled' && status !== 'awaiting-approval';
     }
     // The turn ended meanwhile (cancelled, or the agent stopped): nothing more to do.
-    if (answer.error.details?.reason === 'no_turn' || answer.error.code === 'unknown_agent') return false;
+    if ((answer.error.code === 'action_failed' && answer.error.details?.reason === 'no_turn') || answer.error.code === 'unknown_agent') return false;
     if (action !== 'fail_turn') return this.fail(answer.error);
     this.ctx.console.warn(`skillstate: agent '${this.ctx.key}': turn ${this.n} could not be ended (${answer.error.code}): ${answer.error.message}`);
     return false;
@@ -291,7 +287,7 @@ class RestateTurn {
     try {
       ai = await loadAi();
     } catch (error) {
-      return this.fail(infoOf(error, 'model_unavailable'));
+      return this.fail(toErrorInfo(error, 'model_unavailable'));
     }
     if (!this.compacted) {
       const compacted = await this.compactIfNeeded(slice.messages, settings, model, ai);
