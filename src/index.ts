@@ -85,7 +85,7 @@ export { toolsForAgent, agentToolset, toolForAction, type Toolset, type ToolBind
 export type { FunctionTool, JsonSchema } from './core/function-tool.js';
 
 // ── Errors and diagnostics ──────────────────────────────────────────────────────────────────
-export { SkillstateError, SignalError, RouteError, DefinitionError, StateError, type ErrorCode, type ErrorInfo, type Issue } from './core/errors.js';
+export { SkillstateError, SignalError, RouteError, DefinitionError, StateError, type ErrorCode, type ErrorDetails, type ErrorInfo, type Issue } from './core/errors.js';
 export type { Diagnostic, DiagnosticLevel, DiagnosticListener } from './core/diagnostics.js';
 export { RuntimeError } from './runtime/errors.js';
 export { ManifestError } from './manifest/errors.js';

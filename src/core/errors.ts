@@ -191,34 +191,34 @@ export function reworded<C extends ErrorCode>(info: ErrorInfo<C>, changes: Parti
  * The one base class for errors skillstate throws. `is(code)` narrows it to that code, so its
  * `details` has the code's shape.
  */
-export class SkillstateError<C extends ErrorCode = ErrorCode> extends Error {
-  readonly code: C;
+export class SkillstateError extends Error {
+  readonly code: ErrorCode;
   readonly skill: string | undefined;
   readonly action: string | undefined;
   readonly subject: string | undefined;
   readonly issues: Issue[] | undefined;
-  readonly details: ErrorDetails<C> | undefined;
+  readonly details: ErrorDetails<this['code']> | undefined;
 
-  constructor(info: ErrorInfo<C>, options?: { cause?: unknown }) {
+  constructor(info: ErrorInfo, options?: { cause?: unknown }) {
     // What user code threw travels with the info; an explicit cause wins.
     super(info.message, options ?? (info.cause === undefined ? undefined : { cause: info.cause }));
     this.name = new.target.name;
-    this.code = info.code as C;
+    this.code = info.code;
     this.skill = info.skill;
     this.action = info.action;
     this.subject = info.subject;
     this.issues = info.issues;
-    this.details = info.details as ErrorDetails<C> | undefined;
+    this.details = info.details as ErrorDetails<this['code']> | undefined;
   }
 
   /** True when the error has code `code`; its `details` then have that code's shape. */
-  is<K extends ErrorCode>(code: K): this is SkillstateError<K> {
-    return (this.code as ErrorCode) === code;
+  is<K extends ErrorCode>(code: K): this is this & { readonly code: K } {
+    return this.code === code;
   }
 
   /** The plain-data form, safe to put in an effect or a snapshot (the cause rides along, not enumerable). */
-  toInfo(): ErrorInfo<C> {
-    const info = errorInfo<C>(this.code, this.message, {
+  toInfo(): ErrorInfo<this['code']> {
+    const info = errorInfo<this['code']>(this.code, this.message, {
       skill: this.skill,
       action: this.action,
       subject: this.subject,
@@ -228,7 +228,7 @@ export class SkillstateError<C extends ErrorCode = ErrorCode> extends Error {
     return withCause(info, this.cause);
   }
 
-  toJSON(): ErrorInfo<C> {
+  toJSON(): ErrorInfo<this['code']> {
     return this.toInfo();
   }
 }
