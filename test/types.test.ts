@@ -167,10 +167,9 @@ describe('types users get from inference', () => {
     if (!(error instanceof RuntimeError)) throw new Error('expected a RuntimeError');
     // @ts-expect-error before narrowing, details are any code's
     void error.details?.reason;
-    expect(error.is('cancelled')).toBe(true);
-    if (error.is('cancelled')) {
-      expectTypeOf(error.details).toEqualTypeOf<{ reason: string } | undefined>();
-      expect(error.details?.reason).toBe('user left');
-    }
+    if (!error.is('cancelled')) throw new Error(`expected a cancelled error, got ${error.code}`);
+    expectTypeOf(error.details).toEqualTypeOf<{ reason: string } | undefined>();
+    expectTypeOf(error.toInfo().code).toEqualTypeOf<'cancelled'>();
+    expect(error.details?.reason).toBe('user left');
   });
 });
