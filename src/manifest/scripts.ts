@@ -23,7 +23,7 @@ import { performance } from 'node:perf_hooks';
 import { confine } from './confine.js';
 import { fileKind, NotRegularFileError, openRegularFile } from './regular.js';
 import { manifestError, type ManifestError } from './errors.js';
-import type { ScriptRefusal } from '../core/errors.js';
+import type { ScriptRefusal } from '../core/error-info.js';
 import type { ScriptRef } from './fields.js';
 import { TsxMissingError, tsxMissingMessage } from './toolsets.js';
 

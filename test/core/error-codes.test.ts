@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const ERRORS_FILE = join(root, 'src/core/errors.ts');
+const ERRORS_FILE = join(root, 'src/core/error-info.ts');
 const DECLARATION = /export interface ErrorDetailsByCode \{([\s\S]*?)\n\}/;
 
 /** Splits `text` at the `separator`s outside brackets, braces and parentheses. */
@@ -35,7 +35,7 @@ function splitTopLevel(text: string, separator: string): string[] {
  */
 function declaredCodes(): Map<string, string[] | 'free-form'> {
   const body = DECLARATION.exec(readFileSync(ERRORS_FILE, 'utf8'))?.[1];
-  if (body === undefined) throw new Error('src/core/errors.ts declares no ErrorDetailsByCode');
+  if (body === undefined) throw new Error('src/core/error-info.ts declares no ErrorDetailsByCode');
   const code = body.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
   const codes = new Map<string, string[] | 'free-form'>();
   for (const entry of splitTopLevel(code, ';')) {
