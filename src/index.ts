@@ -83,7 +83,7 @@ export {
 } from './core/effects.js';
 
 // ── Errors and diagnostics ──────────────────────────────────────────────────────────────────
-export { SkillstateError, SignalError, RouteError, DefinitionError, StateError, type ErrorCode, type ErrorInfo, type Issue } from './core/errors.js';
+export { SkillstateError, SignalError, RouteError, DefinitionError, StateError, type ErrorCode, type ErrorDetails, type ErrorInfo, type Issue } from './core/errors.js';
 export type { Diagnostic, DiagnosticLevel, DiagnosticListener } from './core/diagnostics.js';
 export { RuntimeError } from './core/runtime-error.js';
 export { ManifestError } from './manifest/errors.js';

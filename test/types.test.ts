@@ -12,9 +12,12 @@ import {
   defineSkill,
   mountSkill,
   result,
+  RuntimeError,
   type ActionContext,
   type Agent,
   type AgentRef,
+  type ErrorDetails,
+  type ErrorInfo,
   type Signal,
   type SkillState,
 } from '../src/index.js';
@@ -124,5 +127,48 @@ describe('types users get from inference', () => {
     void system.shutdown();
     // @ts-expect-error spawn's state is checked against the agent's state
     void (() => createAgentSystem().spawn(Assistant, { state: { mode: 'sleepy' } }));
+  });
+
+  it("narrowing an error on its code types the code's details", () => {
+    const errors: ErrorInfo[] = [
+      { code: 'unknown_skill', message: 'cannot load', skill: 'notes', details: { reason: 'skill_unreadable' } },
+      { code: 'mailbox_full', message: 'full', details: { capacity: 2 } },
+      { code: 'no_route', message: 'no route' },
+    ];
+    const read = errors.map((error) => {
+      if (error.code === 'unknown_skill') {
+        expectTypeOf(error.details).toEqualTypeOf<{ reason: 'skill_unreadable' } | undefined>();
+        return error.details?.reason;
+      }
+      if (error.code === 'mailbox_full') {
+        expectTypeOf(error.details).toEqualTypeOf<{ capacity: number } | undefined>();
+        return error.details?.capacity;
+      }
+      if (error.code === 'action_failed') expectTypeOf(error.details).toEqualTypeOf<{ reason: string; details?: Record<string, unknown> } | undefined>();
+      if (error.code === 'no_route') expectTypeOf(error.details).toEqualTypeOf<undefined>();
+      // @ts-expect-error not every code's details have a reason: narrow on the code first
+      return error.details?.reason;
+    });
+    expect(read).toEqual(['skill_unreadable', 2, undefined]);
+    expectTypeOf<ErrorDetails<'script_refused'>['reason']>().toEqualTypeOf<
+      'absolute' | 'parent' | 'invalid' | 'escapes' | 'not_a_file' | 'missing' | 'no_root' | 'untrusted' | 'arguments' | 'no_interpreter'
+    >();
+    // @ts-expect-error a code's details are checked where the error is made
+    void ({ code: 'mailbox_full', message: 'full', details: { capacity: 'two' } } satisfies ErrorInfo);
+    // @ts-expect-error a code without details takes none
+    void ({ code: 'no_route', message: 'none', details: { why: 'nothing matched' } } satisfies ErrorInfo);
+    // @ts-expect-error a code that is not one
+    void ({ code: 'approval_denied', message: 'no' } satisfies ErrorInfo);
+  });
+
+  it('a thrown error narrows on its code with is()', () => {
+    const error: unknown = new RuntimeError({ code: 'cancelled', message: 'call cancelled', details: { reason: 'user left' } });
+    if (!(error instanceof RuntimeError)) throw new Error('expected a RuntimeError');
+    // @ts-expect-error before narrowing, details are any code's
+    void error.details?.reason;
+    if (!error.is('cancelled')) throw new Error(`expected a cancelled error, got ${error.code}`);
+    expectTypeOf(error.details).toEqualTypeOf<{ reason: string } | undefined>();
+    expectTypeOf(error.toInfo().code).toEqualTypeOf<'cancelled'>();
+    expect(error.details?.reason).toBe('user left');
   });
 });

@@ -15,7 +15,7 @@ import { Catalog, providerName, type ActiveSkill, type Blueprint } from './catal
 import { Agent, catalogOf, unlinkedError, withState, type AgentData, type MountedSkill } from './agent-value.js';
 import { execute, type CmdOptions, type CmdResult } from './cmd.js';
 import type { Diagnostic } from './diagnostics.js';
-import { DefinitionError, errorInfo, formatIssues, StateError, type ErrorInfo } from './errors.js';
+import { DefinitionError, errorInfo, formatIssues, StateError, type ErrorCode, type ErrorExtras, type ErrorInfo } from './errors.js';
 import type { Instruction, RouteTarget } from './instruction.js';
 import { orderByDependencies } from './mount.js';
 import { deepFreeze, deepMerge, describeValue, isPlainObject } from './plain.js';
@@ -145,8 +145,8 @@ export function defineAgent<TSchema extends ObjectSchema = z.ZodObject<{}>, cons
     throw new DefinitionError({ code: 'invalid_agent', message: 'defineAgent needs a definition object' });
   }
   const name = input.name;
-  const invalid = (code: ErrorInfo['code'], message: string, extras: Omit<ErrorInfo, 'code' | 'message'> = {}): never => {
-    throw new DefinitionError({ code, message: `agent '${String(name)}': ${message}`, ...extras });
+  const invalid = <C extends ErrorCode>(code: C, message: string, extras?: ErrorExtras<C>): never => {
+    throw new DefinitionError(errorInfo(code, `agent '${String(name)}': ${message}`, extras));
   };
   const raise = ({ code, message, ...extras }: ErrorInfo): never => invalid(code, message, extras);
   if (typeof name !== 'string' || !SKILL_NAME.test(name)) {

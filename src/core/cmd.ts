@@ -19,7 +19,7 @@ import { isActionFailure, isActionResult, type ActionResult, type AnyAction } fr
 import { type ActionEntry, type Catalog } from './catalog.js';
 import { catalogOf, unlinkedError, withFrozenState, type Agent } from './agent-value.js';
 import { checkEffectList, errorEffect, type Effect } from './effects.js';
-import { describeThrown, errorInfo, formatIssues, reworded, withCause, type ErrorInfo } from './errors.js';
+import { describeThrown, errorInfo, formatIssues, reworded, withCause, type ErrorDetails, type ErrorInfo } from './errors.js';
 import { normalizeInstruction, type Instruction, type NormalizedInstruction } from './instruction.js';
 import { mountSkills, replaceSkill, unmountSkill, type MountResult } from './mount.js';
 import { isPlainObject } from './plain.js';
@@ -244,7 +244,7 @@ function finish(agent: Agent<object>, catalog: Catalog, entry: ActionEntry, retu
   const { action, skill } = entry;
   const skillName = skill?.spec.name;
   if (isActionFailure(returned)) {
-    const details: Record<string, unknown> = { reason: returned.reason };
+    const details: ErrorDetails<'action_failed'> = { reason: returned.reason };
     if (returned.details) details.details = returned.details;
     return failed(errorInfo('action_failed', `action '${action.name}' failed: ${returned.message}`, { ...named(action.name, skillName), details }));
   }

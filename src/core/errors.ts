@@ -6,107 +6,9 @@
  *
  * Pure: no I/O, no XState.
  */
+import type { ErrorCode, ErrorDetails, ErrorFields, ErrorInfo, Issue } from './error-info.js';
 
-/** Every error code skillstate produces. Stable: match on these, not on messages. */
-export type ErrorCode =
-  // signals and patterns
-  | 'invalid_signal'
-  | 'invalid_pattern'
-  | 'invalid_route'
-  | 'invalid_priority'
-  | 'guard_failed'
-  | 'no_route'
-  // definitions
-  | 'invalid_action'
-  | 'invalid_skill'
-  | 'invalid_agent'
-  | 'duplicate_state_key'
-  | 'state_key_conflict'
-  | 'invalid_config'
-  | 'invalid_state'
-  // cmd
-  | 'invalid_instruction'
-  | 'unknown_action'
-  | 'ambiguous_action'
-  | 'invalid_params'
-  | 'action_failed'
-  | 'invalid_output'
-  | 'invalid_state_update'
-  | 'invalid_effect'
-  | 'unlinked_agent'
-  // mount / unmount
-  | 'missing_dependency'
-  | 'required_by'
-  | 'dependency_cycle'
-  | 'unknown_skill'
-  | 'skill_conflict'
-  | 'already_mounted'
-  // runtime
-  | 'hook_failed'
-  | 'signal_failed'
-  | 'effect_loop'
-  | 'skill_failed'
-  | 'timeout'
-  | 'mailbox_full'
-  | 'agent_stopped'
-  | 'unknown_agent'
-  | 'duplicate_agent'
-  | 'invalid_snapshot'
-  | 'invalid_trace'
-  | 'invalid_options'
-  | 'cancelled'
-  // model-driven agents
-  | 'model_not_found'
-  | 'model_unavailable'
-  | 'model_failed'
-  | 'model_timeout'
-  | 'rate_limited'
-  | 'turn_limit'
-  | 'budget_exceeded'
-  | 'approval_denied'
-  | 'no_turn'
-  // document skills
-  | 'invalid_manifest'
-  | 'skill_not_found'
-  | 'resource_refused'
-  | 'resource_not_found'
-  | 'toolset_failed'
-  | 'script_refused'
-  | 'script_failed'
-  // MCP servers mounted as skills
-  | 'mcp_unreachable'
-  | 'mcp_timeout'
-  | 'mcp_protocol_error';
-
-/** One problem found while validating data against a schema (the shape zod reports). */
-export interface Issue {
-  /** Where the problem is, from the root of the validated value. */
-  path: (string | number)[];
-  message: string;
-  /** The schema library's own code for the issue, when it has one. */
-  code?: string;
-}
-
-/** The serialisable form of an error: what results, effects and diagnostics carry. */
-export interface ErrorInfo {
-  code: ErrorCode;
-  message: string;
-  /** Name of the skill involved, when there is one. */
-  skill?: string;
-  /** Name of the action involved, when there is one. */
-  action?: string;
-  /** Path, pattern or name of the offending thing when it is neither a skill nor an action. */
-  subject?: string;
-  /** Validation issues, each with its path. */
-  issues?: Issue[];
-  /** Further machine-readable facts (missing dependencies, the cycle, the reason code...). */
-  details?: Record<string, unknown>;
-  /**
-   * What user code threw, when the error comes from a throw (see `withCause`). Not enumerable:
-   * JSON, snapshots and `structuredClone` leave it out, so it never reaches state or a trace line.
-   */
-  readonly cause?: unknown;
-}
+export type { ErrorCode, ErrorDetails, ErrorInfo, Issue } from './error-info.js';
 
 /**
  * Attaches what was thrown to `info` as its `cause`, not enumerable (in memory only: the error
@@ -117,19 +19,22 @@ export function withCause<T extends ErrorInfo>(info: T, cause: unknown): T {
   return info;
 }
 
-/** A copy of `info` with `changes` applied, keeping its `cause`. */
-export function reworded(info: ErrorInfo, changes: Partial<ErrorInfo>): ErrorInfo {
+/** A copy of `info` with `changes` applied (its code and details stay), keeping its `cause`. */
+export function reworded<C extends ErrorCode>(info: ErrorInfo<C>, changes: Partial<Omit<ErrorFields, 'cause'>>): ErrorInfo<C> {
   return withCause({ ...info, ...changes }, info.cause);
 }
 
-/** The one base class for errors skillstate throws. */
+/**
+ * The one base class for errors skillstate throws. `is(code)` narrows it to that code, so its
+ * `details` has the code's shape.
+ */
 export class SkillstateError extends Error {
   readonly code: ErrorCode;
   readonly skill: string | undefined;
   readonly action: string | undefined;
   readonly subject: string | undefined;
   readonly issues: Issue[] | undefined;
-  readonly details: Record<string, unknown> | undefined;
+  readonly details: ErrorDetails<this['code']> | undefined;
 
   constructor(info: ErrorInfo, options?: { cause?: unknown }) {
     // What user code threw travels with the info; an explicit cause wins.
@@ -140,12 +45,17 @@ export class SkillstateError extends Error {
     this.action = info.action;
     this.subject = info.subject;
     this.issues = info.issues;
-    this.details = info.details;
+    this.details = info.details as ErrorDetails<this['code']> | undefined;
+  }
+
+  /** True when the error has code `code`; its `details` then have that code's shape. */
+  is<K extends ErrorCode>(code: K): this is this & { readonly code: K } {
+    return this.code === code;
   }
 
   /** The plain-data form, safe to put in an effect or a snapshot (the cause rides along, not enumerable). */
-  toInfo(): ErrorInfo {
-    const info = errorInfo(this.code, this.message, {
+  toInfo(): ErrorInfo<this['code']> {
+    const info = errorInfo<this['code']>(this.code, this.message, {
       skill: this.skill,
       action: this.action,
       subject: this.subject,
@@ -155,7 +65,7 @@ export class SkillstateError extends Error {
     return withCause(info, this.cause);
   }
 
-  toJSON(): ErrorInfo {
+  toJSON(): ErrorInfo<this['code']> {
     return this.toInfo();
   }
 }
@@ -169,12 +79,18 @@ export class DefinitionError extends SkillstateError {}
 /** An initial state that does not satisfy the agent's schema. Thrown by `definition.new()`. */
 export class StateError extends SkillstateError {}
 
-/** Fields of an `ErrorInfo` besides its code and message. */
-export type ErrorExtras = Partial<Omit<ErrorInfo, 'code' | 'message'>>;
+/** Fields of an `ErrorInfo` of code `C` besides its code and message. */
+export interface ErrorExtras<C extends ErrorCode = ErrorCode> {
+  skill?: string | undefined;
+  action?: string | undefined;
+  subject?: string | undefined;
+  issues?: Issue[] | undefined;
+  details?: ErrorDetails<C> | undefined;
+}
 
 /** Builds an `ErrorInfo`, leaving out the fields that are undefined so the object stays tidy. */
-export function errorInfo(code: ErrorCode, message: string, extras?: ErrorExtras): ErrorInfo {
-  const info: ErrorInfo = { code, message };
+export function errorInfo<C extends ErrorCode>(code: C, message: string, extras?: ErrorExtras<C>): ErrorInfo<C> {
+  const info = { code, message } as { code: C; message: string } & ErrorExtras<C>;
   if (extras) {
     if (extras.skill !== undefined) info.skill = extras.skill;
     if (extras.action !== undefined) info.action = extras.action;
@@ -182,7 +98,18 @@ export function errorInfo(code: ErrorCode, message: string, extras?: ErrorExtras
     if (extras.issues !== undefined) info.issues = extras.issues;
     if (extras.details !== undefined) info.details = extras.details;
   }
-  return info;
+  return info as ErrorInfo<C>;
+}
+
+/**
+ * The `ErrorInfo` of anything that was thrown: a `SkillstateError`'s own (code, culprit, details),
+ * else the `fallback` code with the description of what was thrown as its message, or what
+ * `fallback` makes of that description.
+ */
+export function toErrorInfo(thrown: unknown, fallback: ErrorCode | ((described: string) => ErrorInfo)): ErrorInfo {
+  if (thrown instanceof SkillstateError) return thrown.toInfo();
+  const described = describeThrown(thrown);
+  return typeof fallback === 'function' ? fallback(described) : errorInfo(fallback, described);
 }
 
 /**
@@ -190,7 +117,7 @@ export function errorInfo(code: ErrorCode, message: string, extras?: ErrorExtras
  * `action 'add': input must be a zod object schema`.
  */
 export function refuseDefinitionField(kind: 'action' | 'skill', name: unknown, field: string, message: string): never {
-  const info: ErrorInfo = { code: kind === 'action' ? 'invalid_action' : 'invalid_skill', message: `${kind} '${String(name)}': ${field} ${message}`, details: { field } };
+  const info: ErrorInfo<'invalid_action' | 'invalid_skill'> = { code: kind === 'action' ? 'invalid_action' : 'invalid_skill', message: `${kind} '${String(name)}': ${field} ${message}`, details: { field } };
   if (typeof name === 'string') info[kind] = name;
   throw new DefinitionError(info);
 }
@@ -248,9 +175,4 @@ export function formatIssues(issues: readonly Issue[]): string {
   return issues
     .map((issue) => (issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message))
     .join('; ');
-}
-
-/** What was thrown, as an error's information: a skillstate error's own, anything else as `fallback` with its words. */
-export function toErrorInfo(thrown: unknown, fallback: ErrorCode): ErrorInfo {
-  return thrown instanceof SkillstateError ? thrown.toInfo() : errorInfo(fallback, describeThrown(thrown));
 }

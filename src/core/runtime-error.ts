@@ -23,7 +23,7 @@ export class RuntimeError extends SkillstateError {
  * The error of a call or a run that got no answer in time, worded the same by every host:
  * `<what> to agent '<id>' got no answer within <ms> ms` (what: `call 'x'`, `run of 'y'`).
  */
-export function noAnswerError(what: string, agentId: string, ms: number, extras?: ErrorExtras): ErrorInfo {
+export function noAnswerError(what: string, agentId: string, ms: number, extras?: ErrorExtras<'timeout'>): ErrorInfo<'timeout'> {
   return errorInfo('timeout', `${what} to agent '${agentId}' got no answer within ${ms} ms`, extras);
 }
 

@@ -6,17 +6,12 @@
  *
  * Pure: no I/O.
  */
-import { SkillstateError, type ErrorCode, type ErrorInfo } from '../core/errors.js';
+import { errorInfo, SkillstateError, type ErrorCode, type ErrorExtras } from '../core/errors.js';
 
 /** A failure of the document-skill layer: a manifest, a resource, a toolset or a script. */
 export class ManifestError extends SkillstateError {}
 
 /** Builds a `ManifestError`. */
-export function manifestError(
-  code: ErrorCode,
-  message: string,
-  extras: Partial<Omit<ErrorInfo, 'code' | 'message'>> = {},
-  cause?: unknown,
-): ManifestError {
-  return new ManifestError({ code, message, ...extras }, cause === undefined ? undefined : { cause });
+export function manifestError<C extends ErrorCode>(code: C, message: string, extras?: ErrorExtras<C>, cause?: unknown): ManifestError {
+  return new ManifestError(errorInfo(code, message, extras), cause === undefined ? undefined : { cause });
 }

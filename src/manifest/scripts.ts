@@ -23,6 +23,7 @@ import { performance } from 'node:perf_hooks';
 import { confine } from './confine.js';
 import { fileKind, NotRegularFileError, openRegularFile } from './regular.js';
 import { manifestError, type ManifestError } from './errors.js';
+import type { ScriptRefusal } from '../core/error-info.js';
 import type { ScriptRef } from './fields.js';
 import { TsxMissingError, tsxMissingMessage } from './toolsets.js';
 
@@ -111,7 +112,7 @@ export function assertScriptLimits(limits: Partial<Record<ScriptLimit, unknown>>
   }
 }
 
-function refused(skill: string, script: string, message: string, reason: string): ManifestError {
+function refused(skill: string, script: string, message: string, reason: ScriptRefusal): ManifestError {
   return manifestError('script_refused', `skill '${skill}': script '${script}' refused: ${message}`, { skill, subject: script, details: { reason } });
 }
 

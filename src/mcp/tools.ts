@@ -14,9 +14,10 @@
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { SkillstateError, type AgentRef, type AnyAction, type ErrorInfo } from '../index.js';
+import type { AgentRef, AnyAction, ErrorInfo } from '../index.js';
 import type { JsonSchema } from '../core/function-tool.js';
 import type { Toolset } from '../core/toolset.js';
+import { toErrorInfo } from '../core/errors.js';
 import { catalogOf } from '../core/agent-value.js';
 import { isPlainObject } from '../core/plain.js';
 
@@ -77,8 +78,7 @@ export function successResult(output: unknown): CallToolResult {
 
 /** The typed error of a failed call, as plain data. */
 export function errorOf(error: unknown): ErrorInfo {
-  if (error instanceof SkillstateError) return error.toInfo();
-  return { code: 'action_failed', message: error instanceof Error ? error.message : String(error) };
+  return toErrorInfo(error, 'action_failed');
 }
 
 /** A failed call as an MCP result: `isError`, the error as JSON text and under `_meta`. */

@@ -254,7 +254,7 @@ export class ConversationDriver {
     } catch (error) {
       if (error instanceof RuntimeError && error.code === 'agent_stopped') return 'cancelled';
       // The turn ended meanwhile (cancelled): what the state says is the answer.
-      if (error instanceof RuntimeError && error.details?.reason === 'no_turn') return this.phaseOf(ref.id, n);
+      if (error instanceof RuntimeError && error.is('action_failed') && error.details?.reason === 'no_turn') return this.phaseOf(ref.id, n);
       throw error;
     }
   }

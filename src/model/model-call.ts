@@ -108,7 +108,7 @@ export function classifyModelError(ai: AiModule, error: unknown, timedOut: boole
   const cause = ai.RetryError.isInstance(error) ? error.lastError : error;
   if (ai.APICallError.isInstance(cause)) {
     const status = cause.statusCode;
-    const details: Record<string, unknown> = { status: status ?? null, retryable: cause.isRetryable };
+    const details = { status: status ?? null, retryable: cause.isRetryable };
     const header = cause.responseHeaders?.['retry-after'];
     const seconds = header !== undefined ? Number(header) : NaN;
     const retryAfter = Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;

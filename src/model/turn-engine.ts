@@ -190,7 +190,7 @@ export function lateError(agentId: string, tool: string, settings: ConversationS
  * `action_failed`, and the message drops the "action '…' failed: " its step puts first: the
  * result already names the tool, and the action behind a tool is not the model's business.
  */
-export function toolFailure(error: Pick<ErrorInfo, 'code' | 'message' | 'action' | 'details'>): ToolError {
+export function toolFailure(error: ErrorInfo): ToolError {
   const reason = error.code === 'action_failed' ? error.details?.reason : undefined;
   const prefix = error.action !== undefined ? `action '${error.action}' failed: ` : undefined;
   return {

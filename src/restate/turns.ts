@@ -291,7 +291,7 @@ class RestateTurn {
       return status !== 'answered' && status !== 'failed' && status !== 'cancelled' && status !== 'awaiting-approval';
     }
     // The turn ended meanwhile (cancelled, or the agent stopped): nothing more to do.
-    if (answer.error.details?.reason === 'no_turn' || answer.error.code === 'unknown_agent') return false;
+    if ((answer.error.code === 'action_failed' && answer.error.details?.reason === 'no_turn') || answer.error.code === 'unknown_agent') return false;
     if (action !== 'fail_turn') return this.fail(answer.error);
     this.ctx.console.warn(`skillstate: agent '${this.ctx.key}': turn ${this.n} could not be ended (${answer.error.code}): ${answer.error.message}`);
     return false;

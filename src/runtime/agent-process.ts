@@ -19,7 +19,7 @@ import type { AgentDefinition } from '../core/agent-definition.js';
 import { catalogOf, type Agent } from '../core/agent-value.js';
 import type { Blueprint } from '../core/catalog.js';
 import { diagnostic } from '../core/diagnostics.js';
-import { describeThrown, errorInfo, reworded, SkillstateError, withCause, type ErrorInfo } from '../core/errors.js';
+import { describeThrown, errorInfo, reworded, toErrorInfo, withCause, type ErrorInfo } from '../core/errors.js';
 import { plainInstructions } from '../core/instruction.js';
 import { deepFreeze } from '../core/plain.js';
 import { toSignal } from '../core/signal.js';
@@ -161,7 +161,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       const skill = catalogOf(this.committed)?.skills.get(name)?.spec ?? this.blueprint.resolveSkill(name) ?? this.system.resolveSkill(name);
       return skill ? { skill } : undefined;
     } catch (error) {
-      const info = error instanceof SkillstateError ? error.toInfo() : errorInfo('unknown_skill', `finding skill '${name}' failed: ${describeThrown(error)}`, { skill: name });
+      const info = toErrorInfo(error, (described) => errorInfo('unknown_skill', `finding skill '${name}' failed: ${described}`, { skill: name }));
       return { error: reworded(info, { message: `cannot mount skill '${name}' on agent '${this.id}': ${info.message}` }) };
     }
   }
@@ -215,7 +215,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     try {
       this.mailbox.enqueue({ event: this.checked(event), ticket: undefined, call: false });
     } catch (error) {
-      const info = error instanceof SkillstateError ? error.toInfo() : errorInfo('invalid_signal', describeThrown(error));
+      const info = toErrorInfo(error, 'invalid_signal');
       this.system.report(this.id, reworded(info, { message: `agent '${this.id}': an event sent to its actor directly was refused: ${info.message}` }));
     }
   }

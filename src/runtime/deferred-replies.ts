@@ -7,7 +7,7 @@
  */
 import { diagnostic } from '../core/diagnostics.js';
 import type { Effect } from '../core/effects.js';
-import { describeThrown, errorInfo, SkillstateError, type ErrorInfo } from '../core/errors.js';
+import { errorInfo, toErrorInfo, type ErrorInfo } from '../core/errors.js';
 import type { Signal, SignalLike } from '../core/signal.js';
 import type { AgentItemEvent } from '../../machines/agent.js';
 import { CALL_ABORTED_SIGNAL } from '../core/system-signals.js';
@@ -109,7 +109,7 @@ export class DeferredReplies {
     try {
       owner.ref.send({ type: CALL_ABORTED_SIGNAL, data: { signal: signalId } });
     } catch (error) {
-      const info = error instanceof SkillstateError ? error.toInfo() : errorInfo('signal_failed', describeThrown(error));
+      const info = toErrorInfo(error, 'signal_failed');
       owner.system.report(owner.id, info);
     }
   }

@@ -12,7 +12,7 @@ import { type Catalog } from '../core/catalog.js';
 import { catalogOf, type Agent } from '../core/agent-value.js';
 import { diagnostic as makeDiagnostic, type Diagnostic } from '../core/diagnostics.js';
 import type { Effect, SpawnEffect } from '../core/effects.js';
-import { DefinitionError, describeThrown, errorInfo, reworded, SkillstateError, type ErrorInfo } from '../core/errors.js';
+import { DefinitionError, describeThrown, errorInfo, reworded, toErrorInfo, type ErrorInfo } from '../core/errors.js';
 import { describeValue, isPlainObject } from '../core/plain.js';
 import { createSkillRegistry, type SkillRegistry, type SkillResolver } from '../core/skill-registry.js';
 import type { Signal } from '../core/signal.js';
@@ -424,7 +424,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
       if (effect.state !== undefined) options.state = effect.state;
       this.spawn(definition, options);
     } catch (error) {
-      const info = error instanceof SkillstateError ? error.toInfo() : errorInfo('invalid_state', describeThrown(error));
+      const info = toErrorInfo(error, 'invalid_state');
       this.report(parentId, reworded(info, { message: `agent '${parentId}' could not spawn '${effect.definition}': ${info.message}` }));
     }
   }

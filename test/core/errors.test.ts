@@ -3,8 +3,8 @@
  * form that travels in results and effects, and describing whatever user code threw never fails.
  */
 import { describe, expect, it } from 'vitest';
-import { DefinitionError, RouteError, SkillstateError } from '../../src/index.js';
-import { describeThrown, errorInfo, formatIssues, isErrorInfo, toIssues } from '../../src/core/errors.js';
+import { DefinitionError, RouteError, RuntimeError, SkillstateError } from '../../src/index.js';
+import { describeThrown, errorInfo, formatIssues, isErrorInfo, toErrorInfo, toIssues } from '../../src/core/errors.js';
 import { viaJson } from './support.js';
 
 describe('SkillstateError', () => {
@@ -17,6 +17,36 @@ describe('SkillstateError', () => {
     expect(error.toInfo()).toEqual({ code: 'invalid_skill', message: "skill 'x': name is bad", skill: 'x', details: { field: 'name' } });
     expect(viaJson(error)).toEqual(error.toInfo());
     expect(new RouteError({ code: 'invalid_route', message: 'm' }).toInfo()).toEqual({ code: 'invalid_route', message: 'm' });
+  });
+});
+
+describe('SkillstateError.is', () => {
+  it('is true for its own code only', () => {
+    const error = new RuntimeError(errorInfo('mailbox_full', 'full', { details: { capacity: 3 } }), 'a');
+    expect(error.is('mailbox_full') && error.details?.capacity).toBe(3);
+    expect(error.is('timeout')).toBe(false);
+  });
+});
+
+describe('toErrorInfo', () => {
+  it("keeps a SkillstateError's own code, culprit, details and cause", () => {
+    const cause = new Error('disk gone');
+    const error = new RuntimeError(errorInfo('invalid_state', 'cannot persist', { subject: 'a', details: { reason: 'unpersistable', agent: 'a', path: ['x'] } }), 'a', { cause });
+    const info = toErrorInfo(error, 'signal_failed');
+    expect(info).toEqual({ code: 'invalid_state', message: 'cannot persist', subject: 'a', details: { reason: 'unpersistable', agent: 'a', path: ['x'] } });
+    expect(info.cause).toBe(cause);
+  });
+
+  it('gives anything else the fallback code, with what was thrown described as the message', () => {
+    expect(toErrorInfo(new TypeError('x is not a function'), 'action_failed')).toEqual({ code: 'action_failed', message: 'x is not a function' });
+    expect(toErrorInfo({ odd: true }, 'signal_failed')).toEqual({ code: 'signal_failed', message: '{"odd":true}' });
+    // A plain ErrorInfo thrown by user code is not taken for one of ours: its code is not trusted.
+    expect(toErrorInfo({ code: 'timeout', message: 'made up' }, 'action_failed')).toEqual({ code: 'action_failed', message: 'made up' });
+  });
+
+  it('lets the fallback word the message and name the culprit', () => {
+    const info = toErrorInfo('lookup failed', (described) => errorInfo('unknown_skill', `finding skill 'notes' failed: ${described}`, { skill: 'notes' }));
+    expect(info).toEqual({ code: 'unknown_skill', message: "finding skill 'notes' failed: lookup failed", skill: 'notes' });
   });
 });
 

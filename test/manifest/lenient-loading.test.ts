@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { discoverSkills } from '../../src/index.js';
 import { parseSkillManifest } from '../../src/manifest/index.js';
+import { loadSkillFolder } from '../../src/manifest/folder.js';
 import { skillMd, tree } from './tree.js';
 
 const BIN = fileURLToPath(new URL('../../bin/skillstate.js', import.meta.url));
@@ -95,6 +96,11 @@ describe('a SKILL.md that is a broken symbolic link', () => {
     expect(skipped).toHaveLength(1);
     expect(skipped[0]).toMatchObject({ level: 'error', subject: folder, details: { reason: 'invalid_manifest' } });
     expect(skipped[0]!.message).toBe(`${folder} skipped: ${path.join(folder, 'SKILL.md')}: is a symbolic link to ${target}, which does not exist; the skill is not loaded`);
+  });
+
+  it('loading the folder itself fails with invalid_manifest, the reason and the target in its details', async () => {
+    const { folder, target } = await brokenSkill();
+    await expect(loadSkillFolder(folder)).rejects.toMatchObject({ code: 'invalid_manifest', subject: path.join(folder, 'SKILL.md'), details: { reason: 'broken_link', target } });
   });
 
   it('skillstate list --path names it and exits 1, also when the link is the folder named', { timeout: 60_000 }, async () => {

@@ -112,7 +112,7 @@ describe('runSkillScript', () => {
     const refused = async (script: string) => {
       const error = await refusal(runSkillScript(dir, script));
       expect(error.code).toBe('script_refused');
-      return error.details?.reason;
+      return error.is('script_refused') ? error.details?.reason : undefined;
     };
     expect(await refused('../outside.sh')).toBe('parent');
     expect(await refused(path.join(root, 'outside.sh'))).toBe('absolute');

@@ -246,7 +246,11 @@ describe('models', () => {
     const model = scriptedModel([{ error: { status: 429, message: 'slow down' } }, { error: { status: 429, message: 'slow down' } }, { text: 'later' }]);
     const system = systems.start({ models: { default: model }, onUnhandledDiagnostic: () => {} });
     const agent = system.spawn(assistant({ retries: 1 }));
-    await expect(agent.call(chatMessage('hi'))).rejects.toMatchObject({ code: 'rate_limited', message: expect.stringContaining("model 'scripted:scripted' is rate limited") });
+    await expect(agent.call(chatMessage('hi'))).rejects.toMatchObject({
+      code: 'rate_limited',
+      message: expect.stringContaining("model 'scripted:scripted' is rate limited"),
+      details: { status: 429, retryable: true },
+    });
     await expect(agent.call(chatMessage('again'))).resolves.toBe('later');
   });
 
@@ -280,7 +284,7 @@ describe('models', () => {
     const model = scriptedModel([{ error: { status: 400, message: 'bad request' } }, { text: 'never' }]);
     const system = systems.start({ models: { default: model } });
     const agent = system.spawn(assistant());
-    await expect(agent.call(chatMessage('hi'))).rejects.toMatchObject({ code: 'model_failed', message: expect.stringContaining('HTTP 400') });
+    await expect(agent.call(chatMessage('hi'))).rejects.toMatchObject({ code: 'model_failed', message: expect.stringContaining('HTTP 400'), details: { status: 400, retryable: false } });
     expect(model.calls).toHaveLength(1);
   });
 
