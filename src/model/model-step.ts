@@ -138,11 +138,18 @@ const ignoreText = (): void => {};
 
 /** The request as the SDK's options; the tools of one offer are made once. */
 function stepOptions(ai: AiModule, model: ChatModel, request: ModelRequest): StepOptions {
+  const history = request.messages as unknown as ModelMessage[];
   const options = {
     model: sdkModel(model),
     // The history may hold system messages of its own (ai 7 refuses them unless allowed).
     ...historyOptions,
-    messages: request.messages as unknown as ModelMessage[],
+    // The SDK checks `messages` against its message schema at every call, the whole history at
+    // every step: a cost that grows with the conversation (some 20 ms a step at 100 messages,
+    // where the step is otherwise under 1 ms). The history is the SDK's own answers and the
+    // conversation's checked messages, so the step's prompt is the history given through
+    // `prepareStep`, which the SDK takes as it is; the latest message alone is checked.
+    messages: history.slice(-1),
+    prepareStep: () => ({ messages: history }),
     maxRetries: 0,
     stopWhen: ai.stepCountIs(1),
     abortSignal: request.abortSignal,
