@@ -215,7 +215,8 @@ async function streamStep(ai: AiModule, options: StepOptions, onText: (text: str
     finished = true;
   } finally {
     stopWatching();
-    // Left early (an error part, an abort): the stream is cancelled, not left open.
+    // Left early (an error part, an abort): the read is cancelled, not left open. (The provider's
+    // own stream ends through the abort signal the SDK handed it.)
     if (!finished) await reader.cancel(abortSignal.aborted ? abortSignal.reason : undefined).catch(() => {});
     reader.releaseLock();
   }

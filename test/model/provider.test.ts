@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { MockLanguageModelV3 } from 'ai/test';
 import { chatMessage } from '../../src/index.js';
+import { askModel } from '../../src/model/model-step.js';
 import { systemPerTest } from '../runtime/fixtures.js';
 import { assistant, chatOf, observed, record } from './fixtures.js';
 
@@ -134,6 +135,55 @@ describe('the model step', () => {
     expect(model.doGenerateCalls[0]!.temperature).toBe(0.2);
     const warning = seen.diagnostics.find((d) => d.code === 'model_warning');
     expect(warning?.message).toContain("model 'acme:small' warned: unsupported: temperature: this model has a fixed temperature");
+  });
+
+  it("is asked through the AI SDK: a warning logger set as the SDK's AI_SDK_LOG_WARNINGS gets the provider's warnings", async () => {
+    const model = new MockLanguageModelV3({
+      provider: 'acme',
+      modelId: 'small',
+      doGenerate: async () => ({ content: [{ type: 'text', text: 'ok' }], finishReason: { unified: 'stop', raw: 'stop' }, usage: usage(1, 1), warnings: [{ type: 'other', message: 'seed is ignored' }] }),
+    });
+    const logged: unknown[] = [];
+    const global = globalThis as { AI_SDK_LOG_WARNINGS?: unknown };
+    const before = global.AI_SDK_LOG_WARNINGS;
+    global.AI_SDK_LOG_WARNINGS = (options: { warnings: unknown[] }) => logged.push(...options.warnings);
+    try {
+      const system = systems.start({ models: { default: model }, onUnhandledDiagnostic: () => {} });
+      const agent = system.spawn(assistant({ stream: false }));
+      await expect(agent.call(chatMessage('hi'))).resolves.toBe('ok');
+    } finally {
+      global.AI_SDK_LOG_WARNINGS = before;
+    }
+    expect(logged).toEqual([{ type: 'other', message: 'seed is ignored' }]);
+  });
+
+  it('a streamed step whose provider ignores the abort signal ends with the abort: the read gives up, the step rejects with its reason', async () => {
+    const model = new MockLanguageModelV3({
+      doStream: async () => ({
+        stream: new ReadableStream<StreamPart>({
+          start(controller) {
+            // The answer starts, then neither ends nor heeds the abort signal.
+            controller.enqueue({ type: 'text-start', id: 't' });
+            controller.enqueue({ type: 'text-delta', id: 't', delta: 'Thinking' });
+          },
+        }),
+      }),
+    });
+    const abort = new AbortController();
+    const reason = new Error('the user left');
+    const deltas: string[] = [];
+    const step = askModel(model, {
+      system: '',
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: [],
+      abortSignal: abort.signal,
+      onText: (text) => {
+        deltas.push(text);
+        abort.abort(reason);
+      },
+    });
+    await expect(step).rejects.toBe(reason);
+    expect(deltas).toEqual(['Thinking']);
   });
 
   it('puts a streamed answer together: reasoning with its metadata, the text as deltas', async () => {
