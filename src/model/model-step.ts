@@ -144,11 +144,11 @@ function stepOptions(ai: AiModule, model: ChatModel, request: ModelRequest): Ste
     // The history may hold system messages of its own (ai 7 refuses them unless allowed).
     ...historyOptions,
     // The SDK checks `messages` against its message schema at every call, the whole history at
-    // every step: a cost that grows with the conversation (some 20 ms a step at 100 messages,
-    // where the step is otherwise under 1 ms). The history is the SDK's own answers and the
-    // conversation's checked messages, so the step's prompt is the history given through
-    // `prepareStep`, which the SDK takes as it is; the latest message alone is checked.
-    messages: history.slice(-1),
+    // every step: some 70 µs for each tool call or result, a cost that grows with the
+    // conversation (7 ms a step at 100 messages). The history is the SDK's own answers and the
+    // conversation's checked messages, so it is given through `prepareStep`, which the SDK
+    // takes as it is for the step's prompt; `messages` holds what the SDK checks in its stead.
+    messages: PLACEHOLDER,
     prepareStep: () => ({ messages: history }),
     maxRetries: 0,
     stopWhen: ai.stepCountIs(1),
@@ -163,6 +163,9 @@ function stepOptions(ai: AiModule, model: ChatModel, request: ModelRequest): Ste
 }
 
 const historyOptions: Record<string, unknown> = { allowSystemInMessages: true };
+
+/** The one message `generateText` and `streamText` check: the step's prompt is the history `prepareStep` gives. */
+const PLACEHOLDER: ModelMessage[] = [{ role: 'user', content: '' }];
 
 const toolSets = new WeakMap<readonly OfferedTool[], ToolSet>();
 
