@@ -141,14 +141,12 @@ function stepOptions(ai: AiModule, model: ChatModel, request: ModelRequest): Ste
   const history = request.messages as unknown as ModelMessage[];
   const options = {
     model: sdkModel(model),
-    // The history may hold system messages of its own (ai 7 refuses them unless allowed).
-    ...historyOptions,
     // The SDK checks `messages` against its message schema at every call, the whole history at
     // every step: some 70 µs for each tool call or result, a cost that grows with the
     // conversation (7 ms a step at 100 messages). The history is the SDK's own answers and the
     // conversation's checked messages, so it is given through `prepareStep`, which the SDK
-    // takes as it is for the step's prompt; `messages` holds what the SDK checks in its stead.
-    messages: PLACEHOLDER,
+    // takes as it is for the step's prompt; `messages` is one empty message for the SDK to check.
+    messages: [{ role: 'user', content: '' }],
     prepareStep: () => ({ messages: history }),
     maxRetries: 0,
     stopWhen: ai.stepCountIs(1),
@@ -161,11 +159,6 @@ function stepOptions(ai: AiModule, model: ChatModel, request: ModelRequest): Ste
   if (request.maxOutputTokens !== undefined) options.maxOutputTokens = request.maxOutputTokens;
   return options;
 }
-
-const historyOptions: Record<string, unknown> = { allowSystemInMessages: true };
-
-/** The one message `generateText` and `streamText` check: the step's prompt is the history `prepareStep` gives. */
-const PLACEHOLDER: ModelMessage[] = [{ role: 'user', content: '' }];
 
 const toolSets = new WeakMap<readonly OfferedTool[], ToolSet>();
 
