@@ -15,13 +15,32 @@ let loading: Promise<AiModule> | undefined;
 
 /** The `ai` package, imported once; a clear error when it is not installed. */
 export function loadAi(): Promise<AiModule> {
-  loading ??= import('ai').catch((error: unknown) => {
+  loading ??= import('ai').then(primeMessageSchema, (error: unknown) => {
     loading = undefined;
     throw new RuntimeError(
       errorInfo('model_unavailable', `model-driven agents need the AI SDK: run npm install ai (${error instanceof Error ? error.message : String(error)})`),
     );
   });
   return loading;
+}
+
+/**
+ * Every `generateText` and `streamText` call checks its prompt with a new schema built around
+ * the SDK's `modelMessageSchema`, and zod 4.6 walks a new schema's whole tree for cycles before
+ * its first parse. It keeps its answer for the message schema only once the JSON-value schema
+ * inside it, a lazy one, has been resolved, which no message without provider options does:
+ * until then every call walks the tree again (about 100 µs of CPU a model step, measured). One
+ * parse of a message with provider options resolves it, for every call after. Only speed
+ * depends on it: an SDK whose schema is otherwise made is left as it is.
+ */
+function primeMessageSchema(ai: AiModule): AiModule {
+  const schema = (ai as { modelMessageSchema?: { safeParse?: (value: unknown) => unknown } }).modelMessageSchema;
+  try {
+    schema?.safeParse?.({ role: 'user', content: '', providerOptions: { any: { value: null } } });
+  } catch {
+    // A schema that cannot parse this is of another make: nothing to prime.
+  }
+  return ai;
 }
 
 /** A model as the SDK's functions take it: every `ChatModel` is a provider's language model. */

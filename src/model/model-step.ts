@@ -1,19 +1,20 @@
 /**
- * One model step through the AI SDK's provider interface: a language model's `doGenerate`, or
- * `doStream` when the answer is streamed (specification v2, v3 and v4 alike), or the other one
- * when the model does not implement the one asked for. The history goes to the provider as its
- * prompt, the agent's tools as function tools; the answer comes back as the parts of an
- * assistant message in the AI SDK's message shapes (what its own tool loop puts in a history),
- * the tool calls asked for, parsed, and the usage.
+ * One model step through the AI SDK's public API: `generateText`, or `streamText` when the text
+ * is followed as it comes, asked for one step with the agent's tools offered but not run (they
+ * have no `execute`), or the other function when the model does not implement the method the
+ * first one asks (a mock scripted with one). The SDK turns the history into the provider's
+ * prompt, and the answer into an assistant message in its message shapes (what its own tool loop
+ * puts in a history); the step adds the tool calls asked for, each parsed or refused with why.
  *
- * The loop around a step is the conversation's own: the in-process driver and the Restate host
- * each ask the model once per step, run the tool calls through the agent in the order the model
- * gave them, and record the step with `answerMessages`.
+ * The loop around a step is the conversation's own: the turn engine (`turn-engine.ts`) decides
+ * what becomes of each call, and the in-process driver and the Restate host carry it out and
+ * record the step (`stepRecord`).
  */
+import type { JSONSchema7, ModelMessage, ToolSet } from 'ai';
+import { loadAi, sdkModel, type AiModule } from './ai-sdk.js';
 import type { ChatMessage, ChatUsage } from './conversation.js';
 import type { ChatModel } from './models.js';
 import { neitherMethod, notImplemented, type ModelMethod } from './model-methods.js';
-import { toolResultOutput } from './tool-result.js';
 
 /** A tool as the model is offered it: its name, what it does, and its input's JSON Schema. */
 export interface OfferedTool {
@@ -81,78 +82,106 @@ function warningText(warning: unknown): string {
   return [String(type ?? 'warning'), subject, typeof details === 'string' ? details : undefined].filter((part) => part !== undefined).join(': ');
 }
 
-// ── The provider interface, as far as a step reads it (the same in v2, v3 and v4) ──────────
+// ── The step through the AI SDK ─────────────────────────────────────────────────────────────
 
-type Part = { type: string; [key: string]: unknown };
-interface ProviderResult {
-  content?: Part[];
-  usage?: unknown;
-  warnings?: unknown[];
-}
-interface ProviderStream {
-  stream: ReadableStream<Part>;
-}
-interface ProviderModel {
-  doGenerate(options: Record<string, unknown>): PromiseLike<ProviderResult>;
-  doStream(options: Record<string, unknown>): PromiseLike<ProviderStream>;
+/** The options of `generateText` and `streamText` a step gives (the two take the same). */
+type StepOptions = Parameters<AiModule['generateText']>[0] & Parameters<AiModule['streamText']>[0];
+/** The answer of one step as both functions give it. */
+interface StepResult {
+  content: readonly { type: string; [key: string]: unknown }[];
+  messages: readonly { role: string; content: unknown }[];
+  usage: unknown;
+  warnings: readonly unknown[];
 }
 
-/** Asks `model` for one step. Throws what the provider throws (an `APICallError`, the abort reason). */
+/**
+ * Asks `model` for one step through the AI SDK: `generateText`, or `streamText` when the text is
+ * followed (`onText`), with the tools offered but not run (they have no `execute`), one step, no
+ * retries of the SDK's own (the conversation retries, and classifies what failed). A mock model
+ * scripted with one method only is answered by the other. Throws what the SDK throws (an
+ * `APICallError`, the abort reason).
+ */
 export async function askModel(model: ChatModel, request: ModelRequest): Promise<ModelAnswer> {
-  const provider = model as unknown as ProviderModel;
-  const offered = new Set(request.tools.map((tool) => tool.name));
-  const options: Record<string, unknown> = {
-    prompt: toPrompt(request.system, request.messages, (model as { specificationVersion?: string }).specificationVersion),
-    abortSignal: request.abortSignal,
-  };
-  if (request.tools.length > 0) {
-    options.tools = request.tools.map((tool) => ({
-      type: 'function',
-      name: tool.name,
-      ...(tool.description !== undefined ? { description: tool.description } : {}),
-      inputSchema: tool.inputSchema,
-    }));
-    options.toolChoice = { type: 'auto' };
-  }
-  if (request.temperature !== undefined) options.temperature = request.temperature;
-  if (request.maxOutputTokens !== undefined) options.maxOutputTokens = request.maxOutputTokens;
+  const ai = await loadAi();
+  const options = stepOptions(ai, model, request);
   const streamed = request.onText !== undefined;
-  const generate = async () => {
-    const result = await provider.doGenerate(options);
-    return { parts: result.content ?? [], usage: result.usage, warnings: result.warnings ?? [] };
-  };
-  const stream = async () => readStream(await provider.doStream({ ...options, includeRawChunks: false }), request.onText ?? ignoreText, request.abortSignal);
-  let read: { parts: Part[]; usage: unknown; warnings: unknown[] };
+  let result: StepResult;
   let missing: ModelMethod | undefined;
   try {
-    read = streamed ? await stream() : await generate();
+    result = streamed ? await streamStep(ai, options, request.onText!, request.abortSignal) : await generateStep(ai, options);
   } catch (error) {
     if (!notImplemented(error)) throw error;
     // The model lacks the method asked for (a mock scripted with the other one): the other one
     // answers. A model lacking both is named, with what to give it.
     missing = streamed ? 'doStream' : 'doGenerate';
     try {
-      read = streamed ? await generate() : await stream();
+      result = streamed ? await generateStep(ai, options) : await streamStep(ai, options, ignoreText, request.abortSignal);
     } catch (second) {
       if (!notImplemented(second)) throw second;
       throw new Error(neitherMethod(model));
     }
     // Followers of the stream get the whole text at once.
-    if (streamed) for (const part of read.parts) if (part.type === 'text' && typeof part.text === 'string' && part.text) request.onText!(part.text);
+    if (streamed) for (const part of result.content) if (part.type === 'text' && typeof part.text === 'string' && part.text) request.onText!(part.text);
   }
-  const answer = answerOf(read.parts, read.usage, read.warnings, offered);
+  const answer = answerOf(ai, result);
   return missing === undefined ? answer : { ...answer, missing };
 }
 
 const ignoreText = (): void => {};
 
-/** The parts of a streamed answer, put together as `doGenerate` would have given them. */
-async function readStream(result: ProviderStream, onText: (text: string) => void, abortSignal: AbortSignal): Promise<{ parts: Part[]; usage: unknown; warnings: unknown[] }> {
-  const parts: Part[] = [];
-  const open = new Map<string, Part>();
-  let usage: unknown;
-  let warnings: unknown[] = [];
-  const reader = result.stream.getReader();
+/** The request as the SDK's options; the tools of one offer are made once. */
+function stepOptions(ai: AiModule, model: ChatModel, request: ModelRequest): StepOptions {
+  const history = request.messages as unknown as ModelMessage[];
+  const options = {
+    model: sdkModel(model),
+    // The SDK checks `messages` against its message schema at every call, the whole history at
+    // every step: some 70 µs for each tool call or result, a cost that grows with the
+    // conversation (7 ms a step at 100 messages). The history is the SDK's own answers and the
+    // conversation's checked messages, so it is given through `prepareStep`, which the SDK
+    // takes as it is for the step's prompt; `messages` is one empty message for the SDK to check.
+    messages: [{ role: 'user', content: '' }],
+    prepareStep: () => ({ messages: history }),
+    maxRetries: 0,
+    stopWhen: ai.stepCountIs(1),
+    abortSignal: request.abortSignal,
+  } as StepOptions;
+  if (request.system) options.system = request.system;
+  // No tools at all (not an empty set): a call the model makes up is told no tool is available.
+  if (request.tools.length > 0) options.tools = toolSet(ai, request.tools);
+  if (request.temperature !== undefined) options.temperature = request.temperature;
+  if (request.maxOutputTokens !== undefined) options.maxOutputTokens = request.maxOutputTokens;
+  return options;
+}
+
+const toolSets = new WeakMap<readonly OfferedTool[], ToolSet>();
+
+/** The offered tools as the SDK's tools, without `execute`: the SDK returns their calls and the turn runs them. */
+function toolSet(ai: AiModule, tools: readonly OfferedTool[]): ToolSet {
+  let set = toolSets.get(tools);
+  if (set === undefined) {
+    set = {};
+    for (const tool of tools) {
+      set[tool.name] = ai.tool({
+        ...(tool.description !== undefined ? { description: tool.description } : {}),
+        // No validation here: the action checks its input against its own schema, with its own errors.
+        inputSchema: ai.jsonSchema(tool.inputSchema as JSONSchema7),
+      });
+    }
+    toolSets.set(tools, set);
+  }
+  return set;
+}
+
+async function generateStep(ai: AiModule, options: StepOptions): Promise<StepResult> {
+  const result = await ai.generateText(options);
+  return { content: result.content as StepResult['content'], messages: result.response.messages, usage: result.usage, warnings: result.warnings ?? [] };
+}
+
+/** One streamed step: each piece of text is passed on as it comes; an error part is thrown. */
+async function streamStep(ai: AiModule, options: StepOptions, onText: (text: string) => void, abortSignal: AbortSignal): Promise<StepResult> {
+  // Errors come as parts of the stream, read below: the SDK's default handler would log them too.
+  const result = ai.streamText({ ...options, onError: ignoreText });
+  const reader = result.fullStream.getReader();
   // A provider that ignores the abort signal does not hold the turn: the read gives up with it.
   // The listener goes when the read ends: a signal keeps its listeners, and what they hold, as long as it lives.
   let stopWatching = (): void => {};
@@ -163,144 +192,54 @@ async function readStream(result: ProviderStream, onText: (text: string) => void
     stopWatching = () => abortSignal.removeEventListener('abort', fail);
   });
   aborted.catch(() => {});
-  /** The text or reasoning part of stream id `id`, opened by its start part or its first delta. */
-  const partOf = (kind: 'text' | 'reasoning', id: unknown): Part => {
-    const key = `${kind}:${String(id)}`;
-    let into = open.get(key);
-    if (!into) {
-      into = { type: kind, text: '' };
-      open.set(key, into);
-      parts.push(into);
-    }
-    return into;
-  };
   let finished = false;
   try {
     for (;;) {
       const { done, value: part } = await Promise.race([reader.read(), aborted]);
       if (done) break;
-      switch (part.type) {
-        case 'stream-start':
-          warnings = (part.warnings as unknown[] | undefined) ?? [];
-          break;
-        case 'text-start':
-        case 'reasoning-start':
-        case 'text-delta':
-        case 'reasoning-delta':
-        case 'text-end':
-        case 'reasoning-end': {
-          const kind = part.type.startsWith('text') ? 'text' : 'reasoning';
-          const into = partOf(kind, part.id);
-          // Providers send metadata (a reasoning signature) on any of the parts: the latest holds.
-          if (part.providerMetadata !== undefined) into.providerMetadata = part.providerMetadata;
-          if (part.type.endsWith('-delta')) {
-            const delta = String(part.delta ?? '');
-            into.text = `${String(into.text)}${delta}`;
-            if (kind === 'text' && delta) onText(delta);
-          }
-          break;
-        }
-        case 'finish':
-          usage = part.usage;
-          break;
-        case 'error':
-          throw part.error;
-        case 'tool-call':
-        case 'tool-result':
-        case 'file':
-        case 'reasoning-file':
-        case 'custom':
-          parts.push(part);
-          break;
-        default:
-          break; // progress of a tool's input, sources, metadata, raw chunks: not part of the message
-      }
+      if (part.type === 'text-delta' && part.text) onText(part.text);
+      else if (part.type === 'error') throw part.error;
+      else if (part.type === 'abort') throw abortSignal.reason;
     }
     finished = true;
   } finally {
     stopWatching();
-    // Left early (an error part, an abort): the provider's stream is cancelled, not left open.
+    // Left early (an error part, an abort): the read is cancelled, not left open. (The provider's
+    // own stream ends through the abort signal the SDK handed it.)
     if (!finished) await reader.cancel(abortSignal.aborted ? abortSignal.reason : undefined).catch(() => {});
     reader.releaseLock();
   }
   if (abortSignal.aborted) throw abortSignal.reason;
-  return { parts, usage, warnings };
+  const [content, response, usage, warnings] = await Promise.all([result.content, result.response, result.usage, result.warnings]);
+  return { content: content as StepResult['content'], messages: response.messages, usage, warnings: warnings ?? [] };
 }
 
-/** The answer in the history's shapes, from the provider's content parts. */
-function answerOf(parts: readonly Part[], usage: unknown, warnings: unknown[], offered: ReadonlySet<string>): ModelAnswer {
-  const content: Record<string, unknown>[] = [];
+/**
+ * The kinds of content part the SDK's response message has a shape for (a client tool's
+ * result or error is the turn's, and a source is a citation, never sent back).
+ */
+const KEPT = new Set(['text', 'reasoning', 'reasoning-file', 'file', 'custom', 'tool-call', 'tool-result', 'tool-error', 'tool-approval-request', 'source']);
+
+/** The answer in the history's shapes: the SDK's assistant message, and the calls for the turn to run. */
+function answerOf(ai: AiModule, result: StepResult): ModelAnswer {
+  const assistant = result.messages.find((message) => message.role === 'assistant');
+  const content = Array.isArray(assistant?.content) ? (assistant.content as Record<string, unknown>[]) : [];
   const calls: AskedCall[] = [];
   const dropped: string[] = [];
-  for (const part of parts) {
-    const options = part.providerMetadata !== undefined ? { providerOptions: part.providerMetadata } : {};
-    switch (part.type) {
-      case 'text':
-      case 'reasoning':
-        if (part.type === 'text' && String(part.text ?? '').length === 0) break;
-        content.push({ type: part.type, text: String(part.text ?? ''), ...options });
-        break;
-      case 'file':
-        content.push({ type: 'file', data: fileData(part.data), mediaType: part.mediaType, ...options });
-        break;
-      case 'tool-call': {
-        const call = parseCall(part, offered);
-        content.push({
-          type: 'tool-call',
-          toolCallId: call.toolCallId,
-          toolName: call.toolName,
-          input: call.input,
-          ...(part.providerExecuted === true ? { providerExecuted: true } : {}),
-          ...options,
-        });
-        if (part.providerExecuted !== true) calls.push(call);
-        break;
-      }
-      case 'tool-result':
-        // A tool the provider ran itself (a web search): its result belongs to the assistant's
-        // message. A preliminary result is followed by the final one, which is what is kept.
-        if (part.preliminary === true) break;
-        content.push({
-          type: 'tool-result',
-          toolCallId: part.toolCallId,
-          toolName: part.toolName,
-          output: toolResultOutput(part.isError === true ? { ok: false, provider: part.result } : { ok: true, output: part.result }),
-          ...options,
-        });
-        break;
-      case 'source':
-        break; // citations: shown by the provider's own UI helpers, never sent back
-      default:
-        // A kind of part a history has no shape for (a v4 reasoning file, a provider's custom
-        // part): not kept, and said so.
-        dropped.push(part.type);
+  for (const part of result.content) {
+    if (!KEPT.has(part.type)) dropped.push(part.type);
+    if (part.type !== 'tool-call' || part.providerExecuted === true) continue;
+    const call = { toolCallId: String(part.toolCallId), toolName: String(part.toolName) };
+    if (part.invalid !== true) {
+      calls.push({ ...call, input: part.input ?? {} });
+      continue;
     }
+    // Input that is not JSON stays as sent; the history, like the call, has `{}` for it.
+    const input = typeof part.input === 'object' && part.input !== null ? part.input : {};
+    const code = ai.NoSuchToolError.isInstance(part.error) ? 'unknown_action' : 'invalid_params';
+    calls.push({ ...call, input, problem: { code, message: part.error instanceof Error ? part.error.message : String(part.error) } });
   }
-  return { content, calls, usage: usageOf(usage), warnings, dropped };
-}
-
-/** A tool call's input parsed, or why it cannot run. */
-function parseCall(part: Part, offered: ReadonlySet<string>): AskedCall {
-  const toolCallId = String(part.toolCallId);
-  const toolName = String(part.toolName);
-  const raw = part.input;
-  let input: unknown = {};
-  let problem: AskedCall['problem'];
-  if (typeof raw === 'string') {
-    if (raw.trim() !== '') {
-      try {
-        input = JSON.parse(raw);
-      } catch (error) {
-        problem = { code: 'invalid_params', message: `Invalid input for tool ${toolName}: JSON parsing failed: Text: ${raw}.\nError message: ${error instanceof Error ? error.message : String(error)}` };
-      }
-    }
-  } else if (raw !== undefined && raw !== null) {
-    input = raw;
-  }
-  if (part.providerExecuted !== true && !offered.has(toolName)) {
-    problem = { code: 'unknown_action', message: `Model tried to call unavailable tool '${toolName}'. ${offered.size ? `Available tools: ${[...offered].join(', ')}.` : 'No tools are available.'}` };
-  }
-  return problem === undefined ? { toolCallId, toolName, input } : { toolCallId, toolName, input, problem };
+  return { content, calls, usage: usageOf(result.usage), warnings: [...result.warnings], dropped };
 }
 
 /** Token counts as providers report them: nested in v3 and v4 (`inputTokens.total`), flat in v2. */
@@ -314,76 +253,4 @@ export function usageOf(usage: unknown): ChatUsage {
   const output = count(counts.outputTokens);
   const total = typeof counts.totalTokens === 'number' && Number.isFinite(counts.totalTokens) ? counts.totalTokens : input + output;
   return { inputTokens: input, outputTokens: output, totalTokens: total };
-}
-
-/**
- * A file's data as a history keeps it: base64 text, or a URL. Providers give bytes or base64
- * (v2, v3) or a tagged object (`{ type: 'data', data }`, `{ type: 'url', url }`: v4).
- */
-function fileData(data: unknown): unknown {
-  if (data instanceof Uint8Array) return Buffer.from(data).toString('base64');
-  if (typeof data === 'object' && data !== null) {
-    const tagged = data as { type?: unknown; data?: unknown; url?: unknown };
-    if (tagged.type === 'data') return fileData(tagged.data);
-    if (tagged.type === 'url') return String(tagged.url);
-  }
-  return data;
-}
-
-/** A file's data as a provider of `spec` takes it: v4 wants it tagged, as data or as a URL. */
-function providerFileData(data: unknown, spec: string | undefined): unknown {
-  if (spec !== 'v4' || (typeof data === 'object' && data !== null && !(data instanceof Uint8Array) && !(data instanceof URL))) return data;
-  if (data instanceof URL) return { type: 'url', url: data };
-  if (typeof data === 'string' && /^https?:\/\//i.test(data)) return { type: 'url', url: new URL(data) };
-  return { type: 'data', data };
-}
-
-// ── The history as the provider's prompt ───────────────────────────────────────────────────
-
-type MessagePart = Record<string, unknown> & { type?: unknown };
-
-/** The system prompt and the history in the provider's prompt shape. */
-export function toPrompt(system: string, messages: readonly ChatMessage[], spec?: string): Record<string, unknown>[] {
-  const prompt: Record<string, unknown>[] = system ? [{ role: 'system', content: system }] : [];
-  for (const message of messages) {
-    const options = message.providerOptions !== undefined ? { providerOptions: message.providerOptions } : {};
-    const content = message.content;
-    switch (message.role) {
-      case 'system':
-        prompt.push({ role: 'system', content: String(content), ...options });
-        break;
-      case 'user':
-      case 'assistant': {
-        const parts = typeof content === 'string' ? [{ type: 'text', text: content }] : Array.isArray(content) ? (content as MessagePart[]).flatMap((part) => promptPart(message.role, part, spec)) : [];
-        prompt.push({ role: message.role, content: parts, ...options });
-        break;
-      }
-      case 'tool':
-        prompt.push({ role: 'tool', content: Array.isArray(content) ? (content as MessagePart[]).flatMap((part) => promptPart('tool', part, spec)) : [], ...options });
-        break;
-    }
-  }
-  return prompt;
-}
-
-function promptPart(role: string, part: MessagePart, spec: string | undefined): Record<string, unknown>[] {
-  const options = part.providerOptions !== undefined ? { providerOptions: part.providerOptions } : {};
-  switch (part.type) {
-    case 'text':
-      // An empty text says nothing (unless it carries provider options).
-      if (role === 'assistant' && part.text === '' && part.providerOptions === undefined) return [];
-      return [{ type: 'text', text: part.text, ...options }];
-    case 'reasoning':
-      return role === 'assistant' ? [{ type: 'reasoning', text: part.text, ...options }] : [];
-    case 'image':
-      return [{ type: 'file', data: providerFileData(part.image, spec), mediaType: part.mediaType ?? 'image/*', ...options }];
-    case 'file':
-      return [{ type: 'file', data: providerFileData(part.data, spec), mediaType: part.mediaType, ...(part.filename !== undefined ? { filename: part.filename } : {}), ...options }];
-    case 'tool-call':
-      return [{ type: 'tool-call', toolCallId: part.toolCallId, toolName: part.toolName, input: part.input, ...(part.providerExecuted === true ? { providerExecuted: true } : {}), ...options }];
-    case 'tool-result':
-      return [{ type: 'tool-result', toolCallId: part.toolCallId, toolName: part.toolName, output: part.output, ...options }];
-    default:
-      return []; // approval requests and responses: for the SDK's own approval flow, not the provider
-  }
 }

@@ -2,8 +2,9 @@
  * The one place a tool call's outcome becomes what the model reads, whichever host ran the call
  * and whichever step recorded it (as the AI SDK's `createToolModelOutput` is for its own loop):
  * a string as text, anything else as JSON, an error as its code then its message, a refused call
- * as `execution-denied`, a provider-run tool's failure as JSON. A history therefore reads the
- * same on every host, and changing how a result reaches the model is a change here.
+ * as `execution-denied`. A history therefore reads the same on every host, and changing how a
+ * result reaches the model is a change here. (The results of tools the provider ran itself are in
+ * the model's answer as the AI SDK gives them.)
  */
 
 /** A tool call's error as the model reads it: a stable code and words. */
@@ -17,9 +18,7 @@ export type ToolOutcome =
   | { ok: true; output: unknown }
   | { ok: false; error: ToolError }
   /** A person refused it (`chat.deny`), with their reason when they gave one. */
-  | { ok: false; denied: true; reason?: string | undefined }
-  /** A tool the provider ran itself (a web search) reported a failure, with this value. */
-  | { ok: false; provider: unknown };
+  | { ok: false; denied: true; reason?: string | undefined };
 
 /** A `tool-result` part of a tool message, in the AI SDK's message shape. */
 export interface ToolResultPart {
@@ -35,7 +34,6 @@ export function toolResultOutput(outcome: ToolOutcome): Record<string, unknown> 
     const { output } = outcome;
     return typeof output === 'string' ? { type: 'text', value: output } : { type: 'json', value: output === undefined ? null : output };
   }
-  if ('provider' in outcome) return { type: 'error-json', value: outcome.provider ?? null };
   if ('denied' in outcome) return { type: 'execution-denied', ...(outcome.reason !== undefined ? { reason: outcome.reason } : {}) };
   return { type: 'error-text', value: `${outcome.error.code}: ${outcome.error.message}` };
 }

@@ -5,13 +5,21 @@
  * older specification (v2) works as one of v3 does. The models are the AI SDK's own mock model
  * or a stand-in object implementing the interface, since no provider is under test.
  */
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { MockLanguageModelV3 } from 'ai/test';
 import { chatMessage } from '../../src/index.js';
+import { askModel } from '../../src/model/model-step.js';
 import { systemPerTest } from '../runtime/fixtures.js';
 import { assistant, chatOf, observed, record } from './fixtures.js';
 
 const systems = systemPerTest();
+
+/** The major version of the `ai` package installed (6 or 7: both are supported). */
+async function installedAiMajor(): Promise<number> {
+  const manifest = new URL('../../node_modules/ai/package.json', import.meta.url);
+  return Number(JSON.parse(await readFile(manifest, 'utf8')).version.split('.')[0]);
+}
 
 type GenerateOptions = Parameters<MockLanguageModelV3['doGenerate']>[0];
 type GenerateResult = Awaited<ReturnType<MockLanguageModelV3['doGenerate']>>;
@@ -129,6 +137,55 @@ describe('the model step', () => {
     expect(warning?.message).toContain("model 'acme:small' warned: unsupported: temperature: this model has a fixed temperature");
   });
 
+  it("is asked through the AI SDK: a warning logger set as the SDK's AI_SDK_LOG_WARNINGS gets the provider's warnings", async () => {
+    const model = new MockLanguageModelV3({
+      provider: 'acme',
+      modelId: 'small',
+      doGenerate: async () => ({ content: [{ type: 'text', text: 'ok' }], finishReason: { unified: 'stop', raw: 'stop' }, usage: usage(1, 1), warnings: [{ type: 'other', message: 'seed is ignored' }] }),
+    });
+    const logged: unknown[] = [];
+    const global = globalThis as { AI_SDK_LOG_WARNINGS?: unknown };
+    const before = global.AI_SDK_LOG_WARNINGS;
+    global.AI_SDK_LOG_WARNINGS = (options: { warnings: unknown[] }) => logged.push(...options.warnings);
+    try {
+      const system = systems.start({ models: { default: model }, onUnhandledDiagnostic: () => {} });
+      const agent = system.spawn(assistant({ stream: false }));
+      await expect(agent.call(chatMessage('hi'))).resolves.toBe('ok');
+    } finally {
+      global.AI_SDK_LOG_WARNINGS = before;
+    }
+    expect(logged).toEqual([{ type: 'other', message: 'seed is ignored' }]);
+  });
+
+  it('a streamed step whose provider ignores the abort signal ends with the abort: the read gives up, the step rejects with its reason', async () => {
+    const model = new MockLanguageModelV3({
+      doStream: async () => ({
+        stream: new ReadableStream<StreamPart>({
+          start(controller) {
+            // The answer starts, then neither ends nor heeds the abort signal.
+            controller.enqueue({ type: 'text-start', id: 't' });
+            controller.enqueue({ type: 'text-delta', id: 't', delta: 'Thinking' });
+          },
+        }),
+      }),
+    });
+    const abort = new AbortController();
+    const reason = new Error('the user left');
+    const deltas: string[] = [];
+    const step = askModel(model, {
+      system: '',
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: [],
+      abortSignal: abort.signal,
+      onText: (text) => {
+        deltas.push(text);
+        abort.abort(reason);
+      },
+    });
+    await expect(step).rejects.toBe(reason);
+    expect(deltas).toEqual(['Thinking']);
+  });
+
   it('puts a streamed answer together: reasoning with its metadata, the text as deltas', async () => {
     const model = new MockLanguageModelV3({
       doStream: async () => ({
@@ -172,7 +229,29 @@ describe('the model step', () => {
     expect(chatOf(agent).usage).toEqual({ inputTokens: 4, outputTokens: 2, totalTokens: 6 });
   });
 
-  it('keeps a file a v4 model answers with as base64, and sends it back to the model tagged as v4 wants', async () => {
+  it('keeps a file the model answers with as base64, and sends it back with the next prompt', async () => {
+    const prompts: GenerateOptions['prompt'][] = [];
+    let call = 0;
+    const model = new MockLanguageModelV3({
+      doGenerate: async (options): Promise<GenerateResult> => {
+        prompts.push(options.prompt);
+        const content: GenerateResult['content'] = call++ === 0 ? [{ type: 'file', mediaType: 'image/png', data: new Uint8Array([137, 80, 78, 71]) }, { type: 'text', text: 'Drawn.' }] : [{ type: 'text', text: 'Again.' }];
+        return { content, finishReason: { unified: 'stop', raw: 'stop' }, usage: usage(1, 1), warnings: [] };
+      },
+    });
+    const system = systems.start({ models: { default: model } });
+    const agent = system.spawn(assistant({ stream: false }));
+
+    await expect(agent.call(chatMessage('draw'))).resolves.toBe('Drawn.');
+    // The PNG signature's first four bytes, as base64.
+    expect(chatOf(agent).messages[1]).toEqual({ role: 'assistant', content: [{ type: 'file', data: 'iVBORw==', mediaType: 'image/png' }, { type: 'text', text: 'Drawn.' }] });
+
+    await expect(agent.call(chatMessage('again'))).resolves.toBe('Again.');
+    // A v3 provider takes file data as base64 (or bytes, or a URL).
+    expect(prompts[1]![2]).toEqual({ role: 'assistant', content: [{ type: 'file', data: 'iVBORw==', mediaType: 'image/png' }, { type: 'text', text: 'Drawn.' }] });
+  });
+
+  it('a v4 model (ai 7) keeps its tagged file as base64 and gets it back tagged; the AI SDK 6 refuses the model, and the turn fails saying so', async () => {
     const prompts: { role: string; content: unknown }[][] = [];
     let call = 0;
     // A stand-in implementing the v4 interface (ai 7), whose files are tagged objects.
@@ -194,8 +273,13 @@ describe('the model step', () => {
       },
     };
     const system = systems.start({ models: { default: model as never } });
-    const agent = system.spawn(assistant({ stream: false }));
+    const agent = system.spawn(assistant({ stream: false, retries: 0 }));
 
+    if ((await installedAiMajor()) < 7) {
+      await expect(agent.call(chatMessage('draw'))).rejects.toMatchObject({ code: 'model_failed', message: expect.stringContaining('Unsupported model version v4') });
+      expect(prompts).toEqual([]);
+      return;
+    }
     await expect(agent.call(chatMessage('draw'))).resolves.toBe('Drawn.');
     expect(chatOf(agent).messages[1]).toEqual({ role: 'assistant', content: [{ type: 'file', data: 'iVBORw==', mediaType: 'image/png' }, { type: 'text', text: 'Drawn.' }] });
 

@@ -240,7 +240,10 @@ function oneMethodModel(method: 'doGenerate' | 'doStream') {
       stream: new ReadableStream({
         start(controller) {
           controller.enqueue({ type: 'stream-start', warnings: [] });
+          // The stream protocol: a text part opens, takes its deltas, and ends.
+          controller.enqueue({ type: 'text-start', id: 't' });
           controller.enqueue({ type: 'text-delta', id: 't', delta: text(prompt) });
+          controller.enqueue({ type: 'text-end', id: 't' });
           controller.enqueue({ type: 'finish', usage, finishReason });
           controller.close();
         },
