@@ -27,7 +27,7 @@ import { DEFAULT_MAX_ALIAS_COUNT, splitFrontMatter } from '../manifest/frontmatt
 import { listResources } from '../manifest/resources.js';
 import type { SkillEntry } from '../manifest/skill-entry.js';
 import { validateSkillDir } from '../manifest/validate.js';
-import { servedFileInfo, type ServedFileInfo } from './served-file.js';
+import { forgetDigests, servedFileInfo, type ServedFileInfo } from './served-file.js';
 
 /** The extension's identifier, under `capabilities.extensions`. */
 export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills';
@@ -116,6 +116,12 @@ interface Manifest {
 
 /** Verdicts on SKILL.md files by folder name and digest: the same bytes are validated once. */
 const manifests = new Map<string, Manifest>();
+
+/** Forgets every cached digest and verdict: the next listing reads and validates every skill again (a cold start). */
+export function forgetServedSkills(): void {
+  forgetDigests();
+  manifests.clear();
+}
 
 async function checkManifest(entry: SkillEntry, root: string, digest: string): Promise<Manifest> {
   const key = `${path.basename(root)}\0${digest}`;
@@ -222,8 +228,19 @@ export class SkillCatalog {
 
   /** Every served skill, by name. */
   async list(): Promise<ServedSkill[]> {
-    const results = await mapLimited(this.#registry.entries(), 16, (entry) => serveSkill(entry));
-    return results.map((result) => this.#tell(result)).filter((result): result is ServedSkill => !('skipped' in result));
+    return (await this.page(0, Infinity)).skills;
+  }
+
+  /**
+   * The served skills among the registry's enabled skills `offset` to `offset + size` (by name),
+   * and the offset of the next page when there are more: only the skills of the page are read.
+   */
+  async page(offset: number, size: number): Promise<{ skills: ServedSkill[]; next: number | undefined }> {
+    const entries = this.#registry.entries();
+    const end = offset + size;
+    const results = await mapLimited(entries.slice(offset, end), 16, (entry) => serveSkill(entry));
+    const skills = results.map((result) => this.#tell(result)).filter((result): result is ServedSkill => !('skipped' in result));
+    return { skills, next: end < entries.length ? end : undefined };
   }
 
   /** The skill named exactly `name`, served or skipped; undefined when the registry has none. */

@@ -79,9 +79,10 @@ export function directoryChildren(skill: ServedSkill, folder: string): Resource[
 /** Answers the extension's methods on `server` from `catalog`. */
 export function serveSkillsExtension(server: Server, catalog: SkillCatalog): void {
   server.setRequestHandler(ListSkillsRequest, async (request) => {
-    const skills: SkillExtensionEntry[] = (await catalog.list()).map((skill) => skill.entry);
-    const { items, nextCursor } = page(skills, request.params?.cursor, SKILLS_PAGE_SIZE);
-    return { resultType: 'complete', skills: items, ...(nextCursor ? { nextCursor } : {}), ...CACHE_HINT };
+    // A page is a window on the registry's skills: those left out of it make it shorter, never split an entry.
+    const { skills, next } = await catalog.page(offsetOf(request.params?.cursor), SKILLS_PAGE_SIZE);
+    const entries: SkillExtensionEntry[] = skills.map((skill) => skill.entry);
+    return { resultType: 'complete', skills: entries, ...(next === undefined ? {} : { nextCursor: cursorAt(next) }), ...CACHE_HINT };
   });
   server.setRequestHandler(GetSkillRequest, async (request) => {
     const { uri } = request.params;
