@@ -59,6 +59,8 @@ export interface ServedSkill {
   readonly root: string;
   readonly entry: SkillExtensionEntry;
   readonly files: ReadonlyMap<string, ServedFileInfo>;
+  /** Files of the folder not served (links leaving the root, broken links, FIFOs...), one warning each. */
+  readonly diagnostics: readonly Diagnostic[];
 }
 
 /** Why a registered skill is not served: the diagnostic reported for it. */
@@ -178,7 +180,8 @@ export async function serveSkill(entry: SkillEntry): Promise<ServedSkill | Skipp
   const total = [...files.values()].reduce((sum, file) => sum + file.size, 0);
   if (total > MAX_SKILL_BYTES) return skip(`its files hold ${total} bytes, over the extension's limit of ${MAX_SKILL_BYTES} per skill`, { over_limits: true, files: count, bytes: total });
   const resources = [...files].map(([relative, info]) => ({ uri: skillFileUri(entry.name, relative), digest: info.digest, size: info.size }));
-  return { name: entry.name, root, entry: { uri: skillFileUri(entry.name), frontmatter, resources }, files };
+  const diagnostics = listed.diagnostics.map((item) => ({ ...item, skill: entry.name }));
+  return { name: entry.name, root, entry: { uri: skillFileUri(entry.name), frontmatter, resources }, files, diagnostics };
 }
 
 /** Runs `work` over `items`, at most `limit` at a time, keeping their order. */
@@ -214,14 +217,13 @@ export class SkillCatalog {
   }
 
   #tell(result: ServedSkill | SkippedSkill): ServedSkill | SkippedSkill {
-    if ('skipped' in result) {
-      let seen = reported.get(this.#registry);
-      if (!seen) reported.set(this.#registry, (seen = new Set()));
-      const key = `${result.name}\0${result.skipped.message}`;
-      if (!seen.has(key)) {
-        seen.add(key);
-        this.#report(result.skipped);
-      }
+    let seen = reported.get(this.#registry);
+    if (!seen) reported.set(this.#registry, (seen = new Set()));
+    for (const item of 'skipped' in result ? [result.skipped] : result.diagnostics) {
+      const key = `${result.name}\0${item.message}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      this.#report(item);
     }
     return result;
   }

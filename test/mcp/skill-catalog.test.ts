@@ -4,7 +4,7 @@
  * written to a temporary folder.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -117,6 +117,28 @@ describe('the skills a server publishes under the Skills extension', () => {
       (error: McpError) => error,
     );
     expect(refused?.data).toMatchObject({ uri: 'skill://over-limit/SKILL.md', code: 'skill_not_served', reason: 'over_limits' });
+  });
+
+  it('serves a link that stays inside the skill as the file it names, and leaves out one that leaves it, saying so once', async () => {
+    const root = await folder();
+    const outside = path.join(await folder(), 'secret.txt');
+    await writeFile(outside, 'not for the host\n');
+    const dir = await skill(root, 'linked', '', { 'real.md': 'the real file\n' });
+    await symlink(path.join(dir, 'real.md'), path.join(dir, 'alias.md'));
+    await symlink(outside, path.join(dir, 'secret.txt'));
+    const { client, diagnostics } = await serve(root);
+    const { skill: entry } = await get(client, 'skill://linked/SKILL.md');
+    expect(entry.resources.slice(1)).toEqual([
+      { uri: 'skill://linked/alias.md', digest: digest('the real file\n'), size: 14 },
+      { uri: 'skill://linked/real.md', digest: digest('the real file\n'), size: 14 },
+    ]);
+    await list(client);
+    expect(diagnostics).toEqual([expect.objectContaining({ code: 'resource_skipped', skill: 'linked', message: expect.stringContaining("'secret.txt' links outside the skill's root") })]);
+    const refused = await client.readResource({ uri: 'skill://linked/secret.txt' }).then(
+      () => undefined,
+      (error: McpError) => error,
+    );
+    expect(refused?.data).toMatchObject({ uri: 'skill://linked/secret.txt', code: 'resource_not_found' });
   });
 
   it('answers skills/get for a skill left out of the listing because it is disabled by default', async () => {
