@@ -4,9 +4,11 @@
  * pages), with the SDK's client and `createMcpServer` in one process on the in-memory transport.
  * Cold: every digest and every SKILL.md verdict forgotten before each listing (the files stay in
  * the operating system's cache: this is the server's work, not the disk's). Warm: digests cached
- * by size and modification time, so a listing stats each file and hashes none.
+ * by size and modification time, so a listing stats each file and hashes none. The floor: a
+ * `readdir` of each skill's folders and a `stat` of each of its files, 16 skills at a time (as the
+ * server reads them), with nothing else done.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -71,13 +73,33 @@ export async function run(): Promise<ReportRow[]> {
       }
       return median(runs);
     };
+    const names = await readdir(base);
+    const floor = async () => {
+      for (let i = 0; i < names.length; i += 16) {
+        await Promise.all(
+          names.slice(i, i + 16).map(async (name) => {
+            const dir = path.join(base, name);
+            await Promise.all([readdir(dir), readdir(path.join(dir, 'references')), readdir(path.join(dir, 'scripts'))]);
+            await Promise.all(['SKILL.md', 'references/guide.md', 'scripts/run.py'].map((file) => stat(path.join(dir, file))));
+          }),
+        );
+      }
+    };
     await listAll();
     const cold = await time(forgetServedSkills);
     const warm = await time(() => {});
+    const floorRuns: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const start = performance.now();
+      await floor();
+      floorRuns.push((performance.now() - start) * 1e6);
+    }
+    const bare = median(floorRuns);
     await client.close();
     return [
       { suite: 'mcp-skills', name: `skills/list, ${COUNT} skills (3 files each, 10 pages), cold: every file hashed`, value: formatNs(cold), target: 'informational' },
       { suite: 'mcp-skills', name: `skills/list, ${COUNT} skills, warm: digests cached by size and mtime`, value: formatNs(warm), anchor: `cold: ${formatNs(cold)}`, ratio: warm / cold, target: 'informational' },
+      { suite: 'mcp-skills', name: `skills/list, ${COUNT} skills, warm, against reading the folders and stating the files`, value: formatNs(warm), anchor: `readdir + stat: ${formatNs(bare)}`, ratio: warm / bare, target: 'informational' },
     ];
   } finally {
     await system.shutdown();
