@@ -56,7 +56,7 @@ export const SKILL_RESOURCE_TEMPLATE: ResourceTemplate = {
 export async function readSkillUri(catalog: SkillCatalog, uri: string): Promise<ReadResourceResult> {
   const { skill, path } = await servedAt(catalog, uri);
   if (!skill.files.has(path)) {
-    const normal = normalizeRelative(path);
+    const normal = path === '' ? { ok: true as const } : normalizeRelative(path);
     const code = normal.ok ? 'resource_not_found' : 'resource_refused';
     const why = normal.ok ? `is not a file of skill '${skill.name}' (a folder is read with resources/directory/read)` : `is refused: ${normal.message}`;
     throw invalidParams(`${uri} ${why} [${code}]`, { uri, code, skill: skill.name, subject: path });

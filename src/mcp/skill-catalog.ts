@@ -22,6 +22,7 @@ import path from 'node:path';
 import { parseDocument } from 'yaml';
 import { diagnostic, type Diagnostic, type DiagnosticListener } from '../core/diagnostics.js';
 import { isPlainObject } from '../core/plain.js';
+import { inPool } from '../manifest/discover.js';
 import type { DocumentSkillRegistry } from '../manifest/document-registry.js';
 import { DEFAULT_MAX_ALIAS_COUNT, splitFrontMatter } from '../manifest/frontmatter.js';
 import { listResources } from '../manifest/resources.js';
@@ -184,20 +185,6 @@ export async function serveSkill(entry: SkillEntry): Promise<ServedSkill | Skipp
   return { name: entry.name, root, entry: { uri: skillFileUri(entry.name), frontmatter, resources }, files, diagnostics };
 }
 
-/** Runs `work` over `items`, at most `limit` at a time, keeping their order. */
-async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
-
 /** Diagnostics already reported, per registry: a skill left out is said once, not on every request. */
 const reported = new WeakMap<DocumentSkillRegistry, Set<string>>();
 
@@ -240,7 +227,7 @@ export class SkillCatalog {
   async page(offset: number, size: number): Promise<{ skills: ServedSkill[]; next: number | undefined }> {
     const entries = this.#registry.entries();
     const end = offset + size;
-    const results = await mapLimited(entries.slice(offset, end), 16, (entry) => serveSkill(entry));
+    const results = await inPool(entries.slice(offset, end), 16, (entry) => serveSkill(entry));
     const skills = results.map((result) => this.#tell(result)).filter((result): result is ServedSkill => !('skipped' in result));
     return { skills, next: end < entries.length ? end : undefined };
   }
