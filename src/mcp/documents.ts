@@ -19,11 +19,11 @@ import type { GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTem
 import { disclose, type DocumentSkillRegistry } from '../index.js';
 import { confine, normalizeRelative } from '../manifest/confine.js';
 import { readServedFile } from './served-file.js';
-import { MANIFEST, skillFileUri, type SkillCatalog } from './skill-catalog.js';
+import { MANIFEST, SKILL_SCHEME, skillFileUri, type SkillCatalog } from './skill-catalog.js';
+
+export { SKILL_SCHEME };
 import { invalidParams, servedAt } from './skills-methods.js';
 
-/** The URI scheme of skill resources. */
-export const SKILL_SCHEME = 'skill://';
 /** The name of the disclosure prompt. */
 export const DISCLOSURE_PROMPT = 'skills';
 /** With no query, the prompt asks for the catalog (a query disclosure reads as a request for the skill list). */

@@ -37,8 +37,10 @@ export const MAX_SKILL_FILES = 512;
 /** The extension's limit on the total size of a skill's files, in bytes (16 MiB). */
 export const MAX_SKILL_BYTES = 16 * 1024 * 1024;
 
+/** The file that makes a folder a skill, and whose URI names the skill. */
 export const MANIFEST = 'SKILL.md';
-const SCHEME = 'skill://';
+/** The URI scheme of skill resources. */
+export const SKILL_SCHEME = 'skill://';
 
 /** One file of a skill entry. */
 export interface SkillResourceEntry {
@@ -73,7 +75,7 @@ export interface SkippedSkill {
 /** The URI of a file of a skill (`SKILL.md` by default); a path `''` names the skill's root folder. */
 export function skillFileUri(skill: string, relative: string = MANIFEST): string {
   const encoded = relative === '' ? '' : `/${relative.split('/').map(encodeURIComponent).join('/')}`;
-  return `${SCHEME}${encodeURIComponent(skill)}${encoded}`;
+  return `${SKILL_SCHEME}${encodeURIComponent(skill)}${encoded}`;
 }
 
 /**
@@ -81,8 +83,8 @@ export function skillFileUri(skill: string, relative: string = MANIFEST): string
  * undefined when the URI is not of that form or has a malformed percent-escape.
  */
 export function parseSkillUri(uri: string): { skill: string; path: string } | undefined {
-  if (!uri.startsWith(SCHEME)) return undefined;
-  const rest = uri.slice(SCHEME.length);
+  if (!uri.startsWith(SKILL_SCHEME)) return undefined;
+  const rest = uri.slice(SKILL_SCHEME.length);
   const slash = rest.indexOf('/');
   const skill = slash < 0 ? rest : rest.slice(0, slash);
   const file = slash < 0 ? '' : rest.slice(slash + 1);

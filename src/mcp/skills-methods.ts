@@ -26,6 +26,7 @@ const ListSkillsRequest = z.object({ method: z.literal('skills/list'), params: c
 const GetSkillRequest = z.object({ method: z.literal('skills/get'), params: z.object({ uri: z.string() }).loose() });
 const ReadDirectoryRequest = z.object({ method: z.literal('resources/directory/read'), params: z.object({ uri: z.string(), cursor: z.string().optional() }).loose() });
 
+/** A `-32602` (invalid params) for a handler to throw; `data` names the culprit (`uri`, `cursor`). */
 export function invalidParams(message: string, data: Record<string, unknown>): Error {
   return protocolError(ErrorCode.InvalidParams, message, data);
 }
