@@ -185,7 +185,7 @@ function sourceRoots(sources: SkillSources, diagnostics: Diagnostic[]): { kind: 
 }
 
 /** Runs `fn` over `items` with at most `limit` at once; results in input order. */
-async function inPool<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+export async function inPool<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {

@@ -9,6 +9,7 @@
  *
  * I/O: reads the skill's folder. Never writes, never follows a path outside the skill's root.
  */
+import type { Dirent } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
@@ -68,38 +69,44 @@ export async function listResources(root: string): Promise<{ resources: Map<stri
   const diagnostics: Diagnostic[] = [];
   const realRoot = await realpath(root);
   const seen = new Set<string>([realRoot]);
-  const walk = async (dir: string, prefix: string, depth: number): Promise<void> => {
-    let names: string[];
+  // `resolved`: `dir` is its own real path (no link on the way from the root), so an entry of it
+  // that is not a link is its own real path too and needs no `realpath`.
+  const walk = async (dir: string, prefix: string, depth: number, resolved: boolean): Promise<void> => {
+    let entries: Dirent[];
     try {
-      names = (await readdir(dir)).sort();
+      entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     } catch {
       return;
     }
-    for (const name of names) {
+    for (const entry of entries) {
+      const name = entry.name;
       if (name.startsWith('.') || SKIPPED.has(name)) continue;
       const relative = prefix ? `${prefix}/${name}` : name;
       if (!prefix && (name === 'SKILL.md' || name === 'skill.md')) continue;
       const full = path.join(dir, name);
-      let real: string;
-      try {
-        real = await realpath(full);
-      } catch {
-        diagnostics.push(diagnostic('warning', 'resource_skipped', `'${relative}' is a broken link`, { subject: full }));
-        continue;
+      const plain = resolved && (entry.isFile() || entry.isDirectory());
+      let real = full;
+      if (!plain) {
+        try {
+          real = await realpath(full);
+        } catch {
+          diagnostics.push(diagnostic('warning', 'resource_skipped', `'${relative}' is a broken link`, { subject: full }));
+          continue;
+        }
       }
       if (!isInside(realRoot, real)) {
         diagnostics.push(diagnostic('warning', 'resource_skipped', `'${relative}' links outside the skill's root (to '${real}'); it is not offered`, { subject: full }));
         continue;
       }
-      const info = await stat(real);
-      if (info.isDirectory()) {
+      const info = plain && entry.isDirectory() ? undefined : await stat(real);
+      if (info === undefined || info.isDirectory()) {
         if (seen.has(real)) continue;
         seen.add(real);
         if (depth >= MAX_LIST_DEPTH) {
           diagnostics.push(diagnostic('warning', 'resource_skipped', `'${relative}' is nested deeper than ${MAX_LIST_DEPTH} levels; not listed`, { subject: full }));
           continue;
         }
-        await walk(full, relative, depth + 1);
+        await walk(full, relative, depth + 1, plain);
       } else if (info.isFile()) {
         if (resources.size >= MAX_LISTED_RESOURCES) {
           diagnostics.push(diagnostic('warning', 'resource_skipped', `more than ${MAX_LISTED_RESOURCES} files; '${relative}' and later ones are not listed`, { subject: full }));
@@ -111,7 +118,7 @@ export async function listResources(root: string): Promise<{ resources: Map<stri
       }
     }
   };
-  await walk(realRoot, '', 0);
+  await walk(realRoot, '', 0, true);
   return { resources, diagnostics };
 }
 

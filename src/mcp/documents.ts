@@ -1,46 +1,48 @@
 /**
  * Document skills as MCP resources and the disclosure as an MCP prompt.
  *
- * Each skill of the registry is `skill://<name>/SKILL.md` (its instructions: the body without front
- * matter, as `load_skill` returns it), and each file of the skill is `skill://<name>/<relative
- * path>`, read with `readSkillResource`: the same confinement as the `read_skill_resource` tool
- * (`..`, absolute paths and links leaving the skill's root are refused), the same size cap, binary
- * files described rather than sent as text. A refused or missing path is an MCP error carrying the
- * typed code, never a crash.
+ * Each served skill (see `skill-catalog.ts`) is `skill://<name>/SKILL.md`, listed under its
+ * front matter's name and whole description, and each of its files is `skill://<name>/<relative
+ * path>`. A read sends the file whole and as it is on disk: `SKILL.md` with its front matter,
+ * text (UTF-8 without NUL) as text, anything else as a base64 blob, with a MIME type chosen by
+ * content. Only the files the skill's entry lists are read (`..`, absolute paths and links
+ * leaving the root are refused). The trust notice and the disclosure's wording belong to the tool
+ * path (`load_skill`), not to these resources. A refused or missing path is an MCP error whose
+ * data carries the URI and the typed code, never a crash.
  *
  * The prompt `skills` is `disclose(registry, query)`: the text a model would get in its system
  * prompt for that query (the catalog when no query is given).
  *
- * I/O: through the registry only.
+ * I/O: through the registry and the skills' folders.
  */
-import { ErrorCode, type McpError, type GetPromptResult, type Prompt, type ReadResourceResult, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import type { GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import type { DocumentSkillRegistry } from '../index.js';
 import { disclose } from '../manifest/disclose.js';
-import { SkillstateError, type DocumentSkillRegistry } from '../index.js';
-import { readSkillResource } from '../manifest/resources.js';
-import { bodyForModel } from '../manifest/trust.js';
-import { protocolError } from './protocol-error.js';
+import { confine, normalizeRelative } from '../manifest/confine.js';
+import { readServedFile } from './served-file.js';
+import { MANIFEST, SKILL_SCHEME, skillFileUri, type SkillCatalog } from './skill-catalog.js';
+import { invalidParams, servedAt } from './skills-methods.js';
 
-/** The URI scheme of skill resources. */
-export const SKILL_SCHEME = 'skill://';
+export { SKILL_SCHEME };
+
 /** The name of the disclosure prompt. */
 export const DISCLOSURE_PROMPT = 'skills';
-const MANIFEST = 'SKILL.md';
 /** With no query, the prompt asks for the catalog (a query disclosure reads as a request for the skill list). */
 const LIST_QUERY = 'what skills are available?';
 
 /** The URI of a skill's file (`SKILL.md` for its instructions). */
 export function skillResourceUri(skill: string, path: string = MANIFEST): string {
-  return `${SKILL_SCHEME}${encodeURIComponent(skill)}/${path.split('/').map(encodeURIComponent).join('/')}`;
+  return skillFileUri(skill, path);
 }
 
-/** One resource per enabled skill: its SKILL.md. Files are reached through the template. */
-export function listSkillResources(registry: DocumentSkillRegistry): Resource[] {
-  return registry.entries().map((entry) => ({
-    uri: skillResourceUri(entry.name),
-    name: `${entry.name}/${MANIFEST}`,
-    title: entry.name,
-    description: entry.briefDescription,
-    mimeType: 'text/markdown',
+/** One resource per served skill: its SKILL.md, named by its front matter. Files are reached through the template. */
+export async function listSkillResources(catalog: SkillCatalog): Promise<Resource[]> {
+  return (await catalog.list()).map((skill) => ({
+    uri: skill.entry.uri,
+    name: skill.entry.frontmatter.name,
+    description: skill.entry.frontmatter.description,
+    mimeType: skill.files.get(MANIFEST)!.mimeType,
+    size: skill.files.get(MANIFEST)!.size,
   }));
 }
 
@@ -51,47 +53,19 @@ export const SKILL_RESOURCE_TEMPLATE: ResourceTemplate = {
   description: "A file of a document skill, by its path relative to the skill's root (SKILL.md for its instructions).",
 };
 
-function invalid(message: string, data: Record<string, unknown>): McpError {
-  return protocolError(ErrorCode.InvalidParams, message, data);
-}
-
-/** Splits `skill://<name>/<path>`; percent-escapes are decoded. */
-function parseUri(uri: string): { skill: string; path: string } {
-  if (!uri.startsWith(SKILL_SCHEME)) throw invalid(`'${uri}' is not a skill resource: skill resources are ${SKILL_SCHEME}<skill>/<path>`, { code: 'resource_not_found', subject: uri });
-  const rest = uri.slice(SKILL_SCHEME.length);
-  const slash = rest.indexOf('/');
-  if (slash <= 0 || slash === rest.length - 1) throw invalid(`'${uri}' names no file: use ${SKILL_SCHEME}<skill>/<path>`, { code: 'resource_not_found', subject: uri });
-  try {
-    return { skill: decodeURIComponent(rest.slice(0, slash)), path: decodeURIComponent(rest.slice(slash + 1)) };
-  } catch {
-    throw invalid(`'${uri}' has a malformed percent-escape`, { code: 'resource_not_found', subject: uri });
+/** Reads one file of a served skill, whole; throws an `McpError` whose data names the URI and the typed code. */
+export async function readSkillUri(catalog: SkillCatalog, uri: string): Promise<ReadResourceResult> {
+  const { skill, path } = await servedAt(catalog, uri);
+  if (!skill.files.has(path)) {
+    const normal = path === '' ? { ok: true as const } : normalizeRelative(path);
+    const code = normal.ok ? 'resource_not_found' : 'resource_refused';
+    const why = normal.ok ? `is not a file of skill '${skill.name}' (a folder is read with resources/directory/read)` : `is refused: ${normal.message}`;
+    throw invalidParams(`${uri} ${why} [${code}]`, { uri, code, skill: skill.name, subject: path });
   }
-}
-
-/** Reads one skill resource; throws an `McpError` whose data names the typed code. */
-export async function readSkillUri(registry: DocumentSkillRegistry, uri: string, maxBytes: number | undefined): Promise<ReadResourceResult> {
-  const { skill, path } = parseUri(uri);
-  if (!registry.has(skill)) {
-    throw invalid(`no skill named '${skill}'; available skills: ${registry.names().join(', ') || '(none)'}`, { code: 'unknown_skill', skill });
-  }
-  try {
-    const loaded = await registry.content(skill);
-    if (path === MANIFEST) return { contents: [{ uri, mimeType: 'text/markdown', text: bodyForModel(registry.entry(skill)!, loaded.instructions) }] };
-    const content = await readSkillResource(skill, loaded, path, maxBytes === undefined ? {} : { maxBytes });
-    const text = content.binary
-      ? `[binary file of ${content.size ?? 'unknown'} bytes: not shown]`
-      : `${content.text ?? ''}${content.truncated ? `\n[cut at ${maxBytes ?? 'the size limit'} bytes]` : ''}`;
-    return { contents: [{ uri, mimeType: content.binary ? 'text/plain' : mimeOf(path), text }] };
-  } catch (error) {
-    if (error instanceof SkillstateError) throw invalid(`${error.message} [${error.code}]`, { code: error.code, skill, subject: path });
-    throw error;
-  }
-}
-
-function mimeOf(path: string): string {
-  if (path.endsWith('.md')) return 'text/markdown';
-  if (path.endsWith('.json')) return 'application/json';
-  return 'text/plain';
+  const confined = await confine(skill.root, path);
+  if (!confined.ok) throw invalidParams(`${uri} is refused: ${confined.message} [resource_refused]`, { uri, code: 'resource_refused', skill: skill.name, subject: path });
+  const { bytes, info: read } = await readServedFile(confined.real);
+  return { contents: [read.text ? { uri, mimeType: read.mimeType, text: bytes.toString('utf8') } : { uri, mimeType: read.mimeType, blob: bytes.toString('base64') }] };
 }
 
 /** The disclosure prompt, as `prompts/list` describes it. */

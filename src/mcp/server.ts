@@ -1,6 +1,7 @@
 /**
  * One MCP server session over a running agent: `createMcpServer(target, options)` returns the
- * SDK's `Server` with the agent's tools, the document skills' resources and the disclosure prompt
+ * SDK's `Server` with the agent's tools, the document skills (as resources and under MCP's Skills
+ * extension, `io.modelcontextprotocol/skills`, with `directoryRead`) and the disclosure prompt
  * wired in. Connect it to any transport; `serveMcp` does that for stdio and Streamable HTTP.
  *
  * The tool list is read from the agent on every `tools/list`, so it is always the agent's current
@@ -25,9 +26,12 @@ import {
   ErrorCode,
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { DiagnosticListener } from '../core/diagnostics.js';
 import { RuntimeError, type AgentRef, type AgentSystem, type DocumentSkillRegistry } from '../index.js';
 import { DISCLOSURE_PROMPT, DISCLOSURE_PROMPT_INFO, disclosurePrompt, listSkillResources, readSkillUri, SKILL_RESOURCE_TEMPLATE } from './documents.js';
 import { protocolError } from './protocol-error.js';
+import { SkillCatalog, SKILLS_EXTENSION } from './skill-catalog.js';
+import { serveSkillsExtension } from './skills-methods.js';
 import { callAgentTool, mcpTools, toolListKey } from './tools.js';
 
 /** What `serveMcp` and `createMcpServer` serve: a running agent, or a system and an agent id. */
@@ -41,12 +45,19 @@ export interface McpServerOptions {
   version?: string;
   /** Instructions the client may show its model (default: none). */
   instructions?: string;
-  /** Document skills to offer as resources and as the disclosure prompt. Without it, neither is offered. */
+  /**
+   * Document skills to offer as resources, under the Skills extension and as the disclosure
+   * prompt. Without it, none of these is offered.
+   */
   registry?: DocumentSkillRegistry;
   /** Milliseconds a tool call may take (default: the agent system's call timeout). */
   callTimeout?: number;
-  /** Largest resource returned as text, in bytes (default as `read_skill_resource`: 256 KiB). */
-  maxResourceBytes?: number;
+  /**
+   * Receives a diagnostic for each skill of the registry left out of the extension and the
+   * resources (invalid, untrusted, over the extension's limits), once per skill and reason
+   * (default: a line on stderr).
+   */
+  onDiagnostic?: DiagnosticListener;
 }
 
 function isAgentRef(target: McpTarget): target is AgentRef<object> {
@@ -72,6 +83,7 @@ export function createMcpServer(target: McpTarget, options: McpServerOptions = {
   if (registry) {
     capabilities.resources = {};
     capabilities.prompts = {};
+    capabilities.extensions = { [SKILLS_EXTENSION]: { directoryRead: true } };
   }
   const server = new Server(
     { name: options.name ?? ref.definition, version: options.version ?? '0.0.0' },
@@ -107,9 +119,11 @@ export function createMcpServer(target: McpTarget, options: McpServerOptions = {
   server.setRequestHandler(CallToolRequestSchema, (request) => callAgentTool(ref, request.params.name, request.params.arguments, options.callTimeout));
 
   if (registry) {
-    server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: listSkillResources(registry) }));
+    const catalog = new SkillCatalog(registry, options.onDiagnostic);
+    serveSkillsExtension(server, catalog);
+    server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: await listSkillResources(catalog) }));
     server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [SKILL_RESOURCE_TEMPLATE] }));
-    server.setRequestHandler(ReadResourceRequestSchema, (request) => readSkillUri(registry, request.params.uri, options.maxResourceBytes));
+    server.setRequestHandler(ReadResourceRequestSchema, (request) => readSkillUri(catalog, request.params.uri));
     server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: [DISCLOSURE_PROMPT_INFO] }));
     server.setRequestHandler(GetPromptRequestSchema, (request) => {
       if (request.params.name !== DISCLOSURE_PROMPT) {

@@ -3,10 +3,12 @@
  * stdio and over Streamable HTTP, with the same expectations for both.
  */
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { BIN, BUNDLED, eventually, FIXTURE_AGENT, onCleanup, ONLY, overHttp, overStdio, stopProcess, type Connected } from './processes.js';
 
 const SKILLS = ['--path', path.join(BUNDLED, 'hello-extended'), '--path', path.join(BUNDLED, 'csv-tools')];
@@ -65,7 +67,10 @@ describe.each([
     const csvTools = 'Summarise and inspect CSV files. Use it when the user has a .csv file, a spreadsheet export or comma-separated data and wants row counts, column names or column totals.';
     expect(resources.find((resource) => resource.uri === 'skill://csv-tools/SKILL.md')?.description).toBe(csvTools);
     const manifest = await client.readResource({ uri: 'skill://hello-extended/SKILL.md' });
-    expect(manifest.contents[0]).toMatchObject({ mimeType: 'text/markdown', text: expect.stringContaining('# Hello Extended Skill') });
+    // The file as it is on disk, front matter included.
+    const onDisk = await readFile(path.join(BUNDLED, 'hello-extended', 'SKILL.md'), 'utf8');
+    expect(manifest.contents[0]).toEqual({ uri: 'skill://hello-extended/SKILL.md', mimeType: 'text/markdown', text: onDisk });
+    expect(onDisk.startsWith('---\nname: hello-extended\n')).toBe(true);
     const reference = await client.readResource({ uri: 'skill://csv-tools/reference.md' });
     expect((reference.contents[0] as { text: string }).text.length).toBeGreaterThan(0);
     await expect(client.readResource({ uri: 'skill://csv-tools/../hello-extended/SKILL.md' })).rejects.toThrow(/resource_refused/);
@@ -181,15 +186,23 @@ describe('skillstate mcp tells what discovery skipped and shadowed', () => {
 });
 
 describe('skillstate mcp and untrusted project skills', () => {
-  it("serves a project skill's SKILL.md resource starting with the notice that it is not trusted", async () => {
+  it('leaves an untrusted project skill out of the resources and the Skills extension, says why, and load_skill still gives it with the notice', async () => {
     const root = await mkdtemp(path.join(tmpdir(), 'skillstate-mcp-untrusted-'));
     onCleanup(() => rm(root, { recursive: true, force: true }));
     await mkdir(path.join(root, 'project', 'notes'), { recursive: true });
     await writeFile(path.join(root, 'project', 'notes', 'SKILL.md'), '---\nname: notes\ndescription: Project notes\n---\nKeep notes.\n');
     const server = await overStdio(['--no-user', '--no-bundled', '--project', path.join(root, 'project'), '--trust-file', path.join(root, 'trusted.json')]);
-    const read = await server.client.readResource({ uri: 'skill://notes/SKILL.md' });
-    const body = (read.contents[0] as { text: string }).text;
-    expect(body.startsWith("> Skill 'notes' comes from the project folder and is not trusted")).toBe(true);
-    expect(body).toContain('Keep notes.');
+    expect((await server.client.listResources()).resources).toEqual([]);
+    const listed = await server.client.request({ method: 'skills/list', params: {} }, z.object({ skills: z.array(z.unknown()) }));
+    expect(listed.skills).toEqual([]);
+    const refused = await server.client.readResource({ uri: 'skill://notes/SKILL.md' }).then(
+      () => undefined,
+      (error: McpError) => error,
+    );
+    expect(refused?.code).toBe(-32602);
+    expect(refused?.data).toMatchObject({ uri: 'skill://notes/SKILL.md', code: 'skill_not_served', reason: 'untrusted' });
+    expect(server.stderr()).toContain("skill 'notes' is not served as an MCP skill (skills/list, resources): it is an untrusted project skill (trust it with 'skillstate trust notes')");
+    const loaded = await server.client.callTool({ name: 'load_skill', arguments: { name: 'notes' } });
+    expect(text(loaded)).toContain("Skill 'notes' comes from the project folder and is not trusted");
   });
 });

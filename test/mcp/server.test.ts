@@ -61,8 +61,8 @@ describe('errors on the MCP wire', () => {
     );
     expect(refused).toBeInstanceOf(McpError);
     expect(refused!.code).toBe(ErrorCode.InvalidParams);
-    expect(refused!.message).toMatch(/^MCP error -32602: skill 'csv-tools': .* \[resource_refused\]$/);
-    expect(refused!.data).toMatchObject({ code: 'resource_refused', skill: 'csv-tools' });
+    expect(refused!.message).toMatch(/^MCP error -32602: skill:\/\/csv-tools\/\.\.\/hello-extended\/SKILL\.md is refused: .* \[resource_refused\]$/);
+    expect(refused!.data).toMatchObject({ uri: 'skill://csv-tools/../hello-extended/SKILL.md', code: 'resource_refused', skill: 'csv-tools' });
     await expect(client.getPrompt({ name: 'nope' })).rejects.toThrow(/^MCP error -32602: no prompt named 'nope'; the prompt is 'skills'$/);
   });
 

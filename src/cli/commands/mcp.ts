@@ -16,6 +16,7 @@ import { Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { defineAgent, type AgentDefinition } from '../../core/agent-definition.js';
+import type { Diagnostic } from '../../core/diagnostics.js';
 import { errorInfo, SkillstateError } from '../../core/errors.js';
 import { createSkillTools } from '../../manifest/skill-tools.js';
 import { loadTsx, TsxMissingError } from '../../manifest/toolsets.js';
@@ -110,8 +111,10 @@ export const mcpCommand: Command = {
 
 Serves an agent over the Model Context Protocol. By default the agent is made of the discovered
 document skills: load_skill, list_skills and read_skill_resource, and each skill's tools once it is
-loaded. Skills are also offered as resources (skill://<name>/SKILL.md, skill://<name>/<file>) and
-the disclosure as the prompt 'skills'.
+loaded. Skills are also offered as resources (skill://<name>/SKILL.md, skill://<name>/<file>, each
+file whole), under MCP's Skills extension (skills/list, skills/get, resources/directory/read), and
+the disclosure as the prompt 'skills'. A skill that breaks the Agent Skills specification, an
+untrusted project skill, or one over the extension's limits is left out of those, with a warning.
 
   --agent <module:Export>  serve this agent definition instead (a .js module, or a .ts one, which
                            needs tsx: npm install tsx; default export when no name is given)
@@ -158,7 +161,8 @@ ${SOURCE_HELP}`,
       : defineAgent({ name: 'skills', skills: [createSkillTools(registry)], registry });
     const system = createAgentSystem({ callTimeout: timeout, resolvers: [registry] });
     const agent = system.spawn(definition, { id: definition.name });
-    const shared = { registry, callTimeout: timeout, name: definition.name };
+    const onDiagnostic = (note: Diagnostic) => io.err(`skillstate: ${note.level}: ${note.message}\n`);
+    const shared = { registry, callTimeout: timeout, name: definition.name, onDiagnostic };
     const endpoint =
       http === undefined
         ? await serveMcp(agent, { ...shared, transport: 'stdio' })
