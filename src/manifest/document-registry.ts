@@ -269,23 +269,16 @@ export class DocumentSkillRegistry implements SkillResolver {
 
   /** The skill's body and resources (`load()`), read once and shared; toolsets are not imported. */
   content(wanted: string): Promise<LoadedSkill> {
-    const name = this.#identifier(wanted);
-    const entry = this.#entries.get(name);
-    if (!entry) return Promise.reject(this.#unknown(name));
-    let pending = this.#contents.get(name);
-    if (!pending) {
-      pending = loadContent(entry).then((loaded) => {
+    return this.#once(this.#contents, wanted, (name, entry) =>
+      loadContent(entry).then((loaded) => {
         if (this.#entries.get(name) === entry) {
           for (const item of loaded.diagnostics ?? []) this.#report(item);
           this.#headings.set(name, bodyHeadings(loaded.instructions));
           this.#headingsRevision++;
         }
         return loaded;
-      });
-      pending.catch(() => this.#contents.delete(name));
-      this.#contents.set(name, pending);
-    }
-    return pending;
+      }),
+    );
   }
 
   /**
@@ -294,21 +287,31 @@ export class DocumentSkillRegistry implements SkillResolver {
    * `toolset_failed`.
    */
   activate(wanted: string): Promise<ActivatedSkill> {
-    const name = this.#identifier(wanted);
-    const entry = this.#entries.get(name);
-    if (!entry) return Promise.reject(this.#unknown(name));
-    let pending = this.#activated.get(name);
-    if (!pending) {
-      pending = this.content(name).then(async (loaded) => {
+    return this.#once(this.#activated, wanted, (name, entry) =>
+      this.content(name).then(async (loaded) => {
         // An untrusted skill's toolsets are never imported: importing a module runs its code.
         const actions: readonly AnyAction[] = entry.trusted && entry.skill.loadActions ? await entry.skill.loadActions() : [];
         const report = (item: Diagnostic) => this.#entries.get(name) === entry && this.#report(item);
         const activated = { entry, spec: documentSkillSpec(entry, loaded, actions, report), loaded };
         if (this.#entries.get(name) === entry) this.#specs.set(name, activated.spec);
         return activated;
-      });
-      pending.catch(() => this.#activated.delete(name));
-      this.#activated.set(name, pending);
+      }),
+    );
+  }
+
+  /**
+   * The work `make` does for skill `wanted`, done once and shared through `cache` (forgotten if it
+   * fails, so a later call tries again); `skill_not_found` when no skill has that name.
+   */
+  #once<T>(cache: Map<string, Promise<T>>, wanted: string, make: (name: string, entry: SkillEntry) => Promise<T>): Promise<T> {
+    const name = this.#identifier(wanted);
+    const entry = this.#entries.get(name);
+    if (!entry) return Promise.reject(this.#unknown(name));
+    let pending = cache.get(name);
+    if (!pending) {
+      pending = make(name, entry);
+      pending.catch(() => cache.delete(name));
+      cache.set(name, pending);
     }
     return pending;
   }

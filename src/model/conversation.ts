@@ -18,11 +18,12 @@
  * Pure: no I/O, no model, no XState; the time and new ids come from the action's context.
  */
 import { z } from 'zod';
-import { defineAction, fail, result, type ActionContext } from '../core/action.js';
+import { defineAction, fail, result, type ActionContext, type ActionDefinition } from '../core/action.js';
 import { Effects, type Effect } from '../core/effects.js';
 import type { ErrorInfo } from '../core/errors.js';
 import { jsonCopy } from '../core/plain.js';
 import { createSignal } from '../core/signal.js';
+import type { ObjectSchema } from '../core/schema.js';
 import { defineSkill } from '../core/skill.js';
 import { CALL_ABORTED_SIGNAL } from '../core/system-signals.js';
 import { failed, toolResultPart, type ToolOutcome, type ToolResultPart } from './tool-result.js';
@@ -230,6 +231,14 @@ export type ConversationSettings = z.output<typeof conversationConfigSchema>;
 
 type Ctx = ActionContext<ConversationState, ConversationSettings>;
 
+/**
+ * One of the conversation's actions: it works on the conversation's slice, and is hidden from
+ * the model (`tool: false`): signals reach some of them, and the turn's hosts run the others.
+ */
+function conversationAction<TInput extends ObjectSchema, TReturn>(definition: Omit<ActionDefinition<TInput, TReturn, typeof conversationSchema, ConversationSettings>, 'state' | 'tool'>) {
+  return defineAction<TInput, TReturn, typeof conversationSchema, ConversationSettings>({ ...definition, state: conversationSchema, tool: false });
+}
+
 /** Usage counters with `more` added. */
 function addUsage(usage: ChatUsage, more: ChatUsage): ChatUsage {
   return {
@@ -373,12 +382,10 @@ function statusFor(pending: readonly PendingToolCall[]): TurnStatus {
   return pending[0]!.approval === 'needed' ? 'awaiting-approval' : 'acting';
 }
 
-const message = defineAction({
+const message = conversationAction({
   name: 'message',
   description: 'A user message: starts a turn, or waits for the turn in flight to end.',
   input: z.object({ text: z.string().min(1, 'the message is empty') }),
-  state: conversationSchema,
-  tool: false,
   run: ({ text }, ctx: Ctx) => {
     const replyTo = ctx.signal?.id ?? null;
     const effects: Effect[] = replyTo !== null ? [Effects.deferReply()] : [];
@@ -406,7 +413,7 @@ function afterTools(ctx: Ctx, messages: ChatMessage[], next: TurnRecord): { stat
   return { state: { messages, turn: next }, effects, failed: false };
 }
 
-const recordStep = defineAction({
+const recordStep = conversationAction({
   name: 'record_step',
   description:
     "Records one model step of the turn in flight: the messages it added (the model's answer, and the results of the tool calls that ran), its usage, and the tool calls still to run.",
@@ -419,8 +426,6 @@ const recordStep = defineAction({
     /** Those of them that did not run yet (they wait for approval, or for the runner), in order. */
     pending: z.array(pendingInput),
   }),
-  state: conversationSchema,
-  tool: false,
   run: ({ turn: n, messages, usage, calls, pending: waiting }, ctx: Ctx) => {
     const turn = currentTurn(ctx, n);
     if (!('n' in turn)) return turn;
@@ -448,13 +453,11 @@ const recordStep = defineAction({
   },
 });
 
-const recordToolCall = defineAction({
+const recordToolCall = conversationAction({
   name: 'record_tool_call',
   description:
     'Records a tool call that ran inside a model step, in the step that ran it (its `output` is the call\'s). The record of the model step moves it into the history.',
   input: z.object({ turn: z.number().int(), toolCallId: z.string(), tool: z.string(), args: z.unknown(), output: z.unknown(), error: stepError, until: lateAfter, late: lateError }),
-  state: conversationSchema,
-  tool: false,
   run: ({ turn: n, toolCallId, tool, args, output, error, until, late }, ctx: Ctx) => {
     const turn = currentTurn(ctx, n);
     if (!('n' in turn)) return turn;
@@ -473,13 +476,11 @@ const recordToolCall = defineAction({
   },
 });
 
-const settleStep = defineAction({
+const settleStep = conversationAction({
   name: 'settle_step',
   description:
     'Records a model step whose tool calls ran but whose own record is missing (the process stopped in between): their calls and results go into the history, and the turn asks the model again.',
   input: z.object({ turn: z.number().int() }),
-  state: conversationSchema,
-  tool: false,
   run: ({ turn: n }, ctx: Ctx) => {
     const turn = currentTurn(ctx, n);
     if (!('n' in turn)) return turn;
@@ -495,7 +496,7 @@ function approvalSignal(ctx: Ctx, turn: TurnRecord): Effect {
   return emit(ctx, ChatSignals.approval, { turn: turn.n, toolCallId: call.toolCallId, tool: call.tool, args: call.args });
 }
 
-const recordToolResult = defineAction({
+const recordToolResult = conversationAction({
   name: 'record_tool_result',
   description: 'Records the result of the next tool call of the turn in flight.',
   input: z.object({
@@ -509,8 +510,6 @@ const recordToolResult = defineAction({
     /** Record only when the call is still the next one (it may have been recorded by its own step meanwhile). */
     ifNext: z.boolean().optional(),
   }),
-  state: conversationSchema,
-  tool: false,
   run: ({ turn: n, toolCallId, ok: given, output, error: stepFailed, until, late: lateAs, ifNext }, ctx: Ctx) => {
     const turn = currentTurn(ctx, n);
     if (!('n' in turn)) return turn;
@@ -554,30 +553,24 @@ function decide(approve: boolean) {
   };
 }
 
-const approve = defineAction({
+const approve = conversationAction({
   name: 'approve',
   description: 'Lets the tool call waiting for approval run.',
   input: z.object({ toolCallId: z.string() }),
-  state: conversationSchema,
-  tool: false,
   run: decide(true),
 });
 
-const deny = defineAction({
+const deny = conversationAction({
   name: 'deny',
   description: 'Refuses the tool call waiting for approval: the model is told it was denied.',
   input: z.object({ toolCallId: z.string(), reason: z.string().optional() }),
-  state: conversationSchema,
-  tool: false,
   run: decide(false),
 });
 
-const failTurn = defineAction({
+const failTurn = conversationAction({
   name: 'fail_turn',
   description: 'Ends the turn in flight with an error (the model failed, a limit was reached, it was cancelled).',
   input: z.object({ turn: z.number().int(), error: z.object({ code: z.string(), message: z.string() }).loose() }),
-  state: conversationSchema,
-  tool: false,
   run: ({ turn: n, error }, ctx: Ctx) => {
     const turn = currentTurn(ctx, n);
     if (!('n' in turn)) return turn;
@@ -594,21 +587,17 @@ function cancelTurn(ctx: Ctx, reason: string) {
   return result({ cancelled: true, turn: turn.n }, endTurn(ctx, ctx.skillState.messages, { n: turn.n, outcome: 'cancelled', error }));
 }
 
-const cancel = defineAction({
+const cancel = conversationAction({
   name: 'cancel',
   description: 'Cancels the turn in flight.',
   input: z.object({ reason: z.string().optional() }),
-  state: conversationSchema,
-  tool: false,
   run: ({ reason }, ctx: Ctx) => cancelTurn(ctx, reason ?? 'cancelled by a chat.cancel signal'),
 });
 
-const callAborted = defineAction({
+const callAborted = conversationAction({
   name: 'call_aborted',
   description: "Cancels the turn whose caller aborted its call, or drops that caller's queued message.",
   input: z.object({ signal: z.string() }),
-  state: conversationSchema,
-  tool: false,
   run: ({ signal }, ctx: Ctx) => {
     const state = ctx.skillState;
     if (state.turn?.replyTo === signal) return cancelTurn(ctx, 'the caller aborted its call');
@@ -617,7 +606,7 @@ const callAborted = defineAction({
   },
 });
 
-const compact = defineAction({
+const compact = conversationAction({
   name: 'compact',
   description:
     'Replaces the oldest messages of the history by a summary (or drops them), and adds what the summary request used to the usage counters.',
@@ -629,8 +618,6 @@ const compact = defineAction({
     /** Emit `chat.history.compacted`: the runner says no when nobody listens, as for other progress. */
     announce: z.boolean().default(true),
   }),
-  state: conversationSchema,
-  tool: false,
   run: ({ remove, summary, usage, announce }, ctx: Ctx) => {
     const state = ctx.skillState;
     if (remove > state.messages.length) return fail('invalid_compaction', `cannot remove ${remove} messages from a history of ${state.messages.length}`);
@@ -646,12 +633,10 @@ const compact = defineAction({
   },
 });
 
-const reset = defineAction({
+const reset = conversationAction({
   name: 'reset',
   description: 'Forgets the history. The usage counters are kept: they count over the agent\'s life, as `maxTokens` does.',
   input: z.object({}),
-  state: conversationSchema,
-  tool: false,
   run: (_params: Record<string, never>, ctx: Ctx) => {
     if (ctx.skillState.turn !== null) return fail('turn_in_flight', `turn ${ctx.skillState.turn.n} is in flight; cancel it first (chat.cancel)`);
     return result({ reset: true }, { state: { messages: [], compacted: 0, last: null } });
