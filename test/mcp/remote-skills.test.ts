@@ -8,6 +8,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cmd, createDocumentSkillRegistry, createSkillTools, defineAgent, defineDocumentSkill, type Diagnostic } from '../../src/index.js';
 import { checkEntry, mountMcpSkills, type McpSkillsMount, type McpSkillsOptions } from '../../src/mcp/remote-skills.js';
@@ -121,11 +122,12 @@ describe.each([
     );
     expect(refused).toMatchObject({ code: 'skill_unverified', details: { reason: 'digest', server: 'gamma', uri: 'skill://notes/SKILL.md' } });
     expect(diagnostics.some((item) => item.code === 'mcp_skill_refreshed' && item.skill === 'notes')).toBe(true);
-    expect((await registry.content('notes')).instructions).toBe('# Notes version two\n');
-
-    // A resource that grew after the listing: its size tells, before any digest.
+    // A resource that grows now: loading the skill reads its SKILL.md only, so the load succeeds...
     await write(folder, { 'notes/log.md': 'first line\nsecond line\n' });
-    const log = (await registry.content('notes')).resources.get('log.md')!;
+    const loaded = await registry.content('notes');
+    expect(loaded.instructions).toBe('# Notes version two\n');
+    // ...and reading the resource fails: its size tells, before any digest.
+    const log = loaded.resources.get('log.md')!;
     await expect(log.read()).rejects.toMatchObject({ code: 'skill_unverified', details: { reason: 'size', uri: 'skill://notes/log.md' } });
   });
 
@@ -176,6 +178,26 @@ describe('mountMcpSkills when the connection restarts', () => {
     expect(mount.skills()).toEqual(['after']);
     expect(registry.has('before')).toBe(false);
     expect(diagnostics.some((item) => item.code === 'mcp_skill_removed' && item.skill === 'before')).toBe(true);
+  });
+});
+
+describe('mountMcpSkills against a server whose entries cannot be taken as they are', () => {
+  const LYING = fileURLToPath(new URL('./fixtures/lying-skills-server.mjs', import.meta.url));
+
+  it('refuses malformed entries with a diagnostic, and a SKILL.md whose front matter differs from its entry', async () => {
+    const { registry, diagnostics } = localRegistry();
+    // The server calls itself 'skillstate': the label the app gave it is what names it.
+    const mount = await mounted(registry, { name: 'lying', command: process.execPath, args: [LYING] });
+    expect(mount.skills()).toEqual(['liar']);
+    const refused = diagnostics.filter((item) => item.code === 'mcp_skill_refused').map((item) => [item.details!.uri, item.details!.reason]);
+    expect(refused).toEqual([
+      ['skill://no-resources/SKILL.md', 'malformed'],
+      ['skill://generated/SKILL.md', 'dynamic'],
+      ['skill://other/SKILL.md', 'name'],
+    ]);
+    expect(registry.entry('liar')!.origin).toEqual({ server: 'lying', uri: 'skill://liar/SKILL.md' });
+    await expect(registry.content('liar')).rejects.toMatchObject({ code: 'skill_unverified', details: { reason: 'frontmatter', server: 'lying' } });
+    expect(diagnostics.some((item) => item.code === 'mcp_skill_refreshed' && item.skill === 'liar')).toBe(true);
   });
 });
 
