@@ -7,41 +7,20 @@
  * time from `serveMcp` on Streamable HTTP in this process. Each verified run mounts afresh (the
  * listing is not timed), so no file comes from the mount's cache; the two are timed alternately.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createAgentSystem, createDocumentSkillRegistry, createSkillTools, defineAgent, discoverSkills } from '../src/index.js';
 import { mountMcpSkills, serveMcp } from '../src/mcp/index.js';
 import { formatNs, type ReportRow } from './harness.js';
+import { generateSkillFolders, median, SKILL_FILES } from './skill-folders.js';
 
 const COUNT = 50;
 const RUNS = 15;
-const FILES = ['SKILL.md', 'references/guide.md', 'scripts/run.py'];
-
-async function generate(): Promise<string> {
-  const base = await mkdtemp(path.join(os.tmpdir(), 'skillstate-bench-mcp-host-'));
-  for (let i = 0; i < COUNT; i++) {
-    const name = `skill-${String(i).padStart(3, '0')}`;
-    const dir = path.join(base, name);
-    await mkdir(path.join(dir, 'references'), { recursive: true });
-    await mkdir(path.join(dir, 'scripts'));
-    await writeFile(path.join(dir, 'SKILL.md'), `---\nname: ${name}\ndescription: Skill ${i} does task ${i}. Use when the user asks for task ${i}.\nlicense: Apache-2.0\nmetadata:\n  version: "1.${i}"\n---\n${'Step by step instructions. '.repeat(75)}\n`);
-    await writeFile(path.join(dir, 'references', 'guide.md'), `# Guide ${i}\n${'Reference material for the skill. '.repeat(120)}\n`);
-    await writeFile(path.join(dir, 'scripts', 'run.py'), `print(${i})\n${'# a comment line of the script\n'.repeat(32)}`);
-  }
-  return base;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
 
 export async function run(): Promise<ReportRow[]> {
-  const base = await generate();
+  const base = await generateSkillFolders(COUNT, 'skillstate-bench-mcp-host-');
   const system = createAgentSystem();
   try {
     const served = await discoverSkills({ extra: [base], project: false, user: false, bundled: false });
@@ -54,7 +33,7 @@ export async function run(): Promise<ReportRow[]> {
     const unverified = async () => {
       let bytes = 0;
       for (const name of names) {
-        for (const file of FILES) {
+        for (const file of SKILL_FILES) {
           const { contents } = await client.readResource({ uri: `skill://${name}/${file}` });
           bytes += 'text' in contents[0]! ? contents[0].text.length : 0;
         }
@@ -92,7 +71,7 @@ export async function run(): Promise<ReportRow[]> {
     return [
       {
         suite: 'mcp-host',
-        name: `load ${COUNT} skills over MCP (${COUNT * FILES.length} files), each verified against its entry`,
+        name: `load ${COUNT} skills over MCP (${COUNT * SKILL_FILES.length} files), each verified against its entry`,
         value: formatNs(median(checked)),
         anchor: `resources/read unverified: ${formatNs(median(plain))}`,
         ratio,
