@@ -12,8 +12,8 @@
  *   server's skill already holds gets a qualified name (`<label>__<name>`) and a diagnostic:
  *   nothing is shadowed.
  * - Such a skill is never trusted: no actions, no scripts, its `allowed-tools` pre-approves
- *   nothing, and wherever the model reads its body, the body starts with a notice naming the
- *   server and the URI. It has no root path on this machine.
+ *   nothing; catalogs show the server after its description, and wherever the model reads its
+ *   body, the body starts with a notice naming the server and the URI. It has no root path here.
  * - It is loaded only through the registry's loading path (`load_skill`, preloading, tier-3
  *   disclosure): its `SKILL.md` is read from the same server, its size and digest checked
  *   against the held entry, its front matter compared field by field. Its resources are the
@@ -267,6 +267,8 @@ class RemoteSkills implements McpSkillsMount {
 
   /** Registers (or keeps, or replaces) one entry; the URI it holds, or undefined when refused. */
   #accept(raw: unknown, seen: ReadonlySet<string> = new Set()): string | undefined {
+    // A listing that finishes after `close()` registers nothing.
+    if (this.#closed) return undefined;
     const checked = checkEntry(raw);
     if (!checked.ok) {
       this.#report('warning', 'mcp_skill_refused', `skill ${checked.uri ?? '(no uri)'} is refused: ${checked.message}`, undefined, { uri: checked.uri, reason: checked.reason });
@@ -321,7 +323,9 @@ class RemoteSkills implements McpSkillsMount {
   /** The document skill of a held entry, registered as `name`. */
   #skill(name: string, held: HeldEntry): DocumentSkill {
     // No toolsets, no scripts, no pre-approved tools: a skill served over MCP runs nothing here.
-    const manifest: SkillManifest = { ...held.manifest, id: name, name, toolsets: [], scripts: [], allowedTools: [] };
+    // Catalogs show the origin next to the description the server wrote.
+    const briefDescription = `${held.manifest.briefDescription} (from MCP server '${this.name}')`;
+    const manifest: SkillManifest = { ...held.manifest, id: name, name, briefDescription, toolsets: [], scripts: [], allowedTools: [] };
     return {
       name,
       description: manifest.description,

@@ -75,6 +75,7 @@ describe.each([
     expect(registry.entry('greet')!.source).toBe('memory');
     const forms = registry.entry('forms')!;
     expect(forms).toMatchObject({ source: 'mcp', trusted: false, rootPath: undefined, origin: { server: 'alpha', uri: 'skill://forms/SKILL.md' } });
+    expect(forms.briefDescription).toBe("Fills forms from server alpha. Use when a form is to be filled. (from MCP server 'alpha')");
     // allowed-tools of a skill served over MCP pre-approves nothing.
     expect(forms.manifest!.allowedTools).toEqual([]);
     expect(diagnostics.find((item) => item.code === 'mcp_skill_qualified')).toMatchObject({ skill: 'alpha__greet', details: { server: 'alpha', uri: 'skill://greet/SKILL.md', name: 'greet' } });
