@@ -8,8 +8,7 @@
  * `readdir` of each skill's folders and a `stat` of each of its files, 16 skills at a time (as the
  * server reads them), with nothing else done.
  */
-import { mkdir, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -19,32 +18,14 @@ import { createAgentSystem, defineAgent, discoverSkills } from '../src/index.js'
 import { createMcpServer } from '../src/mcp/index.js';
 import { forgetServedSkills } from '../src/mcp/skill-catalog.js';
 import { formatNs, type ReportRow } from './harness.js';
+import { generateSkillFolders, median, SKILL_FILES } from './skill-folders.js';
 
 const COUNT = 1000;
 const RUNS = 11;
 const ListResult = z.object({ skills: z.array(z.unknown()), nextCursor: z.string().optional() });
 
-async function generate(): Promise<string> {
-  const base = await mkdtemp(path.join(os.tmpdir(), 'skillstate-bench-mcp-skills-'));
-  for (let i = 0; i < COUNT; i++) {
-    const name = `skill-${String(i).padStart(4, '0')}`;
-    const dir = path.join(base, name);
-    await mkdir(path.join(dir, 'references'), { recursive: true });
-    await mkdir(path.join(dir, 'scripts'));
-    await writeFile(path.join(dir, 'SKILL.md'), `---\nname: ${name}\ndescription: Skill ${i} does task ${i % 37}. Use when the user asks for task ${i % 37}.\nlicense: Apache-2.0\nmetadata:\n  version: "1.${i}"\n---\n${'Step by step instructions. '.repeat(75)}\n`);
-    await writeFile(path.join(dir, 'references', 'guide.md'), `# Guide ${i}\n${'Reference material for the skill. '.repeat(120)}\n`);
-    await writeFile(path.join(dir, 'scripts', 'run.py'), `print(${i})\n${'# a comment line of the script\n'.repeat(32)}`);
-  }
-  return base;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
 export async function run(): Promise<ReportRow[]> {
-  const base = await generate();
+  const base = await generateSkillFolders(COUNT, 'skillstate-bench-mcp-skills-');
   const system = createAgentSystem();
   try {
     const registry = await discoverSkills({ extra: [base] });
@@ -80,7 +61,7 @@ export async function run(): Promise<ReportRow[]> {
           names.slice(i, i + 16).map(async (name) => {
             const dir = path.join(base, name);
             await Promise.all([readdir(dir), readdir(path.join(dir, 'references')), readdir(path.join(dir, 'scripts'))]);
-            await Promise.all(['SKILL.md', 'references/guide.md', 'scripts/run.py'].map((file) => stat(path.join(dir, file))));
+            await Promise.all(SKILL_FILES.map((file) => stat(path.join(dir, file))));
           }),
         );
       }

@@ -115,6 +115,11 @@ export interface ErrorDetailsByCode {
   resource_refused: { reason: ResourceRefusal; kind?: string };
   /** `missing`: the path does not exist; else the resources the skill has, and a `likely` one differing only in case. */
   resource_not_found: { reason: 'missing' } | { available: string[]; likely?: string; reason?: undefined };
+  /**
+   * A file of a skill served over MCP that does not match the entry held for it (`size`, `digest`,
+   * `frontmatter`), or that the entry does not list (`unlisted`): the content is not used.
+   */
+  skill_unverified: { reason: 'size' | 'digest' | 'frontmatter' | 'unlisted' | 'missing'; server: string; uri: string };
   /** `tsx_missing`: a TypeScript toolset this Node cannot import. */
   toolset_failed: { reason: 'tsx_missing' };
   /** Why the script is refused. */

@@ -274,7 +274,7 @@ export async function disclose(registry: DocumentSkillRegistry, query: string, o
     plan.detailed.map(async (name) => {
       const entry = byName.get(name) ?? registry.entry(name)!;
       const loaded = await registry.content(name);
-      return { name, rootPath: entry.rootPath, body: loaded.instructions, preloaded: plan.preloaded.includes(name), source: entry.source, trusted: entry.trusted };
+      return { name, rootPath: entry.rootPath, body: loaded.instructions, preloaded: plan.preloaded.includes(name), source: entry.source, trusted: entry.trusted, ...(entry.origin ? { origin: entry.origin } : {}) };
     }),
   );
   const catalogEntries = plan.ranked.map((name) => byName.get(name) ?? registry.entry(name)!);

@@ -238,7 +238,8 @@ export class DocumentSkillRegistry implements SkillResolver {
     if (typeof skill?.name !== 'string' || typeof skill.load !== 'function') {
       throw manifestError('invalid_manifest', 'register() needs a document skill: { name, description, load() }');
     }
-    const entry = skillEntry(skill, source);
+    // A skill an MCP server serves is never trusted.
+    const entry = skillEntry(skill, source, [], skill.origin === undefined);
     this.#put(entry);
     this.#pinned.add(entry.name);
     return entry;

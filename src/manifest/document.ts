@@ -56,6 +56,11 @@ export interface DocumentSkill {
   readonly file?: string | undefined;
   /** Actions the skill contributes once loaded (folders get them from their toolsets). */
   loadActions?(): Promise<readonly AnyAction[]>;
+  /**
+   * Set for a skill served by an MCP server: the label the app gave the server and the skill's
+   * URI there. Such a skill is never trusted: it brings no actions and runs no scripts.
+   */
+  readonly origin?: { readonly server: string; readonly uri: string } | undefined;
 }
 
 /** What `defineDocumentSkill` takes: a document skill implemented in code. */

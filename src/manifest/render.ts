@@ -16,7 +16,7 @@
  */
 import path from 'node:path';
 import { codeSpan, escapeInline, wrapBody } from './escape.js';
-import type { SkillSourceKind } from './skill-entry.js';
+import type { SkillEntry, SkillSourceKind } from './skill-entry.js';
 import { bodyForModel } from './trust.js';
 
 /** How the disclosure shows a skill's folder to the model. */
@@ -121,6 +121,8 @@ export interface DetailBlock {
   source: SkillSourceKind;
   /** False for an untrusted skill: its body is shown after the notice. */
   trusted: boolean;
+  /** The MCP server and URI of a skill served over MCP (named in the notice). */
+  origin?: SkillEntry['origin'];
 }
 
 export interface RenderInput extends RootPathOptions {

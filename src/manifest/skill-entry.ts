@@ -11,7 +11,7 @@ import { catalogDescription, type SkillManifest } from './fields.js';
 import type { TriggerSpec } from './triggers.js';
 
 /** Where a skill came from. Discovery precedence: project > user > bundled > extra > example. */
-export type SkillSourceKind = 'project' | 'user' | 'bundled' | 'extra' | 'example' | 'path' | 'memory';
+export type SkillSourceKind = 'project' | 'user' | 'bundled' | 'extra' | 'example' | 'path' | 'memory' | 'mcp';
 
 /** A registered skill, as known without loading its body. */
 export interface SkillEntry {
@@ -41,6 +41,8 @@ export interface SkillEntry {
    * An untrusted skill is disclosed and readable; its toolsets are not imported, its scripts do not run.
    */
   readonly trusted: boolean;
+  /** Where a skill served by an MCP server comes from: the label the app gave the server, and the skill's URI there. */
+  readonly origin?: { readonly server: string; readonly uri: string } | undefined;
   readonly skill: DocumentSkill;
   /** Warnings about this skill's manifest. */
   readonly diagnostics: readonly Diagnostic[];
@@ -62,6 +64,7 @@ export function skillEntry(skill: DocumentSkill, source: SkillSourceKind, diagno
     enabled: manifest?.defaultEnabled ?? true,
     modelInvocable: manifest?.disableModelInvocation !== true,
     trusted,
+    ...(skill.origin ? { origin: skill.origin } : {}),
     skill,
     diagnostics,
   };

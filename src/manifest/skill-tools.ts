@@ -134,7 +134,7 @@ export function createSkillTools(registry: DocumentSkillRegistry, options: Skill
     }),
     run: ({ query }) => {
       const entries = registry.entries().filter((entry) => entry.modelInvocable);
-      const describe = (entry: (typeof entries)[number]) => ({ name: entry.name, description: entry.briefDescription, version: entry.version, source: entry.source, ...(entry.trusted ? {} : { trusted: false }) });
+      const describe = (entry: (typeof entries)[number]) => ({ name: entry.name, description: entry.briefDescription, version: entry.version, source: entry.source, ...(entry.trusted ? {} : { trusted: false }), ...(entry.origin ? { origin: entry.origin } : {}) });
       if (query === undefined || !query.trim()) {
         const skills = entries.map(describe);
         return { count: skills.length, skills };

@@ -15,7 +15,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type CallToolResult, type ServerCapabilities, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { AnySchema, SchemaOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import { watchedFetch } from './fetch.js';
 import { serverErrorMessage } from './protocol-error.js';
 import { BoundedStdioTransport, oversizedAnswer } from './stdio-transport.js';
@@ -85,6 +86,8 @@ export interface ConnectOptions {
    * first try that gets no answer fails.
    */
   waitForServer?: boolean;
+  /** List the server's tools on connecting (default true); a host reading only skills does not. */
+  listTools?: boolean;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -244,7 +247,7 @@ export class McpConnection {
     const client = (this.client = this.newClient());
     this.transport = this.makeTransport();
     await client.connect(this.transport, { timeout: Math.max(deadline - Date.now(), 1) });
-    this.tools = await this.listTools(client);
+    if (this.options.listTools !== false) this.tools = await this.listTools(client);
     // The server may have gone between its last answer and now.
     if (this.clientClosed) throw new McpFailure('mcp_unreachable', `MCP server '${this.label}' (${describeAddress(this.address)}) closed the connection while connecting${this.hint()}`);
   }
@@ -280,6 +283,25 @@ export class McpConnection {
     const size = Buffer.byteLength(JSON.stringify(result));
     if (size > this.limits.maxOutputBytes) throw outputTooLarge(this.label, tool, size, this.limits.maxOutputBytes);
     return result;
+  }
+
+  /** What the server declared in its handshake, once connected. */
+  get serverCapabilities(): ServerCapabilities | undefined {
+    return this.client?.getServerCapabilities();
+  }
+
+  /**
+   * Sends a request and checks its result against `schema`. Rejects with an `McpFailure`; a
+   * JSON-RPC error answered by the server is `mcp_protocol_error` with its `code` in `details`.
+   */
+  async request<T extends AnySchema>(method: string, params: Record<string, unknown>, schema: T): Promise<SchemaOutput<T>> {
+    const { client } = this;
+    if (this.state !== 'ready' || !client) throw new McpFailure('mcp_unreachable', `MCP server '${this.label}' is not connected (${this.state})${this.hint()}`);
+    try {
+      return await client.request({ method, params }, schema, { timeout: this.limits.callTimeout });
+    } catch (error) {
+      throw this.failure(error, `asking ${method}`);
+    }
   }
 
   /** Closes the connection (and ends the server process, for stdio). Never rejects. */

@@ -97,7 +97,7 @@ export function parseSkillUri(uri: string): { skill: string; path: string } | un
 }
 
 /** Front matter parsed strictly as YAML into JSON data, or why it cannot be. */
-function verbatimFrontMatter(text: string): { ok: true; value: SkillExtensionEntry['frontmatter'] } | { ok: false; message: string } {
+export function verbatimFrontMatter(text: string): { ok: true; value: SkillExtensionEntry['frontmatter'] } | { ok: false; message: string } {
   const split = splitFrontMatter(text, { reference: true });
   if (!split.ok) return split;
   const doc = parseDocument(split.value.yaml, { uniqueKeys: true });

@@ -39,7 +39,7 @@ export const CONNECTION_CHILD = 'connection';
 /** The hidden action that remounts the skill with the server's current tools (not offered to models). */
 export const REFRESH_ACTION = '_refresh_tools';
 
-interface McpSkillBase {
+export interface McpSkillBase {
   /** The skill's name (also its state key). */
   name: string;
   description?: string;
@@ -107,7 +107,7 @@ export function actionNames(tools: readonly string[]): Map<string, string> {
   return names;
 }
 
-function addressOf(options: McpSkillOptions): McpServerAddress {
+export function addressOf(options: Pick<McpSkillBase, 'name'> & (Partial<McpStdioSkillOptions> | Partial<McpHttpSkillOptions>)): McpServerAddress {
   if ('command' in options && options.command !== undefined) {
     return { command: options.command, args: options.args ?? [], ...(options.env ? { env: options.env } : {}), ...(options.cwd ? { cwd: options.cwd } : {}) };
   }

@@ -117,7 +117,8 @@ the disclosure as the prompt 'skills'. A skill that breaks the Agent Skills spec
 untrusted project skill, or one over the extension's limits is left out of those, with a warning.
 
   --agent <module:Export>  serve this agent definition instead (a .js module, or a .ts one, which
-                           needs tsx: npm install tsx; default export when no name is given)
+                           on Node older than 22.18 needs tsx: npm install tsx; default export
+                           when no name is given)
   --http <port>            serve Streamable HTTP on this port (0: any free port) instead of stdio
   --host <address>         address to bind with --http (default 127.0.0.1)
   --token <secret>         with --http, require 'Authorization: Bearer <secret>'
