@@ -139,6 +139,12 @@ async function connectSocket(url: string): Promise<WebSocket> {
   return socket;
 }
 
+/**
+ * How deep a snapshot is copied before it is sent (the inspector's default, 10, cuts a
+ * conversation's tool calls in an agent's state to `[Object]`).
+ */
+const SERIALIZATION_DEPTH = 20;
+
 /** How long `stop()` waits for what is still on its way, by default. */
 const STOP_TIMEOUT = 5_000;
 
@@ -207,7 +213,7 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
       }
       if (message) socket.send(JSON.stringify(message));
     },
-  });
+  }, { serializationDepthLimit: SERIALIZATION_DEPTH });
   const outbox = new Outbox((event) => inspector.inspect.next?.(event));
   const owned = server;
   const base = owned ? new URL(owned.url) : new URL(socketUrl.replace(/^ws/, 'http'));

@@ -76,12 +76,17 @@ function mermaidScript(): string {
   return existsSync(vendored) ? vendored : createRequire(import.meta.url).resolve('mermaid/dist/mermaid.min.js');
 }
 
+const JAVASCRIPT = 'text/javascript; charset=utf-8';
+/** One of the page's own files, from the viewer folder. */
+const file = (name: string, type: string) => ({ file: () => `${assetsFolder()}${name}`, type });
+
 const ASSETS: Record<string, { file: () => string; type: string }> = {
-  '/local/': { file: () => `${assetsFolder()}index.html`, type: 'text/html; charset=utf-8' },
-  '/local/viewer.js': { file: () => `${assetsFolder()}viewer.js`, type: 'text/javascript; charset=utf-8' },
-  '/local/viewer.css': { file: () => `${assetsFolder()}viewer.css`, type: 'text/css; charset=utf-8' },
-  '/local/mermaid.min.js': { file: mermaidScript, type: 'text/javascript; charset=utf-8' },
-  '/stately': { file: () => `${assetsFolder()}stately.html`, type: 'text/html; charset=utf-8' },
+  '/local/': file('index.html', 'text/html; charset=utf-8'),
+  '/local/viewer.css': file('viewer.css', 'text/css; charset=utf-8'),
+  // The page's modules, one concern each: plain files, no build step.
+  ...Object.fromEntries(['viewer.js', 'agent-panel.js', 'conversation.js', 'diagram.js', 'state.js', 'steps.js'].map((name) => [`/local/${name}`, file(name, JAVASCRIPT)])),
+  '/local/mermaid.min.js': { file: mermaidScript, type: JAVASCRIPT },
+  '/stately': file('stately.html', 'text/html; charset=utf-8'),
 };
 
 /** Nothing on the local page may reach past this server. */
@@ -92,11 +97,15 @@ function hostnameOf(header: string | undefined): string {
   return header.startsWith('[') ? header.slice(0, header.indexOf(']') + 1) : header.split(':')[0]!;
 }
 
-/** What a late viewer is sent: actors, their latest snapshots, the recent events. */
+/**
+ * What a late viewer is sent: actors, then the recent events and snapshots in the order they
+ * happened (so that the page can step through them), then each actor's latest snapshot that fell
+ * out of that window.
+ */
 class Replay {
   private readonly actors = new Map<string, string>();
   private readonly snapshots = new Map<string, string>();
-  private readonly events: string[] = [];
+  private readonly recent: string[] = [];
   constructor(private readonly history: number) {}
 
   keep(text: string): void {
@@ -113,16 +122,20 @@ class Replay {
         this.actors.delete(oldest);
         this.snapshots.delete(oldest);
       }
-    } else if (message.type === '@xstate.snapshot') {
-      if (this.actors.has(message.sessionId)) this.snapshots.set(message.sessionId, text);
-    } else if (message.type === '@xstate.event') {
-      this.events.push(text);
-      if (this.events.length > this.history) this.events.splice(0, this.events.length - this.history);
+      return;
     }
+    if (message.type === '@xstate.snapshot') {
+      if (!this.actors.has(message.sessionId)) return;
+      this.snapshots.set(message.sessionId, text);
+    } else if (message.type !== '@xstate.event') return;
+    this.recent.push(text);
+    // An event and the snapshot it caused count as one: `history` events, with their snapshots.
+    if (this.recent.length > 2 * this.history) this.recent.splice(0, this.recent.length - 2 * this.history);
   }
 
   messages(): string[] {
-    return [...this.actors.values(), ...this.events, ...this.snapshots.values()];
+    const recent = new Set(this.recent);
+    return [...this.actors.values(), ...this.recent, ...[...this.snapshots.values()].filter((text) => !recent.has(text))];
   }
 }
 
