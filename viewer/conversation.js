@@ -75,6 +75,17 @@ export function conversationView(slice) {
     const waiting = call.approval === 'needed';
     const item = row(waiting ? 'tool-call pending approval' : 'tool-call pending', waiting ? 'approve?' : 'next', `${call.tool}(${shortJson(call.args, 300)})`);
     item.dataset.tool = call.tool;
+    // With steering on, the page answers the approval itself (steer.js carries the click out).
+    if (waiting && document.body.dataset.steering === 'on') {
+      for (const [text, className] of [['Approve', 'approve'], ['Deny', 'deny']]) {
+        const answer = document.createElement('button');
+        answer.type = 'button';
+        answer.className = className;
+        answer.textContent = text;
+        answer.dataset.call = call.toolCallId;
+        item.append(answer);
+      }
+    }
     list.append(item);
   }
   if (slice.turn) list.append(row('turn', 'turn', `${slice.turn.n}: ${slice.turn.status}`));

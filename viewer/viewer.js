@@ -8,6 +8,7 @@
 /* global mermaid */
 import { render as renderAgent, resetCursor } from './agent-panel.js';
 import { diagramText, hasStates } from './diagram.js';
+import { configure, showTools } from './steer.js';
 import { StepLog } from './steps.js';
 
 mermaid.initialize({ startOnLoad: false, securityLevel: 'strict', theme: 'neutral', flowchart: { htmlLabels: false }, state: { htmlLabels: false } });
@@ -28,10 +29,13 @@ const steps = new StepLog();
 /** The agent shown in full (its session id). */
 let selected;
 
-fetch('config.json').then((response) => response.json()).then((config) => {
-  document.getElementById('title').textContent = config.title;
-  document.title = `${config.title}: skillstate viewer`;
-});
+const configured = fetch('config.json')
+  .then((response) => response.json())
+  .then((config) => {
+    document.getElementById('title').textContent = config.title;
+    document.title = `${config.title}: skillstate viewer`;
+    configure(config);
+  });
 
 // ---- who is who ------------------------------------------------------------------------------
 
@@ -233,11 +237,21 @@ function refresh(actor) {
   if (root !== actor && root.status !== 'active' && !stopped) refresh(root);
 }
 
+/** Asks the agent's application what the agent can do (its actions, routes), and shows it with the controls steering allows. */
+function describe(agent) {
+  configured.then(() => showTools(agent.app?.id, agent.name));
+}
+
+/** Events after which what an agent can do is asked again. */
+const RESHAPING = new Set(['mount', 'unmount', 'step.reconcile', 'agent.stopped', 'xstate.stop']);
+
 /** Shows `agent` in the agent pane (the first agent seen is shown until another is clicked). */
 function select(agent, byUser = true) {
   if (agent.system) return;
   if (byUser && selected !== agent.sessionId) resetCursor();
+  const changed = selected !== agent.sessionId;
   selected = agent.sessionId;
+  if (changed) describe(agent);
   for (const other of actors.values()) if (other.item) other.item.classList.toggle('selected', other.sessionId === selected);
   renderAgent(agent, steps.steps(agent.sessionId));
 }
@@ -299,7 +313,10 @@ function logEvent(message) {
     }
   } else if (actor && !actor.parentId) {
     steps.event(actor.sessionId, event, Number(message.createdAt) || Date.now());
-    if (actor.sessionId === selected) select(actor, false);
+    if (actor.sessionId === selected) {
+      select(actor, false);
+      if (RESHAPING.has(event.type)) describe(actor);
+    }
   }
   const root = actor ? rootOf(actor) : undefined;
   const item = document.createElement('li');

@@ -20,6 +20,9 @@ import { redactInspectionMessage, toPlain, type InspectionMessage, type Inspecti
 import { startViewerServer, type ViewerKind, type ViewerServer } from '../viewer/server.js';
 import { RuntimeError } from '../core/runtime-error.js';
 import { closeFlushed, Outbox, type InspectorStopped } from './inspector-outbox.js';
+import { refusal, STEER_ANSWER, STEER_COMMAND, STEERING_OPS, type SteerAnswer, type SteerCommandMessage } from '../viewer/steering.js';
+import { carryOut } from './steering.js';
+import type { AgentSystem } from './system.js';
 
 export type { InspectorStopped } from './inspector-outbox.js';
 
@@ -57,6 +60,14 @@ export interface InspectorOptions {
    * label (and process id).
    */
   label?: string;
+  /**
+   * Let the local viewer steer the system given to `attach`: send signals, call actions from
+   * forms, chat, approve tool calls, mount and unmount skills, stop agents. Default false: the
+   * page only watches. The server it starts is then loopback only, and every steering request must
+   * carry the session token in `localUrl` (`#token=...`). With `connect`, the server must be
+   * started with `skillstate inspect --interactive` too.
+   */
+  interactive?: boolean;
 }
 
 
@@ -66,7 +77,7 @@ export interface InspectorHandle {
   inspect: Observer<InspectionEvent>;
   /** The page of the chosen viewer (`localUrl` or `statelyUrl`). */
   url: string;
-  /** The local viewer: state diagrams and the event log, no request leaving this machine. */
+  /** The local viewer: state diagrams and the event log, no request leaving this machine (with `#token=...` when it may steer). */
   localUrl: string;
   /** The Stately inspector bridge (needs the internet). */
   statelyUrl: string;
@@ -81,6 +92,11 @@ export interface InspectorHandle {
    * it, the connection is cut and what was left unsent is reported, on stderr and in the result.
    */
   stop(options?: { timeout?: number }): Promise<InspectorStopped>;
+  /**
+   * The system the local viewer describes (each agent's actions with their input schemas, its
+   * routes) and, with `interactive: true`, steers. Read-only without `interactive`.
+   */
+  attach(system: AgentSystem): void;
 }
 
 /** A free TCP port on the loopback interface. */
@@ -173,7 +189,7 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
   if (options.connect !== undefined) socketUrl = options.connect;
   else {
     try {
-      server = await startViewerServer({ host: options.host, port: options.port, home: options.viewer ?? 'local', history: options.history });
+      server = await startViewerServer({ host: options.host, port: options.port, home: options.viewer ?? 'local', history: options.history, interactive: options.interactive === true });
     } catch (error) {
       throw new RuntimeError(errorInfo('signal_failed', `the inspection server could not listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 'a free port'}: ${describeThrown(error)}`));
     }
@@ -187,6 +203,24 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
     throw error;
   }
   const label = labelOf(options.label);
+  let attached: AgentSystem | undefined;
+  // Commands from the server: described or carried out on the attached system, each answered by its id.
+  socket.on('message', (data) => {
+    let message: SteerCommandMessage;
+    try {
+      message = JSON.parse(String(data)) as SteerCommandMessage;
+    } catch {
+      return;
+    }
+    if (message?.type !== STEER_COMMAND || typeof message.id !== 'string') return;
+    const answer = (result: SteerAnswer) => {
+      if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type: STEER_ANSWER, id: message.id, ...result }));
+    };
+    const op = message.command?.op;
+    if (!attached) answer(refusal('not_attached'));
+    else if (STEERING_OPS.has(op) && options.interactive !== true) answer(refusal('read_only', 'this application did not opt in (startInspector({ interactive: true }))'));
+    else void carryOut(attached, message.command).then(answer);
+  });
   socket.send(JSON.stringify({ type: APP_HELLO, label, pid: process.pid } satisfies AppHello));
   let redactionFailed = false;
   // Events the socket could not take because the connection had closed before stop() (the server
@@ -218,7 +252,7 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
   const owned = server;
   const base = owned ? new URL(owned.url) : new URL(socketUrl.replace(/^ws/, 'http'));
   const origin = `${base.protocol}//${base.host}`;
-  const localUrl = `${origin}/local/`;
+  const localUrl = owned?.token ? `${origin}/local/#token=${owned.token}` : `${origin}/local/`;
   const statelyUrl = `${origin}/stately`;
   const url = (options.viewer ?? 'local') === 'local' ? localUrl : options.connect !== undefined ? statelyUrl : origin;
   if (options.open) openBrowser(url);
@@ -230,6 +264,9 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
     socketUrl,
     host: owned?.host ?? base.hostname,
     port: owned?.port ?? Number(base.port),
+    attach(system) {
+      attached = system;
+    },
     async stop(stopOptions = {}) {
       const timeout = stopOptions.timeout ?? STOP_TIMEOUT;
       if (typeof timeout !== 'number' || !(timeout >= 0)) {
