@@ -71,7 +71,7 @@ export interface InspectorOptions {
 }
 
 
-/** A running inspector started by `startInspector`: its URL, the XState `inspect` option, and `stop()`. */
+/** A running inspector started by `startInspector`: its URL, the XState `inspect` option, `attach(system)` (the system the studio describes and, with `interactive: true`, steers), and `stop()`. */
 export interface InspectorHandle {
   /** Pass this to `createAgentSystem({ inspect })`. */
   inspect: Observer<InspectionEvent>;
