@@ -4,6 +4,7 @@
 // an error happened — each step with its signal, its effects and its diff.
 
 import { conversationOf, conversationView } from './conversation.js';
+import { part } from './dom.js';
 import { shortJson, stateTree } from './state.js';
 
 const panel = document.getElementById('agent');
@@ -42,15 +43,6 @@ export function resetCursor() {
   cursor = undefined;
 }
 
-function section(title, className) {
-  const box = document.createElement('section');
-  box.className = `part ${className}`;
-  const heading = document.createElement('h4');
-  heading.textContent = title;
-  box.append(heading);
-  return box;
-}
-
 function line(text, className = '') {
   const item = document.createElement('li');
   item.className = className;
@@ -67,7 +59,7 @@ function effectText(effect) {
 }
 
 function stepView(step) {
-  const box = section('Step', 'step');
+  const box = part('Step', 'step');
   box.dataset.n = String(step.n);
   const facts = document.createElement('ul');
   facts.className = 'facts';
@@ -92,7 +84,7 @@ function stepView(step) {
 }
 
 function skillsView(context) {
-  const box = section('Skills', 'skills');
+  const box = part('Skills', 'skills');
   const list = document.createElement('ul');
   const mounted = context && typeof context === 'object' && Array.isArray(context.agent?.mounted) ? context.agent.mounted : [];
   for (const skill of mounted) {
@@ -126,14 +118,14 @@ export function render(actor, steps) {
   const parts = [];
   if (step) parts.push(stepView(step));
   const state = step ? step.state : undefined;
-  const stateBox = section('State', 'state-part');
+  const stateBox = part('State', 'state-part');
   if (typeof state === 'string') stateBox.append(Object.assign(document.createElement('p'), { className: 'redacted', textContent: state }));
   else if (state && typeof state === 'object') stateBox.append(stateTree(state, new Set(step.changes.map((change) => change.path))));
   else stateBox.append(Object.assign(document.createElement('p'), { className: 'none', textContent: step && !step.recorded ? 'not recorded in a trace' : 'not known yet' }));
   parts.push(stateBox);
   const conversation = conversationOf(state);
   if (conversation) {
-    const box = section('Conversation', 'conversation-part');
+    const box = part('Conversation', 'conversation-part');
     box.append(conversationView(conversation));
     parts.push(box);
   }

@@ -4,6 +4,7 @@
 // deny a tool call, cancel a turn, mount and unmount skills, stop the agent. Every request
 // carries the token; each answer, or its typed error, is shown where it was asked.
 
+import { part } from './dom.js';
 import { schemaForm } from './schema-form.js';
 
 /** The session token, from the address the inspector printed (`#token=...`): never sent anywhere but this server. */
@@ -27,15 +28,6 @@ export async function command(app, body) {
   } catch (error) {
     return { ok: false, error: { code: 'unreachable', message: String(error && error.message ? error.message : error) } };
   }
-}
-
-function part(title, className) {
-  const box = document.createElement('section');
-  box.className = `part ${className}`;
-  const heading = document.createElement('h4');
-  heading.textContent = title;
-  box.append(heading);
-  return box;
 }
 
 function button(text, className, act) {
