@@ -83,16 +83,17 @@ function stepView(step) {
   return box;
 }
 
-function skillsView(context) {
+/** The skills mounted after the step shown (`[redacted]` as the stream sent it). */
+function skillsView(known) {
   const box = part('Skills', 'skills');
   const list = document.createElement('ul');
-  const mounted = context && typeof context === 'object' && Array.isArray(context.agent?.mounted) ? context.agent.mounted : [];
+  const mounted = Array.isArray(known) ? known : [];
   for (const skill of mounted) {
     const item = line(`${skill.name}${skill.config && Object.keys(skill.config).length ? ` ${shortJson(skill.config, 160)}` : ''}`);
     item.dataset.skill = skill.name;
     list.append(item);
   }
-  if (!mounted.length) list.append(line(typeof context === 'string' ? context : 'none known', 'none'));
+  if (!mounted.length) list.append(line(typeof known === 'string' ? known : 'none known', 'none'));
   box.append(list);
   return box;
 }
@@ -109,7 +110,7 @@ export function render(actor, steps) {
   const step = steps[index];
   panel.dataset.step = step ? String(step.n) : '0';
   panel.dataset.following = String(cursor === undefined);
-  $('#step-at').textContent = step ? `step ${step.n} of ${steps.length}${cursor === undefined ? ' (latest)' : ''}` : 'no steps yet';
+  $('#step-at').textContent = step ? `step ${step.n} of ${steps.at(-1).n}${cursor === undefined ? ' (latest)' : ''}` : 'no steps yet';
   $('#step-back').disabled = index <= 0;
   $('#step-forward').disabled = index < 0 || index >= steps.length - 1;
   $('#step-latest').disabled = cursor === undefined;
@@ -129,6 +130,6 @@ export function render(actor, steps) {
     box.append(conversationView(conversation));
     parts.push(box);
   }
-  parts.push(skillsView(actor.context));
+  parts.push(skillsView(step?.mounted));
   body.replaceChildren(...parts);
 }

@@ -6,12 +6,22 @@
 
 import { changes } from './state.js';
 
+/** Steps kept per agent: past this, the oldest are dropped (numbers go on counting). */
+const MAX_STEPS = 5000;
+
 /** The agent's state in a snapshot's context: its skills' slices, or `[redacted]` as the stream sent it. */
 export function agentStateOf(snapshot) {
   const context = snapshot?.context;
   if (context === undefined) return undefined;
   if (typeof context === 'string') return context;
   return context?.agent?.state;
+}
+
+/** The skills mounted in a snapshot's context, or `[redacted]` as the stream sent it. */
+function mountedOf(snapshot) {
+  const context = snapshot?.context;
+  if (typeof context === 'string') return context;
+  return Array.isArray(context?.agent?.mounted) ? context.agent.mounted : undefined;
 }
 
 /** What went wrong in a step: `{ code, message }`, or the stream's `[redacted]`, or undefined. */
@@ -65,16 +75,17 @@ export class StepLog {
   /** A snapshot of the agent's machine: one step. */
   snapshot(sessionId, message) {
     const event = message.event ?? { type: 'snapshot' };
-    this.push(this.of(sessionId), event, agentStateOf(message.snapshot), message.snapshot?.value, Number(message.createdAt) || Date.now());
+    this.push(this.of(sessionId), event, agentStateOf(message.snapshot), message.snapshot?.value, Number(message.createdAt) || Date.now(), mountedOf(message.snapshot));
   }
 
-  push(entry, trigger, state, value, time) {
+  push(entry, trigger, state, value, time, mounted) {
     const before = entry.state;
     const signal = trigger.type === 'signal' ? trigger.signal : entry.signal;
     const effects = entry.effects;
     const recorded = state !== undefined;
     const step = {
-      n: entry.steps.length + 1,
+      n: (entry.steps.at(-1)?.n ?? 0) + 1,
+      mounted,
       trigger,
       signal: trigger.type === 'signal' || trigger.type.startsWith('step.signal') ? signal : undefined,
       effects,
@@ -86,6 +97,7 @@ export class StepLog {
       time,
     };
     entry.steps.push(step);
+    if (entry.steps.length > MAX_STEPS) entry.steps.shift();
     if (recorded) entry.state = state;
     entry.effects = [];
     if (trigger.type === 'signal' || trigger.type.startsWith('step.')) entry.signal = undefined;

@@ -373,7 +373,6 @@ function receive(message) {
     if (!actor) return;
     if (message.snapshot && 'value' in message.snapshot) actor.value = message.snapshot.value;
     if (message.snapshot?.status) actor.status = message.snapshot.status;
-    if (message.snapshot && 'context' in message.snapshot) actor.context = message.snapshot.context;
     if (!actor.parentId && !actor.system && message.snapshot && 'context' in message.snapshot) steps.snapshot(actor.sessionId, message);
     refresh(actor);
   } else if (message.type === '@xstate.event') {

@@ -215,6 +215,14 @@ describe('time travel', () => {
       expect(await at()).toBe(String(last + 1));
       expect(await stateRow('counter.count')).toEqual({ value: '3', changed: true });
       expect(await page.locator('#step-forward').isDisabled()).toBe(true);
+
+      // The skills shown are those of the step shown.
+      await ada.mount(arithmetic);
+      await expect.poll(() => texts('#agent .skills li'), poll).toEqual(['counter {"initial":0,"step":1}', 'notebook', 'arithmetic']);
+      await page.click('#step-back');
+      await page.click('#step-back');
+      expect(await texts('#agent .step .trigger')).toEqual(['signal counter.increment']);
+      expect(await texts('#agent .skills li')).toEqual(['counter {"initial":0,"step":1}', 'notebook']);
     } finally {
       await system.shutdown();
       await inspector.stop();
