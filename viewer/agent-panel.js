@@ -127,7 +127,7 @@ export function render(actor, steps) {
   const conversation = conversationOf(state);
   if (conversation) {
     const box = part('Conversation', 'conversation-part');
-    box.append(conversationView(conversation));
+    box.append(conversationView(conversation, actor.streaming));
     parts.push(box);
   }
   parts.push(skillsView(step?.mounted));

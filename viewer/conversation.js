@@ -45,8 +45,19 @@ function resultText(part) {
   return { failed: false, text: shortJson(output, 300) };
 }
 
-/** The conversation as a list: messages, tool calls with their results, pending calls; and its usage. */
-export function conversationView(slice) {
+/** True when the history's last assistant message is the text streamed (its step landed). */
+function landed(messages, text) {
+  const last = [...messages].reverse().find((message) => message.role === 'assistant');
+  if (!last) return false;
+  const written = typeof last.content === 'string' ? last.content : Array.isArray(last.content) ? last.content.filter((part) => part.type === 'text').map((part) => part.text).join('') : '';
+  return written === text;
+}
+
+/**
+ * The conversation as a list: messages, tool calls with their results, pending calls, the answer
+ * being written (`streaming`: the pieces received for the turn in flight); and its usage.
+ */
+export function conversationView(slice, streaming) {
   const list = document.createElement('ol');
   list.className = 'conversation';
   const results = resultsOf(slice.messages);
@@ -88,6 +99,7 @@ export function conversationView(slice) {
     }
     list.append(item);
   }
+  if (slice.turn && streaming && streaming.turn === slice.turn.n && streaming.text && !landed(slice.messages, streaming.text)) list.append(row('message assistant streaming', 'assistant…', streaming.text));
   if (slice.turn) list.append(row('turn', 'turn', `${slice.turn.n}: ${slice.turn.status}`));
   else if (slice.last && slice.last.outcome !== 'answered') list.append(row('turn failed', 'turn', `${slice.last.n} ${slice.last.outcome}${slice.last.error ? `: ${slice.last.error.code}: ${slice.last.error.message}` : ''}`));
   const usage = document.createElement('p');

@@ -350,6 +350,7 @@ function parseDefinition(text) {
 }
 
 function receive(message) {
+  if (message && message.type === '@skillstate.delta') return streamed(message);
   if (!message || typeof message.sessionId !== 'string') return;
   if (message.type === '@xstate.actor') {
     const known = actors.get(message.sessionId);
@@ -378,6 +379,15 @@ function receive(message) {
   } else if (message.type === '@xstate.event') {
     logEvent(message);
   }
+}
+
+/** A piece of a model's answer as it is written: kept on the agent until its turn's step lands. */
+function streamed(message) {
+  const agent = [...actors.values()].find((actor) => !actor.parentId && actor.name === message.agent && actor.app?.id === message.app?.id);
+  if (!agent) return;
+  if (agent.streaming?.turn !== message.turn || agent.streaming?.step !== message.step) agent.streaming = { turn: message.turn, step: message.step, text: '' };
+  agent.streaming.text += message.text;
+  if (agent.sessionId === selected) select(agent, false);
 }
 
 const connection = document.getElementById('connection');

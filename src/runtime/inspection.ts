@@ -20,7 +20,7 @@ import { redactInspectionMessage, toPlain, type InspectionMessage, type Inspecti
 import { startViewerServer, type ViewerKind, type ViewerServer } from '../viewer/server.js';
 import { RuntimeError } from '../core/runtime-error.js';
 import { closeFlushed, Outbox, type InspectorStopped } from './inspector-outbox.js';
-import { refusal, STEER_ANSWER, STEER_COMMAND, STEERING_OPS, type SteerAnswer, type SteerCommandMessage } from '../viewer/steering.js';
+import { CHAT_DELTA, refusal, STEER_ANSWER, STEER_COMMAND, STEERING_OPS, type SteerAnswer, type SteerCommandMessage } from '../viewer/steering.js';
 import { carryOut } from './steering.js';
 import type { AgentSystem } from './system.js';
 
@@ -266,6 +266,16 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
     port: owned?.port ?? Number(base.port),
     attach(system) {
       attached = system;
+      // A model's answer as it is written, for the page's chat: only when the page may steer, and
+      // never with a redaction (a piece of an answer is data, which no redactor has seen).
+      if (options.interactive === true && !redact) {
+        system.subscribe('chat.delta', (signal) => {
+          const data = signal.data as { agent?: unknown; turn?: unknown; step?: unknown; text?: unknown } | undefined;
+          if (socket.readyState === WebSocket.OPEN && typeof data?.agent === 'string' && typeof data.text === 'string') {
+            socket.send(JSON.stringify({ type: CHAT_DELTA, agent: data.agent, turn: data.turn, step: data.step, text: data.text }));
+          }
+        });
+      }
     },
     async stop(stopOptions = {}) {
       const timeout = stopOptions.timeout ?? STOP_TIMEOUT;

@@ -35,6 +35,11 @@ export type SteerAnswer = { ok: true; value: unknown } | { ok: false; error: { c
 export const STEER_COMMAND = '@skillstate.command';
 /** An application to the server: the answer to command `id`. */
 export const STEER_ANSWER = '@skillstate.answer';
+/**
+ * An application to the viewers: a piece of a model's answer as it is written (a `chat.delta`
+ * signal), `{ agent, turn, step, text }`. Sent only while steering is on and nothing is redacted.
+ */
+export const CHAT_DELTA = '@skillstate.delta';
 
 export interface SteerCommandMessage {
   type: typeof STEER_COMMAND;

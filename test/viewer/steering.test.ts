@@ -2,12 +2,14 @@
  * Steering from the studio: opt-in (`interactive: true`), loopback only, a session token on every
  * request. In Chromium, a form generated from an action's input schema changes the agent's state
  * and the page shows it, a typed error is shown as such, a signal is called, a skill mounted and
- * unmounted, an agent stopped, and a chat with an approval given from the page runs the tool once.
+ * unmounted, an agent stopped, a chat with an approval given from the page runs the tool once, and
+ * a model's answer shows piece by piece as it is written.
  * Over HTTP and WebSocket: read-only refuses every steering request, a request without the token
  * (or with a wrong one) is refused, a foreign Origin or Host is refused.
  */
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MockLanguageModelV3 } from 'ai/test';
 import WebSocket from 'ws';
 import { defineAgent } from '../../src/index.js';
 import { startInspector, type InspectorHandle } from '../../src/runtime/inspect.js';
@@ -20,6 +22,7 @@ import { openBrowser, type Browser } from './browser.js';
 
 const Keeper = defineAgent({ name: 'keeper', skills: [counter, notebook] });
 const poll = { timeout: 15_000, interval: 50 };
+type StreamPart = Awaited<ReturnType<MockLanguageModelV3['doStream']>>['stream'] extends ReadableStream<infer P> ? P : never;
 
 let browser: Browser;
 beforeAll(async () => {
@@ -118,6 +121,50 @@ describe('steering from the page (interactive: true)', () => {
       expect(state.ledger.paid).toEqual([{ to: 'bob', amount: 5 }]);
       expect(await page.locator('#agent .conversation li[data-tool="pay"] .result').allTextContents()).toEqual(['→ {"paid":5,"to":"bob"}']);
       expect(await page.locator('#agent .conversation li.approval').count()).toBe(0);
+    } finally {
+      await system.shutdown();
+      await inspector.stop();
+    }
+  }, 60_000);
+
+  it("streams a model's answer into the conversation as it is written, piece by piece", async () => {
+    // The model writes only when the test says: each piece is awaited on the page before the next.
+    let writer: ReadableStreamDefaultController<StreamPart> | undefined;
+    let open = () => {};
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    const model = new MockLanguageModelV3({
+      doStream: async () => ({
+        stream: new ReadableStream<StreamPart>({
+          start(controller) {
+            writer = controller;
+            controller.enqueue({ type: 'stream-start', warnings: [] });
+            controller.enqueue({ type: 'text-start', id: 't1' });
+            open();
+          },
+        }),
+      }),
+    });
+    const inspector = await startInspector({ interactive: true });
+    const system = quietSystem({ inspect: inspector.inspect, models: { default: model } });
+    inspector.attach(system);
+    try {
+      system.spawn(assistant(), { id: 'writer' });
+      const { page } = browser;
+      await page.goto(inspector.localUrl);
+      await expect.poll(() => page.locator('#agent .chat').count(), poll).toBe(1);
+      await page.fill('#agent .chat-text', 'say hello');
+      await page.click('#agent .chat-send');
+      await opened;
+      const streaming = () => page.locator('#agent .conversation li.streaming .body').allTextContents();
+      writer!.enqueue({ type: 'text-delta', id: 't1', delta: 'Hel' });
+      await expect.poll(streaming, poll).toEqual(['Hel']);
+      writer!.enqueue({ type: 'text-delta', id: 't1', delta: 'lo.' });
+      await expect.poll(streaming, poll).toEqual(['Hello.']);
+      writer!.enqueue({ type: 'text-end', id: 't1' });
+      writer!.enqueue({ type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: { inputTokens: { total: 3, noCache: 3, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 2, text: 2, reasoning: 0 } } });
+      writer!.close();
+      await expect.poll(() => page.locator('#agent .conversation li.assistant:not(.streaming) .body').allTextContents(), poll).toEqual(['Hello.']);
+      expect(await streaming()).toEqual([]);
     } finally {
       await system.shutdown();
       await inspector.stop();
