@@ -258,7 +258,7 @@ export async function startViewerServer(options: ViewerServerOptions = {}): Prom
         namespace = new AppNamespace(`app${++connections}`);
         steering.join(namespace.app.id, socket);
       }
-      if (steering.answered(raw)) return;
+      if (steering.answered(raw, socket)) return;
       const text = namespace.relay(raw);
       if (text === undefined) return;
       replay.keep(text);

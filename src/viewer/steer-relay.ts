@@ -18,7 +18,7 @@ export class SteerRelay {
   /** Present when steering is on: the secret a page must send with every steering request. */
   readonly token: string | undefined;
   private readonly apps = new Map<string, WebSocket>();
-  private readonly waiting = new Map<string, { resolve: (answer: SteerAnswer) => void; timer: NodeJS.Timeout }>();
+  private readonly waiting = new Map<string, { resolve: (answer: SteerAnswer) => void; timer: NodeJS.Timeout; from: WebSocket }>();
 
   constructor(interactive: boolean) {
     this.token = interactive ? randomBytes(24).toString('base64url') : undefined;
@@ -32,8 +32,8 @@ export class SteerRelay {
     });
   }
 
-  /** Takes an application's answer; true when `text` was one (it is not relayed to viewers). */
-  answered(text: string): boolean {
+  /** Takes an application's answer (only from the connection asked); true when `text` was one (it is not relayed to viewers). */
+  answered(text: string, from: WebSocket): boolean {
     if (!text.includes(STEER_ANSWER)) return false;
     let message: { type?: unknown; id?: unknown };
     try {
@@ -43,7 +43,7 @@ export class SteerRelay {
     }
     if (message.type !== STEER_ANSWER || typeof message.id !== 'string') return false;
     const waiting = this.waiting.get(message.id);
-    if (waiting) {
+    if (waiting && waiting.from === from) {
       this.waiting.delete(message.id);
       clearTimeout(waiting.timer);
       const { type: _type, id: _id, ...answer } = message;
@@ -96,7 +96,7 @@ export class SteerRelay {
         this.waiting.delete(id);
         resolve({ ok: false, error: { code: 'timeout', message: `the application did not answer within ${ANSWER_TIMEOUT / 1000} s` } });
       }, ANSWER_TIMEOUT);
-      this.waiting.set(id, { resolve, timer });
+      this.waiting.set(id, { resolve, timer, from: socket });
     });
     socket.send(JSON.stringify({ type: STEER_COMMAND, id, command: command.command } satisfies SteerCommandMessage));
     return { status: 200, answer: await answer };
