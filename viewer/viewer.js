@@ -196,9 +196,14 @@ function groupOf(root) {
   return group;
 }
 
-/** An actor that ran and ended under another (a step's async call, a child that was restarted): folded into its parent's count. */
+/**
+ * An actor that ran and ended under another (a step's async call), or that another of its name
+ * replaced under the same parent (a child restarted after a crash, whose end the stream may not
+ * report): folded into its parent's count.
+ */
 function finished(actor) {
-  return actor.status !== 'active' && actor.parentId !== undefined && !actor.name.startsWith('skill:') && actors.has(actor.parentId);
+  if (actor.parentId === undefined || actor.name.startsWith('skill:') || !actors.has(actor.parentId)) return false;
+  return actor.status !== 'active' || actor.replaced === true;
 }
 
 /** How many finished children an actor has, by name: `step ×6`. */
@@ -367,6 +372,14 @@ function receive(message) {
     actor.system = actor.name === SYSTEM && !actor.parentId;
     actors.set(message.sessionId, actor);
     refresh(actor);
+    if (!known && actor.parentId) {
+      for (const other of actors.values()) {
+        if (other !== actor && other.parentId === actor.parentId && other.name === actor.name && !other.replaced) {
+          other.replaced = true;
+          refresh(other);
+        }
+      }
+    }
     // Children that arrived before their parent move under it now.
     for (const other of actors.values()) if (other.parentId === actor.sessionId && other.item) ensureViews(other);
   } else if (message.type === '@xstate.snapshot') {

@@ -16,7 +16,7 @@ import { startInspector } from '../../src/runtime/inspect.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { arithmetic, counter } from '../../skills/index.js';
 import { assistant } from '../model/fixtures.js';
-import { notebook, quietSystem } from '../runtime/fixtures.js';
+import { crashableChild, defineSkill, notebook, quietSystem } from '../runtime/fixtures.js';
 import { openBrowser, type Browser, type ElementLike } from './browser.js';
 
 const Keeper = defineAgent({ name: 'keeper', skills: [counter, notebook] });
@@ -92,11 +92,38 @@ describe('the studio shows what each agent holds', () => {
       );
       expect(Math.min(...sizes)).toBeGreaterThanOrEqual(12);
 
+      // Zoom and expand: a larger diagram, then one as wide as the pane.
+      const lifecycle = page.locator('.machine[data-name="skill:counter"]');
+      const zoomBefore = Number(await lifecycle.locator('.diagram').getAttribute('data-zoom'));
+      await lifecycle.locator('button.larger').click();
+      expect(Number(await lifecycle.locator('.diagram').getAttribute('data-zoom'))).toBeGreaterThan(zoomBefore);
+      await lifecycle.locator('button.expand').click();
+      expect(await lifecycle.getAttribute('class')).toContain('expanded');
+
       await ada.stop();
       await expect.poll(() => pane().getAttribute('data-status'), poll).toBe('stopped');
       await expect.poll(() => page.locator('.machine[data-name="skill:counter"]').getAttribute('data-status'), poll).toBe('stopped');
       expect(await page.locator('.machine[data-name="skill:counter"] .state').textContent()).toBe('stopped (was active)');
       expect(browser.outside).toEqual([]);
+    } finally {
+      await system.shutdown();
+      await inspector.stop();
+    }
+  }, 60_000);
+
+  it('a child restarted after a crash is folded into a count on its skill, not left as a card', async () => {
+    const inspector = await startInspector({});
+    const system = quietSystem({ inspect: inspector.inspect });
+    try {
+      const ada = system.spawn(Keeper, { id: 'ada' });
+      await ada.mount(defineSkill({ name: 'worker', children: () => [{ id: 'loop', logic: crashableChild({ count: 0 }), restart: 'permanent', maxRestarts: 5, withinMs: 60_000 }] }));
+      const { page } = browser;
+      await page.goto(inspector.localUrl);
+      for (let i = 0; i < 2; i++) ada.actor.system.get('ada/skills/worker/loop')!.send({ type: 'crash' });
+      const worker = page.locator('.machine[data-name="skill:worker"]');
+      await expect.poll(() => worker.locator('.folded').textContent(), poll).toBe('finished: loop ×2');
+      expect(await page.locator('.machine:not([hidden])[data-name="loop"]').count()).toBe(1);
+      expect(await page.locator('#tree li:not([hidden]) > .actor-name').allTextContents()).toEqual(['ada', 'skill:counter', 'skill:notebook', 'skill:worker', 'loop']);
     } finally {
       await system.shutdown();
       await inspector.stop();
