@@ -1,10 +1,16 @@
 // The local viewer: reads the inspection stream (the Stately inspector's messages) from the
 // server that serves this page, and shows the tree of agents and their skill lifecycle actors,
-// each machine as a state diagram (drawn by Mermaid from the machine's own definition, current
-// state highlighted), and the event log with filters by agent and skill.
+// the selected agent's state, conversation and steps (agent-panel.js), each machine as a state
+// diagram (diagram.js: drawn by Mermaid from the machine's own definition, current state
+// highlighted), and the event log with filters by agent and skill.
 // It must never reach past the server it came from.
 
 /* global mermaid */
+import { render as renderAgent, resetCursor } from './agent-panel.js';
+import { diagramText, hasStates } from './diagram.js';
+import { configure, showTools } from './steer.js';
+import { StepLog } from './steps.js';
+
 mermaid.initialize({ startOnLoad: false, securityLevel: 'strict', theme: 'neutral', flowchart: { htmlLabels: false }, state: { htmlLabels: false } });
 
 /** @type {Map<string, {sessionId: string, name: string, parentId?: string, app?: {id: string, label: string, pid?: number}, definition: any, value: any, status: string, card?: HTMLElement, item?: HTMLElement, drawn?: string}>} */
@@ -17,11 +23,19 @@ const log = document.getElementById('log');
 const agentFilter = document.getElementById('filter-agent');
 const skillFilter = document.getElementById('filter-skill');
 const MAX_LOG = 5000;
+/** The system actor runs the agents; it is not one, so it is neither listed nor drawn. Its events name the agent they are about. */
+const SYSTEM = 'skillstate.system';
+const steps = new StepLog();
+/** The agent shown in full (its session id). */
+let selected;
 
-fetch('config.json').then((response) => response.json()).then((config) => {
-  document.getElementById('title').textContent = config.title;
-  document.title = `${config.title}: skillstate viewer`;
-});
+const configured = fetch('config.json')
+  .then((response) => response.json())
+  .then((config) => {
+    document.getElementById('title').textContent = config.title;
+    document.title = `${config.title}: skillstate viewer`;
+    configure(config);
+  });
 
 // ---- who is who ------------------------------------------------------------------------------
 
@@ -58,108 +72,6 @@ function stateText(value) {
 
 // ---- diagrams --------------------------------------------------------------------------------
 
-function label(text) {
-  return String(text).replace(/["\n;]/g, ' ').replace(/:/g, '∶');
-}
-
-function transitionsOf(node) {
-  const found = [];
-  const add = (event, spec) => {
-    for (const one of Array.isArray(spec) ? spec : [spec]) {
-      const target = typeof one === 'string' ? one : one && one.target;
-      for (const t of Array.isArray(target) ? target : target === undefined ? [] : [target]) found.push([event, t]);
-    }
-  };
-  for (const [event, spec] of Object.entries(node.on ?? {})) add(event, spec);
-  if (node.always) add('always', node.always);
-  if (node.onDone) add('done', node.onDone);
-  for (const [delay, spec] of Object.entries(node.after ?? {})) add(`after ${delay}`, spec);
-  for (const invoke of Array.isArray(node.invoke) ? node.invoke : node.invoke ? [node.invoke] : []) {
-    if (invoke.onDone) add(`done ${invoke.id ?? invoke.src ?? ''}`, invoke.onDone);
-    if (invoke.onError) add(`error ${invoke.id ?? invoke.src ?? ''}`, invoke.onError);
-  }
-  return found;
-}
-
-/** Paths of the active states, as `a.b` strings. */
-function activePaths(value, prefix = []) {
-  if (typeof value === 'string') return [[...prefix, value].join('.')];
-  if (!value || typeof value !== 'object') return [];
-  const paths = [];
-  for (const [key, inner] of Object.entries(value)) {
-    paths.push([...prefix, key].join('.'));
-    paths.push(...activePaths(inner, [...prefix, key]));
-  }
-  return paths;
-}
-
-/** The machine as a Mermaid state diagram, with the active states in the `current` class. */
-function diagramText(definition, value, fallbackName) {
-  const lines = ['stateDiagram-v2', 'direction LR', 'classDef current fill:#ffe08a,stroke:#c77700,stroke-width:3px,color:#000'];
-  const ids = new Map();
-  const byMachineId = new Map();
-  const idOf = (path) => {
-    const key = path.join('.');
-    if (!ids.has(key)) ids.set(key, `s${ids.size}`);
-    return ids.get(key);
-  };
-  const collect = (node, path) => {
-    for (const [name, child] of Object.entries(node.states ?? {})) {
-      if (child && typeof child.id === 'string') byMachineId.set(child.id, [...path, name]);
-      collect(child ?? {}, [...path, name]);
-    }
-  };
-  const resolve = (parentPath, statePath, target) => {
-    if (typeof target !== 'string') return undefined;
-    if (target.startsWith('#')) {
-      const [id, ...rest] = target.slice(1).split('.');
-      const base = byMachineId.get(id);
-      return base ? [...base, ...rest] : undefined;
-    }
-    if (target.startsWith('.')) return [...statePath, ...target.slice(1).split('.')];
-    return [...parentPath, ...target.split('.')];
-  };
-  const walk = (node, path, indent) => {
-    const states = node.states ?? {};
-    const names = Object.keys(states);
-    if (node.initial && states[node.initial]) lines.push(`${indent}[*] --> ${idOf([...path, node.initial])}`);
-    for (const name of names) {
-      const child = states[name] ?? {};
-      const id = idOf([...path, name]);
-      lines.push(`${indent}state "${label(name)}" as ${id}`);
-      if (child.states && Object.keys(child.states).length) {
-        lines.push(`${indent}state ${id} {`);
-        walk(child, [...path, name], `${indent}  `);
-        lines.push(`${indent}}`);
-      }
-      if (child.type === 'final') lines.push(`${indent}${id} --> [*]`);
-    }
-    for (const name of names) {
-      for (const [event, target] of transitionsOf(states[name] ?? {})) {
-        const to = resolve(path, [...path, name], target);
-        if (to && ids.has(to.join('.'))) lines.push(`${indent}${idOf([...path, name])} --> ${idOf(to)} : ${label(event)}`);
-      }
-    }
-  };
-  const config = definition && typeof definition === 'object' ? definition : {};
-  if (typeof config.id === 'string') byMachineId.set(config.id, []);
-  collect(config, []);
-  if (config.states && Object.keys(config.states).length) {
-    // Declare every state first, so that transitions between nested states find their ids.
-    walk(config, [], '  ');
-    const current = activePaths(value).filter((path) => ids.has(path)).map((path) => ids.get(path));
-    if (current.length) lines.push(`  class ${current.join(',')} current`);
-  } else {
-    // A machine without states (plain actor logic, or a flat machine) is one box, always current.
-    lines.push(`  state "${label(config.id ?? fallbackName)}" as s0`, '  class s0 current');
-  }
-  return lines.join('\n');
-}
-
-function hasStates(definition) {
-  return Boolean(definition && definition.states && Object.keys(definition.states).length);
-}
-
 let drawing = Promise.resolve();
 let drawCount = 0;
 
@@ -174,12 +86,66 @@ function draw(actor) {
       if (actor.drawn !== text) return;
       const box = actor.card.querySelector('.diagram');
       box.innerHTML = svg;
+      fit(box, actor);
       box.dataset.kind = hasStates(actor.definition) ? 'states' : 'single';
       box.dataset.state = stateText(actor.value);
     } catch (error) {
       actor.card.querySelector('.diagram').textContent = `could not draw: ${error && error.message ? error.message : error}`;
     }
   });
+}
+
+/** Mermaid draws state names at 16 px: no diagram is shrunk below this, so that they stay at 12 px or more. */
+const SMALLEST = 0.75;
+
+/**
+ * Diagrams are drawn at the card's zoom; until the zoom is chosen, as large as the pane allows
+ * between 75% and 100% of Mermaid's size. Never smaller: a wide machine scrolls inside its card,
+ * or its card is expanded to the pane.
+ */
+function fit(box, actor) {
+  const svg = box.querySelector('svg');
+  if (!svg) return;
+  const view = svg.viewBox && svg.viewBox.baseVal;
+  const width = view && view.width ? view.width : svg.getBoundingClientRect().width;
+  const room = machines.clientWidth - 24;
+  const zoom = actor.zoom ?? Math.max(SMALLEST, Math.min(1, room / width));
+  svg.removeAttribute('width');
+  svg.style.maxWidth = 'none';
+  svg.style.width = `${Math.round(width * zoom)}px`;
+  svg.style.height = 'auto';
+  box.dataset.zoom = String(Math.round(zoom * 100) / 100);
+}
+
+const ZOOMS = [SMALLEST, 1, 1.25, 1.5, 2];
+
+function zoomControls(actor) {
+  const controls = document.createElement('span');
+  controls.className = 'zoom';
+  const button = (text, title, act) => {
+    const element = document.createElement('button');
+    element.textContent = text;
+    element.title = title;
+    element.className = title.split(' ')[0];
+    element.addEventListener('click', (event) => {
+      event.stopPropagation();
+      act();
+      fit(actor.card.querySelector('.diagram'), actor);
+    });
+    return element;
+  };
+  const step = (by) => () => {
+    const now = Number(actor.card.querySelector('.diagram').dataset.zoom) || 1;
+    const index = by > 0 ? ZOOMS.findIndex((zoom) => zoom > now) : ZOOMS.findLastIndex((zoom) => zoom < now);
+    actor.zoom = index < 0 ? now : ZOOMS[index];
+    actor.card.dataset.zoom = String(actor.zoom);
+  };
+  controls.append(
+    button('−', 'smaller diagram', step(-1)),
+    button('+', 'larger diagram', step(1)),
+    button('⤢', 'expand to the pane', () => actor.card.classList.toggle('expanded')),
+  );
+  return controls;
 }
 
 // ---- the tree and the cards ------------------------------------------------------------------
@@ -192,7 +158,9 @@ function ensureViews(actor) {
     actor.card = document.createElement('article');
     actor.card.className = 'machine';
     actor.card.dataset.session = actor.sessionId;
-    actor.card.innerHTML = '<h3><span class="actor-name"></span><span class="owner"></span><span class="app"></span><span class="state"></span></h3><div class="diagram"></div>';
+    actor.card.innerHTML = '<h3><span class="actor-name"></span><span class="owner"></span><span class="app"></span><span class="state"></span><span class="folded"></span></h3><div class="diagram"></div>';
+    actor.card.querySelector('h3').append(zoomControls(actor));
+    actor.item.querySelector('.actor-name').addEventListener('click', () => select(rootOf(actor)));
   }
   const parent = actor.parentId && actors.get(actor.parentId);
   const list = parent ? (ensureViews(parent), parent.item.querySelector('ul')) : tree;
@@ -228,17 +196,71 @@ function groupOf(root) {
   return group;
 }
 
+/**
+ * An actor that ran and ended under another (a step's async call), or that another of its name
+ * replaced under the same parent (a child restarted after a crash, whose end the stream may not
+ * report): folded into its parent's count.
+ */
+function finished(actor) {
+  if (actor.parentId === undefined || actor.name.startsWith('skill:') || !actors.has(actor.parentId)) return false;
+  return actor.status !== 'active' || actor.replaced === true;
+}
+
+/** How many finished children an actor has, by name: `step ×6`. */
+function foldedText(parent) {
+  const counts = new Map();
+  for (const other of actors.values()) if (other.parentId === parent.sessionId && other.folded) counts.set(other.name, (counts.get(other.name) ?? 0) + 1);
+  return [...counts].map(([name, count]) => `${name} ×${count}`).join(', ');
+}
+
 function refresh(actor) {
+  if (actor.system) return;
   ensureViews(actor);
-  const text = stateText(actor.value) || actor.status;
+  const root = rootOf(actor);
+  // A stopped agent's skills and children are stopped with it, whatever state they were left in.
+  const stopped = actor.status !== 'active' || root.status !== 'active';
+  const state = stateText(actor.value);
+  const text = stopped ? `${actor.status === 'active' ? root.status : actor.status}${state ? ` (was ${state})` : ''}` : state || actor.status;
   actor.item.querySelector('.state').textContent = text;
   actor.card.querySelector('.state').textContent = text;
-  actor.card.dataset.state = stateText(actor.value);
-  actor.card.dataset.status = actor.status;
-  actor.item.classList.toggle('stopped', actor.status !== 'active');
+  actor.card.dataset.state = state;
+  actor.card.dataset.status = stopped ? 'stopped' : actor.status;
+  actor.item.classList.toggle('stopped', stopped);
+  actor.card.classList.toggle('stopped', stopped);
+  actor.folded = finished(actor);
+  actor.item.hidden = actor.folded;
+  actor.card.dataset.folded = String(actor.folded);
+  const parent = actor.parentId && actors.get(actor.parentId);
+  if (parent && parent.item) {
+    const folded = foldedText(parent);
+    parent.item.dataset.folded = folded;
+    parent.card.querySelector('.folded').textContent = folded ? `finished: ${folded}` : '';
+  }
   applyFilter(actor.card);
-  draw(actor);
+  if (!actor.folded) draw(actor);
+  if (root === actor && (selected === undefined || selected === actor.sessionId)) select(actor, false);
+  if (root !== actor && root.status !== 'active' && !stopped) refresh(root);
 }
+
+/** Asks the agent's application what the agent can do (its actions, routes), and shows it with the controls steering allows. */
+function describe(agent) {
+  configured.then(() => showTools(agent.app?.id, agent.name));
+}
+
+/** Events after which what an agent can do is asked again. */
+const RESHAPING = new Set(['mount', 'unmount', 'step.reconcile', 'agent.stopped', 'xstate.stop']);
+
+/** Shows `agent` in the agent pane (the first agent seen is shown until another is clicked). */
+function select(agent, byUser = true) {
+  if (agent.system) return;
+  if (byUser && selected !== agent.sessionId) resetCursor();
+  const changed = selected !== agent.sessionId;
+  selected = agent.sessionId;
+  if (changed) describe(agent);
+  for (const other of actors.values()) if (other.item) other.item.classList.toggle('selected', other.sessionId === selected);
+  renderAgent(agent, steps.steps(agent.sessionId));
+}
+
 
 function offer(select, value) {
   if ([...select.options].some((option) => option.value === value)) return;
@@ -250,7 +272,7 @@ function offer(select, value) {
 function applyFilter(element) {
   const agent = agentFilter.value;
   const skill = skillFilter.value;
-  element.hidden = (agent !== '' && element.dataset.agent !== agent) || (skill !== '' && element.dataset.skill !== skill);
+  element.hidden = element.dataset.folded === 'true' || (agent !== '' && element.dataset.agent !== agent) || (skill !== '' && element.dataset.skill !== skill);
 }
 
 for (const select of [agentFilter, skillFilter]) {
@@ -261,16 +283,46 @@ for (const select of [agentFilter, skillFilter]) {
 
 // ---- the event log ---------------------------------------------------------------------------
 
+/** An error as a person reads it: `code: message` (or the message of a thrown `Error`). */
+function errorText(error) {
+  if (!error || typeof error !== 'object') return undefined;
+  if (typeof error.message !== 'string') return undefined;
+  return typeof error.code === 'string' ? `${error.code}: ${error.message}` : `${error.name ?? 'Error'}: ${error.message}`;
+}
+
 function detailOf(event) {
   if (event.signal && typeof event.signal === 'object') return `${event.signal.type ?? ''} ${event.signal.data === undefined ? '' : JSON.stringify(event.signal.data)}`.trim();
-  const { type, ...rest } = event;
+  const error = errorText(event.effect?.error) ?? errorText(event.error) ?? errorText(event.data);
+  if (error) return error;
+  const { type, agent, ...rest } = event;
   const text = Object.keys(rest).length ? JSON.stringify(rest) : '';
   return text.length > 160 ? `${text.slice(0, 157)}...` : text;
 }
 
+/** The agent of the same application that a system event names (`event.agent`). */
+function agentNamed(system, name) {
+  if (typeof name !== 'string') return undefined;
+  for (const actor of actors.values()) if (!actor.parentId && actor.name === name && !actor.system && actor.app?.id === system.app?.id) return actor;
+  return undefined;
+}
+
 function logEvent(message) {
   const event = message.event ?? { type: '?' };
-  const actor = actors.get(message.sessionId);
+  let actor = actors.get(message.sessionId);
+  // The system reports effects (errors, registrations...) of its agents: each is the agent's.
+  if (actor && actor.system) {
+    const agent = agentNamed(actor, event.agent);
+    if (agent) {
+      steps.effect(agent.sessionId, event.effect && typeof event.effect === 'object' ? event.effect : { type: event.type });
+      actor = agent;
+    }
+  } else if (actor && !actor.parentId) {
+    steps.event(actor.sessionId, event, Number(message.createdAt) || Date.now());
+    if (actor.sessionId === selected) {
+      select(actor, false);
+      if (RESHAPING.has(event.type)) describe(actor);
+    }
+  }
   const root = actor ? rootOf(actor) : undefined;
   const item = document.createElement('li');
   item.dataset.agent = root ? root.name : '';
@@ -303,6 +355,7 @@ function parseDefinition(text) {
 }
 
 function receive(message) {
+  if (message && message.type === '@skillstate.delta') return streamed(message);
   if (!message || typeof message.sessionId !== 'string') return;
   if (message.type === '@xstate.actor') {
     const known = actors.get(message.sessionId);
@@ -316,8 +369,17 @@ function receive(message) {
     }
     actor.value = message.snapshot?.value ?? actor.value;
     actor.status = message.snapshot?.status ?? 'active';
+    actor.system = actor.name === SYSTEM && !actor.parentId;
     actors.set(message.sessionId, actor);
     refresh(actor);
+    if (!known && actor.parentId) {
+      for (const other of actors.values()) {
+        if (other !== actor && other.parentId === actor.parentId && other.name === actor.name && !other.replaced) {
+          other.replaced = true;
+          refresh(other);
+        }
+      }
+    }
     // Children that arrived before their parent move under it now.
     for (const other of actors.values()) if (other.parentId === actor.sessionId && other.item) ensureViews(other);
   } else if (message.type === '@xstate.snapshot') {
@@ -325,10 +387,20 @@ function receive(message) {
     if (!actor) return;
     if (message.snapshot && 'value' in message.snapshot) actor.value = message.snapshot.value;
     if (message.snapshot?.status) actor.status = message.snapshot.status;
+    if (!actor.parentId && !actor.system && message.snapshot && 'context' in message.snapshot) steps.snapshot(actor.sessionId, message);
     refresh(actor);
   } else if (message.type === '@xstate.event') {
     logEvent(message);
   }
+}
+
+/** A piece of a model's answer as it is written: kept on the agent until its turn's step lands. */
+function streamed(message) {
+  const agent = [...actors.values()].find((actor) => !actor.parentId && actor.name === message.agent && actor.app?.id === message.app?.id);
+  if (!agent) return;
+  if (agent.streaming?.turn !== message.turn || agent.streaming?.step !== message.step) agent.streaming = { turn: message.turn, step: message.step, text: '' };
+  agent.streaming.text += message.text;
+  if (agent.sessionId === selected) select(agent, false);
 }
 
 const connection = document.getElementById('connection');

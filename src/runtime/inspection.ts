@@ -20,6 +20,9 @@ import { redactInspectionMessage, toPlain, type InspectionMessage, type Inspecti
 import { startViewerServer, type ViewerKind, type ViewerServer } from '../viewer/server.js';
 import { RuntimeError } from '../core/runtime-error.js';
 import { closeFlushed, Outbox, type InspectorStopped } from './inspector-outbox.js';
+import { CHAT_DELTA, refusal, STEER_ANSWER, STEER_COMMAND, STEERING_OPS, type SteerAnswer, type SteerCommandMessage } from '../viewer/steering.js';
+import { carryOut } from './steering.js';
+import type { AgentSystem } from './system.js';
 
 export type { InspectorStopped } from './inspector-outbox.js';
 
@@ -57,16 +60,24 @@ export interface InspectorOptions {
    * label (and process id).
    */
   label?: string;
+  /**
+   * Let the local viewer steer the system given to `attach`: send signals, call actions from
+   * forms, chat, approve tool calls, mount and unmount skills, stop agents. Default false: the
+   * page only watches. The server it starts is then loopback only, and every steering request must
+   * carry the session token in `localUrl` (`#token=...`). With `connect`, the server must be
+   * started with `skillstate inspect --interactive` too.
+   */
+  interactive?: boolean;
 }
 
 
-/** A running inspector started by `startInspector`: its URL, the XState `inspect` option, and `stop()`. */
+/** A running inspector started by `startInspector`: its URL, the XState `inspect` option, `attach(system)` (the system the studio describes and, with `interactive: true`, steers), and `stop()`. */
 export interface InspectorHandle {
   /** Pass this to `createAgentSystem({ inspect })`. */
   inspect: Observer<InspectionEvent>;
   /** The page of the chosen viewer (`localUrl` or `statelyUrl`). */
   url: string;
-  /** The local viewer: state diagrams and the event log, no request leaving this machine. */
+  /** The local viewer: state diagrams and the event log, no request leaving this machine (with `#token=...` when it may steer). */
   localUrl: string;
   /** The Stately inspector bridge (needs the internet). */
   statelyUrl: string;
@@ -81,6 +92,11 @@ export interface InspectorHandle {
    * it, the connection is cut and what was left unsent is reported, on stderr and in the result.
    */
   stop(options?: { timeout?: number }): Promise<InspectorStopped>;
+  /**
+   * The system the local viewer describes (each agent's actions with their input schemas, its
+   * routes) and, with `interactive: true`, steers. Read-only without `interactive`.
+   */
+  attach(system: AgentSystem): void;
 }
 
 /** A free TCP port on the loopback interface. */
@@ -139,6 +155,12 @@ async function connectSocket(url: string): Promise<WebSocket> {
   return socket;
 }
 
+/**
+ * How deep a snapshot is copied before it is sent (the inspector's default, 10, cuts a
+ * conversation's tool calls in an agent's state to `[Object]`).
+ */
+const SERIALIZATION_DEPTH = 20;
+
 /** How long `stop()` waits for what is still on its way, by default. */
 const STOP_TIMEOUT = 5_000;
 
@@ -167,7 +189,7 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
   if (options.connect !== undefined) socketUrl = options.connect;
   else {
     try {
-      server = await startViewerServer({ host: options.host, port: options.port, home: options.viewer ?? 'local', history: options.history });
+      server = await startViewerServer({ host: options.host, port: options.port, home: options.viewer ?? 'local', history: options.history, interactive: options.interactive === true });
     } catch (error) {
       throw new RuntimeError(errorInfo('signal_failed', `the inspection server could not listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 'a free port'}: ${describeThrown(error)}`));
     }
@@ -181,6 +203,24 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
     throw error;
   }
   const label = labelOf(options.label);
+  let attached: AgentSystem | undefined;
+  // Commands from the server: described or carried out on the attached system, each answered by its id.
+  socket.on('message', (data) => {
+    let message: SteerCommandMessage;
+    try {
+      message = JSON.parse(String(data)) as SteerCommandMessage;
+    } catch {
+      return;
+    }
+    if (message?.type !== STEER_COMMAND || typeof message.id !== 'string') return;
+    const answer = (result: SteerAnswer) => {
+      if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type: STEER_ANSWER, id: message.id, ...result }));
+    };
+    const op = message.command?.op;
+    if (!attached) answer(refusal('not_attached'));
+    else if (STEERING_OPS.has(op) && options.interactive !== true) answer(refusal('read_only', 'this application did not opt in (startInspector({ interactive: true }))'));
+    else void carryOut(attached, message.command).then(answer);
+  });
   socket.send(JSON.stringify({ type: APP_HELLO, label, pid: process.pid } satisfies AppHello));
   let redactionFailed = false;
   // Events the socket could not take because the connection had closed before stop() (the server
@@ -207,12 +247,12 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
       }
       if (message) socket.send(JSON.stringify(message));
     },
-  });
+  }, { serializationDepthLimit: SERIALIZATION_DEPTH });
   const outbox = new Outbox((event) => inspector.inspect.next?.(event));
   const owned = server;
   const base = owned ? new URL(owned.url) : new URL(socketUrl.replace(/^ws/, 'http'));
   const origin = `${base.protocol}//${base.host}`;
-  const localUrl = `${origin}/local/`;
+  const localUrl = owned?.token ? `${origin}/local/#token=${owned.token}` : `${origin}/local/`;
   const statelyUrl = `${origin}/stately`;
   const url = (options.viewer ?? 'local') === 'local' ? localUrl : options.connect !== undefined ? statelyUrl : origin;
   if (options.open) openBrowser(url);
@@ -224,6 +264,19 @@ export async function startInspector(options: InspectorOptions = {}): Promise<In
     socketUrl,
     host: owned?.host ?? base.hostname,
     port: owned?.port ?? Number(base.port),
+    attach(system) {
+      attached = system;
+      // A model's answer as it is written, for the page's chat: only when the page may steer, and
+      // never with a redaction (a piece of an answer is data, which no redactor has seen).
+      if (options.interactive === true && !redact) {
+        system.subscribe('chat.delta', (signal) => {
+          const data = signal.data as { agent?: unknown; turn?: unknown; step?: unknown; text?: unknown } | undefined;
+          if (socket.readyState === WebSocket.OPEN && typeof data?.agent === 'string' && typeof data.text === 'string') {
+            socket.send(JSON.stringify({ type: CHAT_DELTA, agent: data.agent, turn: data.turn, step: data.step, text: data.text }));
+          }
+        });
+      }
+    },
     async stop(stopOptions = {}) {
       const timeout = stopOptions.timeout ?? STOP_TIMEOUT;
       if (typeof timeout !== 'number' || !(timeout >= 0)) {

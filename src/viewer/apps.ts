@@ -9,6 +9,8 @@
  * Pure: no sockets here; the server passes each message through its connection's namespace.
  */
 
+import { CHAT_DELTA } from './steering.js';
+
 /** The message an application sends first: who it is. Not relayed to viewers. */
 export const APP_HELLO = '@skillstate.app';
 
@@ -54,7 +56,8 @@ export class AppNamespace {
       return undefined;
     }
     for (const key of IDS) if (typeof message[key] === 'string') message[key] = `${this.app.id}/${message[key]}`;
-    if (message.type === '@xstate.actor') message.app = { ...this.app };
+    // Actors, and the pieces of answers streamed for them, name their application.
+    if (message.type === '@xstate.actor' || message.type === CHAT_DELTA) message.app = { ...this.app };
     return JSON.stringify(message);
   }
 }

@@ -51,12 +51,13 @@ export type InspectionRedactor = (message: InspectionMessage) => InspectionMessa
 /** What a redacted value is replaced with. */
 export const REDACTED = '[redacted]';
 
-const MAX_DEPTH = 10;
+/** Deep enough for a conversation's tool call input in an agent's state (`snapshot.context.agent.state.conversation.messages[i].content[j].input`). */
+const MAX_DEPTH = 20;
 
 /**
  * A live value as plain JSON data: functions become `{ type: name }` (as the Stately inspector
  * shows them), objects with `toJSON` (actor refs) are converted by it, a cycle or anything
- * deeper than ten levels becomes a short marker, and nothing throws.
+ * deeper than twenty levels becomes a short marker, and nothing throws.
  */
 export function toPlain(value: unknown, depth = 0, ancestors: object[] = []): unknown {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
@@ -69,6 +70,11 @@ export function toPlain(value: unknown, depth = 0, ancestors: object[] = []): un
   try {
     const json = (value as { toJSON?: unknown }).toJSON;
     if (typeof json === 'function' && !(value instanceof Date)) return toPlain(json.call(value), depth + 1, [...ancestors, value]);
+    // An error's message and name are not enumerable: kept by hand, with its own fields (a code).
+    if (value instanceof Error) {
+      const fields = toPlain({ ...value }, depth + 1, [...ancestors, value]) as Record<string, unknown>;
+      return { name: value.name, message: value.message, ...fields };
+    }
     if (value instanceof Date) return value.toISOString();
     const inside = [...ancestors, value];
     if (Array.isArray(value)) return value.map((item) => toPlain(item, depth + 1, inside) ?? null);
@@ -84,8 +90,8 @@ export function toPlain(value: unknown, depth = 0, ancestors: object[] = []): un
   }
 }
 
-/** Event fields that name things rather than carry data: kept by the default redaction. */
-const NAMING_FIELDS = ['type', 'skill'] as const;
+/** Event fields that name things rather than carry data: kept by the default redaction (`agent`: the agent a system event is about). */
+const NAMING_FIELDS = ['type', 'skill', 'agent'] as const;
 
 function redactEvent(event: InspectionMessage['event']): InspectionMessage['event'] {
   if (!event) return event;
@@ -124,7 +130,7 @@ function redactDefinition(definition: string): string | undefined {
  * state, skill config), every event payload (signal data, instructions, outputs, errors) and a
  * snapshot's output and error become `'[redacted]'`. What stays is what the viewers draw and
  * filter on: actor names and parents, machine definitions, state values, statuses, event types,
- * signal types and skill names.
+ * signal types, skill names and the agent a system event is about.
  */
 export function redactInspectionMessage(message: InspectionMessage): InspectionMessage {
   const redacted: InspectionMessage = { ...message };

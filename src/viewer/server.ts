@@ -20,6 +20,8 @@ import { fileURLToPath } from 'node:url';
 import { WebSocket, WebSocketServer } from 'ws';
 import { isLoopbackInterface, LOOPBACK_NAMES } from '../core/loopback.js';
 import { AppNamespace } from './apps.js';
+import { SteerRelay } from './steer-relay.js';
+import { refusal } from './steering.js';
 import type { InspectionMessage } from './messages.js';
 
 /** Which page `/` leads to. */
@@ -38,13 +40,21 @@ export interface ViewerServerOptions {
   messages?: readonly InspectionMessage[];
   /** Shown in the local viewer's title bar. */
   title?: string;
+  /**
+   * Let the local viewer steer the applications that opt in too (send signals, call actions,
+   * chat, mount, stop). Default false: read-only. Loopback only; every steering request must
+   * carry the session token that `localUrl` holds (`#token=...`).
+   */
+  interactive?: boolean;
 }
 
 export interface ViewerServer {
   /** The home page (`/`), which leads to the chosen viewer. */
   readonly url: string;
-  /** The local viewer. */
+  /** The local viewer (with `#token=...` when steering is on: the page sends it with every steering request). */
   readonly localUrl: string;
+  /** The session token steering requests must carry; undefined when read-only. */
+  readonly token: string | undefined;
   /** The Stately inspector bridge page (needs the internet). */
   readonly statelyUrl: string;
   /** The WebSocket an application streams to and viewers read from. */
@@ -76,12 +86,17 @@ function mermaidScript(): string {
   return existsSync(vendored) ? vendored : createRequire(import.meta.url).resolve('mermaid/dist/mermaid.min.js');
 }
 
+const JAVASCRIPT = 'text/javascript; charset=utf-8';
+/** One of the page's own files, from the viewer folder. */
+const file = (name: string, type: string) => ({ file: () => `${assetsFolder()}${name}`, type });
+
 const ASSETS: Record<string, { file: () => string; type: string }> = {
-  '/local/': { file: () => `${assetsFolder()}index.html`, type: 'text/html; charset=utf-8' },
-  '/local/viewer.js': { file: () => `${assetsFolder()}viewer.js`, type: 'text/javascript; charset=utf-8' },
-  '/local/viewer.css': { file: () => `${assetsFolder()}viewer.css`, type: 'text/css; charset=utf-8' },
-  '/local/mermaid.min.js': { file: mermaidScript, type: 'text/javascript; charset=utf-8' },
-  '/stately': { file: () => `${assetsFolder()}stately.html`, type: 'text/html; charset=utf-8' },
+  '/local/': file('index.html', 'text/html; charset=utf-8'),
+  '/local/viewer.css': file('viewer.css', 'text/css; charset=utf-8'),
+  // The page's modules, one concern each: plain files, no build step.
+  ...Object.fromEntries(['viewer.js', 'agent-panel.js', 'conversation.js', 'diagram.js', 'dom.js', 'schema-form.js', 'state.js', 'steer.js', 'steps.js'].map((name) => [`/local/${name}`, file(name, JAVASCRIPT)])),
+  '/local/mermaid.min.js': { file: mermaidScript, type: JAVASCRIPT },
+  '/stately': file('stately.html', 'text/html; charset=utf-8'),
 };
 
 /** Nothing on the local page may reach past this server. */
@@ -92,11 +107,15 @@ function hostnameOf(header: string | undefined): string {
   return header.startsWith('[') ? header.slice(0, header.indexOf(']') + 1) : header.split(':')[0]!;
 }
 
-/** What a late viewer is sent: actors, their latest snapshots, the recent events. */
+/**
+ * What a late viewer is sent: actors, then the recent events and snapshots in the order they
+ * happened (so that the page can step through them), then each actor's latest snapshot that fell
+ * out of that window.
+ */
 class Replay {
   private readonly actors = new Map<string, string>();
   private readonly snapshots = new Map<string, string>();
-  private readonly events: string[] = [];
+  private readonly recent: string[] = [];
   constructor(private readonly history: number) {}
 
   keep(text: string): void {
@@ -113,17 +132,36 @@ class Replay {
         this.actors.delete(oldest);
         this.snapshots.delete(oldest);
       }
-    } else if (message.type === '@xstate.snapshot') {
-      if (this.actors.has(message.sessionId)) this.snapshots.set(message.sessionId, text);
-    } else if (message.type === '@xstate.event') {
-      this.events.push(text);
-      if (this.events.length > this.history) this.events.splice(0, this.events.length - this.history);
+      return;
     }
+    if (message.type === '@xstate.snapshot') {
+      if (!this.actors.has(message.sessionId)) return;
+      this.snapshots.set(message.sessionId, text);
+    } else if (message.type !== '@xstate.event') return;
+    this.recent.push(text);
+    // An event and the snapshot it caused count as one: `history` events, with their snapshots.
+    if (this.recent.length > 2 * this.history) this.recent.splice(0, this.recent.length - 2 * this.history);
   }
 
   messages(): string[] {
-    return [...this.actors.values(), ...this.events, ...this.snapshots.values()];
+    const recent = new Set(this.recent);
+    return [...this.actors.values(), ...this.recent, ...[...this.snapshots.values()].filter((text) => !recent.has(text))];
   }
+}
+
+/** The largest steering request read. */
+const MAX_BODY = 1_000_000;
+
+/** A request's body as text, or undefined past `MAX_BODY`. */
+async function readBody(request: IncomingMessage): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Starts the inspection server; resolves once it listens. */
@@ -137,6 +175,10 @@ export async function startViewerServer(options: ViewerServerOptions = {}): Prom
   const replay = new Replay(options.history ?? 1_000);
   for (const message of options.messages ?? []) replay.keep(JSON.stringify(message));
   const loopbackOnly = isLoopbackInterface(host);
+  if (options.interactive && !loopbackOnly) {
+    throw new TypeError(`interactive: true steers agents from the page and is served on loopback only, not on ${host}`);
+  }
+  const steering = new SteerRelay(options.interactive === true);
   // A page on another site can make the browser talk to a loopback port under a name it controls
   // (DNS rebinding); on loopback, only loopback names are served.
   const hostAllowed = (request: IncomingMessage) => !loopbackOnly || LOOPBACK_NAMES.has(hostnameOf(request.headers.host));
@@ -157,7 +199,17 @@ export async function startViewerServer(options: ViewerServerOptions = {}): Prom
       return;
     }
     if (path === '/local/config.json') {
-      response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify({ title: options.title ?? 'skillstate' }));
+      response.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify({ title: options.title ?? 'skillstate', interactive: steering.token !== undefined }));
+      return;
+    }
+    if (path === '/local/steer') {
+      if (request.method !== 'POST') {
+        response.writeHead(405, { allow: 'POST', 'content-type': 'text/plain' }).end('POST a command\n');
+        return;
+      }
+      const body = await readBody(request);
+      const { status, answer } = body === undefined ? { status: 413, answer: refusal('invalid_command', `the body is over ${MAX_BODY} bytes`) } : await steering.request(request, body);
+      response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify(answer));
       return;
     }
     const asset = ASSETS[path];
@@ -195,8 +247,19 @@ export async function startViewerServer(options: ViewerServerOptions = {}): Prom
     // Only applications send: a connection becomes one with its first message.
     let namespace: AppNamespace | undefined;
     socket.on('message', (data) => {
-      namespace ??= new AppNamespace(`app${++connections}`);
-      const text = namespace.relay(String(data));
+      const raw = String(data);
+      // Steering never travels over the socket: a command sent on it is refused, not relayed.
+      if (SteerRelay.isCommand(raw)) {
+        const { id } = JSON.parse(raw) as { id?: unknown };
+        socket.send(JSON.stringify({ type: '@skillstate.answer', id, ...refusal(steering.token ? 'over_websocket' : 'read_only') }));
+        return;
+      }
+      if (!namespace) {
+        namespace = new AppNamespace(`app${++connections}`);
+        steering.join(namespace.app.id, socket);
+      }
+      if (steering.answered(raw, socket)) return;
+      const text = namespace.relay(raw);
       if (text === undefined) return;
       replay.keep(text);
       for (const client of sockets.clients) if (client !== socket && client.readyState === WebSocket.OPEN) client.send(text);
@@ -216,12 +279,14 @@ export async function startViewerServer(options: ViewerServerOptions = {}): Prom
   const origin = `http://${shown === '0.0.0.0' || shown === '[::]' ? '127.0.0.1' : shown}:${address.port}`;
   return {
     url: origin,
-    localUrl: `${origin}/local/`,
+    localUrl: `${origin}/local/${steering.token ? `#token=${steering.token}` : ''}`,
+    token: steering.token,
     statelyUrl: `${origin}/stately`,
     socketUrl: `${origin.replace('http:', 'ws:')}/`,
     host: address.address,
     port: address.port,
     async stop() {
+      steering.close();
       for (const client of sockets.clients) client.terminate();
       await new Promise<void>((resolve) => sockets.close(() => resolve()));
       http.closeAllConnections();

@@ -124,6 +124,28 @@ describe('skillstate inspect', () => {
     viewer.socket.close();
   }, 30_000);
 
+  it('--interactive prints the local viewer with its session token; an application that opts in is steered with it, and only with it', async () => {
+    const { child, output } = await started(['inspect', '--port', '0', '--interactive']);
+    const localUrl = /Local viewer: +(\S+)/.exec(output)![1]!;
+    expect(localUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/local\/#token=[\w-]{32}$/);
+    const socketUrl = /Application socket: (\S+)/.exec(output)![1]!;
+    expect(output).toContain(`startInspector({ connect: '${socketUrl}', interactive: true })`);
+    const inspector = await startInspector({ connect: socketUrl, interactive: true });
+    const system = quietSystem({ inspect: inspector.inspect });
+    inspector.attach(system);
+    const agent = system.spawn(defineAgent({ name: 'steered', skills: [counter] }), { id: 'steered' });
+    const steer = (token: string) =>
+      fetch(new URL('/local/steer', localUrl), { method: 'POST', headers: { 'content-type': 'application/json', 'x-skillstate-token': token }, body: JSON.stringify({ app: 'app1', op: 'call', agent: 'steered', signal: { type: 'counter.increment' } }) });
+    const refused = await steer('wrong');
+    expect([refused.status, ((await refused.json()) as { error: { code: string } }).error.code]).toEqual([401, 'unauthorized']);
+    const answered = await steer(new URL(localUrl).hash.slice('#token='.length));
+    expect(await answered.json()).toEqual({ ok: true, value: { count: 1 } });
+    expect(agent.getSnapshot().state).toMatchObject({ counter: { count: 1 } });
+    await system.shutdown();
+    await inspector.stop();
+    child.kill('SIGTERM');
+  }, 30_000);
+
   it('stop() is bounded by its time-out, and says on stderr that it gave up', async () => {
     // A server that accepts the connection, then reads nothing more: the close is never answered.
     const deaf = new WebSocketServer({ host: '127.0.0.1', port: 0 });

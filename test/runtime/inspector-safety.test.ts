@@ -134,6 +134,9 @@ describe('redaction', () => {
     expect(signal?.event).toEqual({ type: 'signal', signal: { type: 'notes.add', data: REDACTED } });
     const mount = messages.find((message) => message.type === '@xstate.event' && message.event?.type === 'mount');
     expect(mount?.event).toMatchObject({ type: 'mount', skill: 'notebook' });
+    // The system's events name the agent they are about (so a viewer can show them under it); what they carry is redacted.
+    const registered = messages.find((message) => message.type === '@xstate.event' && message.event?.type === 'register_action');
+    expect(registered?.event).toEqual({ type: 'register_action', agent: 'keeper', effect: REDACTED, answered: REDACTED });
     const lifecycle = messages.filter((message) => message.type === '@xstate.snapshot' && message.snapshot?.value === 'inactive');
     expect(lifecycle.length).toBeGreaterThan(0);
     expect(lifecycle[0]!.snapshot!.context).toBe(REDACTED);

@@ -190,8 +190,8 @@ describe('the local viewer, two applications on one skillstate inspect', () => {
       const { page } = browser;
       await page.goto(url);
       const roots = () => page.locator('#tree > li').evaluateAll((items: ElementLike[]) => items.map((item) => `${item.querySelector('.actor-name')?.textContent} ${item.querySelector('.app')?.textContent}`));
-      // Each application's system actor and agent: both named alike, each with its application.
-      await expect.poll(roots, poll).toEqual([`skillstate.system ${shop}`, `ada ${shop}`, `skillstate.system ${bank}`, `ada ${bank}`]);
+      // Each application's agent: both named alike, each with its application (the system actors that run them are not agents, and not listed).
+      await expect.poll(roots, poll).toEqual([`ada ${shop}`, `ada ${bank}`]);
       const cards = (name: string) => page.locator(`.machine[data-name="${name}"]`).evaluateAll((found: ElementLike[]) => found.map((card) => card.getAttribute('data-app')).sort());
       await expect.poll(() => cards('skill:arithmetic'), poll).toEqual([bank]);
       expect(await cards('skill:counter')).toEqual([bank, shop]);

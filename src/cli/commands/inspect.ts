@@ -47,7 +47,7 @@ export async function serveUntilInterrupted(server: ViewerServer, io: CliIO, lin
 /** `skillstate inspect`. */
 export const inspectCommand: Command = {
   name: 'inspect',
-  help: `Usage: skillstate inspect [--port N] [--host H]
+  help: `Usage: skillstate inspect [--port N] [--host H] [--interactive]
 
 Starts the inspection server and prints the pages to open: the local viewer (state diagrams of
 every agent and skill lifecycle, the event log; works offline) and the Stately inspector.
@@ -55,14 +55,20 @@ Stream an application to it with:
 
   createAgentSystem({ inspect: (await startInspector({ connect: '<socket URL>' })).inspect })
 
-${SERVER_HELP}`,
+With --interactive (loopback only), the local viewer may also steer the applications that opt in
+with startInspector({ connect, interactive: true }) and inspector.attach(system): its printed
+address carries the session token every steering request must send.
+
+${SERVER_HELP}
+      --interactive    let the local viewer steer applications that opt in`,
   async run(args, io) {
-    const { values } = parseArgs({ args, options: SERVER_OPTIONS });
+    const { values } = parseArgs({ args, options: { ...SERVER_OPTIONS, interactive: { type: 'boolean' } } });
     if (values.help) {
       io.out(`${this.help}\n`);
       return 0;
     }
-    const server = await startViewerServer({ host: values.host, port: portOf(values.port), home: 'local', title: 'skillstate inspect' });
-    return serveUntilInterrupted(server, io, [`Application socket: ${server.socketUrl}  (startInspector({ connect: '${server.socketUrl}' }))`]);
+    const server = await startViewerServer({ host: values.host, port: portOf(values.port), home: 'local', title: 'skillstate inspect', interactive: values.interactive === true });
+    const connect = `startInspector({ connect: '${server.socketUrl}'${values.interactive ? ', interactive: true' : ''} })`;
+    return serveUntilInterrupted(server, io, [`Application socket: ${server.socketUrl}  (${connect})`]);
   },
 };
