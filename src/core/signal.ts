@@ -4,8 +4,8 @@
  *
  * Pure: no I/O, no XState.
  */
-import { nanoid } from 'nanoid';
 import { SignalError } from './errors.js';
+import { randomId } from './id.js';
 
 /** A CloudEvents 1.0 event. Plain data: it round-trips through JSON unchanged. */
 export interface Signal<TData = unknown> {
@@ -30,7 +30,7 @@ export interface CreateSignalOptions {
   /** Where the signal comes from (CloudEvents `source`). Default `skillstate`. */
   source?: string;
   subject?: string;
-  /** Overrides the generated id (nanoid). */
+  /** Overrides the generated id (21 characters of nanoid's URL-safe alphabet). */
   id?: string;
   /** Overrides the timestamp; default now, as an ISO 8601 string. */
   time?: string | Date;
@@ -99,12 +99,12 @@ function describeTypeProblem(type: unknown): string {
 export function createSignal<TData = undefined>(
   type: string,
   data?: TData,
-  options: CreateSignalOptions = {},
+  options?: CreateSignalOptions,
 ): Signal<TData> {
   if (!isValidSignalType(type)) {
     throw new SignalError({ code: 'invalid_signal', message: describeTypeProblem(type), subject: String(type) });
   }
-  const source = options.source ?? 'skillstate';
+  const source = options?.source ?? 'skillstate';
   if (typeof source !== 'string' || source.length === 0) {
     throw new SignalError({
       code: 'invalid_signal',
@@ -112,15 +112,15 @@ export function createSignal<TData = undefined>(
       subject: type,
     });
   }
-  const id = options.id ?? nanoid();
+  const id = options?.id ?? randomId();
   if (typeof id !== 'string' || id.length === 0) {
     throw new SignalError({ code: 'invalid_signal', message: `signal '${type}' needs a non-empty string id`, subject: type });
   }
-  const time = signalTime(type, options.time);
+  const time = signalTime(type, options?.time);
   const signal: Signal<TData> = { specversion: '1.0', id, source, type, time };
   if (data !== undefined) signal.data = data;
-  if (options.subject !== undefined) signal.subject = options.subject;
-  if (options.datacontenttype !== undefined) signal.datacontenttype = options.datacontenttype;
+  if (options?.subject !== undefined) signal.subject = options.subject;
+  if (options?.datacontenttype !== undefined) signal.datacontenttype = options.datacontenttype;
   else if (data !== undefined) signal.datacontenttype = 'application/json';
   return signal;
 }
