@@ -56,6 +56,8 @@ export function signalTypeSegments(type: unknown): string[] | undefined {
 
 const SEGMENT_CACHE_LIMIT = 4096;
 const segmentCache = new Map<string, readonly string[] | null>();
+let lastType: string | undefined;
+let lastSegments: readonly string[] | undefined;
 
 /**
  * `signalTypeSegments` with a bounded cache: the set of signal types an application uses is
@@ -63,6 +65,9 @@ const segmentCache = new Map<string, readonly string[] | null>();
  * shared and frozen.
  */
 export function cachedSignalTypeSegments(type: unknown): readonly string[] | undefined {
+  // The type asked about last, first: a signal's type is asked about by its creation, its
+  // check on sending and its routing, one after the other.
+  if (type === lastType) return lastSegments;
   if (typeof type !== 'string') return undefined;
   let segments = segmentCache.get(type);
   if (segments === undefined) {
@@ -71,7 +76,9 @@ export function cachedSignalTypeSegments(type: unknown): readonly string[] | und
     if (segmentCache.size >= SEGMENT_CACHE_LIMIT) segmentCache.clear();
     segmentCache.set(type, segments);
   }
-  return segments ?? undefined;
+  lastType = type;
+  lastSegments = segments ?? undefined;
+  return lastSegments;
 }
 
 /** True when `type` is a valid signal type (answered from the segment cache: every signal is checked at least twice). */
