@@ -3,6 +3,9 @@
  * and the full `disclose` (bodies already loaded, text rendered), per query, against a naive
  * anchor measured in the same rounds — a scan of every skill testing a precompiled
  * word-boundary regex per keyword and verb, and each pattern.
+ *
+ * The queries vary: 997 different ones, made from common words, the skills' trigger words and
+ * numbers, and taken in turn, so no query comes back before the others have all been asked.
  */
 import { createDocumentSkillRegistry, defineDocumentSkill } from '../src/index.js';
 import { disclose } from '../src/manifest/index.js';
@@ -10,14 +13,23 @@ import { planDisclosure } from '../src/manifest/disclose.js';
 import { compare, formatNs, pairedRatio, type ReportRow } from './harness.js';
 
 const COUNT = 1000;
-const QUERIES = [
-  'please greet Bob and say hello',
-  'summarize the quarterly report for topic512',
-  'what is the weather like today in Paris',
-  'can you do7 the task13 thing for me',
-  'open invoice-2024.pdf and merge it',
-  'I would like to plan a trip to the mountains next week with friends',
-];
+const WORDS = 'please can you the a for and with me it this that today next week report summary open merge plan trip check greet say hello weather file notes friends mountains quarterly thing'.split(' ');
+
+/**
+ * The `n`th query: common words, and in turn (as in six requests of an application) nothing a
+ * skill knows, a skill's keyword with a pattern's phrase, a verb and a keyword dozens of skills
+ * share, a file name a hundred skills' pattern takes, and a keyword of ten skills.
+ */
+function query(n: number): string {
+  const word = (k: number) => WORDS[(n * 7919 + k * 104729) % WORDS.length]!;
+  const words = [word(0), word(1), word(2), word(3), word(4), word(5)];
+  const topic = (n * 613) % COUNT;
+  const known = [[], [`topic${topic}`, `report for topic${topic}`], [], [`do${n % 11}`, `task${n % 37}`], [`invoice-${n}.pdf`], [`area${n % 101}`]][n % 6]!;
+  for (const [i, term] of known.entries()) words.splice(1 + i * 3, 0, term);
+  return words.join(' ');
+}
+
+const QUERIES = Array.from({ length: 997 }, (_, n) => query(n));
 
 export async function run(): Promise<ReportRow[]> {
   const registry = createDocumentSkillRegistry();
@@ -31,7 +43,8 @@ export async function run(): Promise<ReportRow[]> {
     );
     naive.push({ name: `skill-${i}`, tests: [...keywords, ...verbs].map((w) => new RegExp(`\\b${w}\\b`, 'i')).concat(patterns.map((p) => new RegExp(p, 'i'))) });
   }
-  for (const query of QUERIES) for (const match of planDisclosure(registry, query).detailed) await registry.content(match);
+  // Bodies a disclosure may show in full are read once, as a running system would have them.
+  for (let i = 0; i < COUNT; i++) await registry.content(`skill-${i}`);
   let q = 0;
   let sink = 0;
   const [scan, plan, full] = await compare([
@@ -48,7 +61,7 @@ export async function run(): Promise<ReportRow[]> {
   if (sink < 0) console.log(sink);
   return [
     { suite: 'disclosure', name: `naive scan, ${COUNT} skills (anchor)`, value: formatNs(scan!.ns) },
-    { suite: 'disclosure', name: `planDisclosure, ${COUNT} skills`, value: formatNs(plan!.ns), anchor: `naive ${formatNs(scan!.ns)}`, ratio: pairedRatio(plan!, scan!), target: '≤ 0.2 ms', pass: plan!.ns <= 200_000 },
-    { suite: 'disclosure', name: `disclose (rendered text), ${COUNT} skills`, value: formatNs(full!.ns), anchor: `naive ${formatNs(scan!.ns)}`, ratio: pairedRatio(full!, scan!), target: '≤ 0.2 ms', pass: full!.ns <= 200_000 },
+    { suite: 'disclosure', name: `planDisclosure, ${COUNT} skills, ${QUERIES.length} varied queries`, value: formatNs(plan!.ns), anchor: `naive ${formatNs(scan!.ns)}`, ratio: pairedRatio(plan!, scan!), target: '≤ 0.2 ms', pass: plan!.ns <= 200_000 },
+    { suite: 'disclosure', name: `disclose (rendered text), ${COUNT} skills, ${QUERIES.length} varied queries`, value: formatNs(full!.ns), anchor: `naive ${formatNs(scan!.ns)}`, ratio: pairedRatio(full!, scan!), target: '≤ 0.2 ms', pass: full!.ns <= 200_000 },
   ];
 }

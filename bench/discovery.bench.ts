@@ -9,7 +9,7 @@
  * against a full rescan measured in the same run.
  */
 import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { discoverSkills } from '../src/index.js';
@@ -56,7 +56,10 @@ async function reload(root: string, rescanNs: number): Promise<ReportRow[]> {
       const name = `skill-${String((round * 37) % COUNT).padStart(4, '0')}`;
       const next = watcher.nextChange();
       const front = `---\nname: ${name}\ndescription: Edited in round ${round}. It has a second sentence.\nversion: 2.0.${round}\n---\n`;
-      await writeFile(path.join(root, name, 'SKILL.md'), front + BODY);
+      // Written beside the tree and moved in, as editors save: the watcher never reads a half-written file.
+      const edited = path.join(path.dirname(root), 'edited.md');
+      await writeFile(edited, front + BODY);
+      await rename(edited, path.join(root, name, 'SKILL.md'));
       const change = await next;
       if (change.changed.join() !== name || registry.entry(name)?.version !== `2.0.${round}`) throw new Error(`reload of ${name} not applied: ${JSON.stringify(change)}`);
       durations.push(change.durationMs);

@@ -8,7 +8,6 @@
  *
  * Pure: no I/O, no XState.
  */
-import { nanoid } from 'nanoid';
 import type { z } from 'zod';
 import { isAction, type AnyAction } from './action.js';
 import { Catalog, providerName, type ActiveSkill, type Blueprint } from './catalog.js';
@@ -16,6 +15,7 @@ import { Agent, catalogOf, unlinkedError, withState, type AgentData, type Mounte
 import { execute, type CmdOptions, type CmdResult } from './cmd.js';
 import type { Diagnostic } from './diagnostics.js';
 import { DefinitionError, errorInfo, formatIssues, StateError, type ErrorCode, type ErrorExtras, type ErrorInfo } from './errors.js';
+import { randomId } from './id.js';
 import type { Instruction, RouteTarget } from './instruction.js';
 import { orderByDependencies } from './mount.js';
 import { deepFreeze, deepMerge, describeValue, isPlainObject } from './plain.js';
@@ -254,7 +254,7 @@ export function defineAgent<TSchema extends ObjectSchema = z.ZodObject<{}>, cons
       }
       const state = buildInitialState(blueprint, catalog, options.state);
       if (!state.ok) throw new StateError(state.error);
-      const id = options.id ?? nanoid();
+      const id = options.id ?? randomId();
       if (typeof id !== 'string' || id.length === 0) {
         throw new StateError({ code: 'invalid_state', message: `agent '${name}': id must be a non-empty string` });
       }

@@ -52,6 +52,7 @@ export class Catalog {
   private routerCache: { router: Router<RouteTarget>; diagnostics: Diagnostic[] } | undefined;
   private schemaCache: ObjectSchema | undefined;
   private stateCopier: ReplacingCopier | undefined;
+  private patternedCache: readonly AnySkill[] | undefined;
 
   constructor(
     readonly blueprint: Blueprint,
@@ -94,6 +95,14 @@ export class Catalog {
   get replaceInState(): ReplacingCopier {
     return (this.stateCopier ??=
       (hasOnlyItsKeys(this.blueprint.schema) ? replacingCopierFor([...this.ownKeys, ...this.stateKeys.keys()]) : undefined) ?? replaceAny);
+  }
+
+  /**
+   * The mounted skills with signal patterns, in mount order, found on first use: the only ones a
+   * signal's hooks can concern, and most agents have none, so a step need not go through them all.
+   */
+  get patterned(): readonly AnySkill[] {
+    return (this.patternedCache ??= Object.freeze([...this.skills.values()].filter((active) => active.spec.signalPatterns.length > 0).map((active) => active.spec)));
   }
 
   /** Every action of the agent, deduplicated, the agent's own first. */

@@ -152,8 +152,12 @@ interface PatchPlan {
 }
 
 const plans = new WeakMap<ObjectSchema, PatchPlan>();
+/** The schema of the last update and its plan: updates come in runs of one skill's state. */
+let lastSchema: ObjectSchema | undefined;
+let lastPlan: PatchPlan | undefined;
 
 function patchPlan(schema: ObjectSchema): PatchPlan {
+  if (schema === lastSchema) return lastPlan!;
   let plan = plans.get(schema);
   if (plan === undefined) {
     const def = (schema as unknown as ZodInternals)._zod!.def!;
@@ -165,6 +169,8 @@ function patchPlan(schema: ObjectSchema): PatchPlan {
     plan = { byField, copy: copy ?? copyAny };
     plans.set(schema, plan);
   }
+  lastSchema = schema;
+  lastPlan = plan;
   return plan;
 }
 

@@ -4,8 +4,8 @@
  *
  * Pure: no I/O, no XState.
  */
-import { nanoid } from 'nanoid';
 import { SignalError } from './errors.js';
+import { randomId } from './id.js';
 
 /** A CloudEvents 1.0 event. Plain data: it round-trips through JSON unchanged. */
 export interface Signal<TData = unknown> {
@@ -30,7 +30,7 @@ export interface CreateSignalOptions {
   /** Where the signal comes from (CloudEvents `source`). Default `skillstate`. */
   source?: string;
   subject?: string;
-  /** Overrides the generated id (nanoid). */
+  /** Overrides the generated id (21 characters of nanoid's URL-safe alphabet). */
   id?: string;
   /** Overrides the timestamp; default now, as an ISO 8601 string. */
   time?: string | Date;
@@ -56,6 +56,8 @@ export function signalTypeSegments(type: unknown): string[] | undefined {
 
 const SEGMENT_CACHE_LIMIT = 4096;
 const segmentCache = new Map<string, readonly string[] | null>();
+let lastType: string | undefined;
+let lastSegments: readonly string[] | undefined;
 
 /**
  * `signalTypeSegments` with a bounded cache: the set of signal types an application uses is
@@ -63,6 +65,9 @@ const segmentCache = new Map<string, readonly string[] | null>();
  * shared and frozen.
  */
 export function cachedSignalTypeSegments(type: unknown): readonly string[] | undefined {
+  // The type asked about last, first: a signal's type is asked about by its creation, its
+  // check on sending and its routing, one after the other.
+  if (type === lastType) return lastSegments;
   if (typeof type !== 'string') return undefined;
   let segments = segmentCache.get(type);
   if (segments === undefined) {
@@ -71,7 +76,9 @@ export function cachedSignalTypeSegments(type: unknown): readonly string[] | und
     if (segmentCache.size >= SEGMENT_CACHE_LIMIT) segmentCache.clear();
     segmentCache.set(type, segments);
   }
-  return segments ?? undefined;
+  lastType = type;
+  lastSegments = segments ?? undefined;
+  return lastSegments;
 }
 
 /** True when `type` is a valid signal type (answered from the segment cache: every signal is checked at least twice). */
@@ -99,12 +106,12 @@ function describeTypeProblem(type: unknown): string {
 export function createSignal<TData = undefined>(
   type: string,
   data?: TData,
-  options: CreateSignalOptions = {},
+  options?: CreateSignalOptions,
 ): Signal<TData> {
   if (!isValidSignalType(type)) {
     throw new SignalError({ code: 'invalid_signal', message: describeTypeProblem(type), subject: String(type) });
   }
-  const source = options.source ?? 'skillstate';
+  const source = options?.source ?? 'skillstate';
   if (typeof source !== 'string' || source.length === 0) {
     throw new SignalError({
       code: 'invalid_signal',
@@ -112,15 +119,15 @@ export function createSignal<TData = undefined>(
       subject: type,
     });
   }
-  const id = options.id ?? nanoid();
+  const id = options?.id ?? randomId();
   if (typeof id !== 'string' || id.length === 0) {
     throw new SignalError({ code: 'invalid_signal', message: `signal '${type}' needs a non-empty string id`, subject: type });
   }
-  const time = signalTime(type, options.time);
+  const time = signalTime(type, options?.time);
   const signal: Signal<TData> = { specversion: '1.0', id, source, type, time };
   if (data !== undefined) signal.data = data;
-  if (options.subject !== undefined) signal.subject = options.subject;
-  if (options.datacontenttype !== undefined) signal.datacontenttype = options.datacontenttype;
+  if (options?.subject !== undefined) signal.subject = options.subject;
+  if (options?.datacontenttype !== undefined) signal.datacontenttype = options.datacontenttype;
   else if (data !== undefined) signal.datacontenttype = 'application/json';
   return signal;
 }

@@ -112,9 +112,7 @@ export class AgentStep {
   /** Skills whose patterns match, in mount order. */
   private interested(): readonly AnySkill[] {
     let found: AnySkill[] | undefined;
-    for (const active of this.catalog.skills.values()) {
-      if (active.spec.signalPatterns.length && matchesAny(this.current.type, active.spec.signalPatterns)) (found ??= []).push(active.spec);
-    }
+    for (const spec of this.catalog.patterned) if (matchesAny(this.current.type, spec.signalPatterns)) (found ??= []).push(spec);
     return found ?? NO_SKILLS;
   }
 

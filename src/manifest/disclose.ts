@@ -269,16 +269,22 @@ export async function disclose(registry: DocumentSkillRegistry, query: string, o
     diagnostics.push(diagnostic('info', 'query_truncated', `the query has ${query.length} characters; only the first ${max} were matched against triggers`, { details: { length: query.length, max } }));
   }
   if (plan.tier === 0) return { ...plan, text: '', chars: 0, tokens: 0, catalog: [], cuts: [], offerTools: false, diagnostics };
-  const byName = new Map(plan.available.map((entry) => [entry.name, entry]));
+  // The available skills by name from the index the plan was made with: a map of them all,
+  // built per call, cost more than the rest of the call over 1,000 skills.
+  const { position } = indexFor(registry, options.enable ?? []);
+  const entryOf = (name: string): SkillEntry => {
+    const at = position.get(name);
+    return at === undefined ? registry.entry(name)! : plan.available[at]!;
+  };
   const details = await Promise.all(
     plan.detailed.map(async (name) => {
-      const entry = byName.get(name) ?? registry.entry(name)!;
+      const entry = entryOf(name);
       const loaded = await registry.content(name);
       return { name, rootPath: entry.rootPath, body: loaded.instructions, preloaded: plan.preloaded.includes(name), source: entry.source, trusted: entry.trusted, ...(entry.origin ? { origin: entry.origin } : {}) };
     }),
   );
-  const catalogEntries = plan.ranked.map((name) => byName.get(name) ?? registry.entry(name)!);
-  const omitted = Math.max(0, plan.available.length - catalogEntries.filter((entry) => byName.has(entry.name)).length);
+  const catalogEntries = plan.ranked.map(entryOf);
+  const omitted = Math.max(0, plan.available.length - catalogEntries.filter((entry) => position.has(entry.name)).length);
   const rendered = renderDisclosure(
     {
       tier: plan.tier,
