@@ -62,10 +62,24 @@ export interface SnapshotStore {
   list(): Promise<string[]>;
 }
 
-/** What a durable store writes in one transaction: snapshots to save (a later one of an id replaces it) and ids to delete. */
+/** An agent as a durable store keeps it: its snapshot as JSON text, with the fields a store indexes. */
+export interface StoredAgent {
+  id: string;
+  parent: string | undefined;
+  definition: string;
+  /** The `AgentSnapshot`, as JSON text. */
+  snapshot: string;
+}
+
+/** What a durable store writes in one transaction: agents to save (replacing what it holds of them) and ids to delete. */
 export interface StoreBatch {
-  save: readonly AgentSnapshot[];
+  save: readonly StoredAgent[];
   delete: readonly string[];
+}
+
+/** An agent snapshot as a durable store keeps it; a snapshot JSON cannot hold is the `invalid_state` error naming its agent. */
+export function storedAgent(snapshot: AgentSnapshot): StoredAgent {
+  return { id: snapshot.id, parent: snapshot.parent, definition: snapshot.definition, snapshot: snapshotText(snapshot) };
 }
 
 /**

@@ -15,7 +15,7 @@ import { dirname, resolve } from 'node:path';
 import Database from 'libsql';
 import { errorInfo } from '../core/errors.js';
 import { RuntimeError } from '../core/runtime-error.js';
-import { snapshotText, type AgentSnapshot, type DurableStore, type StoreBatch } from './persistence.js';
+import { storedAgent, type AgentSnapshot, type DurableStore, type StoreBatch } from './persistence.js';
 
 /** The schema version this code writes; `MIGRATIONS[n]` takes a database from version n to n + 1. */
 export const SQLITE_SCHEMA_VERSION = 1;
@@ -114,17 +114,15 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   };
   const commit = (batch: StoreBatch): void => {
     open();
-    // Turned into text before the transaction: a snapshot JSON cannot hold fails alone, before anything is written.
-    const rows = batch.save.map((snapshot) => [snapshot.id, snapshot.parent ?? null, snapshot.definition, snapshotText(snapshot)] as const);
     const now = Date.now();
     try {
       db.exec('BEGIN');
-      for (const [id, parent, definition, text] of rows) upsert.run(id, parent, definition, text, now);
+      for (const agent of batch.save) upsert.run(agent.id, agent.parent ?? null, agent.definition, agent.snapshot, now);
       for (const id of batch.delete) remove.run(id);
       db.exec('COMMIT');
     } catch (error) {
       if (db.inTransaction) db.exec('ROLLBACK');
-      throw storeFailed(path, 'write_failed', `writing ${rows.length + batch.delete.length} agent(s) to ${path} failed: ${(error as Error).message}`, error);
+      throw storeFailed(path, 'write_failed', `writing ${batch.save.length + batch.delete.length} agent(s) to ${path} failed: ${(error as Error).message}`, error);
     }
   };
 
@@ -142,7 +140,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       });
     },
     async save(snapshot) {
-      commit({ save: [snapshot], delete: [] });
+      commit({ save: [storedAgent(snapshot)], delete: [] });
     },
     async load(id) {
       open();
