@@ -42,10 +42,10 @@ const CounterAgent = defineAgent({
 });
 
 /** Milliseconds for 100 agents × 1,000 calls, each agent's calls one after another, in a system with `options`. */
-export async function callsRun(options: AgentSystemOptions): Promise<number> {
+async function callsRun(options: AgentSystemOptions): Promise<number> {
   const system = createAgentSystem({ onUnhandledDiagnostic: () => {}, callTimeout: Infinity, ...options });
   const agents = Array.from({ length: AGENTS }, (_, i) => system.spawn(CounterAgent, { id: `c${i}` }));
-  system.flush();
+  await system.flush();
   const started = performance.now();
   await Promise.all(
     agents.map(async (agent) => {

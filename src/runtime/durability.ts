@@ -5,11 +5,13 @@
  *
  * Writes are grouped: every agent that changed during one turn of the event loop is written in
  * one transaction (`setImmediate`, after the microtasks of the turn, so callers answered by one
- * write that call again land in the next). In `'step'` mode a step's answer (a call's result or
- * error, a deferred reply) is given only once the write holding the step has committed; a write
- * that fails fails those answers with its `store_failed` error. In `'interval'` mode changes are
- * written at most `intervalMs` after they happen and answers are not held: a crash loses what
- * was not written yet. In `'manual'` mode nothing is written until `flush()`.
+ * write that call again land in the next). One batch is written at a time: while a store writes
+ * one (in its own thread), the agents go on and the next batch gathers what they change. In
+ * `'step'` mode a step's answer (a call's result or error, a deferred reply) is given only once
+ * the batch holding the step has committed; a write that fails fails those answers with its
+ * `store_failed` error. In `'interval'` mode changes are written at most `intervalMs` after they
+ * happen and answers are not held: a crash loses what was not written yet. In `'manual'` mode
+ * nothing is written until `flush()`.
  */
 import { errorInfo, type ErrorInfo } from '../core/errors.js';
 import { RuntimeError } from '../core/runtime-error.js';
@@ -37,6 +39,8 @@ export class Durability {
   private deleted = new Set<string>();
   private held: HeldAnswer[] = [];
   private pending: ReturnType<typeof setImmediate> | ReturnType<typeof setTimeout> | undefined;
+  /** The batch the store is writing, until it is done. */
+  private writing: Promise<void> | undefined;
   private closed = false;
 
   constructor(
@@ -73,26 +77,38 @@ export class Durability {
     return true;
   }
 
+  private get idle(): boolean {
+    return this.dirty.size === 0 && this.deleted.size === 0 && this.held.length === 0;
+  }
+
   private schedule(): void {
-    if (this.pending !== undefined || this.mode === 'manual') return;
-    if (this.mode === 'step') this.pending = setImmediate(() => this.write());
+    // A batch being written: the next one starts when it is done.
+    if (this.pending !== undefined || this.writing !== undefined || this.mode === 'manual') return;
+    if (this.mode === 'step') this.pending = setImmediate(() => void this.write());
     else {
-      this.pending = setTimeout(() => this.write(), this.intervalMs);
+      this.pending = setTimeout(() => void this.write(), this.intervalMs);
       this.pending.unref();
     }
   }
 
-  /** Writes what changed now, in one transaction, and gives the answers it held. */
-  flush(): void {
-    if (this.pending !== undefined) {
-      clearTimeout(this.pending as ReturnType<typeof setTimeout>);
-      clearImmediate(this.pending as ReturnType<typeof setImmediate>);
-    }
-    this.write();
+  private unschedule(): void {
+    if (this.pending === undefined) return;
+    clearTimeout(this.pending as ReturnType<typeof setTimeout>);
+    clearImmediate(this.pending as ReturnType<typeof setImmediate>);
+    this.pending = undefined;
   }
 
-  private write(): void {
+  /** Writes everything that changed, now, and resolves once it is written (failures are reported, not thrown). */
+  async flush(): Promise<void> {
+    while (this.writing !== undefined) await this.writing;
+    this.unschedule();
+    await this.write();
+  }
+
+  /** Writes one batch of what changed, in one transaction, and then gives the answers it held. */
+  private write(): Promise<void> {
     this.pending = undefined;
+    if (this.idle) return Promise.resolve();
     const sources = [...this.dirty.values()];
     const deletes = [...this.deleted];
     const held = this.held;
@@ -113,28 +129,55 @@ export class Durability {
         this.host.report(source.id, failure.toInfo());
       }
     }
-    if (snapshots.length > 0 || deletes.length > 0) {
-      try {
-        this.store.commit({ save: snapshots, delete: deletes });
-      } catch (error) {
-        const failure = error instanceof RuntimeError ? error : new RuntimeError(errorInfo('store_failed', `writing agents failed: ${String(error)}`, { details: { reason: 'write_failed', path: '' } }));
-        this.host.report(undefined, failure.toInfo());
-        for (const snapshot of snapshots) failed.set(snapshot.id, new RuntimeError(failure.toInfo(), snapshot.id));
-        // The stops are written with the next batch.
-        for (const id of deletes) this.deleted.add(id);
-        this.host.reverted(snapshots.map((snapshot) => snapshot.id));
-      }
+    const done = () => {
+      for (const answer of held) answer.settle(failed.get(answer.agentId));
+    };
+    const fail = (error: unknown) => {
+      const failure = error instanceof RuntimeError ? error : new RuntimeError(errorInfo('store_failed', `writing agents failed: ${String(error)}`, { details: { reason: 'write_failed', path: '' } }));
+      this.host.report(undefined, failure.toInfo());
+      for (const snapshot of snapshots) failed.set(snapshot.id, new RuntimeError(failure.toInfo(), snapshot.id));
+      // The stops are written with the next batch.
+      for (const id of deletes) if (!this.dirty.has(id)) this.deleted.add(id);
+      this.host.reverted(snapshots.map((snapshot) => snapshot.id));
+    };
+    if (snapshots.length === 0 && deletes.length === 0) {
+      done();
+      return Promise.resolve();
     }
-    for (const answer of held) answer.settle(failed.get(answer.agentId));
+    let committed: void | Promise<void>;
+    try {
+      committed = this.store.commit({ save: snapshots, delete: deletes });
+    } catch (error) {
+      fail(error);
+      done();
+      return Promise.resolve();
+    }
+    if (!(committed instanceof Promise)) {
+      done();
+      return Promise.resolve();
+    }
+    const writing = committed.then(
+      () => done(),
+      (error: unknown) => {
+        fail(error);
+        done();
+      },
+    );
+    this.writing = writing.finally(() => {
+      this.writing = undefined;
+      if (!this.idle && !this.closed) this.schedule();
+    });
+    return this.writing;
   }
 
   /** Writes what is left and closes the store. */
-  close(): void {
+  async close(): Promise<void> {
     if (this.closed) return;
     try {
-      this.flush();
+      await this.flush();
     } finally {
       this.closed = true;
+      this.unschedule();
       this.store.close();
     }
   }

@@ -84,11 +84,12 @@ export function storedAgent(snapshot: AgentSnapshot): StoredAgent {
 
 /**
  * A store a system keeps its agents durable in (`createAgentSystem({ store })`): `commit` writes
- * a batch whole or not at all before it returns (it throws `store_failed` when it cannot),
+ * a batch whole or not at all (it throws, or rejects, with `store_failed` when it cannot),
  * `loadAll` reads every stored agent back when the system opens. `createSqliteStore` makes one.
  */
 export interface DurableStore extends SnapshotStore {
-  commit(batch: StoreBatch): void;
+  /** Writes the batch in one transaction: done when it returns, or when the promise it returns resolves. */
+  commit(batch: StoreBatch): void | Promise<void>;
   /** Every stored snapshot with its id, in the order the agents were first stored; one that cannot be read has its `error` instead. */
   loadAll(): Array<{ id: string; snapshot: unknown; error?: undefined } | { id: string; snapshot?: undefined; error: RuntimeError }>;
   /** Releases the database (and its write lock); the store takes nothing afterwards. */

@@ -1,8 +1,13 @@
 /**
  * An embedded SQLite database as the store of a durable system: one row per agent (its snapshot as
- * JSON text), written in transactions of many agents at once (group commit). The driver is
- * `libsql`, whose API is synchronous: a batch of snapshots is written and committed before the
- * answers it holds back are given, with no await in between.
+ * JSON text), written in transactions of many agents at once (group commit).
+ *
+ * The database belongs to a worker thread of its own, which runs the driver (`libsql`, whose API
+ * is synchronous): a batch is written there while the agents go on taking steps here, and the
+ * answers it holds are given once the worker says it committed. Opening, reading and closing are
+ * synchronous requests: the caller waits for the worker's reply (`Atomics.wait`, then
+ * `receiveMessageOnPort`), so a system restores its agents before `createAgentSystem` returns.
+ * Requests and batches travel in one queue and are carried out in the order they were made.
  *
  * One writer: the database is opened in WAL mode with `locking_mode=EXCLUSIVE` and its write lock
  * taken at once and kept until `close()`, so a second system (in this process or another) that
@@ -11,8 +16,9 @@
  * (`PRAGMA user_version`); an older one is migrated on open, a newer one is refused.
  */
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
-import Database from 'libsql';
+import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { errorInfo } from '../core/errors.js';
 import { RuntimeError } from '../core/runtime-error.js';
 import { storedAgent, type AgentSnapshot, type DurableStore, type StoreBatch } from './persistence.js';
@@ -43,18 +49,100 @@ export interface SqliteStore extends DurableStore {
   readonly path: string;
 }
 
+type StoreFailure = 'locked' | 'newer_schema' | 'write_failed' | 'open_failed';
+
 /** The `store_failed` error for the database at `path`. */
-function storeFailed(path: string, reason: 'locked' | 'newer_schema' | 'write_failed' | 'open_failed', message: string, cause?: unknown): RuntimeError {
-  const info = errorInfo('store_failed', message, { subject: path, details: { reason, path } });
-  if (cause !== undefined) Object.defineProperty(info, 'cause', { value: cause, enumerable: false });
-  return new RuntimeError(info);
+function storeFailed(path: string, reason: StoreFailure, message: string): RuntimeError {
+  return new RuntimeError(errorInfo('store_failed', message, { subject: path, details: { reason, path } }));
 }
 
-/** The SQLite error code of a driver error (`SQLITE_BUSY`), if it has one. */
-function sqliteCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
+/** What the worker says went wrong: the driver's message and SQLite code, or a schema too new. */
+interface WorkerError {
+  message: string;
+  code?: string;
+  newerSchema?: number;
 }
+
+/**
+ * The worker, as CommonJS source run with `eval` (so it is the same file whether the package runs
+ * compiled or from its TypeScript sources). It owns the only connection to the database.
+ */
+const WORKER_SOURCE = `
+const { workerData, parentPort } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const { path, port, migrations, version: latest } = workerData;
+const flag = new Int32Array(workerData.flag);
+let db, upsert, remove, select, all;
+
+function failure(error) {
+  return { message: error && error.message ? String(error.message) : String(error), code: error && typeof error.code === 'string' ? error.code : undefined, newerSchema: error && error.newerSchema };
+}
+function open() {
+  db = new Database(path, { timeout: 0 });
+  try {
+    db.exec('PRAGMA locking_mode = EXCLUSIVE');
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec('PRAGMA synchronous = NORMAL');
+    db.exec('BEGIN EXCLUSIVE');
+    const version = db.prepare('PRAGMA user_version').get().user_version;
+    if (version > latest) throw Object.assign(new Error('newer schema'), { newerSchema: version });
+    for (let at = version; at < latest; at++) db.exec(migrations[at]);
+    if (version !== latest) db.exec('PRAGMA user_version = ' + latest);
+    db.exec('COMMIT');
+  } catch (error) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    db.close();
+    throw error;
+  }
+  upsert = db.prepare('INSERT INTO agents (id, parent, definition, snapshot, saved_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET parent = excluded.parent, definition = excluded.definition, snapshot = excluded.snapshot, saved_at = excluded.saved_at');
+  remove = db.prepare('DELETE FROM agents WHERE id = ?');
+  select = db.prepare('SELECT snapshot FROM agents WHERE id = ?');
+  all = db.prepare('SELECT id, snapshot FROM agents ORDER BY rowid');
+}
+function commit(batch) {
+  const now = Date.now();
+  try {
+    db.exec('BEGIN');
+    for (const agent of batch.save) upsert.run(agent.id, agent.parent === undefined ? null : agent.parent, agent.definition, agent.snapshot, now);
+    for (const id of batch.delete) remove.run(id);
+    db.exec('COMMIT');
+  } catch (error) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    throw error;
+  }
+}
+function close() {
+  // The driver keeps the connection (and so the write lock) while prepared statements live:
+  // leaving WAL lets the lock go now, so the next system can open the file at once.
+  try {
+    db.exec('PRAGMA journal_mode = DELETE');
+    db.exec('PRAGMA locking_mode = NORMAL');
+    db.exec('SELECT 1 FROM agents LIMIT 1');
+  } finally {
+    db.close();
+  }
+}
+const requests = {
+  open,
+  close,
+  load: (request) => { const row = select.get(request.id); return row === undefined ? undefined : row.snapshot; },
+  all: () => all.all().map((row) => [row.id, row.snapshot]),
+};
+port.on('message', (request) => {
+  if (request.type === 'commit') {
+    let error;
+    try { commit(request.batch); } catch (thrown) { error = failure(thrown); }
+    parentPort.postMessage({ id: request.id, error });
+    return;
+  }
+  let reply;
+  try { reply = { value: requests[request.type](request) }; } catch (thrown) { reply = { error: failure(thrown) }; }
+  port.postMessage(reply);
+  Atomics.store(flag, 0, 1);
+  Atomics.notify(flag, 0);
+  if (request.type === 'close') port.close();
+});
+`;
 
 /**
  * Opens (or makes) the SQLite database at `path` as a store: WAL, one writer, the schema migrated
@@ -67,40 +155,60 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     throw new RuntimeError(errorInfo('invalid_options', `createSqliteStore needs { path }, the database file, got ${JSON.stringify(options?.path)}`, { subject: 'path', details: { option: 'path', value: options?.path } }));
   }
   const path = resolve(options.path);
-  let db: Database.Database;
   try {
     mkdirSync(dirname(path), { recursive: true });
-    // timeout 0: a database held by another writer is refused at once rather than waited for.
-    db = new Database(path, { timeout: 0 });
   } catch (error) {
-    throw storeFailed(path, 'open_failed', `cannot open the database ${path}: ${(error as Error).message}`, error);
+    throw storeFailed(path, 'open_failed', `cannot open the database ${path}: ${(error as Error).message}`);
   }
-  try {
-    db.exec('PRAGMA locking_mode = EXCLUSIVE');
-    db.exec('PRAGMA journal_mode = WAL');
-    // In WAL mode, NORMAL keeps every commit through a crash of the process; a power loss may
-    // take back the last commits (FULL would sync each one to disk, at several times the cost).
-    db.exec('PRAGMA synchronous = NORMAL');
-    // Taking the write lock now, and keeping it: a second writer is refused when it opens.
-    db.exec('BEGIN EXCLUSIVE');
-    migrate(db, path);
-    db.exec('COMMIT');
-  } catch (error) {
-    if (db.inTransaction) db.exec('ROLLBACK');
-    db.close();
-    if (error instanceof RuntimeError) throw error;
-    if (sqliteCode(error) === 'SQLITE_BUSY' || sqliteCode(error) === 'SQLITE_LOCKED') {
-      throw storeFailed(path, 'locked', `the database ${path} is open for writing by another system (one writer at a time); close that system first`, error);
-    }
-    throw storeFailed(path, 'open_failed', `cannot open the database ${path}: ${(error as Error).message}`, error);
-  }
-
-  const upsert = db.prepare('INSERT INTO agents (id, parent, definition, snapshot, saved_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET parent = excluded.parent, definition = excluded.definition, snapshot = excluded.snapshot, saved_at = excluded.saved_at');
-  const remove = db.prepare('DELETE FROM agents WHERE id = ?');
-  const select = db.prepare('SELECT snapshot FROM agents WHERE id = ?');
-  const ids = db.prepare('SELECT id FROM agents ORDER BY rowid');
-  const all = db.prepare('SELECT id, snapshot FROM agents ORDER BY rowid');
+  const flag = new Int32Array(new SharedArrayBuffer(4));
+  const { port1, port2 } = new MessageChannel();
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { path, port: port2, flag: flag.buffer, driver: createRequire(import.meta.url).resolve('libsql'), migrations: MIGRATIONS, version: SQLITE_SCHEMA_VERSION },
+    transferList: [port2],
+  });
+  worker.unref();
+  port1.unref();
   let closed = false;
+  /** Commits the worker has not confirmed yet, by request id. */
+  const commits = new Map<number, { resolve(): void; reject(error: RuntimeError): void; rows: number }>();
+  let nextId = 0;
+  worker.on('message', (reply: { id: number; error?: WorkerError }) => {
+    const waiting = commits.get(reply.id);
+    if (!waiting) return;
+    commits.delete(reply.id);
+    if (commits.size === 0) worker.unref();
+    if (reply.error) waiting.reject(storeFailed(path, 'write_failed', `writing ${waiting.rows} agent(s) to ${path} failed: ${reply.error.message}`));
+    else waiting.resolve();
+  });
+  worker.on('error', (error: Error) => {
+    for (const waiting of commits.values()) waiting.reject(storeFailed(path, 'write_failed', `the database ${path} stopped: ${error.message}`));
+    commits.clear();
+  });
+
+  /** Sends a request and waits for the worker's reply. */
+  const request = (message: { type: 'open' | 'close' | 'all' } | { type: 'load'; id: string }): { value?: unknown; error?: WorkerError } => {
+    Atomics.store(flag, 0, 0);
+    port1.postMessage(message);
+    Atomics.wait(flag, 0, 0);
+    return receiveMessageOnPort(port1)!.message as { value?: unknown; error?: WorkerError };
+  };
+  const usable = () => {
+    if (closed) throw storeFailed(path, 'write_failed', `the database ${path} is closed`);
+  };
+
+  const opened = request({ type: 'open' });
+  if (opened.error) {
+    void worker.terminate();
+    const { code, newerSchema, message } = opened.error;
+    if (newerSchema !== undefined) {
+      throw storeFailed(path, 'newer_schema', `the database ${path} has schema version ${newerSchema}, written by a newer skillstate; this one reads up to version ${SQLITE_SCHEMA_VERSION}`);
+    }
+    if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
+      throw storeFailed(path, 'locked', `the database ${path} is open for writing by another system (one writer at a time); close that system first`);
+    }
+    throw storeFailed(path, 'open_failed', `cannot open the database ${path}: ${message}`);
+  }
 
   const parse = (id: string, text: string): AgentSnapshot => {
     try {
@@ -109,76 +217,59 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       throw new RuntimeError(errorInfo('invalid_snapshot', `the stored snapshot of agent '${id}' in ${path} is not valid JSON: ${(error as Error).message}`, { subject: id }), id);
     }
   };
-  const open = () => {
-    if (closed) throw storeFailed(path, 'write_failed', `the database ${path} is closed`);
+  const rows = (): Array<[string, string]> => {
+    usable();
+    const reply = request({ type: 'all' });
+    if (reply.error) throw storeFailed(path, 'open_failed', `reading ${path} failed: ${reply.error.message}`);
+    return reply.value as Array<[string, string]>;
   };
-  const commit = (batch: StoreBatch): void => {
-    open();
-    const now = Date.now();
-    try {
-      db.exec('BEGIN');
-      for (const agent of batch.save) upsert.run(agent.id, agent.parent ?? null, agent.definition, agent.snapshot, now);
-      for (const id of batch.delete) remove.run(id);
-      db.exec('COMMIT');
-    } catch (error) {
-      if (db.inTransaction) db.exec('ROLLBACK');
-      throw storeFailed(path, 'write_failed', `writing ${batch.save.length + batch.delete.length} agent(s) to ${path} failed: ${(error as Error).message}`, error);
-    }
+  const commit = (batch: StoreBatch): Promise<void> => {
+    usable();
+    return new Promise((resolve, reject) => {
+      const id = nextId++;
+      commits.set(id, { resolve, reject, rows: batch.save.length + batch.delete.length });
+      // Kept alive while a commit is under way: its answers are waiting on it.
+      worker.ref();
+      port1.postMessage({ type: 'commit', id, batch });
+    });
   };
 
   return {
     path,
     commit,
     loadAll() {
-      open();
-      return (all.all() as Array<{ id: string; snapshot: string }>).map((row) => {
+      return rows().map(([id, text]) => {
         try {
-          return { id: row.id, snapshot: parse(row.id, row.snapshot) };
+          return { id, snapshot: parse(id, text) };
         } catch (error) {
-          return { id: row.id, error: error as RuntimeError };
+          return { id, error: error as RuntimeError };
         }
       });
     },
     async save(snapshot) {
-      commit({ save: [storedAgent(snapshot)], delete: [] });
+      await commit({ save: [storedAgent(snapshot)], delete: [] });
     },
     async load(id) {
-      open();
-      const row = select.get(id) as { snapshot: string } | undefined;
-      return row === undefined ? undefined : parse(id, row.snapshot);
+      usable();
+      const reply = request({ type: 'load', id });
+      if (reply.error) throw storeFailed(path, 'open_failed', `reading ${path} failed: ${reply.error.message}`);
+      return reply.value === undefined ? undefined : parse(id, reply.value as string);
     },
     async delete(id) {
-      open();
-      const existed = select.get(id) !== undefined;
-      commit({ save: [], delete: [id] });
+      const existed = (await this.load(id)) !== undefined;
+      await commit({ save: [], delete: [id] });
       return existed;
     },
     async list() {
-      open();
-      return (ids.all() as Array<{ id: string }>).map((row) => row.id);
+      return rows().map(([id]) => id);
     },
     close() {
       if (closed) return;
       closed = true;
-      try {
-        // The driver keeps the connection (and so the write lock) while prepared statements
-        // live: leaving WAL lets the lock go now, so the next system can open the file at once.
-        db.exec('PRAGMA journal_mode = DELETE');
-        db.exec('PRAGMA locking_mode = NORMAL');
-        db.exec('SELECT 1 FROM agents LIMIT 1');
-      } finally {
-        db.close();
-      }
+      // Carried out after every commit sent before it: the queue keeps their order.
+      const reply = request({ type: 'close' });
+      void worker.terminate();
+      if (reply.error) throw storeFailed(path, 'write_failed', `closing ${path} failed: ${reply.error.message}`);
     },
   };
-}
-
-/** Brings the schema to `SQLITE_SCHEMA_VERSION`, inside the open transaction; a newer one is refused. */
-function migrate(db: Database.Database, path: string): void {
-  const version = (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version;
-  if (version > SQLITE_SCHEMA_VERSION) {
-    throw storeFailed(path, 'newer_schema', `the database ${path} has schema version ${version}, written by a newer skillstate; this one reads up to version ${SQLITE_SCHEMA_VERSION}`);
-  }
-  for (let at = version; at < SQLITE_SCHEMA_VERSION; at++) db.exec(MIGRATIONS[at]!);
-  if (version !== SQLITE_SCHEMA_VERSION) db.exec(`PRAGMA user_version = ${SQLITE_SCHEMA_VERSION}`);
 }

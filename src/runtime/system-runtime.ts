@@ -595,13 +595,23 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     if (this.shutDown) throw new RuntimeError(errorInfo('agent_stopped', 'the agent system has been shut down'));
   }
 
-  async shutdown(): Promise<void> {
+  /** The shutdown under way, once one started: a second call waits for the same. */
+  private shuttingDown: Promise<void> | undefined;
+
+  shutdown(): Promise<void> {
+    return (this.shuttingDown ??= this.stopAll());
+  }
+
+  private async stopAll(): Promise<void> {
     if (this.shutDown) return;
     // What changed is written; the agents stay in the store for the next system to restore.
-    try {
-      this.durability?.close();
-    } catch (error) {
-      this.report(undefined, toErrorInfo(error, 'store_failed'));
+    // (Without a store, the agents stop at once, before this returns.)
+    if (this.durability) {
+      try {
+        await this.durability.close();
+      } catch (error) {
+        this.report(undefined, toErrorInfo(error, 'store_failed'));
+      }
     }
     for (const process of [...this.agents.values()]) {
       // A child stopped with its parent earlier in this loop is gone already: stopped once.

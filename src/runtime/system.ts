@@ -60,11 +60,11 @@ export interface AgentSystem {
   /** The supervising system actor. */
   readonly actor: SystemActor;
   /**
-   * Writes every change not yet written to the system's `store` now, in one transaction (what
-   * `'manual'` durability waits for; a no-op without a store). Throws `store_failed` when the
-   * write fails.
+   * Writes every change not yet written to the system's `store` now (what `'manual'` durability
+   * waits for; nothing to do without a store), and resolves once it is written. A write that fails
+   * is reported (`store_failed`), as in any durability.
    */
-  flush(): void;
+  flush(): Promise<void>;
   /** Stops every agent and the system actor, after writing what changed to its `store` (and closing it); the system refuses new work afterwards. */
   shutdown(): Promise<void>;
 }
@@ -118,7 +118,7 @@ export function createRuntimeSystem(options: RuntimeOptions, extensions: readonl
     restoreAll: (snapshots) => runtime.restoreAll(snapshots).map((ref) => restored(ref as AgentRef)),
     skills: runtime.skills,
     actor: runtime.actor,
-    flush: () => runtime.durability?.flush(),
+    flush: () => runtime.durability?.flush() ?? Promise.resolve(),
     shutdown: () => {
       for (const extension of started) extension.stop?.();
       return runtime.shutdown();

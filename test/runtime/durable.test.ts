@@ -182,7 +182,7 @@ describe('opening a system on a database', () => {
       const check = () => ((back.getSnapshot().state as { later: { fired: string[] } }).later.fired.length > 0 ? resolve() : setTimeout(check, 1));
       check();
     });
-    second.flush();
+    await second.flush();
     await close(second);
     const third = open(createSqliteStore({ path }));
     const again = third.get('r')!;
@@ -240,7 +240,7 @@ describe('the database', () => {
     await agent.call(createSignal('notes.add_now', { item: 'a' }));
     await new Promise((resolve) => setImmediate(resolve));
     expect(await store.load('n1')).toBeUndefined();
-    system.flush();
+    await system.flush();
     expect((await store.load('n1'))?.agent.state).toEqual({ notebook: { items: ['a'] } });
   });
 

@@ -57,7 +57,7 @@ if (mode === 'serve') {
   if (restored === 0) {
     for (let i = 0; i < AGENTS; i++) system.spawn(Ledger, { id: `a${i}` });
     await system.get('a0')!.call(createSignal('ledger.remind', { inMs: 150 }));
-    system.flush();
+    await system.flush();
   }
   process.stdout.write(`ready ${restored}\n`);
   const lines = createInterface({ input: process.stdin });
