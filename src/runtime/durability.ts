@@ -138,6 +138,15 @@ export class Durability {
       for (const snapshot of snapshots) failed.set(snapshot.id, new RuntimeError(failure.toInfo(), snapshot.id));
       // The stops are written with the next batch.
       for (const id of deletes) if (!this.dirty.has(id)) this.deleted.add(id);
+      // Steps these agents took since (gathered for the next batch) went back with them: their
+      // answers fail too, and the agents they were taken on are not written.
+      this.held = this.held.filter((answer) => {
+        const error = failed.get(answer.agentId);
+        if (error === undefined) return true;
+        answer.settle(error);
+        return false;
+      });
+      for (const snapshot of snapshots) this.dirty.delete(snapshot.id);
       this.host.reverted(snapshots.map((snapshot) => snapshot.id));
     };
     if (snapshots.length === 0 && deletes.length === 0) {

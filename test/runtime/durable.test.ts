@@ -44,10 +44,11 @@ function counted(store: DurableStore): DurableStore & { batches: StoreBatch[]; f
     commit(batch: StoreBatch) {
       if (wrapper.failNext > 0) {
         wrapper.failNext--;
-        throw new RuntimeError({ code: 'store_failed', message: 'disk full', details: { reason: 'write_failed', path: 'test' } });
+        // As the SQLite store fails: later, while the agents go on.
+        return new Promise<void>((_resolve, reject) => setTimeout(() => reject(new RuntimeError({ code: 'store_failed', message: 'disk full', details: { reason: 'write_failed', path: 'test' } })), 20));
       }
       wrapper.batches.push(batch);
-      store.commit(batch);
+      return store.commit(batch);
     },
   };
   return wrapper;
@@ -120,6 +121,23 @@ describe("'step' durability", () => {
     expect(itemsOf(back)).toEqual(['kept']);
     await back.call(createSignal('notes.add_now', { item: 'after' }));
     expect((await store.load('n1'))?.agent.state).toEqual({ notebook: { items: ['kept', 'after'] } });
+  });
+
+  it('fails the steps an agent took while a failing write was under way, as they went back with it', async () => {
+    const store = counted(createSqliteStore({ path: await databaseFile() }));
+    const system = open(store);
+    const agent = system.spawn(NotesAgent, { id: 'n1' });
+    await agent.call(createSignal('notes.add_now', { item: 'kept' }));
+    store.failNext = 1;
+    const first = agent.call(createSignal('notes.add_now', { item: 'lost' })).catch((error: unknown) => error);
+    // Taken by the agent while the first write is under way (its answer waits for the next one).
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = agent.call(createSignal('notes.add_now', { item: 'lost too' })).catch((error: unknown) => error);
+    expect(await first).toMatchObject({ code: 'store_failed' });
+    expect(await second).toMatchObject({ code: 'store_failed' });
+    await system.flush();
+    expect(itemsOf(system.get('n1')!)).toEqual(['kept']);
+    expect((await store.load('n1'))?.agent.state).toEqual({ notebook: { items: ['kept'] } });
   });
 
   it('fails the calls of an agent whose state cannot be stored, and writes the others', async () => {
