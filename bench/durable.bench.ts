@@ -6,6 +6,9 @@
  *   driver in the same transactions, and nothing else: the durable run ≤ 1.5× its time.
  *
  * Rounds interleave the three runs; each ratio is the median of the rounds' own ratios.
+ *
+ * And recovery: the time `createAgentSystem` takes to open a database holding 100,000 agents
+ * and restore them all (reported; no target yet).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +22,7 @@ import { formatRate, type ReportRow } from './harness.js';
 const AGENTS = 100;
 const CALLS = 1_000;
 const ROUNDS = 3;
+const STORED = 100_000;
 
 const counterState = z.object({ count: z.number().int().default(0) });
 const CounterAgent = defineAgent({
@@ -89,6 +93,20 @@ function rawRun(path: string, batches: ReadonlyArray<ReadonlyArray<[string, stri
   return elapsed;
 }
 
+/** Milliseconds to open a system on a database of `STORED` agents, every one restored when it returns. */
+async function recoveryRun(path: string): Promise<number> {
+  const filling = createAgentSystem({ onUnhandledDiagnostic: () => {}, store: createSqliteStore({ path }), durability: 'manual' });
+  for (let i = 0; i < STORED; i++) filling.spawn(CounterAgent, { id: `s${i}` });
+  await filling.shutdown();
+  const started = performance.now();
+  const opened = createAgentSystem({ onUnhandledDiagnostic: () => {}, definitions: [CounterAgent], store: createSqliteStore({ path }), durability: 'manual' });
+  const elapsed = performance.now() - started;
+  const restored = opened.list().length;
+  await opened.shutdown();
+  if (restored !== STORED) throw new Error(`restored ${restored} of ${STORED} agents`);
+  return elapsed;
+}
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 export async function run(): Promise<ReportRow[]> {
@@ -98,6 +116,7 @@ export async function run(): Promise<ReportRow[]> {
   const durable: number[] = [];
   const raw: number[] = [];
   const transactions: number[] = [];
+  let recovery: number;
   try {
     for (let round = 0; round < ROUNDS; round++) {
       memory.push(await callsRun({}));
@@ -108,6 +127,7 @@ export async function run(): Promise<ReportRow[]> {
       transactions.push(timed.length);
       raw.push(rawRun(join(dir, `raw-${round}.db`), timed));
     }
+    recovery = await recoveryRun(join(dir, 'recovery.db'));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -132,6 +152,12 @@ export async function run(): Promise<ReportRow[]> {
       ratio: overRaw,
       target: '≤ 1.5× raw',
       pass: overRaw <= 1.5,
+    },
+    {
+      suite: 'durable',
+      name: `recovery: open a database of ${STORED.toLocaleString('en')} stored agents, all restored`,
+      value: `${(recovery / 1000).toFixed(2)} s (${((recovery * 1000) / STORED).toFixed(1)} µs an agent)`,
+      target: 'reported',
     },
   ];
 }
