@@ -5,15 +5,12 @@ import { join } from 'node:path';
 import Database from 'libsql';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSqliteStore, RuntimeError, type AgentSystem, type AgentSystemOptions, type DurableStore, type ErrorInfo, type StoreBatch } from '../../src/index.js';
-import { Effects, NotesAgent, createSignal, defineAction, defineAgent, defineSkill, itemsOf, notebook, quietSystem, result, thrown, z } from './fixtures.js';
+import { Effects, NotesAgent, createSignal, defineAction, defineAgent, defineSkill, itemsOf, notebook, quietSystem, result, systemPerTest, thrown, z } from './fixtures.js';
 
-let systems: AgentSystem[] = [];
-let dirs: string[] = [];
+const systems = systemPerTest();
+const dirs: string[] = [];
 afterEach(async () => {
-  for (const system of systems) await system.shutdown();
-  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
-  systems = [];
-  dirs = [];
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
 });
 
 async function databaseFile(): Promise<string> {
@@ -24,14 +21,11 @@ async function databaseFile(): Promise<string> {
 
 /** A system on `store` whose unhandled errors are collected in `errors`. */
 function open(store: DurableStore, options: AgentSystemOptions = {}, errors: Array<{ agent: string | undefined; error: ErrorInfo }> = []): AgentSystem {
-  const system = quietSystem({ definitions: [NotesAgent, Parent, Reminder], store, onUnhandledError: (error, agent) => errors.push({ agent, error }), ...options });
-  systems.push(system);
-  return system;
+  return systems.start({ definitions: [NotesAgent, Parent, Reminder], store, onUnhandledError: (error, agent) => errors.push({ agent, error }), ...options });
 }
 
 /** Shuts a system down (which writes what is left and closes its store). */
 async function close(system: AgentSystem): Promise<void> {
-  systems = systems.filter((one) => one !== system);
   await system.shutdown();
 }
 
