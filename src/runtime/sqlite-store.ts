@@ -49,6 +49,9 @@ export interface SqliteStore extends DurableStore {
   readonly path: string;
 }
 
+/** How long a synchronous request (open, read, close) waits for the database's thread before it gives up. */
+const REQUEST_TIMEOUT_MS = 60_000;
+
 type StoreFailure = 'locked' | 'newer_schema' | 'write_failed' | 'open_failed';
 
 /** The `store_failed` error for the database at `path`. */
@@ -69,8 +72,10 @@ interface WorkerError {
  */
 const WORKER_SOURCE = `
 const { workerData, parentPort } = require('node:worker_threads');
-const Database = require(workerData.driver);
 const { path, port, migrations, version: latest } = workerData;
+// A driver that cannot load (no binary for this platform) is the first request's error, not a silent worker.
+let Database, unloadable;
+try { Database = require(workerData.driver); } catch (error) { unloadable = error; }
 const flag = new Int32Array(workerData.flag);
 let db, upsert, remove, select, all;
 
@@ -78,6 +83,7 @@ function failure(error) {
   return { message: error && error.message ? String(error.message) : String(error), code: error && typeof error.code === 'string' ? error.code : undefined, newerSchema: error && error.newerSchema };
 }
 function open() {
+  if (unloadable) throw unloadable;
   db = new Database(path, { timeout: 0 });
   try {
     db.exec('PRAGMA locking_mode = EXCLUSIVE');
@@ -190,7 +196,11 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const request = (message: { type: 'open' | 'close' | 'all' } | { type: 'load'; id: string }): { value?: unknown; error?: WorkerError } => {
     Atomics.store(flag, 0, 0);
     port1.postMessage(message);
-    Atomics.wait(flag, 0, 0);
+    if (Atomics.wait(flag, 0, 0, REQUEST_TIMEOUT_MS) === 'timed-out') {
+      void worker.terminate();
+      closed = true;
+      throw storeFailed(path, message.type === 'open' ? 'open_failed' : 'write_failed', `the database ${path} did not answer a ${message.type} request within ${REQUEST_TIMEOUT_MS / 1000} s; it is closed`);
+    }
     return receiveMessageOnPort(port1)!.message as { value?: unknown; error?: WorkerError };
   };
   const usable = () => {
