@@ -6,7 +6,8 @@
  * persistence, and a model-based test. Part three is document skills: SKILL.md folders
  * discovered, disclosed to a model tier by tier, loaded with `load_skill`, their resources read
  * and their scripts run. Part four is a model-driven agent: a conversation on the AI SDK, with a
- * scripted stand-in for the model, so it runs offline.
+ * scripted stand-in for the model, so it runs offline. Part five keeps an agent durable in an
+ * SQLite file (`.skillstate/demo.db`): each `npm start` says how many agents it restored.
  */
 import { z } from 'zod';
 import { defineAgent, mountSkill, unmountSkill } from 'skillstate';
@@ -18,6 +19,7 @@ import { documentSkillsTour } from './document-skills.js';
 import { modelTestTour } from './model-test.js';
 import { modelAgentTour } from './model-agent.js';
 import { runtimeTour } from './runtime.js';
+import { durableTour } from './durable.js';
 
 const heading = (text: string) => console.log(`\n\x1b[1m== ${text}\x1b[0m`);
 /** Short values on one line, lists one item a line, anything longer indented. */
@@ -92,3 +94,6 @@ await documentSkillsTour(console.log, (text) => console.log(`\x1b[2m-- ${text}\x
 
 heading('12. A model-driven agent (a scripted stand-in model: no key, no network)');
 await modelAgentTour(console.log, (text) => console.log(`\x1b[2m-- ${text}\x1b[0m`));
+
+heading('13. Durable agents on SQLite (run npm start again: they come back)');
+await durableTour();

@@ -1,5 +1,8 @@
 /** Every example is a program a user copies: each one runs, as a real subprocess, and exits cleanly. */
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -27,6 +30,23 @@ describe('examples', () => {
     for (const line of expected) expect(stdout).toContain(line);
   });
 
+  it('examples/durable.ts restores on its second run the agent its first run stored', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skillstate-durable-example-'));
+    try {
+      const path = join(dir, 'demo.db');
+      const first = run('examples/durable.ts', [path]);
+      expect(first.stderr).toBe('');
+      expect(first.stdout).toContain('no agent stored');
+      expect(first.stdout).toContain('visits counted across runs: 1');
+      const second = run('examples/durable.ts', [path]);
+      expect(second.stderr).toBe('');
+      expect(second.stdout).toContain(`restored 1 agent from ${path}`);
+      expect(second.stdout).toContain('visits counted across runs: 2');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('examples/chat-openai.ts refuses clearly without its key', () => {
     const outcome = spawnSync(process.execPath, ['--import', 'tsx', 'examples/chat-openai.ts'], { cwd: root, encoding: 'utf8', timeout: 60_000, env: { ...process.env, OPENAI_API_KEY: '' } });
     expect(outcome.status).toBe(1);
@@ -37,7 +57,7 @@ describe('examples', () => {
     const { code, stdout, stderr } = run('examples/demo.ts');
     expect(code).toBe(0);
     expect(stderr).toBe('');
-    for (const section of ['1. Define an agent from skills', '6. Unmount it again', '10. Model-based test of an agent definition', '11. Document skills', '12. A model-driven agent']) expect(stdout).toContain(section);
+    for (const section of ['1. Define an agent from skills', '6. Unmount it again', '10. Model-based test of an agent definition', '11. Document skills', '12. A model-driven agent', '13. Durable agents on SQLite']) expect(stdout).toContain(section);
     expect(stdout).toContain('back to the agent before the mount: true');
     // The model test checks each path once, against a reference model.
     const section = stdout.slice(stdout.indexOf('10. Model-based test'), stdout.indexOf('11. Document skills'));

@@ -32,7 +32,7 @@ import type { AgentRef, MountReport } from './agent-ref.js';
 import { DeferredReplies, lateResult, type ReplyOwner } from './deferred-replies.js';
 import { RuntimeError } from '../core/runtime-error.js';
 import { SkillLifecycles } from './lifecycles.js';
-import { Mailbox, type MailboxItem, type MailboxOwner } from './mailbox.js';
+import { Mailbox, type MailboxItem, type MailboxOwner, type Ticket } from './mailbox.js';
 import type { ScheduledSignal, SnapshotSource } from './persistence.js';
 import type { ProcessHost } from './process-host.js';
 import { clearTimer, MAX_TIMER_DELAY, type Timer } from './timers.js';
@@ -270,6 +270,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     if (this.mailbox.stopped) return;
     const before = this.committed as Agent<object>;
     this.committed = outcome.agent as Agent<TState>;
+    if (outcome.agent !== before || outcome.effects.length > 0) this.system.changed(this);
     this.system.inStep++;
     try {
       this.finishing++;
@@ -286,6 +287,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
 
   lifecycle(report: LifecycleReport): void {
     this.lifecycles.reported(report);
+    if (!this.mailbox.stopped) this.system.changed(this);
     if (report.restarted) {
       this.system.diagnose(this.id, {
         level: 'warning',
@@ -343,10 +345,10 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       return;
     }
     if (outcome.error) {
-      this.mailbox.settle(ticket, new RuntimeError(outcome.error, this.id));
+      this.answer(ticket, new RuntimeError(outcome.error, this.id));
       return;
     }
-    if (event.type === 'signal' || event.type === 'run' || event.type === 'start') this.mailbox.settle(ticket, undefined, outcome.result);
+    if (event.type === 'signal' || event.type === 'run' || event.type === 'start') this.answer(ticket, undefined, outcome.result);
     else {
       const result = (outcome.result ?? {}) as { mounted?: boolean; unmounted?: boolean };
       const changed = result.mounted ?? result.unmounted ?? false;
@@ -360,8 +362,16 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
         diagnostics.push(note);
       }
       const report: MountReport = { skill: event.skill, changed, effects: outcome.effects, diagnostics };
-      this.mailbox.settle(ticket, undefined, report);
+      this.answer(ticket, undefined, report);
     }
+  }
+
+  /**
+   * Gives a step's answer to its caller: at once, or, in a system whose steps are durable before
+   * they are answered, once the step is written (a failed write is the caller's error instead).
+   */
+  answer(ticket: Ticket, error: unknown, value?: unknown): void {
+    if (!this.system.holdAnswer(this.id, (failure) => (failure ? this.mailbox.settle(ticket, failure) : this.mailbox.settle(ticket, error, value)))) this.mailbox.settle(ticket, error, value);
   }
 
   // ── Stopping ─────────────────────────────────────────────────────────────────────────────

@@ -22,6 +22,8 @@ export interface ReplyOwner {
   readonly system: ProcessHost;
   /** The agent as users reach it: a caller who gave up on a deferred answer is announced through it. */
   readonly ref: { send(signal: SignalLike): void };
+  /** Answers a waiting caller with a step's answer (held until the step is durable where steps are). */
+  answer(ticket: Ticket, error: unknown, value?: unknown): void;
 }
 
 /** Records in the trace an answer nobody receives any more (`late_result`): it is not delivered. */
@@ -87,8 +89,8 @@ export class DeferredReplies {
         if (waiting !== undefined) this.deferred!.delete(effect.to);
         if (waiting === undefined || waiting.settled) {
           lateResult(this.owner, `the deferred answer to signal '${effect.to}' found no caller waiting for it (it timed out, was cancelled or answered, or never waited)`, effect.to);
-        } else if (effect.error !== undefined) mailbox.settle(waiting, new RuntimeError(effect.error, this.owner.id));
-        else mailbox.settle(waiting, undefined, effect.data);
+        } else if (effect.error !== undefined) this.owner.answer(waiting, new RuntimeError(effect.error, this.owner.id));
+        else this.owner.answer(waiting, undefined, effect.data);
       }
     }
     return deferred;

@@ -62,6 +62,40 @@ export interface SnapshotStore {
   list(): Promise<string[]>;
 }
 
+/** An agent as a durable store keeps it: its snapshot as JSON text, with the fields a store indexes. */
+export interface StoredAgent {
+  id: string;
+  parent: string | undefined;
+  definition: string;
+  /** The `AgentSnapshot`, as JSON text. */
+  snapshot: string;
+}
+
+/** What a durable store writes in one transaction: agents to save (replacing what it holds of them) and ids to delete. */
+export interface StoreBatch {
+  save: readonly StoredAgent[];
+  delete: readonly string[];
+}
+
+/** An agent snapshot as a durable store keeps it; a snapshot JSON cannot hold is the `invalid_state` error naming its agent. */
+export function storedAgent(snapshot: AgentSnapshot): StoredAgent {
+  return { id: snapshot.id, parent: snapshot.parent, definition: snapshot.definition, snapshot: snapshotText(snapshot) };
+}
+
+/**
+ * A store a system keeps its agents durable in (`createAgentSystem({ store })`): `commit` writes
+ * a batch whole or not at all (it throws, or rejects, with `store_failed` when it cannot),
+ * `loadAll` reads every stored agent back when the system opens. `createSqliteStore` makes one.
+ */
+export interface DurableStore extends SnapshotStore {
+  /** Writes the batch in one transaction: done when it returns, or when the promise it returns resolves. */
+  commit(batch: StoreBatch): void | Promise<void>;
+  /** Every stored snapshot with its id, in the order the agents were first stored; one that cannot be read has its `error` instead. */
+  loadAll(): Array<{ id: string; snapshot: unknown; error?: undefined } | { id: string; snapshot?: undefined; error: RuntimeError }>;
+  /** Releases the database (and its write lock); the store takes nothing afterwards. */
+  close(): void;
+}
+
 // ── What a snapshot may hold ─────────────────────────────────────────────────────────────────
 
 /** Nesting deeper than this is refused: `JSON.stringify` and `structuredClone` overflow the stack not far beyond. */
@@ -208,7 +242,7 @@ export function unpersistableError(agentId: string, found: Unpersistable): Error
 }
 
 /** A snapshot as JSON text; a snapshot holding something JSON cannot hold is a `RuntimeError` naming its agent and the path. */
-function snapshotText(snapshot: AgentSnapshot, indent?: number): string {
+export function snapshotText(snapshot: AgentSnapshot, indent?: number): string {
   const checked = snapshotCopy(snapshot);
   if (!checked.ok) throw new RuntimeError(unpersistableError(String(snapshot?.id), checked.error), typeof snapshot?.id === 'string' ? snapshot.id : undefined);
   return JSON.stringify(checked.value, null, indent);
@@ -289,7 +323,7 @@ export function persistAll(agents: readonly SnapshotSource[]): AgentSnapshot[] {
 }
 
 /** Orders snapshots so that each parent comes before its children; parent links that form a cycle are an `invalid_snapshot` error. */
-function orderParentsFirst(snapshots: readonly AgentSnapshot[]): AgentSnapshot[] {
+export function orderParentsFirst(snapshots: readonly AgentSnapshot[]): AgentSnapshot[] {
   const byId = new Map(snapshots.map((snapshot) => [snapshot?.id, snapshot]));
   const ordered: AgentSnapshot[] = [];
   const placed = new Set<AgentSnapshot>();

@@ -8,6 +8,8 @@ import type { Diagnostic } from '../core/diagnostics.js';
 import type { Effect } from '../core/effects.js';
 import type { ErrorInfo } from '../core/errors.js';
 import type { AnySkill } from '../core/skill.js';
+import type { RuntimeError } from '../core/runtime-error.js';
+import type { SnapshotSource } from './persistence.js';
 import type { Tracer } from './trace.js';
 
 /** A process's view of its system. */
@@ -35,6 +37,13 @@ export interface ProcessHost {
   resolveSkill(name: string): AnySkill | undefined;
   /** Asks the resolvers that can load skills to load `name`. */
   loadSkill(name: string): Promise<AnySkill | undefined>;
+  /** The agent's snapshot changed (a step, a lifecycle): a durable system writes it with its next batch. */
+  changed(process: SnapshotSource): void;
+  /**
+   * Holds an answer of agent `agentId` until its step is durable (a system in `'step'`
+   * durability) and returns true; false: answer at once. `settle` gets the write's error, if any.
+   */
+  holdAnswer(agentId: string, settle: (failure: RuntimeError | undefined) => void): boolean;
   /** Stops an agent and its children. */
   stopAgent(id: string, reason: string): Promise<void>;
 }

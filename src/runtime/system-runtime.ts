@@ -30,7 +30,8 @@ import { listenPatterns, PatternIndex, registeredNames } from './pattern-index.j
 import { effectHandlers, interpretEffect, type EffectHost } from './effects.js';
 import { RuntimeError } from '../core/runtime-error.js';
 import { unknownOption } from './options.js';
-import { mountedSkillNames, readSnapshot, restoreParentsFirst, type RestoreHost } from './persistence.js';
+import { Durability, type DurabilityMode } from './durability.js';
+import { mountedSkillNames, orderParentsFirst, readSnapshot, restoreParentsFirst, type AgentSnapshot, type DurableStore, type RestoreHost, type SnapshotSource } from './persistence.js';
 import type { ProcessHost } from './process-host.js';
 import { ProcessRef } from './process-ref.js';
 import { checkCatalog } from '../engine/index.js';
@@ -67,6 +68,21 @@ export interface RuntimeOptions {
   onUnhandledError?: (error: ErrorInfo, agentId: string | undefined) => void;
   /** Called with diagnostics nobody subscribed to. Default: warnings on stderr. */
   onUnhandledDiagnostic?: (diagnostic: Diagnostic, agentId: string | undefined) => void;
+  /**
+   * Where the system keeps its agents durable (`createSqliteStore({ path })`). The system
+   * restores every agent stored there when it starts, and writes each agent's changes as set by
+   * `durability`. Without it, nothing is written unless you persist by hand.
+   */
+  store?: DurableStore;
+  /**
+   * When agents are written to `store` (default `'step'`): `'step'`, each step before its answer
+   * is given (steps of many agents written together); `'interval'`, at most `intervalMs` after
+   * they change, answers not held back (a crash loses the last changes); `'manual'`, on
+   * `system.flush()` and at shutdown.
+   */
+  durability?: DurabilityMode;
+  /** The longest time, in milliseconds, a change waits to be written in `'interval'` durability (default 100). */
+  intervalMs?: number;
 }
 
 /** The options `spawn` takes: one entry per key of `SpawnOptions`. */
@@ -158,6 +174,92 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     this.actor = createActor(systemMachine, { input: { host: this }, ...(this.inspect ? { inspect: this.inspect } : {}) });
     this.actor.subscribe({ error: (error) => this.report(undefined, errorInfo('signal_failed', `the system actor failed: ${String(error)}`)) });
     this.actor.start();
+    if (options.store !== undefined) this.durability = durabilityOf(options, this);
+  }
+
+  // ── Durability ─────────────────────────────────────────────────────────────────────────────
+
+  /** Where agents are kept durable, when the system has a store. */
+  readonly durability: Durability | undefined;
+  /** Restoring the stored agents as the system opens: they are in the store as they are. */
+  private opening = false;
+
+  changed(process: SnapshotSource): void {
+    if (!this.opening) this.durability?.changed(process);
+  }
+
+  holdAnswer(agentId: string, settle: (failure: RuntimeError | undefined) => void): boolean {
+    return this.durability?.hold(agentId, settle) ?? false;
+  }
+
+  /**
+   * Restores every agent of the store, parents before children. A stored agent that cannot be
+   * restored (its definition or a skill is no longer known, its snapshot is damaged) is reported
+   * with its id and left in the store, untouched; the others are restored.
+   */
+  openStored(): AgentRef<object>[] {
+    const durability = this.durability;
+    if (!durability) return [];
+    const snapshots: unknown[] = [];
+    for (const entry of durability.store.loadAll()) {
+      if (entry.error) this.unrestorable(entry.id, entry.error.toInfo());
+      else snapshots.push(entry.snapshot);
+    }
+    const refs: AgentRef<object>[] = [];
+    this.opening = true;
+    try {
+      let ordered: unknown[];
+      try {
+        ordered = orderParentsFirst(snapshots as AgentSnapshot[]);
+      } catch (error) {
+        this.unrestorable(undefined, toErrorInfo(error, 'invalid_snapshot'));
+        ordered = snapshots;
+      }
+      for (const snapshot of ordered) {
+        try {
+          refs.push(this.restore(snapshot));
+        } catch (error) {
+          const id = isPlainObject(snapshot) && typeof snapshot.id === 'string' ? snapshot.id : undefined;
+          this.unrestorable(id, toErrorInfo(error, 'invalid_snapshot'));
+        }
+      }
+    } finally {
+      this.opening = false;
+    }
+    return refs;
+  }
+
+  private unrestorable(agentId: string | undefined, error: ErrorInfo): void {
+    this.report(agentId, reworded(error, { message: `stored agent${agentId === undefined ? '' : ` '${agentId}'`} was not restored and is left in the store: ${error.message}` }));
+  }
+
+  /**
+   * A write of these agents failed: each is brought back to its last durable state (restored from
+   * the store again, or stopped when it never was written), so what runs is what is stored.
+   */
+  reverted(agentIds: readonly string[]): void {
+    const durability = this.durability;
+    if (!durability) return;
+    const stored = new Map<string, unknown>();
+    for (const entry of durability.store.loadAll()) if (!entry.error) stored.set(entry.id, entry.snapshot);
+    this.opening = true;
+    try {
+      for (const id of agentIds) {
+        const process = this.agents.get(id);
+        if (!process) continue;
+        this.stopTree(process, 'its last write failed; restored to its last durable state', false);
+      }
+      const back = orderParentsFirst(agentIds.flatMap((id) => (stored.has(id) && !this.agents.has(id) ? [stored.get(id) as AgentSnapshot] : [])));
+      for (const snapshot of back) {
+        try {
+          this.restore(snapshot);
+        } catch (error) {
+          this.unrestorable(snapshot.id, toErrorInfo(error, 'invalid_snapshot'));
+        }
+      }
+    } finally {
+      this.opening = false;
+    }
   }
 
   // ── Definitions and skills ─────────────────────────────────────────────────────────────────
@@ -275,6 +377,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     process.actor.start();
     if (hooks) process.runMountHooks();
     this.reindex(agent.id, agent as Agent<object>);
+    this.changed(process as AgentProcess<object>);
     return process;
   }
 
@@ -293,13 +396,15 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     return Promise.resolve();
   }
 
-  private stopTree(process: AgentProcess<object>, reason: string): void {
+  /** Stops an agent, its children first; `forget`: a durable system deletes them from its store. */
+  private stopTree(process: AgentProcess<object>, reason: string, forget = true): void {
     for (const child of [...(process.childIds ?? [])]) {
       const childProcess = this.agents.get(child);
-      if (childProcess) this.stopTree(childProcess, `its parent '${process.id}' stopped`);
+      if (childProcess) this.stopTree(childProcess, `its parent '${process.id}' stopped`, forget);
     }
     process.terminate(reason);
     this.agents.delete(process.id);
+    if (forget) this.durability?.removed(process.id);
     if (process.parent !== undefined) this.agents.get(process.parent)?.childIds?.delete(process.id);
     for (const pattern of process.patterns) this.listeners.delete(pattern, process.id);
     process.patterns = [];
@@ -490,12 +595,28 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     if (this.shutDown) throw new RuntimeError(errorInfo('agent_stopped', 'the agent system has been shut down'));
   }
 
-  async shutdown(): Promise<void> {
+  /** The shutdown under way, once one started: a second call waits for the same. */
+  private shuttingDown: Promise<void> | undefined;
+
+  shutdown(): Promise<void> {
+    return (this.shuttingDown ??= this.stopAll());
+  }
+
+  private async stopAll(): Promise<void> {
     if (this.shutDown) return;
+    // What changed is written; the agents stay in the store for the next system to restore.
+    // (Without a store, the agents stop at once, before this returns.)
+    if (this.durability) {
+      try {
+        await this.durability.close();
+      } catch (error) {
+        this.report(undefined, toErrorInfo(error, 'store_failed'));
+      }
+    }
     for (const process of [...this.agents.values()]) {
       // A child stopped with its parent earlier in this loop is gone already: stopped once.
       if (this.agents.get(process.id) !== process) continue;
-      if (process.parent === undefined || !this.agents.has(process.parent)) this.stopTree(process, 'the system shut down');
+      if (process.parent === undefined || !this.agents.has(process.parent)) this.stopTree(process, 'the system shut down', false);
     }
     this.shutDown = true;
     this.actor.stop();
@@ -517,4 +638,21 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     }
     this.skills.register(skills);
   }
+}
+
+/** The durability a system's options ask for, checked. */
+function durabilityOf(options: RuntimeOptions, host: SystemRuntime): Durability {
+  const store = options.store!;
+  if (typeof store?.commit !== 'function' || typeof store.loadAll !== 'function' || typeof store.close !== 'function') {
+    throw new DefinitionError({ code: 'invalid_options', subject: 'store', message: 'store must be a durable store, such as createSqliteStore({ path }) makes (with commit, loadAll and close)', details: { option: 'store', value: describeValue(store) } });
+  }
+  const mode = options.durability ?? 'step';
+  if (mode !== 'step' && mode !== 'interval' && mode !== 'manual') {
+    throw new DefinitionError({ code: 'invalid_options', subject: 'durability', message: `durability must be 'step', 'interval' or 'manual', got ${describeValue(mode)}`, details: { option: 'durability', value: mode } });
+  }
+  const intervalMs = options.intervalMs ?? 100;
+  if (typeof intervalMs !== 'number' || !(intervalMs >= 0) || !Number.isFinite(intervalMs)) {
+    throw new DefinitionError({ code: 'invalid_options', subject: 'intervalMs', message: `intervalMs must be a number of milliseconds, 0 or more, got ${describeValue(intervalMs)}`, details: { option: 'intervalMs', value: intervalMs } });
+  }
+  return new Durability(store, mode, intervalMs, host);
 }

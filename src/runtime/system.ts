@@ -59,7 +59,13 @@ export interface AgentSystem {
   readonly skills: SkillRegistry;
   /** The supervising system actor. */
   readonly actor: SystemActor;
-  /** Stops every agent and the system actor; the system refuses new work afterwards. */
+  /**
+   * Writes every change not yet written to the system's `store` now (what `'manual'` durability
+   * waits for; nothing to do without a store), and resolves once it is written. A write that fails
+   * is reported (`store_failed`), as in any durability.
+   */
+  flush(): Promise<void>;
+  /** Stops every agent and the system actor, after writing what changed to its `store` (and closing it); the system refuses new work afterwards. */
   shutdown(): Promise<void>;
 }
 
@@ -91,6 +97,8 @@ export function createRuntimeSystem(options: RuntimeOptions, extensions: readonl
     for (const extension of started) extension.restored?.(ref);
     return ref;
   };
+  // A durable system starts with the agents of its store, turns in flight resumed.
+  for (const ref of runtime.openStored()) restored(ref as AgentRef);
   return {
     spawn: (definition, spawnOptions) => runtime.spawn(definition, spawnOptions),
     get: (id) => runtime.agents.get(id)?.ref as AgentRef | undefined,
@@ -110,6 +118,7 @@ export function createRuntimeSystem(options: RuntimeOptions, extensions: readonl
     restoreAll: (snapshots) => runtime.restoreAll(snapshots).map((ref) => restored(ref as AgentRef)),
     skills: runtime.skills,
     actor: runtime.actor,
+    flush: () => runtime.durability?.flush() ?? Promise.resolve(),
     shutdown: () => {
       for (const extension of started) extension.stop?.();
       return runtime.shutdown();
@@ -128,6 +137,9 @@ export const RUNTIME_OPTIONS = {
   resolvers: true,
   onUnhandledError: true,
   onUnhandledDiagnostic: true,
+  store: true,
+  durability: true,
+  intervalMs: true,
 } as const satisfies Record<keyof RuntimeOptions, true>;
 
 export type { RuntimeOptions, SpawnOptions, AnySkill };

@@ -1,0 +1,193 @@
+/**
+ * Keeping a system's agents durable in a store: which agents changed since the last write, which
+ * were stopped, and, in `'step'` mode, the answers held back until the steps that made them are
+ * written.
+ *
+ * Writes are grouped: every agent that changed during one turn of the event loop is written in
+ * one transaction (`setImmediate`, after the microtasks of the turn, so callers answered by one
+ * write that call again land in the next). One batch is written at a time: while a store writes
+ * one (in its own thread), the agents go on and the next batch gathers what they change. In
+ * `'step'` mode a step's answer (a call's result or error, a deferred reply) is given only once
+ * the batch holding the step has committed; a write that fails fails those answers with its
+ * `store_failed` error. In `'interval'` mode changes are written at most `intervalMs` after they
+ * happen and answers are not held: a crash loses what was not written yet. In `'manual'` mode
+ * nothing is written until `flush()`.
+ */
+import { errorInfo, type ErrorInfo } from '../core/errors.js';
+import { RuntimeError } from '../core/runtime-error.js';
+import { takeSnapshot, type DurableStore, type SnapshotSource, type StoredAgent } from './persistence.js';
+
+/** When a durable system writes its agents: see `Durability`. */
+export type DurabilityMode = 'step' | 'interval' | 'manual';
+
+/** An answer held until the step that made it is durable: `settle` gives it, or the write's error. */
+interface HeldAnswer {
+  agentId: string;
+  settle(failure: RuntimeError | undefined): void;
+}
+
+/** What a failed write needs from the system. */
+export interface DurabilityHost {
+  report(agentId: string | undefined, error: ErrorInfo): void;
+  /** A write of these agents failed: bring each back to its last durable state. */
+  reverted(agentIds: readonly string[]): void;
+}
+
+/** The durable side of one system: its store, its mode, what changed since the last write. */
+export class Durability {
+  private dirty = new Map<string, SnapshotSource>();
+  private deleted = new Set<string>();
+  private held: HeldAnswer[] = [];
+  private pending: ReturnType<typeof setImmediate> | ReturnType<typeof setTimeout> | undefined;
+  /** The batch the store is writing, until it is done. */
+  private writing: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(
+    readonly store: DurableStore,
+    readonly mode: DurabilityMode,
+    private readonly intervalMs: number,
+    private readonly host: DurabilityHost,
+  ) {}
+
+  /** The agent changed (a step, a lifecycle, a spawn, a restore): it is written with the next batch. */
+  changed(source: SnapshotSource): void {
+    if (this.closed) return;
+    this.dirty.set(source.id, source);
+    this.deleted.delete(source.id);
+    this.schedule();
+  }
+
+  /** The agent stopped: its row is deleted with the next batch. */
+  removed(agentId: string): void {
+    if (this.closed) return;
+    this.dirty.delete(agentId);
+    this.deleted.add(agentId);
+    this.schedule();
+  }
+
+  /**
+   * In `'step'` mode, keeps an answer of agent `agentId` until its step is written and returns
+   * true; otherwise returns false and the caller answers at once.
+   */
+  hold(agentId: string, settle: (failure: RuntimeError | undefined) => void): boolean {
+    if (this.mode !== 'step' || this.closed) return false;
+    this.held.push({ agentId, settle });
+    this.schedule();
+    return true;
+  }
+
+  private get idle(): boolean {
+    return this.dirty.size === 0 && this.deleted.size === 0 && this.held.length === 0;
+  }
+
+  private schedule(): void {
+    // A batch being written: the next one starts when it is done.
+    if (this.pending !== undefined || this.writing !== undefined || this.mode === 'manual') return;
+    if (this.mode === 'step') this.pending = setImmediate(() => void this.write());
+    else {
+      this.pending = setTimeout(() => void this.write(), this.intervalMs);
+      this.pending.unref();
+    }
+  }
+
+  private unschedule(): void {
+    if (this.pending === undefined) return;
+    clearTimeout(this.pending as ReturnType<typeof setTimeout>);
+    clearImmediate(this.pending as ReturnType<typeof setImmediate>);
+    this.pending = undefined;
+  }
+
+  /** Writes everything that changed, now, and resolves once it is written (failures are reported, not thrown). */
+  async flush(): Promise<void> {
+    while (this.writing !== undefined) await this.writing;
+    this.unschedule();
+    await this.write();
+  }
+
+  /** Writes one batch of what changed, in one transaction, and then gives the answers it held. */
+  private write(): Promise<void> {
+    this.pending = undefined;
+    if (this.idle) return Promise.resolve();
+    const sources = [...this.dirty.values()];
+    const deletes = [...this.deleted];
+    const held = this.held;
+    this.dirty = new Map();
+    this.deleted = new Set();
+    this.held = [];
+    const failed = new Map<string, RuntimeError>();
+    const snapshots: StoredAgent[] = [];
+    for (const source of sources) {
+      try {
+        // A snapshot taken is a checked JSON copy already: it is written as JSON.stringify gives it.
+        const snapshot = takeSnapshot(source);
+        snapshots.push({ id: snapshot.id, parent: snapshot.parent, definition: snapshot.definition, snapshot: JSON.stringify(snapshot) });
+      } catch (error) {
+        // State JSON cannot hold: this agent is not written; its answers get the error.
+        const failure = error instanceof RuntimeError ? error : new RuntimeError(errorInfo('invalid_state', String(error)), source.id);
+        failed.set(source.id, failure);
+        this.host.report(source.id, failure.toInfo());
+      }
+    }
+    const done = () => {
+      for (const answer of held) answer.settle(failed.get(answer.agentId));
+    };
+    const fail = (error: unknown) => {
+      const failure = error instanceof RuntimeError ? error : new RuntimeError(errorInfo('store_failed', `writing agents failed: ${String(error)}`, { details: { reason: 'write_failed', path: '' } }));
+      this.host.report(undefined, failure.toInfo());
+      for (const snapshot of snapshots) failed.set(snapshot.id, new RuntimeError(failure.toInfo(), snapshot.id));
+      // The stops are written with the next batch.
+      for (const id of deletes) if (!this.dirty.has(id)) this.deleted.add(id);
+      // Steps these agents took since (gathered for the next batch) went back with them: their
+      // answers fail too, and the agents they were taken on are not written.
+      this.held = this.held.filter((answer) => {
+        const error = failed.get(answer.agentId);
+        if (error === undefined) return true;
+        answer.settle(error);
+        return false;
+      });
+      for (const snapshot of snapshots) this.dirty.delete(snapshot.id);
+      this.host.reverted(snapshots.map((snapshot) => snapshot.id));
+    };
+    if (snapshots.length === 0 && deletes.length === 0) {
+      done();
+      return Promise.resolve();
+    }
+    let committed: void | Promise<void>;
+    try {
+      committed = this.store.commit({ save: snapshots, delete: deletes });
+    } catch (error) {
+      fail(error);
+      done();
+      return Promise.resolve();
+    }
+    if (!(committed instanceof Promise)) {
+      done();
+      return Promise.resolve();
+    }
+    const writing = committed.then(
+      () => done(),
+      (error: unknown) => {
+        fail(error);
+        done();
+      },
+    );
+    this.writing = writing.finally(() => {
+      this.writing = undefined;
+      if (!this.idle && !this.closed) this.schedule();
+    });
+    return this.writing;
+  }
+
+  /** Writes what is left and closes the store. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    try {
+      await this.flush();
+    } finally {
+      this.closed = true;
+      this.unschedule();
+      this.store.close();
+    }
+  }
+}

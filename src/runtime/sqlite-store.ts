@@ -1,0 +1,285 @@
+/**
+ * An embedded SQLite database as the store of a durable system: one row per agent (its snapshot as
+ * JSON text), written in transactions of many agents at once (group commit).
+ *
+ * The database belongs to a worker thread of its own, which runs the driver (`libsql`, whose API
+ * is synchronous): a batch is written there while the agents go on taking steps here, and the
+ * answers it holds are given once the worker says it committed. Opening, reading and closing are
+ * synchronous requests: the caller waits for the worker's reply (`Atomics.wait`, then
+ * `receiveMessageOnPort`), so a system restores its agents before `createAgentSystem` returns.
+ * Requests and batches travel in one queue and are carried out in the order they were made.
+ *
+ * One writer: the database is opened in WAL mode with `locking_mode=EXCLUSIVE` and its write lock
+ * taken at once and kept until `close()`, so a second system (in this process or another) that
+ * opens the same file is refused with `store_failed` (`reason: 'locked'`) instead of writing
+ * beside the first. The lock dies with the process that holds it. The schema carries a version
+ * (`PRAGMA user_version`); an older one is migrated on open, a newer one is refused.
+ */
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, resolve } from 'node:path';
+import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import { errorInfo } from '../core/errors.js';
+import { RuntimeError } from '../core/runtime-error.js';
+import { storedAgent, type AgentSnapshot, type DurableStore, type StoreBatch } from './persistence.js';
+
+/** The schema version this code writes; `MIGRATIONS[n]` takes a database from version n to n + 1. */
+export const SQLITE_SCHEMA_VERSION = 1;
+
+const MIGRATIONS: readonly string[] = [
+  // 0 → 1: agents by id, with the parent kept beside the snapshot for a look without parsing it.
+  `CREATE TABLE agents (
+     id TEXT PRIMARY KEY,
+     parent TEXT,
+     definition TEXT NOT NULL,
+     snapshot TEXT NOT NULL,
+     saved_at INTEGER NOT NULL
+   ) STRICT`,
+];
+
+/** Options of `createSqliteStore`. */
+export interface SqliteStoreOptions {
+  /** The database file; made with its folder when missing. */
+  path: string;
+}
+
+/** A `DurableStore` on an SQLite file, made by `createSqliteStore`. */
+export interface SqliteStore extends DurableStore {
+  /** The database file, resolved. */
+  readonly path: string;
+}
+
+/** How long a synchronous request (open, read, close) waits for the database's thread before it gives up. */
+const REQUEST_TIMEOUT_MS = 60_000;
+
+type StoreFailure = 'locked' | 'newer_schema' | 'write_failed' | 'open_failed';
+
+/** The `store_failed` error for the database at `path`. */
+function storeFailed(path: string, reason: StoreFailure, message: string): RuntimeError {
+  return new RuntimeError(errorInfo('store_failed', message, { subject: path, details: { reason, path } }));
+}
+
+/** What the worker says went wrong: the driver's message and SQLite code, or a schema too new. */
+interface WorkerError {
+  message: string;
+  code?: string;
+  newerSchema?: number;
+}
+
+/**
+ * The worker, as CommonJS source run with `eval` (so it is the same file whether the package runs
+ * compiled or from its TypeScript sources). It owns the only connection to the database.
+ */
+const WORKER_SOURCE = `
+const { workerData, parentPort } = require('node:worker_threads');
+const { path, port, migrations, version: latest } = workerData;
+// A driver that cannot load (no binary for this platform) is the first request's error, not a silent worker.
+let Database, unloadable;
+try { Database = require(workerData.driver); } catch (error) { unloadable = error; }
+const flag = new Int32Array(workerData.flag);
+let db, upsert, remove, select, all;
+
+function failure(error) {
+  return { message: error && error.message ? String(error.message) : String(error), code: error && typeof error.code === 'string' ? error.code : undefined, newerSchema: error && error.newerSchema };
+}
+function open() {
+  if (unloadable) throw unloadable;
+  db = new Database(path, { timeout: 0 });
+  try {
+    db.exec('PRAGMA locking_mode = EXCLUSIVE');
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec('PRAGMA synchronous = NORMAL');
+    db.exec('BEGIN EXCLUSIVE');
+    const version = db.prepare('PRAGMA user_version').get().user_version;
+    if (version > latest) throw Object.assign(new Error('newer schema'), { newerSchema: version });
+    for (let at = version; at < latest; at++) db.exec(migrations[at]);
+    if (version !== latest) db.exec('PRAGMA user_version = ' + latest);
+    db.exec('COMMIT');
+  } catch (error) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    db.close();
+    throw error;
+  }
+  upsert = db.prepare('INSERT INTO agents (id, parent, definition, snapshot, saved_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET parent = excluded.parent, definition = excluded.definition, snapshot = excluded.snapshot, saved_at = excluded.saved_at');
+  remove = db.prepare('DELETE FROM agents WHERE id = ?');
+  select = db.prepare('SELECT snapshot FROM agents WHERE id = ?');
+  all = db.prepare('SELECT id, snapshot FROM agents ORDER BY rowid');
+}
+function commit(batch) {
+  const now = Date.now();
+  try {
+    db.exec('BEGIN');
+    for (const agent of batch.save) upsert.run(agent.id, agent.parent === undefined ? null : agent.parent, agent.definition, agent.snapshot, now);
+    for (const id of batch.delete) remove.run(id);
+    db.exec('COMMIT');
+  } catch (error) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    throw error;
+  }
+}
+function close() {
+  // The driver keeps the connection (and so the write lock) while prepared statements live:
+  // leaving WAL lets the lock go now, so the next system can open the file at once.
+  try {
+    db.exec('PRAGMA journal_mode = DELETE');
+    db.exec('PRAGMA locking_mode = NORMAL');
+    db.exec('SELECT 1 FROM agents LIMIT 1');
+  } finally {
+    db.close();
+  }
+}
+const requests = {
+  open,
+  close,
+  load: (request) => { const row = select.get(request.id); return row === undefined ? undefined : row.snapshot; },
+  all: () => all.all().map((row) => [row.id, row.snapshot]),
+};
+port.on('message', (request) => {
+  if (request.type === 'commit') {
+    let error;
+    try { commit(request.batch); } catch (thrown) { error = failure(thrown); }
+    parentPort.postMessage({ id: request.id, error });
+    return;
+  }
+  let reply;
+  try { reply = { value: requests[request.type](request) }; } catch (thrown) { reply = { error: failure(thrown) }; }
+  port.postMessage(reply);
+  Atomics.store(flag, 0, 1);
+  Atomics.notify(flag, 0);
+  if (request.type === 'close') port.close();
+});
+`;
+
+/**
+ * Opens (or makes) the SQLite database at `path` as a store: WAL, one writer, the schema migrated
+ * to `SQLITE_SCHEMA_VERSION`. Throws `store_failed` when another system holds the database
+ * (`reason: 'locked'`), when its schema is newer than this code (`'newer_schema'`), or when it
+ * cannot be opened (`'open_failed'`).
+ */
+export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
+  if (typeof options?.path !== 'string' || options.path === '') {
+    throw new RuntimeError(errorInfo('invalid_options', `createSqliteStore needs { path }, the database file, got ${JSON.stringify(options?.path)}`, { subject: 'path', details: { option: 'path', value: options?.path } }));
+  }
+  const path = resolve(options.path);
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+  } catch (error) {
+    throw storeFailed(path, 'open_failed', `cannot open the database ${path}: ${(error as Error).message}`);
+  }
+  const flag = new Int32Array(new SharedArrayBuffer(4));
+  const { port1, port2 } = new MessageChannel();
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { path, port: port2, flag: flag.buffer, driver: createRequire(import.meta.url).resolve('libsql'), migrations: MIGRATIONS, version: SQLITE_SCHEMA_VERSION },
+    transferList: [port2],
+  });
+  worker.unref();
+  port1.unref();
+  let closed = false;
+  /** Commits the worker has not confirmed yet, by request id. */
+  const commits = new Map<number, { resolve(): void; reject(error: RuntimeError): void; rows: number }>();
+  let nextId = 0;
+  worker.on('message', (reply: { id: number; error?: WorkerError }) => {
+    const waiting = commits.get(reply.id);
+    if (!waiting) return;
+    commits.delete(reply.id);
+    if (commits.size === 0) worker.unref();
+    if (reply.error) waiting.reject(storeFailed(path, 'write_failed', `writing ${waiting.rows} agent(s) to ${path} failed: ${reply.error.message}`));
+    else waiting.resolve();
+  });
+  worker.on('error', (error: Error) => {
+    for (const waiting of commits.values()) waiting.reject(storeFailed(path, 'write_failed', `the database ${path} stopped: ${error.message}`));
+    commits.clear();
+  });
+
+  /** Sends a request and waits for the worker's reply. */
+  const request = (message: { type: 'open' | 'close' | 'all' } | { type: 'load'; id: string }): { value?: unknown; error?: WorkerError } => {
+    Atomics.store(flag, 0, 0);
+    port1.postMessage(message);
+    if (Atomics.wait(flag, 0, 0, REQUEST_TIMEOUT_MS) === 'timed-out') {
+      void worker.terminate();
+      closed = true;
+      throw storeFailed(path, message.type === 'open' ? 'open_failed' : 'write_failed', `the database ${path} did not answer a ${message.type} request within ${REQUEST_TIMEOUT_MS / 1000} s; it is closed`);
+    }
+    return receiveMessageOnPort(port1)!.message as { value?: unknown; error?: WorkerError };
+  };
+  const usable = () => {
+    if (closed) throw storeFailed(path, 'write_failed', `the database ${path} is closed`);
+  };
+
+  const opened = request({ type: 'open' });
+  if (opened.error) {
+    void worker.terminate();
+    const { code, newerSchema, message } = opened.error;
+    if (newerSchema !== undefined) {
+      throw storeFailed(path, 'newer_schema', `the database ${path} has schema version ${newerSchema}, written by a newer skillstate; this one reads up to version ${SQLITE_SCHEMA_VERSION}`);
+    }
+    if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
+      throw storeFailed(path, 'locked', `the database ${path} is open for writing by another system (one writer at a time); close that system first`);
+    }
+    throw storeFailed(path, 'open_failed', `cannot open the database ${path}: ${message}`);
+  }
+
+  const parse = (id: string, text: string): AgentSnapshot => {
+    try {
+      return JSON.parse(text) as AgentSnapshot;
+    } catch (error) {
+      throw new RuntimeError(errorInfo('invalid_snapshot', `the stored snapshot of agent '${id}' in ${path} is not valid JSON: ${(error as Error).message}`, { subject: id }), id);
+    }
+  };
+  const rows = (): Array<[string, string]> => {
+    usable();
+    const reply = request({ type: 'all' });
+    if (reply.error) throw storeFailed(path, 'open_failed', `reading ${path} failed: ${reply.error.message}`);
+    return reply.value as Array<[string, string]>;
+  };
+  const commit = (batch: StoreBatch): Promise<void> => {
+    usable();
+    return new Promise((resolve, reject) => {
+      const id = nextId++;
+      commits.set(id, { resolve, reject, rows: batch.save.length + batch.delete.length });
+      // Kept alive while a commit is under way: its answers are waiting on it.
+      worker.ref();
+      port1.postMessage({ type: 'commit', id, batch });
+    });
+  };
+
+  return {
+    path,
+    commit,
+    loadAll() {
+      return rows().map(([id, text]) => {
+        try {
+          return { id, snapshot: parse(id, text) };
+        } catch (error) {
+          return { id, error: error as RuntimeError };
+        }
+      });
+    },
+    async save(snapshot) {
+      await commit({ save: [storedAgent(snapshot)], delete: [] });
+    },
+    async load(id) {
+      usable();
+      const reply = request({ type: 'load', id });
+      if (reply.error) throw storeFailed(path, 'open_failed', `reading ${path} failed: ${reply.error.message}`);
+      return reply.value === undefined ? undefined : parse(id, reply.value as string);
+    },
+    async delete(id) {
+      const existed = (await this.load(id)) !== undefined;
+      await commit({ save: [], delete: [id] });
+      return existed;
+    },
+    async list() {
+      return rows().map(([id]) => id);
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      // Carried out after every commit sent before it: the queue keeps their order.
+      const reply = request({ type: 'close' });
+      void worker.terminate();
+      if (reply.error) throw storeFailed(path, 'write_failed', `closing ${path} failed: ${reply.error.message}`);
+    },
+  };
+}

@@ -1,0 +1,275 @@
+/** Durable systems on an SQLite file: steps written before they are answered, agents back when the system opens again. */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'libsql';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSqliteStore, RuntimeError, type AgentSystem, type AgentSystemOptions, type DurableStore, type ErrorInfo, type StoreBatch } from '../../src/index.js';
+import { Effects, NotesAgent, createSignal, defineAction, defineAgent, defineSkill, itemsOf, notebook, quietSystem, result, systemPerTest, thrown, z } from './fixtures.js';
+
+const systems = systemPerTest();
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+async function databaseFile(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'skillstate-durable-'));
+  dirs.push(dir);
+  return join(dir, 'agents.db');
+}
+
+/** A system on `store` whose unhandled errors are collected in `errors`. */
+function open(store: DurableStore, options: AgentSystemOptions = {}, errors: Array<{ agent: string | undefined; error: ErrorInfo }> = []): AgentSystem {
+  return systems.start({ definitions: [NotesAgent, Parent, Reminder], store, onUnhandledError: (error, agent) => errors.push({ agent, error }), ...options });
+}
+
+/** Shuts a system down (which writes what is left and closes its store). */
+async function close(system: AgentSystem): Promise<void> {
+  await system.shutdown();
+}
+
+/** A real SQLite store whose commits are counted, and whose next commits can be made to fail. */
+function counted(store: DurableStore): DurableStore & { batches: StoreBatch[]; failNext: number } {
+  const wrapper = {
+    ...store,
+    batches: [] as StoreBatch[],
+    failNext: 0,
+    commit(batch: StoreBatch) {
+      if (wrapper.failNext > 0) {
+        wrapper.failNext--;
+        // As the SQLite store fails: later, while the agents go on.
+        return new Promise<void>((_resolve, reject) => setTimeout(() => reject(new RuntimeError({ code: 'store_failed', message: 'disk full', details: { reason: 'write_failed', path: 'test' } })), 20));
+      }
+      wrapper.batches.push(batch);
+      return store.commit(batch);
+    },
+  };
+  return wrapper;
+}
+
+const Parent = defineAgent({ name: 'parent_agent', skills: [notebook] });
+
+const later = z.object({ fired: z.array(z.string()).default([]) });
+const Reminder = defineAgent({
+  name: 'reminder_agent',
+  skills: [
+    defineSkill({
+      name: 'later',
+      schema: later,
+      actions: [
+        defineAction({
+          name: 'set',
+          description: 'Schedule a reminder',
+          input: z.object({ text: z.string(), inMs: z.number().int().min(0) }),
+          run: ({ text, inMs }) => result(null, { effects: [Effects.schedule(inMs, createSignal('later.due', { text }))] }),
+        }),
+        defineAction({
+          name: 'due',
+          description: 'A reminder fell due',
+          input: z.object({ text: z.string() }),
+          state: later,
+          run: ({ text }, { skillState }) => result(null, { state: { fired: [...skillState.fired, text] } }),
+        }),
+      ],
+      routes: [
+        { path: 'later.set', target: { action: 'set' } },
+        { path: 'later.due', target: { action: 'due' } },
+      ],
+    }),
+  ],
+});
+
+describe("'step' durability", () => {
+  it('answers a call only once its step is in the database', async () => {
+    const store = createSqliteStore({ path: await databaseFile() });
+    const system = open(store);
+    const agent = system.spawn(NotesAgent, { id: 'n1' });
+    const stored = await agent.call(createSignal('notes.add_now', { item: 'milk' })).then(() => store.load('n1'));
+    expect(stored?.agent.state).toEqual({ notebook: { items: ['milk'] } });
+  });
+
+  it('writes the steps of many agents in one transaction', async () => {
+    const store = counted(createSqliteStore({ path: await databaseFile() }));
+    const system = open(store);
+    const agents = Array.from({ length: 50 }, (_, i) => system.spawn(NotesAgent, { id: `n${i}` }));
+    await Promise.all(agents.map((agent) => agent.call(createSignal('notes.add_now', { item: 'a' }))));
+    // The spawns and the 50 steps: far fewer transactions than steps, the last holding every agent.
+    expect(store.batches.length).toBeLessThanOrEqual(2);
+    expect(store.batches.at(-1)!.save.map((snapshot) => snapshot.id).sort()).toEqual(agents.map((agent) => agent.id).sort());
+  });
+
+  it('fails a step whose write fails with store_failed and brings the agent back to its last durable state', async () => {
+    const errors: Array<{ agent: string | undefined; error: ErrorInfo }> = [];
+    const store = counted(createSqliteStore({ path: await databaseFile() }));
+    const system = open(store, {}, errors);
+    const agent = system.spawn(NotesAgent, { id: 'n1' });
+    await agent.call(createSignal('notes.add_now', { item: 'kept' }));
+    store.failNext = 1;
+    const failure = await agent.call(createSignal('notes.add_now', { item: 'lost' })).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(RuntimeError);
+    expect((failure as RuntimeError).toInfo()).toMatchObject({ code: 'store_failed', details: { reason: 'write_failed' } });
+    expect(errors.map((entry) => entry.error.code)).toContain('store_failed');
+    // Still served, from what is stored: the unwritten step is not there.
+    const back = system.get('n1')!;
+    expect(itemsOf(back)).toEqual(['kept']);
+    await back.call(createSignal('notes.add_now', { item: 'after' }));
+    expect((await store.load('n1'))?.agent.state).toEqual({ notebook: { items: ['kept', 'after'] } });
+  });
+
+  it('fails the steps an agent took while a failing write was under way, as they went back with it', async () => {
+    const store = counted(createSqliteStore({ path: await databaseFile() }));
+    const system = open(store);
+    const agent = system.spawn(NotesAgent, { id: 'n1' });
+    await agent.call(createSignal('notes.add_now', { item: 'kept' }));
+    store.failNext = 1;
+    const first = agent.call(createSignal('notes.add_now', { item: 'lost' })).catch((error: unknown) => error);
+    // Taken by the agent while the first write is under way (its answer waits for the next one).
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = agent.call(createSignal('notes.add_now', { item: 'lost too' })).catch((error: unknown) => error);
+    expect(await first).toMatchObject({ code: 'store_failed' });
+    expect(await second).toMatchObject({ code: 'store_failed' });
+    await system.flush();
+    expect(itemsOf(system.get('n1')!)).toEqual(['kept']);
+    expect((await store.load('n1'))?.agent.state).toEqual({ notebook: { items: ['kept'] } });
+  });
+
+  it('fails the calls of an agent whose state cannot be stored, and writes the others', async () => {
+    const bad = defineAgent({
+      name: 'bad_agent',
+      skills: [
+        defineSkill({
+          name: 'bag',
+          schema: z.object({ value: z.any().optional() }),
+          actions: [defineAction({ name: 'put', description: 'Put a BigInt', input: z.object({}), run: () => result(null, { state: { value: 1n } }) })],
+          routes: [{ path: 'bag.put', target: { action: 'put' } }],
+        }),
+      ],
+    });
+    const store = createSqliteStore({ path: await databaseFile() });
+    const system = open(store, { definitions: [bad, NotesAgent] });
+    const failing = system.spawn(bad, { id: 'b1' });
+    const fine = system.spawn(NotesAgent, { id: 'n1' });
+    const [a, b] = await Promise.allSettled([failing.call('bag.put'), fine.call(createSignal('notes.add_now', { item: 'x' }))]);
+    expect(a.status === 'rejected' && (a.reason as RuntimeError).code).toBe('invalid_state');
+    expect(b.status).toBe('fulfilled');
+    expect((await store.load('n1'))?.agent.state).toEqual({ notebook: { items: ['x'] } });
+  });
+});
+
+describe('opening a system on a database', () => {
+  it('restores every stored agent, parents before children, with its state', async () => {
+    const path = await databaseFile();
+    const first = open(createSqliteStore({ path }));
+    const parent = first.spawn(Parent, { id: 'p' });
+    const child = first.spawn(NotesAgent, { id: 'c', parent: 'p' });
+    await parent.call(createSignal('notes.add_now', { item: 'parent item' }));
+    await child.call(createSignal('notes.add_now', { item: 'child item' }));
+    await first.stop('c');
+    first.spawn(NotesAgent, { id: 'c2', parent: 'p' });
+    await close(first);
+
+    const second = open(createSqliteStore({ path }));
+    expect(second.list().map((ref) => ref.id)).toEqual(['p', 'c2']);
+    expect(itemsOf(second.get('p')!)).toEqual(['parent item']);
+    expect(second.get('c2')!.persist().parent).toBe('p');
+    await second.stop('p');
+    await close(second);
+    const third = open(createSqliteStore({ path }));
+    expect(third.list()).toEqual([]);
+  });
+
+  it('fires a signal that fell due while the system was down once, and re-arms one still to come', async () => {
+    const path = await databaseFile();
+    const first = open(createSqliteStore({ path }));
+    const agent = first.spawn(Reminder, { id: 'r' });
+    await agent.call(createSignal('later.set', { text: 'soon', inMs: 20 }));
+    await agent.call(createSignal('later.set', { text: 'much later', inMs: 3_600_000 }));
+    await close(first);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+
+    const second = open(createSqliteStore({ path }));
+    const back = second.get('r')!;
+    await new Promise<void>((resolve) => {
+      const check = () => ((back.getSnapshot().state as { later: { fired: string[] } }).later.fired.length > 0 ? resolve() : setTimeout(check, 1));
+      check();
+    });
+    await second.flush();
+    await close(second);
+    const third = open(createSqliteStore({ path }));
+    const again = third.get('r')!;
+    expect(again.getSnapshot().state).toEqual({ later: { fired: ['soon'] } });
+    expect(again.persist().scheduled?.map((entry) => entry.signal.data)).toEqual([{ text: 'much later' }]);
+  });
+
+  it('reports a stored agent whose definition is no longer known with its id, and leaves it in the database', async () => {
+    const path = await databaseFile();
+    const first = open(createSqliteStore({ path }));
+    first.spawn(Reminder, { id: 'gone' });
+    first.spawn(NotesAgent, { id: 'kept' });
+    await close(first);
+
+    const errors: Array<{ agent: string | undefined; error: ErrorInfo }> = [];
+    const store = createSqliteStore({ path });
+    const second = open(store, { definitions: [NotesAgent] }, errors);
+    expect(second.list().map((ref) => ref.id)).toEqual(['kept']);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ agent: 'gone', error: { code: 'invalid_snapshot' } });
+    expect(errors[0]!.error.message).toContain("'gone'");
+    second.get('kept')!.send(createSignal('notes.add_now', { item: 'x' }));
+    await close(second);
+    const third = createSqliteStore({ path });
+    expect((await third.list()).sort()).toEqual(['gone', 'kept']);
+    third.close();
+  });
+});
+
+describe('the database', () => {
+  it('refuses a second system opening it for writing', async () => {
+    const path = await databaseFile();
+    open(createSqliteStore({ path }));
+    const error = thrown(() => createSqliteStore({ path }));
+    expect(error).toBeInstanceOf(RuntimeError);
+    expect((error as RuntimeError).toInfo()).toMatchObject({ code: 'store_failed', details: { reason: 'locked', path } });
+  });
+
+  it('refuses a schema from a newer version, saying which', async () => {
+    const path = await databaseFile();
+    createSqliteStore({ path }).close();
+    const raw = new Database(path);
+    raw.exec('PRAGMA user_version = 99');
+    raw.close();
+    const error = thrown(() => createSqliteStore({ path })) as RuntimeError;
+    expect(error.toInfo()).toMatchObject({ code: 'store_failed', details: { reason: 'newer_schema' } });
+    expect(error.message).toContain('version 99');
+  });
+
+  it("in 'manual' durability writes nothing until flush", async () => {
+    const path = await databaseFile();
+    const store = createSqliteStore({ path });
+    const system = open(store, { durability: 'manual' });
+    const agent = system.spawn(NotesAgent, { id: 'n1' });
+    await agent.call(createSignal('notes.add_now', { item: 'a' }));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await store.load('n1')).toBeUndefined();
+    await system.flush();
+    expect((await store.load('n1'))?.agent.state).toEqual({ notebook: { items: ['a'] } });
+  });
+
+  it("in 'interval' durability answers at once and writes within intervalMs", async () => {
+    const store = createSqliteStore({ path: await databaseFile() });
+    const system = open(store, { durability: 'interval', intervalMs: 10 });
+    const agent = system.spawn(NotesAgent, { id: 'n1' });
+    const atAnswer = await agent.call(createSignal('notes.add_now', { item: 'a' })).then(() => store.load('n1'));
+    expect(atAnswer).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect((await store.load('n1'))?.agent.state).toEqual({ notebook: { items: ['a'] } });
+  });
+
+  it('refuses durability options that cannot work', async () => {
+    const store = createSqliteStore({ path: await databaseFile() });
+    expect(thrown(() => quietSystem({ store, durability: 'sometimes' as never }))).toMatchObject({ code: 'invalid_options', subject: 'durability' });
+    expect(thrown(() => quietSystem({ store: {} as never }))).toMatchObject({ code: 'invalid_options', subject: 'store' });
+    store.close();
+  });
+});

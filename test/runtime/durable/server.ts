@@ -1,0 +1,77 @@
+/**
+ * A process serving 100 durable agents on the SQLite file named by its first argument, for the
+ * crash test (in the durability its third argument names, `step` by default). `serve`: reads call lines (`<call number>`) on stdin, calls agent `a<n % 100>`
+ * with `ledger.record`, and writes `ok <call number>` once answered. `check`: opens the file,
+ * waits for signals due, and prints every agent's state as JSON.
+ */
+import { createInterface } from 'node:readline';
+import { z } from 'zod';
+import { Effects, createAgentSystem, createSignal, createSqliteStore, defineAction, defineAgent, defineSkill, result } from '../../../src/index.js';
+
+const AGENTS = 100;
+
+const entries = z.object({ calls: z.array(z.number()).default([]), fired: z.array(z.string()).default([]) });
+const Ledger = defineAgent({
+  name: 'ledger_agent',
+  skills: [
+    defineSkill({
+      name: 'ledger',
+      schema: entries,
+      actions: [
+        defineAction({
+          name: 'record',
+          description: 'Record a call',
+          input: z.object({ call: z.number() }),
+          state: entries,
+          run: ({ call }, { skillState }) => result({ recorded: call }, { state: { calls: [...skillState.calls, call] } }),
+        }),
+        defineAction({
+          name: 'remind',
+          description: 'Schedule a tick',
+          input: z.object({ inMs: z.number() }),
+          run: ({ inMs }) => result(null, { effects: [Effects.schedule(inMs, createSignal('ledger.tick'))] }),
+        }),
+        defineAction({
+          name: 'tick',
+          description: 'A tick fell due',
+          input: z.object({}),
+          state: entries,
+          run: (_input, { skillState }) => result(null, { state: { fired: [...skillState.fired, 'tick'] } }),
+        }),
+      ],
+      routes: [
+        { path: 'ledger.record', target: { action: 'record' } },
+        { path: 'ledger.remind', target: { action: 'remind' } },
+        { path: 'ledger.tick', target: { action: 'tick' } },
+      ],
+    }),
+  ],
+});
+
+const [mode, path, durability = 'step'] = process.argv.slice(2);
+// 'interval' with a long interval: answers run ahead of what is written (the lossy mode).
+const system = createAgentSystem({ definitions: [Ledger], store: createSqliteStore({ path: path! }), callTimeout: Infinity, durability: durability as 'step' | 'interval', intervalMs: 60_000 });
+const restored = system.list().length;
+
+if (mode === 'serve') {
+  if (restored === 0) {
+    for (let i = 0; i < AGENTS; i++) system.spawn(Ledger, { id: `a${i}` });
+    await system.get('a0')!.call(createSignal('ledger.remind', { inMs: 150 }));
+    await system.flush();
+  }
+  process.stdout.write(`ready ${restored}\n`);
+  const lines = createInterface({ input: process.stdin });
+  lines.on('line', (line) => {
+    const call = Number(line);
+    void system
+      .get(`a${call % AGENTS}`)!
+      .call(createSignal('ledger.record', { call }))
+      .then(() => process.stdout.write(`ok ${call}\n`));
+  });
+} else {
+  // A tick due while no process ran fires as the system opens; give it the time to.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const states = Object.fromEntries(system.list().map((ref) => [ref.id, ref.getSnapshot().state]));
+  process.stdout.write(`${JSON.stringify({ restored, states })}\n`);
+  await system.shutdown();
+}
