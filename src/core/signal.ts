@@ -17,6 +17,14 @@ export interface Signal<TData = unknown> {
   data?: TData;
   subject?: string;
   datacontenttype?: string;
+  /**
+   * The W3C Trace Context of the work that sent the signal (CloudEvents' distributed tracing
+   * extension): an agent taking the signal continues that trace. Set by the runtime when
+   * OpenTelemetry tracing is on (docs/observability.md).
+   */
+  traceparent?: string;
+  /** Vendor trace state going with `traceparent`. */
+  tracestate?: string;
 }
 
 /** What the router and the matcher need of a signal. */

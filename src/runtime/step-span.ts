@@ -1,0 +1,151 @@
+/**
+ * A step of an agent as an OpenTelemetry span: made only while a tracer provider is registered
+ * (the process checks `tracing()` before anything else), started as the item reaches the actor
+ * and ended once its outcome is carried out. Its parent is the trace a signal carries in its
+ * `traceparent`, or else the context the item was sent in; signals the step emits or schedules
+ * carry the step's own `traceparent`, so a trace follows work from agent to agent.
+ */
+import type { Context, Span } from '@opentelemetry/api';
+import type { Effect } from '../core/effects.js';
+import type { StepOutcome } from '../engine/index.js';
+import type { AgentItemEvent } from '../../machines/agent.js';
+import type { LifecycleReport } from '../../machines/skill-lifecycle.js';
+import { otel, tracer } from '../telemetry/otel.js';
+import { contextOf, traceHeaders } from '../telemetry/traceparent.js';
+import { describeThrown } from '../core/errors.js';
+import { stepFinished } from '../telemetry/metrics.js';
+
+/** A lifecycle transition's attributes: the skill, its new state, and a restart or error. */
+function lifecycleAttributes(report: LifecycleReport): Record<string, string> {
+  const attributes: Record<string, string> = { 'skillstate.skill.name': report.skill, 'skillstate.lifecycle.state': report.state };
+  if (report.restarted) {
+    attributes['skillstate.lifecycle.restarted_child'] = report.restarted.child;
+    attributes['skillstate.lifecycle.restart_reason'] = report.restarted.reason;
+  }
+  if (report.error) attributes['error.type'] = report.error.code;
+  return attributes;
+}
+
+/**
+ * A lifecycle transition outside any step (a supervised restart, a child failing on its own): a
+ * span of its own, with the transition as its one event.
+ */
+export function lifecycleSpan(agent: StepAgent, report: LifecycleReport): void {
+  const api = otel();
+  const spans = tracer();
+  if (!api || !spans) return;
+  const span = spans.startSpan(`lifecycle ${report.skill}`, { attributes: { 'skillstate.agent.id': agent.id, 'skillstate.agent.definition': agent.definition } }, api.ROOT_CONTEXT);
+  span.addEvent('skillstate.lifecycle', lifecycleAttributes(report));
+  if (report.state === 'failed') span.setStatus({ code: api.SpanStatusCode.ERROR, message: report.error?.message ?? `skill '${report.skill}' failed` });
+  span.end();
+}
+
+/** What the span says of the agent whose step it is. */
+export interface StepAgent {
+  readonly id: string;
+  readonly definition: string;
+}
+
+/** The span name of a step: its item and what it names (a signal's type, a skill, the actions run). */
+function spanName(event: AgentItemEvent): string {
+  switch (event.type) {
+    case 'signal':
+      return `step ${event.signal.type}`;
+    case 'run':
+      return `step run ${event.instructions.map((instruction) => String(instruction.action)).join(',')}`;
+    case 'mount':
+    case 'unmount':
+      return `step ${event.type} ${event.skill}`;
+    case 'start':
+      return 'step start';
+  }
+}
+
+/** The context the current item was sent in, captured when tracing (see `sentIn`). */
+export type SentIn = Context;
+
+/** The active context, to be the parent of the step of an item sent now. */
+export function sentIn(): SentIn | undefined {
+  return otel()?.context.active();
+}
+
+/** One step's span. */
+export class StepSpan {
+  private readonly started = performance.now();
+
+  private constructor(
+    private readonly span: Span,
+    private readonly context: Context,
+  ) {}
+
+  /** Starts the span of `event`'s step on `agent`; undefined when the API cannot be loaded. */
+  static start(agent: StepAgent, event: AgentItemEvent, parent: SentIn | undefined): StepSpan | undefined {
+    const api = otel();
+    const spans = tracer();
+    if (!api || !spans) return undefined;
+    const base = parent ?? api.ROOT_CONTEXT;
+    const within = event.type === 'signal' ? contextOf(event.signal.traceparent, event.signal.tracestate, base) : base;
+    const attributes: Record<string, string> = { 'skillstate.agent.id': agent.id, 'skillstate.agent.definition': agent.definition, 'skillstate.step.item': event.type };
+    if (event.type === 'signal') {
+      attributes['skillstate.signal.type'] = event.signal.type;
+      attributes['skillstate.signal.id'] = event.signal.id;
+      attributes['skillstate.signal.source'] = event.signal.source;
+    } else if (event.type === 'mount' || event.type === 'unmount') attributes['skillstate.skill.name'] = event.skill;
+    else if (event.type === 'run') attributes['skillstate.step.actions'] = event.instructions.map((instruction) => String(instruction.action)).join(',');
+    const span = spans.startSpan(spanName(event), { kind: api.SpanKind.INTERNAL, attributes }, within);
+    return new StepSpan(span, api.trace.setSpan(within, span));
+  }
+
+  /** Runs `work` with the step's span active: what user code starts there is its child. */
+  within<T>(work: () => T): T {
+    return otel()!.context.with(this.context, work);
+  }
+
+  /** The effects, with every signal they emit or schedule carrying the step's trace. */
+  carried(effects: Effect[]): Effect[] {
+    const headers = traceHeaders(this.context);
+    if (!headers) return effects;
+    let copied: Effect[] | undefined;
+    for (let i = 0; i < effects.length; i++) {
+      const effect = effects[i]!;
+      if ((effect.type !== 'emit' && effect.type !== 'schedule') || effect.signal.traceparent !== undefined) continue;
+      copied ??= effects.slice();
+      copied[i] = { ...effect, signal: { ...effect.signal, ...headers } };
+    }
+    return copied ?? effects;
+  }
+
+  /** Records a skill lifecycle transition of the agent, as it happens during the step. */
+  lifecycle(report: LifecycleReport): void {
+    this.span.addEvent('skillstate.lifecycle', lifecycleAttributes(report));
+  }
+
+  /** Ends the span with the step's outcome. */
+  end(agent: StepAgent, event: AgentItemEvent, outcome: StepOutcome): void {
+    const api = otel()!;
+    const span = this.span;
+    if (event.type === 'signal' && outcome.signal && outcome.signal.type !== event.signal.type) span.setAttribute('skillstate.signal.routed_type', outcome.signal.type);
+    if (outcome.effects.length) span.setAttribute('skillstate.step.effects', outcome.effects.map((effect) => effect.type));
+    const error = outcome.error;
+    span.setAttribute('skillstate.step.outcome', error ? 'error' : 'ok');
+    if (error) {
+      span.setAttribute('error.type', error.code);
+      span.setStatus({ code: api.SpanStatusCode.ERROR, message: error.message });
+      if (error.cause instanceof Error) span.recordException(error.cause);
+    }
+    for (const diagnostic of outcome.diagnostics) span.addEvent('skillstate.diagnostic', { 'skillstate.diagnostic.code': diagnostic.code, 'skillstate.diagnostic.level': diagnostic.level });
+    span.end();
+    stepFinished(agent.definition, event.type, error?.code, performance.now() - this.started);
+  }
+
+  /** Ends the span of a step that failed unexpectedly. */
+  crashed(agent: StepAgent, event: AgentItemEvent, thrown: unknown): void {
+    const api = otel()!;
+    this.span.setAttribute('skillstate.step.outcome', 'error');
+    this.span.setAttribute('error.type', 'signal_failed');
+    this.span.setStatus({ code: api.SpanStatusCode.ERROR, message: describeThrown(thrown) });
+    if (thrown instanceof Error) this.span.recordException(thrown);
+    this.span.end();
+    stepFinished(agent.definition, event.type, 'signal_failed', performance.now() - this.started);
+  }
+}
