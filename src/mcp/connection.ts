@@ -16,6 +16,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { tracedToolCall } from './mcp-spans.js';
 import { watchedFetch } from './fetch.js';
 import { serverErrorMessage } from './protocol-error.js';
 import { BoundedStdioTransport, oversizedAnswer } from './stdio-transport.js';
@@ -271,7 +272,7 @@ export class McpConnection {
     if (this.state !== 'ready' || !client) throw new McpFailure('mcp_unreachable', `MCP server '${this.label}' is not connected (${this.state})${this.hint()}`);
     let result: CallToolResult;
     try {
-      result = (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: this.limits.callTimeout })) as CallToolResult;
+      result = await tracedToolCall(this.label, tool, async (meta) => (await client.callTool(meta ? { name: tool, arguments: args, _meta: meta } : { name: tool, arguments: args }, undefined, { timeout: this.limits.callTimeout })) as CallToolResult);
     } catch (error) {
       const oversized = oversizedAnswer(error);
       if (oversized) throw outputTooLarge(this.label, tool, oversized.size, this.limits.maxOutputBytes, oversized.unattributed === true);

@@ -27,6 +27,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { RuntimeError, type AgentRef, type AgentSystem, type DocumentSkillRegistry } from '../index.js';
 import { DISCLOSURE_PROMPT, DISCLOSURE_PROMPT_INFO, disclosurePrompt, listSkillResources, readSkillUri, SKILL_RESOURCE_TEMPLATE } from './documents.js';
+import { servedToolCall } from './mcp-spans.js';
 import { protocolError } from './protocol-error.js';
 import { callAgentTool, mcpTools, toolListKey } from './tools.js';
 
@@ -104,7 +105,9 @@ export function createMcpServer(target: McpTarget, options: McpServerOptions = {
     listed = toolListKey(tools);
     return { tools };
   });
-  server.setRequestHandler(CallToolRequestSchema, (request) => callAgentTool(ref, request.params.name, request.params.arguments, options.callTimeout));
+  server.setRequestHandler(CallToolRequestSchema, (request) =>
+    servedToolCall(request.params.name, request.params._meta, () => callAgentTool(ref, request.params.name, request.params.arguments, options.callTimeout)),
+  );
 
   if (registry) {
     server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: listSkillResources(registry) }));
