@@ -13,6 +13,7 @@ import type { Attributes, Context, Span } from '@opentelemetry/api';
 import type { ContentRecorder, TelemetryContentKind } from '../telemetry/content.js';
 import { modelCallFinished, turnFinished } from '../telemetry/metrics.js';
 import { otel, tracer, tracing } from '../telemetry/otel.js';
+export { within } from '../telemetry/otel.js';
 import { contextOf } from '../telemetry/traceparent.js';
 import type { ModelAnswer } from './model-step.js';
 import type { ChatModel } from './models.js';
@@ -57,11 +58,6 @@ export function startTurnSpan(turn: TurnOf, content: ContentRecorder): TurnSpan 
     parent,
   );
   return new TurnSpan(span, api.trace.setSpan(parent, span), turn, content);
-}
-
-/** Runs `work` inside `span` (its child spans, and the steps it sends, nest under it), or as is without one. */
-export function within<T>(span: { within<R>(work: () => R): R } | undefined, work: () => T): T {
-  return span ? span.within(work) : work();
 }
 
 /** A span of the turn's, open while its work runs. */

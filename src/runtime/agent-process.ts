@@ -39,7 +39,7 @@ import { clearTimer, MAX_TIMER_DELAY, type Timer } from './timers.js';
 import { traceCause } from './trace.js';
 import { callUnmountHooks } from '../engine/unmount-hooks.js';
 import { tracing } from '../telemetry/otel.js';
-import { lifecycleSpan, StepSpan } from './step-span.js';
+import { lifecycleSpan, StepSpan } from '../telemetry/step-span.js';
 
 /** What a step record in the trace names: the signal's type, the actions run, or the skill. */
 function traceSubject(event: AgentItemEvent, outcome: StepOutcome): string {

@@ -15,7 +15,7 @@ import { noAnswerError, RuntimeError } from '../core/runtime-error.js';
 import { BoundedQueue } from './queue.js';
 import { clearTimer, setTimer, type Timer } from './timers.js';
 import { tracing } from '../telemetry/otel.js';
-import { sentIn, type SentIn } from './step-span.js';
+import { sentIn, type SentIn } from '../telemetry/step-span.js';
 
 /** A caller waiting for the answer to an item. */
 export interface Ticket {

@@ -58,3 +58,8 @@ export function tracer(): OtelApi.Tracer | undefined {
   if (!tracing()) return undefined;
   return otel()?.trace.getTracer(INSTRUMENTATION_SCOPE);
 }
+
+/** Runs `work` inside `span` (what it starts, spans and steps, nests under it), or as is without one. */
+export function within<T>(span: { within<R>(work: () => R): R } | undefined, work: () => T): T {
+  return span ? span.within(work) : work();
+}

@@ -4,7 +4,7 @@
  * request's `_meta`: `00-<32 hex trace id>-<16 hex span id>-<2 hex flags>`.
  */
 import type { Context, SpanContext } from '@opentelemetry/api';
-import { otel } from './otel.js';
+import { otel, tracing } from './otel.js';
 
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(?:-.*)?$/;
 
@@ -44,4 +44,11 @@ export function traceHeaders(context: Context): { traceparent: string; tracestat
   const state = span.traceState?.serialize();
   if (state) headers.tracestate = state;
   return headers;
+}
+
+/** The trace of the active span, to send along with a request; undefined while not tracing (or outside any span). */
+export function activeTraceHeaders(): { traceparent: string; tracestate?: string } | undefined {
+  if (!tracing()) return undefined;
+  const api = otel();
+  return api ? traceHeaders(api.context.active()) : undefined;
 }

@@ -20,13 +20,13 @@ const graph = importGraph(root, ['src', 'machines', 'skills']);
  */
 const LAYERS: ReadonlyArray<readonly [layer: string, imports: readonly string[]]> = [
   ['src/core/', []],
-  // OpenTelemetry, loaded only once a provider is registered: the runtime, the model loop, MCP and
-  // the Restate host all record through it.
-  ['src/telemetry/', ['src/core/']],
   ['src/engine/', ['src/core/']],
   ['src/manifest/', ['src/core/']],
   ['src/viewer/', ['src/core/']],
   ['machines/', ['src/core/', 'src/engine/']],
+  // OpenTelemetry, loaded only once a provider is registered: both hosts, the model loop and MCP
+  // record through it.
+  ['src/telemetry/', ['src/core/', 'src/engine/', 'machines/']],
   // Document skills reach the runtime as skill resolvers, a core interface.
   ['src/runtime/', ['src/core/', 'src/telemetry/', 'src/engine/', 'src/viewer/', 'machines/']],
   ['src/model/', ['src/core/', 'src/telemetry/', 'src/engine/', 'src/manifest/', 'machines/', 'src/runtime/']],

@@ -2,7 +2,7 @@
  * An MCP tool call between two processes is one trace: the client's span goes in the request's
  * `_meta` as `traceparent`, and the server (another process, tracing to a file) continues it.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,18 +12,10 @@ import { createAgentSystem, defineAgent } from 'skillstate';
 import { mcpSkill } from 'skillstate/mcp';
 import { childSystemId } from '../../machines/skill-lifecycle.js';
 import { eventually, onCleanup } from '../mcp/processes.js';
+import { filedSpans } from './fixtures/file-tracing.js';
 import { recordSpans } from './fixtures.js';
 
 const SERVER = fileURLToPath(new URL('./fixtures/traced-mcp-server.ts', import.meta.url));
-
-interface ServerSpan {
-  name: string;
-  kind: number;
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  attributes: Record<string, unknown>;
-}
 
 it('a tool call from one process to an MCP server in another is one trace, the server span a child of the client span', async () => {
   const recorded = recordSpans();
@@ -48,8 +40,8 @@ it('a tool call from one process to an MCP server in another is one trace, the s
   expect(client.spanContext().traceId).toBe(request.spanContext().traceId);
 
   await system.shutdown();
-  await eventually(() => existsSync(spansFile) && readFileSync(spansFile, 'utf8').includes('"step run add"'), 'the server wrote its spans', 30_000);
-  const served = readFileSync(spansFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as ServerSpan);
+  await eventually(() => filedSpans(spansFile).some((span) => span.name === 'step run add'), 'the server wrote its spans', 30_000);
+  const served = filedSpans(spansFile);
   const server = served.find((span) => span.name === 'tools/call add' && span.parentSpanId === client.spanContext().spanId);
   expect(server).toMatchObject({ kind: 1, traceId: request.spanContext().traceId, attributes: { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'add' } }); // SERVER
   // The agent's step on the server is a child of the server span.

@@ -1,19 +1,19 @@
 /**
- * A step of an agent as an OpenTelemetry span: made only while a tracer provider is registered
- * (the process checks `tracing()` before anything else), started as the item reaches the actor
- * and ended once its outcome is carried out. Its parent is the trace a signal carries in its
+ * A step of an agent as an OpenTelemetry span, on either host: made only while a tracer provider
+ * is registered (the host checks `tracing()` before anything else), started as the item reaches
+ * the agent and ended once its outcome is carried out. Its parent is the trace a signal carries in its
  * `traceparent`, or else the context the item was sent in; signals the step emits or schedules
  * carry the step's own `traceparent`, so a trace follows work from agent to agent.
  */
 import type { Context, Span } from '@opentelemetry/api';
 import type { Effect } from '../core/effects.js';
-import type { StepOutcome } from '../engine/index.js';
-import type { AgentItemEvent } from '../../machines/agent.js';
-import type { LifecycleReport } from '../../machines/skill-lifecycle.js';
-import { otel, tracer } from '../telemetry/otel.js';
-import { contextOf, traceHeaders } from '../telemetry/traceparent.js';
 import { describeThrown } from '../core/errors.js';
-import { stepFinished } from '../telemetry/metrics.js';
+import type { Signal } from '../core/signal.js';
+import type { StepOutcome, WorkItem } from '../engine/index.js';
+import type { LifecycleReport } from '../../machines/skill-lifecycle.js';
+import { stepFinished } from './metrics.js';
+import { otel, tracer } from './otel.js';
+import { contextOf, traceHeaders } from './traceparent.js';
 
 /** A lifecycle transition's attributes: the skill, its new state, and a restart or error. */
 function lifecycleAttributes(report: LifecycleReport): Record<string, string> {
@@ -46,8 +46,15 @@ export interface StepAgent {
   readonly definition: string;
 }
 
+/** What a step takes, as its span names it: an agent's mailbox items, and the Restate host's work, are all of these. */
+export type StepSubject =
+  | { readonly type: 'signal'; readonly signal: Signal }
+  | { readonly type: 'run'; readonly instructions: readonly { readonly action: unknown }[] }
+  | { readonly type: 'mount' | 'unmount'; readonly skill: string }
+  | { readonly type: 'start' };
+
 /** The span name of a step: its item and what it names (a signal's type, a skill, the actions run). */
-function spanName(event: AgentItemEvent): string {
+function spanName(event: StepSubject): string {
   switch (event.type) {
     case 'signal':
       return `step ${event.signal.type}`;
@@ -61,12 +68,34 @@ function spanName(event: AgentItemEvent): string {
   }
 }
 
-/** The context the current item was sent in, captured when tracing (see `sentIn`). */
+/** The context an item was sent in, captured while tracing: the parent of its step's span. */
 export type SentIn = Context;
 
 /** The active context, to be the parent of the step of an item sent now. */
 export function sentIn(): SentIn | undefined {
   return otel()?.context.active();
+}
+
+/** The parent of a step asked for from another process, which sent its trace along with the request. */
+export function sentWith(trace: { traceparent?: string | undefined; tracestate?: string | undefined } | undefined): SentIn | undefined {
+  const api = otel();
+  return api && trace?.traceparent !== undefined ? contextOf(trace.traceparent, trace.tracestate, api.ROOT_CONTEXT) : undefined;
+}
+
+/** What a step of the engine takes, as a step span names it. */
+export function subjectOf(work: WorkItem): StepSubject {
+  switch (work.kind) {
+    case 'signal':
+      return { type: 'signal', signal: work.signal };
+    case 'instructions':
+      return { type: 'run', instructions: work.instructions };
+    case 'mount':
+      return { type: 'mount', skill: work.skill.name };
+    case 'unmount':
+      return { type: 'unmount', skill: work.skill };
+    case 'start':
+      return { type: 'start' };
+  }
 }
 
 /** One step's span. */
@@ -79,7 +108,7 @@ export class StepSpan {
   ) {}
 
   /** Starts the span of `event`'s step on `agent`; undefined when the API cannot be loaded. */
-  static start(agent: StepAgent, event: AgentItemEvent, parent: SentIn | undefined): StepSpan | undefined {
+  static start(agent: StepAgent, event: StepSubject, parent: SentIn | undefined): StepSpan | undefined {
     const api = otel();
     const spans = tracer();
     if (!api || !spans) return undefined;
@@ -121,7 +150,7 @@ export class StepSpan {
   }
 
   /** Ends the span with the step's outcome. */
-  end(agent: StepAgent, event: AgentItemEvent, outcome: StepOutcome): void {
+  end(agent: StepAgent, event: StepSubject, outcome: StepOutcome): void {
     const api = otel()!;
     const span = this.span;
     if (event.type === 'signal' && outcome.signal && outcome.signal.type !== event.signal.type) span.setAttribute('skillstate.signal.routed_type', outcome.signal.type);
@@ -139,7 +168,7 @@ export class StepSpan {
   }
 
   /** Ends the span of a step that failed unexpectedly. */
-  crashed(agent: StepAgent, event: AgentItemEvent, thrown: unknown): void {
+  crashed(agent: StepAgent, event: StepSubject, thrown: unknown): void {
     const api = otel()!;
     this.span.setAttribute('skillstate.step.outcome', 'error');
     this.span.setAttribute('error.type', 'signal_failed');
