@@ -49,7 +49,7 @@ import {
 } from './turn-engine.js';
 import { startTurnSpan, within, type TurnSpan } from './turn-spans.js';
 import { contentRecorder, type ContentRecorder, type TelemetryOptions } from '../telemetry/content.js';
-import { tracing } from '../telemetry/otel.js';
+import { observing, tracing } from '../telemetry/otel.js';
 import { turnMachine, turnStateName, type TurnActivity, type TurnActor, type TurnPhase, type TurnWork } from './turn-machine.js';
 
 /** What the driver needs from the system it runs in: the services a system gives its extensions. */
@@ -302,7 +302,7 @@ export class ConversationDriver {
    * approval or is over (answered, failed, cancelled, or the agent stopped).
    */
   private async work(ref: AgentRef, n: number, abort: AbortSignal, notify: (activity: TurnActivity) => void): Promise<void> {
-    const span = tracing() ? startTurnSpan({ agentId: ref.id, definition: ref.definition, n, ...this.traces.get(ref.id) }, this.content) : undefined;
+    const span = observing() ? startTurnSpan({ agentId: ref.id, definition: ref.definition, n, ...this.traces.get(ref.id) }, this.content) : undefined;
     if (span === undefined) {
       await this.moves(ref, n, abort, notify, undefined);
       return;

@@ -43,7 +43,7 @@ import {
   type TurnStepAnswer,
 } from './protocol.js';
 import { HostSkills, mountedNames } from './skills.js';
-import { tracing, within } from '../telemetry/otel.js';
+import { observing, within } from '../telemetry/otel.js';
 import { sentWith, StepSpan, subjectOf, type StepSubject } from '../telemetry/step-span.js';
 import { adoptTurn, cancelTurnInvocation, followTurnSignal, otherTurn, turnsObject, type TurnHostOptions } from './turns.js';
 
@@ -285,7 +285,7 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
     const work = typeof item === 'function' ? item() : item;
     if (!('kind' in work)) return failed(work);
     await before?.();
-    if (!tracing()) return stepped(ctx, agent, work, callId, fromTurn, undefined);
+    if (!observing()) return stepped(ctx, agent, work, callId, fromTurn, undefined);
     const subject = subjectOf(work);
     const span = StepSpan.start({ id: ctx.key, definition: definition.name }, subject, sentWith(trace));
     try {

@@ -30,7 +30,7 @@ import type { ToolError } from '../model/tool-result.js';
 import * as engine from '../model/turn-engine.js';
 import { startTurnSpan, within, type TurnSpan } from '../model/turn-spans.js';
 import { contentRecorder, type ContentRecorder, type TelemetryOptions } from '../telemetry/content.js';
-import { tracing } from '../telemetry/otel.js';
+import { observing } from '../telemetry/otel.js';
 import { activeTraceHeaders } from '../telemetry/traceparent.js';
 import { mountedNames, UNREADABLE, type HostSkills } from './skills.js';
 import { TURN_INVOCATION_KEY, TURNS, type Announcement, type Answer, type TurnRequest, type TurnStepAnswer, type TurnStepRequest } from './protocol.js';
@@ -188,7 +188,7 @@ class RestateTurn {
 
   /** Moves the turn on (see `moves`), inside a turn span while tracing. */
   async run(): Promise<void> {
-    const span = tracing() ? startTurnSpan({ agentId: this.ctx.key, definition: this.definition.name, n: this.n, ...this.trace }, this.content) : undefined;
+    const span = observing() ? startTurnSpan({ agentId: this.ctx.key, definition: this.definition.name, n: this.n, ...this.trace }, this.content) : undefined;
     if (span === undefined) return this.moves();
     this.span = span;
     try {

@@ -38,7 +38,7 @@ import type { ProcessHost } from './process-host.js';
 import { clearTimer, MAX_TIMER_DELAY, type Timer } from './timers.js';
 import { traceCause } from './trace.js';
 import { callUnmountHooks } from '../engine/unmount-hooks.js';
-import { tracing } from '../telemetry/otel.js';
+import { observing } from '../telemetry/otel.js';
 import { lifecycleSpan, StepSpan } from '../telemetry/step-span.js';
 
 /** What a step record in the trace names: the signal's type, the actions run, or the skill. */
@@ -306,7 +306,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
 
   lifecycle(report: LifecycleReport): void {
     this.lifecycles.reported(report);
-    if (tracing()) {
+    if (observing()) {
       if (this.stepSpan) this.stepSpan.lifecycle(report);
       else lifecycleSpan(this, report);
     }
@@ -436,7 +436,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   deliver(item: MailboxItem): void {
     this.system.inStep++;
     try {
-      if (tracing()) this.deliverTraced(item);
+      if (observing()) this.deliverTraced(item);
       else this.actor.send(item.event);
     } finally {
       this.system.inStep--;

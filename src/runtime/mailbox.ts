@@ -14,7 +14,7 @@ import type { AgentItemEvent } from '../../machines/agent.js';
 import { noAnswerError, RuntimeError } from '../core/runtime-error.js';
 import { BoundedQueue } from './queue.js';
 import { clearTimer, setTimer, type Timer } from './timers.js';
-import { tracing } from '../telemetry/otel.js';
+import { observing } from '../telemetry/otel.js';
 import { sentIn, type SentIn } from '../telemetry/step-span.js';
 
 /** A caller waiting for the answer to an item. */
@@ -148,7 +148,7 @@ export class Mailbox {
   /** Queues an item, or delivers it at once when the agent is idle; throws when stopped or full. */
   enqueue(item: MailboxItem): void {
     if (this.stopped) throw this.owner.deadRef();
-    if (tracing()) item.sentIn = sentIn();
+    if (observing()) item.sentIn = sentIn();
     if (this.closing !== undefined) throw new RuntimeError(errorInfo('agent_stopped', `agent '${this.owner.id}' is stopping (${this.closing})`), this.owner.id);
     if (this.phase === 'idle' && this.size === 0 && !this.owner.busyElsewhere()) {
       this.dispatch(item);

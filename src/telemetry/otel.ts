@@ -32,6 +32,12 @@ export function metering(): boolean {
   return registry[REGISTRY]?.metrics !== undefined;
 }
 
+/** Whether a tracer or a meter provider is registered: the one check the hot path makes. */
+export function observing(): boolean {
+  const registered = registry[REGISTRY];
+  return registered !== undefined && (registered.trace !== undefined || registered.metrics !== undefined);
+}
+
 /** The API module: undefined until first needed, null when it is not installed. */
 let loaded: typeof OtelApi | null | undefined;
 

@@ -98,20 +98,24 @@ export function subjectOf(work: WorkItem): StepSubject {
   }
 }
 
-/** One step's span. */
+/**
+ * One step, observed: its span while a tracer provider is registered, and its duration for the
+ * step metrics while a meter provider is.
+ */
 export class StepSpan {
   private readonly started = performance.now();
 
   private constructor(
-    private readonly span: Span,
-    private readonly context: Context,
+    private readonly span: Span | undefined,
+    private readonly context: Context | undefined,
   ) {}
 
-  /** Starts the span of `event`'s step on `agent`; undefined when the API cannot be loaded. */
+  /** Starts observing `event`'s step on `agent`; undefined when the API cannot be loaded. */
   static start(agent: StepAgent, event: StepSubject, parent: SentIn | undefined): StepSpan | undefined {
     const api = otel();
+    if (!api) return undefined;
     const spans = tracer();
-    if (!api || !spans) return undefined;
+    if (!spans) return new StepSpan(undefined, undefined);
     const base = parent ?? api.ROOT_CONTEXT;
     const within = event.type === 'signal' ? contextOf(event.signal.traceparent, event.signal.tracestate, base) : base;
     const attributes: Record<string, string> = { 'skillstate.agent.id': agent.id, 'skillstate.agent.definition': agent.definition, 'skillstate.step.item': event.type };
@@ -127,12 +131,12 @@ export class StepSpan {
 
   /** Runs `work` with the step's span active: what user code starts there is its child. */
   within<T>(work: () => T): T {
-    return otel()!.context.with(this.context, work);
+    return this.context ? otel()!.context.with(this.context, work) : work();
   }
 
   /** The effects, with every signal they emit or schedule carrying the step's trace. */
   carried(effects: Effect[]): Effect[] {
-    const headers = traceHeaders(this.context);
+    const headers = this.context && traceHeaders(this.context);
     if (!headers) return effects;
     let copied: Effect[] | undefined;
     for (let i = 0; i < effects.length; i++) {
@@ -146,13 +150,15 @@ export class StepSpan {
 
   /** Records a skill lifecycle transition of the agent, as it happens during the step. */
   lifecycle(report: LifecycleReport): void {
-    this.span.addEvent('skillstate.lifecycle', lifecycleAttributes(report));
+    this.span?.addEvent('skillstate.lifecycle', lifecycleAttributes(report));
   }
 
   /** Ends the span with the step's outcome. */
   end(agent: StepAgent, event: StepSubject, outcome: StepOutcome): void {
     const api = otel()!;
     const span = this.span;
+    stepFinished(agent.definition, event.type, outcome.error?.code, performance.now() - this.started);
+    if (!span) return;
     if (event.type === 'signal' && outcome.signal && outcome.signal.type !== event.signal.type) span.setAttribute('skillstate.signal.routed_type', outcome.signal.type);
     if (outcome.effects.length) span.setAttribute('skillstate.step.effects', outcome.effects.map((effect) => effect.type));
     const error = outcome.error;
@@ -164,17 +170,18 @@ export class StepSpan {
     }
     for (const diagnostic of outcome.diagnostics) span.addEvent('skillstate.diagnostic', { 'skillstate.diagnostic.code': diagnostic.code, 'skillstate.diagnostic.level': diagnostic.level });
     span.end();
-    stepFinished(agent.definition, event.type, error?.code, performance.now() - this.started);
   }
 
   /** Ends the span of a step that failed unexpectedly. */
   crashed(agent: StepAgent, event: StepSubject, thrown: unknown): void {
     const api = otel()!;
-    this.span.setAttribute('skillstate.step.outcome', 'error');
-    this.span.setAttribute('error.type', 'signal_failed');
-    this.span.setStatus({ code: api.SpanStatusCode.ERROR, message: describeThrown(thrown) });
-    if (thrown instanceof Error) this.span.recordException(thrown);
-    this.span.end();
     stepFinished(agent.definition, event.type, 'signal_failed', performance.now() - this.started);
+    const span = this.span;
+    if (!span) return;
+    span.setAttribute('skillstate.step.outcome', 'error');
+    span.setAttribute('error.type', 'signal_failed');
+    span.setStatus({ code: api.SpanStatusCode.ERROR, message: describeThrown(thrown) });
+    if (thrown instanceof Error) span.recordException(thrown);
+    span.end();
   }
 }
