@@ -5,7 +5,7 @@
 import { trace, type Span } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentSystem } from '../../src/index.js';
-import { Effects, createSignal, defineAction, defineAgent, notebook, quietSystem, result, z } from '../runtime/fixtures.js';
+import { Effects, createSignal, defineAction, defineAgent, defineSkill, notebook, quietSystem, result, z } from '../runtime/fixtures.js';
 import { recordSpans } from './fixtures.js';
 
 let system: AgentSystem;
@@ -111,6 +111,22 @@ describe('step spans', () => {
     expect(recorded.parentOf(c!)).toBe(b);
     expect([a, b, c].map((span) => span!.attributes['skillstate.agent.id'])).toEqual(['a', 'b', 'c']);
     expect(new Set(recorded.spans().map((span) => span.spanContext().traceId)).size).toBe(1);
+  });
+
+  it('an agent spawned by a step starts within it: its mount hooks are a child of the step', async () => {
+    const recorded = recordSpans();
+    system = quietSystem();
+    let started!: () => void;
+    const hooked = new Promise<void>((resolve) => (started = resolve));
+    const Child = defineAgent({ name: 'child', skills: [defineSkill({ name: 'greeter', mount: () => started() })] });
+    system.register(Child);
+    const spawner = defineAction({ name: 'spawn_child', description: 'Spawn a child', input: z.object({}), run: () => result('spawned', { effects: [Effects.spawn('child', { id: 'kid' })] }) });
+    await system.spawn(defineAgent({ name: 'parent', actions: [spawner], routes: [{ path: 'grow', target: { action: 'spawn_child' } }] }), { id: 'p' }).call(createSignal('grow'));
+    await hooked;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const start = recorded.one('step start');
+    expect(start.attributes['skillstate.agent.id']).toBe('kid');
+    expect(recorded.parentOf(start)).toBe(recorded.one('step grow'));
   });
 
   it('a signal arriving with a traceparent continues that trace', async () => {
