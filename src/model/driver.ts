@@ -159,6 +159,7 @@ export class ConversationDriver {
           const current = this.running.get(agentId);
           if (current?.n !== n || this.phaseOf(agentId, n) !== 'cancelled') return;
           this.running.delete(agentId);
+          this.traces.delete(agentId);
           current.actor.send({ type: 'cancel' });
         });
         return;

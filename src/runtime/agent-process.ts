@@ -408,6 +408,10 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   terminate(reason: string): void {
     if (this.mailbox.stopped) return;
     this.unwatchStep();
+    // A step still under way (waiting on user code) never commits: its span ends here.
+    const current = this.mailbox.current;
+    if (this.stepSpan && current) this.stepSpan.stopped(this, current.event, reason);
+    this.stepSpan = undefined;
     if (this.scheduled) for (const timer of this.scheduled.keys()) clearTimer(timer);
     this.scheduled = undefined;
     // Stopping an actor from inside its own step, or while its outcome is carried out, would cut

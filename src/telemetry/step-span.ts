@@ -172,6 +172,17 @@ export class StepSpan {
     span.end();
   }
 
+  /** Ends the span of a step the agent's stop cut short: its outcome is dropped. */
+  stopped(agent: StepAgent, event: StepSubject, reason: string): void {
+    stepFinished(agent.definition, event.type, 'agent_stopped', performance.now() - this.started);
+    const span = this.span;
+    if (!span) return;
+    span.setAttribute('skillstate.step.outcome', 'stopped');
+    span.setAttribute('error.type', 'agent_stopped');
+    span.setStatus({ code: otel()!.SpanStatusCode.ERROR, message: `the agent stopped (${reason}) before the step ended` });
+    span.end();
+  }
+
   /** Ends the span of a step that failed unexpectedly. */
   crashed(agent: StepAgent, event: StepSubject, thrown: unknown): void {
     const api = otel()!;

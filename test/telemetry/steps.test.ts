@@ -94,6 +94,21 @@ describe('step spans', () => {
     expect(span.events.map((event) => [event.name, event.attributes?.['exception.message']])).toContainEqual(['exception', "exploded on 'x'"]);
   });
 
+  it('a step cut short by the agent stopping ends its span as stopped', async () => {
+    const recorded = recordSpans();
+    system = quietSystem();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const Waiting = defineAgent({ name: 'waiting', actions: [defineAction({ name: 'wait', description: 'Wait until released', input: z.object({}), run: async () => held })], routes: [{ path: 'wait', target: { action: 'wait' } }] });
+    const waiting = system.spawn(Waiting, { id: 'w' });
+    const answer = waiting.call(createSignal('wait')).catch((error: { code: string }) => error.code);
+    await system.stop('w');
+    release();
+    await expect(answer).resolves.toBe('agent_stopped');
+    const span = recorded.one('step wait');
+    expect(span.attributes).toMatchObject({ 'skillstate.step.outcome': 'stopped', 'error.type': 'agent_stopped' });
+  });
+
   it('a chain of three agents is one trace: each step the child of the step that emitted its signal', async () => {
     const recorded = recordSpans();
     system = quietSystem();
