@@ -68,18 +68,24 @@ function spanName(event: StepSubject): string {
   }
 }
 
-/** The context an item was sent in, captured while tracing: the parent of its step's span. */
-export type SentIn = Context;
+declare const sentInBrand: unique symbol;
+
+/**
+ * The context an item was sent in, captured while tracing: the parent of its step's span. An
+ * OpenTelemetry `Context`, opaque outside this file, so that the runtime's types never name the
+ * optional API.
+ */
+export type SentIn = { readonly [sentInBrand]: true };
 
 /** The active context, to be the parent of the step of an item sent now. */
 export function sentIn(): SentIn | undefined {
-  return otel()?.context.active();
+  return otel()?.context.active() as SentIn | undefined;
 }
 
 /** The parent of a step asked for from another process, which sent its trace along with the request. */
 export function sentWith(trace: { traceparent?: string | undefined; tracestate?: string | undefined } | undefined): SentIn | undefined {
   const api = otel();
-  return api && trace?.traceparent !== undefined ? contextOf(trace.traceparent, trace.tracestate, api.ROOT_CONTEXT) : undefined;
+  return api && trace?.traceparent !== undefined ? (contextOf(trace.traceparent, trace.tracestate, api.ROOT_CONTEXT) as unknown as SentIn) : undefined;
 }
 
 /** What a step of the engine takes, as a step span names it. */
@@ -116,7 +122,7 @@ export class StepSpan {
     if (!api) return undefined;
     const spans = tracer();
     if (!spans) return new StepSpan(undefined, undefined);
-    const base = parent ?? api.ROOT_CONTEXT;
+    const base = (parent as Context | undefined) ?? api.ROOT_CONTEXT;
     const within = event.type === 'signal' ? contextOf(event.signal.traceparent, event.signal.tracestate, base) : base;
     const attributes: Record<string, string> = { 'skillstate.agent.id': agent.id, 'skillstate.agent.definition': agent.definition, 'skillstate.step.item': event.type };
     if (event.type === 'signal') {
