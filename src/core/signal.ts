@@ -216,5 +216,9 @@ export function toSignal(value: Signal | SignalLike | string): Signal {
   if (typeof candidate.time === 'string') options.time = candidate.time;
   if (typeof candidate.subject === 'string') options.subject = candidate.subject;
   if (typeof candidate.datacontenttype === 'string') options.datacontenttype = candidate.datacontenttype;
-  return createSignal(candidate.type, candidate.data, options);
+  const signal = createSignal(candidate.type, candidate.data, options);
+  // The trace it continues, when the sender gave one.
+  if (typeof candidate.traceparent === 'string') signal.traceparent = candidate.traceparent;
+  if (typeof candidate.tracestate === 'string') signal.tracestate = candidate.tracestate;
+  return signal;
 }

@@ -4,7 +4,7 @@
  */
 import { trace, type Span } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AgentSystem } from '../../src/index.js';
+import type { AgentSystem, Signal } from '../../src/index.js';
 import { Effects, createSignal, defineAction, defineAgent, defineSkill, notebook, quietSystem, result, z } from '../runtime/fixtures.js';
 import { recordSpans } from './fixtures.js';
 
@@ -153,6 +153,9 @@ describe('step spans', () => {
     const span = recorded.one('step notes.add_now');
     expect(span.spanContext().traceId).toBe('0af7651916cd43dd8448eb211c80319c');
     expect(span.parentSpanContext).toMatchObject({ spanId: 'b7ad6b7169203331', isRemote: true });
+    // A signal given as { type, data } keeps it too.
+    await agent.call({ type: 'notes.add_now', data: { item: 'y' }, traceparent: '00-1af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } as Signal);
+    expect(recorded.named('step notes.add_now').map((step) => step.spanContext().traceId)).toContain('1af7651916cd43dd8448eb211c80319c');
   });
 
   it('a malformed traceparent is ignored: the step starts a trace of its own', async () => {
