@@ -116,6 +116,7 @@ export {
   type PendingToolCall,
 } from './model/conversation.js';
 export type { ChatModel, Compactor, CompactionRequest } from './model/models.js';
+export type { TelemetryOptions, TelemetryRedactor, TelemetryContentKind } from './telemetry/content.js';
 
 // ── Loading document skills (the rest of the document layer: `skillstate/documents`) ────────────
 export { discoverSkills, type SkillSources, type DiscoverOptions } from './manifest/discover.js';

@@ -8,6 +8,7 @@ import { DefinitionError } from './core/errors.js';
 import { CONVERSATION } from './model/conversation.js';
 import { ConversationDriver } from './model/driver.js';
 import type { ChatModel, Compactor } from './model/models.js';
+import type { TelemetryOptions } from './telemetry/content.js';
 import type { AgentRef } from './runtime/agent-ref.js';
 import type { StartExtension } from './runtime/extension.js';
 import { unknownOption } from './runtime/options.js';
@@ -23,10 +24,15 @@ export interface AgentSystemOptions extends RuntimeOptions {
   models?: Readonly<Record<string, ChatModel>>;
   /** Compactors by name: a conversation's `history.strategy` may name one instead of `summarize` or `drop`. */
   compactors?: Readonly<Record<string, Compactor>>;
+  /**
+   * What OpenTelemetry spans may record beyond names, ids, counts and codes: `{ recordContent: true }`
+   * records prompts, completions and tool arguments and results (docs/observability.md).
+   */
+  telemetry?: TelemetryOptions;
 }
 
 /** The options `createAgentSystem` takes: one entry per key of `AgentSystemOptions`. */
-const SYSTEM_OPTIONS = { ...RUNTIME_OPTIONS, models: true, compactors: true } as const satisfies Record<keyof AgentSystemOptions, true>;
+const SYSTEM_OPTIONS = { ...RUNTIME_OPTIONS, models: true, compactors: true, telemetry: true } as const satisfies Record<keyof AgentSystemOptions, true>;
 
 /**
  * Creates an agent system.
@@ -40,11 +46,11 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
   // A misspelled option would otherwise be ignored and its default used without a word.
   const unknown = typeof options === 'object' && options !== null ? unknownOption('createAgentSystem', options, SYSTEM_OPTIONS) : undefined;
   if (unknown) throw new DefinitionError(unknown);
-  return createRuntimeSystem(options, [conversations({ models: options.models, compactors: options.compactors })]);
+  return createRuntimeSystem(options, [conversations({ models: options.models, compactors: options.compactors, telemetry: options.telemetry })]);
 }
 
 /** The model loop as an extension: it runs the turns of model-driven agents. */
-function conversations(options: Pick<AgentSystemOptions, 'models' | 'compactors'>): StartExtension {
+function conversations(options: Pick<AgentSystemOptions, 'models' | 'compactors' | 'telemetry'>): StartExtension {
   return (services) => {
     const driver = new ConversationDriver(services, options);
     return {

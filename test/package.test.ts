@@ -126,7 +126,13 @@ describe('the built package', () => {
     const manifest = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as Record<string, Record<string, unknown>>;
     expect(Object.keys(manifest.dependencies!)).not.toContain('ai');
     expect(manifest.peerDependencies).toMatchObject({ ai: '^6.0.0 || ^7.0.0' });
-    expect(manifest.peerDependenciesMeta).toEqual({ ai: { optional: true }, tsx: { optional: true }, '@restatedev/restate-sdk': { optional: true } });
+    expect(manifest.peerDependenciesMeta).toEqual({ ai: { optional: true }, tsx: { optional: true }, '@restatedev/restate-sdk': { optional: true }, '@opentelemetry/api': { optional: true } });
+  });
+
+  it('declares the OpenTelemetry API an optional peer dependency, never a dependency', () => {
+    const manifest = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as Record<string, Record<string, unknown>>;
+    expect(Object.keys(manifest.dependencies!).filter((name) => name.startsWith('@opentelemetry/'))).toEqual([]);
+    expect(manifest.peerDependencies).toMatchObject({ '@opentelemetry/api': '^1.9.0' });
   });
 
   it('runs without tsx: JavaScript toolsets load, a TypeScript toolset or script fails saying how to install tsx', () => {

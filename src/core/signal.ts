@@ -17,6 +17,14 @@ export interface Signal<TData = unknown> {
   data?: TData;
   subject?: string;
   datacontenttype?: string;
+  /**
+   * The W3C Trace Context of the work that sent the signal (CloudEvents' distributed tracing
+   * extension): an agent taking the signal continues that trace. Set by the runtime when
+   * OpenTelemetry tracing is on (docs/observability.md).
+   */
+  traceparent?: string;
+  /** Vendor trace state going with `traceparent`. */
+  tracestate?: string;
 }
 
 /** What the router and the matcher need of a signal. */
@@ -215,5 +223,9 @@ export function toSignal(value: Signal | SignalLike | string): Signal {
   if (typeof candidate.time === 'string') options.time = candidate.time;
   if (typeof candidate.subject === 'string') options.subject = candidate.subject;
   if (typeof candidate.datacontenttype === 'string') options.datacontenttype = candidate.datacontenttype;
-  return createSignal(candidate.type, candidate.data, options);
+  const signal = createSignal(candidate.type, candidate.data, options);
+  // The trace it continues, when the sender gave one.
+  if (typeof candidate.traceparent === 'string') signal.traceparent = candidate.traceparent;
+  if (typeof candidate.tracestate === 'string') signal.tracestate = candidate.tracestate;
+  return signal;
 }

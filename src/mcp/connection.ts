@@ -17,6 +17,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type CallToolResult, type ServerCapabilities, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { AnySchema, SchemaOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import { tracedToolCall } from './mcp-spans.js';
 import { watchedFetch } from './fetch.js';
 import { serverErrorMessage } from './protocol-error.js';
 import { BoundedStdioTransport, oversizedAnswer } from './stdio-transport.js';
@@ -274,7 +275,7 @@ export class McpConnection {
     if (this.state !== 'ready' || !client) throw new McpFailure('mcp_unreachable', `MCP server '${this.label}' is not connected (${this.state})${this.hint()}`);
     let result: CallToolResult;
     try {
-      result = (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: this.limits.callTimeout })) as CallToolResult;
+      result = await tracedToolCall(this.label, tool, async (meta) => (await client.callTool(meta ? { name: tool, arguments: args, _meta: meta } : { name: tool, arguments: args }, undefined, { timeout: this.limits.callTimeout })) as CallToolResult);
     } catch (error) {
       const oversized = oversizedAnswer(error);
       if (oversized) throw outputTooLarge(this.label, tool, oversized.size, this.limits.maxOutputBytes, oversized.unattributed === true);

@@ -29,6 +29,7 @@ import {
 import type { DiagnosticListener } from '../core/diagnostics.js';
 import { RuntimeError, type AgentRef, type AgentSystem, type DocumentSkillRegistry } from '../index.js';
 import { DISCLOSURE_PROMPT, DISCLOSURE_PROMPT_INFO, disclosurePrompt, listSkillResources, readSkillUri, SKILL_RESOURCE_TEMPLATE } from './documents.js';
+import { servedToolCall } from './mcp-spans.js';
 import { protocolError } from './protocol-error.js';
 import { SkillCatalog, SKILLS_EXTENSION } from './skill-catalog.js';
 import { serveSkillsExtension } from './skills-methods.js';
@@ -116,7 +117,9 @@ export function createMcpServer(target: McpTarget, options: McpServerOptions = {
     listed = toolListKey(tools);
     return { tools };
   });
-  server.setRequestHandler(CallToolRequestSchema, (request) => callAgentTool(ref, request.params.name, request.params.arguments, options.callTimeout));
+  server.setRequestHandler(CallToolRequestSchema, (request) =>
+    servedToolCall(request.params.name, request.params._meta, () => callAgentTool(ref, request.params.name, request.params.arguments, options.callTimeout)),
+  );
 
   if (registry) {
     const catalog = new SkillCatalog(registry, options.onDiagnostic);

@@ -47,6 +47,9 @@ import {
   type TurnMove,
   type TurnView,
 } from './turn-engine.js';
+import { startTurnSpan, within, type TurnSpan } from './turn-spans.js';
+import { contentRecorder, type ContentRecorder, type TelemetryOptions } from '../telemetry/content.js';
+import { observing, tracing } from '../telemetry/otel.js';
 import { turnMachine, turnStateName, type TurnActivity, type TurnActor, type TurnPhase, type TurnWork } from './turn-machine.js';
 
 /** What the driver needs from the system it runs in: the services a system gives its extensions. */
@@ -58,6 +61,8 @@ export interface ConversationOptions {
   models?: Readonly<Record<string, ChatModel>> | undefined;
   /** Compactors by name: a conversation's `history.strategy` may name one. */
   compactors?: Readonly<Record<string, Compactor>> | undefined;
+  /** What the turn's spans may record beyond names, counts and codes (docs/observability.md). */
+  telemetry?: TelemetryOptions | undefined;
 }
 
 const NO_CONFIG = Object.freeze({});
@@ -96,6 +101,10 @@ export class ConversationDriver {
   private readonly unstreamed = new WeakSet<ChatModel>();
   private unsubscribe: (() => void) | undefined;
   private stopped = false;
+  /** How the turn spans record prompts and completions: undefined for not at all. */
+  private readonly content: ContentRecorder;
+  /** The trace of the signal that last started or resumed each agent's turn, kept while tracing. */
+  private readonly traces = new Map<string, { traceparent?: string | undefined; tracestate?: string | undefined }>();
 
   constructor(
     private readonly host: ConversationHost,
@@ -104,6 +113,7 @@ export class ConversationDriver {
     this.models = checkModels(options.models);
     this.modelNames = Object.keys(this.models);
     this.compactors = checkCompactors(options.compactors);
+    this.content = contentRecorder(options.telemetry);
     this.unsubscribe = host.subscribe('chat.turn.*', (signal) => this.heard(signal));
   }
 
@@ -128,6 +138,7 @@ export class ConversationDriver {
     const agentId = data.agent;
     const n = data.turn;
     const running = this.running.get(agentId);
+    if ((signal.type === ChatSignals.started || signal.type === ChatSignals.resumed) && tracing()) this.traces.set(agentId, { traceparent: signal.traceparent, tracestate: signal.tracestate });
     switch (signal.type) {
       case ChatSignals.started:
         // Emitted from inside the agent's step: the actor starts once the step is over.
@@ -148,12 +159,14 @@ export class ConversationDriver {
           const current = this.running.get(agentId);
           if (current?.n !== n || this.phaseOf(agentId, n) !== 'cancelled') return;
           this.running.delete(agentId);
+          this.traces.delete(agentId);
           current.actor.send({ type: 'cancel' });
         });
         return;
       case ChatSignals.answered:
       case ChatSignals.failed:
         this.cache.forget(agentId);
+        this.traces.delete(agentId);
         // As for a cancellation: only the ending the agent's state records counts.
         queueMicrotask(() => {
           const phase = this.phaseOf(agentId, n);
@@ -290,6 +303,24 @@ export class ConversationDriver {
    * approval or is over (answered, failed, cancelled, or the agent stopped).
    */
   private async work(ref: AgentRef, n: number, abort: AbortSignal, notify: (activity: TurnActivity) => void): Promise<void> {
+    const span = observing() ? startTurnSpan({ agentId: ref.id, definition: ref.definition, n, ...this.traces.get(ref.id) }, this.content) : undefined;
+    if (span === undefined) {
+      await this.moves(ref, n, abort, notify, undefined);
+      return;
+    }
+    let phase: TurnPhase;
+    try {
+      phase = (await span.within(() => this.moves(ref, n, abort, notify, span))) ?? this.phaseOf(ref.id, n);
+    } catch (error) {
+      span.finish('crashed', { code: 'signal_failed', message: describeThrown(error) });
+      throw error;
+    }
+    const last = this.slice(ref)?.last;
+    span.finish(phase, phase === 'failed' && last?.n === n ? last.error : undefined);
+  }
+
+  /** The moves of `work`, each carried out (inside the turn's span, when there is one); resolves with where they left the turn, when known. */
+  private async moves(ref: AgentRef, n: number, abort: AbortSignal, notify: (activity: TurnActivity) => void, span: TurnSpan | undefined): Promise<TurnPhase | undefined> {
     let compacted = false;
     for (;;) {
       if (abort.aborted) return;
@@ -299,33 +330,34 @@ export class ConversationDriver {
       let phase: TurnPhase | undefined;
       switch (move.kind) {
         case 'wait':
-          return;
+          span?.waitsForApproval(view.turn.pending.filter((call) => call.approval === 'needed'));
+          return view.turn.status;
         case 'fail':
-          await this.fail(ref, n, move.error);
-          return;
+          return this.fail(ref, n, move.error);
         case 'settle':
           phase = await this.record(ref, n, 'settle_step', { turn: n });
           break;
         case 'compact':
-          phase = await this.compact(ref, n, move, view, abort);
+          phase = await this.compact(ref, n, move, view, abort, span);
           compacted = true;
           break;
         case 'ask':
           for (const note of move.notes) this.host.diagnose(ref.id, note);
           compacted = false;
           notify('thinking');
-          phase = await this.ask(ref, n, view, abort, notify);
+          phase = await this.ask(ref, n, view, abort, notify, span);
           break;
         case 'deny':
           notify('acting');
+          span?.denied(move.call.toolCallId, move.call.tool);
           phase = await this.record(ref, n, 'record_tool_result', { turn: n, toolCallId: move.call.toolCallId, ok: false });
           break;
         case 'run':
           notify('acting');
-          await this.act(ref, n, move.call, view.settings);
+          await this.act(ref, n, move.call, view.settings, span);
           break;
       }
-      if (phase !== undefined && phase !== 'thinking' && phase !== 'acting') return;
+      if (phase !== undefined && phase !== 'thinking' && phase !== 'acting') return phase;
     }
   }
 
@@ -334,7 +366,7 @@ export class ConversationDriver {
    * turn engine says run inside the step, and records the step. Resolves with where the turn is
    * afterwards (undefined when it ended, or the agent stopped, meanwhile).
    */
-  private async ask(ref: AgentRef, n: number, view: TurnView, abort: AbortSignal, notify: (activity: TurnActivity) => void): Promise<TurnPhase | undefined> {
+  private async ask(ref: AgentRef, n: number, view: TurnView, abort: AbortSignal, notify: (activity: TurnActivity) => void, span: TurnSpan | undefined): Promise<TurnPhase | undefined> {
     const { settings, turn } = view;
     const model = this.models[settings.model]!;
     let ai: AiModule;
@@ -354,8 +386,9 @@ export class ConversationDriver {
     let answer: ModelAnswer;
     for (let attempt = 0; ; attempt++) {
       const timer = new StepAbort(settings.modelTimeout, abort);
+      const call = span?.modelCall(model, { system: prompt.text, messages: view.messages, temperature: settings.temperature, maxOutputTokens: settings.maxOutputTokens });
       try {
-        answer = await askModel(model, {
+        answer = await within(call, () => askModel(model, {
           system: prompt.text,
           messages: view.messages,
           tools: prepared.tools,
@@ -364,11 +397,17 @@ export class ConversationDriver {
           abortSignal: timer.signal,
           // Nobody follows the text as it comes: the answer is asked for whole.
           onText: settings.stream && this.host.listening(ChatSignals.delta) ? (text) => this.publish(ref.id, ChatSignals.delta, { turn: n, step, text }) : undefined,
-        });
+        }));
+        call?.answered(answer);
         break;
       } catch (error) {
-        if (abort.aborted || this.phaseOf(ref.id, n) !== 'thinking') return undefined;
-        const after = afterModelFailure(ref.id, n, classifyModelError(ai, error, timer.timedOut, settings, model), attempt, settings);
+        if (abort.aborted || this.phaseOf(ref.id, n) !== 'thinking') {
+          call?.failed({ code: 'cancelled', message: describeThrown(error) });
+          return undefined;
+        }
+        const problem = classifyModelError(ai, error, timer.timedOut, settings, model);
+        call?.failed(problem.error);
+        const after = afterModelFailure(ref.id, n, problem, attempt, settings);
         if (after.kind === 'fail') return this.fail(ref, n, after.error);
         this.host.diagnose(ref.id, after.note);
         try {
@@ -401,9 +440,11 @@ export class ConversationDriver {
         this.publish(ref.id, ChatSignals.toolResult, { turn: n, ...signals.result });
         results.push(callResult(plan.call, refusal(plan)));
       } else {
-        results.push(await this.runStepCall(ref, n, plan.call, settings, notify));
+        results.push(await this.runStepCall(ref, n, plan.call, settings, notify, span));
       }
     }
+    const asking = waiting.filter((call) => call.needsApproval && call.preApprovedBy === undefined);
+    if (asking.length > 0) span?.waitsForApproval(asking);
     // The calls ran: their results go into the history, whatever happened meanwhile.
     return this.record(ref, n, 'record_step', stepRecord(n, answer, results, waiting));
   }
@@ -423,7 +464,7 @@ export class ConversationDriver {
   }
 
   /** Runs a tool call of a model step through the agent, recorded in the step that runs it; resolves with its result for the model. */
-  private async runStepCall(ref: AgentRef, n: number, call: AskedCall, settings: ConversationSettings, notify: (activity: TurnActivity) => void): Promise<ToolResultPart> {
+  private async runStepCall(ref: AgentRef, n: number, call: AskedCall, settings: ConversationSettings, notify: (activity: TurnActivity) => void, span: TurnSpan | undefined): Promise<ToolResultPart> {
     notify('acting');
     try {
       const record = {
@@ -431,7 +472,7 @@ export class ConversationDriver {
         skill: CONVERSATION,
         params: { turn: n, toolCallId: call.toolCallId, tool: call.toolName, args: call.input, until: toolDeadline(Date.now(), settings), late: lateError(ref.id, call.toolName, settings) },
       };
-      const outcome = await this.runTool(ref, n, call.toolCallId, call.toolName, call.input, settings, record);
+      const outcome = await this.runTool(ref, n, { toolCallId: call.toolCallId, tool: call.toolName, args: call.input }, settings, record, span);
       if (!outcome.ok) return callResult(call, outcome);
       // Answered, but after its deadline: recorded as timed out, so the model is told that.
       const recorded = this.slice(ref)?.turn?.ran.findLast((ran) => ran.toolCallId === call.toolCallId);
@@ -468,22 +509,26 @@ export class ConversationDriver {
   private async runTool(
     ref: AgentRef,
     n: number,
-    toolCallId: string,
-    tool: string,
-    args: unknown,
+    call: { toolCallId: string; tool: string; args: unknown; preApprovedBy?: string | undefined },
     settings: ConversationSettings,
     record: InstructionObject,
-    preApprovedBy?: string,
+    span: TurnSpan | undefined,
   ): Promise<{ ok: true; output: unknown } | { ok: false; error: ToolError }> {
+    const { toolCallId, tool, args, preApprovedBy } = call;
     this.publish(ref.id, ChatSignals.toolCall, { turn: n, toolCallId, tool, args, ...(preApprovedBy !== undefined ? { preApprovedBy } : {}) });
+    const toolSpan = span?.toolCall(toolCallId, tool, args);
     let outcome: { ok: true; output: unknown } | { ok: false; error: ToolError };
     try {
-      const output = await this.host.callTool(ref, tool, args, record, { timeout: settings.toolTimeout });
+      const output = await within(toolSpan, () => this.host.callTool(ref, tool, args, record, { timeout: settings.toolTimeout }));
       outcome = { ok: true, output: output === undefined ? null : output };
     } catch (error) {
-      if (error instanceof RuntimeError && error.code === 'agent_stopped') throw error;
+      if (error instanceof RuntimeError && error.code === 'agent_stopped') {
+        toolSpan?.end(error);
+        throw error;
+      }
       outcome = { ok: false, error: toolFailure(toErrorInfo(error, 'action_failed')) };
     }
+    toolSpan?.ran(outcome);
     this.publish(ref.id, ChatSignals.toolResult, { turn: n, toolCallId, tool, ...outcome });
     return outcome;
   }
@@ -491,7 +536,16 @@ export class ConversationDriver {
   // ── Compaction ───────────────────────────────────────────────────────────────────────────
 
   /** Compacts the history as the turn engine asked; resolves with where the turn is afterwards. */
-  private async compact(ref: AgentRef, n: number, move: TurnMove & { kind: 'compact' }, view: TurnView, abort: AbortSignal): Promise<TurnPhase | undefined> {
+  private async compact(ref: AgentRef, n: number, move: TurnMove & { kind: 'compact' }, view: TurnView, abort: AbortSignal, span: TurnSpan | undefined): Promise<TurnPhase | undefined> {
+    const compaction = span?.compaction(move.strategy, move.remove, move.tokens);
+    try {
+      return await within(compaction, () => this.compactHistory(ref, n, move, view, abort));
+    } finally {
+      compaction?.end();
+    }
+  }
+
+  private async compactHistory(ref: AgentRef, n: number, move: TurnMove & { kind: 'compact' }, view: TurnView, abort: AbortSignal): Promise<TurnPhase | undefined> {
     const { remove, strategy, tokens } = move;
     const { settings, messages } = view;
     const model = this.models[settings.model]!;
@@ -530,7 +584,7 @@ export class ConversationDriver {
 
   // ── Acting: a tool call that waited (for approval, or across a restore) ────────────────────
 
-  private async act(ref: AgentRef, n: number, call: PendingToolCall, settings: ConversationSettings): Promise<void> {
+  private async act(ref: AgentRef, n: number, call: PendingToolCall, settings: ConversationSettings, span: TurnSpan | undefined): Promise<void> {
     const waitingFor = this.turnAt(ref, n, 'acting');
     if (typeof waitingFor === 'string') return;
     // A call whose step commits is recorded by that step (as timed out when it answered after
@@ -542,7 +596,7 @@ export class ConversationDriver {
       params: { turn: n, toolCallId: call.toolCallId, ok: true, until: toolDeadline(Date.now(), settings), late: lateError(ref.id, call.tool, settings) },
     };
     if (call.preApprovedBy !== undefined) this.host.diagnose(ref.id, preApprovedNote(ref.id, n, { ...call, preApprovedBy: call.preApprovedBy }));
-    const outcome = await this.runTool(ref, n, call.toolCallId, call.tool, call.args, settings, record, call.preApprovedBy).catch((error: unknown) => {
+    const outcome = await this.runTool(ref, n, call, settings, record, span).catch((error: unknown) => {
       if (error instanceof RuntimeError && error.code === 'agent_stopped') return undefined;
       throw error;
     });

@@ -62,6 +62,10 @@ export interface ModelAnswer {
   dropped: string[];
   /** The method the model does not implement, when the other one answered instead. */
   missing?: ModelMethod;
+  /** Why the model stopped (`stop`, `tool-calls`, `length`…), as the SDK says. */
+  finishReason?: string;
+  /** The provider's id of the response and the model that answered, when it says. */
+  response?: { id?: string; modelId?: string };
 }
 
 /** What a step reports of a provider's warning: `model 'acme:small' warned: unsupported: temperature`. */
@@ -92,6 +96,8 @@ interface StepResult {
   messages: readonly { role: string; content: unknown }[];
   usage: unknown;
   warnings: readonly unknown[];
+  finishReason: unknown;
+  response: { id?: unknown; modelId?: unknown };
 }
 
 /**
@@ -174,7 +180,7 @@ function toolSet(ai: AiModule, tools: readonly OfferedTool[]): ToolSet {
 
 async function generateStep(ai: AiModule, options: StepOptions): Promise<StepResult> {
   const result = await ai.generateText(options);
-  return { content: result.content as StepResult['content'], messages: result.response.messages, usage: result.usage, warnings: result.warnings ?? [] };
+  return { content: result.content as StepResult['content'], messages: result.response.messages, usage: result.usage, warnings: result.warnings ?? [], finishReason: result.finishReason, response: result.response };
 }
 
 /** One streamed step: each piece of text is passed on as it comes; an error part is thrown. */
@@ -210,8 +216,8 @@ async function streamStep(ai: AiModule, options: StepOptions, onText: (text: str
     reader.releaseLock();
   }
   if (abortSignal.aborted) throw abortSignal.reason;
-  const [content, response, usage, warnings] = await Promise.all([result.content, result.response, result.usage, result.warnings]);
-  return { content: content as StepResult['content'], messages: response.messages, usage, warnings: warnings ?? [] };
+  const [content, response, usage, warnings, finishReason] = await Promise.all([result.content, result.response, result.usage, result.warnings, result.finishReason]);
+  return { content: content as StepResult['content'], messages: response.messages, usage, warnings: warnings ?? [], finishReason, response };
 }
 
 /**
@@ -239,7 +245,11 @@ function answerOf(ai: AiModule, result: StepResult): ModelAnswer {
     const code = ai.NoSuchToolError.isInstance(part.error) ? 'unknown_action' : 'invalid_params';
     calls.push({ ...call, input, problem: { code, message: part.error instanceof Error ? part.error.message : String(part.error) } });
   }
-  return { content, calls, usage: usageOf(result.usage), warnings: [...result.warnings], dropped };
+  const answer: ModelAnswer = { content, calls, usage: usageOf(result.usage), warnings: [...result.warnings], dropped };
+  if (typeof result.finishReason === 'string') answer.finishReason = result.finishReason;
+  const { id, modelId } = result.response;
+  if (typeof id === 'string' || typeof modelId === 'string') answer.response = { ...(typeof id === 'string' ? { id } : {}), ...(typeof modelId === 'string' ? { modelId } : {}) };
+  return answer;
 }
 
 /** Token counts as providers report them: nested in v3 and v4 (`inputTokens.total`), flat in v2. */

@@ -43,6 +43,8 @@ import {
   type TurnStepAnswer,
 } from './protocol.js';
 import { HostSkills, mountedNames } from './skills.js';
+import { observing, within } from '../telemetry/otel.js';
+import { sentWith, StepSpan, subjectOf, type StepSubject } from '../telemetry/step-span.js';
 import { adoptTurn, cancelTurnInvocation, followTurnSignal, otherTurn, turnsObject, type TurnHostOptions } from './turns.js';
 
 /** A committed step whose effects are being carried out, as each handler sees it. */
@@ -79,7 +81,7 @@ export interface RestateAgentsOptions extends TurnHostOptions {
   resolvers?: readonly SkillResolver[];
 }
 
-const OPTIONS: Record<keyof RestateAgentsOptions, true> = { definitions: true, skills: true, resolvers: true, models: true, compactors: true };
+const OPTIONS: Record<keyof RestateAgentsOptions, true> = { definitions: true, skills: true, resolvers: true, models: true, compactors: true, telemetry: true };
 const OPTION_KEYS: readonly string[] = Object.keys(OPTIONS);
 
 /** What `restateAgents` returns: the services to bind to a Restate endpoint. */
@@ -269,18 +271,44 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
    * nothing is written. `callId` is the id of the signal of a `call`, whose answer the step may
    * defer.
    */
-  const step = async (ctx: restate.ObjectContext, item: WorkItem | (() => WorkItem | ErrorInfo), callId?: string, fromTurn = false, before?: () => Promise<void>): Promise<CallAnswer> => {
+  const step = async (
+    ctx: restate.ObjectContext,
+    item: WorkItem | (() => WorkItem | ErrorInfo),
+    callId?: string,
+    fromTurn = false,
+    before?: () => Promise<void>,
+    /** The trace of the turn's work that asked for the step (a signal carries its own). */
+    trace?: Pick<TurnStepRequest, 'traceparent' | 'tracestate'>,
+  ): Promise<CallAnswer> => {
     const agent = await load(ctx);
     if (!(agent instanceof Agent)) return failed(agent);
     const work = typeof item === 'function' ? item() : item;
     if (!('kind' in work)) return failed(work);
     await before?.();
+    if (!observing()) return stepped(ctx, agent, work, callId, fromTurn, undefined);
+    const subject = subjectOf(work);
+    const span = StepSpan.start({ id: ctx.key, definition: definition.name }, subject, sentWith(trace));
+    try {
+      return await within(span, () => stepped(ctx, agent, work, callId, fromTurn, span && { span, subject }));
+    } catch (error) {
+      span?.crashed({ id: ctx.key, definition: definition.name }, subject, error);
+      throw error;
+    }
+  };
+
+  /** The step itself, once the agent is read: `traced`, the span it ends with its outcome. */
+  const stepped = async (ctx: restate.ObjectContext, agent: Agent<object>, work: WorkItem, callId: string | undefined, fromTurn: boolean, traced: { span: StepSpan; subject: StepSubject } | undefined): Promise<CallAnswer> => {
     const blocked: { reason?: string } = {};
-    const outcome = await stepAgent(agent, work, { invoke: journaled(ctx, skills, definition, blocked) });
+    let outcome = await stepAgent(agent, work, { invoke: journaled(ctx, skills, definition, blocked) });
     if (blocked.reason !== undefined) throw new Error(blocked.reason);
-    if (outcome.error) return failed(outcome.error);
+    if (traced) outcome = { ...outcome, effects: traced.span.carried(outcome.effects) };
+    if (outcome.error) {
+      traced?.span.end({ id: ctx.key, definition: definition.name }, traced.subject, outcome);
+      return failed(outcome.error);
+    }
     ctx.set(STATE_KEY, outcome.agent.toJSON());
     const deferred = await carryOut(ctx, outcome, callId, fromTurn);
+    traced?.span.end({ id: ctx.key, definition: definition.name }, traced.subject, outcome);
     return deferred ?? ok(outcome.result);
   };
 
@@ -398,10 +426,10 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
   };
 
   /** A step running instructions (one, or a list), or the refusal of a value that is not one. */
-  const runStep = async (ctx: restate.ObjectContext, value: unknown, fromTurn = false, before?: () => Promise<void>): Promise<Answer> => {
+  const runStep = async (ctx: restate.ObjectContext, value: unknown, fromTurn = false, before?: () => Promise<void>, trace?: Pick<TurnStepRequest, 'traceparent' | 'tracestate'>): Promise<Answer> => {
     const instructions = plainInstructions(Array.isArray(value) ? value : [value]);
     if (!instructions.ok) return failed(instructions.error);
-    return (await step(ctx, { kind: 'instructions', instructions: instructions.value }, undefined, fromTurn, before)) as Answer;
+    return (await step(ctx, { kind: 'instructions', instructions: instructions.value }, undefined, fromTurn, before, trace)) as Answer;
   };
 
   /** A step on a signal, or the refusal of a value that is not one. */
@@ -457,7 +485,7 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
           if (other) return { answer: failed(other), agent: data };
         }
         // Announced once the agent is read (a step refused before that is asked for again, and must not announce twice).
-        const answer = await runStep(ctx, request.instructions, true, () => announce(ctx, request.announce, served));
+        const answer = await runStep(ctx, request.instructions, true, () => announce(ctx, request.announce, served), request);
         return { answer, agent: await ctx.get<AgentData<object>>(STATE_KEY) };
       }),
       mount: async (ctx: restate.ObjectContext, request: MountRequest): Promise<Answer> => {

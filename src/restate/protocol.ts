@@ -59,6 +59,9 @@ export interface TurnRequest {
   turn: number;
   /** The turn's id (its `chat.turn.started` signal's): `turn` numbers start again for an agent spawned anew. */
   turnId?: string;
+  /** The W3C trace of the step that started or resumed the turn, continued by the turn's spans. */
+  traceparent?: string;
+  tracestate?: string;
 }
 
 /** A progress signal to be made and sent by the agent: its type and data. */
@@ -72,6 +75,9 @@ export interface TurnStepRequest {
   instructions: unknown;
   /** The turn whose step this is: refused (`no_turn`) when the agent's turn in flight is another. */
   turnId?: string;
+  /** The W3C trace of the turn's work that asks for the step, continued by the step's span. */
+  traceparent?: string;
+  tracestate?: string;
   /**
    * Progress signals (`chat.tool.call`, `chat.tool.result`), by type and data, that the agent
    * sends to its subscribers before it runs the step. They ride on the step, and are made (a

@@ -28,6 +28,10 @@ import { StepAbort } from '../model/step-abort.js';
 import { summarizeHistory } from '../model/summary.js';
 import type { ToolError } from '../model/tool-result.js';
 import * as engine from '../model/turn-engine.js';
+import { startTurnSpan, within, type TurnSpan } from '../model/turn-spans.js';
+import { contentRecorder, type ContentRecorder, type TelemetryOptions } from '../telemetry/content.js';
+import { observing } from '../telemetry/otel.js';
+import { activeTraceHeaders } from '../telemetry/traceparent.js';
 import { mountedNames, UNREADABLE, type HostSkills } from './skills.js';
 import { TURN_INVOCATION_KEY, TURNS, type Announcement, type Answer, type TurnRequest, type TurnStepAnswer, type TurnStepRequest } from './protocol.js';
 
@@ -37,6 +41,8 @@ export interface TurnHostOptions {
   models?: Readonly<Record<string, ChatModel>>;
   /** Compactors by name: a conversation's `history.strategy` may name one. */
   compactors?: Readonly<Record<string, Compactor>>;
+  /** What the turn's OpenTelemetry spans may record beyond names, counts and codes (docs/observability.md). */
+  telemetry?: TelemetryOptions;
 }
 
 /** What one model call answered, as the journal keeps it (plain JSON). */
@@ -67,6 +73,7 @@ const HINT = 'pass models to restateAgents({ models: { default: ... } })';
 export function turnsObject(definitions: ReadonlyMap<string, AgentDefinition<object>>, skills: HostSkills, options: TurnHostOptions) {
   const models = checkModels(options.models);
   const compactors = checkCompactors(options.compactors);
+  const content = contentRecorder(options.telemetry);
   return restate.object({
     name: TURNS,
     // Only agents start turns.
@@ -79,7 +86,8 @@ export function turnsObject(definitions: ReadonlyMap<string, AgentDefinition<obj
           return;
         }
         try {
-          await new RestateTurn(ctx, definition, skills, models, compactors, request.turn, typeof request.turnId === 'string' ? request.turnId : undefined).run();
+          const trace = { traceparent: request.traceparent, tracestate: request.tracestate };
+          await new RestateTurn(ctx, definition, skills, models, compactors, request.turn, typeof request.turnId === 'string' ? request.turnId : undefined, content, trace).run();
         } catch (error) {
           // The agent cancelled the turn (and ended it in its state already). This attempt ends
           // here, which aborts a model request still under way.
@@ -111,18 +119,23 @@ async function askForStep(
   tools: ModelTools,
   /** Aborted when the invocation's attempt ends: the turn was cancelled, or the process is going. */
   attemptOver: AbortSignal,
+  span: TurnSpan | undefined,
 ): Promise<StepAnswer> {
   const request = new StepAbort(settings.modelTimeout, attemptOver);
+  const call = span?.modelCall(model, { system, messages, temperature: settings.temperature, maxOutputTokens: settings.maxOutputTokens });
   try {
-    const answer = await askModel(model, {
-      system,
-      messages,
-      tools: tools.tools,
-      temperature: settings.temperature,
-      maxOutputTokens: settings.maxOutputTokens,
-      // The attempt ends early when the invocation is cancelled (the turn was cancelled).
-      abortSignal: request.signal,
-    });
+    const answer = await within(call, () =>
+      askModel(model, {
+        system,
+        messages,
+        tools: tools.tools,
+        temperature: settings.temperature,
+        maxOutputTokens: settings.maxOutputTokens,
+        // The attempt ends early when the invocation is cancelled (the turn was cancelled).
+        abortSignal: request.signal,
+      }),
+    );
+    call?.answered(answer);
     // Calls that cannot run are answered in the step; the others wait for the host to run them.
     const plans = engine.planCalls(answer, tools, turn, settings, false);
     const refused = plans.flatMap((plan) => (plan.kind === 'refuse' ? [plan] : []));
@@ -137,7 +150,9 @@ async function askForStep(
       ...(refused.length > 0 ? { refused: refused.map((plan) => refusedCallSignals(plan.call)) } : {}),
     };
   } catch (error) {
-    return { ok: false, problem: classifyModelError(ai, error, request.timedOut, settings, model) };
+    const problem = classifyModelError(ai, error, request.timedOut, settings, model);
+    call?.failed(problem.error);
+    return { ok: false, problem };
   } finally {
     request.release();
   }
@@ -159,13 +174,37 @@ class RestateTurn {
     private readonly n: number,
     /** The turn's id: a turn of the same number of an agent spawned anew under this id is another turn. */
     private readonly turnId: string | undefined,
+    private readonly content: ContentRecorder,
+    /** The trace of the step that started or resumed the turn. */
+    private readonly trace: { traceparent?: string | undefined; tracestate?: string | undefined },
   ) {}
+
+  /** The span of this invocation's work on the turn, while tracing. */
+  private span: TurnSpan | undefined;
+  /** Where the last step recorded left the turn. */
+  private phase: string | undefined;
+  /** The error the turn was failed with, by this invocation. */
+  private failure: ErrorInfo | undefined;
+
+  /** Moves the turn on (see `moves`), inside a turn span while tracing. */
+  async run(): Promise<void> {
+    const span = observing() ? startTurnSpan({ agentId: this.ctx.key, definition: this.definition.name, n: this.n, ...this.trace }, this.content) : undefined;
+    if (span === undefined) return this.moves();
+    this.span = span;
+    try {
+      await span.within(() => this.moves());
+    } catch (error) {
+      span.finish('crashed', { code: error instanceof restate.CancelledError ? 'cancelled' : 'signal_failed', message: describeThrown(error) });
+      throw error;
+    }
+    span.finish(this.phase ?? 'moved', this.failure);
+  }
 
   /**
    * Moves the turn on, move after move as the turn engine decides them, until it waits for
    * approval or is over (answered, failed, cancelled, or the agent is gone).
    */
-  async run(): Promise<void> {
+  private async moves(): Promise<void> {
     let warnedStream = false;
     let compacted = false;
     const modelNames = Object.keys(this.models);
@@ -187,6 +226,8 @@ class RestateTurn {
       let going: boolean;
       switch (move.kind) {
         case 'wait':
+          this.phase = turn.status;
+          this.span?.waitsForApproval(turn.pending.filter((call) => call.approval === 'needed'));
           return;
         case 'fail':
           await this.fail(move.error);
@@ -204,6 +245,7 @@ class RestateTurn {
           going = await this.ask(agent, turn, slice.messages, settings);
           break;
         case 'deny':
+          this.span?.denied(move.call.toolCallId, move.call.tool);
           going = await this.record('record_tool_result', { turn: this.n, toolCallId: move.call.toolCallId, ok: false });
           break;
         case 'run':
@@ -230,7 +272,7 @@ class RestateTurn {
    * the step still runs (it is the agent's), and the agent is read again afterwards.
    */
   private async runOnAgent(instruction: InstructionObject, timeout?: { ms: number; error: ToolError }, announce?: Announcement[]): Promise<Answer> {
-    const request: TurnStepRequest = { instructions: instruction, ...(this.turnId !== undefined ? { turnId: this.turnId } : {}), ...(announce?.length ? { announce } : {}) };
+    const request: TurnStepRequest = { instructions: instruction, ...(this.turnId !== undefined ? { turnId: this.turnId } : {}), ...(announce?.length ? { announce } : {}), ...activeTraceHeaders() };
     for (let attempt = 0; ; attempt++) {
       const call = this.ctx.genericCall<unknown, TurnStepAnswer>({ service: this.definition.name, method: 'turnStep', key: this.ctx.key, parameter: request, inputSerde: json, outputSerde: json });
       let stepped: TurnStepAnswer;
@@ -288,6 +330,7 @@ class RestateTurn {
     const answer = await this.runOnAgent(instruction, undefined, announce);
     if (answer.ok) {
       const status = (answer.value as { status?: string } | null)?.status;
+      if (status !== undefined) this.phase = status;
       return status !== 'answered' && status !== 'failed' && status !== 'cancelled' && status !== 'awaiting-approval';
     }
     // The turn ended meanwhile (cancelled, or the agent stopped): nothing more to do.
@@ -298,6 +341,7 @@ class RestateTurn {
   }
 
   private fail(error: ErrorInfo): Promise<boolean> {
+    this.failure = error;
     return this.record('fail_turn', { turn: this.n, error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } });
   }
 
@@ -340,8 +384,10 @@ class RestateTurn {
     for (let attempt = 0; ; attempt++) {
       const what = `model call: turn ${this.n}, step ${turn.steps + 1}${attempt ? `, retry ${attempt}` : ''}`;
       const attemptOver = this.ctx.request().attemptCompletedSignal;
-      const answer = await this.ctx.run(what, () => askForStep(ai, model, settings, prompt.text, turn, messages, tools, attemptOver), { serde: json as restate.Serde<StepAnswer> });
+      const answer = await this.ctx.run(what, () => askForStep(ai, model, settings, prompt.text, turn, messages, tools, attemptOver, this.span), { serde: json as restate.Serde<StepAnswer> });
       if (answer.ok) {
+        const asking = answer.pending.filter((call) => call.needsApproval && call.preApprovedBy === undefined);
+        if (asking.length > 0) this.span?.waitsForApproval(asking);
         // Said once: Restate's console is silent while an invocation replays its journal.
         for (const warning of answer.warnings ?? []) this.ctx.console.info(`skillstate: agent '${this.ctx.key}', turn ${this.n}: ${warning}`);
         if (answer.dropped !== undefined) this.ctx.console.warn(`skillstate: agent '${this.ctx.key}', turn ${this.n}: ${answer.dropped}`);
@@ -368,6 +414,15 @@ class RestateTurn {
 
   /** Compacts the history as the turn engine asked. Resolves whether the turn goes on (it is read again before the model is asked). */
   private async compact(move: engine.TurnMove & { kind: 'compact' }, messages: readonly ChatMessage[], settings: ConversationSettings): Promise<boolean> {
+    const compaction = this.span?.compaction(move.strategy, move.remove, move.tokens);
+    try {
+      return await within(compaction, () => this.compactHistory(move, messages, settings));
+    } finally {
+      compaction?.end();
+    }
+  }
+
+  private async compactHistory(move: engine.TurnMove & { kind: 'compact' }, messages: readonly ChatMessage[], settings: ConversationSettings): Promise<boolean> {
     const { remove, strategy } = move;
     let summary: string | undefined;
     let usage: ChatUsage | undefined;
@@ -419,11 +474,15 @@ class RestateTurn {
     let announced = false;
     if (!converted.ok) outcome = { ok: false, error: engine.toolFailure(converted.error) };
     else {
-      const answer = await this.runOnAgent(converted.instruction, { ms: settings.toolTimeout, error: engine.lateError(this.ctx.key, call.tool, settings) }, [before]);
+      const toolSpan = this.span?.toolCall(call.toolCallId, call.tool, call.args);
+      const answer = await within(toolSpan, () => this.runOnAgent(converted.instruction, { ms: settings.toolTimeout, error: engine.lateError(this.ctx.key, call.tool, settings) }, [before]));
       announced = true;
       if (answer.ok) outcome = { ok: true, output: answer.value ?? null };
-      else if (answer.error.code === 'unknown_agent') return false;
-      else outcome = { ok: false, error: engine.toolFailure(answer.error) };
+      else if (answer.error.code === 'unknown_agent') {
+        toolSpan?.end(answer.error);
+        return false;
+      } else outcome = { ok: false, error: engine.toolFailure(answer.error) };
+      toolSpan?.ran(outcome);
     }
     const after = progress(ChatSignals.toolResult, outcome);
     return this.record('record_tool_result', { turn: this.n, toolCallId: call.toolCallId, ...outcome }, announced ? [after] : [before, after]);
@@ -433,8 +492,10 @@ class RestateTurn {
 // ── The agent's side: its turn signals move its turn on ──────────────────────────────────
 
 /** Has the turn object move turn `n` of the agent of `definition` (the agent of `ctx`) on. */
-function moveTurn(ctx: restate.ObjectContext, definition: string, n: number, turnId: string | undefined): restate.InvocationHandle {
+function moveTurn(ctx: restate.ObjectContext, definition: string, n: number, turnId: string | undefined, trace?: Pick<Signal, 'traceparent' | 'tracestate'>): restate.InvocationHandle {
   const request: TurnRequest = { definition, turn: n, ...(turnId ? { turnId } : {}) };
+  if (trace?.traceparent !== undefined) request.traceparent = trace.traceparent;
+  if (trace?.tracestate !== undefined) request.tracestate = trace.tracestate;
   return ctx.genericSend({ service: TURNS, method: 'run', key: ctx.key, parameter: request, inputSerde: json });
 }
 
@@ -448,7 +509,7 @@ export async function followTurnSignal(ctx: restate.ObjectContext, definition: s
   const data = signal.data as { agent?: unknown; turn?: unknown; turnId?: unknown } | undefined;
   if (data?.agent !== ctx.key || typeof data.turn !== 'number') return;
   if (signal.type === ChatSignals.started || signal.type === ChatSignals.resumed) {
-    ctx.set(TURN_INVOCATION_KEY, await moveTurn(ctx, definition, data.turn, typeof data.turnId === 'string' ? data.turnId : undefined).invocationId);
+    ctx.set(TURN_INVOCATION_KEY, await moveTurn(ctx, definition, data.turn, typeof data.turnId === 'string' ? data.turnId : undefined, signal).invocationId);
   } else if (signal.type === ChatSignals.cancelled && !fromTurn) await cancelTurnInvocation(ctx);
 }
 

@@ -38,6 +38,8 @@ import type { ProcessHost } from './process-host.js';
 import { clearTimer, MAX_TIMER_DELAY, type Timer } from './timers.js';
 import { traceCause } from './trace.js';
 import { callUnmountHooks } from '../engine/unmount-hooks.js';
+import { observing } from '../telemetry/otel.js';
+import { lifecycleSpan, StepSpan } from '../telemetry/step-span.js';
 
 /** What a step record in the trace names: the signal's type, the actions run, or the skill. */
 function traceSubject(event: AgentItemEvent, outcome: StepOutcome): string {
@@ -91,6 +93,8 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
    * still in the transition that ran the step, so stopping it must wait for that to end.
    */
   private finishing = 0;
+  /** The span of the step under way, while a tracer provider is registered. */
+  private stepSpan: StepSpan | undefined;
 
   constructor(
     initial: Agent<TState>,
@@ -255,6 +259,10 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   crashed(error: unknown): void {
     this.unwatchStep();
     const item = this.mailbox.current;
+    if (this.stepSpan) {
+      if (item) this.stepSpan.crashed(this, item.event, error);
+      this.stepSpan = undefined;
+    }
     if (item) this.mailbox.finished(item.event);
     const info = withCause(errorInfo('signal_failed', `agent '${this.id}': a step failed unexpectedly: ${describeThrown(error)}`), error);
     this.system.report(this.id, info);
@@ -265,9 +273,14 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   finished(event: AgentItemEvent, outcome: StepOutcome): void {
     this.unwatchStep();
     const item = this.mailbox.finished(event);
+    const span = this.stepSpan;
+    this.stepSpan = undefined;
     // Stopped while the step ran (user code stopped it): its caller has had agent_stopped, and the
     // step's state and effects are dropped, exactly as for an async step cut short by a stop.
-    if (this.mailbox.stopped) return;
+    if (this.mailbox.stopped) {
+      span?.end(this, event, outcome);
+      return;
+    }
     const before = this.committed as Agent<object>;
     this.committed = outcome.agent as Agent<TState>;
     if (outcome.agent !== before || outcome.effects.length > 0) this.system.changed(this);
@@ -275,7 +288,14 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     try {
       this.finishing++;
       try {
-        this.complete(event, outcome, item, before);
+        if (span) {
+          const carried: StepOutcome = { ...outcome, effects: span.carried(outcome.effects) };
+          try {
+            span.within(() => this.complete(event, carried, item, before));
+          } finally {
+            span.end(this, event, carried);
+          }
+        } else this.complete(event, outcome, item, before);
       } finally {
         this.finishing--;
       }
@@ -288,6 +308,10 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   lifecycle(report: LifecycleReport): void {
     this.lifecycles.reported(report);
     if (!this.mailbox.stopped) this.system.changed(this);
+    if (observing()) {
+      if (this.stepSpan) this.stepSpan.lifecycle(report);
+      else lifecycleSpan(this, report);
+    }
     if (report.restarted) {
       this.system.diagnose(this.id, {
         level: 'warning',
@@ -394,6 +418,10 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   terminate(reason: string): void {
     if (this.mailbox.stopped) return;
     this.unwatchStep();
+    // A step still under way (waiting on user code) never commits: its span ends here.
+    const current = this.mailbox.current;
+    if (this.stepSpan && current) this.stepSpan.stopped(this, current.event, reason);
+    this.stepSpan = undefined;
     if (this.scheduled) for (const timer of this.scheduled.keys()) clearTimer(timer);
     this.scheduled = undefined;
     // Stopping an actor from inside its own step, or while its outcome is carried out, would cut
@@ -422,9 +450,18 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   deliver(item: MailboxItem): void {
     this.system.inStep++;
     try {
-      this.actor.send(item.event);
+      if (observing()) this.deliverTraced(item);
+      else this.actor.send(item.event);
     } finally {
       this.system.inStep--;
     }
+  }
+
+  /** `deliver`, with the step as a span: what its user code starts runs inside it. */
+  private deliverTraced(item: MailboxItem): void {
+    const span = StepSpan.start(this, item.event, item.sentIn);
+    this.stepSpan = span;
+    if (span) span.within(() => this.actor.send(item.event));
+    else this.actor.send(item.event);
   }
 }

@@ -14,6 +14,8 @@ import type { AgentItemEvent } from '../../machines/agent.js';
 import { noAnswerError, RuntimeError } from '../core/runtime-error.js';
 import { BoundedQueue } from './queue.js';
 import { clearTimer, setTimer, type Timer } from './timers.js';
+import { observing } from '../telemetry/otel.js';
+import { sentIn, type SentIn } from '../telemetry/step-span.js';
 
 /** A caller waiting for the answer to an item. */
 export interface Ticket {
@@ -53,6 +55,8 @@ export interface MailboxItem {
   call: boolean;
   /** The skill given to `mount` by value: it travels with its own item, never found by name. */
   skill?: AnySkill;
+  /** The trace context it was sent in, kept while tracing: the parent of its step's span. */
+  sentIn?: SentIn | undefined;
 }
 
 /** An abort reason as text, for the error's details. */
@@ -144,6 +148,7 @@ export class Mailbox {
   /** Queues an item, or delivers it at once when the agent is idle; throws when stopped or full. */
   enqueue(item: MailboxItem): void {
     if (this.stopped) throw this.owner.deadRef();
+    if (observing()) item.sentIn = sentIn();
     if (this.closing !== undefined) throw new RuntimeError(errorInfo('agent_stopped', `agent '${this.owner.id}' is stopping (${this.closing})`), this.owner.id);
     if (this.phase === 'idle' && this.size === 0 && !this.owner.busyElsewhere()) {
       this.dispatch(item);

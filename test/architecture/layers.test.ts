@@ -24,17 +24,20 @@ const LAYERS: ReadonlyArray<readonly [layer: string, imports: readonly string[]]
   ['src/manifest/', ['src/core/']],
   ['src/viewer/', ['src/core/']],
   ['machines/', ['src/core/', 'src/engine/']],
+  // OpenTelemetry, loaded only once a provider is registered: both hosts, the model loop and MCP
+  // record through it.
+  ['src/telemetry/', ['src/core/', 'src/engine/', 'machines/']],
   // Document skills reach the runtime as skill resolvers, a core interface.
-  ['src/runtime/', ['src/core/', 'src/engine/', 'src/viewer/', 'machines/']],
-  ['src/model/', ['src/core/', 'src/engine/', 'src/manifest/', 'machines/', 'src/runtime/']],
+  ['src/runtime/', ['src/core/', 'src/telemetry/', 'src/engine/', 'src/viewer/', 'machines/']],
+  ['src/model/', ['src/core/', 'src/telemetry/', 'src/engine/', 'src/manifest/', 'machines/', 'src/runtime/']],
   // The Restate host runs model turns, and never the in-process runtime.
-  ['src/restate/', ['src/core/', 'src/engine/', 'src/manifest/', 'machines/', 'src/model/']],
-  ['src/system.ts', ['src/core/', 'src/runtime/', 'src/model/']],
-  ['src/index.ts', ['src/core/', 'src/engine/', 'src/manifest/', 'src/viewer/', 'machines/', 'src/runtime/', 'src/model/', 'src/system.ts']],
-  ['src/mcp/', ['src/core/', 'src/manifest/', 'machines/', 'src/index.ts']],
-  ['src/testing/', ['src/core/', 'src/engine/', 'src/manifest/', 'machines/', 'src/runtime/', 'src/model/', 'src/system.ts', 'src/index.ts']],
+  ['src/restate/', ['src/core/', 'src/telemetry/', 'src/engine/', 'src/manifest/', 'machines/', 'src/model/']],
+  ['src/system.ts', ['src/core/', 'src/telemetry/', 'src/runtime/', 'src/model/']],
+  ['src/index.ts', ['src/core/', 'src/telemetry/', 'src/engine/', 'src/manifest/', 'src/viewer/', 'machines/', 'src/runtime/', 'src/model/', 'src/system.ts']],
+  ['src/mcp/', ['src/core/', 'src/telemetry/', 'src/manifest/', 'machines/', 'src/index.ts']],
+  ['src/testing/', ['src/core/', 'src/telemetry/', 'src/engine/', 'src/manifest/', 'machines/', 'src/runtime/', 'src/model/', 'src/system.ts', 'src/index.ts']],
   ['skills/', ['src/index.ts']],
-  ['src/cli/', ['src/core/', 'src/engine/', 'src/manifest/', 'src/viewer/', 'machines/', 'src/runtime/', 'src/model/', 'src/restate/', 'src/system.ts', 'src/index.ts', 'src/mcp/', 'src/testing/', 'skills/']],
+  ['src/cli/', ['src/core/', 'src/telemetry/', 'src/engine/', 'src/manifest/', 'src/viewer/', 'machines/', 'src/runtime/', 'src/model/', 'src/restate/', 'src/system.ts', 'src/index.ts', 'src/mcp/', 'src/testing/', 'skills/']],
 ];
 
 /** The layer of a file: the entry of `LAYERS` it is in. */
@@ -81,6 +84,12 @@ describe('layers', () => {
     const loadsAi = [...graph.files].flatMap(([file, { loaded = [] }]) => loaded.filter((name) => name === 'ai' || name.startsWith('ai/')).map((name) => `${file} → ${name}`));
     expect(loadsAi).toEqual([]);
     expect(graph.files.get('src/model/ai-sdk.ts')?.external).toContain('ai');
+  });
+
+  it('loads @opentelemetry/api only when a provider is registered: statically, its types only', () => {
+    const loadsOtel = [...graph.files].flatMap(([file, { loaded = [] }]) => loaded.filter((name) => name.startsWith('@opentelemetry/')).map((name) => `${file} → ${name}`));
+    expect(loadsOtel).toEqual([]);
+    expect(graph.files.get('src/telemetry/otel.ts')?.external).toContain('@opentelemetry/api');
   });
 
   it('reaches src/mcp/ from outside only through its entry point, from the CLI\'s mcp command when it runs', () => {

@@ -18,7 +18,7 @@ describe('restateAgents options', () => {
 
   it('refuses an option it does not know, and resolvers without get(name), naming them', () => {
     expect(() => restateAgents({ definitions: [NotesAgent], resolver: [] } as never)).toThrow(
-      expect.objectContaining({ code: 'invalid_options', message: "restateAgents: unknown option 'resolver'; the options are definitions, skills, resolvers, models, compactors" }),
+      expect.objectContaining({ code: 'invalid_options', message: "restateAgents: unknown option 'resolver'; the options are definitions, skills, resolvers, models, compactors, telemetry" }),
     );
     expect(() => restateAgents({ definitions: [NotesAgent], resolvers: [{ get: () => undefined }, {} as never] })).toThrow('resolvers[1] has no get(name) method');
   });
