@@ -6,7 +6,7 @@
 import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSignal, Effects } from '../../src/index.js';
 import { connectRestate, type RestateClient } from '../../src/restate/index.js';
 import { eventually, startHost } from './harness.js';
@@ -53,6 +53,9 @@ beforeAll(async () => {
   host = await startHost({ SKILLSTATE_TEST_SKILLS: path.join(scratch, 'skills'), SKILLSTATE_TEST_HOLD: hold });
   client = connectRestate(host.server.ingressUrl);
 }, 60_000);
+
+// A test that failed while holding the model's slow answers does not hold the next one's.
+afterEach(() => rmSync(hold, { force: true }));
 
 afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
@@ -343,13 +346,16 @@ describe('Restate host', () => {
 
   it('an agent stopped mid-turn and spawned anew under its id: the old turn does not reach the new one, whose turn has the same number', async () => {
     const old = await client.spawn('chatter', { id: 'reborn' });
+    // The old turn's second model call does not answer before the stop, however long that takes.
+    writeFileSync(hold, '');
     const oldAnswer = old.call('chat.message', { text: 'slowly add 20 and 22' });
-    // The old turn waits on its second model call (1.5 s) when the agent is stopped and spawned again.
+    // The old turn waits on its second model call when the agent is stopped and spawned again.
     await eventually('the tool step', async () => ((await old.getSnapshot()).state as { ledger: { total: number } }).ledger.total === 42);
     await old.stop();
     await expect(oldAnswer).rejects.toMatchObject({ code: 'agent_stopped' });
     // The stop cancelled the turn, and with it the model request under way.
     await eventually('the old model request to be aborted', async () => host.service.output().includes('model call aborted: slowly add 20 and 22'));
+    rmSync(hold, { force: true });
     const reborn = await client.spawn('chatter', { id: 'reborn' });
     expect(await reborn.call('chat.message', { text: 'hello' })).toBe('You said: hello');
     const state = (await reborn.getSnapshot()).state as { ledger: { total: number }; conversation: { messages: { role: string; content: unknown }[]; turns: number; turn: unknown } };
@@ -363,12 +369,15 @@ describe('Restate host', () => {
 
   it("chat.cancel cancels the turn object's invocation: the model request under way is aborted", async () => {
     const agent = await client.spawn('chatter', { id: 'canceller' });
+    // The model's last answer does not come before the cancel, however long that takes.
+    writeFileSync(hold, '');
     const slow = agent.call('chat.message', { text: 'slowly add 5 and 6' });
-    // The tool has run; the model's last answer takes 1.5 s.
+    // The tool has run; the model's last answer is held.
     await eventually('the tool step', async () => ((await agent.getSnapshot()).state as { ledger: { total: number } }).ledger.total === 11);
     await agent.send('chat.cancel', { reason: 'enough' });
     await expect(slow).rejects.toMatchObject({ code: 'cancelled', message: 'enough' });
     await eventually('the model request to be aborted', async () => host.service.output().includes('model call aborted: slowly add 5 and 6'));
+    rmSync(hold, { force: true });
     expect(host.service.output()).toContain("agent 'canceller': turn 1 was cancelled");
     expect(await agent.call('chat.message', { text: 'add 1 and 1' })).toBe('The total is 13.');
   }, 45_000);
