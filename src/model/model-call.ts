@@ -172,13 +172,19 @@ export function checkCompactors(compactors: unknown): Readonly<Record<string, Co
 
 // ── The history's size, and compaction ─────────────────────────────────────────────────────
 
-const estimated = new WeakMap<readonly ChatMessage[], number>();
+/** Each message's length as JSON, measured once: a history shares its messages with the one before it. */
+const measured = new WeakMap<ChatMessage, number>();
 
-/** The history's size in tokens, estimated at four characters a token. */
+/** The history's size in tokens, estimated at four characters a token (of the history as JSON). */
 export function historyTokens(messages: readonly ChatMessage[]): number {
-  let tokens = estimated.get(messages);
-  if (tokens === undefined) estimated.set(messages, (tokens = Math.ceil(JSON.stringify(messages).length / 4)));
-  return tokens;
+  // The length of `JSON.stringify(messages)`: each message's, the commas and the brackets.
+  let length = messages.length > 0 ? messages.length + 1 : 2;
+  for (const message of messages) {
+    let size = measured.get(message);
+    if (size === undefined) measured.set(message, (size = JSON.stringify(message).length));
+    length += size;
+  }
+  return Math.ceil(length / 4);
 }
 
 /** Where the latest `keepTurns` turns begin: the index of their first user message (0 when there are no more). */
