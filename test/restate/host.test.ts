@@ -351,6 +351,8 @@ describe('Restate host', () => {
     const oldAnswer = old.call('chat.message', { text: 'slowly add 20 and 22' });
     // The old turn waits on its second model call when the agent is stopped and spawned again.
     await eventually('the tool step', async () => ((await old.getSnapshot()).state as { ledger: { total: number } }).ledger.total === 42);
+    // Stopped while the model call after the tool waits, not before it is made.
+    await eventually('the model call after the tool', async () => host.service.output().includes('model call after a tool: slowly add 20 and 22'));
     await old.stop();
     await expect(oldAnswer).rejects.toMatchObject({ code: 'agent_stopped' });
     // The stop cancelled the turn, and with it the model request under way.
@@ -374,6 +376,8 @@ describe('Restate host', () => {
     const slow = agent.call('chat.message', { text: 'slowly add 5 and 6' });
     // The tool has run; the model's last answer is held.
     await eventually('the tool step', async () => ((await agent.getSnapshot()).state as { ledger: { total: number } }).ledger.total === 11);
+    // Cancelled while the model call after the tool waits, not before it is made.
+    await eventually('the model call after the tool', async () => host.service.output().includes('model call after a tool: slowly add 5 and 6'));
     await agent.send('chat.cancel', { reason: 'enough' });
     await expect(slow).rejects.toMatchObject({ code: 'cancelled', message: 'enough' });
     await eventually('the model request to be aborted', async () => host.service.output().includes('model call aborted: slowly add 5 and 6'));

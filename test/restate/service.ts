@@ -8,15 +8,21 @@ import { compactors, definitions, models, resolvers, skills } from './agents.js'
 const service = await serveRestateAgents({ definitions, skills, resolvers, models, compactors, port: Number(process.argv[2]) });
 process.stdout.write(`listening ${service.port}\n`);
 
-// A model call aborted by its caller is said on stdout, naming the user message it answered:
-// the host tests read it to see that a cancelled turn aborted its model request.
+// Each model call is said on stdout when it is made, and again if its caller aborts it, naming the
+// user message it answers: the host tests read it to see that a turn reached its model call, and
+// that a cancelled turn aborted it.
+const started = new Set<unknown>();
 const reported = new Set<unknown>();
 setInterval(() => {
   for (const call of models.default.calls) {
-    if (!call.aborted || reported.has(call)) continue;
-    reported.add(call);
     const user = call.messages.filter((message) => message.role === 'user').at(-1);
     const text = user && Array.isArray(user.content) ? user.content.map((part) => ('text' in part ? part.text : '')).join('') : '';
+    if (!started.has(call)) {
+      started.add(call);
+      process.stdout.write(`model call ${call.messages.filter((message) => message.role === 'tool').length > 0 ? 'after a tool' : 'made'}: ${text}\n`);
+    }
+    if (!call.aborted || reported.has(call)) continue;
+    reported.add(call);
     process.stdout.write(`model call aborted: ${text}\n`);
   }
 }, 50).unref();
