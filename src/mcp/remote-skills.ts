@@ -78,6 +78,8 @@ export interface McpSkillsMount {
 
 /** The most `skills/list` pages read from one server before it counts as misbehaving. */
 const MAX_LIST_PAGES = 1_000;
+/** The most skills one server may list: past it the listing is given up before any entry is held. */
+const MAX_LISTED_SKILLS = 10_000;
 /** Room past the largest skill for base64 and the JSON-RPC envelope, in one `resources/read` answer. */
 const READ_BYTES = Math.ceil((MAX_SKILL_BYTES * 4) / 3) + 64 * 1024;
 /** What a qualified name puts between the server's label and the skill's name. */
@@ -182,6 +184,8 @@ class RemoteSkills implements McpSkillsMount {
   #closed = false;
   /** Held entries by the name they are registered under. */
   readonly #held = new Map<string, HeldEntry>();
+  /** The name each held entry is registered under, by its URI: a listing is read in one pass. */
+  readonly #names = new Map<string, string>();
   /** Verified bytes by URI and digest: a file whose digest the held entry still names is not read again. */
   readonly #cache = new Map<string, Buffer>();
 
@@ -255,6 +259,7 @@ class RemoteSkills implements McpSkillsMount {
       if (++pages > MAX_LIST_PAGES) throw new McpFailure('mcp_protocol_error', `the server kept paging skills/list past ${MAX_LIST_PAGES} pages`);
       const page = await connection.request('skills/list', cursor === undefined ? {} : { cursor }, ListResult);
       listed.push(...page.skills);
+      if (listed.length > MAX_LISTED_SKILLS) throw new McpFailure('mcp_protocol_error', `the server listed more than ${MAX_LISTED_SKILLS} skills in skills/list`);
       cursor = page.nextCursor;
     } while (cursor !== undefined);
     const seen = new Set<string>();
@@ -279,9 +284,10 @@ class RemoteSkills implements McpSkillsMount {
       this.#report('warning', 'mcp_skill_refused', `skill ${held.uri} is refused: it is listed twice`, undefined, { uri: held.uri, reason: 'malformed' });
       return undefined;
     }
-    const current = [...this.#held].find(([, known]) => known.uri === held.uri);
-    if (current) {
-      const [name, known] = current;
+    const current = this.#names.get(held.uri);
+    if (current !== undefined) {
+      const name = current;
+      const known = this.#held.get(name)!;
       if (isDeepStrictEqual(known.frontmatter, held.frontmatter) && isDeepStrictEqual(known.files, held.files)) return held.uri;
       this.#held.set(name, held);
       this.#registry.replaceEntry(skillEntry(this.#skill(name, held), 'mcp', [], false));
@@ -301,6 +307,7 @@ class RemoteSkills implements McpSkillsMount {
       this.#report('info', 'mcp_skill_untrusted', `skill '${name}' is served over MCP and never trusted: its ${held.ignored.join(', ')} are ignored`, name, { uri: held.uri, ignored: held.ignored });
     }
     this.#held.set(name, held);
+    this.#names.set(held.uri, name);
     this.#registry.register(this.#skill(name, held), 'mcp');
     return held.uri;
   }
@@ -316,6 +323,7 @@ class RemoteSkills implements McpSkillsMount {
   #remove(name: string, why: string): void {
     const held = this.#held.get(name);
     this.#held.delete(name);
+    if (held) this.#names.delete(held.uri);
     if (this.#registry.entry(name)?.origin?.server === this.name) this.#registry.unregister(name);
     if (held) this.#report('info', 'mcp_skill_removed', `skill '${name}' (${held.uri}) is removed: ${why}`, name, { uri: held.uri });
   }
@@ -407,8 +415,8 @@ class RemoteSkills implements McpSkillsMount {
 
   async add(uri: string): Promise<string> {
     const connection = await this.connected();
-    const known = [...this.#held].find(([, held]) => held.uri === uri);
-    if (known) return known[0];
+    const known = this.#names.get(uri);
+    if (known !== undefined) return known;
     let raw: unknown;
     try {
       raw = (await connection.request('skills/get', { uri }, GetResult)).skill;
@@ -418,7 +426,7 @@ class RemoteSkills implements McpSkillsMount {
     const checked = checkEntry(raw);
     if (checked.ok && checked.held.uri !== uri) throw manifestError('skill_not_found', `MCP server '${this.name}' answered skills/get for ${uri} with the entry of ${checked.held.uri}`, { subject: uri });
     const accepted = this.#accept(raw);
-    const name = accepted && [...this.#held].find(([, held]) => held.uri === accepted)?.[0];
+    const name = accepted && this.#names.get(accepted);
     if (!name) throw manifestError('skill_not_found', `the skill MCP server '${this.name}' serves at ${uri} is refused (see the diagnostics)`, { subject: uri });
     return name;
   }
@@ -429,6 +437,7 @@ class RemoteSkills implements McpSkillsMount {
       if (this.#registry.entry(name)?.origin?.server === this.name) this.#registry.unregister(name);
     }
     this.#held.clear();
+    this.#names.clear();
     this.#cache.clear();
     const connection = this.#connection;
     this.#connection = undefined;

@@ -200,6 +200,16 @@ describe('mountMcpSkills against a server whose entries cannot be taken as they 
     await expect(registry.content('liar')).rejects.toMatchObject({ code: 'skill_unverified', details: { reason: 'frontmatter', server: 'lying' } });
     expect(diagnostics.some((item) => item.code === 'mcp_skill_refreshed' && item.skill === 'liar')).toBe(true);
   });
+
+  it('gives up on a listing that never ends once it holds more skills than one server may list, registering none', async () => {
+    const { registry } = localRegistry();
+    const endless = fileURLToPath(new URL('./fixtures/endless-skills-server.mjs', import.meta.url));
+    await expect(mountMcpSkills(registry, { name: 'endless', command: process.execPath, args: [endless] })).rejects.toMatchObject({
+      code: 'mcp_protocol_error',
+      message: expect.stringContaining('more than 10000 skills'),
+    });
+    expect(registry.names()).toEqual(['greet']);
+  });
 });
 
 describe('checkEntry', () => {
