@@ -3,8 +3,9 @@
  * whether they are text (UTF-8 without a NUL: sent as text) or not (sent as a base64 blob), and a
  * MIME type chosen by content (a binary file by its leading bytes, a text file by its extension).
  *
- * Digests are cached by the file's real path, keyed on its size and modification time: a listing
- * of unchanged skills costs one `stat` per file, and a file rewritten in place is hashed again.
+ * Digests are cached by the file's path as listed, keyed on its size and modification time: a
+ * listing of unchanged skills costs one `stat` per file, and a file rewritten in place is hashed
+ * again.
  *
  * I/O: reads the file (regular files only: a FIFO or device is never opened for a blocking read).
  */

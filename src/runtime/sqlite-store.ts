@@ -188,6 +188,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     else waiting.resolve();
   });
   worker.on('error', (error: Error) => {
+    // The worker is gone (out of memory, say): later requests are refused at once, not waited on.
+    closed = true;
     for (const waiting of commits.values()) waiting.reject(storeFailed(path, 'write_failed', `the database ${path} stopped: ${error.message}`));
     commits.clear();
   });
