@@ -114,6 +114,8 @@ export interface SkillWatcher {
 /** The registry of document skills: every known skill by name, loaded on demand; a `SkillResolver` for agent systems. */
 export class DocumentSkillRegistry implements SkillResolver {
   readonly #entries = new Map<string, SkillEntry>();
+  /** The lookup keys of the entries (see `#lookupKeys`); undefined until made, or after a removal. */
+  #keys: Map<string, string> | undefined;
   /** Skills registered by hand (memory, path): kept across `refresh()`. */
   readonly #pinned = new Set<string>();
   readonly #activated = new Map<string, Promise<ActivatedSkill>>();
@@ -183,11 +185,36 @@ export class DocumentSkillRegistry implements SkillResolver {
    */
   #identifier(name: string): string {
     if (this.#entries.has(name)) return name;
-    const key = lookupKey(name);
-    for (const entry of this.#entries.values()) {
-      if (lookupKey(entry.name) === key || (entry.manifest && lookupKey(entry.manifest.name) === key)) return entry.name;
+    return this.#lookupKeys().get(lookupKey(name)) ?? name;
+  }
+
+  /**
+   * NFKC lookup key → the identifier of the first entry, in registration order, whose identifier
+   * or manifest name has that key. Kept up as entries are added; made again after one is replaced
+   * or removed (rare), so that a registry of many skills is not scanned at every lookup.
+   */
+  #lookupKeys(): Map<string, string> {
+    if (this.#keys === undefined) {
+      this.#keys = new Map();
+      for (const entry of this.#entries.values()) this.#indexEntry(this.#keys, entry);
     }
-    return name;
+    return this.#keys;
+  }
+
+  #indexEntry(keys: Map<string, string>, entry: SkillEntry): void {
+    for (const written of [entry.name, entry.manifest?.name]) {
+      if (written === undefined) continue;
+      const key = lookupKey(written);
+      if (!keys.has(key)) keys.set(key, entry.name);
+    }
+  }
+
+  /** Registers `entry` under its identifier: a new one joins the lookup keys, one replaced has them made again. */
+  #setEntry(entry: SkillEntry): void {
+    const replacing = this.#entries.has(entry.name);
+    this.#entries.set(entry.name, entry);
+    if (replacing) this.#keys = undefined;
+    else if (this.#keys !== undefined) this.#indexEntry(this.#keys, entry);
   }
 
   names(): string[] {
@@ -222,7 +249,7 @@ export class DocumentSkillRegistry implements SkillResolver {
       );
       this.#forget(entry.name);
     }
-    this.#entries.set(entry.name, entry);
+    this.#setEntry(entry);
     this.#revision++;
   }
 
@@ -259,7 +286,10 @@ export class DocumentSkillRegistry implements SkillResolver {
     this.#pinned.delete(name);
     this.#forget(name);
     const removed = this.#entries.delete(name);
-    if (removed) this.#revision++;
+    if (removed) {
+      this.#keys = undefined;
+      this.#revision++;
+    }
     return removed;
   }
 
@@ -344,7 +374,7 @@ export class DocumentSkillRegistry implements SkillResolver {
   /** @internal Puts a reloaded entry in place of the one of the same name; its loaded body and spec are forgotten. */
   replaceEntry(entry: SkillEntry): void {
     this.#forget(entry.name);
-    this.#entries.set(entry.name, entry);
+    this.#setEntry(entry);
     for (const item of entry.diagnostics) this.#report(item);
     this.#revision++;
   }
@@ -397,6 +427,7 @@ export class DocumentSkillRegistry implements SkillResolver {
       else if (replacement !== entry) next.set(name, entry);
     }
     this.#entries.clear();
+    this.#keys = undefined;
     for (const [name, entry] of next) this.#entries.set(name, entry);
     this.#revision++;
   }

@@ -8,7 +8,7 @@ import { mkdir, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { discoverSkills } from '../../src/index.js';
+import { createDocumentSkillRegistry, defineDocumentSkill, discoverSkills } from '../../src/index.js';
 import { parseSkillManifest } from '../../src/manifest/index.js';
 import { loadSkillFolder } from '../../src/manifest/folder.js';
 import { skillMd, tree } from './tree.js';
@@ -56,6 +56,27 @@ describe('names the specification refuses load under an identifier derived from 
     expect(registry.has('file')).toBe(true);
     expect((await registry.activate('file')).entry.name).toBe('ﬁle');
     expect(registry.has('fi')).toBe(false);
+  });
+});
+
+describe('looking a skill up by a name written another way', () => {
+  const memory = (name: string) => ({ name, description: `The ${name} skill, for the lookup.`, instructions: 'Body.' });
+
+  it('finds the first skill registered under that name after NFKC, and follows skills registered, replaced and removed since', async () => {
+    const registry = createDocumentSkillRegistry();
+    registry.register(defineDocumentSkill(memory('ﬁle')));
+    // A lookup makes the keys; skills registered after it are found too.
+    expect(registry.entry('file')?.name).toBe('ﬁle');
+    registry.register(defineDocumentSkill(memory('ｓｔａｍｐ')));
+    expect(registry.entry('stamp')?.name).toBe('ｓｔａｍｐ');
+    expect(registry.has('nothing')).toBe(false);
+    // Removed: its other spellings find nothing any more.
+    expect(registry.unregister('ﬁle')).toBe(true);
+    expect(registry.has('file')).toBe(false);
+    expect(registry.entry('stamp')?.name).toBe('ｓｔａｍｐ');
+    // Registered again under a name written the first way: found by every spelling again.
+    registry.register(defineDocumentSkill(memory('file')));
+    expect(registry.entry('ﬁle')?.name).toBe('file');
   });
 });
 
