@@ -44,7 +44,7 @@ import type { ErrorInfo } from '../src/core/errors.js';
 import type { AnySkill } from '../src/core/skill.js';
 import type { Signal } from '../src/core/signal.js';
 import { isThenable } from '../src/core/maybe-async.js';
-import { childSpecs, failedOutcome, stepAgent, unknownSkillOutcome, type StepOutcome, type WorkItem } from '../src/engine/index.js';
+import { childSpecs, failedOutcome, stepAgent, unknownSkillOutcome, type StepOptions, type StepOutcome, type WorkItem } from '../src/engine/index.js';
 import {
   lifecycleMachines,
   lifecycleSystemId,
@@ -105,6 +105,8 @@ export interface AgentHost {
   /** An async step's promise rejected (the step never rejects; this is a last line of defence). */
   crashed(error: unknown): void;
   lifecycle(report: LifecycleReport): void;
+  /** What the host hands the step engine (how user code is called), when it has anything to: read at each step. */
+  readonly stepOptions: StepOptions | undefined;
   /** Kept small for the inspector: the host is not data. */
   toJSON(): unknown;
 }
@@ -318,7 +320,7 @@ const agentSetup = setup({
           ? loadThenMount(context, itemEvent as Extract<AgentItemEvent, { type: 'mount' }>)
           : 'refused' in item
             ? failedOutcome(context.agent, item.refused)
-            : stepAgent(context.agent, item);
+            : stepAgent(context.agent, item, context.host.stepOptions);
       if (isThenable(stepped)) {
         const pending = (stepped as Promise<StepOutcome>).then((outcome) => ({ event: itemEvent, outcome }));
         spawn('pendingStep', { id: 'step', input: pending });
@@ -431,7 +433,7 @@ export const startingAgentMachine = agentMachineFrom('starting');
 function loadThenMount(context: AgentContext, event: Extract<AgentItemEvent, { type: 'mount' }>): Promise<StepOutcome> {
   const agent = context.agent;
   return context.host.loadSkill(event.skill).then(
-    (skill) => (skill ? stepAgent(agent, { kind: 'mount', skill, config: event.config }) : unknownSkillOutcome(agent, event.skill)),
+    (skill) => (skill ? stepAgent(agent, { kind: 'mount', skill, config: event.config }, context.host.stepOptions) : unknownSkillOutcome(agent, event.skill)),
     (error: unknown) => unknownSkillOutcome(agent, event.skill, error),
   );
 }

@@ -24,7 +24,7 @@ import { plainInstructions } from '../core/instruction.js';
 import { deepFreeze } from '../core/plain.js';
 import { toSignal } from '../core/signal.js';
 import type { AnySkill } from '../core/skill.js';
-import type { StepOutcome } from '../engine/index.js';
+import type { StepOptions, StepOutcome } from '../engine/index.js';
 import type { AgentActor, AgentHost, AgentItemEvent } from '../../machines/agent.js';
 import type { LifecycleReport, LifecycleState } from '../../machines/skill-lifecycle.js';
 import { stopActor } from '../../machines/xstate-internals.js';
@@ -38,7 +38,8 @@ import type { ProcessHost } from './process-host.js';
 import { clearTimer, MAX_TIMER_DELAY, type Timer } from './timers.js';
 import { traceCause } from './trace.js';
 import { callUnmountHooks } from '../engine/unmount-hooks.js';
-import { observing } from '../telemetry/otel.js';
+import { observing, tracing } from '../telemetry/otel.js';
+import { TRACED_STEP } from '../telemetry/user-code.js';
 import { lifecycleSpan, StepSpan } from '../telemetry/step-span.js';
 
 /** What a step record in the trace names: the signal's type, the actions run, or the skill. */
@@ -321,6 +322,11 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       });
     }
     if (report.state === 'failed' && report.error) this.system.report(this.id, report.error);
+  }
+
+  /** With a tracer provider registered, each call of user code in a step is a span of its own. */
+  get stepOptions(): StepOptions | undefined {
+    return tracing() ? TRACED_STEP : undefined;
   }
 
   toJSON(): unknown {

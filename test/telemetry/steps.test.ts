@@ -94,6 +94,25 @@ describe('step spans', () => {
     expect(span.events.map((event) => [event.name, event.attributes?.['exception.message']])).toContainEqual(['exception', "exploded on 'x'"]);
   });
 
+  it("each call of user code in a step is the step's child span, named after what runs, ended when it settles", async () => {
+    const recorded = recordSpans();
+    system = quietSystem();
+    const agent = system.spawn(NotesAgent, { id: 'n1' });
+    await agent.call(createSignal('notes.add_now', { item: 'x' }));
+    await agent.call(createSignal('notes.add', { item: 'y', delay: 5 }));
+    await agent.call(createSignal('notes.add', { item: 'z', explode: true })).catch(() => undefined);
+    const [syncAction] = recorded.named("action 'append_now'");
+    expect(recorded.parentOf(syncAction!)).toBe(recorded.one('step notes.add_now'));
+    expect(syncAction!.attributes).toEqual({ 'skillstate.skill.name': 'notebook', 'skillstate.action.name': 'append_now' });
+    const [settled, exploded] = recorded.named("action 'append'");
+    // An async action's span lasts until its promise settles (it waited 5 ms).
+    expect(settled!.duration[0] * 1e9 + settled!.duration[1]).toBeGreaterThanOrEqual(4e6);
+    expect(settled!.status.code).toBe(0);
+    expect(exploded!.status).toMatchObject({ code: 2, message: expect.stringContaining("exploded on 'z'") });
+    expect(exploded!.events.map((event) => event.name)).toEqual(['exception']);
+    for (const span of [settled!, exploded!]) expect(recorded.parentOf(span)?.name).toBe('step notes.add');
+  });
+
   it('a step cut short by the agent stopping ends its span as stopped', async () => {
     const recorded = recordSpans();
     system = quietSystem();

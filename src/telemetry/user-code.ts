@@ -1,0 +1,56 @@
+/**
+ * User code inside a step (an action, a hook, `transformResult`) as a child span of the step's:
+ * named after what runs (`action 'add'`, `handleSignal of skill 'calculator'`), with the skill and
+ * the action, ended when the code returns or its promise settles, and marked as an error with
+ * the exception when it throws or rejects. The step engine calls user code through this when a
+ * tracer provider is registered; without one it is not used at all.
+ */
+import type { Span } from '@opentelemetry/api';
+import { describeThrown } from '../core/errors.js';
+import type { InvokeUserCode, UserCodeCall } from '../core/invoke.js';
+import type { StepOptions } from '../engine/index.js';
+import { otel, tracer } from './otel.js';
+
+/** The options a host hands the step engine so that each call of user code is a span. */
+export const TRACED_STEP: StepOptions = Object.freeze({ invoke: tracedUserCode() });
+
+function tracedUserCode(): InvokeUserCode {
+  return <T>(call: UserCodeCall, fn: () => T): T => {
+    const spans = tracer();
+    if (spans === undefined) return fn();
+    const attributes: Record<string, string> = {};
+    if (call.skill !== undefined) attributes['skillstate.skill.name'] = call.skill;
+    if (call.action !== undefined) attributes['skillstate.action.name'] = call.action;
+    return spans.startActiveSpan(call.what, { attributes }, (span): T => {
+      let returned: T;
+      try {
+        returned = fn();
+      } catch (thrown) {
+        failed(span, thrown);
+        throw thrown;
+      }
+      if (typeof (returned as { then?: unknown } | null)?.then !== 'function') {
+        span.end();
+        return returned;
+      }
+      return (returned as PromiseLike<unknown>).then(
+        (value) => {
+          span.end();
+          return value;
+        },
+        (thrown: unknown) => {
+          failed(span, thrown);
+          throw thrown;
+        },
+      ) as T;
+    });
+  };
+}
+
+/** Ends `span` as failed with what was thrown. */
+function failed(span: Span, thrown: unknown): void {
+  const api = otel();
+  if (thrown instanceof Error) span.recordException(thrown);
+  if (api) span.setStatus({ code: api.SpanStatusCode.ERROR, message: describeThrown(thrown) });
+  span.end();
+}
