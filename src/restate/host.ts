@@ -45,6 +45,7 @@ import {
 import { HostSkills, mountedNames } from './skills.js';
 import { observing, within } from '../telemetry/otel.js';
 import { sentWith, StepSpan, subjectOf, type StepSubject } from '../telemetry/step-span.js';
+import { tracedAround } from '../telemetry/user-code.js';
 import { adoptTurn, cancelTurnInvocation, followTurnSignal, otherTurn, turnsObject, type TurnHostOptions } from './turns.js';
 
 /** A committed step whose effects are being carried out, as each handler sees it. */
@@ -299,7 +300,8 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
   /** The step itself, once the agent is read: `traced`, the span it ends with its outcome. */
   const stepped = async (ctx: restate.ObjectContext, agent: Agent<object>, work: WorkItem, callId: string | undefined, fromTurn: boolean, traced: { span: StepSpan; subject: StepSubject } | undefined): Promise<CallAnswer> => {
     const blocked: { reason?: string } = {};
-    let outcome = await stepAgent(agent, work, { invoke: journaled(ctx, skills, definition, blocked) });
+    const invoke = journaled(ctx, skills, definition, blocked);
+    let outcome = await stepAgent(agent, work, { invoke: traced ? tracedAround(invoke) : invoke });
     if (blocked.reason !== undefined) throw new Error(blocked.reason);
     if (traced) outcome = { ...outcome, effects: traced.span.carried(outcome.effects) };
     if (outcome.error) {

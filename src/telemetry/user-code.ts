@@ -3,7 +3,8 @@
  * named after what runs (`action 'add'`, `handleSignal of skill 'calculator'`), with the skill and
  * the action, ended when the code returns or its promise settles, and marked as an error with
  * the exception when it throws or rejects. The step engine calls user code through this when a
- * tracer provider is registered; without one it is not used at all.
+ * tracer provider is registered; without one it is not used at all. (On Restate a call replayed
+ * from the journal is a span again, as the step is.)
  */
 import type { Span } from '@opentelemetry/api';
 import { describeThrown } from '../core/errors.js';
@@ -11,8 +12,15 @@ import type { InvokeUserCode, UserCodeCall } from '../core/invoke.js';
 import type { StepOptions } from '../engine/index.js';
 import { otel, tracer } from './otel.js';
 
+const traced = tracedUserCode();
+
 /** The options a host hands the step engine so that each call of user code is a span. */
-export const TRACED_STEP: StepOptions = Object.freeze({ invoke: tracedUserCode() });
+export const TRACED_STEP: StepOptions = Object.freeze({ invoke: traced });
+
+/** `invoke` (a host's own way of calling user code: journaled, on Restate) with each call a span around it. */
+export function tracedAround(invoke: InvokeUserCode): InvokeUserCode {
+  return <T>(call: UserCodeCall, fn: () => T): T => traced(call, () => invoke(call, fn));
+}
 
 function tracedUserCode(): InvokeUserCode {
   return <T>(call: UserCodeCall, fn: () => T): T => {

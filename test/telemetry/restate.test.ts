@@ -73,6 +73,9 @@ it('a model turn on the Restate host: steps, the turn, its model call and tool c
   // The tool's step ran in the agent's own handler, under the tool call's span.
   const step = spans.find((span) => span.name === 'step run add' && span.parentSpanId === tool!.spanId);
   expect(step?.attributes).toMatchObject({ 'skillstate.agent.id': 'traced', 'skillstate.step.item': 'run' });
+  // The action itself, journaled, is the step's child.
+  const action = spans.find((span) => span.name === "action 'add'" && span.parentSpanId === step!.spanId);
+  expect(action?.attributes).toMatchObject({ 'skillstate.action.name': 'add' });
   const chats = spans.filter((span) => span.name.startsWith('chat ') && span.traceId === turn.traceId);
   expect(chats.length).toBeGreaterThanOrEqual(2);
   for (const chat of chats) {
