@@ -20,11 +20,9 @@ import type { DocumentSkill, LoadedSkill } from './document.js';
 import { ManifestError, manifestError } from './errors.js';
 import { skillEntry, type SkillEntry, type SkillSourceKind } from './skill-entry.js';
 import { lookupKey } from './skill-identifier.js';
-import { firstSentence, type SkillManifest } from './fields.js';
 import { loadSkillFolder, type FolderSkillOptions } from './folder.js';
 import { bodyHeadings } from './rank.js';
 import { documentSkillSpec } from './spec.js';
-import type { TriggerSpec } from './triggers.js';
 
 /** A skill that lost a name clash to another. */
 export interface ShadowedSkill {

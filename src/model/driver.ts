@@ -27,10 +27,9 @@ import type { ChatModel, Compactor } from './models.js';
 import { buildSystemPrompt, PromptCache } from './prompt.js';
 import { StepAbort } from './step-abort.js';
 import { summarizeHistory } from './summary.js';
-import { failed, type ToolError, type ToolResultPart } from './tool-result.js';
+import { failed, toolResultPart, type ToolError, type ToolResultPart } from './tool-result.js';
 import {
   afterModelFailure,
-  callResult,
   compacted,
   compactedSummary,
   compactionFailed,
@@ -39,7 +38,7 @@ import {
   lateError,
   nextMove,
   planCalls,
-  refusal,
+  refusedPart,
   stepRecord,
   toolDeadline,
   toolFailure,
@@ -438,7 +437,7 @@ export class ConversationDriver {
         const signals = refusedCallSignals(plan.call);
         this.publish(ref.id, ChatSignals.toolCall, { turn: n, ...signals.call });
         this.publish(ref.id, ChatSignals.toolResult, { turn: n, ...signals.result });
-        results.push(callResult(plan.call, refusal(plan)));
+        results.push(refusedPart(plan));
       } else {
         results.push(await this.runStepCall(ref, n, plan.call, settings, notify, span));
       }
@@ -473,10 +472,10 @@ export class ConversationDriver {
         params: { turn: n, toolCallId: call.toolCallId, tool: call.toolName, args: call.input, until: toolDeadline(Date.now(), settings), late: lateError(ref.id, call.toolName, settings) },
       };
       const outcome = await this.runTool(ref, n, { toolCallId: call.toolCallId, tool: call.toolName, args: call.input }, settings, record, span);
-      if (!outcome.ok) return callResult(call, outcome);
+      if (!outcome.ok) return toolResultPart(call, outcome);
       // Answered, but after its deadline: recorded as timed out, so the model is told that.
       const recorded = this.slice(ref)?.turn?.ran.findLast((ran) => ran.toolCallId === call.toolCallId);
-      return callResult(call, recorded?.error !== undefined ? failed(recorded.error) : outcome);
+      return toolResultPart(call, recorded?.error !== undefined ? failed(recorded.error) : outcome);
     } finally {
       notify('thinking');
     }

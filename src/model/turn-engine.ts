@@ -27,7 +27,7 @@ import {
   type WaitingCall,
 } from './model-call.js';
 import type { AskedCall, ModelAnswer } from './model-step.js';
-import { failed, toolResultPart, type ToolError, type ToolOutcome, type ToolResultPart } from './tool-result.js';
+import { failed, toolResultPart, type ToolError, type ToolResultPart } from './tool-result.js';
 
 /** What the engine reads of a turn in flight. */
 export interface TurnView {
@@ -128,9 +128,9 @@ export function planCalls(answer: Pick<ModelAnswer, 'calls'>, tools: ModelTools,
   });
 }
 
-/** The outcome a refused call is answered with: its problem, as any failed call's. */
-export function refusal(call: CallPlan & { kind: 'refuse' }): ToolOutcome {
-  return failed(call.call.problem);
+/** The result a refused call is answered with in its step: its problem, as any failed call's. */
+export function refusedPart(plan: CallPlan & { kind: 'refuse' }): ToolResultPart {
+  return toolResultPart(plan.call, failed(plan.call.problem));
 }
 
 /**
@@ -148,11 +148,6 @@ export function stepMessages(answer: Pick<ModelAnswer, 'content'>, results: read
 /** The parameters of `record_step` for a model step of turn `n`: what the history gains, the usage, the calls left waiting. */
 export function stepRecord(n: number, answer: Pick<ModelAnswer, 'content' | 'calls' | 'usage'>, results: readonly ToolResultPart[], waiting: readonly WaitingCall[]): Record<string, unknown> {
   return { turn: n, messages: plain(stepMessages(answer, results)), usage: answer.usage, calls: answer.calls.length, pending: waiting };
-}
-
-/** The result part of a call of a model step. */
-export function callResult(call: Pick<AskedCall, 'toolCallId' | 'toolName'>, outcome: ToolOutcome): ToolResultPart {
-  return toolResultPart(call, outcome);
 }
 
 /** What follows a failed model call: another attempt after `wait` milliseconds, or the turn fails. */

@@ -141,7 +141,7 @@ async function askForStep(
     const refused = plans.flatMap((plan) => (plan.kind === 'refuse' ? [plan] : []));
     return {
       ok: true,
-      messages: plain(engine.stepMessages(answer, refused.map((plan) => engine.callResult(plan.call, engine.refusal(plan))))),
+      messages: plain(engine.stepMessages(answer, refused.map(engine.refusedPart))),
       usage: answer.usage,
       calls: answer.calls.length,
       pending: plans.flatMap((plan) => (plan.kind === 'wait' ? [plan.call] : [])),

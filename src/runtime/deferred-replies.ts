@@ -72,7 +72,6 @@ export class DeferredReplies {
    * `reply` effects name in `to`. Returns true when the step's own caller now waits for later.
    */
   carryOut(event: AgentItemEvent, ticket: Ticket | undefined, effects: readonly Effect[]): boolean {
-    const mailbox = this.owner.mailbox;
     let deferred = false;
     for (const effect of effects) {
       if (effect.type === 'defer_reply' && event.type === 'signal' && ticket !== undefined) {
