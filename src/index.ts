@@ -44,16 +44,8 @@ export {
   type ActorLogicLike,
   type SkillSummary,
 } from './core/skill.js';
-export {
-  defineAgent,
-  type AgentDefinition,
-  type AgentDefinitionInput,
-  type AgentState,
-  type SkillState,
-  type SkillConfigInput,
-  type DeepPartial,
-  type NewAgentOptions,
-} from './core/agent-definition.js';
+export { defineAgent, type AgentDefinition, type AgentDefinitionInput, type NewAgentOptions, type DeepPartial } from './core/agent-definition.js';
+export type { AgentState, SkillState, SkillConfigInput } from './core/agent-definition.js';
 export type { Agent, AgentData, MountedSkill } from './core/agent-value.js';
 export { createSkillRegistry, type SkillRegistry, type SkillResolver } from './core/skill-registry.js';
 export type { Instruction, InstructionObject, RouteTarget } from './core/instruction.js';
@@ -101,20 +93,8 @@ export type { TraceOption, TraceRecord, TraceLine } from './runtime/trace.js';
 export type { LifecycleState } from '../machines/skill-lifecycle.js';
 
 // ── Model-driven agents ─────────────────────────────────────────────────────────────────────
-export {
-  conversation,
-  chatMessage,
-  ChatSignals,
-  type ConversationConfig,
-  type ConversationSettings,
-  type ConversationState,
-  type ChatMessage,
-  type ChatUsage,
-  type TurnRecord,
-  type TurnStatus,
-  type TurnEnding,
-  type PendingToolCall,
-} from './model/conversation.js';
+export { conversation, chatMessage, ChatSignals, type ConversationConfig, type ConversationSettings, type ConversationState } from './model/conversation.js';
+export type { ChatMessage, ChatUsage, TurnRecord, TurnStatus, TurnEnding, PendingToolCall } from './model/conversation.js';
 export type { ChatModel, Compactor, CompactionRequest } from './model/models.js';
 export type { TelemetryOptions, TelemetryRedactor, TelemetryContentKind } from './telemetry/content.js';
 

@@ -12,32 +12,40 @@ import { fileURLToPath } from 'node:url';
 import { SkillstateError } from '../core/errors.js';
 import { processIO, UsageError, type CliIO, type Command } from './io.js';
 
-/** A command as `skillstate --help` lists it; its module is loaded only when it runs. */
-interface CommandEntry {
-  name: string;
-  summary: string;
-  load(): Promise<Command>;
-}
-
 /**
- * The CLI commands, in the order `skillstate --help` lists them. Each is imported when it runs:
- * a command that serves MCP or talks to a model does not make `skillstate list` pay for loading
- * the MCP SDK or the model loop.
+ * The CLI commands, in the order `skillstate --help` lists them, each with its summary. The
+ * command `<name>` is `<name>Command` of `./commands/<name>.js`, imported only when it runs: a
+ * command that serves MCP or talks to a model does not make `skillstate list` pay for loading the
+ * MCP SDK or the model loop.
  */
-export const COMMANDS: readonly CommandEntry[] = [
-  { name: 'validate', summary: 'check skill folders strictly against the Agent Skills specification', load: async () => (await import('./commands/validate.js')).validateCommand },
-  { name: 'list', summary: 'list discovered skills, shadowed duplicates and warnings', load: async () => (await import('./commands/list.js')).listCommand },
-  { name: 'disclose', summary: 'show the tier and the exact prompt text for a query', load: async () => (await import('./commands/disclose.js')).discloseCommand },
-  { name: 'read', summary: "print one file of a skill (a path relative to the skill's root, or absolute inside it)", load: async () => (await import('./commands/read.js')).readCommand },
-  { name: 'run', summary: "run a skill's script (no shell, time and output limits)", load: async () => (await import('./commands/run.js')).runCommand },
-  { name: 'init', summary: 'create a new skill folder with a valid SKILL.md', load: async () => (await import('./commands/init.js')).initCommand },
-  { name: 'trust', summary: 'trust project skills so their tools load and their scripts run', load: async () => (await import('./commands/trust.js')).trustCommand },
-  { name: 'inspect', summary: 'serve the local viewer and the Stately inspector for a running application', load: async () => (await import('./commands/inspect.js')).inspectCommand },
-  { name: 'trace', summary: 'view a recorded trace (trace view trace.jsonl) in the local viewer', load: async () => (await import('./commands/trace.js')).traceCommand },
-  { name: 'mcp', summary: 'serve the skills (or an agent) to MCP clients, over stdio or HTTP', load: async () => (await import('./commands/mcp.js')).mcpCommand },
-  { name: 'chat', summary: 'talk with a model that uses the discovered skills (streamed, tools shown)', load: async () => (await import('./commands/chat.js')).chatCommand },
-  { name: 'restate', summary: 'run agents on a local Restate server (durable, across processes)', load: async () => (await import('./commands/restate.js')).restateCommand },
-];
+const COMMAND_LIST = `
+  validate  check skill folders strictly against the Agent Skills specification
+  list      list discovered skills, shadowed duplicates and warnings
+  disclose  show the tier and the exact prompt text for a query
+  read      print one file of a skill (a path relative to the skill's root, or absolute inside it)
+  run       run a skill's script (no shell, time and output limits)
+  init      create a new skill folder with a valid SKILL.md
+  trust     trust project skills so their tools load and their scripts run
+  inspect   serve the local viewer and the Stately inspector for a running application
+  trace     view a recorded trace (trace view trace.jsonl) in the local viewer
+  mcp       serve the skills (or an agent) to MCP clients, over stdio or HTTP
+  chat      talk with a model that uses the discovered skills (streamed, tools shown)
+  restate   run agents on a local Restate server (durable, across processes)
+`;
+
+/** The names of the CLI commands, in the order `skillstate --help` lists them. */
+export const COMMAND_NAMES: readonly string[] = COMMAND_LIST.trim()
+  .split('\n')
+  .map((line) => line.trim().split(' ', 1)[0]!);
+
+/** The command named `name` (one of `COMMAND_NAMES`), its module imported now. */
+export async function loadCommand(name: string): Promise<Command> {
+  const specifier = `./commands/${name}.js`;
+  const module = (await import(/* @vite-ignore */ specifier)) as Record<string, Command | undefined>;
+  const command = module[`${name}Command`];
+  if (!command) throw new Error(`the module of command '${name}' does not export ${name}Command`);
+  return command;
+}
 
 /** skillstate's version, from the package.json above this file (the sources or the build). */
 export function packageVersion(): string {
@@ -53,16 +61,13 @@ export function packageVersion(): string {
 
 /** The CLI usage text. */
 export function usage(): string {
-  const width = Math.max(...COMMANDS.map((command) => command.name.length));
   return `Usage: skillstate <command> [options]
 
 Document skills (SKILL.md folders): create, validate, discover, disclose, read, run and trust them,
 and serve them over MCP; chat with a model that uses them. Agents: watch them live (inspect) or
 after the fact (trace view).
 
-Commands:
-${COMMANDS.map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`).join('\n')}
-
+Commands:${COMMAND_LIST}
 Run 'skillstate <command> --help' for a command's options; 'skillstate --version' for the version.
 
 Exit codes: 0 success, 1 failure, 2 a usage mistake. An error of skillstate's ends with its stable
@@ -81,13 +86,12 @@ export async function main(argv: readonly string[], io: CliIO = processIO): Prom
     io.out(`${packageVersion()}\n`);
     return 0;
   }
-  const command = COMMANDS.find((candidate) => candidate.name === name);
-  if (!command) {
+  if (!COMMAND_NAMES.includes(name)) {
     io.err(`skillstate: unknown command '${name}'\n\n${usage()}`);
     return 2;
   }
   try {
-    return await (await command.load()).run(rest, io);
+    return await (await loadCommand(name)).run(rest, io);
   } catch (error) {
     if (error instanceof UsageError || (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
       io.err(`skillstate ${name}: ${error.message}\nRun 'skillstate ${name} --help' for usage.\n`);

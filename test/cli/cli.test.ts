@@ -3,6 +3,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { COMMAND_NAMES, loadCommand, usage } from '../../src/cli/main.js';
 import { simpleSkill, skillMd, tree } from '../manifest/tree.js';
 
 const BIN = fileURLToPath(new URL('../../bin/skillstate.js', import.meta.url));
@@ -28,6 +29,15 @@ describe('skillstate CLI', { timeout: 90_000 }, () => {
       const help = skillstate([command, '--help'], cwd);
       expect(help.code).toBe(0);
       expect(help.stdout).toMatch(new RegExp(`^Usage: skillstate ${command}`));
+    }
+  });
+
+  it('lists twelve commands with a summary each, and every one loads its module when it runs', async () => {
+    expect(COMMAND_NAMES).toEqual(['validate', 'list', 'disclose', 'read', 'run', 'init', 'trust', 'inspect', 'trace', 'mcp', 'chat', 'restate']);
+    for (const name of COMMAND_NAMES) {
+      expect(usage()).toMatch(new RegExp(`^  ${name} +\\S.+$`, 'm'));
+      const command = await loadCommand(name);
+      expect(typeof command.run).toBe('function');
     }
   });
 
