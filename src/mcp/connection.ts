@@ -295,11 +295,11 @@ export class McpConnection {
    * Sends a request and checks its result against `schema`. Rejects with an `McpFailure`; a
    * JSON-RPC error answered by the server is `mcp_protocol_error` with its `code` in `details`.
    */
-  async request<T extends AnySchema>(method: string, params: Record<string, unknown>, schema: T): Promise<SchemaOutput<T>> {
+  async request<T extends AnySchema>(method: string, params: Record<string, unknown>, schema: T, timeout = this.limits.callTimeout): Promise<SchemaOutput<T>> {
     const { client } = this;
     if (this.state !== 'ready' || !client) throw new McpFailure('mcp_unreachable', `MCP server '${this.label}' is not connected (${this.state})${this.hint()}`);
     try {
-      return await client.request({ method, params }, schema, { timeout: this.limits.callTimeout });
+      return await client.request({ method, params }, schema, { timeout });
     } catch (error) {
       throw this.failure(error, `asking ${method}`);
     }

@@ -51,7 +51,7 @@ export type McpSkillsOptions = (Pick<McpStdioSkillOptions, 'command' | 'args' | 
   name: string;
   /** Milliseconds to connect (default 10,000). */
   connectTimeout?: number;
-  /** Milliseconds a request may take (default 30,000). */
+  /** Milliseconds a request may take, and the whole listing (every page of `skills/list`) too (default 30,000). */
   callTimeout?: number;
   /** Receives each diagnostic (refused entries, qualified names, ignored fields, re-listings), also reported to the registry. */
   onDiagnostic?: DiagnosticListener;
@@ -80,6 +80,8 @@ export interface McpSkillsMount {
 const MAX_LIST_PAGES = 1_000;
 /** The most skills one server may list: past it the listing is given up before any entry is held. */
 const MAX_LISTED_SKILLS = 10_000;
+/** The most bytes of entries (as JSON) one server's listing may hold, every page together. */
+const MAX_LISTING_BYTES = 64 * 1024 * 1024;
 /** Room past the largest skill for base64 and the JSON-RPC envelope, in one `resources/read` answer. */
 const READ_BYTES = Math.ceil((MAX_SKILL_BYTES * 4) / 3) + 64 * 1024;
 /** What a qualified name puts between the server's label and the skill's name. */
@@ -250,16 +252,26 @@ class RemoteSkills implements McpSkillsMount {
     this.connected().catch((error: Error) => this.#report('warning', 'mcp_skills_unreachable', `${error.message}; its skills stay registered and the next load connects again`, undefined, {}));
   }
 
-  /** Reads every page of `skills/list` and brings the registry in step with it. */
+  /**
+   * Reads every page of `skills/list` and brings the registry in step with it. The listing as a
+   * whole is bounded (pages, skills, bytes, and `callTimeout` for every page together): a server
+   * that pages for ever, slowly or with huge entries, is given up before anything is registered.
+   */
   async #list(connection: McpConnection): Promise<void> {
     const listed: unknown[] = [];
+    const deadline = Date.now() + this.#limits.callTimeout;
     let cursor: string | undefined;
     let pages = 0;
+    let bytes = 0;
     do {
       if (++pages > MAX_LIST_PAGES) throw new McpFailure('mcp_protocol_error', `the server kept paging skills/list past ${MAX_LIST_PAGES} pages`);
-      const page = await connection.request('skills/list', cursor === undefined ? {} : { cursor }, ListResult);
+      const left = deadline - Date.now();
+      if (left <= 0) throw new McpFailure('mcp_timeout', `listing its skills took longer than ${this.#limits.callTimeout} ms (callTimeout) over ${pages - 1} pages of skills/list`);
+      const page = await connection.request('skills/list', cursor === undefined ? {} : { cursor }, ListResult, left);
       listed.push(...page.skills);
       if (listed.length > MAX_LISTED_SKILLS) throw new McpFailure('mcp_protocol_error', `the server listed more than ${MAX_LISTED_SKILLS} skills in skills/list`);
+      bytes += Buffer.byteLength(JSON.stringify(page.skills));
+      if (bytes > MAX_LISTING_BYTES) throw new McpFailure('mcp_protocol_error', `the server's skills/list entries came to more than ${MAX_LISTING_BYTES} bytes over ${pages} pages`);
       cursor = page.nextCursor;
     } while (cursor !== undefined);
     const seen = new Set<string>();

@@ -210,6 +210,24 @@ describe('mountMcpSkills against a server whose entries cannot be taken as they 
     });
     expect(registry.names()).toEqual(['greet']);
   });
+
+  it('gives up on a listing that pages slowly for ever once callTimeout has passed for the whole listing, registering none', async () => {
+    const { registry } = localRegistry();
+    const endless = fileURLToPath(new URL('./fixtures/endless-skills-server.mjs', import.meta.url));
+    const mounting = mountMcpSkills(registry, { name: 'slow', command: process.execPath, args: [endless, 'slow'], callTimeout: 1_500 });
+    await expect(mounting).rejects.toMatchObject({ code: 'mcp_timeout', message: expect.stringContaining('slow') });
+    expect(registry.names()).toEqual(['greet']);
+  });
+
+  it('gives up on a listing whose entries come to more than 64 MiB over its pages, registering none', async () => {
+    const { registry } = localRegistry();
+    const endless = fileURLToPath(new URL('./fixtures/endless-skills-server.mjs', import.meta.url));
+    await expect(mountMcpSkills(registry, { name: 'fat', command: process.execPath, args: [endless, 'fat'] })).rejects.toMatchObject({
+      code: 'mcp_protocol_error',
+      message: expect.stringContaining(`more than ${64 * 1024 * 1024} bytes`),
+    });
+    expect(registry.names()).toEqual(['greet']);
+  });
 });
 
 describe('checkEntry', () => {
