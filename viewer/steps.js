@@ -2,7 +2,9 @@
 // agent's machine: the event that caused it (a signal, a mount...), the effects the system
 // reported for the agent since the step before, the agent's state after it and what changed. A
 // recorded trace (`skillstate trace view`) has no state: its steps are the trace's step records,
-// each with its signal, effects and outcome.
+// each with its signal, effects and outcome, and the agent's skills as the trace tells them (those
+// of the agent at its start and those its mount steps added, less the ones it unmounted, each with
+// its lifecycle state).
 
 import { changes } from './state.js';
 
@@ -34,16 +36,21 @@ function errorIn(effects, trigger) {
   return undefined;
 }
 
+/** A trace's skills of the agent, as the skills panel lists them: each mounted one with its lifecycle state. */
+function traceSkills(entry) {
+  return [...entry.skills].filter(([, skill]) => skill.mounted).map(([name, skill]) => ({ name, lifecycle: skill.lifecycle }));
+}
+
 /** The steps of every agent, by the agent's session id, as they arrive. */
 export class StepLog {
   constructor() {
-    /** @type {Map<string, {steps: any[], signal?: any, effects: any[], state?: any}>} */
+    /** @type {Map<string, {steps: any[], signal?: any, effects: any[], state?: any, skills: Map<string, {lifecycle: string, mounted: boolean}>}>} */
     this.agents = new Map();
   }
 
   of(sessionId) {
     let entry = this.agents.get(sessionId);
-    if (!entry) this.agents.set(sessionId, (entry = { steps: [], effects: [], signal: undefined, state: undefined }));
+    if (!entry) this.agents.set(sessionId, (entry = { steps: [], effects: [], signal: undefined, state: undefined, skills: new Map() }));
     return entry;
   }
 
@@ -64,7 +71,25 @@ export class StepLog {
         last.error = errorIn(last.effects, last.trigger);
       } else entry.effects.push(effect);
     }
-    else if ('ok' in event && (event.type.startsWith('step.') || event.type === 'mount' || event.type === 'unmount')) this.push(entry, event, undefined, undefined, time);
+    else if ('ok' in event && (event.type.startsWith('step.') || event.type === 'mount' || event.type === 'unmount')) {
+      if (event.ok && (event.type === 'mount' || event.type === 'unmount') && typeof event.skill === 'string') {
+        const skill = entry.skills.get(event.skill);
+        entry.skills.set(event.skill, { lifecycle: skill?.lifecycle ?? 'mounted', mounted: event.type === 'mount' });
+      }
+      this.push(entry, event, undefined, undefined, time, traceSkills(entry));
+    }
+  }
+
+  /**
+   * A skill's lifecycle actor of the agent is in `state`. A trace has no snapshot of the agent: its
+   * skills are these (a skill first seen here was mounted when the agent started); its lifecycle
+   * record comes after the step that caused it, whose skills it completes.
+   */
+  lifecycle(sessionId, skill, state) {
+    const entry = this.of(sessionId);
+    entry.skills.set(skill, { lifecycle: state, mounted: entry.skills.get(skill)?.mounted ?? true });
+    const last = entry.steps.at(-1);
+    if (last && !last.recorded) last.mounted = traceSkills(entry);
   }
 
   /** An effect the system reported for the agent (live: the system actor's events name the agent). */
