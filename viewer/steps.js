@@ -36,21 +36,36 @@ function errorIn(effects, trigger) {
   return undefined;
 }
 
-/** A trace's skills of the agent, as the skills panel lists them: each mounted one with its lifecycle state. */
-function traceSkills(entry) {
-  return [...entry.skills].filter(([, skill]) => skill.mounted).map(([name, skill]) => ({ name, lifecycle: skill.lifecycle }));
+/**
+ * A trace's skills of the agent after step `n`, each with its lifecycle state then. A trace has no
+ * snapshot of the agent: a skill is mounted after its last mount step up to `n` and not after an
+ * unmount; one with no such step was mounted from the start unless its first step mounts it.
+ */
+function traceSkills(entry, n) {
+  const moves = entry.steps.filter((step) => !step.recorded && step.trigger.ok === true && (step.trigger.type === 'mount' || step.trigger.type === 'unmount'));
+  const names = new Set([...entry.lifecycles.keys(), ...moves.map((step) => step.trigger.skill)]);
+  const skills = [];
+  for (const name of names) {
+    const own = moves.filter((step) => step.trigger.skill === name);
+    const last = own.filter((step) => step.n <= n).at(-1);
+    if (last ? last.trigger.type !== 'mount' : own[0]?.trigger.type === 'mount') continue;
+    let lifecycle;
+    for (const known of entry.lifecycles.get(name) ?? []) if (known.n <= n && (lifecycle === undefined || known.n >= lifecycle.n)) lifecycle = known;
+    skills.push({ name, lifecycle: lifecycle?.state ?? 'mounted' });
+  }
+  return skills;
 }
 
 /** The steps of every agent, by the agent's session id, as they arrive. */
 export class StepLog {
   constructor() {
-    /** @type {Map<string, {steps: any[], signal?: any, effects: any[], state?: any, skills: Map<string, {lifecycle: string, mounted: boolean}>}>} */
+    /** @type {Map<string, {steps: any[], signal?: any, effects: any[], state?: any, lifecycles: Map<string, {n: number, state: string}[]>}>} */
     this.agents = new Map();
   }
 
   of(sessionId) {
     let entry = this.agents.get(sessionId);
-    if (!entry) this.agents.set(sessionId, (entry = { steps: [], effects: [], signal: undefined, state: undefined, skills: new Map() }));
+    if (!entry) this.agents.set(sessionId, (entry = { steps: [], effects: [], signal: undefined, state: undefined, lifecycles: new Map() }));
     return entry;
   }
 
@@ -71,25 +86,19 @@ export class StepLog {
         last.error = errorIn(last.effects, last.trigger);
       } else entry.effects.push(effect);
     }
-    else if ('ok' in event && (event.type.startsWith('step.') || event.type === 'mount' || event.type === 'unmount')) {
-      if (event.ok && (event.type === 'mount' || event.type === 'unmount') && typeof event.skill === 'string') {
-        const skill = entry.skills.get(event.skill);
-        entry.skills.set(event.skill, { lifecycle: skill?.lifecycle ?? 'mounted', mounted: event.type === 'mount' });
-      }
-      this.push(entry, event, undefined, undefined, time, traceSkills(entry));
-    }
+    else if ('ok' in event && (event.type.startsWith('step.') || event.type === 'mount' || event.type === 'unmount')) this.push(entry, event, undefined, undefined, time);
   }
 
   /**
-   * A skill's lifecycle actor of the agent is in `state`. A trace has no snapshot of the agent: its
-   * skills are these (a skill first seen here was mounted when the agent started); its lifecycle
-   * record comes after the step that caused it, whose skills it completes.
+   * A skill's lifecycle actor of the agent is in `state`: from the step last recorded on (its
+   * lifecycle record comes after the step that caused it), or, when the actor is `created`, from
+   * the start (a page that connects late is told of every actor before the steps).
    */
-  lifecycle(sessionId, skill, state) {
+  lifecycle(sessionId, skill, state, created = false) {
     const entry = this.of(sessionId);
-    entry.skills.set(skill, { lifecycle: state, mounted: entry.skills.get(skill)?.mounted ?? true });
-    const last = entry.steps.at(-1);
-    if (last && !last.recorded) last.mounted = traceSkills(entry);
+    const states = entry.lifecycles.get(skill) ?? [];
+    states.push({ n: created ? 0 : (entry.steps.at(-1)?.n ?? 0), state });
+    entry.lifecycles.set(skill, states);
   }
 
   /** An effect the system reported for the agent (live: the system actor's events name the agent). */
@@ -121,6 +130,8 @@ export class StepLog {
       error: errorIn(effects, trigger),
       time,
     };
+    // A trace's skills are worked out when shown: a later record can tell what an earlier step had.
+    if (!recorded && mounted === undefined) Object.defineProperty(step, 'mounted', { get: () => traceSkills(entry, step.n), enumerable: true });
     entry.steps.push(step);
     if (entry.steps.length > MAX_STEPS) entry.steps.shift();
     if (recorded) entry.state = state;

@@ -272,9 +272,10 @@ function learn(app, described) {
   }
 }
 
-/** An agent's actor stopped: its application is asked whether it was stopped or passivated. */
+/** An agent's actor stopped: its application is asked whether it was stopped or passivated (and the agent shown loses its controls). */
 function askStatus(agent) {
-  if (agent.app?.id) command(agent.app.id, { op: 'describe' }).then((answer) => answer.ok && learn(agent.app.id, answer.value));
+  if (agent.sessionId === selected) describe(agent);
+  else if (agent.app?.id) command(agent.app.id, { op: 'describe' }).then((answer) => answer.ok && learn(agent.app.id, answer.value));
 }
 
 /** Events after which what an agent can do is asked again. */
@@ -401,7 +402,7 @@ function receive(message) {
     actor.status = message.snapshot?.status ?? 'active';
     actor.system = actor.name === SYSTEM && !actor.parentId;
     actors.set(message.sessionId, actor);
-    lifecycle(actor);
+    lifecycle(actor, !known);
     refresh(actor);
     if (!known && actor.parentId) {
       for (const other of actors.values()) {
@@ -428,12 +429,12 @@ function receive(message) {
   }
 }
 
-/** A skill's lifecycle actor moved: its agent's steps know (a trace tells an agent's skills by them). */
-function lifecycle(actor) {
+/** A skill's lifecycle actor started or moved: its agent's steps know (a trace tells an agent's skills by them). */
+function lifecycle(actor, created = false) {
   const agent = actor.parentId && actors.get(actor.parentId);
   const state = stateText(actor.value);
   if (!agent || agent.parentId || agent.system || !actor.name.startsWith('skill:') || !state) return;
-  steps.lifecycle(agent.sessionId, actor.name.slice('skill:'.length), state);
+  steps.lifecycle(agent.sessionId, actor.name.slice('skill:'.length), state, created);
   if (agent.sessionId === selected) select(agent, false);
 }
 
