@@ -420,13 +420,25 @@ function receive(message) {
     const was = actor.status;
     if (message.snapshot && 'value' in message.snapshot) actor.value = message.snapshot.value;
     if (message.snapshot?.status) actor.status = message.snapshot.status;
-    if (!actor.parentId && !actor.system && message.snapshot && 'context' in message.snapshot) steps.snapshot(actor.sessionId, message);
+    if (!actor.parentId && !actor.system && message.snapshot && 'context' in message.snapshot) {
+      steps.snapshot(actor.sessionId, message);
+      // A skill loaded before it is mounted lands after the mount event: what the agent can do is asked again when it does.
+      const mounted = mountedNames(message.snapshot);
+      if (mounted !== undefined && actor.mounted !== undefined && mounted !== actor.mounted && actor.sessionId === selected) describe(actor);
+      actor.mounted = mounted ?? actor.mounted;
+    }
     if (message.snapshot && 'value' in message.snapshot) lifecycle(actor);
     refresh(actor);
     if (!actor.parentId && !actor.system && was === 'active' && actor.status !== 'active') askStatus(actor);
   } else if (message.type === '@xstate.event') {
     logEvent(message);
   }
+}
+
+/** The names of the skills an agent's snapshot says are mounted, as one string (undefined when redacted). */
+function mountedNames(snapshot) {
+  const mounted = snapshot?.context?.agent?.mounted;
+  return Array.isArray(mounted) ? mounted.map((skill) => skill?.name).join(',') : undefined;
 }
 
 /** A skill's lifecycle actor started or moved: its agent's steps know (a trace tells an agent's skills by them). */

@@ -116,8 +116,12 @@ describe('steering from the page (interactive: true)', () => {
     await cp('/work/shared/corpus/anthropics-skills/brand-guidelines', join(folder, 'brand-guidelines'), { recursive: true });
     const documents = createDocumentSkillRegistry();
     await documents.registerPath(join(folder, 'brand-guidelines'));
+    // Loading waits for the test: the page sees the mount begin before the skill is loaded and mounted.
+    let release!: () => void;
+    const loading = new Promise<void>((resolve) => (release = resolve));
+    const held = { get: (name: string) => documents.get(name), has: (name: string) => documents.has(name), entries: () => documents.entries(), load: async (names: string[]) => (await loading, documents.load(names)) };
     const inspector = await startInspector({ interactive: true });
-    const system = quietSystem({ inspect: inspector.inspect, resolvers: [documents], skills: [arithmetic] });
+    const system = quietSystem({ inspect: inspector.inspect, resolvers: [held], skills: [arithmetic] });
     inspector.attach(system);
     try {
       const ada = system.spawn(Keeper, { id: 'ada' });
@@ -131,7 +135,10 @@ describe('steering from the page (interactive: true)', () => {
       expect(await brand.locator('.description').textContent()).toMatch(/^Applies Anthropic's official brand colors/);
       expect(documents.get('brand-guidelines')).toBeUndefined(); // listed, not loaded
 
+      const askedAgain = page.waitForResponse((response) => response.url().endsWith('/local/steer') && (response.request().postData() ?? '').includes('"op":"describe"'));
       await brand.locator('button.mount-one').click();
+      await askedAgain; // on the mount event, while the skill is still loading
+      release();
       await expect.poll(() => ada.getSnapshot().mounted.map((skill) => skill.name), poll).toEqual(['counter', 'notebook', 'brand-guidelines']);
       expect(ada.getSnapshot().lifecycles['brand-guidelines']).toBe('active');
       await expect.poll(() => page.locator('#agent .life .answer').getAttribute('data-ok'), poll).toBe('true');
