@@ -92,13 +92,17 @@ export class StepLog {
   /**
    * A skill's lifecycle actor of the agent is in `state`: from the step last recorded on (its
    * lifecycle record comes after the step that caused it), or, when the actor is `created`, from
-   * the start (a page that connects late is told of every actor before the steps).
+   * the start (a page that connects late is told of every actor before the steps). True when it
+   * changed.
    */
   lifecycle(sessionId, skill, state, created = false) {
     const entry = this.of(sessionId);
     const states = entry.lifecycles.get(skill) ?? [];
+    // Kept when it changes only (an actor's snapshots repeat its state at every event it takes).
+    if (!created && states.at(-1)?.state === state) return false;
     states.push({ n: created ? 0 : (entry.steps.at(-1)?.n ?? 0), state });
     entry.lifecycles.set(skill, states);
+    return true;
   }
 
   /** An effect the system reported for the agent (live: the system actor's events name the agent). */

@@ -446,8 +446,7 @@ function lifecycle(actor, created = false) {
   const agent = actor.parentId && actors.get(actor.parentId);
   const state = stateText(actor.value);
   if (!agent || agent.parentId || agent.system || !actor.name.startsWith('skill:') || !state) return;
-  steps.lifecycle(agent.sessionId, actor.name.slice('skill:'.length), state, created);
-  if (agent.sessionId === selected) select(agent, false);
+  if (steps.lifecycle(agent.sessionId, actor.name.slice('skill:'.length), state, created) && agent.sessionId === selected) select(agent, false);
 }
 
 /** A piece of a model's answer as it is written: kept on the agent until its turn's step lands. */

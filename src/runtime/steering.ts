@@ -1,8 +1,9 @@
 /**
  * The application's half of steering from the studio: describing the agents of a system (their
- * skills, actions with input schemas, routes, what may be mounted and from where) and carrying out a page's
- * command on them. Each command does what the same call on the agent's ref does, with the same
- * typed errors: nothing here bypasses the runtime.
+ * skills, actions with input schemas, routes, what may be mounted and from where) and carrying
+ * out a page's command on them. Each command does what the same call on the agent's ref does,
+ * with the same typed errors: nothing here bypasses the runtime (a mount only loads first a skill
+ * of the definition's own document registry, which the runtime asks by name only).
  */
 import { catalogOf } from '../core/agent-value.js';
 import { errorInfo, toErrorInfo } from '../core/errors.js';
