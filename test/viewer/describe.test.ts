@@ -9,7 +9,7 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDocumentSkillRegistry, createSkillRegistry, defineAgent, defineSkill, type AgentSystem } from '../../src/index.js';
+import { createDocumentSkillRegistry, createSkillRegistry, defineAgent, defineSkill, type AgentSystem, type DocumentSkillRegistry } from '../../src/index.js';
 import { mountMcpSkills } from '../../src/mcp/remote-skills.js';
 import { carryOut } from '../../src/runtime/steering.js';
 import type { DescribedAgent } from '../../src/viewer/steering.js';
@@ -37,6 +37,16 @@ const weather = defineSkill({ name: 'weather', description: 'Reports the weather
 const stamps = defineSkill({ name: 'stamps', description: "The definition's registry's stamps." });
 const shadowedStamps = defineSkill({ name: 'stamps', description: "The system's stamps, which the definition's registry's shadow." });
 
+/** Two resolvers: a registry of the skill folder `brand-guidelines`, and one of the skills `skillstate mcp` serves (`internal-comms`). */
+async function resolvers(): Promise<{ folders: DocumentSkillRegistry; remote: DocumentSkillRegistry }> {
+  const folders = createDocumentSkillRegistry();
+  await folders.registerPath(path.join(documents, 'brand-guidelines'));
+  const remote = createDocumentSkillRegistry();
+  const mcp = await mountMcpSkills(remote, { name: 'comms', command: process.execPath, args: [BIN, 'mcp', ...ONLY, '--path', served] });
+  onCleanup(() => mcp.close());
+  return { folders, remote };
+}
+
 /** The agent `id` as the studio is told of it. */
 async function described(system: AgentSystem, id: string): Promise<DescribedAgent> {
   const answer = await carryOut(system, { op: 'describe' });
@@ -46,11 +56,7 @@ async function described(system: AgentSystem, id: string): Promise<DescribedAgen
 
 describe('the skills the studio offers to mount', () => {
   it("lists the definition's skills, its registry's, the system's and its resolvers' (a skill folder, an MCP server's), each with its description and where it comes from", async () => {
-    const folders = createDocumentSkillRegistry();
-    await folders.registerPath(path.join(documents, 'brand-guidelines'));
-    const remote = createDocumentSkillRegistry();
-    const mcp = await mountMcpSkills(remote, { name: 'comms', command: process.execPath, args: [BIN, 'mcp', ...ONLY, '--path', served] });
-    onCleanup(() => mcp.close());
+    const { folders, remote } = await resolvers();
     const Keeper = defineAgent({ name: 'keeper', skills: [notebook, ledger], registry: createSkillRegistry([stamps]) });
     const system = quietSystem({ skills: [weather, shadowedStamps], resolvers: [folders, remote] });
     try {
@@ -75,11 +81,7 @@ describe('the skills the studio offers to mount', () => {
   }, 30_000);
 
   it("mounts a document skill or an MCP server's skill by name from the list, loading it first; it is then mounted, not offered", async () => {
-    const folders = createDocumentSkillRegistry();
-    await folders.registerPath(path.join(documents, 'brand-guidelines'));
-    const remote = createDocumentSkillRegistry();
-    const mcp = await mountMcpSkills(remote, { name: 'comms', command: process.execPath, args: [BIN, 'mcp', ...ONLY, '--path', served] });
-    onCleanup(() => mcp.close());
+    const { folders, remote } = await resolvers();
     const system = quietSystem({ resolvers: [folders, remote] });
     try {
       const ada = system.spawn(defineAgent({ name: 'keeper', skills: [notebook] }), { id: 'ada' });
