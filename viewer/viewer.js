@@ -272,10 +272,26 @@ function learn(app, described) {
   }
 }
 
-/** An agent's actor stopped: its application is asked whether it was stopped or passivated (and the agent shown loses its controls). */
+/** The applications asked for their agents' statuses: `true` while an answer is awaited, `'again'` when more agents stopped meanwhile. */
+const asking = new Map();
+
+/**
+ * An agent's actor stopped: its application is asked whether it was stopped or passivated (and
+ * the agent shown loses its controls). One question at a time per application: many agents
+ * stopping together (a shutdown) make one more, not one each.
+ */
 function askStatus(agent) {
-  if (agent.sessionId === selected) describe(agent);
-  else if (agent.app?.id) command(agent.app.id, { op: 'describe' }).then((answer) => answer.ok && learn(agent.app.id, answer.value));
+  if (agent.sessionId === selected) return describe(agent);
+  const app = agent.app?.id;
+  if (!app) return;
+  if (asking.has(app)) return void asking.set(app, 'again');
+  asking.set(app, true);
+  command(app, { op: 'describe' }).then((answer) => {
+    if (answer.ok) learn(app, answer.value);
+    const again = asking.get(app) === 'again';
+    asking.delete(app);
+    if (again) askStatus(agent);
+  });
 }
 
 /** Events after which what an agent can do is asked again. */
