@@ -5,10 +5,11 @@
 //   node --import tsx scripts/studio-screenshots.mjs [out-folder]    (default: docs/)
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { createSignal, defineAgent, chatMessage } from '../src/index.ts';
+import { createDocumentSkillRegistry, createSignal, defineAgent, chatMessage } from '../src/index.ts';
+import { EXAMPLE_SKILLS_DIR } from '../src/manifest/discover.ts';
 import { startInspector } from '../src/runtime/inspect.ts';
 import { scriptedModel } from '../src/testing/index.ts';
-import { arithmetic, counter } from '../skills/index.ts';
+import { arithmetic, calculator, counter } from '../skills/index.ts';
 import { assistant } from '../test/model/fixtures.ts';
 import { notebook, quietSystem } from '../test/runtime/fixtures.ts';
 
@@ -28,9 +29,12 @@ const shoot = async (name, target = page) => {
 };
 
 // Seeing and time travel: an agent with a counter, a notebook and arithmetic; one step failed.
+// The system knows more skills to mount: a code skill, and the example document skills' folders.
 {
+  const documents = createDocumentSkillRegistry();
+  for (const name of ['csv-tools', 'hello-extended']) await documents.registerPath(`${EXAMPLE_SKILLS_DIR}/${name}`);
   const inspector = await startInspector({ interactive: true, label: 'shop' });
-  const system = quietSystem({ inspect: inspector.inspect });
+  const system = quietSystem({ inspect: inspector.inspect, skills: [calculator], resolvers: [documents] });
   inspector.attach(system);
   const ada = system.spawn(defineAgent({ name: 'keeper', skills: [counter, notebook] }), { id: 'ada' });
   await page.goto(inspector.localUrl);
@@ -58,6 +62,8 @@ const shoot = async (name, target = page) => {
   await divide.locator('input[name="b"]').fill('0');
   await divide.locator('button.run').click();
   await until(async () => (await divide.locator('.answer[data-ok="false"]').count()) === 1);
+  // The actions, routes, signal, and the skills to mount with where each comes from: the tools whole.
+  await unfold('#agent { overflow: visible; } #diagrams { display: none; }');
   await shoot('studio-steering.png', page.locator('#agent .agent-tools'));
   await system.shutdown();
   await inspector.stop();

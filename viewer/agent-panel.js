@@ -6,6 +6,7 @@
 import { conversationOf, conversationView } from './conversation.js';
 import { part } from './dom.js';
 import { shortJson, stateTree } from './state.js';
+import { agentStatus } from './status.js';
 
 const panel = document.getElementById('agent');
 const $ = (selector) => panel.querySelector(selector);
@@ -83,13 +84,17 @@ function stepView(step) {
   return box;
 }
 
-/** The skills mounted after the step shown (`[redacted]` as the stream sent it). */
+/**
+ * The skills mounted after the step shown (`[redacted]` as the stream sent it): live, each with its
+ * config; from a trace, which records no config, each with its lifecycle state.
+ */
 function skillsView(known) {
   const box = part('Skills', 'skills');
   const list = document.createElement('ul');
   const mounted = Array.isArray(known) ? known : [];
   for (const skill of mounted) {
-    const item = line(`${skill.name}${skill.config && Object.keys(skill.config).length ? ` ${shortJson(skill.config, 160)}` : ''}`);
+    const config = skill.config && Object.keys(skill.config).length ? ` ${shortJson(skill.config, 160)}` : '';
+    const item = line(`${skill.name}${config}${skill.lifecycle ? ` — ${skill.lifecycle}` : ''}`);
     item.dataset.skill = skill.name;
     list.append(item);
   }
@@ -103,9 +108,12 @@ export function render(actor, steps) {
   shown = { actor, steps };
   panel.hidden = false;
   panel.dataset.agent = actor.name;
-  panel.dataset.status = actor.status;
+  const status = agentStatus(actor.status, actor.described);
+  panel.dataset.status = status.status;
   $('.agent-name').textContent = actor.name;
-  $('.agent-status').textContent = actor.status === 'active' ? 'running' : actor.status;
+  // Running, or a badge that says why not: stopped, passivated...
+  $('.agent-status').textContent = status.running ? 'running' : status.status;
+  $('.agent-status').classList.toggle('badge', !status.running);
   const index = at(steps);
   const step = steps[index];
   panel.dataset.step = step ? String(step.n) : '0';

@@ -6,6 +6,7 @@
 
 import { part } from './dom.js';
 import { schemaForm } from './schema-form.js';
+import { steerable } from './status.js';
 
 /** The session token, from the address the inspector printed (`#token=...`): never sent anywhere but this server. */
 const token = new URLSearchParams(location.hash.slice(1)).get('token') ?? '';
@@ -151,18 +152,30 @@ function chatPart(agent) {
   return box;
 }
 
+/** What may be mounted, each with where its name is found and its description (what a model is disclosed of a document skill). */
+function mountableList(agent, mount) {
+  const list = document.createElement('ul');
+  list.className = 'mountable';
+  for (const skill of agent.mountable) {
+    const item = document.createElement('li');
+    item.dataset.skill = skill.name;
+    item.dataset.from = skill.from;
+    const name = Object.assign(document.createElement('span'), { className: 'skill-name', textContent: skill.name });
+    const from = Object.assign(document.createElement('span'), { className: 'from', textContent: skill.from });
+    const description = Object.assign(document.createElement('p'), { className: 'description', textContent: skill.description });
+    item.append(name, from, button('Mount', 'mount-one', () => mount(skill.name)), description);
+    list.append(item);
+  }
+  if (!agent.mountable.length) list.append(Object.assign(document.createElement('li'), { className: 'none', textContent: 'nothing else known to mount' }));
+  return list;
+}
+
 function lifePart(agent) {
   const box = part('Skills and life', 'life');
   const answer = answerBox('life');
-  const choice = document.createElement('select');
-  choice.className = 'mountable';
-  for (const name of agent.mountable) choice.append(new Option(name, name));
+  const mount = async (name) => show(answer, await command(current.app, { op: 'mount', agent: agent.id, skill: name }));
   const typed = Object.assign(document.createElement('input'), { className: 'mount-name', placeholder: 'or a skill name' });
-  box.append(
-    choice,
-    typed,
-    button('Mount', 'mount', async () => show(answer, await command(current.app, { op: 'mount', agent: agent.id, skill: typed.value.trim() || choice.value }))),
-  );
+  box.append(mountableList(agent, mount), typed, button('Mount', 'mount', () => mount(typed.value.trim())));
   for (const name of agent.mounted) {
     box.append(button(`Unmount ${name}`, 'unmount', async () => show(answer, await command(current.app, { op: 'unmount', agent: agent.id, skill: name }))));
   }
@@ -170,7 +183,10 @@ function lifePart(agent) {
   return box;
 }
 
-/** Shows the tools of agent `id` of application `app` (asked of the application: it knows its actions). */
+/**
+ * Shows the tools of agent `id` of application `app` (asked of the application: it knows its
+ * actions); resolves with what the application said of all its agents (undefined if it did not answer).
+ */
 export async function showTools(app, id) {
   if (current?.app !== app || current?.agent !== id) answers.clear();
   current = { app, agent: id };
@@ -179,22 +195,25 @@ export async function showTools(app, id) {
     return;
   }
   const answer = await command(app, { op: 'describe' });
-  if (current.app !== app || current.agent !== id) return; // another agent was selected meanwhile
+  const described = answer.ok && Array.isArray(answer.value) ? answer.value : undefined;
+  if (current.app !== app || current.agent !== id) return described; // another agent was selected meanwhile
   if (!answer.ok) {
     tools.replaceChildren(Object.assign(document.createElement('p'), { className: 'none', textContent: `actions unknown: ${answer.error.message}` }));
-    return;
+    return described;
   }
-  const agent = answer.value.find((one) => one.id === id);
+  const agent = described?.find((one) => one.id === id);
   if (!agent) {
     tools.replaceChildren();
-    return;
+    return described;
   }
   const parts = [actionsPart(agent), routesPart(agent)];
-  if (interactive && agent.status !== 'stopped') {
+  // A stopped or passivated agent is shown, not steered.
+  if (interactive && steerable(agent.status)) {
     if (agent.mounted.includes('conversation')) parts.unshift(chatPart(agent));
     parts.push(signalPart(agent), lifePart(agent));
   }
   tools.replaceChildren(...parts);
+  return described;
 }
 
 // Approve and deny buttons are drawn on the tool calls waiting for approval (conversation.js).

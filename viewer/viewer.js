@@ -8,7 +8,8 @@
 /* global mermaid */
 import { render as renderAgent, resetCursor } from './agent-panel.js';
 import { diagramText, hasStates } from './diagram.js';
-import { configure, showTools } from './steer.js';
+import { agentStatus } from './status.js';
+import { command, configure, showTools } from './steer.js';
 import { StepLog } from './steps.js';
 
 mermaid.initialize({ startOnLoad: false, securityLevel: 'strict', theme: 'neutral', flowchart: { htmlLabels: false }, state: { htmlLabels: false } });
@@ -217,14 +218,18 @@ function refresh(actor) {
   if (actor.system) return;
   ensureViews(actor);
   const root = rootOf(actor);
-  // A stopped agent's skills and children are stopped with it, whatever state they were left in.
-  const stopped = actor.status !== 'active' || root.status !== 'active';
+  // A stopped (or passivated) agent's skills and children are stopped with it, whatever state they were left in.
+  const own = agentStatus(actor.status, actor === root ? actor.described : undefined);
+  const agent = agentStatus(root.status, root.described);
+  const stopped = !own.running || !agent.running;
+  const word = own.running ? agent.status : own.status;
   const state = stateText(actor.value);
-  const text = stopped ? `${actor.status === 'active' ? root.status : actor.status}${state ? ` (was ${state})` : ''}` : state || actor.status;
+  const text = stopped ? `${word}${state ? ` (was ${state})` : ''}` : state || actor.status;
   actor.item.querySelector('.state').textContent = text;
   actor.card.querySelector('.state').textContent = text;
   actor.card.dataset.state = state;
-  actor.card.dataset.status = stopped ? 'stopped' : actor.status;
+  actor.card.dataset.status = stopped ? word : actor.status;
+  actor.item.dataset.status = actor.card.dataset.status;
   actor.item.classList.toggle('stopped', stopped);
   actor.card.classList.toggle('stopped', stopped);
   actor.folded = finished(actor);
@@ -244,7 +249,49 @@ function refresh(actor) {
 
 /** Asks the agent's application what the agent can do (its actions, routes), and shows it with the controls steering allows. */
 function describe(agent) {
-  configured.then(() => showTools(agent.app?.id, agent.name));
+  configured.then(() => showTools(agent.app?.id, agent.name)).then((described) => learn(agent.app?.id, described));
+}
+
+/** The agent named `name` of application `app` that the stream told of last (an agent restored or woken is a new actor). */
+function latestAgent(app, name) {
+  let found;
+  for (const actor of actors.values()) if (!actor.parentId && !actor.system && actor.name === name && actor.app?.id === app) found = actor;
+  return found;
+}
+
+/**
+ * What the application said of its agents' statuses: an agent whose actor stopped may have been
+ * stopped or passivated, which only the application knows. Kept on the agent, shown as its badge.
+ */
+function learn(app, described) {
+  for (const one of described ?? []) {
+    const agent = latestAgent(app, one.id);
+    if (!agent || agent.described === one.status) continue;
+    agent.described = one.status;
+    for (const actor of actors.values()) if (rootOf(actor) === agent) refresh(actor);
+  }
+}
+
+/** The applications asked for their agents' statuses: `true` while an answer is awaited, `'again'` when more agents stopped meanwhile. */
+const asking = new Map();
+
+/**
+ * An agent's actor stopped: its application is asked whether it was stopped or passivated (and
+ * the agent shown loses its controls). One question at a time per application: many agents
+ * stopping together (a shutdown) make one more, not one each.
+ */
+function askStatus(agent) {
+  if (agent.sessionId === selected) return describe(agent);
+  const app = agent.app?.id;
+  if (!app) return;
+  if (asking.has(app)) return void asking.set(app, 'again');
+  asking.set(app, true);
+  command(app, { op: 'describe' }).then((answer) => {
+    if (answer.ok) learn(app, answer.value);
+    const again = asking.get(app) === 'again';
+    asking.delete(app);
+    if (again) askStatus(agent);
+  });
 }
 
 /** Events after which what an agent can do is asked again. */
@@ -371,6 +418,7 @@ function receive(message) {
     actor.status = message.snapshot?.status ?? 'active';
     actor.system = actor.name === SYSTEM && !actor.parentId;
     actors.set(message.sessionId, actor);
+    lifecycle(actor, !known);
     refresh(actor);
     if (!known && actor.parentId) {
       for (const other of actors.values()) {
@@ -385,13 +433,36 @@ function receive(message) {
   } else if (message.type === '@xstate.snapshot') {
     const actor = actors.get(message.sessionId);
     if (!actor) return;
+    const was = actor.status;
     if (message.snapshot && 'value' in message.snapshot) actor.value = message.snapshot.value;
     if (message.snapshot?.status) actor.status = message.snapshot.status;
-    if (!actor.parentId && !actor.system && message.snapshot && 'context' in message.snapshot) steps.snapshot(actor.sessionId, message);
+    if (!actor.parentId && !actor.system && message.snapshot && 'context' in message.snapshot) {
+      steps.snapshot(actor.sessionId, message);
+      // A skill loaded before it is mounted lands after the mount event: what the agent can do is asked again when it does.
+      const mounted = mountedNames(message.snapshot);
+      if (mounted !== undefined && actor.mounted !== undefined && mounted !== actor.mounted && actor.sessionId === selected) describe(actor);
+      actor.mounted = mounted ?? actor.mounted;
+    }
+    if (message.snapshot && 'value' in message.snapshot) lifecycle(actor);
     refresh(actor);
+    if (!actor.parentId && !actor.system && was === 'active' && actor.status !== 'active') askStatus(actor);
   } else if (message.type === '@xstate.event') {
     logEvent(message);
   }
+}
+
+/** The names of the skills an agent's snapshot says are mounted, as one string (undefined when redacted). */
+function mountedNames(snapshot) {
+  const mounted = snapshot?.context?.agent?.mounted;
+  return Array.isArray(mounted) ? mounted.map((skill) => skill?.name).join(',') : undefined;
+}
+
+/** A skill's lifecycle actor started or moved: its agent's steps know (a trace tells an agent's skills by them). */
+function lifecycle(actor, created = false) {
+  const agent = actor.parentId && actors.get(actor.parentId);
+  const state = stateText(actor.value);
+  if (!agent || agent.parentId || agent.system || !actor.name.startsWith('skill:') || !state) return;
+  if (steps.lifecycle(agent.sessionId, actor.name.slice('skill:'.length), state, created) && agent.sessionId === selected) select(agent, false);
 }
 
 /** A piece of a model's answer as it is written: kept on the agent until its turn's step lands. */

@@ -1,15 +1,18 @@
 /**
  * The application's half of steering from the studio: describing the agents of a system (their
- * skills, actions with input schemas, routes, what may be mounted) and carrying out a page's
- * command on them. Each command does what the same call on the agent's ref does, with the same
- * typed errors: nothing here bypasses the runtime.
+ * skills, actions with input schemas, routes, what may be mounted and from where) and carrying
+ * out a page's command on them. Each command does what the same call on the agent's ref does,
+ * with the same typed errors: nothing here bypasses the runtime (a mount only loads first a skill
+ * of the definition's own document registry, which the runtime asks by name only).
  */
 import { catalogOf } from '../core/agent-value.js';
 import { errorInfo, toErrorInfo } from '../core/errors.js';
 import { inputJsonSchema } from '../core/toolset.js';
-import type { DescribedAgent, SteerAnswer, SteerCommand } from '../viewer/steering.js';
+import type { SkillResolver } from '../core/skill-registry.js';
+import type { AnySkill } from '../core/skill.js';
+import type { DescribedAgent, MountableSkill, SteerAnswer, SteerCommand } from '../viewer/steering.js';
 import type { AgentRef } from './agent-ref.js';
-import type { AgentSystem } from './system.js';
+import { resolversOf, type AgentSystem } from './system.js';
 
 /** A route's target as a page shows it: the action it runs, or that code decides. */
 function targetOf(target: unknown): unknown {
@@ -21,8 +24,52 @@ function targetOf(target: unknown): unknown {
   return target;
 }
 
-/** One running agent: its mounted skills, every action it can run with its input schema, its routes. */
-export function describeAgent(ref: AgentRef): DescribedAgent {
+/** A registry of document skills (or MCP skills) as far as the studio reads it: its entries, each with the disclosure text. */
+interface EntryRegistry {
+  entries(): readonly { name: string; briefDescription: string; source: string }[];
+}
+
+/** A registry of code skills (`createSkillRegistry`) as far as the studio reads it. */
+interface ListRegistry {
+  list(): readonly AnySkill[];
+}
+
+const hasEntries = (resolver: unknown): resolver is EntryRegistry => typeof (resolver as Partial<EntryRegistry> | undefined)?.entries === 'function';
+const hasList = (resolver: unknown): resolver is ListRegistry => typeof (resolver as Partial<ListRegistry> | undefined)?.list === 'function';
+
+/**
+ * The skills `resolver` can give by name, as the page lists them: a document registry's entries
+ * (the text a model is disclosed, and whether they came over MCP), a code registry's skills; a
+ * resolver that can only be asked by name lists nothing.
+ */
+function skillsOf(resolver: SkillResolver | undefined): MountableSkill[] {
+  if (hasEntries(resolver)) return resolver.entries().map((entry) => ({ name: entry.name, description: entry.briefDescription, from: entry.source === 'mcp' ? 'mcp' : 'documents' }));
+  if (hasList(resolver)) return resolver.list().map((skill) => ({ name: skill.name, description: skill.description ?? '', from: 'registry' }));
+  return [];
+}
+
+/**
+ * What may be mounted on an agent by name, in the order a mount looks names up (the definition's
+ * skills, its registry, the system's skills, the system's resolvers): the first place a name is
+ * found is where it comes from. The skills mounted already are left out.
+ */
+function mountableOf(blueprint: { skills: readonly AnySkill[]; registry: SkillResolver | undefined }, system: AgentSystem | undefined, mounted: readonly string[]): MountableSkill[] {
+  const found = new Map<string, MountableSkill>();
+  const candidates = [
+    ...blueprint.skills.map((skill): MountableSkill => ({ name: skill.name, description: skill.description ?? '', from: 'definition' })),
+    ...skillsOf(blueprint.registry),
+    ...(system ? [system.skills, ...resolversOf(system)].flatMap(skillsOf) : []),
+  ];
+  for (const skill of candidates) if (!found.has(skill.name) && !mounted.includes(skill.name)) found.set(skill.name, skill);
+  return [...found.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/**
+ * One running agent: its status, its mounted skills, every action it can run with its input
+ * schema, its routes, and what may be mounted on it (with `system`, the system's skills and
+ * resolvers too).
+ */
+export function describeAgent(ref: AgentRef, system?: AgentSystem): DescribedAgent {
   const view = ref.getSnapshot();
   const catalog = catalogOf(view.agent);
   const described: DescribedAgent = { id: ref.id, definition: ref.definition, status: view.status, mounted: view.mounted.map((skill) => skill.name), actions: [], routes: [], mountable: [] };
@@ -36,10 +83,19 @@ export function describeAgent(ref: AgentRef): DescribedAgent {
   for (const active of catalog.skills.values()) {
     for (const route of active.spec.routes(active.config)) described.routes.push({ path: route.path, skill: active.spec.name, target: targetOf(route.target) });
   }
-  const registry = catalog.blueprint.registry as { names?: () => string[] } | undefined;
-  const names = new Set([...catalog.blueprint.skills.map((skill) => skill.name), ...(typeof registry?.names === 'function' ? registry.names() : [])]);
-  described.mountable = [...names].filter((name) => !described.mounted.includes(name)).sort();
+  described.mountable = mountableOf(catalog.blueprint, system, described.mounted);
   return described;
+}
+
+/**
+ * A skill of the definition's own registry that has not been loaded yet is loaded before it is
+ * mounted by name (the system loads the skills of its own resolvers itself; a definition's
+ * registry it only asks by name).
+ */
+async function loadFromDefinition(ref: AgentRef, name: string): Promise<void> {
+  const registry = catalogOf(ref.getSnapshot().agent)?.blueprint.registry as (SkillResolver & { has?(name: string): boolean; load?(names: string[]): Promise<unknown> }) | undefined;
+  if (!registry || registry.get(name) || typeof registry.load !== 'function' || registry.has?.(name) !== true) return;
+  await registry.load([name]);
 }
 
 /** What the page gets back: plain JSON (an answer that cannot be encoded is said to be so). */
@@ -55,7 +111,7 @@ function plain(value: unknown): unknown {
 /** Carries out a page's command on `system`; never throws: a failure is an answer with its typed error. */
 export async function carryOut(system: AgentSystem, command: SteerCommand): Promise<SteerAnswer> {
   try {
-    if (command.op === 'describe') return { ok: true, value: system.list().map(describeAgent) };
+    if (command.op === 'describe') return { ok: true, value: system.list().map((ref) => describeAgent(ref, system)) };
     const ref = system.get(command.agent);
     if (!ref) return { ok: false, error: { ...errorInfo('unknown_agent', `no running agent '${command.agent}' (running: ${system.list().map((one) => one.id).join(', ') || 'none'})`) } };
     switch (command.op) {
@@ -67,6 +123,7 @@ export async function carryOut(system: AgentSystem, command: SteerCommand): Prom
       case 'run':
         return { ok: true, value: plain(await ref.run({ action: command.action, params: command.params, ...(command.skill ? { skill: command.skill } : {}) })) };
       case 'mount':
+        await loadFromDefinition(ref, command.skill);
         return { ok: true, value: plain(await ref.mount(command.skill)) };
       case 'unmount':
         return { ok: true, value: plain(await ref.unmount(command.skill)) };

@@ -9,7 +9,7 @@ import type { AgentDefinition } from '../core/agent-definition.js';
 import type { Agent } from '../core/agent-value.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import type { ErrorInfo } from '../core/errors.js';
-import type { SkillRegistry } from '../core/skill-registry.js';
+import type { SkillRegistry, SkillResolver } from '../core/skill-registry.js';
 import { createSignal, type Signal, type SignalLike, toSignal } from '../core/signal.js';
 import type { AnySkill } from '../core/skill.js';
 import type { SystemActor } from '../../machines/system.js';
@@ -69,6 +69,18 @@ export interface AgentSystem {
   shutdown(): Promise<void>;
 }
 
+/** The resolvers each system was made with (`createAgentSystem({ resolvers })`), kept out of its public surface. */
+const RESOLVERS = new WeakMap<AgentSystem, readonly SkillResolver[]>();
+
+/**
+ * The skill resolvers `system` looks names up in after its own skills (document skill registries,
+ * MCP skills...), in order; none for a system this module did not make. What the studio lists as
+ * mountable beside the definitions' own skills and registries.
+ */
+export function resolversOf(system: AgentSystem): readonly SkillResolver[] {
+  return RESOLVERS.get(system) ?? [];
+}
+
 /**
  * Starts a system with `extensions` beside its agents. The options are not checked by key here:
  * `createAgentSystem`, which knows every extension's options too, does that.
@@ -99,7 +111,7 @@ export function createRuntimeSystem(options: RuntimeOptions, extensions: readonl
   };
   // A durable system starts with the agents of its store, turns in flight resumed.
   for (const ref of runtime.openStored()) restored(ref as AgentRef);
-  return {
+  const system: AgentSystem = {
     spawn: (definition, spawnOptions) => runtime.spawn(definition, spawnOptions),
     get: (id) => runtime.agents.get(id)?.ref as AgentRef | undefined,
     list: () => [...runtime.agents.values()].map((process) => process.ref as AgentRef),
@@ -124,6 +136,8 @@ export function createRuntimeSystem(options: RuntimeOptions, extensions: readonl
       return runtime.shutdown();
     },
   };
+  RESOLVERS.set(system, runtime.resolvers);
+  return system;
 }
 
 /** The options the runtime takes, by key: one entry per key of `RuntimeOptions`. */

@@ -94,7 +94,7 @@ const ASSETS: Record<string, { file: () => string; type: string }> = {
   '/local/': file('index.html', 'text/html; charset=utf-8'),
   '/local/viewer.css': file('viewer.css', 'text/css; charset=utf-8'),
   // The page's modules, one concern each: plain files, no build step.
-  ...Object.fromEntries(['viewer.js', 'agent-panel.js', 'conversation.js', 'diagram.js', 'dom.js', 'schema-form.js', 'state.js', 'steer.js', 'steps.js'].map((name) => [`/local/${name}`, file(name, JAVASCRIPT)])),
+  ...Object.fromEntries(['viewer.js', 'agent-panel.js', 'conversation.js', 'diagram.js', 'dom.js', 'schema-form.js', 'state.js', 'status.js', 'steer.js', 'steps.js'].map((name) => [`/local/${name}`, file(name, JAVASCRIPT)])),
   '/local/mermaid.min.js': { file: mermaidScript, type: JAVASCRIPT },
   '/stately': file('stately.html', 'text/html; charset=utf-8'),
 };

@@ -58,16 +58,31 @@ export interface DescribedAction {
   input: Record<string, unknown>;
 }
 
+/**
+ * A skill that may be mounted on an agent by name, as the page offers it: its description (for a
+ * document skill, the text a model is disclosed) and where the name is found — the agent's
+ * definition, a registry of code skills, a registry of document skills, or an MCP server.
+ */
+export interface MountableSkill {
+  name: string;
+  description: string;
+  from: 'definition' | 'registry' | 'documents' | 'mcp';
+}
+
 /** A running agent as the page's steering panel shows it. */
 export interface DescribedAgent {
   id: string;
   definition: string;
+  /**
+   * The agent's status (`ref.getSnapshot().status`): the page shows `'active'` as running, and
+   * any other (`'stopped'`, `'passivated'`...) as a badge, with no steering controls.
+   */
   status: string;
   mounted: string[];
   actions: DescribedAction[];
   routes: { path: string; skill?: string; target: unknown }[];
-  /** Skills that may be mounted by name: the definition's own and its registry's. */
-  mountable: string[];
+  /** Skills that may be mounted by name and are not mounted: the definition's own, its registry's, the system's and its resolvers'. */
+  mountable: MountableSkill[];
 }
 
 /** Refusals of the steering protocol itself (before any agent is involved), by code. */

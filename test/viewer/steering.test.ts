@@ -7,11 +7,14 @@
  * Over HTTP and WebSocket: read-only refuses every steering request, a request without the token
  * (or with a wrong one) is refused, a foreign Origin or Host is refused.
  */
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MockLanguageModelV3 } from 'ai/test';
 import WebSocket from 'ws';
-import { defineAgent } from '../../src/index.js';
+import { createDocumentSkillRegistry, defineAgent } from '../../src/index.js';
 import { startInspector, type InspectorHandle } from '../../src/runtime/inspect.js';
 import { startViewerServer } from '../../src/viewer/server.js';
 import { scriptedModel } from '../../src/testing/index.js';
@@ -47,6 +50,13 @@ function post(inspector: InspectorHandle, body: unknown, headers: Record<string,
   });
 }
 
+/** What the test reads of a row of the page (the project compiles without the DOM's types). */
+interface ListRow {
+  dataset: Record<string, string | undefined>;
+  querySelector(selector: string): { textContent: string | null } | null;
+}
+
+const texts = (selector: string) => browser.page.locator(selector).allTextContents();
 const tokenOf = (inspector: InspectorHandle) => new URL(inspector.localUrl).hash.replace('#token=', '');
 
 describe('steering from the page (interactive: true)', () => {
@@ -98,6 +108,49 @@ describe('steering from the page (interactive: true)', () => {
     } finally {
       await system.shutdown();
       await inspector.stop();
+    }
+  }, 60_000);
+
+  it("mounts a skill from the disclosure list: a document skill in a folder the system's resolvers know, shown with its description and origin, loaded and mounted from the page", async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'skillstate-studio-skills-'));
+    await cp('/work/shared/corpus/anthropics-skills/brand-guidelines', join(folder, 'brand-guidelines'), { recursive: true });
+    const documents = createDocumentSkillRegistry();
+    await documents.registerPath(join(folder, 'brand-guidelines'));
+    // Loading waits for the test: the page sees the mount begin before the skill is loaded and mounted.
+    let release!: () => void;
+    const loading = new Promise<void>((resolve) => (release = resolve));
+    const held = { get: (name: string) => documents.get(name), has: (name: string) => documents.has(name), entries: () => documents.entries(), load: async (names: string[]) => (await loading, documents.load(names)) };
+    const inspector = await startInspector({ interactive: true });
+    const system = quietSystem({ inspect: inspector.inspect, resolvers: [held], skills: [arithmetic] });
+    inspector.attach(system);
+    try {
+      const ada = system.spawn(Keeper, { id: 'ada' });
+      const { page } = browser;
+      await page.goto(inspector.localUrl);
+      const offered = page.locator('#agent .life .mountable li');
+      await expect.poll(() => offered.evaluateAll((rows: ListRow[]) => rows.map((row) => `${row.dataset.skill}|${row.querySelector('.from')?.textContent}`)), poll).toEqual(['arithmetic|registry', 'brand-guidelines|documents']);
+      // What a model is disclosed of the skill: its description as its SKILL.md gives it.
+      const brand = page.locator('#agent .life .mountable li[data-skill="brand-guidelines"]');
+      expect(await brand.locator('.description').textContent()).toBe(documents.entry('brand-guidelines')!.briefDescription);
+      expect(await brand.locator('.description').textContent()).toMatch(/^Applies Anthropic's official brand colors/);
+      expect(documents.get('brand-guidelines')).toBeUndefined(); // listed, not loaded
+
+      const askedAgain = page.waitForResponse((response) => response.url().endsWith('/local/steer') && (response.request().postData() ?? '').includes('"op":"describe"'));
+      await brand.locator('button.mount-one').click();
+      await askedAgain; // on the mount event, while the skill is still loading
+      release();
+      await expect.poll(() => ada.getSnapshot().mounted.map((skill) => skill.name), poll).toEqual(['counter', 'notebook', 'brand-guidelines']);
+      expect(ada.getSnapshot().lifecycles['brand-guidelines']).toBe('active');
+      await expect.poll(() => page.locator('#agent .life .answer').getAttribute('data-ok'), poll).toBe('true');
+      // Now mounted: among the agent's skills, no longer offered, and it can be unmounted.
+      await expect.poll(() => texts('#agent .skills li'), poll).toEqual(['counter {"initial":0,"step":1}', 'notebook', 'brand-guidelines']);
+      await expect.poll(() => offered.evaluateAll((rows: ListRow[]) => rows.map((row) => row.dataset.skill)), poll).toEqual(['arithmetic']);
+      expect(await page.locator('#agent .life button.unmount:text("Unmount brand-guidelines")').count()).toBe(1);
+      expect(browser.outside).toEqual([]);
+    } finally {
+      await system.shutdown();
+      await inspector.stop();
+      await rm(folder, { recursive: true, force: true });
     }
   }, 60_000);
 

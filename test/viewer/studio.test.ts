@@ -12,7 +12,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatMessage, createSignal, defineAgent } from '../../src/index.js';
+import WebSocket from 'ws';
 import { startInspector } from '../../src/runtime/inspect.js';
+import { APP_HELLO } from '../../src/viewer/apps.js';
+import { startViewerServer } from '../../src/viewer/server.js';
+import { STEER_ANSWER, STEER_COMMAND, type DescribedAgent, type SteerCommandMessage } from '../../src/viewer/steering.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { arithmetic, counter } from '../../skills/index.js';
 import { assistant } from '../model/fixtures.js';
@@ -194,6 +198,66 @@ describe('the studio shows what each agent holds', () => {
   }, 60_000);
 });
 
+describe('stopped and passivated agents', () => {
+  it("shows the status the application describes: a passivated or stopped agent, and its skills, as a badge with no steering controls; a running one steerable", async () => {
+    const server = await startViewerServer({ interactive: true });
+    // An application speaking the protocol as `startInspector` does, whose agents' statuses the test sets.
+    const statuses: Record<string, string> = { ada: 'idle', bob: 'idle', cy: 'idle' };
+    const asked: string[] = [];
+    const app = new WebSocket(server.socketUrl);
+    await new Promise((resolve, reject) => app.once('open', resolve).once('error', reject));
+    app.on('message', (data) => {
+      const message = JSON.parse(String(data)) as SteerCommandMessage;
+      if (message.type !== STEER_COMMAND) return;
+      asked.push(message.command.op);
+      const value: DescribedAgent[] = Object.entries(statuses).map(([id, status]) => ({ id, definition: 'keeper', status, mounted: ['counter'], actions: [{ name: 'increment', skill: 'counter', description: 'Adds one', input: { type: 'object', properties: {} } }], routes: [], mountable: [] }));
+      app.send(JSON.stringify({ type: STEER_ANSWER, id: message.id, ok: true, value }));
+    });
+    const send = (message: Record<string, unknown>) => app.send(JSON.stringify({ createdAt: String(Date.now()), ...message }));
+    const machine = JSON.stringify({ id: 'agent', initial: 'idle', states: { idle: {}, stepping: {} } });
+    send({ type: APP_HELLO, label: 'scripted', pid: 1 });
+    for (const [index, name] of ['ada', 'bob', 'cy'].entries()) {
+      send({ type: '@xstate.actor', sessionId: `x:${index}`, name, definition: machine, snapshot: { status: 'active', value: 'idle', context: { agent: { state: { counter: { count: index } }, mounted: [{ name: 'counter' }] } } } });
+      send({ type: '@xstate.actor', sessionId: `x:${index}.counter`, parentId: `x:${index}`, name: 'skill:counter', snapshot: { status: 'active', value: 'active' } });
+    }
+    const { page } = browser;
+    const tree = () => page.locator('#tree > li').evaluateAll((items: ElementLike[]) => items.map((item) => `${item.querySelector('.actor-name')?.textContent}: ${item.getAttribute('data-status')}`));
+    const agentStatus = async () => ({ status: await pane().getAttribute('data-status'), badge: await page.locator('#agent .agent-status').textContent(), isBadge: (await page.locator('#agent .agent-status').getAttribute('class'))?.includes('badge') ?? false });
+    try {
+      await page.goto(server.localUrl);
+      await expect.poll(tree, poll).toEqual(['ada: active', 'bob: active', 'cy: active']);
+      await expect.poll(() => page.locator('#agent .signal').count(), poll).toBe(1);
+
+      // The runtime drops a passivated agent from memory: its actor stops, and only the application knows why.
+      statuses.ada = 'passivated';
+      statuses.bob = 'stopped';
+      send({ type: '@xstate.snapshot', sessionId: 'x:0', snapshot: { status: 'stopped', value: 'idle' }, event: { type: 'xstate.stop' } });
+      send({ type: '@xstate.snapshot', sessionId: 'x:1', snapshot: { status: 'stopped', value: 'idle' }, event: { type: 'xstate.stop' } });
+      await expect.poll(tree, poll).toEqual(['ada: passivated', 'bob: stopped', 'cy: active']);
+      expect(await texts('#tree > li > .state')).toEqual(['passivated (was idle)', 'stopped (was idle)', 'idle']);
+      // Its skills are not working either.
+      expect(await page.locator('.machine[data-agent="ada"][data-name="skill:counter"] .state').textContent()).toBe('passivated (was active)');
+      expect(await page.locator('.machine[data-agent="cy"][data-name="skill:counter"] .state').textContent()).toBe('active');
+
+      await expect.poll(agentStatus, poll).toEqual({ status: 'passivated', badge: 'passivated', isBadge: true });
+      // Shown, not steered: its actions are listed, no control offered.
+      await expect.poll(() => page.locator('#agent .signal, #agent .life').count(), poll).toBe(0);
+      expect(await page.locator('#agent .action[data-action="counter/increment"]').count()).toBe(1);
+      await page.click('#tree > li[data-session$="x:1"] > .actor-name');
+      await expect.poll(agentStatus, poll).toEqual({ status: 'stopped', badge: 'stopped', isBadge: true });
+      await page.click('#tree > li[data-session$="x:2"] > .actor-name');
+      await expect.poll(agentStatus, poll).toEqual({ status: 'active', badge: 'running', isBadge: false });
+      await expect.poll(() => page.locator('#agent .signal').count(), poll).toBe(1);
+      // The page only asked; nothing was steered.
+      expect(new Set(asked)).toEqual(new Set(['describe']));
+      expect(browser.outside).toEqual([]);
+    } finally {
+      app.close();
+      await server.stop();
+    }
+  }, 60_000);
+});
+
 describe('time travel', () => {
   it('steps back and forward through the recorded steps, each with its state, signal, effects and diff, jumps to the error, and a page that connects late has the steps too', async () => {
     const inspector = await startInspector({});
@@ -256,7 +320,7 @@ describe('time travel', () => {
     }
   }, 60_000);
 
-  it('from a trace file: each step with its signal and effects, and the step where an error happened', async () => {
+  it("from a trace file: each step with its signal and effects, the step where an error happened, and the agent's skills at each step with their lifecycle", async () => {
     const dir = await mkdtemp(join(tmpdir(), 'skillstate-studio-trace-'));
     const file = join(dir, 'trace.jsonl');
     const system = quietSystem({ trace: file });
@@ -264,17 +328,24 @@ describe('time travel', () => {
     await ada.call(createSignal('counter.increment'));
     await expect(ada.call(createSignal('notes.refuse'))).rejects.toThrow();
     await ada.mount(arithmetic);
+    await ada.unmount('notebook');
     await system.shutdown();
     const { child, url } = await serve(['trace', 'view', file, '--port', '0']);
     try {
       const { page } = browser;
       await page.goto(url);
-      await expect.poll(() => texts('#agent .step .trigger'), poll).toEqual(['mount arithmetic']);
+      await expect.poll(() => texts('#agent .step .trigger'), poll).toEqual(['unmount notebook']);
       expect(await texts('#agent .state-part .none')).toEqual(['not recorded in a trace']);
+      // The skills the trace tells of: those the agent started with, less the one unmounted, plus the one mounted.
+      expect(await texts('#agent .skills li')).toEqual(['counter — active', 'arithmetic — active']);
+      await page.click('#step-back');
+      expect(await texts('#agent .step .trigger')).toEqual(['mount arithmetic']);
+      expect(await texts('#agent .skills li')).toEqual(['counter — active', 'notebook — active', 'arithmetic — active']);
       await page.click('#step-error');
       await expect.poll(() => texts('#agent .step .trigger'), poll).toEqual(['step.signal notes.refuse']);
       const refused = "action_failed: action 'refuse' failed: this action always refuses";
       expect(await texts('#agent .step .error')).toEqual([refused, `error ${refused}`]);
+      expect(await texts('#agent .skills li')).toEqual(['counter — active', 'notebook — active']);
       expect(browser.outside).toEqual([]);
     } finally {
       const exit = new Promise((resolve) => child.once('exit', resolve));
