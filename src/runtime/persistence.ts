@@ -345,6 +345,20 @@ export function orderParentsFirst(snapshots: readonly AgentSnapshot[]): AgentSna
   return ordered;
 }
 
+/**
+ * Of snapshots in parents-first order, those that wait for skills to load before they can be
+ * restored, with the skills each waits for: the ones `loading` names skills for, and every
+ * descendant of one (restored after its parent, as always; it may wait for nothing of its own).
+ */
+export function waitingForSkills(ordered: readonly AgentSnapshot[], loading: (snapshot: AgentSnapshot) => string[]): Map<string, string[]> {
+  const waiting = new Map<string, string[]>();
+  for (const snapshot of ordered) {
+    const skills = loading(snapshot);
+    if (skills.length > 0 || (snapshot.parent !== undefined && waiting.has(snapshot.parent))) waiting.set(snapshot.id, skills);
+  }
+  return waiting;
+}
+
 // ── Reading snapshots back ──────────────────────────────────────────────────────────────────
 
 /** What reading a snapshot back needs from the system restoring it. */
