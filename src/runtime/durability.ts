@@ -15,7 +15,7 @@
  */
 import { errorInfo, type ErrorInfo } from '../core/errors.js';
 import { RuntimeError } from '../core/runtime-error.js';
-import { takeSnapshot, type DurableStore, type SnapshotSource, type StoredAgent } from './persistence.js';
+import { storedRow, type DurableStore, type SnapshotSource, type StoredAgent } from './persistence.js';
 
 /** When a durable system writes its agents: see `Durability`. */
 export type DurabilityMode = 'step' | 'interval' | 'manual';
@@ -119,9 +119,7 @@ export class Durability {
     const snapshots: StoredAgent[] = [];
     for (const source of sources) {
       try {
-        // A snapshot taken is a checked JSON copy already: it is written as JSON.stringify gives it.
-        const snapshot = takeSnapshot(source);
-        snapshots.push({ id: snapshot.id, parent: snapshot.parent, definition: snapshot.definition, snapshot: JSON.stringify(snapshot) });
+        snapshots.push(storedRow(source));
       } catch (error) {
         // State JSON cannot hold: this agent is not written; its answers get the error.
         const failure = error instanceof RuntimeError ? error : new RuntimeError(errorInfo('invalid_state', String(error)), source.id);

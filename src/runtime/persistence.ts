@@ -296,6 +296,66 @@ export function takeSnapshot(source: SnapshotSource): AgentSnapshot {
   return snapshot;
 }
 
+/**
+ * The row a durable store keeps of a running agent: its snapshot as of its last finished step, as
+ * JSON text, the same text as `JSON.stringify(takeSnapshot(source))`. Most state is plain data
+ * (plain objects, arrays, strings, finite numbers, booleans, null), which JSON writes as it is:
+ * checked in one pass that copies nothing, then written by `JSON.stringify` once. Anything else
+ * (a `toJSON`, a class instance, a value JSON cannot hold, deep nesting) goes through
+ * `takeSnapshot`, which copies it as JSON would or throws its `invalid_state` error.
+ */
+export function storedRow(source: SnapshotSource): StoredAgent {
+  const agent = source.agent;
+  const snapshot: AgentSnapshot = {
+    format: 'skillstate/agent@1',
+    id: source.id,
+    definition: source.definition,
+    agent: { id: agent.id, definition: agent.definition, state: agent.state as Record<string, unknown>, mounted: agent.mounted },
+    lifecycles: source.lifecycles.states(agent.mounted),
+    children: source.children(),
+  };
+  if (source.parent !== undefined) snapshot.parent = source.parent;
+  if (source.starting) snapshot.starting = true;
+  if (source.scheduled?.size) snapshot.scheduled = [...source.scheduled.values()].sort((a, b) => a.due.localeCompare(b.due));
+  const plain = isPlainJson(snapshot.agent.state, 0) && isPlainJson(snapshot.agent.mounted, 0) && (snapshot.scheduled === undefined || isPlainJson(snapshot.scheduled, 0));
+  return { id: source.id, parent: source.parent, definition: source.definition, snapshot: JSON.stringify(plain ? snapshot : takeSnapshot(source)) };
+}
+
+/** How deep `isPlainJson` looks before it leaves a value to the copying path. */
+const PLAIN_DEPTH = 64;
+
+/** True when JSON writes `value` as it is, with nothing to copy, call or refuse: see `storedRow`. */
+function isPlainJson(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value);
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  if (value === null) return true;
+  if (depth >= PLAIN_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      // A hole or undefined (JSON writes null), or anything else JSON does not keep as it is.
+      if (!(i in value) || !isPlainJson(value[i], depth + 1)) return false;
+    }
+    return true;
+  }
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if ((proto !== Object.prototype && proto !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
+  for (const key in value) {
+    const field = (value as Record<string, unknown>)[key];
+    // A key holding undefined is left out by JSON, as by the copy.
+    if (field !== undefined && !isPlainJson(field, depth + 1)) return false;
+  }
+  return true;
+}
+
 /** A JSON copy of part of agent `agentId`'s snapshot (at `path`), or the `invalid_state` error saying what in it JSON cannot hold. */
 function persistable(agentId: string, value: unknown, path: (string | number)[]): unknown {
   const copied = snapshotCopy(value, path);
