@@ -191,6 +191,10 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     if (!this.opening) this.durability?.changed(process);
   }
 
+  stepsOver(): void {
+    this.durability?.stepsOver();
+  }
+
   holdAnswer(agentId: string, settle: (failure: RuntimeError | undefined) => void): boolean {
     return this.durability?.hold(agentId, settle) ?? false;
   }
