@@ -139,6 +139,8 @@ const requests = {
   close,
   load: (request) => { const row = select.get(request.id); return row === undefined ? undefined : row.snapshot; },
   all: () => all.all().map((row) => [row.id, row.snapshot]),
+  // Every row as one JSON text, [id, snapshot, id, snapshot, ...]: one string to copy and to parse.
+  allText: () => { let text = ''; for (const row of all.iterate()) text += (text === '' ? '[' : ',') + JSON.stringify(row.id) + ',' + row.snapshot; return text === '' ? '[]' : text + ']'; },
 };
 port.on('message', (request) => {
   if (request.type === 'commit') {
@@ -217,7 +219,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   });
 
   /** Sends a request and waits for the worker's reply. */
-  const request = (message: { type: 'open' | 'close' | 'all' } | { type: 'load'; id: string }): { value?: unknown; error?: WorkerError } => {
+  const request = (message: { type: 'open' | 'close' | 'all' | 'allText' } | { type: 'load'; id: string }): { value?: unknown; error?: WorkerError } => {
     Atomics.store(flag, 0, 0);
     port1.postMessage(message);
     if (Atomics.wait(flag, 0, 0, REQUEST_TIMEOUT_MS) === 'timed-out') {
@@ -257,6 +259,28 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     if (reply.error) throw storeFailed(path, 'open_failed', `reading ${path} failed: ${reply.error.message}`);
     return reply.value as Array<[string, string]>;
   };
+  /** Every stored agent, read and parsed whole; undefined when a row is not the JSON snapshot of its id. */
+  const storedAll = (): Array<{ id: string; snapshot: AgentSnapshot }> | undefined => {
+    usable();
+    const reply = request({ type: 'allText' });
+    if (reply.error) throw storeFailed(path, 'open_failed', `reading ${path} failed: ${reply.error.message}`);
+    let fields: unknown;
+    try {
+      fields = JSON.parse(reply.value as string);
+    } catch {
+      return undefined;
+    }
+    if (!Array.isArray(fields) || fields.length % 2 !== 0) return undefined;
+    const agents: Array<{ id: string; snapshot: AgentSnapshot }> = [];
+    for (let at = 0; at < fields.length; at += 2) {
+      const id: unknown = fields[at];
+      const snapshot: unknown = fields[at + 1];
+      // Its own id inside: a damaged row cannot have shifted its neighbours into the wrong places.
+      if (typeof id !== 'string' || typeof snapshot !== 'object' || snapshot === null || (snapshot as { id?: unknown }).id !== id) return undefined;
+      agents.push({ id, snapshot: snapshot as AgentSnapshot });
+    }
+    return agents;
+  };
   const commit = (batch: StoreBatch): Promise<void> => {
     usable();
     return new Promise((resolve, reject) => {
@@ -272,6 +296,9 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     path,
     commit,
     loadAll() {
+      const whole = storedAll();
+      if (whole) return whole;
+      // A row that is not JSON, or not the snapshot of its id: each row read on its own, each failure its own.
       return rows().map(([id, text]) => {
         try {
           return { id, snapshot: parse(id, text) };

@@ -124,4 +124,31 @@ describe('the rows a durable system writes', () => {
     const second = systems.start({ definitions: [Keeper], store: createSqliteStore({ path }) });
     expect(second.list().map((ref) => [ref.id, (ref.getSnapshot().state as { bag: { label: string } }).bag.label])).toEqual(ids.map((id) => [id, id]));
   });
+
+  it('opening a file with damaged rows restores the others and reports each damaged one by its id, leaving it there', async () => {
+    const path = await databaseFile();
+    const first = systems.start({ definitions: [Keeper], store: createSqliteStore({ path }) });
+    for (const id of ['a', 'b', 'c', 'd']) await first.spawn(Keeper, { id }).call(createSignal('bag.put', { depth: 0, label: id }));
+    await first.shutdown();
+    const db = new Database(path);
+    // Texts that are not one JSON value each, and that, read beside their neighbours, would shift them.
+    db.prepare('UPDATE agents SET snapshot = ? WHERE id = ?').run('"x","y"', 'b');
+    db.prepare('UPDATE agents SET snapshot = ? WHERE id = ?').run('1,2', 'c');
+    db.close();
+
+    const errors: Array<{ agent: string | undefined; code: string }> = [];
+    const second = systems.start({ definitions: [Keeper], store: createSqliteStore({ path }), onUnhandledError: (error, agent) => errors.push({ agent, code: error.code }) });
+    expect(second.list().map((ref) => [ref.id, (ref.getSnapshot().state as { bag: { label: string } }).bag.label])).toEqual([
+      ['a', 'a'],
+      ['d', 'd'],
+    ]);
+    expect(errors).toEqual([
+      { agent: 'b', code: 'invalid_snapshot' },
+      { agent: 'c', code: 'invalid_snapshot' },
+    ]);
+    await second.shutdown();
+    const left = new Database(path, { readonly: true });
+    expect(left.prepare('SELECT id, snapshot FROM agents ORDER BY rowid').all()).toEqual(expect.arrayContaining([{ id: 'b', snapshot: '"x","y"' }, { id: 'c', snapshot: '1,2' }]));
+    left.close();
+  });
 });
