@@ -28,14 +28,14 @@ function definitions(registry: DocumentSkillRegistry) {
   };
 }
 
-/** A system on the database `file`, with `registry` as its resolver; what it reports is collected. */
-function open(registry: DocumentSkillRegistry, file: string) {
+/** A system on the database `file`, with `registry` as its resolver (or only as the definition's: `resolvers: false`); what it reports is collected. */
+function open(registry: DocumentSkillRegistry, file: string, resolvers = true) {
   const { Assistant, Plain } = definitions(registry);
   const diagnostics: Array<{ agent: string | undefined; diagnostic: Diagnostic }> = [];
   const errors: Array<{ agent: string | undefined; error: ErrorInfo }> = [];
   const system = systems.start({
     definitions: [Assistant, Plain],
-    resolvers: [registry],
+    resolvers: resolvers ? [registry] : [],
     store: createSqliteStore({ path: file }),
     onUnhandledDiagnostic: (diagnostic, agent) => diagnostics.push({ agent, diagnostic }),
     onUnhandledError: (error, agent) => errors.push({ agent, error }),
@@ -81,6 +81,17 @@ describe('opening a durable system with agents whose document skills load lazily
     expect(itemsOf(reader)).toEqual(['kept']);
     await expect(reader.callTool('ping', {})).resolves.toBe('pong one');
     expect(system.get('helper')!.persist().parent).toBe('reader');
+    expect(errors).toEqual([]);
+  });
+
+  it("loads them through the definition's registry when the system has no resolver", async () => {
+    const root = await tree(skillFiles('one'));
+    const file = path.join(await tree(), 'agents.db');
+    await stored(root, file);
+
+    const { system, errors } = open(await discoverSkills({ extra: [root] }), file, false);
+    expect((await system.ready()).map((ref) => ref.id)).toEqual(['reader', 'helper']);
+    await expect(system.get('reader')!.callTool('ping', {})).resolves.toBe('pong one');
     expect(errors).toEqual([]);
   });
 
