@@ -300,25 +300,40 @@ export function takeSnapshot(source: SnapshotSource): AgentSnapshot {
  * The row a durable store keeps of a running agent: its snapshot as of its last finished step, as
  * JSON text, the same text as `JSON.stringify(takeSnapshot(source))`. Most state is plain data
  * (plain objects, arrays, strings, finite numbers, booleans, null), which JSON writes as it is:
- * checked in one pass that copies nothing, then written by `JSON.stringify` once. Anything else
- * (a `toJSON`, a class instance, a value JSON cannot hold, deep nesting) goes through
- * `takeSnapshot`, which copies it as JSON would or throws its `invalid_state` error.
+ * checked in one pass that copies nothing, then written by `JSON.stringify`, the snapshot's text
+ * put together around it (the list of mounted skills, shared by the agents of a definition and
+ * the same from step to step, written once). Anything else (a `toJSON`, a class instance, a value
+ * JSON cannot hold, deep nesting) goes through `takeSnapshot`, which copies it as JSON would or
+ * throws its `invalid_state` error.
  */
 export function storedRow(source: SnapshotSource): StoredAgent {
   const agent = source.agent;
-  const snapshot: AgentSnapshot = {
-    format: 'skillstate/agent@1',
-    id: source.id,
-    definition: source.definition,
-    agent: { id: agent.id, definition: agent.definition, state: agent.state as Record<string, unknown>, mounted: agent.mounted },
-    lifecycles: source.lifecycles.states(agent.mounted),
-    children: source.children(),
-  };
-  if (source.parent !== undefined) snapshot.parent = source.parent;
-  if (source.starting) snapshot.starting = true;
-  if (source.scheduled?.size) snapshot.scheduled = [...source.scheduled.values()].sort((a, b) => a.due.localeCompare(b.due));
-  const plain = isPlainJson(snapshot.agent.state, 0) && isPlainJson(snapshot.agent.mounted, 0) && (snapshot.scheduled === undefined || isPlainJson(snapshot.scheduled, 0));
-  return { id: source.id, parent: source.parent, definition: source.definition, snapshot: JSON.stringify(plain ? snapshot : takeSnapshot(source)) };
+  const state = agent.state;
+  const mounted = mountedText(agent.mounted);
+  const scheduled = source.scheduled?.size ? [...source.scheduled.values()].sort((a, b) => a.due.localeCompare(b.due)) : undefined;
+  const row = (snapshot: string): StoredAgent => ({ id: source.id, parent: source.parent, definition: source.definition, snapshot });
+  if (mounted === undefined || !isPlainJson(state, 0) || (scheduled !== undefined && !isPlainJson(scheduled, 0))) return row(JSON.stringify(takeSnapshot(source)));
+  // In takeSnapshot's order of keys, so the text is the one JSON.stringify would write.
+  let text = `{"format":"skillstate/agent@1","id":${JSON.stringify(source.id)},"definition":${JSON.stringify(source.definition)}`;
+  text += `,"agent":{"id":${JSON.stringify(agent.id)},"definition":${JSON.stringify(agent.definition)},"state":${JSON.stringify(state)},"mounted":${mounted}}`;
+  text += `,"lifecycles":${JSON.stringify(source.lifecycles.states(agent.mounted))},"children":${JSON.stringify(source.children())}`;
+  if (source.parent !== undefined) text += `,"parent":${JSON.stringify(source.parent)}`;
+  if (source.starting) text += ',"starting":true';
+  if (scheduled !== undefined) text += `,"scheduled":${JSON.stringify(scheduled)}`;
+  return row(`${text}}`);
+}
+
+/** The JSON text of lists of mounted skills met so far (frozen, so their text never changes). */
+const mountedTexts = new WeakMap<readonly MountedSkill[], string>();
+
+/** The JSON text of an agent's mounted skills, or undefined when it is not plain data (see `isPlainJson`). */
+function mountedText(mounted: readonly MountedSkill[]): string | undefined {
+  let text = mountedTexts.get(mounted);
+  if (text !== undefined) return text;
+  if (!isPlainJson(mounted, 0)) return undefined;
+  text = JSON.stringify(mounted);
+  if (Object.isFrozen(mounted)) mountedTexts.set(mounted, text);
+  return text;
 }
 
 /** How deep `isPlainJson` looks before it leaves a value to the copying path. */
