@@ -446,7 +446,12 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     });
     process.actor.subscribe(new FailureObserver(this, process as AgentProcess<object>));
     this.agents.set(agent.id, process as AgentProcess<object>);
-    if (parent !== undefined) (this.agents.get(parent)!.childIds ??= new Set()).add(agent.id);
+    if (parent !== undefined) {
+      const parentProcess = this.agents.get(parent)!;
+      (parentProcess.childIds ??= new Set()).add(agent.id);
+      // Its snapshot lists its children: written again with the child.
+      this.changed(parentProcess);
+    }
     process.registeredAtStart = registeredNames(catalogOf(agent)!);
     // Traced before the actor starts: whatever happens as it starts (a skill's child crashing
     // past its budget, a failed mount hook, the actor itself failing) is recorded after the agent
@@ -489,7 +494,8 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     process.terminate(reason);
     this.agents.delete(process.id);
     if (forget) this.durability?.removed(process.id);
-    if (process.parent !== undefined) this.agents.get(process.parent)?.childIds?.delete(process.id);
+    const parent = process.parent === undefined ? undefined : this.agents.get(process.parent);
+    if (parent?.childIds?.delete(process.id) && forget) this.changed(parent);
     for (const pattern of process.patterns) this.listeners.delete(pattern, process.id);
     process.patterns = [];
     this.trace?.({ kind: 'stop', agent: process.id, reason });

@@ -1,6 +1,6 @@
 /**
  * What a durable system writes of each agent: the row holds exactly `persist()`'s snapshot, as
- * JSON, whatever the state holds (plain data, values with `toJSON`, nesting deeper than the quick
+ * the text `JSON.stringify` writes of it, whatever the state holds (plain data, values with `toJSON`, nesting deeper than the quick
  * check looks, scheduled signals), and agents whose ids hold any character are written and read
  * back under those ids.
  */
@@ -25,11 +25,11 @@ async function databaseFile(): Promise<string> {
 }
 
 /** Every row of the file: its id, parent and definition columns, and its snapshot parsed. */
-function rows(path: string): Array<{ id: string; parent: string | null; definition: string; snapshot: unknown }> {
+function rows(path: string): Array<{ id: string; parent: string | null; definition: string; snapshot: unknown; text: string }> {
   const db = new Database(path, { readonly: true });
   try {
     const found = db.prepare('SELECT id, parent, definition, snapshot FROM agents ORDER BY rowid').all() as Array<{ id: string; parent: string | null; definition: string; snapshot: string }>;
-    return found.map((row) => ({ ...row, snapshot: JSON.parse(row.snapshot) as unknown }));
+    return found.map((row) => ({ ...row, snapshot: JSON.parse(row.snapshot) as unknown, text: row.snapshot }));
   } finally {
     db.close();
   }
@@ -83,7 +83,13 @@ describe('the rows a durable system writes', () => {
     await plain.call(createSignal('bag.later'));
     await dated.call(createSignal('bag.put', { depth: 1, at: '2026-01-02T03:04:05.000Z' }));
     await deep.call(createSignal('bag.put', { depth: 200 }));
-    const persisted = [plain, dated, deep].map((ref) => JSON.parse(JSON.stringify(ref.persist())) as { id: string });
+    const kid = system.spawn(Keeper, { id: 'kid', parent: 'plain' });
+    await kid.call(createSignal('bag.put', { depth: 2, label: 'k' }));
+    // A child spawned and stopped: gone from the file, and from its parent's list of children there.
+    system.spawn(Keeper, { id: 'gone', parent: 'plain' });
+    await system.flush();
+    await system.stop('gone');
+    const persisted = [plain, dated, deep, kid].map((ref) => ({ id: ref.id, text: JSON.stringify(ref.persist()) }));
     // Shut down, which rewrites nothing unchanged, to read the file beside it.
     await system.shutdown();
 
@@ -92,12 +98,15 @@ describe('the rows a durable system writes', () => {
       ['plain', null, 'keeper'],
       ['dated', null, 'keeper'],
       ['deep', 'plain', 'keeper'],
+      ['kid', 'plain', 'keeper'],
     ]);
-    for (const snapshot of persisted) expect(stored.find((row) => row.id === snapshot.id)!.snapshot).toEqual(snapshot);
+    // The very text JSON.stringify gives of persist(), whichever way the row was written.
+    for (const { id, text } of persisted) expect(stored.find((row) => row.id === id)!.text).toBe(text);
     const state = (id: string) => (stored.find((row) => row.id === id)!.snapshot as { agent: { state: { bag: Record<string, unknown> } } }).agent.state.bag;
     expect(state('dated').when).toBe('2026-01-02T03:04:05.000Z');
     expect(state('plain').value).toEqual(nested(3, [1, 0, 'x', null, true, { kept: 2.5 }]));
     expect((stored[0]!.snapshot as { scheduled: unknown[] }).scheduled).toHaveLength(1);
+    expect((stored[0]!.snapshot as { children: string[] }).children).toEqual(['deep', 'kid']);
   });
 
   it('refuses, naming the path, state JSON would not keep as it is, and keeps the last row written', async () => {
