@@ -11,6 +11,7 @@
 import type { z } from 'zod';
 import { isAction, type AnyAction } from './action.js';
 import { Catalog, providerName, type ActiveSkill, type Blueprint } from './catalog.js';
+import { CatalogShelf } from './catalog-shelf.js';
 import { Agent, catalogOf, unlinkedError, withState, type AgentData, type MountedSkill } from './agent-value.js';
 import { execute, type CmdOptions, type CmdResult } from './cmd.js';
 import type { Diagnostic } from './diagnostics.js';
@@ -240,6 +241,15 @@ export function defineAgent<TSchema extends ObjectSchema = z.ZodObject<{}>, cons
   // Every new agent starts with these skills mounted: one frozen list, made by the first `new()`
   // and shared (agent values are immutable, so sharing it is safe, and each agent saves the copies).
   let mounted: MountedSkill[] | undefined;
+  const ownMounted = () => (mounted ??= deepFreeze([...active.values()].map(({ spec, config }) => ({ name: spec.name, stateKey: spec.stateKey, config }))));
+  // Restored agents share catalogs too, starting with this one (made on the first restore).
+  let shelf: CatalogShelf | undefined;
+  const sharedCatalogs = () => {
+    if (shelf) return shelf;
+    shelf = new CatalogShelf();
+    shelf.add({ catalog, mounted: ownMounted() });
+    return shelf;
+  };
 
   const definition: AgentDefinition<TState> = {
     kind: 'agent',
@@ -258,13 +268,12 @@ export function defineAgent<TSchema extends ObjectSchema = z.ZodObject<{}>, cons
       if (typeof id !== 'string' || id.length === 0) {
         throw new StateError({ code: 'invalid_state', message: `agent '${name}': id must be a non-empty string` });
       }
-      mounted ??= deepFreeze([...active.values()].map(({ spec, config }) => ({ name: spec.name, stateKey: spec.stateKey, config })));
-      return Agent.link<TState>({ id, definition: name, state: state.value as TState, mounted }, catalog);
+      return Agent.link<TState>({ id, definition: name, state: state.value as TState, mounted: ownMounted() }, catalog);
     },
     cmd: (agent, instructions, options) => Promise.resolve(execute(agent, instructions, options)),
     set: (agent, attrs) => setState(agent, attrs),
     validate: (agent) => validateState(agent),
-    restore: (data, options) => restoreAgent<TState>(blueprint, data, options?.skills),
+    restore: (data, options) => restoreAgent<TState>(blueprint, sharedCatalogs(), data, options?.skills),
     skills: () => [...staticSkills],
     actions: () => catalog.actionList(),
     routes: () => catalog.router().router.routes(),
@@ -373,7 +382,7 @@ function validated<TState extends object>(agent: Agent<TState>, catalog: Catalog
   };
 }
 
-function restoreAgent<TState extends object>(blueprint: Blueprint, data: unknown, extra: SkillResolver | undefined): Result<Agent<TState>> {
+function restoreAgent<TState extends object>(blueprint: Blueprint, shelf: CatalogShelf, data: unknown, extra: SkillResolver | undefined): Result<Agent<TState>> {
   const bad = (message: string): Result<never> => ({ ok: false, error: errorInfo('invalid_snapshot', `cannot restore agent: ${message}`) });
   if (!isPlainObject(data) && !(data instanceof Agent)) return bad('the data is not an object');
   const record = data as Partial<AgentData>;
@@ -384,7 +393,6 @@ function restoreAgent<TState extends object>(blueprint: Blueprint, data: unknown
   if (!isPlainObject(record.state)) return bad(`agent '${record.id}' has no state object`);
   if (!Array.isArray(record.mounted)) return bad(`agent '${record.id}' has no list of mounted skills`);
   const skills = new Map<string, ActiveSkill>();
-  const mounted: MountedSkill[] = [];
   for (const entry of record.mounted as unknown[]) {
     if (!isPlainObject(entry) || typeof entry.name !== 'string') return bad(`agent '${record.id}' has a malformed mounted-skill record`);
     const spec = blueprint.resolveSkill(entry.name) ?? extra?.get(entry.name);
@@ -404,11 +412,17 @@ function restoreAgent<TState extends object>(blueprint: Blueprint, data: unknown
     const config = resolveSkillConfig(spec, entry.config);
     if (!config.ok) return config;
     skills.set(spec.name, { spec, config: config.value });
-    mounted.push({ name: spec.name, stateKey: spec.stateKey, config: config.value });
   }
-  const inconsistent = snapshotConflict(record.id, blueprint, skills);
-  if (inconsistent) return { ok: false, error: inconsistent };
-  const catalog = new Catalog(blueprint, skills);
+  let shared = shelf.find([...skills.values()]);
+  if (!shared) {
+    // Checked once per set of skills: a shared catalog's set passed already.
+    const inconsistent = snapshotConflict(record.id, blueprint, skills);
+    if (inconsistent) return { ok: false, error: inconsistent };
+    const mounted = deepFreeze([...skills.values()].map(({ spec, config }) => ({ name: spec.name, stateKey: spec.stateKey, config })));
+    shared = { catalog: new Catalog(blueprint, skills), mounted };
+    shelf.add(shared);
+  }
+  const { catalog, mounted } = shared;
   const stray = unownedSlice(record.id, catalog, record.state, extra) ?? strayField(record.id, catalog, record.state);
   if (stray) return { ok: false, error: stray };
   const parsed = parseSync(catalog.schema(), record.state);

@@ -461,6 +461,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     } finally {
       this.system.inStep--;
     }
+    if (this.system.inStep === 0) this.system.stepsOver();
   }
 
   /** `deliver`, with the step as a span: what its user code starts runs inside it. */

@@ -6,7 +6,11 @@
  * Writes are grouped: every agent that changed during one turn of the event loop is written in
  * one transaction (`setImmediate`, after the microtasks of the turn, so callers answered by one
  * write that call again land in the next). One batch is written at a time: while a store writes
- * one (in its own thread), the agents go on and the next batch gathers what they change. In
+ * one (in its own thread), the agents go on and the next batch gathers what they change. When
+ * many agents take steps in one turn (a batch's answers let their callers go on at once), once
+ * `EARLY_BATCH` of them have changed and nothing is being written, they are written without
+ * waiting for the turn to end, so the database writes them while the others take their steps:
+ * writing and stepping overlap. In
  * `'step'` mode a step's answer (a call's result or error, a deferred reply) is given only once
  * the batch holding the step has committed; a write that fails fails those answers with its
  * `store_failed` error. In `'interval'` mode changes are written at most `intervalMs` after they
@@ -15,7 +19,13 @@
  */
 import { errorInfo, type ErrorInfo } from '../core/errors.js';
 import { RuntimeError } from '../core/runtime-error.js';
-import { takeSnapshot, type DurableStore, type SnapshotSource, type StoredAgent } from './persistence.js';
+import { storedRow, type DurableStore, type SnapshotSource, type StoredAgent } from './persistence.js';
+
+/**
+ * How many changed agents make a batch worth writing before the turn ends (see `stepsOver`): fewer
+ * are written at the end of the turn, in one transaction, as all are when the database is busy.
+ */
+const EARLY_BATCH = 32;
 
 /** When a durable system writes its agents: see `Durability`. */
 export type DurabilityMode = 'step' | 'interval' | 'manual';
@@ -77,6 +87,18 @@ export class Durability {
     return true;
   }
 
+  /**
+   * The steps on the stack are over (each step's state, effects and held answer are in place): in
+   * `'step'` mode, when nothing is being written and enough agents changed, their batch is written
+   * now rather than at the end of the turn, so the database writes it while the agents take the
+   * turn's other steps, which gather for the next batch.
+   */
+  stepsOver(): void {
+    if (this.mode !== 'step' || this.writing !== undefined || this.closed || this.dirty.size < EARLY_BATCH) return;
+    this.unschedule();
+    void this.write();
+  }
+
   private get idle(): boolean {
     return this.dirty.size === 0 && this.deleted.size === 0 && this.held.length === 0;
   }
@@ -119,9 +141,7 @@ export class Durability {
     const snapshots: StoredAgent[] = [];
     for (const source of sources) {
       try {
-        // A snapshot taken is a checked JSON copy already: it is written as JSON.stringify gives it.
-        const snapshot = takeSnapshot(source);
-        snapshots.push({ id: snapshot.id, parent: snapshot.parent, definition: snapshot.definition, snapshot: JSON.stringify(snapshot) });
+        snapshots.push(storedRow(source));
       } catch (error) {
         // State JSON cannot hold: this agent is not written; its answers get the error.
         const failure = error instanceof RuntimeError ? error : new RuntimeError(errorInfo('invalid_state', String(error)), source.id);
@@ -165,17 +185,17 @@ export class Durability {
       done();
       return Promise.resolve();
     }
-    const writing = committed.then(
-      () => done(),
-      (error: unknown) => {
-        fail(error);
-        done();
-      },
-    );
-    this.writing = writing.finally(() => {
+    // Done writing before the answers are given: the steps their callers take next may start the next batch.
+    const finish = (failed: boolean, error?: unknown) => {
       this.writing = undefined;
+      if (failed) fail(error);
+      done();
       if (!this.idle && !this.closed) this.schedule();
-    });
+    };
+    this.writing = committed.then(
+      () => finish(false),
+      (error: unknown) => finish(true, error),
+    );
     return this.writing;
   }
 

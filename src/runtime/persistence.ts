@@ -296,6 +296,81 @@ export function takeSnapshot(source: SnapshotSource): AgentSnapshot {
   return snapshot;
 }
 
+/**
+ * The row a durable store keeps of a running agent: its snapshot as of its last finished step, as
+ * JSON text, the same text as `JSON.stringify(takeSnapshot(source))`. Most state is plain data
+ * (plain objects, arrays, strings, finite numbers, booleans, null), which JSON writes as it is:
+ * checked in one pass that copies nothing, then written by `JSON.stringify`, the snapshot's text
+ * put together around it (the list of mounted skills, shared by the agents of a definition and
+ * the same from step to step, written once). Anything else (a `toJSON`, a class instance, a value
+ * JSON cannot hold, deep nesting) goes through `takeSnapshot`, which copies it as JSON would or
+ * throws its `invalid_state` error.
+ */
+export function storedRow(source: SnapshotSource): StoredAgent {
+  const agent = source.agent;
+  const state = agent.state;
+  const mounted = mountedText(agent.mounted);
+  const scheduled = source.scheduled?.size ? [...source.scheduled.values()].sort((a, b) => a.due.localeCompare(b.due)) : undefined;
+  const row = (snapshot: string): StoredAgent => ({ id: source.id, parent: source.parent, definition: source.definition, snapshot });
+  if (mounted === undefined || !isPlainJson(state, 0) || (scheduled !== undefined && !isPlainJson(scheduled, 0))) return row(JSON.stringify(takeSnapshot(source)));
+  // In takeSnapshot's order of keys, so the text is the one JSON.stringify would write.
+  let text = `{"format":"skillstate/agent@1","id":${JSON.stringify(source.id)},"definition":${JSON.stringify(source.definition)}`;
+  text += `,"agent":{"id":${JSON.stringify(agent.id)},"definition":${JSON.stringify(agent.definition)},"state":${JSON.stringify(state)},"mounted":${mounted}}`;
+  text += `,"lifecycles":${JSON.stringify(source.lifecycles.states(agent.mounted))},"children":${JSON.stringify(source.children())}`;
+  if (source.parent !== undefined) text += `,"parent":${JSON.stringify(source.parent)}`;
+  if (source.starting) text += ',"starting":true';
+  if (scheduled !== undefined) text += `,"scheduled":${JSON.stringify(scheduled)}`;
+  return row(`${text}}`);
+}
+
+/** The JSON text of lists of mounted skills met so far (frozen, so their text never changes). */
+const mountedTexts = new WeakMap<readonly MountedSkill[], string>();
+
+/** The JSON text of an agent's mounted skills, or undefined when it is not plain data (see `isPlainJson`). */
+function mountedText(mounted: readonly MountedSkill[]): string | undefined {
+  let text = mountedTexts.get(mounted);
+  if (text !== undefined) return text;
+  if (!isPlainJson(mounted, 0)) return undefined;
+  text = JSON.stringify(mounted);
+  if (Object.isFrozen(mounted)) mountedTexts.set(mounted, text);
+  return text;
+}
+
+/** How deep `isPlainJson` looks before it leaves a value to the copying path. */
+const PLAIN_DEPTH = 64;
+
+/** True when JSON writes `value` as it is, with nothing to copy, call or refuse: see `storedRow`. */
+function isPlainJson(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value);
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  if (value === null) return true;
+  if (depth >= PLAIN_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      // A hole or undefined (JSON writes null), or anything else JSON does not keep as it is.
+      if (!(i in value) || !isPlainJson(value[i], depth + 1)) return false;
+    }
+    return true;
+  }
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if ((proto !== Object.prototype && proto !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
+  for (const key in value) {
+    const field = (value as Record<string, unknown>)[key];
+    // A key holding undefined is left out by JSON, as by the copy.
+    if (field !== undefined && !isPlainJson(field, depth + 1)) return false;
+  }
+  return true;
+}
+
 /** A JSON copy of part of agent `agentId`'s snapshot (at `path`), or the `invalid_state` error saying what in it JSON cannot hold. */
 function persistable(agentId: string, value: unknown, path: (string | number)[]): unknown {
   const copied = snapshotCopy(value, path);
@@ -343,6 +418,20 @@ export function orderParentsFirst(snapshots: readonly AgentSnapshot[]): AgentSna
   };
   for (const snapshot of snapshots) place(snapshot, []);
   return ordered;
+}
+
+/**
+ * Of snapshots in parents-first order, those that wait for skills to load before they can be
+ * restored, with the skills each waits for: the ones `loading` names skills for, and every
+ * descendant of one (restored after its parent, as always; it may wait for nothing of its own).
+ */
+export function waitingForSkills(ordered: readonly AgentSnapshot[], loading: (snapshot: AgentSnapshot) => string[]): Map<string, string[]> {
+  const waiting = new Map<string, string[]>();
+  for (const snapshot of ordered) {
+    const skills = loading(snapshot);
+    if (skills.length > 0 || (snapshot.parent !== undefined && waiting.has(snapshot.parent))) waiting.set(snapshot.id, skills);
+  }
+  return waiting;
 }
 
 // ── Reading snapshots back ──────────────────────────────────────────────────────────────────

@@ -24,6 +24,8 @@ export interface ProcessHost {
    * in the mailbox until the stack unwinds, so no actor is driven from inside another's action.
    */
   inStep: number;
+  /** No agent step is on the stack any more, after one that was delivered ran. */
+  stepsOver(): void;
   /** Reports an error (to the caller's subscribers, or as unhandled). `answered`: the caller receives it. */
   report(agentId: string | undefined, error: ErrorInfo, answered?: boolean): void;
   diagnose(agentId: string | undefined, diagnostic: Diagnostic): void;

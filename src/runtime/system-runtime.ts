@@ -31,7 +31,7 @@ import { effectHandlers, interpretEffect, type EffectHost } from './effects.js';
 import { RuntimeError } from '../core/runtime-error.js';
 import { unknownOption } from './options.js';
 import { Durability, type DurabilityMode } from './durability.js';
-import { mountedSkillNames, orderParentsFirst, readSnapshot, restoreParentsFirst, type AgentSnapshot, type DurableStore, type RestoreHost, type SnapshotSource } from './persistence.js';
+import { mountedSkillNames, orderParentsFirst, readSnapshot, restoreParentsFirst, waitingForSkills, type AgentSnapshot, type DurableStore, type RestoreHost, type SnapshotSource } from './persistence.js';
 import type { ProcessHost } from './process-host.js';
 import { ProcessRef } from './process-ref.js';
 import { checkCatalog } from '../engine/index.js';
@@ -87,6 +87,9 @@ export interface RuntimeOptions {
 
 /** The options `spawn` takes: one entry per key of `SpawnOptions`. */
 const SPAWN_OPTIONS = { id: true, state: true, parent: true } as const satisfies Record<keyof SpawnOptions<object>, true>;
+
+/** A resolver that loads skills on demand (a document-skill registry): `has` says which it can load. */
+type SkillLoader = SkillResolver & { has?(name: string): boolean; load(names: string[]): Promise<unknown> };
 
 /** Options of `system.spawn`: the id, initial state and parent of the agent. */
 export interface SpawnOptions<TState> {
@@ -188,6 +191,10 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     if (!this.opening) this.durability?.changed(process);
   }
 
+  stepsOver(): void {
+    this.durability?.stepsOver();
+  }
+
   holdAnswer(agentId: string, settle: (failure: RuntimeError | undefined) => void): boolean {
     return this.durability?.hold(agentId, settle) ?? false;
   }
@@ -195,9 +202,12 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
   /**
    * Restores every agent of the store, parents before children. A stored agent that cannot be
    * restored (its definition or a skill is no longer known, its snapshot is damaged) is reported
-   * with its id and left in the store, untouched; the others are restored.
+   * with its id and left in the store, untouched; the others are restored. An agent with mounted
+   * skills a resolver loads lazily (document skills) is restored once they load, after this
+   * returns, with its descendants: each is said (`restore_waits`), handed to `late` when it runs,
+   * and `ready()` resolves when all are done.
    */
-  openStored(): AgentRef<object>[] {
+  openStored(late: (ref: AgentRef<object>) => void = () => {}): AgentRef<object>[] {
     const durability = this.durability;
     if (!durability) return [];
     const snapshots: unknown[] = [];
@@ -205,17 +215,32 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
       if (entry.error) this.unrestorable(entry.id, entry.error.toInfo());
       else snapshots.push(entry.snapshot);
     }
+    let ordered: AgentSnapshot[];
+    try {
+      ordered = orderParentsFirst(snapshots as AgentSnapshot[]);
+    } catch (error) {
+      this.unrestorable(undefined, toErrorInfo(error, 'invalid_snapshot'));
+      ordered = snapshots as AgentSnapshot[];
+    }
+    const waiting = waitingForSkills(ordered, (snapshot) => this.loadable(snapshot));
+    const refs = this.restoreStored(waiting.size === 0 ? ordered : ordered.filter((snapshot) => !waiting.has(snapshot?.id)));
+    if (waiting.size > 0) {
+      for (const [id, skills] of waiting) {
+        const why = skills.length > 0 ? `its skill(s) ${skills.map((name) => `'${name}'`).join(', ')} load` : `its parent is restored`;
+        this.diagnose(id, makeDiagnostic('info', 'restore_waits', `stored agent '${id}' is restored once ${why}`, { subject: id, details: { skills } }));
+      }
+      const later = ordered.filter((snapshot) => waiting.has(snapshot?.id));
+      this.restoring = this.restoreWhenLoaded(later, waiting, late);
+    }
+    return refs;
+  }
+
+  /** Restores stored agents in the order given, each failure reported with its id. */
+  private restoreStored(snapshots: readonly unknown[]): AgentRef<object>[] {
     const refs: AgentRef<object>[] = [];
     this.opening = true;
     try {
-      let ordered: unknown[];
-      try {
-        ordered = orderParentsFirst(snapshots as AgentSnapshot[]);
-      } catch (error) {
-        this.unrestorable(undefined, toErrorInfo(error, 'invalid_snapshot'));
-        ordered = snapshots;
-      }
-      for (const snapshot of ordered) {
+      for (const snapshot of snapshots) {
         try {
           refs.push(this.restore(snapshot));
         } catch (error) {
@@ -226,6 +251,66 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     } finally {
       this.opening = false;
     }
+    return refs;
+  }
+
+  /** Stored agents restored after their skills load, when the system opened: see `ready()`. */
+  private restoring: Promise<AgentRef<object>[]> | undefined;
+
+  /** Resolves, once every stored agent waiting for its skills to load is restored or reported, with those restored. */
+  ready(): Promise<AgentRef<object>[]> {
+    return this.restoring ?? Promise.resolve([]);
+  }
+
+  /** The mounted skills of a stored agent that nothing knows yet and a resolver may load. */
+  private loadable(snapshot: AgentSnapshot): string[] {
+    const definition = isPlainObject(snapshot) ? this.definitions.get(snapshot.definition) : undefined;
+    const known = (name: string) => {
+      try {
+        return (definition?.blueprint.resolveSkill(name) ?? this.resolveSkill(name)) !== undefined;
+      } catch {
+        return true; // a resolver that fails is reported by the restore, naming it
+      }
+    };
+    const loaders = this.loaders(definition);
+    return mountedSkillNames(snapshot).filter((name) => !known(name) && loaders.some((loader) => typeof loader.has !== 'function' || loader.has(name)));
+  }
+
+  /** The resolvers that load skills (`load(names)`): the system's, then the definition's registry. */
+  private loaders(definition: AgentDefinition<object> | undefined): SkillLoader[] {
+    const registry = definition?.blueprint.registry;
+    const candidates = registry && !this.resolvers.includes(registry) ? [...this.resolvers, registry] : this.resolvers;
+    return candidates.filter((resolver): resolver is SkillLoader => typeof (resolver as Partial<SkillLoader>).load === 'function');
+  }
+
+  /** Loads every skill the waiting agents need, then restores them parents first; one whose skills fail to load is reported and left in the store. */
+  private async restoreWhenLoaded(later: readonly AgentSnapshot[], waiting: ReadonlyMap<string, string[]>, late: (ref: AgentRef<object>) => void): Promise<AgentRef<object>[]> {
+    const loads = new Map<string, Promise<ErrorInfo | undefined>>();
+    for (const snapshot of later) {
+      const definition = this.definitions.get(snapshot.definition);
+      for (const name of waiting.get(snapshot.id)!) {
+        if (loads.has(name)) continue;
+        const loading = this.loadSkill(name, definition).then(
+          () => undefined,
+          (error: unknown) => toErrorInfo(error, 'unknown_skill'),
+        );
+        loads.set(name, loading);
+      }
+    }
+    const failed = new Map<string, ErrorInfo>();
+    for (const [name, loading] of loads) {
+      const error = await loading;
+      if (error) failed.set(name, error);
+    }
+    // Shut down meanwhile: they stay in the store for the next system.
+    if (this.shuttingDown) return [];
+    const restorable = later.filter((snapshot) => {
+      const error = waiting.get(snapshot.id)!.map((name) => failed.get(name)).find((found) => found !== undefined);
+      if (error) this.unrestorable(snapshot.id, error);
+      return error === undefined;
+    });
+    const refs = this.restoreStored(restorable);
+    for (const ref of refs) late(ref);
     return refs;
   }
 
@@ -285,10 +370,9 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
   }
 
   /** Asks the resolvers that can load skills to load `name`; resolves with the skill, if any loaded it. */
-  async loadSkill(name: string): Promise<AnySkill | undefined> {
-    for (const resolver of this.resolvers) {
-      const loader = resolver as SkillResolver & { has?(name: string): boolean; load?(names: string[]): Promise<unknown> };
-      if (typeof loader.load !== 'function' || (typeof loader.has === 'function' && !loader.has(name))) continue;
+  async loadSkill(name: string, definition?: AgentDefinition<object>): Promise<AnySkill | undefined> {
+    for (const loader of this.loaders(definition)) {
+      if (typeof loader.has === 'function' && !loader.has(name)) continue;
       await loader.load([name]);
       const found = loader.get(name);
       if (found) return found;
@@ -362,7 +446,12 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     });
     process.actor.subscribe(new FailureObserver(this, process as AgentProcess<object>));
     this.agents.set(agent.id, process as AgentProcess<object>);
-    if (parent !== undefined) (this.agents.get(parent)!.childIds ??= new Set()).add(agent.id);
+    if (parent !== undefined) {
+      const parentProcess = this.agents.get(parent)!;
+      (parentProcess.childIds ??= new Set()).add(agent.id);
+      // Its snapshot lists its children: written again with the child.
+      this.changed(parentProcess);
+    }
     process.registeredAtStart = registeredNames(catalogOf(agent)!);
     // Traced before the actor starts: whatever happens as it starts (a skill's child crashing
     // past its budget, a failed mount hook, the actor itself failing) is recorded after the agent
@@ -405,7 +494,8 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     process.terminate(reason);
     this.agents.delete(process.id);
     if (forget) this.durability?.removed(process.id);
-    if (process.parent !== undefined) this.agents.get(process.parent)?.childIds?.delete(process.id);
+    const parent = process.parent === undefined ? undefined : this.agents.get(process.parent);
+    if (parent?.childIds?.delete(process.id) && forget) this.changed(parent);
     for (const pattern of process.patterns) this.listeners.delete(pattern, process.id);
     process.patterns = [];
     this.trace?.({ kind: 'stop', agent: process.id, reason });

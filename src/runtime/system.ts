@@ -65,6 +65,14 @@ export interface AgentSystem {
    * is reported (`store_failed`), as in any durability.
    */
   flush(): Promise<void>;
+  /**
+   * Resolves once every agent of the system's `store` is running or reported. `createAgentSystem`
+   * returns with the stored agents running, except those with mounted skills a resolver loads
+   * lazily (document skills) and their descendants: each is said with an `info` diagnostic
+   * (`restore_waits`) and restored once its skills load; this resolves with those, and one whose
+   * skills cannot be loaded is reported (`onError`) and left in the store.
+   */
+  ready(): Promise<AgentRef[]>;
   /** Stops every agent and the system actor, after writing what changed to its `store` (and closing it); the system refuses new work afterwards. */
   shutdown(): Promise<void>;
 }
@@ -110,7 +118,7 @@ export function createRuntimeSystem(options: RuntimeOptions, extensions: readonl
     return ref;
   };
   // A durable system starts with the agents of its store, turns in flight resumed.
-  for (const ref of runtime.openStored()) restored(ref as AgentRef);
+  for (const ref of runtime.openStored((late) => restored(late as AgentRef))) restored(ref as AgentRef);
   const system: AgentSystem = {
     spawn: (definition, spawnOptions) => runtime.spawn(definition, spawnOptions),
     get: (id) => runtime.agents.get(id)?.ref as AgentRef | undefined,
@@ -131,6 +139,7 @@ export function createRuntimeSystem(options: RuntimeOptions, extensions: readonl
     skills: runtime.skills,
     actor: runtime.actor,
     flush: () => runtime.durability?.flush() ?? Promise.resolve(),
+    ready: () => runtime.ready() as Promise<AgentRef[]>,
     shutdown: () => {
       for (const extension of started) extension.stop?.();
       return runtime.shutdown();

@@ -1,0 +1,163 @@
+/**
+ * What a durable system writes of each agent: the row holds exactly `persist()`'s snapshot, as
+ * the text `JSON.stringify` writes of it, whatever the state holds (plain data, values with `toJSON`, nesting deeper than the quick
+ * check looks, scheduled signals), and agents whose ids hold any character are written and read
+ * back under those ids.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'libsql';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSqliteStore } from '../../src/index.js';
+import { Effects, createSignal, defineAction, defineAgent, defineSkill, result, systemPerTest, z } from './fixtures.js';
+
+const systems = systemPerTest();
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+async function databaseFile(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'skillstate-durable-rows-'));
+  dirs.push(dir);
+  return join(dir, 'agents.db');
+}
+
+/** Every row of the file: its id, parent and definition columns, and its snapshot parsed. */
+function rows(path: string): Array<{ id: string; parent: string | null; definition: string; snapshot: unknown; text: string }> {
+  const db = new Database(path, { readonly: true });
+  try {
+    const found = db.prepare('SELECT id, parent, definition, snapshot FROM agents ORDER BY rowid').all() as Array<{ id: string; parent: string | null; definition: string; snapshot: string }>;
+    return found.map((row) => ({ ...row, snapshot: JSON.parse(row.snapshot) as unknown, text: row.snapshot }));
+  } finally {
+    db.close();
+  }
+}
+
+/** Nested `{ next: { next: ... { leaf } } }`, `levels` deep. */
+function nested(levels: number, leaf: unknown): unknown {
+  let value = leaf;
+  for (let i = 0; i < levels; i++) value = { next: value };
+  return value;
+}
+
+const bag = z.object({ value: z.any().optional(), when: z.date().optional(), label: z.string().optional() });
+const Keeper = defineAgent({
+  name: 'keeper',
+  skills: [
+    defineSkill({
+      name: 'bag',
+      schema: bag,
+      actions: [
+        defineAction({
+          name: 'put',
+          description: 'Keep a value, a date and a label',
+          input: z.object({ depth: z.number().int(), at: z.string().optional(), label: z.string().optional(), hole: z.boolean().optional() }),
+          run: ({ depth, at, label, hole }) =>
+            result(null, { state: { value: nested(depth, hole ? [undefined] : [1, -0, 'x', null, true, { gone: undefined, kept: 2.5 }]), when: at === undefined ? undefined : new Date(at), label } }),
+        }),
+        defineAction({
+          name: 'later',
+          description: 'Schedule a signal an hour away',
+          input: z.object({}),
+          run: () => result(null, { effects: [Effects.schedule(3_600_000, createSignal('bag.put', { depth: 0 }))] }),
+        }),
+      ],
+      routes: [
+        { path: 'bag.put', target: { action: 'put' } },
+        { path: 'bag.later', target: { action: 'later' } },
+      ],
+    }),
+  ],
+});
+
+describe('the rows a durable system writes', () => {
+  it("hold persist()'s snapshot, for plain state, values with toJSON, deep nesting and scheduled signals", async () => {
+    const path = await databaseFile();
+    const system = systems.start({ definitions: [Keeper], store: createSqliteStore({ path }) });
+    const plain = system.spawn(Keeper, { id: 'plain' });
+    const dated = system.spawn(Keeper, { id: 'dated' });
+    const deep = system.spawn(Keeper, { id: 'deep', parent: 'plain' });
+    await plain.call(createSignal('bag.put', { depth: 3, label: 'p' }));
+    await plain.call(createSignal('bag.later'));
+    await dated.call(createSignal('bag.put', { depth: 1, at: '2026-01-02T03:04:05.000Z' }));
+    await deep.call(createSignal('bag.put', { depth: 200 }));
+    const kid = system.spawn(Keeper, { id: 'kid', parent: 'plain' });
+    await kid.call(createSignal('bag.put', { depth: 2, label: 'k' }));
+    // A child spawned and stopped: gone from the file, and from its parent's list of children there.
+    system.spawn(Keeper, { id: 'gone', parent: 'plain' });
+    await system.flush();
+    await system.stop('gone');
+    const persisted = [plain, dated, deep, kid].map((ref) => ({ id: ref.id, text: JSON.stringify(ref.persist()) }));
+    // Shut down, which rewrites nothing unchanged, to read the file beside it.
+    await system.shutdown();
+
+    const stored = rows(path);
+    expect(stored.map((row) => [row.id, row.parent, row.definition])).toEqual([
+      ['plain', null, 'keeper'],
+      ['dated', null, 'keeper'],
+      ['deep', 'plain', 'keeper'],
+      ['kid', 'plain', 'keeper'],
+    ]);
+    // The very text JSON.stringify gives of persist(), whichever way the row was written.
+    for (const { id, text } of persisted) expect(stored.find((row) => row.id === id)!.text).toBe(text);
+    const state = (id: string) => (stored.find((row) => row.id === id)!.snapshot as { agent: { state: { bag: Record<string, unknown> } } }).agent.state.bag;
+    expect(state('dated').when).toBe('2026-01-02T03:04:05.000Z');
+    expect(state('plain').value).toEqual(nested(3, [1, 0, 'x', null, true, { kept: 2.5 }]));
+    expect((stored[0]!.snapshot as { scheduled: unknown[] }).scheduled).toHaveLength(1);
+    expect((stored[0]!.snapshot as { children: string[] }).children).toEqual(['deep', 'kid']);
+  });
+
+  it('refuses, naming the path, state JSON would not keep as it is, and keeps the last row written', async () => {
+    const path = await databaseFile();
+    const system = systems.start({ definitions: [Keeper], store: createSqliteStore({ path }) });
+    const agent = system.spawn(Keeper, { id: 'k' });
+    await agent.call(createSignal('bag.put', { depth: 1, label: 'kept' }));
+    await expect(agent.call(createSignal('bag.put', { depth: 2, hole: true }))).rejects.toMatchObject({
+      code: 'invalid_state',
+      details: { reason: 'unpersistable', path: ['state', 'bag', 'value', 'next', 'next', 0] },
+    });
+    await system.shutdown();
+    expect((rows(path)[0]!.snapshot as { agent: { state: { bag: { label: string } } } }).agent.state.bag.label).toBe('kept');
+  });
+
+  it('writes and reads back agents whose ids hold any character', async () => {
+    const path = await databaseFile();
+    const ids = ['tab\there', 'soh\u0001inside', 'é 😀 "quoted"'];
+    const first = systems.start({ definitions: [Keeper], store: createSqliteStore({ path }) });
+    for (const id of ids) await first.spawn(Keeper, { id }).call(createSignal('bag.put', { depth: 0, label: id }));
+    await first.shutdown();
+    expect(rows(path).map((row) => row.id)).toEqual(ids);
+
+    const second = systems.start({ definitions: [Keeper], store: createSqliteStore({ path }) });
+    expect(second.list().map((ref) => [ref.id, (ref.getSnapshot().state as { bag: { label: string } }).bag.label])).toEqual(ids.map((id) => [id, id]));
+  });
+
+  it('opening a file with damaged rows restores the others and reports each damaged one by its id, leaving it there', async () => {
+    const path = await databaseFile();
+    const first = systems.start({ definitions: [Keeper], store: createSqliteStore({ path }) });
+    for (const id of ['a', 'b', 'c', 'd']) await first.spawn(Keeper, { id }).call(createSignal('bag.put', { depth: 0, label: id }));
+    await first.shutdown();
+    const db = new Database(path);
+    // Texts that are not one JSON value each, and that, read beside their neighbours, would shift them.
+    db.prepare('UPDATE agents SET snapshot = ? WHERE id = ?').run('"x","y"', 'b');
+    db.prepare('UPDATE agents SET snapshot = ? WHERE id = ?').run('1,2', 'c');
+    db.close();
+
+    const errors: Array<{ agent: string | undefined; code: string }> = [];
+    const second = systems.start({ definitions: [Keeper], store: createSqliteStore({ path }), onUnhandledError: (error, agent) => errors.push({ agent, code: error.code }) });
+    expect(second.list().map((ref) => [ref.id, (ref.getSnapshot().state as { bag: { label: string } }).bag.label])).toEqual([
+      ['a', 'a'],
+      ['d', 'd'],
+    ]);
+    expect(errors).toEqual([
+      { agent: 'b', code: 'invalid_snapshot' },
+      { agent: 'c', code: 'invalid_snapshot' },
+    ]);
+    await second.shutdown();
+    const left = new Database(path, { readonly: true });
+    expect(left.prepare('SELECT id, snapshot FROM agents ORDER BY rowid').all()).toEqual(expect.arrayContaining([{ id: 'b', snapshot: '"x","y"' }, { id: 'c', snapshot: '1,2' }]));
+    left.close();
+  });
+});
