@@ -67,6 +67,17 @@ describe("an agent id must not contain '/'", () => {
     expect(system.list()).toEqual([]);
   });
 
+  it.each([
+    ['U+0000', 'nul\0x', 'U+0000'],
+    ['a lone high surrogate', 'a\uD83Db', 'lone surrogate'],
+    ['a lone low surrogate', 'a\uDE00', 'lone surrogate'],
+  ])('spawn with an id holding %s is refused with invalid_agent (a store would bring it back under another id)', (_what, id, said) => {
+    system = quietSystem();
+    expect(thrown(() => system!.spawn(NotesAgent, { id }))).toMatchObject({ code: 'invalid_agent', subject: id, message: expect.stringContaining(said) });
+    expect(system.list()).toEqual([]);
+    expect(system.spawn(NotesAgent, { id: 'emoji-\uD83D\uDE00' }).id).toBe('emoji-😀');
+  });
+
   it("the id of a skill lifecycle cannot be taken by an agent: system.get finds the agent, never a lifecycle", () => {
     system = quietSystem();
     system.spawn(NotesAgent, { id: 'desk' });
