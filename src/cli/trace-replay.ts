@@ -22,6 +22,8 @@ export class TraceError extends SkillstateError {}
 const KINDS: Record<string, readonly string[]> = {
   spawn: ['agent:string', 'definition:string'],
   stop: ['agent:string', 'reason:string'],
+  passivate: ['agent:string'],
+  wake: ['agent:string'],
   signal: ['agent:string', 'type:string'],
   step: ['agent:string', 'item:string', 'subject:string', 'ok:boolean'],
   effect: ['agent:string', 'effect:object'],
@@ -118,6 +120,11 @@ export function traceToMessages(lines: readonly TraceLine[], machines: TraceMach
         }
         break;
       }
+      case 'passivate':
+      case 'wake':
+        // The agent left memory for its store, or came back from it: the same agent, not stopped.
+        event(ensureAgent(line.agent), { type: line.kind });
+        break;
       case 'signal':
         event(ensureAgent(line.agent), { type: 'signal', signal: { type: line.type, id: line.id }, call: line.call });
         break;

@@ -41,6 +41,8 @@ export class Durability {
   private pending: ReturnType<typeof setImmediate> | ReturnType<typeof setTimeout> | undefined;
   /** The batch the store is writing, until it is done. */
   private writing: Promise<void> | undefined;
+  /** The agents of the batch being written. */
+  private inFlight: readonly StoredAgent[] = [];
   private closed = false;
 
   constructor(
@@ -75,6 +77,13 @@ export class Durability {
     this.held.push({ agentId, settle });
     this.schedule();
     return true;
+  }
+
+  /** Ids of the agents whose latest changes are not in the store yet: waiting for a batch, or in the one being written. */
+  unwritten(): Set<string> {
+    const ids = new Set(this.dirty.keys());
+    for (const agent of this.inFlight) ids.add(agent.id);
+    return ids;
   }
 
   private get idle(): boolean {
@@ -165,6 +174,7 @@ export class Durability {
       done();
       return Promise.resolve();
     }
+    this.inFlight = snapshots;
     const writing = committed.then(
       () => done(),
       (error: unknown) => {
@@ -174,6 +184,7 @@ export class Durability {
     );
     this.writing = writing.finally(() => {
       this.writing = undefined;
+      this.inFlight = [];
       if (!this.idle && !this.closed) this.schedule();
     });
     return this.writing;

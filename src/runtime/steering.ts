@@ -21,8 +21,10 @@ function targetOf(target: unknown): unknown {
   return target;
 }
 
-/** One running agent: its mounted skills, every action it can run with its input schema, its routes. */
+/** One running agent: its mounted skills, every action it can run with its input schema, its routes (a passivated one: its status only). */
 export function describeAgent(ref: AgentRef): DescribedAgent {
+  // Described without waking it: what it has mounted is in the store until its next use.
+  if (ref.status === 'passivated') return { id: ref.id, definition: ref.definition, status: 'passivated', mounted: [], actions: [], routes: [], mountable: [] };
   const view = ref.getSnapshot();
   const catalog = catalogOf(view.agent);
   const described: DescribedAgent = { id: ref.id, definition: ref.definition, status: view.status, mounted: view.mounted.map((skill) => skill.name), actions: [], routes: [], mountable: [] };
