@@ -22,14 +22,14 @@ export class TraceError extends SkillstateError {}
 const KINDS: Record<string, readonly string[]> = {
   spawn: ['agent:string', 'definition:string'],
   stop: ['agent:string', 'reason:string'],
-  passivate: ['agent:string'],
-  wake: ['agent:string'],
   signal: ['agent:string', 'type:string'],
   step: ['agent:string', 'item:string', 'subject:string', 'ok:boolean'],
   effect: ['agent:string', 'effect:object'],
   lifecycle: ['agent:string', 'skill:string', 'state:string'],
   diagnostic: ['agent?:string', 'diagnostic:object'],
   turn: ['agent:string', 'turn:number', 'state:string'],
+  passivate: ['agent:string'],
+  wake: ['agent:string'],
 };
 
 /** A record whose payload JSON could not encode: written with its kind, its agent and why. */
