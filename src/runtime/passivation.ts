@@ -109,22 +109,40 @@ export class Passivation {
         waiting = true;
         continue;
       }
-      const due = this.host.passivate(process);
-      this.refs.set(process.id, process.ref as ProcessRef<object>);
-      if (due !== undefined) this.timers.set(process.id, setTimer(() => this.host.wakeForTimer(process.id), Math.max(0, due - Date.now())));
+      this.adopt(process.ref as ProcessRef<object>, this.host.passivate(process));
       passivated++;
     }
     if (waiting) this.host.writeSoon();
     return passivated;
   }
 
+  /** Keeps the ref of an agent now passivated; `due`: when its soonest scheduled signal falls due, which wakes it. */
+  adopt(ref: ProcessRef<object>, due: number | undefined): void {
+    this.refs.set(ref.id, ref);
+    if (due !== undefined) this.timers.set(ref.id, setTimer(() => this.host.wakeForTimer(ref.id), Math.max(0, due - Date.now())));
+  }
+
   /** Whether the agent has nothing to do and nothing that would be lost if it left memory now. */
   private rests(process: AgentProcess<object>, now: number): boolean {
     if (!process.mailbox.quiet || process.starting || (process.childIds?.size ?? 0) > 0 || process.hasWaitingCallers) return false;
-    const agent = process.agent;
-    if (!childrenStoppable(catalogOf(agent)!) || this.keeps(agent)) return false;
-    if (process.scheduled) for (const entry of process.scheduled.values()) if (Date.parse(entry.due) - now < this.idleMs) return false;
-    return true;
+    let soonest: number | undefined;
+    if (process.scheduled) for (const entry of process.scheduled.values()) soonest = Math.min(soonest ?? Infinity, Date.parse(entry.due));
+    return this.restsAs(process.agent, soonest, now);
+  }
+
+  /**
+   * Whether a stored agent may stay in the store as the system opens: what `rests` asks of an
+   * agent in memory, as far as its snapshot tells (a stored agent has no mailbox and no caller).
+   * `soonest`: the due time of its soonest scheduled signal.
+   */
+  restsStored(agent: Agent<object>, children: number, starting: boolean, soonest: number | undefined): boolean {
+    return !starting && children === 0 && this.restsAs(agent, soonest, Date.now());
+  }
+
+  /** The checks on the agent value and its timers that `rests` and `restsStored` share. */
+  private restsAs(agent: Agent<object>, soonest: number | undefined, now: number): boolean {
+    if (soonest !== undefined && soonest - now < this.idleMs) return false;
+    return childrenStoppable(catalogOf(agent)!) && !this.keeps(agent);
   }
 
   /** The passivated agent `id` is in memory again (or gone): forgets its ref and its timer. */

@@ -65,12 +65,13 @@ export class ProcessRef<TState extends object = Record<string, unknown>> impleme
   private current: AgentProcess<TState> | undefined;
   private readonly host: ProcessHost;
 
-  constructor(process: AgentProcess<TState>) {
-    this.id = process.id;
-    this.definition = process.definition;
-    this.parent = process.parent;
+  /** The ref of `process`, or, with none, of an agent that starts passivated (opened from the store without waking). */
+  constructor(host: ProcessHost, id: string, definition: string, parent: string | undefined, process: AgentProcess<TState> | undefined) {
+    this.id = id;
+    this.definition = definition;
+    this.parent = parent;
     this.current = process;
-    this.host = process.system;
+    this.host = host;
   }
 
   /** The agent's process, woken from the store first when the agent is passivated. */

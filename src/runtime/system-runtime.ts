@@ -331,7 +331,8 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
       }
       for (const snapshot of ordered) {
         try {
-          refs.push(this.restore(snapshot));
+          const ref = this.passivation ? this.openStoredAgent(snapshot, this.passivation) : this.restore(snapshot);
+          if (ref) refs.push(ref);
         } catch (error) {
           const id = isPlainObject(snapshot) && typeof snapshot.id === 'string' ? snapshot.id : undefined;
           this.unrestorable(id, toErrorInfo(error, 'invalid_snapshot'));
@@ -341,6 +342,31 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
       this.opening = false;
     }
     return refs;
+  }
+
+  /**
+   * A stored agent as a passivating system opens: restored into memory, or, when it rests (as
+   * far as its snapshot tells), left in the store passivated — its ref kept, its listen patterns
+   * indexed, a timer for its soonest scheduled signal — so opening a store of many agents costs
+   * the memory of the active ones. Returns the ref of an agent restored into memory.
+   */
+  private openStoredAgent(snapshot: unknown, passivation: Passivation): AgentRef<object> | undefined {
+    const plan = readSnapshot(snapshot, this);
+    let soonest: number | undefined;
+    for (const { due } of plan.scheduled) soonest = Math.min(soonest ?? Infinity, due);
+    const children = (snapshot as AgentSnapshot).children?.length ?? 0;
+    if (plan.orphanOf !== undefined || !passivation.restsStored(plan.agent, children, plan.starting, soonest)) return this.restored(plan);
+    const id = plan.agent.id;
+    passivation.adopt(new ProcessRef<object>(this, id, plan.definition.name, plan.parent, undefined), soonest);
+    if (plan.parent !== undefined) (this.awake(plan.parent)!.childIds ??= new Set()).add(id);
+    for (const pattern of listenPatterns(catalogOf(plan.agent)!)) this.listeners.add(pattern, id);
+    if (this.trace) {
+      const record: Parameters<Tracer>[0] = { kind: 'spawn', agent: id, definition: plan.definition.name, restored: true };
+      if (plan.parent !== undefined) record.parent = plan.parent;
+      this.trace(record);
+      this.trace({ kind: 'passivate', agent: id });
+    }
+    return undefined;
   }
 
   private unrestorable(agentId: string | undefined, error: ErrorInfo): void {
@@ -472,7 +498,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     if (problem) throw new RuntimeError({ ...problem, message: `cannot start agent '${agent.id}': ${problem.message}` }, agent.id);
     const process = new AgentProcess<TState>(agent, definition, this, parent, resume);
     if (woken) woken.woke(process);
-    process.ref = woken ?? new ProcessRef(process);
+    process.ref = woken ?? new ProcessRef(this, agent.id, definition.name, parent, process);
     process.actor = createActor(hooks ? startingAgentMachine : agentMachine, {
       id: agent.id,
       input: { agent: agent as Agent<object>, host: process },
@@ -571,7 +597,11 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
 
   restore(snapshot: unknown): AgentRef<object> {
     this.assertRunning();
-    const plan = readSnapshot(snapshot, this);
+    return this.restored(readSnapshot(snapshot, this));
+  }
+
+  /** Starts the agent of a snapshot read back (`restore`), and says when it was restored without its parent. */
+  private restored(plan: RestorePlan): AgentRef<object> {
     const process = this.revive(plan);
     // Said once the agent runs (a snapshot refused above warns of nothing), after its spawn in the trace.
     if (plan.orphanOf !== undefined) {

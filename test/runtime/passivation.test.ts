@@ -207,6 +207,22 @@ describe('passivation', () => {
     expect(agent.status).not.toBe('passivated');
   });
 
+  it('wakes a passivated agent for a signal another agent emits in its step', async () => {
+    const t = traced();
+    const shout = defineAction({ name: 'shout', description: 'Emit news', input: z.object({}), run: () => result(null, { effects: [Effects.emit(createSignal('news.flash'))] }) });
+    const Crier = defineAgent({ name: 'crier', skills: [defineSkill({ name: 'crier', actions: [shout], routes: [{ path: 'crier.shout', target: { action: 'shout' } }] })] });
+    const { system } = await open(t.trace, { definitions: [Reminder, Crier] });
+    const listener = system.spawn(Reminder, { id: 'r1' });
+    await t.next('passivate', 'r1');
+    const crier = system.spawn(Crier, { id: 'crier' });
+    const heard = t.next('step', 'r1');
+    await crier.call('crier.shout');
+    await heard;
+    expect(t.kinds('r1')).toEqual(['spawn', 'passivate', 'wake']);
+    expect(t.records.filter((record) => record.kind === 'signal' && record.agent === 'r1').map((record) => (record as { type: string }).type)).toEqual(['news.flash']);
+    expect(listener.status).toBe('idle');
+  });
+
   it('keeps an agent whose skill runs a child in memory, unless the child is stoppable', async () => {
     const t = traced();
     const { system } = await open(t.trace, { definitions: [NotesAgent, Watcher, Restartable] });
@@ -309,5 +325,34 @@ describe('passivation', () => {
     expect(thrown(() => agent.send('notes.list'))).toMatchObject({ code: 'agent_stopped' });
     const second = systems.start({ definitions: [NotesAgent], store: createSqliteStore({ path }) });
     expect(itemsOf(second.get('n1')!)).toEqual(['kept']);
+  });
+
+  it('opens a store with the resting agents left in it, passivated, and the others in memory', async () => {
+    const path = await databaseFile();
+    const first = systems.start({ definitions: [NotesAgent, Reminder], store: createSqliteStore({ path }) });
+    await first.spawn(NotesAgent, { id: 'resting' }).call(createSignal('notes.add_now', { item: 'kept' }));
+    const parent = first.spawn(NotesAgent, { id: 'parent' });
+    first.spawn(NotesAgent, { id: 'kid', parent });
+    // Due within the second system's idleMs, and long after it.
+    await first.spawn(Reminder, { id: 'soon' }).call(createSignal('later.set', { text: 'soon', inMs: 60_000 }));
+    await first.spawn(Reminder, { id: 'later' }).call(createSignal('later.set', { text: 'later', inMs: 600_000 }));
+    await first.shutdown();
+
+    const t = traced();
+    const second = systems.start({ definitions: [NotesAgent, Reminder], store: createSqliteStore({ path }), trace: t.trace, passivate: { idleMs: 120_000 } });
+    const status = Object.fromEntries(second.list().map((ref) => [ref.id, ref.status]));
+    expect(status).toEqual({ parent: 'idle', soon: 'idle', resting: 'passivated', kid: 'passivated', later: 'passivated' });
+    expect(second.get('parent')!.children()).toEqual(['kid']);
+    expect(itemsOf(second.get('resting')!)).toEqual(['kept']);
+    expect(t.kinds('later')).toEqual(['spawn', 'passivate']);
+    // Its snapshot, read from the store, still holds its timer; a published signal wakes it.
+    expect(second.persistAll().find((snapshot) => snapshot.id === 'later')?.scheduled?.map((entry) => entry.signal.data)).toEqual([{ text: 'later' }]);
+    const heard = t.next('step', 'later');
+    expect(second.publish(createSignal('news.today'))).toBe(2);
+    await heard;
+    expect(t.kinds('later')).toEqual(['spawn', 'passivate', 'wake']);
+    // Stopping the parent wakes its passivated child to stop it.
+    await second.stop('parent');
+    expect(second.get('kid')).toBeUndefined();
   });
 });
