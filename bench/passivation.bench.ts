@@ -14,42 +14,21 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { z } from 'zod';
-import { createAgentSystem, createSignal, createSqliteStore, defineAction, defineAgent, defineSkill, result, type AgentRef, type TraceRecord } from '../src/index.js';
+import { createAgentSystem, createSqliteStore, type AgentRef, type TraceRecord } from '../src/index.js';
+import { CounterAgent } from './durable.bench.js';
 import { formatBytes, retainedBytes, type ReportRow } from './harness.js';
 
 const AGENTS = Number(process.env.SKILLSTATE_BENCH_AGENTS ?? 1_000_000);
 const ACTIVE_EVERY = 100;
 /** Longer than a round of the load takes (10,000 calls at 1,000,000 agents), so the active agents stay in memory. */
-const IDLE_MS = 2_000;
+const IDLE_MS = 3_000;
 /** Agents spawned between two turns of the event loop (when the store writes and the sweep runs). */
 const CHUNK = 2_000;
 /** Agents in memory at most while spawning: spawning waits for the sweep beyond it. */
-const LIVE_CAP = 40_000;
+const LIVE_CAP = 30_000;
 const ANCHOR_AGENTS = Math.min(20_000, AGENTS);
 const WAKES = 1_000;
 const GIB = 2 ** 30;
-
-const counterState = z.object({ count: z.number().int().default(0) });
-const CounterAgent = defineAgent({
-  name: 'passivated_counter',
-  skills: [
-    defineSkill({
-      name: 'counter',
-      schema: counterState,
-      actions: [
-        defineAction({
-          name: 'increment',
-          description: 'Add one to the count',
-          input: z.object({}),
-          state: counterState,
-          run: (_params, { skillState }) => result({ count: skillState.count + 1 }, { state: { count: skillState.count + 1 } }),
-        }),
-      ],
-      routes: [{ path: 'counter.increment', target: { action: 'increment' } }],
-    }),
-  ],
-});
 
 const gc = () => {
   const collect = (globalThis as { gc?: () => void }).gc;
@@ -92,21 +71,25 @@ export async function run(): Promise<ReportRow[]> {
     }
     const spawnMs = performance.now() - spawnStarted;
 
-    // The load: every 100th agent called in turn, round after round, for several idleMs, so that
-    // every other agent has rested long enough to leave memory.
+    // The load: every 100th agent called in turn, round after round (the first wakes those that
+    // rested while the others were created), for several idleMs, so that every other agent has
+    // rested long enough to leave memory; memory is read between two rounds.
     const active = refs.filter((_, i) => i % ACTIVE_EVERY === 0);
-    const increment = createSignal('counter.increment');
     let calls = 0;
+    let rounds = 0;
     const loadStarted = performance.now();
-    while (performance.now() - loadStarted < 4 * IDLE_MS) {
-      await Promise.all(active.map((ref) => ref.call({ type: increment.type })));
+    const round = async () => {
+      await Promise.all(active.map((ref) => ref.call('counter.increment')));
       calls += active.length;
-    }
+      rounds++;
+    };
+    while (rounds < 4 || performance.now() - loadStarted < 3 * IDLE_MS) await round();
     const loadMs = performance.now() - loadStarted;
-    await Promise.all(active.map((ref) => ref.call({ type: increment.type })));
     gc();
     const memory = process.memoryUsage();
     const liveAtMeasure = live;
+    await round();
+    const peakRss = process.resourceUsage().maxRSS * 1024;
 
     // Waking: resting agents picked at random (never the active ones), one at a time.
     const wakes: number[] = [];
@@ -129,8 +112,8 @@ export async function run(): Promise<ReportRow[]> {
     return [
       {
         suite: 'passivation',
-        name: `${count} agents, 1% active round-robin (${active.length.toLocaleString('en')} agents, ${calls.toLocaleString('en')} calls in ${(loadMs / 1000).toFixed(1)} s): resident memory`,
-        value: `RSS ${formatBytes(rss)}, heap ${formatBytes(memory.heapUsed)} (${formatBytes(memory.heapUsed / AGENTS)} an agent; ${liveAtMeasure.toLocaleString('en')} in memory)`,
+        name: `${count} agents, 1% active round-robin (${active.length.toLocaleString('en')} agents, ${rounds} rounds, ${calls.toLocaleString('en')} calls in ${(loadMs / 1000).toFixed(1)} s): resident memory`,
+        value: `RSS ${formatBytes(rss)}, heap ${formatBytes(memory.heapUsed)} (${formatBytes(memory.heapUsed / AGENTS)} an agent; ${liveAtMeasure.toLocaleString('en')} in memory); peak RSS of the run ${formatBytes(peakRss)}`,
         anchor: `without passivation: ${formatBytes(perAgentInMemory)} of heap an agent (${ANCHOR_AGENTS.toLocaleString('en')} measured) → ${(anchorTotal / GIB).toFixed(1)} GiB for ${count}`,
         ratio: memory.heapUsed / anchorTotal,
         target: 'RSS ≤ 1 GiB',

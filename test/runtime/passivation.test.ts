@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { chatMessage, createAgentSystem, createSqliteStore, DefinitionError, RuntimeError, type AgentSystemOptions, type DurableStore, type ErrorInfo, type TraceRecord } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { assistant, next } from '../model/fixtures.js';
-import { Effects, NotesAgent, createSignal, defineAction, defineAgent, defineSkill, itemsOf, result, systemPerTest, thrown, z } from './fixtures.js';
+import { Effects, NotesAgent, Reminder, createSignal, defineAction, defineAgent, defineSkill, firedOf, itemsOf, result, systemPerTest, thrown, z } from './fixtures.js';
 
 const systems = systemPerTest();
 const dirs: string[] = [];
@@ -50,33 +50,6 @@ function traced() {
   };
 }
 
-const later = z.object({ fired: z.array(z.string()).default([]) });
-const reminders = defineSkill({
-  name: 'later',
-  schema: later,
-  actions: [
-    defineAction({
-      name: 'set',
-      description: 'Schedule a reminder',
-      input: z.object({ text: z.string(), inMs: z.number().int().min(0) }),
-      run: ({ text, inMs }) => result(null, { effects: [Effects.schedule(inMs, createSignal('later.due', { text }))] }),
-    }),
-    defineAction({
-      name: 'due',
-      description: 'A reminder fell due',
-      input: z.object({ text: z.string() }),
-      state: later,
-      run: ({ text }, { skillState }) => result(null, { state: { fired: [...skillState.fired, text] } }),
-    }),
-  ],
-  routes: [
-    { path: 'later.set', target: { action: 'set' } },
-    { path: 'later.due', target: { action: 'due' } },
-  ],
-  signalPatterns: ['news.*'],
-});
-const Reminder = defineAgent({ name: 'reminder_agent', skills: [reminders] });
-const firedOf = (ref: { getSnapshot(): { state: unknown } }) => (ref.getSnapshot().state as { later: { fired: string[] } }).later.fired;
 
 /** Starts of the children below, by skill. */
 const starts = { kept: 0, stoppable: 0 };
