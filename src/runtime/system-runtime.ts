@@ -298,7 +298,8 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
   /** Refs of every agent: those in memory in spawn order, then the passivated ones. */
   refs(): AgentRef<object>[] {
     const refs = [...this.agents.values()].map((process) => process.ref);
-    if (this.passivation) refs.push(...this.passivation.refs.values());
+    // One by one: a million passivated refs are too many arguments for one push.
+    if (this.passivation) for (const ref of this.passivation.refs.values()) refs.push(ref);
     return refs;
   }
 
