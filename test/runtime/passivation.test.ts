@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fromCallback } from 'xstate';
 import { afterEach, describe, expect, it } from 'vitest';
 import { chatMessage, createAgentSystem, createSqliteStore, DefinitionError, RuntimeError, type AgentSystemOptions, type DurableStore, type ErrorInfo, type TraceRecord } from '../../src/index.js';
+import { carryOut } from '../../src/runtime/steering.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { assistant, next } from '../model/fixtures.js';
 import { Effects, NotesAgent, Reminder, createSignal, defineAction, defineAgent, defineSkill, firedOf, itemsOf, result, systemPerTest, thrown, z } from './fixtures.js';
@@ -107,6 +108,16 @@ describe('passivation', () => {
     await t.next('passivate', 'n1');
     expect(itemsOf(agent)).toEqual(['milk', 'eggs']);
     expect(t.kinds('n1')).toEqual(['spawn', 'passivate', 'wake', 'passivate', 'wake']);
+  });
+
+  it('describes a passivated agent to the studio as passivated, without waking it', async () => {
+    const t = traced();
+    const { system } = await open(t.trace);
+    system.spawn(NotesAgent, { id: 'n1' });
+    await t.next('passivate', 'n1');
+    const answer = await carryOut(system, { op: 'describe' });
+    expect(answer).toMatchObject({ ok: true, value: [{ id: 'n1', definition: 'notes_agent', status: 'passivated' }] });
+    expect(t.kinds('n1')).toEqual(['spawn', 'passivate']);
   });
 
   it('answers concurrent calls to a passivated agent in the order they were made', async () => {
