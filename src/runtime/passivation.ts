@@ -47,6 +47,8 @@ export function idleMsOf(option: unknown, store: { read?: unknown } | undefined)
 
 /** What the sweep needs from its system. */
 export interface PassivationHost {
+  /** Sweeps made so far: a step records it, so a sweep knows how long ago an agent last worked. */
+  sweeps: number;
   /** The agents in memory. */
   readonly agents: ReadonlyMap<string, AgentProcess<object>>;
   /** Ids of agents whose latest changes are not in the store yet (waiting or being written). */
@@ -77,8 +79,6 @@ function childrenStoppable(catalog: Catalog): boolean {
 
 /** The passivation of one system: the sweep, and the agents it passivated. */
 export class Passivation {
-  /** Sweeps made so far: a step records it, so a sweep knows how long ago an agent last worked. */
-  sweeps = 0;
   /** Passivated agents by id: the refs users hold, which wake them on use. */
   readonly refs = new Map<string, ProcessRef<object>>();
   /** Work an extension holds for an agent (a model turn in flight) keeps it in memory. */
@@ -97,7 +97,7 @@ export class Passivation {
 
   /** Passivates every agent that has been idle for `idleMs` and rests; returns how many. */
   sweep(): number {
-    const sweeps = ++this.sweeps;
+    const sweeps = ++this.host.sweeps;
     const now = Date.now();
     let unwritten: ReadonlySet<string> | undefined;
     let waiting = false;

@@ -204,9 +204,8 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
   /** Idle agents leave memory and wake on use, when the system passivates (`passivation.ts`). */
   readonly passivation: Passivation | undefined;
 
-  get sweeps(): number {
-    return this.passivation?.sweeps ?? 0;
-  }
+  /** Idle sweeps the passivation has made (0 without it): a plain field, as every finished step reads it. */
+  sweeps = 0;
 
   unwritten(): ReadonlySet<string> {
     return this.durability!.unwritten();
