@@ -33,7 +33,8 @@ const ROUNDS = 3;
 const STORED = 100_000;
 
 const counterState = z.object({ count: z.number().int().default(0) });
-const CounterAgent = defineAgent({
+/** An agent with one counter: `counter.increment` adds one (the passivation bench spawns it too). */
+export const CounterAgent = defineAgent({
   name: 'durable_counter',
   skills: [
     defineSkill({

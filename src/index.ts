@@ -89,6 +89,7 @@ export type { AgentRef, AgentView, AgentSnapshot, ScheduledSignal, AgentStatus, 
 export { createMemoryStore, createFileStore, type SnapshotStore, type DurableStore, type StoreBatch, type StoredAgent } from './runtime/persistence.js';
 export { createSqliteStore, type SqliteStore, type SqliteStoreOptions } from './runtime/sqlite-store.js';
 export type { DurabilityMode } from './runtime/durability.js';
+export type { PassivateOptions } from './runtime/passivation.js';
 export type { TraceOption, TraceRecord, TraceLine } from './runtime/trace.js';
 export type { LifecycleState } from '../machines/skill-lifecycle.js';
 

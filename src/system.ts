@@ -59,12 +59,19 @@ function conversations(options: Pick<AgentSystemOptions, 'models' | 'compactors'
         if (hasTurnInFlight(ref)) driver.adopt(ref.id);
       },
       stop: () => driver.stop(),
+      // A turn in flight (or waiting for approval) keeps its agent in memory.
+      keeps: (agent) => turnInFlight(agent.state),
     };
   };
 }
 
 /** Whether the agent's conversation has a turn in flight. */
 function hasTurnInFlight(ref: AgentRef): boolean {
-  const slice = (ref.getSnapshot().state as Record<string, unknown>)[CONVERSATION] as { turn?: unknown } | undefined;
+  return turnInFlight(ref.getSnapshot().state);
+}
+
+/** Whether a conversation's state (an agent's, under its key) has a turn in flight. */
+function turnInFlight(state: object): boolean {
+  const slice = (state as Record<string, unknown>)[CONVERSATION] as { turn?: unknown } | undefined;
   return slice?.turn != null;
 }

@@ -28,6 +28,8 @@ const KINDS: Record<string, readonly string[]> = {
   lifecycle: ['agent:string', 'skill:string', 'state:string'],
   diagnostic: ['agent?:string', 'diagnostic:object'],
   turn: ['agent:string', 'turn:number', 'state:string'],
+  passivate: ['agent:string'],
+  wake: ['agent:string'],
 };
 
 /** A record whose payload JSON could not encode: written with its kind, its agent and why. */
@@ -118,6 +120,11 @@ export function traceToMessages(lines: readonly TraceLine[], machines: TraceMach
         }
         break;
       }
+      case 'passivate':
+      case 'wake':
+        // The agent left memory for its store, or came back from it: the same agent, not stopped.
+        event(ensureAgent(line.agent), { type: line.kind });
+        break;
       case 'signal':
         event(ensureAgent(line.agent), { type: 'signal', signal: { type: line.type, id: line.id }, call: line.call });
         break;

@@ -94,6 +94,12 @@ export interface ChildSpec {
   /** At most this many restarts within `withinMs`; past it the skill reports failure. Default 3 in 5000 ms. */
   maxRestarts?: number;
   withinMs?: number;
+  /**
+   * The child keeps nothing its agent's state does not: stopping it and starting it again loses
+   * nothing. An idle agent running it may then be passivated (`createAgentSystem({ passivate })`),
+   * and the child starts again when the agent wakes. Default false: the agent stays in memory.
+   */
+  stoppable?: boolean;
 }
 
 /** A skill, ready to be attached to an agent or mounted at run time. */

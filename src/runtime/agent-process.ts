@@ -96,6 +96,8 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   private finishing = 0;
   /** The span of the step under way, while a tracer provider is registered. */
   private stepSpan: StepSpan | undefined;
+  /** The system's sweep count when the agent last finished a step (or started): how long it has been idle (`passivation.ts`). */
+  lastActive: number;
 
   constructor(
     initial: Agent<TState>,
@@ -110,6 +112,12 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     this.blueprint = definition.blueprint;
     this.lifecycles = new SkillLifecycles(initial.id, system.trace, initial.mounted, resume);
     this.mailbox = new Mailbox(this, system.mailboxLimit);
+    this.lastActive = system.sweeps;
+  }
+
+  /** Whether a call of the agent is not answered yet (its answer deferred, or held until its step is written). */
+  get hasWaitingCallers(): boolean {
+    return this.deferredReplies?.waiting ?? false;
   }
 
   registeredActions(): string[] {
@@ -273,6 +281,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
 
   finished(event: AgentItemEvent, outcome: StepOutcome): void {
     this.unwatchStep();
+    this.lastActive = this.system.sweeps;
     const item = this.mailbox.finished(event);
     const span = this.stepSpan;
     this.stepSpan = undefined;
@@ -443,6 +452,29 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     const stop = () => stopActor(this.actor);
     if (inOwnStep) queueMicrotask(stop);
     else stop();
+  }
+
+  /**
+   * Passivation: the agent leaves memory, its snapshot written. Its actor stops and its timers
+   * are cancelled, quietly: it is not stopped (no unmount hook runs, nobody waits for an answer),
+   * and the agent woken from the store arms its scheduled signals again. Returns the due time of
+   * its soonest scheduled signal, if any.
+   */
+  passivate(): number | undefined {
+    let soonest: number | undefined;
+    if (this.scheduled) {
+      for (const [timer, entry] of this.scheduled) {
+        clearTimer(timer);
+        const due = Date.parse(entry.due);
+        if (soonest === undefined || due < soonest) soonest = due;
+      }
+    }
+    this.scheduled = undefined;
+    this.unwatchStep();
+    // Whatever still holds this process finds it stopped; its lifecycles report nothing more.
+    this.mailbox.stop(() => this.deadRef());
+    stopActor(this.actor);
+    return soonest;
   }
 
   // ── MailboxOwner (called by the mailbox) ──────────────────────────────────────────────────

@@ -38,8 +38,11 @@ export interface MountReport {
   diagnostics: Diagnostic[];
 }
 
-/** A running agent's status: idle, working on an async step, or stopped. */
-export type AgentStatus = 'idle' | 'working' | 'stopped';
+/**
+ * An agent's status: idle, working on an async step, stopped, or passivated (written to the
+ * system's store and out of memory until its next use; see `createAgentSystem({ passivate })`).
+ */
+export type AgentStatus = 'idle' | 'working' | 'stopped' | 'passivated';
 
 /** A read-only view of a running agent. */
 export interface AgentView<TState extends object = Record<string, unknown>> {
@@ -72,6 +75,11 @@ export interface AgentRef<TState extends object = Record<string, unknown>> {
    * `call`, `mount` and `stop` go through (a forged lifecycle report would be taken as true).
    */
   readonly actor: AgentActor;
+  /**
+   * The agent's status, read without waking it: `'passivated'` while it is out of memory (every
+   * other use of the ref wakes it, `getSnapshot()` included).
+   */
+  readonly status: AgentStatus;
   /** Fire and forget. Throws `SignalError` for an invalid signal, `RuntimeError` (`mailbox_full`, `agent_stopped`). */
   send(signal: Signal | SignalLike | string): void;
   /** Resolves with the result (after `transformResult`); rejects with a `RuntimeError` carrying the code. */

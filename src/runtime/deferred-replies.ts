@@ -44,6 +44,11 @@ export class DeferredReplies {
 
   constructor(private readonly owner: ReplyOwner) {}
 
+  /** Whether a call is not answered yet (its answer deferred, or held until its step is written). */
+  get waiting(): boolean {
+    return (this.calling?.size ?? 0) > 0;
+  }
+
   /**
    * Counts a call under its signal's id, or returns the error for a call under the id of one not
    * answered yet: a deferred answer finds its caller by that id, so two callers under one id

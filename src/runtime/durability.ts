@@ -51,6 +51,8 @@ export class Durability {
   private pending: ReturnType<typeof setImmediate> | ReturnType<typeof setTimeout> | undefined;
   /** The batch the store is writing, until it is done. */
   private writing: Promise<void> | undefined;
+  /** The agents of the batch being written. */
+  private inFlight: readonly StoredAgent[] = [];
   private closed = false;
 
   constructor(
@@ -97,6 +99,13 @@ export class Durability {
     if (this.mode !== 'step' || this.writing !== undefined || this.closed || this.dirty.size < EARLY_BATCH) return;
     this.unschedule();
     void this.write();
+  }
+
+  /** Ids of the agents whose latest changes are not in the store yet: waiting for a batch, or in the one being written. */
+  unwritten(): Set<string> {
+    const ids = new Set(this.dirty.keys());
+    for (const agent of this.inFlight) ids.add(agent.id);
+    return ids;
   }
 
   private get idle(): boolean {
@@ -186,8 +195,10 @@ export class Durability {
       return Promise.resolve();
     }
     // Done writing before the answers are given: the steps their callers take next may start the next batch.
+    this.inFlight = snapshots;
     const finish = (failed: boolean, error?: unknown) => {
       this.writing = undefined;
+      this.inFlight = [];
       if (failed) fail(error);
       done();
       if (!this.idle && !this.closed) this.schedule();

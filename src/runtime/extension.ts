@@ -16,7 +16,7 @@ import type { Tracer } from './trace.js';
 
 /** What a system gives an extension: its agents, its signals, its reports. */
 export interface SystemServices {
-  /** A running agent by id. */
+  /** A running agent by id (a passivated one's ref, not woken: it wakes on use). */
   get(id: string): AgentRef | undefined;
   /**
    * Runs a tool call of the agent behind `ref` (a ref `get` returned), with `record` (an action
@@ -24,7 +24,7 @@ export interface SystemServices {
    * commit together, or neither does.
    */
   callTool(ref: AgentRef, tool: string, args: unknown, record: InstructionObject, options: CallOptions): Promise<unknown>;
-  /** The last committed agent value of a running agent (undefined once it stopped): cheaper than a snapshot view. */
+  /** The last committed agent value of a running agent (undefined once it stopped, or while it is passivated): cheaper than a snapshot view. */
   agent(id: string): Agent<object> | undefined;
   /** Listens to emitted signals whose type matches `pattern`. Returns the unsubscribe function. */
   subscribe(pattern: string, listener: (signal: Signal) => void): () => void;
@@ -48,6 +48,8 @@ export interface SystemExtension {
   restored?(ref: AgentRef): void;
   /** The system is shutting down: called before its agents stop. */
   stop?(): void;
+  /** Whether the extension has work under way for this agent (a model turn in flight): a passivating system keeps it in memory. */
+  keeps?(agent: Agent<object>): boolean;
 }
 
 /** Starts an extension on a system, given the system's services. */

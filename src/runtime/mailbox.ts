@@ -97,6 +97,11 @@ export class Mailbox {
     private readonly capacity: number,
   ) {}
 
+  /** Nothing under way, waiting or about to be delivered, and not stopping: the agent has nothing to do. */
+  get quiet(): boolean {
+    return this.phase === 'idle' && this.current === undefined && (this.queue?.size ?? 0) === 0 && !this.stopped && this.closing === undefined && !this.drainScheduled;
+  }
+
   /** Items waiting. */
   get size(): number {
     return this.queue?.size ?? 0;

@@ -94,6 +94,12 @@ export interface DurableStore extends SnapshotStore {
   loadAll(): Array<{ id: string; snapshot: unknown; error?: undefined } | { id: string; snapshot?: undefined; error: RuntimeError }>;
   /** Releases the database (and its write lock); the store takes nothing afterwards. */
   close(): void;
+  /**
+   * The stored snapshot of one agent, read synchronously (undefined when none is stored): what a
+   * system that passivates idle agents wakes one from. Throws `store_failed` when it cannot read,
+   * `invalid_snapshot` when the row is damaged. Optional: a store without it cannot passivate.
+   */
+  read?(id: string): unknown;
 }
 
 // ── What a snapshot may hold ─────────────────────────────────────────────────────────────────

@@ -3,7 +3,9 @@
  * (signals, instructions, options) and submits items to the agent's mailbox; what it shows (the
  * view, the snapshot, the toolset) it reads from the process each time, so it keeps no agent
  * state of its own. One ref per incarnation: once its agent is stopped, every use is
- * `agent_stopped`, even after an agent of the same id is spawned again.
+ * `agent_stopped`, even after an agent of the same id is spawned again. A passivated agent
+ * (`passivation.ts`) is the same incarnation: the ref lets go of its process, and its next use
+ * wakes the agent from the store first, synchronously, so what it sends keeps its order.
  */
 import { catalogOf, type Agent } from '../core/agent-value.js';
 import { errorInfo, type ErrorInfo } from '../core/errors.js';
@@ -13,7 +15,8 @@ import type { AnySkill } from '../core/skill.js';
 import { agentToolset, type Toolset } from '../core/toolset.js';
 import type { AgentActor, AgentItemEvent } from '../../machines/agent.js';
 import type { AgentProcess } from './agent-process.js';
-import type { AgentRef, AgentView, CallOptions, MountReport } from './agent-ref.js';
+import type { AgentRef, AgentStatus, AgentView, CallOptions, MountReport } from './agent-ref.js';
+import type { ProcessHost } from './process-host.js';
 import { RuntimeError } from '../core/runtime-error.js';
 import { unknownOption } from './options.js';
 import { takeSnapshot, type AgentSnapshot } from './persistence.js';
@@ -58,11 +61,49 @@ export class ProcessRef<TState extends object = Record<string, unknown>> impleme
   readonly id: string;
   readonly definition: string;
   readonly parent: string | undefined;
+  /** The agent's process; undefined while the agent is passivated. */
+  private current: AgentProcess<TState> | undefined;
+  private readonly host: ProcessHost;
 
-  constructor(private readonly process: AgentProcess<TState>) {
-    this.id = process.id;
-    this.definition = process.definition;
-    this.parent = process.parent;
+  /** The ref of `process`, or, with none, of an agent that starts passivated (opened from the store without waking). */
+  constructor(host: ProcessHost, id: string, definition: string, parent: string | undefined, process: AgentProcess<TState> | undefined) {
+    this.id = id;
+    this.definition = definition;
+    this.parent = parent;
+    this.current = process;
+    this.host = host;
+  }
+
+  /** The agent's process, woken from the store first when the agent is passivated. */
+  private get process(): AgentProcess<TState> {
+    return this.current ?? (this.host.wake(this as AgentRef<object>) as AgentProcess<TState>);
+  }
+
+  /** The agent left memory (its snapshot is in the store): the next use wakes it. */
+  passivated(): void {
+    this.current = undefined;
+  }
+
+  /** The agent was woken as `process`. */
+  woke(process: AgentProcess<TState>): void {
+    this.current = process;
+  }
+
+  /** `use` of the agent's process, woken first if need be; a wake that fails is the promise's rejection. */
+  private reach<T>(use: (process: AgentProcess<TState>) => Promise<T>): Promise<T> {
+    let process: AgentProcess<TState>;
+    try {
+      process = this.process;
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return use(process);
+  }
+
+  get status(): AgentStatus {
+    const process = this.current;
+    if (process === undefined) return 'passivated';
+    return process.mailbox.stopped ? 'stopped' : process.mailbox.phase === 'working' ? 'working' : 'idle';
   }
 
   get actor(): AgentActor {
@@ -78,12 +119,13 @@ export class ProcessRef<TState extends object = Record<string, unknown>> impleme
 
   call(signal: Signal | SignalLike | string, options: CallOptions = {}): Promise<unknown> {
     let checked: Signal;
+    let process: AgentProcess<TState>;
     try {
       checked = toSignal(signal);
+      process = this.process;
     } catch (error) {
       return Promise.reject(error);
     }
-    const process = this.process;
     const timeout = callTimeout(options, process.system.callTimeout);
     if (typeof timeout !== 'number') return Promise.reject(new RuntimeError(timeout, this.id));
     const replies = process.replies;
@@ -120,12 +162,12 @@ export class ProcessRef<TState extends object = Record<string, unknown>> impleme
     if (!checked.ok) return Promise.reject(new RuntimeError(checked.error, this.id));
     const plain = checked.value;
     const recorded = record === undefined ? undefined : plain.pop();
-    const timeout = callTimeout(options, this.process.system.callTimeout);
+    const timeout = callTimeout(options, this.host.callTimeout);
     if (typeof timeout !== 'number') return Promise.reject(new RuntimeError(timeout, this.id));
     // Named only if the run times out or is cancelled: every tool call comes through here.
     const what = () => `run of ${plain.map((i) => `'${String(i.action)}'`).join(', ')}`;
     const event: AgentItemEvent = recorded === undefined ? { type: 'run', instructions: plain } : { type: 'run', instructions: plain, record: recorded };
-    return this.process.mailbox.submit(event, { call: true, timeout, what, abort: options.signal });
+    return this.reach((process) => process.mailbox.submit(event, { call: true, timeout, what, abort: options.signal }));
   }
 
   toolset(options: { strict?: boolean } = {}): Toolset {
@@ -151,13 +193,13 @@ export class ProcessRef<TState extends object = Record<string, unknown>> impleme
     const name = typeof skill === 'string' ? skill : skill?.name;
     if (typeof name !== 'string') return Promise.reject(new RuntimeError(errorInfo('invalid_skill', 'mount needs a skill or a skill name'), this.id));
     const event: AgentItemEvent = config === undefined ? { type: 'mount', skill: name } : { type: 'mount', skill: name, config };
-    return this.process.mailbox.submit(event, { call: false, what: `mount '${name}'`, skill: typeof skill === 'string' ? undefined : skill }) as Promise<MountReport>;
+    return this.reach((process) => process.mailbox.submit(event, { call: false, what: `mount '${name}'`, skill: typeof skill === 'string' ? undefined : skill }) as Promise<MountReport>);
   }
 
   unmount(skill: AnySkill | string): Promise<MountReport> {
     const name = typeof skill === 'string' ? skill : skill?.name;
     if (typeof name !== 'string') return Promise.reject(new RuntimeError(errorInfo('invalid_skill', 'unmount needs a skill or a skill name'), this.id));
-    return this.process.mailbox.submit({ type: 'unmount', skill: name }, { call: false, what: `unmount '${name}'` }) as Promise<MountReport>;
+    return this.reach((process) => process.mailbox.submit({ type: 'unmount', skill: name }, { call: false, what: `unmount '${name}'` }) as Promise<MountReport>);
   }
 
   getSnapshot(): AgentView<TState> {
@@ -193,10 +235,11 @@ export class ProcessRef<TState extends object = Record<string, unknown>> impleme
   }
 
   stop(): Promise<void> {
-    const process = this.process;
-    // A ref belongs to one incarnation: once stopped, its id may name a new agent it must not touch.
-    if (process.isStopped) return Promise.reject(process.deadRef());
-    return process.system.stopAgent(this.id, 'stopped by request');
+    return this.reach((process) => {
+      // A ref belongs to one incarnation: once stopped, its id may name a new agent it must not touch.
+      if (process.isStopped) return Promise.reject(process.deadRef());
+      return process.system.stopAgent(this.id, 'stopped by request');
+    });
   }
 
   toJSON(): unknown {

@@ -47,6 +47,8 @@ export interface SqliteStoreOptions {
 export interface SqliteStore extends DurableStore {
   /** The database file, resolved. */
   readonly path: string;
+  /** The stored snapshot of agent `id`, read synchronously; undefined when none is stored. */
+  read(id: string): AgentSnapshot | undefined;
 }
 
 /** How long a synchronous request (open, read, close) waits for the database's thread before it gives up. */
@@ -311,6 +313,9 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       await commit({ save: [storedAgent(snapshot)], delete: [] });
     },
     async load(id) {
+      return this.read(id);
+    },
+    read(id) {
       usable();
       const reply = request({ type: 'load', id });
       if (reply.error) throw storeFailed(path, 'open_failed', `reading ${path} failed: ${reply.error.message}`);

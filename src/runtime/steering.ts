@@ -67,9 +67,11 @@ function mountableOf(blueprint: { skills: readonly AnySkill[]; registry: SkillRe
 /**
  * One running agent: its status, its mounted skills, every action it can run with its input
  * schema, its routes, and what may be mounted on it (with `system`, the system's skills and
- * resolvers too).
+ * resolvers too). A passivated agent is described by its status only, without waking it: what
+ * it has mounted is in the store until its next use.
  */
 export function describeAgent(ref: AgentRef, system?: AgentSystem): DescribedAgent {
+  if (ref.status === 'passivated') return { id: ref.id, definition: ref.definition, status: 'passivated', mounted: [], actions: [], routes: [], mountable: [] };
   const view = ref.getSnapshot();
   const catalog = catalogOf(view.agent);
   const described: DescribedAgent = { id: ref.id, definition: ref.definition, status: view.status, mounted: view.mounted.map((skill) => skill.name), actions: [], routes: [], mountable: [] };

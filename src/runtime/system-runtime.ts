@@ -31,9 +31,10 @@ import { effectHandlers, interpretEffect, type EffectHost } from './effects.js';
 import { RuntimeError } from '../core/runtime-error.js';
 import { unknownOption } from './options.js';
 import { Durability, type DurabilityMode } from './durability.js';
-import { mountedSkillNames, orderParentsFirst, readSnapshot, restoreParentsFirst, waitingForSkills, type AgentSnapshot, type DurableStore, type RestoreHost, type SnapshotSource } from './persistence.js';
+import { mountedSkillNames, orderParentsFirst, persistAll, readSnapshot, restoreParentsFirst, waitingForSkills, type AgentSnapshot, type DurableStore, type RestoreHost, type RestorePlan, type SnapshotSource } from './persistence.js';
 import type { ProcessHost } from './process-host.js';
 import { ProcessRef } from './process-ref.js';
+import { idleMsOf, Passivation, type PassivateOptions, type PassivationHost } from './passivation.js';
 import { checkCatalog } from '../engine/index.js';
 import { setTimer } from './timers.js';
 import { createTracer, type TraceOption, type Tracer } from './trace.js';
@@ -83,6 +84,12 @@ export interface RuntimeOptions {
   durability?: DurabilityMode;
   /** The longest time, in milliseconds, a change waits to be written in `'interval'` durability (default 100). */
   intervalMs?: number;
+  /**
+   * Drops agents that have had nothing to do for `idleMs` from memory (needs `store`): each is
+   * in the store, and its next use — a signal, a call, `getSnapshot`, a published signal it
+   * listens to, a scheduled signal falling due — wakes it, under the same ref. Off by default.
+   */
+  passivate?: PassivateOptions;
 }
 
 /** The options `spawn` takes: one entry per key of `SpawnOptions`. */
@@ -129,7 +136,7 @@ function normalizeInspect(option: InspectOption | undefined): ((event: Inspectio
   };
 }
 
-export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, RestoreHost {
+export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, RestoreHost, PassivationHost {
   readonly agents = new Map<string, AgentProcess<object>>();
   readonly definitions = new Map<string, AgentDefinition<object>>();
   readonly skills: SkillRegistry;
@@ -177,7 +184,11 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     this.actor = createActor(systemMachine, { input: { host: this }, ...(this.inspect ? { inspect: this.inspect } : {}) });
     this.actor.subscribe({ error: (error) => this.report(undefined, errorInfo('signal_failed', `the system actor failed: ${String(error)}`)) });
     this.actor.start();
-    if (options.store !== undefined) this.durability = durabilityOf(options, this);
+    if (options.passivate !== undefined) {
+      const idleMs = idleMsOf(options.passivate, options.store);
+      this.durability = durabilityOf(options, this);
+      this.passivation = new Passivation(idleMs, this);
+    } else if (options.store !== undefined) this.durability = durabilityOf(options, this);
   }
 
   // ── Durability ─────────────────────────────────────────────────────────────────────────────
@@ -193,6 +204,109 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
 
   stepsOver(): void {
     this.durability?.stepsOver();
+  }
+
+  // ── Passivation ────────────────────────────────────────────────────────────────────────────
+
+  /** Idle agents leave memory and wake on use, when the system passivates (`passivation.ts`). */
+  readonly passivation: Passivation | undefined;
+
+  /** Idle sweeps the passivation has made (0 without it): a plain field, as every finished step reads it. */
+  sweeps = 0;
+
+  unwritten(): ReadonlySet<string> {
+    return this.durability!.unwritten();
+  }
+
+  writeSoon(): void {
+    // 'step' and 'interval' write on their own; 'manual' writes when asked.
+    if (this.durability!.mode === 'manual') void this.durability!.flush();
+  }
+
+  passivate(process: AgentProcess<object>): number | undefined {
+    const due = process.passivate();
+    this.agents.delete(process.id);
+    // Still indexed under its patterns: a published signal it listens to wakes it.
+    (process.ref as ProcessRef<object>).passivated();
+    this.trace?.({ kind: 'passivate', agent: process.id });
+    return due;
+  }
+
+  wake(ref: AgentRef<object>): AgentProcess<object> {
+    const id = ref.id;
+    const passivation = this.passivation;
+    if (this.shutDown || passivation?.refs.get(id) !== ref) {
+      throw new RuntimeError(errorInfo('agent_stopped', `agent '${id}' is stopped; this ref no longer reaches any agent, even one spawned later with the same id`), id);
+    }
+    const failed = (error: unknown, fallback: 'store_failed' | 'invalid_snapshot') => {
+      const info = toErrorInfo(error, fallback);
+      return new RuntimeError(reworded(info, { message: `agent '${id}' is passivated and could not be woken: ${info.message}` }), id);
+    };
+    let snapshot: unknown;
+    try {
+      snapshot = this.durability!.store.read!(id);
+    } catch (error) {
+      throw failed(error, 'store_failed');
+    }
+    if (snapshot === undefined) {
+      throw new RuntimeError(errorInfo('unknown_agent', `agent '${id}' is passivated but its snapshot is no longer in the store; it cannot be woken`, { subject: id }), id);
+    }
+    passivation.forget(id);
+    const opening = this.opening;
+    // What wakes is what is stored: nothing to write.
+    this.opening = true;
+    try {
+      const process = this.revive(readSnapshot(snapshot, this), ref as ProcessRef<object>);
+      this.trace?.({ kind: 'wake', agent: id });
+      return process;
+    } catch (error) {
+      passivation.refs.set(id, ref as ProcessRef<object>);
+      throw failed(error, 'invalid_snapshot');
+    } finally {
+      this.opening = opening;
+    }
+  }
+
+  wakeForTimer(id: string): void {
+    const ref = this.passivation?.refs.get(id);
+    if (!ref) return;
+    try {
+      this.wake(ref);
+    } catch (error) {
+      this.report(id, toErrorInfo(error, 'store_failed'));
+    }
+  }
+
+  /** The agent `id` in memory, woken first when it is passivated; undefined when there is none. */
+  private awake(id: string): AgentProcess<object> | undefined {
+    const process = this.agents.get(id);
+    if (process) return process;
+    const ref = this.passivation?.refs.get(id);
+    return ref ? this.wake(ref) : undefined;
+  }
+
+  /** The ref of agent `id`, in memory or passivated (not woken). */
+  refOf(id: string): AgentRef<object> | undefined {
+    return this.agents.get(id)?.ref ?? this.passivation?.refs.get(id);
+  }
+
+  /** Snapshots of every running agent, parents first: a passivated one's as the store holds it. */
+  persistAll(): AgentSnapshot[] {
+    const snapshots = persistAll([...this.agents.values()]);
+    if (!this.passivation?.refs.size) return snapshots;
+    for (const id of this.passivation.refs.keys()) {
+      const stored = this.durability!.store.read!(id);
+      if (stored !== undefined) snapshots.push(stored as AgentSnapshot);
+    }
+    return orderParentsFirst(snapshots);
+  }
+
+  /** Refs of every agent: those in memory in spawn order, then the passivated ones. */
+  refs(): AgentRef<object>[] {
+    const refs = [...this.agents.values()].map((process) => process.ref);
+    // One by one: a million passivated refs are too many arguments for one push.
+    if (this.passivation) for (const ref of this.passivation.refs.values()) refs.push(ref);
+    return refs;
   }
 
   holdAnswer(agentId: string, settle: (failure: RuntimeError | undefined) => void): boolean {
@@ -242,7 +356,8 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     try {
       for (const snapshot of snapshots) {
         try {
-          refs.push(this.restore(snapshot));
+          const ref = this.passivation ? this.openStoredAgent(snapshot, this.passivation) : this.restore(snapshot);
+          if (ref) refs.push(ref);
         } catch (error) {
           const id = isPlainObject(snapshot) && typeof snapshot.id === 'string' ? snapshot.id : undefined;
           this.unrestorable(id, toErrorInfo(error, 'invalid_snapshot'));
@@ -314,6 +429,31 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     return refs;
   }
 
+  /**
+   * A stored agent as a passivating system opens: restored into memory, or, when it rests (as
+   * far as its snapshot tells), left in the store passivated — its ref kept, its listen patterns
+   * indexed, a timer for its soonest scheduled signal — so opening a store of many agents costs
+   * the memory of the active ones. Returns the ref of an agent restored into memory.
+   */
+  private openStoredAgent(snapshot: unknown, passivation: Passivation): AgentRef<object> | undefined {
+    const plan = readSnapshot(snapshot, this);
+    let soonest: number | undefined;
+    for (const { due } of plan.scheduled) soonest = Math.min(soonest ?? Infinity, due);
+    const children = (snapshot as AgentSnapshot).children?.length ?? 0;
+    if (plan.orphanOf !== undefined || !passivation.restsStored(plan.agent, children, plan.starting, soonest)) return this.restored(plan);
+    const id = plan.agent.id;
+    passivation.adopt(new ProcessRef<object>(this, id, plan.definition.name, plan.parent, undefined), soonest);
+    if (plan.parent !== undefined) (this.awake(plan.parent)!.childIds ??= new Set()).add(id);
+    for (const pattern of listenPatterns(catalogOf(plan.agent)!)) this.listeners.add(pattern, id);
+    if (this.trace) {
+      const record: Parameters<Tracer>[0] = { kind: 'spawn', agent: id, definition: plan.definition.name, restored: true };
+      if (plan.parent !== undefined) record.parent = plan.parent;
+      this.trace(record);
+      this.trace({ kind: 'passivate', agent: id });
+    }
+    return undefined;
+  }
+
   private unrestorable(agentId: string | undefined, error: ErrorInfo): void {
     this.report(agentId, reworded(error, { message: `stored agent${agentId === undefined ? '' : ` '${agentId}'`} was not restored and is left in the store: ${error.message}` }));
   }
@@ -334,7 +474,8 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
         if (!process) continue;
         this.stopTree(process, 'its last write failed; restored to its last durable state', false);
       }
-      const back = orderParentsFirst(agentIds.flatMap((id) => (stored.has(id) && !this.agents.has(id) ? [stored.get(id) as AgentSnapshot] : [])));
+      // A passivated agent wakes from the store: already its last durable state.
+      const back = orderParentsFirst(agentIds.flatMap((id) => (stored.has(id) && !this.isRunning(id) ? [stored.get(id) as AgentSnapshot] : [])));
       for (const snapshot of back) {
         try {
           this.restore(snapshot);
@@ -410,7 +551,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     const id = options.id ?? nanoid();
     const badId = agentIdProblem(id);
     if (badId) throw new RuntimeError(badId, typeof id === 'string' ? id : undefined);
-    if (this.agents.has(id)) throw new RuntimeError(errorInfo('duplicate_agent', `an agent with id '${id}' is already running`, { subject: id }), id);
+    if (this.isRunning(id)) throw new RuntimeError(errorInfo('duplicate_agent', `an agent with id '${id}' is already running`, { subject: id }), id);
     const parent = this.parentId(options.parent);
     const agent = definition.new({ id, state: options.state as never });
     // A restored agent's state already holds what its hooks did: only a new agent runs them.
@@ -420,7 +561,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
   private parentId(parent: string | AgentRef<object> | undefined): string | undefined {
     if (parent === undefined) return undefined;
     const id = typeof parent === 'string' ? parent : parent.id;
-    const process = this.agents.get(id);
+    const process = this.awake(id);
     if (!process || process.isStopped) throw new RuntimeError(errorInfo('unknown_agent', `parent agent '${id}' is not running`, { subject: id }), id);
     return id;
   }
@@ -432,13 +573,16 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     resume: ReadonlyMap<string, LifecycleState> | undefined,
     /** The agent runs its skills' `mount` hooks first: it starts in `starting`. */
     hooks = false,
+    /** The ref of the passivated agent this one wakes. */
+    woken?: ProcessRef<TState>,
   ): AgentProcess<TState> {
     // Routes and children of every skill, checked before anything starts (remembered per catalog,
     // so agents of one definition pay once): a bad one is an error here, not a dead actor.
     const problem = checkCatalog(catalogOf(agent)!);
     if (problem) throw new RuntimeError({ ...problem, message: `cannot start agent '${agent.id}': ${problem.message}` }, agent.id);
     const process = new AgentProcess<TState>(agent, definition, this, parent, resume);
-    process.ref = new ProcessRef(process);
+    if (woken) woken.woke(process);
+    process.ref = woken ?? new ProcessRef(this, agent.id, definition.name, parent, process);
     process.actor = createActor(hooks ? startingAgentMachine : agentMachine, {
       id: agent.id,
       input: { agent: agent as Agent<object>, host: process },
@@ -447,7 +591,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     process.actor.subscribe(new FailureObserver(this, process as AgentProcess<object>));
     this.agents.set(agent.id, process as AgentProcess<object>);
     if (parent !== undefined) {
-      const parentProcess = this.agents.get(parent)!;
+      const parentProcess = this.awake(parent)!;
       (parentProcess.childIds ??= new Set()).add(agent.id);
       // Its snapshot lists its children: written again with the child.
       this.changed(parentProcess);
@@ -456,7 +600,8 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     // Traced before the actor starts: whatever happens as it starts (a skill's child crashing
     // past its budget, a failed mount hook, the actor itself failing) is recorded after the agent
     // and its lifecycles, so a trace read in order ends in the state they are in.
-    if (this.trace) {
+    // A woken agent is traced as woken (by `wake`), its lifecycles as they were.
+    if (this.trace && !woken) {
       const record: Parameters<Tracer>[0] = { kind: 'spawn', agent: agent.id, definition: definition.name };
       if (parent !== undefined) record.parent = parent;
       if (resume !== undefined) record.restored = true;
@@ -479,7 +624,13 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
 
   /** Stops an agent, its children first. */
   stopAgent(id: string, reason: string): Promise<void> {
-    const process = this.agents.get(id);
+    let process: AgentProcess<object> | undefined;
+    try {
+      // A passivated agent wakes to stop: its skills' unmount hooks see its last state.
+      process = this.awake(id);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     if (!process) return Promise.reject(new RuntimeError(errorInfo('unknown_agent', `no agent '${id}' is running`, { subject: id }), id));
     this.stopTree(process, reason);
     return Promise.resolve();
@@ -488,7 +639,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
   /** Stops an agent, its children first; `forget`: a durable system deletes them from its store. */
   private stopTree(process: AgentProcess<object>, reason: string, forget = true): void {
     for (const child of [...(process.childIds ?? [])]) {
-      const childProcess = this.agents.get(child);
+      const childProcess = this.childToStop(child, forget);
       if (childProcess) this.stopTree(childProcess, `its parent '${process.id}' stopped`, forget);
     }
     process.terminate(reason);
@@ -499,6 +650,22 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     for (const pattern of process.patterns) this.listeners.delete(pattern, process.id);
     process.patterns = [];
     this.trace?.({ kind: 'stop', agent: process.id, reason });
+  }
+
+  /**
+   * Child `id` of a stopping agent, woken when passivated. One that cannot be woken is dropped
+   * (and deleted from the store when `forget`), and why is reported.
+   */
+  private childToStop(id: string, forget: boolean): AgentProcess<object> | undefined {
+    try {
+      return this.awake(id);
+    } catch (error) {
+      this.passivation?.forget(id);
+      if (forget) this.durability?.removed(id);
+      this.report(id, toErrorInfo(error, 'store_failed'));
+      this.trace?.({ kind: 'stop', agent: id, reason: 'its parent stopped; it could not be woken to stop' });
+      return undefined;
+    }
   }
 
   /** Indexes the agent under the patterns it listens to (after spawn and after each mount change). */
@@ -520,16 +687,26 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
 
   restore(snapshot: unknown): AgentRef<object> {
     this.assertRunning();
-    const plan = readSnapshot(snapshot, this);
-    const hooks = plan.starting && hasMountHooks(catalogOf(plan.agent)!);
-    const process = this.start(plan.definition, plan.agent, plan.parent, plan.lifecycles, hooks);
+    return this.restored(readSnapshot(snapshot, this));
+  }
+
+  /** Starts the agent of a snapshot read back (`restore`), and says when it was restored without its parent. */
+  private restored(plan: RestorePlan): AgentRef<object> {
+    const process = this.revive(plan);
     // Said once the agent runs (a snapshot refused above warns of nothing), after its spawn in the trace.
     if (plan.orphanOf !== undefined) {
       this.diagnose(process.id, makeDiagnostic('warning', 'orphan_restored', `agent '${process.id}' was restored without its parent '${plan.orphanOf}', which is not running`, { subject: process.id }));
     }
+    return process.ref;
+  }
+
+  /** Starts the agent a snapshot read back describes, its scheduled signals armed again; `woken`: under that ref. */
+  private revive(plan: RestorePlan, woken?: ProcessRef<object>): AgentProcess<object> {
+    const hooks = plan.starting && hasMountHooks(catalogOf(plan.agent)!);
+    const process = this.start(plan.definition, plan.agent, plan.parent, plan.lifecycles, hooks, woken);
     const now = Date.now();
     for (const { due, signal } of plan.scheduled) this.schedule(process.id, Math.max(0, due - now), signal, due);
-    return process.ref;
+    return process;
   }
 
   /** Restores several agents, parents before children; when one fails, those restored by this call are stopped again. */
@@ -593,8 +770,9 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     this.agents.get(agentId)?.registerAction(name, registered);
   }
 
+  /** Whether the agent is running: in memory, or passivated. */
   isRunning(agentId: string): boolean {
-    return this.agents.has(agentId);
+    return this.agents.has(agentId) || (this.passivation?.refs.has(agentId) ?? false);
   }
 
   close(agentId: string, reason: string): void {
@@ -651,13 +829,15 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     let delivered = this.broadcast.toSubscribers(signal, from);
     for (const id of this.listeners.lookup(signal.type)) {
       if (id === from) continue;
-      const process = this.agents.get(id);
-      if (!process) continue;
+      // A passivated listener wakes as its ref sends.
+      const ref = this.refOf(id);
+      if (!ref) continue;
       delivered++;
       try {
-        process.ref.send(signal);
+        ref.send(signal);
       } catch (error) {
-        this.report(id, errorInfo('mailbox_full', `emitted signal '${signal.type}' could not be delivered to agent '${id}': ${(error as Error).message}`));
+        const info = toErrorInfo(error, 'mailbox_full');
+        this.report(id, reworded(info, { message: `emitted signal '${signal.type}' could not be delivered to agent '${id}': ${info.message}` }));
       }
     }
     if (delivered === 0 && signal.type !== ERROR_SIGNAL && signal.type !== DIAGNOSTIC_SIGNAL) {
@@ -694,6 +874,8 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
 
   private async stopAll(): Promise<void> {
     if (this.shutDown) return;
+    // Passivated agents stay in the store, as the others are about to.
+    this.passivation?.stop();
     // What changed is written; the agents stay in the store for the next system to restore.
     // (Without a store, the agents stop at once, before this returns.)
     if (this.durability) {

@@ -15,7 +15,6 @@ import type { AnySkill } from '../core/skill.js';
 import type { SystemActor } from '../../machines/system.js';
 import type { AgentRef, AgentSnapshot } from './agent-ref.js';
 import type { StartExtension, SystemServices } from './extension.js';
-import { persistAll } from './persistence.js';
 import type { ProcessRef } from './process-ref.js';
 import { SystemRuntime, type RuntimeOptions, type SpawnOptions } from './system-runtime.js';
 
@@ -23,8 +22,9 @@ import { SystemRuntime, type RuntimeOptions, type SpawnOptions } from './system-
 export interface AgentSystem {
   /** Starts an agent of `definition`. Throws `StateError` for an invalid initial state, `RuntimeError` for a taken id or a missing parent. */
   spawn<TState extends object>(definition: AgentDefinition<TState>, options?: SpawnOptions<TState>): AgentRef<TState>;
+  /** A running agent's ref; a passivated agent's is returned without waking it (it wakes on use). */
   get(id: string): AgentRef | undefined;
-  /** Running agents, in spawn order. */
+  /** Running agents: those in memory in spawn order, then the passivated ones (not woken). */
   list(): AgentRef[];
   /** Stops an agent and its children. Rejects with `unknown_agent` for an id that is not running. */
   stop(id: string): Promise<void>;
@@ -39,7 +39,8 @@ export interface AgentSystem {
   /** Makes a definition known by name (for `spawn` effects and `restore`). */
   register(definition: AgentDefinition<object>): void;
   /**
-   * Snapshots of every running agent, parents before children. All or nothing: when an agent's
+   * Snapshots of every running agent, parents before children (a passivated agent's as its store
+   * holds it, without waking it). All or nothing: when an agent's
    * state cannot be persisted, the `invalid_state` error names every such agent (`details.agents`,
    * each one's error in `details.errors`) and no snapshot is returned; `persist()` the others one
    * by one to save them anyway.
@@ -96,7 +97,7 @@ export function resolversOf(system: AgentSystem): readonly SkillResolver[] {
 export function createRuntimeSystem(options: RuntimeOptions, extensions: readonly StartExtension[] = []): AgentSystem {
   const runtime = new SystemRuntime(options);
   const services: SystemServices = {
-    get: (id) => runtime.agents.get(id)?.ref as AgentRef | undefined,
+    get: (id) => runtime.refOf(id) as AgentRef | undefined,
     // The refs an extension holds are the system's own (from `get`).
     callTool: (ref, tool, args, record, callOptions) => (ref as ProcessRef).callToolRecorded(tool, args, record, callOptions),
     agent: (id) => {
@@ -113,6 +114,8 @@ export function createRuntimeSystem(options: RuntimeOptions, extensions: readonl
     resolvers: runtime.resolvers,
   };
   const started = extensions.map((start) => start(services));
+  const keepers = started.filter((extension) => extension.keeps !== undefined);
+  if (runtime.passivation && keepers.length > 0) runtime.passivation.keeps = (agent) => keepers.some((extension) => extension.keeps!(agent));
   const restored = <R extends AgentRef>(ref: R): R => {
     for (const extension of started) extension.restored?.(ref);
     return ref;
@@ -121,8 +124,8 @@ export function createRuntimeSystem(options: RuntimeOptions, extensions: readonl
   for (const ref of runtime.openStored((late) => restored(late as AgentRef))) restored(ref as AgentRef);
   const system: AgentSystem = {
     spawn: (definition, spawnOptions) => runtime.spawn(definition, spawnOptions),
-    get: (id) => runtime.agents.get(id)?.ref as AgentRef | undefined,
-    list: () => [...runtime.agents.values()].map((process) => process.ref as AgentRef),
+    get: (id) => runtime.refOf(id) as AgentRef | undefined,
+    list: () => runtime.refs() as AgentRef[],
     stop: (id) => runtime.stopAgent(id, 'stopped by request'),
     subscribe: (pattern, listener) => runtime.broadcast.subscribe(pattern, listener),
     publish: (signal) => {
@@ -132,7 +135,7 @@ export function createRuntimeSystem(options: RuntimeOptions, extensions: readonl
     onError: (listener) => runtime.broadcast.onError(listener),
     onDiagnostic: (listener) => runtime.broadcast.onDiagnostic(listener),
     register: (definition) => runtime.register(definition),
-    persistAll: () => persistAll([...runtime.agents.values()]),
+    persistAll: () => runtime.persistAll(),
     restore: (snapshot) => restored(runtime.restore(snapshot) as AgentRef),
     loadAndRestore: async (snapshot) => restored((await runtime.loadAndRestore(snapshot)) as AgentRef),
     restoreAll: (snapshots) => runtime.restoreAll(snapshots).map((ref) => restored(ref as AgentRef)),
@@ -163,6 +166,7 @@ export const RUNTIME_OPTIONS = {
   store: true,
   durability: true,
   intervalMs: true,
+  passivate: true,
 } as const satisfies Record<keyof RuntimeOptions, true>;
 
 export type { RuntimeOptions, SpawnOptions, AnySkill };

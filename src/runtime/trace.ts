@@ -12,10 +12,12 @@ import type { Diagnostic } from '../core/diagnostics.js';
 import type { Effect } from '../core/effects.js';
 import { describeThrown, type ErrorInfo } from '../core/errors.js';
 
-/** One record of the plain trace: a signal, a step, an effect, a lifecycle transition or a diagnostic. */
+/** One record of the plain trace: a signal, a step, an effect, a lifecycle transition, a diagnostic, an agent passivated or woken. */
 export type TraceRecord =
   | { kind: 'spawn'; agent: string; definition: string; parent?: string; restored?: boolean }
   | { kind: 'stop'; agent: string; reason: string }
+  | { kind: 'passivate'; agent: string }
+  | { kind: 'wake'; agent: string }
   | { kind: 'signal'; agent: string; id: string; type: string; call: boolean }
   | { kind: 'step'; agent: string; item: 'signal' | 'run' | 'mount' | 'unmount' | 'start'; subject: string; ok: boolean; error?: ErrorInfo; cause?: TracedCause; effects: string[] }
   | { kind: 'effect'; agent: string; effect: Effect }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Database from 'libsql';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSqliteStore, RuntimeError, type AgentSystem, type AgentSystemOptions, type DurableStore, type ErrorInfo, type StoreBatch } from '../../src/index.js';
-import { Effects, NotesAgent, createSignal, defineAction, defineAgent, defineSkill, itemsOf, notebook, quietSystem, result, systemPerTest, thrown, z } from './fixtures.js';
+import { Effects, NotesAgent, Reminder, createSignal, defineAction, defineAgent, defineSkill, itemsOf, notebook, quietSystem, result, systemPerTest, thrown, z } from './fixtures.js';
 
 const systems = systemPerTest();
 const dirs: string[] = [];
@@ -49,36 +49,6 @@ function counted(store: DurableStore): DurableStore & { batches: StoreBatch[]; f
 }
 
 const Parent = defineAgent({ name: 'parent_agent', skills: [notebook] });
-
-const later = z.object({ fired: z.array(z.string()).default([]) });
-const Reminder = defineAgent({
-  name: 'reminder_agent',
-  skills: [
-    defineSkill({
-      name: 'later',
-      schema: later,
-      actions: [
-        defineAction({
-          name: 'set',
-          description: 'Schedule a reminder',
-          input: z.object({ text: z.string(), inMs: z.number().int().min(0) }),
-          run: ({ text, inMs }) => result(null, { effects: [Effects.schedule(inMs, createSignal('later.due', { text }))] }),
-        }),
-        defineAction({
-          name: 'due',
-          description: 'A reminder fell due',
-          input: z.object({ text: z.string() }),
-          state: later,
-          run: ({ text }, { skillState }) => result(null, { state: { fired: [...skillState.fired, text] } }),
-        }),
-      ],
-      routes: [
-        { path: 'later.set', target: { action: 'set' } },
-        { path: 'later.due', target: { action: 'due' } },
-      ],
-    }),
-  ],
-});
 
 describe("'step' durability", () => {
   it('answers a call only once its step is in the database', async () => {

@@ -96,6 +96,44 @@ export function quietSystem(options: AgentSystemOptions = {}) {
 
 export const NotesAgent = defineAgent({ name: 'notes_agent', skills: [notebook] });
 
+const later = z.object({ fired: z.array(z.string()).default([]) });
+
+/** An agent that schedules reminders (`later.set` { text, inMs }), records those that fell due, and listens to `news.*`. */
+export const Reminder = defineAgent({
+  name: 'reminder_agent',
+  skills: [
+    defineSkill({
+      name: 'later',
+      schema: later,
+      actions: [
+        defineAction({
+          name: 'set',
+          description: 'Schedule a reminder',
+          input: z.object({ text: z.string(), inMs: z.number().int().min(0) }),
+          run: ({ text, inMs }) => result(null, { effects: [Effects.schedule(inMs, createSignal('later.due', { text }))] }),
+        }),
+        defineAction({
+          name: 'due',
+          description: 'A reminder fell due',
+          input: z.object({ text: z.string() }),
+          state: later,
+          run: ({ text }, { skillState }) => result(null, { state: { fired: [...skillState.fired, text] } }),
+        }),
+      ],
+      routes: [
+        { path: 'later.set', target: { action: 'set' } },
+        { path: 'later.due', target: { action: 'due' } },
+      ],
+      signalPatterns: ['news.*'],
+    }),
+  ],
+});
+
+/** The reminders of a `Reminder` agent that fell due, in order. */
+export function firedOf(agent: { getSnapshot(): { state: unknown } }): string[] {
+  return (agent.getSnapshot().state as { later: { fired: string[] } }).later.fired;
+}
+
 export { Decision, Effects, createSignal, defineAction, defineAgent, defineSkill, result, z };
 
 /** What `fn` throws (undefined when it does not throw). */

@@ -110,6 +110,8 @@ describe('the trace', () => {
         switch (line.kind) {
           case 'spawn':
           case 'stop':
+          case 'passivate':
+          case 'wake':
             return `${line.kind}:${line.agent}`;
           case 'signal':
             return `signal:${line.type}`;
