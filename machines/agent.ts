@@ -8,6 +8,7 @@
  *
  *   starting ──(mount hooks done)──▶ idle ◀──▶ stepping
  *   any of them ──▶ stopping (it asked to stop itself) ──▶ stopped
+ *   idle ──▶ passivated (idle long enough: written to its store and dropped from memory)
  *
  * `starting` while the `mount` hooks of the skills an agent was spawned with have not run (agents
  * whose skills have none start `idle`); `idle` between items; `stepping` while an async step is
@@ -79,6 +80,8 @@ export type AgentEvent =
   /** From its host: the agent takes no more items (it asked to stop itself), or it is stopped now. */
   | { type: 'agent.stopping' }
   | { type: 'agent.stopped' }
+  /** From its host: the agent is passivated (its actor stops next; it wakes as a new actor of the same id). */
+  | { type: 'agent.passivated' }
   | LifecycleReport;
 
 /** What the agent machine needs from the runtime around it. */
@@ -394,7 +397,7 @@ function agentMachineFrom(initial: 'starting' | 'idle') {
     initial,
     states: {
       starting: { on: { ...ITEMS, 'step.pending': 'stepping', 'step.started': 'idle', ...STOPPING } },
-      idle: { on: { ...ITEMS, 'step.pending': 'stepping', ...STOPPING } },
+      idle: { on: { ...ITEMS, 'step.pending': 'stepping', 'agent.passivated': 'passivated', ...STOPPING } },
       stepping: {
         on: {
           ...ITEMS,
@@ -414,6 +417,9 @@ function agentMachineFrom(initial: 'starting' | 'idle') {
       },
       // The last state before the actor is stopped (its snapshot stays here, status 'stopped').
       stopped: { on: ITEMS },
+      // The last state of an idle agent's actor before it is dropped from memory; the agent lives
+      // on in its store and wakes, on its next use, as a new actor of the same id.
+      passivated: { on: ITEMS },
     },
     on: {
       'skill.lifecycle': { actions: 'reportLifecycle' },

@@ -473,6 +473,8 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     this.unwatchStep();
     // Whatever still holds this process finds it stopped; its lifecycles report nothing more.
     this.mailbox.stop(() => this.deadRef());
+    // Its last state says why it went: an inspector watching it draws the agent passivated.
+    if (this.actor.getSnapshot().status === 'active') this.actor.send({ type: 'agent.passivated' });
     stopActor(this.actor);
     return soonest;
   }

@@ -3,8 +3,12 @@
  * stepping) and each skill lifecycle going inactive → activating → active → deactivating →
  * inactive, through the inspection events XState reports for real actors.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { InspectionEvent } from 'xstate';
 import { describe, expect, it } from 'vitest';
+import { createSqliteStore, type TraceRecord } from '../../src/index.js';
 import { z } from 'zod';
 import { arithmetic } from '../../skills/index.js';
 import { createSignal, defineAction, defineAgent, defineSkill, Effects, NotesAgent, result, systemPerTest } from '../runtime/fixtures.js';
@@ -70,6 +74,34 @@ describe('visible states', () => {
     const erin = system.spawn(NotesAgent, { id: 'erin' });
     await erin.stop();
     expect(watched.states('erin')).toEqual(['idle', 'stopped']);
+  });
+
+  it('an idle agent passivated goes idle → passivated, and wakes as a new actor of the same id, idle', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'skillstate-visible-'));
+    try {
+      const watched = watch();
+      const passivated: string[] = [];
+      let told: () => void = () => {};
+      const trace = (record: TraceRecord) => {
+        if (record.kind === 'passivate' && 'agent' in record) {
+          passivated.push(record.agent);
+          told();
+        }
+      };
+      const store = createSqliteStore({ path: join(dir, 'agents.db') });
+      const system = systems.start({ inspect: watched.inspect, store, trace, passivate: { idleMs: 20 } });
+      const agent = system.spawn(NotesAgent, { id: 'fay' });
+      await agent.call(createSignal('notes.add_now', { item: 'before' }));
+      await new Promise<void>((resolve) => (told = resolve));
+      expect(passivated).toEqual(['fay']);
+      expect(watched.states('fay')).toEqual(['idle', 'passivated']);
+      await agent.call(createSignal('notes.add_now', { item: 'after' }));
+      expect(watched.states('fay')).toEqual(['idle', 'passivated', 'idle']);
+      expect(agent.actor.getSnapshot().value).toBe('idle');
+      await system.shutdown();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('an agent stopped by a listener while its step is being finished still ends in stopped', async () => {
