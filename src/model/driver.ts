@@ -49,7 +49,7 @@ import {
 import { startTurnSpan, within, type TurnSpan } from './turn-spans.js';
 import { contentRecorder, type ContentRecorder, type TelemetryOptions } from '../telemetry/content.js';
 import { observing, tracing } from '../telemetry/otel.js';
-import { turnMachine, turnStateName, type TurnActivity, type TurnActor, type TurnPhase, type TurnWork } from './turn-machine.js';
+import { stopTurn, turnMachine, turnStateName, type TurnActivity, type TurnActor, type TurnPhase, type TurnWork } from './turn-machine.js';
 
 /** What the driver needs from the system it runs in: the services a system gives its extensions. */
 export type ConversationHost = SystemServices;
@@ -81,6 +81,27 @@ function sleep(ms: number, abort: AbortSignal): Promise<void> {
     };
     abort.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/** The abort signal the model calls of one run of a turn's work share (see `requestAbort`). */
+interface ModelRequests {
+  abort?: StepAbort;
+}
+
+/**
+ * The abort signal of the next model call of a turn's work, its time-out started: the one of the
+ * call before, unless that one aborted (its time-out fired) or the time-out changed. One signal,
+ * one parent listener and one timer serve the turn's steps one after another; the work releases
+ * it when it ends.
+ */
+function requestAbort(requests: ModelRequests, ms: number, parent: AbortSignal): StepAbort {
+  const held = requests.abort;
+  if (held !== undefined && !held.signal.aborted && held.ms === ms) {
+    held.restart();
+    return held;
+  }
+  held?.release();
+  return (requests.abort = new StepAbort(ms, parent));
 }
 
 /** What a user whose agent names a model the system does not know is told to do. */
@@ -125,7 +146,7 @@ export class ConversationDriver {
   stop(): void {
     this.stopped = true;
     this.unsubscribe?.();
-    for (const { actor } of this.running.values()) actor.stop();
+    for (const { actor } of this.running.values()) stopTurn(actor);
     this.running.clear();
   }
 
@@ -183,7 +204,7 @@ export class ConversationDriver {
     if (!ref || !turn) return;
     const current = this.running.get(agentId);
     if (current?.n === turn.n && current.actor.getSnapshot().status === 'active') return;
-    if (current) current.actor.stop();
+    if (current) stopTurn(current.actor);
     // Between thinking and acting, the actor moves only for those who watch it (the inspector, the trace).
     const watched = this.host.inspect !== undefined || this.host.trace !== undefined;
     const work: TurnWork = {
@@ -200,7 +221,7 @@ export class ConversationDriver {
     this.running.set(agentId, { n: turn.n, actor });
     // The agent stops: so does its turn (the model request is aborted).
     const agentGone = () => {
-      actor.stop();
+      stopTurn(actor);
       if (this.running.get(agentId)?.actor === actor) this.running.delete(agentId);
     };
     const agentWatch = ref.actor.subscribe({ complete: agentGone, error: agentGone });
@@ -320,6 +341,15 @@ export class ConversationDriver {
 
   /** The moves of `work`, each carried out (inside the turn's span, when there is one); resolves with where they left the turn, when known. */
   private async moves(ref: AgentRef, n: number, abort: AbortSignal, notify: (activity: TurnActivity) => void, span: TurnSpan | undefined): Promise<TurnPhase | undefined> {
+    const requests: ModelRequests = {};
+    try {
+      return await this.movesWith(ref, n, abort, notify, span, requests);
+    } finally {
+      requests.abort?.release();
+    }
+  }
+
+  private async movesWith(ref: AgentRef, n: number, abort: AbortSignal, notify: (activity: TurnActivity) => void, span: TurnSpan | undefined, requests: ModelRequests): Promise<TurnPhase | undefined> {
     let compacted = false;
     for (;;) {
       if (abort.aborted) return;
@@ -344,7 +374,7 @@ export class ConversationDriver {
           for (const note of move.notes) this.host.diagnose(ref.id, note);
           compacted = false;
           notify('thinking');
-          phase = await this.ask(ref, n, view, abort, notify, span);
+          phase = await this.ask(ref, n, view, abort, notify, span, requests);
           break;
         case 'deny':
           notify('acting');
@@ -365,7 +395,15 @@ export class ConversationDriver {
    * turn engine says run inside the step, and records the step. Resolves with where the turn is
    * afterwards (undefined when it ended, or the agent stopped, meanwhile).
    */
-  private async ask(ref: AgentRef, n: number, view: TurnView, abort: AbortSignal, notify: (activity: TurnActivity) => void, span: TurnSpan | undefined): Promise<TurnPhase | undefined> {
+  private async ask(
+    ref: AgentRef,
+    n: number,
+    view: TurnView,
+    abort: AbortSignal,
+    notify: (activity: TurnActivity) => void,
+    span: TurnSpan | undefined,
+    requests: ModelRequests,
+  ): Promise<TurnPhase | undefined> {
     const { settings, turn } = view;
     const model = this.models[settings.model]!;
     let ai: AiModule;
@@ -384,7 +422,7 @@ export class ConversationDriver {
     const step = turn.steps;
     let answer: ModelAnswer;
     for (let attempt = 0; ; attempt++) {
-      const timer = new StepAbort(settings.modelTimeout, abort);
+      const timer = requestAbort(requests, settings.modelTimeout, abort);
       const call = span?.modelCall(model, { system: prompt.text, messages: view.messages, temperature: settings.temperature, maxOutputTokens: settings.maxOutputTokens });
       try {
         answer = await within(call, () => askModel(model, {
@@ -417,7 +455,7 @@ export class ConversationDriver {
         // The turn may have been cancelled, or the agent stopped, meanwhile.
         if (typeof this.turnAt(ref, n, 'thinking') === 'string') return undefined;
       } finally {
-        timer.release();
+        timer.pause();
       }
     }
     this.reportAnswer(ref.id, n, model, answer);
