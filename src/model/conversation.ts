@@ -69,10 +69,23 @@ export const ChatSignals = {
 export type ChatMessage = { role: 'system' | 'user' | 'assistant' | 'tool'; content: unknown } & Record<string, unknown>;
 
 const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
-const messageSchema = z.custom<ChatMessage>(
-  (value) => typeof value === 'object' && value !== null && ROLES.has((value as { role?: unknown }).role as string) && 'content' in value,
-  { message: 'a message needs a role (system, user, assistant or tool) and a content' },
-);
+const NOT_A_MESSAGE = 'a message needs a role (system, user, assistant or tool) and a content';
+
+function isMessage(value: unknown): value is ChatMessage {
+  return typeof value === 'object' && value !== null && ROLES.has((value as { role?: unknown }).role as string) && 'content' in value;
+}
+
+/**
+ * A list of messages, each checked in one pass (a message's own parts are the model's business):
+ * as an array of checked items, zod's own work per item would cost more than the check, for the
+ * whole history, at every step. A message that is not one is named by its index.
+ */
+const messageList = z.custom<ChatMessage[]>((value) => Array.isArray(value), { message: 'expected an array of messages' }).check((payload) => {
+  const list = payload.value;
+  for (let i = 0; i < list.length; i++) {
+    if (!isMessage(list[i])) payload.issues.push({ code: 'custom', message: NOT_A_MESSAGE, input: list[i], path: [i] });
+  }
+});
 
 const usageSchema = z.object({
   inputTokens: z.number().default(0),
@@ -158,7 +171,7 @@ export type TurnEnding = z.output<typeof lastSchema>;
 
 /** The conversation slice of a model-driven agent's state. */
 export const conversationSchema = z.object({
-  messages: z.array(messageSchema).default([]),
+  messages: messageList.default([]),
   usage: usageSchema.default({ inputTokens: 0, outputTokens: 0, totalTokens: 0 }),
   /** Turns begun so far: the number of the latest. */
   turns: z.number().int().default(0),
@@ -419,7 +432,7 @@ const recordStep = conversationAction({
     "Records one model step of the turn in flight: the messages it added (the model's answer, and the results of the tool calls that ran), its usage, and the tool calls still to run.",
   input: z.object({
     turn: z.number().int(),
-    messages: z.array(messageSchema),
+    messages: messageList,
     usage: usageSchema,
     /** Tool calls the model asked for in this step. */
     calls: z.number().int().min(0),
