@@ -460,28 +460,42 @@ export class ConversationDriver {
     }
     this.reportAnswer(ref.id, n, model, answer);
 
+    const plans = planCalls(answer, prepared, turn, settings, true);
+    const waiting = plans.flatMap((plan) => (plan.kind === 'wait' ? [plan.call] : []));
+    // The last call that runs carries the step's record, which commits with it: a model step
+    // costs the agent one step per call, and none of its own.
+    const last = plans.findLastIndex((plan) => plan.kind === 'run');
     const results: ToolResultPart[] = [];
-    const waiting: WaitingCall[] = [];
-    for (const plan of planCalls(answer, prepared, turn, settings, true)) {
-      if (plan.kind === 'wait') {
-        waiting.push(plan.call);
-        continue;
-      }
+    let recorded = false;
+    for (const [i, plan] of plans.entries()) {
+      if (plan.kind === 'wait') continue;
       // Cancelled (or stopped) while an earlier call of this answer ran: no further call of the
       // turn starts, and none is announced.
-      if (abort.aborted || typeof this.turnAt(ref, n, 'thinking') === 'string') return undefined;
+      if (!recorded && (abort.aborted || typeof this.turnAt(ref, n, 'thinking') === 'string')) return undefined;
       if (plan.kind === 'refuse') {
         // Answered without running, and followers of tool calls see it fail.
         const signals = refusedCallSignals(plan.call);
         this.publish(ref.id, ChatSignals.toolCall, { turn: n, ...signals.call });
         this.publish(ref.id, ChatSignals.toolResult, { turn: n, ...signals.result });
         results.push(refusedPart(plan));
-      } else {
-        results.push(await this.runStepCall(ref, n, plan.call, settings, notify, span));
+        continue;
       }
+      if (i !== last) {
+        results.push((await this.runStepCall(ref, n, plan.call, settings, notify, span, undefined))!);
+        continue;
+      }
+      // The refusals after it are answered in the same record.
+      const later = plans.slice(i + 1).flatMap((after) => (after.kind === 'refuse' ? [refusedPart(after)] : []));
+      const part = await this.runStepCall(ref, n, plan.call, settings, notify, span, { at: results.length, record: stepRecord(n, answer, [...results, ...later], waiting) });
+      if (part === undefined) {
+        // Recorded: the refusals after it are only announced.
+        recorded = true;
+        results.push(...later);
+      } else results.push(part);
     }
     const asking = waiting.filter((call) => call.needsApproval && call.preApprovedBy === undefined);
     if (asking.length > 0) span?.waitsForApproval(asking);
+    if (recorded) return this.phaseOf(ref.id, n);
     // The calls ran: their results go into the history, whatever happened meanwhile.
     return this.record(ref, n, 'record_step', stepRecord(n, answer, results, waiting));
   }
@@ -500,17 +514,32 @@ export class ConversationDriver {
     }
   }
 
-  /** Runs a tool call of a model step through the agent, recorded in the step that runs it; resolves with its result for the model. */
-  private async runStepCall(ref: AgentRef, n: number, call: AskedCall, settings: ConversationSettings, notify: (activity: TurnActivity) => void, span: TurnSpan | undefined): Promise<ToolResultPart> {
+  /**
+   * Runs a tool call of a model step through the agent, recorded in the step that runs it;
+   * resolves with its result for the model. Given the step's record (`withStep`: the model
+   * step's last call), the call's step records the whole model step, its result put in at `at`,
+   * and resolves with nothing when it did; a call whose step failed recorded nothing.
+   */
+  private async runStepCall(
+    ref: AgentRef,
+    n: number,
+    call: AskedCall,
+    settings: ConversationSettings,
+    notify: (activity: TurnActivity) => void,
+    span: TurnSpan | undefined,
+    withStep: { at: number; record: Record<string, unknown> } | undefined,
+  ): Promise<ToolResultPart | undefined> {
     notify('acting');
     try {
-      const record = {
-        action: 'record_tool_call',
-        skill: CONVERSATION,
-        params: { turn: n, toolCallId: call.toolCallId, tool: call.toolName, args: call.input, until: toolDeadline(Date.now(), settings), late: lateError(ref.id, call.toolName, settings) },
-      };
+      const until = toolDeadline(Date.now(), settings);
+      const late = lateError(ref.id, call.toolName, settings);
+      const record =
+        withStep === undefined
+          ? { action: 'record_tool_call', skill: CONVERSATION, params: { turn: n, toolCallId: call.toolCallId, tool: call.toolName, args: call.input, until, late } }
+          : { action: 'record_step', skill: CONVERSATION, params: { ...withStep.record, ranLast: { at: withStep.at, toolCallId: call.toolCallId, tool: call.toolName, until, late } } };
       const outcome = await this.runTool(ref, n, { toolCallId: call.toolCallId, tool: call.toolName, args: call.input }, settings, record, span);
       if (!outcome.ok) return toolResultPart(call, outcome);
+      if (withStep !== undefined) return undefined;
       // Answered, but after its deadline: recorded as timed out, so the model is told that.
       const recorded = this.slice(ref)?.turn?.ran.findLast((ran) => ran.toolCallId === call.toolCallId);
       return toolResultPart(call, recorded?.error !== undefined ? failed(recorded.error) : outcome);

@@ -36,9 +36,10 @@ describe('a turn', () => {
     expect(JSON.stringify(model.calls[1]!.messages)).toContain('"result":5');
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect(turnStates(seen.records, 'ada', 1)).toEqual(['thinking', 'acting', 'thinking', 'answered']);
-    // Each tool call is a step of the agent that also records it; each model step's record is a step too.
+    // Each tool call is a step of the agent that also records it, the model step's last call its
+    // whole model step; a model step without calls is recorded in a step of its own.
     const steps = seen.records.flatMap((r) => (r.kind === 'step' && r.agent === 'ada' ? [r.subject] : []));
-    expect(steps).toEqual(['chat.message', 'add,record_tool_call', 'record_step', 'record_step']);
+    expect(steps).toEqual(['chat.message', 'add,record_step', 'record_step']);
   });
 
   it('answers an empty string when the model says nothing, never the text of an earlier answer', async () => {
