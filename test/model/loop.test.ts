@@ -296,6 +296,14 @@ describe('models', () => {
     await expect(agent.call(chatMessage('hi'))).rejects.toMatchObject({ code: 'model_timeout' });
     expect(model.calls).toHaveLength(2);
   });
+
+  it('asks again after a time-out with a time-out of its own, not the spent one', async () => {
+    const model = scriptedModel([{ text: 'too late', delay: 60_000 }, { text: 'in time', delay: 1 }]);
+    const system = systems.start({ models: { default: model }, onUnhandledDiagnostic: () => {} });
+    const agent = system.spawn(assistant({ modelTimeout: 200, retries: 1, retryDelay: 0 }));
+    await expect(agent.call(chatMessage('hi'))).resolves.toBe('in time');
+    expect(model.calls).toHaveLength(2);
+  });
 });
 
 describe('reset', () => {
