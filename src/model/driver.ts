@@ -231,7 +231,7 @@ export class ConversationDriver {
       next: (snapshot) => {
         if (!trace) return;
         const state = turnStateName(snapshot.value);
-        if (state === traced || state === 'next' || state === 'choosing') return;
+        if (state === traced || state === 'next') return;
         traced = state;
         trace({ kind: 'turn', agent: agentId, turn: turn.n, state });
       },

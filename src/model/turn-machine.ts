@@ -85,7 +85,7 @@ export const turnMachine = setup({
       entry: assign({ phase: ({ context }) => context.work.phase(context.n) }),
       always: [
         to('thinking', 'working'),
-        to('acting', 'working'),
+        to('acting', 'working.acting'),
         to('awaiting-approval', 'awaiting-approval'),
         to('answered', 'answered'),
         to('cancelled', 'cancelled'),
@@ -98,9 +98,8 @@ export const turnMachine = setup({
         worked: { target: 'next' },
         crashed: { target: 'failed', actions: 'crashed' },
       },
-      initial: 'choosing',
+      initial: 'thinking',
       states: {
-        choosing: { always: [to('acting', 'acting'), { target: 'thinking' }] },
         thinking: { on: { acting: 'acting' } },
         acting: { on: { thinking: 'thinking' } },
       },
