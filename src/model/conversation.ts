@@ -18,7 +18,7 @@
  * Pure: no I/O, no model, no XState; the time and new ids come from the action's context.
  */
 import { z } from 'zod';
-import { defineAction, fail, result, type ActionContext, type ActionDefinition } from '../core/action.js';
+import { defineAction, fail, result, type ActionContext, type ActionDefinition, type ActionFailure } from '../core/action.js';
 import { Effects, type Effect } from '../core/effects.js';
 import type { ErrorInfo } from '../core/errors.js';
 import { jsonCopy } from '../core/plain.js';
@@ -26,7 +26,7 @@ import { createSignal } from '../core/signal.js';
 import type { ObjectSchema } from '../core/schema.js';
 import { defineSkill } from '../core/skill.js';
 import { CALL_ABORTED_SIGNAL } from '../core/system-signals.js';
-import { failed, toolResultPart, type ToolOutcome, type ToolResultPart } from './tool-result.js';
+import { failed, toolResultPart, type ToolError, type ToolOutcome, type ToolResultPart } from './tool-result.js';
 
 /** The name and state key of the conversation skill. */
 export const CONVERSATION = 'conversation';
@@ -69,10 +69,23 @@ export const ChatSignals = {
 export type ChatMessage = { role: 'system' | 'user' | 'assistant' | 'tool'; content: unknown } & Record<string, unknown>;
 
 const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
-const messageSchema = z.custom<ChatMessage>(
-  (value) => typeof value === 'object' && value !== null && ROLES.has((value as { role?: unknown }).role as string) && 'content' in value,
-  { message: 'a message needs a role (system, user, assistant or tool) and a content' },
-);
+const NOT_A_MESSAGE = 'a message needs a role (system, user, assistant or tool) and a content';
+
+function isMessage(value: unknown): value is ChatMessage {
+  return typeof value === 'object' && value !== null && ROLES.has((value as { role?: unknown }).role as string) && 'content' in value;
+}
+
+/**
+ * A list of messages, each checked in one pass (a message's own parts are the model's business):
+ * as an array of checked items, zod's own work per item would cost more than the check, for the
+ * whole history, at every step. A message that is not one is named by its index.
+ */
+const messageList = z.custom<ChatMessage[]>((value) => Array.isArray(value), { message: 'expected an array of messages' }).check((payload) => {
+  const list = payload.value;
+  for (let i = 0; i < list.length; i++) {
+    if (!isMessage(list[i])) payload.issues.push({ code: 'custom', message: NOT_A_MESSAGE, input: list[i], path: [i] });
+  }
+});
 
 const usageSchema = z.object({
   inputTokens: z.number().default(0),
@@ -158,7 +171,7 @@ export type TurnEnding = z.output<typeof lastSchema>;
 
 /** The conversation slice of a model-driven agent's state. */
 export const conversationSchema = z.object({
-  messages: z.array(messageSchema).default([]),
+  messages: messageList.default([]),
   usage: usageSchema.default({ inputTokens: 0, outputTokens: 0, totalTokens: 0 }),
   /** Turns begun so far: the number of the latest. */
   turns: z.number().int().default(0),
@@ -419,17 +432,31 @@ const recordStep = conversationAction({
     "Records one model step of the turn in flight: the messages it added (the model's answer, and the results of the tool calls that ran), its usage, and the tool calls still to run.",
   input: z.object({
     turn: z.number().int(),
-    messages: z.array(messageSchema),
+    messages: messageList,
     usage: usageSchema,
     /** Tool calls the model asked for in this step. */
     calls: z.number().int().min(0),
     /** Those of them that did not run yet (they wait for approval, or for the runner), in order. */
     pending: z.array(pendingInput),
+    /**
+     * The step's last tool call, when this record runs in the step that runs it (the record of a
+     * tool call, as `record_tool_call`'s): its result, from the step's `output` or `error`, goes
+     * in at `at` among the results of `messages`. The step's record then costs no step of its own.
+     */
+    ranLast: z.object({ at: z.number().int().min(0), toolCallId: z.string(), tool: z.string(), until: lateAfter, late: lateError }).optional(),
+    output: z.unknown().optional(),
+    error: stepError,
   }),
-  run: ({ turn: n, messages, usage, calls, pending: waiting }, ctx: Ctx) => {
+  run: ({ turn: n, messages: asked, usage, calls, pending: waiting, ranLast, output, error }, ctx: Ctx) => {
     const turn = currentTurn(ctx, n);
     if (!('n' in turn)) return turn;
     if (turn.status !== 'thinking') return fail('no_turn', `turn ${n} is ${turn.status}, not waiting for the model`, { turn: n });
+    let messages = asked;
+    if (ranLast !== undefined) {
+      const outcome = ranOutcome(n, ranLast.tool, output, callError(ranLast.tool, error, ranLast.until, ranLast.late, ctx.now()));
+      if (!('ok' in outcome)) return outcome;
+      messages = withResultAt(asked, ranLast.at, toolResult(ranLast, outcome));
+    }
     const state = ctx.skillState;
     const history = [...state.messages, ...messages];
     const total = addUsage(state.usage, usage);
@@ -453,6 +480,26 @@ const recordStep = conversationAction({
   },
 });
 
+/** A step's tool messages with `part` put in at `at` among their results (a tool message made for it when there is none). */
+function withResultAt(messages: readonly ChatMessage[], at: number, part: ToolResultPart): ChatMessage[] {
+  const last = messages.at(-1);
+  if (last?.role !== 'tool' || !Array.isArray(last.content)) return [...messages, { role: 'tool', content: [part] }];
+  return [...messages.slice(0, -1), { ...last, content: [...last.content.slice(0, at), part, ...last.content.slice(at)] }];
+}
+
+/**
+ * How a tool call that ran is recorded: failed with `failed` (its step's error, or its answer
+ * came too late), or its output as JSON; an output that is not JSON is refused, naming the tool.
+ */
+function ranOutcome(n: number, tool: string, output: unknown, failed: ToolError | undefined): { ok: true; output: unknown } | { ok: false; error: ToolError } | ActionFailure {
+  if (failed !== undefined) return { ok: false, error: failed };
+  try {
+    return { ok: true, output: asJson(output) };
+  } catch (thrown) {
+    return fail('invalid_output', `the output of tool '${tool}' is not JSON: ${thrown instanceof Error ? thrown.message : String(thrown)}`, { turn: n, tool });
+  }
+}
+
 const recordToolCall = conversationAction({
   name: 'record_tool_call',
   description:
@@ -462,16 +509,9 @@ const recordToolCall = conversationAction({
     const turn = currentTurn(ctx, n);
     if (!('n' in turn)) return turn;
     if (turn.status !== 'thinking') return fail('no_turn', `turn ${n} is ${turn.status}, not waiting for the model`, { turn: n });
-    const failed = callError(tool, error, until, late, ctx.now());
-    let json: unknown = null;
-    if (failed === undefined) {
-      try {
-        json = asJson(output);
-      } catch (thrown) {
-        return fail('invalid_output', `the output of tool '${tool}' is not JSON: ${thrown instanceof Error ? thrown.message : String(thrown)}`, { turn: n, tool });
-      }
-    }
-    const call: RanToolCall = failed ? { toolCallId, tool, args: args ?? {}, output: null, error: failed } : { toolCallId, tool, args: args ?? {}, output: json };
+    const outcome = ranOutcome(n, tool, output, callError(tool, error, until, late, ctx.now()));
+    if (!('ok' in outcome)) return outcome;
+    const call: RanToolCall = outcome.ok ? { toolCallId, tool, args: args ?? {}, output: outcome.output } : { toolCallId, tool, args: args ?? {}, output: null, error: outcome.error };
     return result({ recorded: toolCallId }, { state: { turn: { ...turn, ran: [...turn.ran, call] } } });
   },
 });

@@ -49,7 +49,7 @@ import {
 import { startTurnSpan, within, type TurnSpan } from './turn-spans.js';
 import { contentRecorder, type ContentRecorder, type TelemetryOptions } from '../telemetry/content.js';
 import { observing, tracing } from '../telemetry/otel.js';
-import { turnMachine, turnStateName, type TurnActivity, type TurnActor, type TurnPhase, type TurnWork } from './turn-machine.js';
+import { stopTurn, turnMachine, turnStateName, type TurnActivity, type TurnActor, type TurnPhase, type TurnWork } from './turn-machine.js';
 
 /** What the driver needs from the system it runs in: the services a system gives its extensions. */
 export type ConversationHost = SystemServices;
@@ -81,6 +81,27 @@ function sleep(ms: number, abort: AbortSignal): Promise<void> {
     };
     abort.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/** The abort signal the model calls of one run of a turn's work share (see `requestAbort`). */
+interface ModelRequests {
+  abort?: StepAbort;
+}
+
+/**
+ * The abort signal of the next model call of a turn's work, its time-out started: the one of the
+ * call before, unless that one aborted (its time-out fired) or the time-out changed. One signal,
+ * one parent listener and one timer serve the turn's steps one after another; the work releases
+ * it when it ends.
+ */
+function requestAbort(requests: ModelRequests, ms: number, parent: AbortSignal): StepAbort {
+  const held = requests.abort;
+  if (held !== undefined && !held.signal.aborted && held.ms === ms) {
+    held.restart();
+    return held;
+  }
+  held?.release();
+  return (requests.abort = new StepAbort(ms, parent));
 }
 
 /** What a user whose agent names a model the system does not know is told to do. */
@@ -125,7 +146,7 @@ export class ConversationDriver {
   stop(): void {
     this.stopped = true;
     this.unsubscribe?.();
-    for (const { actor } of this.running.values()) actor.stop();
+    for (const { actor } of this.running.values()) stopTurn(actor);
     this.running.clear();
   }
 
@@ -183,7 +204,7 @@ export class ConversationDriver {
     if (!ref || !turn) return;
     const current = this.running.get(agentId);
     if (current?.n === turn.n && current.actor.getSnapshot().status === 'active') return;
-    if (current) current.actor.stop();
+    if (current) stopTurn(current.actor);
     // Between thinking and acting, the actor moves only for those who watch it (the inspector, the trace).
     const watched = this.host.inspect !== undefined || this.host.trace !== undefined;
     const work: TurnWork = {
@@ -200,7 +221,7 @@ export class ConversationDriver {
     this.running.set(agentId, { n: turn.n, actor });
     // The agent stops: so does its turn (the model request is aborted).
     const agentGone = () => {
-      actor.stop();
+      stopTurn(actor);
       if (this.running.get(agentId)?.actor === actor) this.running.delete(agentId);
     };
     const agentWatch = ref.actor.subscribe({ complete: agentGone, error: agentGone });
@@ -210,7 +231,7 @@ export class ConversationDriver {
       next: (snapshot) => {
         if (!trace) return;
         const state = turnStateName(snapshot.value);
-        if (state === traced || state === 'next' || state === 'choosing') return;
+        if (state === traced || state === 'next') return;
         traced = state;
         trace({ kind: 'turn', agent: agentId, turn: turn.n, state });
       },
@@ -320,6 +341,15 @@ export class ConversationDriver {
 
   /** The moves of `work`, each carried out (inside the turn's span, when there is one); resolves with where they left the turn, when known. */
   private async moves(ref: AgentRef, n: number, abort: AbortSignal, notify: (activity: TurnActivity) => void, span: TurnSpan | undefined): Promise<TurnPhase | undefined> {
+    const requests: ModelRequests = {};
+    try {
+      return await this.movesWith(ref, n, abort, notify, span, requests);
+    } finally {
+      requests.abort?.release();
+    }
+  }
+
+  private async movesWith(ref: AgentRef, n: number, abort: AbortSignal, notify: (activity: TurnActivity) => void, span: TurnSpan | undefined, requests: ModelRequests): Promise<TurnPhase | undefined> {
     let compacted = false;
     for (;;) {
       if (abort.aborted) return;
@@ -344,7 +374,7 @@ export class ConversationDriver {
           for (const note of move.notes) this.host.diagnose(ref.id, note);
           compacted = false;
           notify('thinking');
-          phase = await this.ask(ref, n, view, abort, notify, span);
+          phase = await this.ask(ref, n, view, abort, notify, span, requests);
           break;
         case 'deny':
           notify('acting');
@@ -365,7 +395,15 @@ export class ConversationDriver {
    * turn engine says run inside the step, and records the step. Resolves with where the turn is
    * afterwards (undefined when it ended, or the agent stopped, meanwhile).
    */
-  private async ask(ref: AgentRef, n: number, view: TurnView, abort: AbortSignal, notify: (activity: TurnActivity) => void, span: TurnSpan | undefined): Promise<TurnPhase | undefined> {
+  private async ask(
+    ref: AgentRef,
+    n: number,
+    view: TurnView,
+    abort: AbortSignal,
+    notify: (activity: TurnActivity) => void,
+    span: TurnSpan | undefined,
+    requests: ModelRequests,
+  ): Promise<TurnPhase | undefined> {
     const { settings, turn } = view;
     const model = this.models[settings.model]!;
     let ai: AiModule;
@@ -384,7 +422,7 @@ export class ConversationDriver {
     const step = turn.steps;
     let answer: ModelAnswer;
     for (let attempt = 0; ; attempt++) {
-      const timer = new StepAbort(settings.modelTimeout, abort);
+      const timer = requestAbort(requests, settings.modelTimeout, abort);
       const call = span?.modelCall(model, { system: prompt.text, messages: view.messages, temperature: settings.temperature, maxOutputTokens: settings.maxOutputTokens });
       try {
         answer = await within(call, () => askModel(model, {
@@ -417,33 +455,47 @@ export class ConversationDriver {
         // The turn may have been cancelled, or the agent stopped, meanwhile.
         if (typeof this.turnAt(ref, n, 'thinking') === 'string') return undefined;
       } finally {
-        timer.release();
+        timer.pause();
       }
     }
     this.reportAnswer(ref.id, n, model, answer);
 
+    const plans = planCalls(answer, prepared, turn, settings, true);
+    const waiting = plans.flatMap((plan) => (plan.kind === 'wait' ? [plan.call] : []));
+    // The last call that runs carries the step's record, which commits with it: a model step
+    // costs the agent one step per call, and none of its own.
+    const last = plans.findLastIndex((plan) => plan.kind === 'run');
     const results: ToolResultPart[] = [];
-    const waiting: WaitingCall[] = [];
-    for (const plan of planCalls(answer, prepared, turn, settings, true)) {
-      if (plan.kind === 'wait') {
-        waiting.push(plan.call);
-        continue;
-      }
+    let recorded = false;
+    for (const [i, plan] of plans.entries()) {
+      if (plan.kind === 'wait') continue;
       // Cancelled (or stopped) while an earlier call of this answer ran: no further call of the
       // turn starts, and none is announced.
-      if (abort.aborted || typeof this.turnAt(ref, n, 'thinking') === 'string') return undefined;
+      if (!recorded && (abort.aborted || typeof this.turnAt(ref, n, 'thinking') === 'string')) return undefined;
       if (plan.kind === 'refuse') {
         // Answered without running, and followers of tool calls see it fail.
         const signals = refusedCallSignals(plan.call);
         this.publish(ref.id, ChatSignals.toolCall, { turn: n, ...signals.call });
         this.publish(ref.id, ChatSignals.toolResult, { turn: n, ...signals.result });
         results.push(refusedPart(plan));
-      } else {
-        results.push(await this.runStepCall(ref, n, plan.call, settings, notify, span));
+        continue;
       }
+      if (i !== last) {
+        results.push((await this.runStepCall(ref, n, plan.call, settings, notify, span, undefined))!);
+        continue;
+      }
+      // The refusals after it are answered in the same record.
+      const later = plans.slice(i + 1).flatMap((after) => (after.kind === 'refuse' ? [refusedPart(after)] : []));
+      const part = await this.runStepCall(ref, n, plan.call, settings, notify, span, { at: results.length, record: stepRecord(n, answer, [...results, ...later], waiting) });
+      if (part === undefined) {
+        // Recorded: the refusals after it are only announced.
+        recorded = true;
+        results.push(...later);
+      } else results.push(part);
     }
     const asking = waiting.filter((call) => call.needsApproval && call.preApprovedBy === undefined);
     if (asking.length > 0) span?.waitsForApproval(asking);
+    if (recorded) return this.phaseOf(ref.id, n);
     // The calls ran: their results go into the history, whatever happened meanwhile.
     return this.record(ref, n, 'record_step', stepRecord(n, answer, results, waiting));
   }
@@ -462,17 +514,32 @@ export class ConversationDriver {
     }
   }
 
-  /** Runs a tool call of a model step through the agent, recorded in the step that runs it; resolves with its result for the model. */
-  private async runStepCall(ref: AgentRef, n: number, call: AskedCall, settings: ConversationSettings, notify: (activity: TurnActivity) => void, span: TurnSpan | undefined): Promise<ToolResultPart> {
+  /**
+   * Runs a tool call of a model step through the agent, recorded in the step that runs it;
+   * resolves with its result for the model. Given the step's record (`withStep`: the model
+   * step's last call), the call's step records the whole model step, its result put in at `at`,
+   * and resolves with nothing when it did; a call whose step failed recorded nothing.
+   */
+  private async runStepCall(
+    ref: AgentRef,
+    n: number,
+    call: AskedCall,
+    settings: ConversationSettings,
+    notify: (activity: TurnActivity) => void,
+    span: TurnSpan | undefined,
+    withStep: { at: number; record: Record<string, unknown> } | undefined,
+  ): Promise<ToolResultPart | undefined> {
     notify('acting');
     try {
-      const record = {
-        action: 'record_tool_call',
-        skill: CONVERSATION,
-        params: { turn: n, toolCallId: call.toolCallId, tool: call.toolName, args: call.input, until: toolDeadline(Date.now(), settings), late: lateError(ref.id, call.toolName, settings) },
-      };
+      const until = toolDeadline(Date.now(), settings);
+      const late = lateError(ref.id, call.toolName, settings);
+      const record =
+        withStep === undefined
+          ? { action: 'record_tool_call', skill: CONVERSATION, params: { turn: n, toolCallId: call.toolCallId, tool: call.toolName, args: call.input, until, late } }
+          : { action: 'record_step', skill: CONVERSATION, params: { ...withStep.record, ranLast: { at: withStep.at, toolCallId: call.toolCallId, tool: call.toolName, until, late } } };
       const outcome = await this.runTool(ref, n, { toolCallId: call.toolCallId, tool: call.toolName, args: call.input }, settings, record, span);
       if (!outcome.ok) return toolResultPart(call, outcome);
+      if (withStep !== undefined) return undefined;
       // Answered, but after its deadline: recorded as timed out, so the model is told that.
       const recorded = this.slice(ref)?.turn?.ran.findLast((ran) => ran.toolCallId === call.toolCallId);
       return toolResultPart(call, recorded?.error !== undefined ? failed(recorded.error) : outcome);

@@ -1,6 +1,7 @@
 /**
- * The abort signal of one piece of model work (a model step, a summary request): it aborts when
- * a parent signal does or when its own time-out fires, and lets go of both when the work ends.
+ * The abort signal of model work (a model step, the steps of a turn one after another, a summary
+ * request): it aborts when a parent signal does or when its own time-out fires, and lets go of
+ * both when the work ends.
  *
  * It stands in for `AbortSignal.any` and `AbortSignal.timeout` on purpose: Node keeps a combined
  * or time-out signal that has an 'abort' listener alive for as long as it may still abort
@@ -11,14 +12,18 @@
  */
 export class StepAbort {
   private readonly controller = new AbortController();
+  /** The pending timer: it may fire before the deadline (moved on since), and then waits for the rest. */
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** When the time-out is due (epoch milliseconds); Infinity while paused. */
+  private deadline = Infinity;
   private readonly parents: readonly AbortSignal[];
   /** Whether the time-out, not a parent, aborted the work. */
   timedOut = false;
 
   /** Starts the time-out of `ms` milliseconds at once; `parents` abort the work with their reason. */
   constructor(
-    private readonly ms: number,
+    /** The time-out, in milliseconds. */
+    readonly ms: number,
     ...parents: AbortSignal[]
   ) {
     this.parents = parents;
@@ -36,28 +41,42 @@ export class StepAbort {
     return this.controller.signal;
   }
 
-  /** Starts the time-out again from now (after a pause for a tool call, which has its own). */
+  /**
+   * Starts the time-out again from now, for the next piece of work on the same signal (the next
+   * model step of a turn). Only the deadline moves: a timer already pending finds it moved when it
+   * fires and waits for the rest, so a step costs no timer of its own.
+   */
   restart(): void {
-    this.pause();
     if (this.controller.signal.aborted) return;
-    this.timer = setTimeout(() => {
-      this.timedOut = true;
-      this.release();
-      this.controller.abort(new Error(`no answer within ${this.ms} ms`));
-    }, this.ms);
+    this.deadline = Date.now() + this.ms;
+    if (this.timer === undefined) this.timer = setTimeout(this.due, this.ms);
   }
 
   /** Stops the time-out until `restart()`; the parents still abort. */
   pause(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.deadline = Infinity;
   }
 
   /** The work ended: nothing aborts it any more, and nothing here is held by its parents. */
   release(): void {
-    this.pause();
+    this.deadline = Infinity;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
     for (const parent of this.parents) parent.removeEventListener('abort', this.onParentAbort);
   }
+
+  private readonly due = (): void => {
+    this.timer = undefined;
+    if (this.deadline === Infinity) return;
+    const left = this.deadline - Date.now();
+    if (left > 0) {
+      this.timer = setTimeout(this.due, left);
+      return;
+    }
+    this.timedOut = true;
+    this.release();
+    this.controller.abort(new Error(`no answer within ${this.ms} ms`));
+  };
 
   private readonly onParentAbort = (event: Event): void => {
     this.release();

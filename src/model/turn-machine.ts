@@ -9,7 +9,7 @@
  * where the agent's state says the turn is. So a turn restored from a snapshot starts in `next`
  * and lands where the snapshot left it.
  */
-import { assign, fromPromise, setup, type ActorRefFrom } from 'xstate';
+import { assign, setup, type ActorRefFrom } from 'xstate';
 import type { TurnStatus } from './conversation.js';
 
 /** Where a turn is: in flight (`TurnStatus`) or ended. */
@@ -40,25 +40,41 @@ interface TurnContext {
   n: number;
   phase: TurnPhase;
   work: TurnWork;
+  /** Aborts the work in flight: when the turn is cancelled, or its actor stopped (`stopTurn`). */
+  abort: AbortController;
 }
 
-/** Events a turn actor takes: look at the agent again (an approval came), what the work does, or stop at once. */
-export type TurnEvent = { type: 'resume' } | { type: 'cancel' } | { type: 'thinking' } | { type: 'acting' };
+/**
+ * Events a turn actor takes: look at the agent again (an approval came), what the work does, or
+ * stop at once; and the end of a run of the work (`worked`, or `crashed` with what it threw).
+ */
+export type TurnEvent = { type: 'resume' } | { type: 'cancel' } | { type: 'thinking' } | { type: 'acting' } | { type: 'worked' } | { type: 'crashed'; error: unknown };
 
 const to = (phase: TurnPhase, target: string) => ({ guard: { type: 'at' as const, params: { phase } }, target });
 
 export const turnMachine = setup({
   types: {} as { context: TurnContext; input: TurnInput; events: TurnEvent },
-  actors: {
-    work: fromPromise<void, { work: TurnWork; n: number; notify: (activity: TurnActivity) => void }>(({ input, signal }) => input.work.work(input.n, signal, input.notify)),
-  },
   guards: { at: ({ context }, params: { phase: TurnPhase }) => context.phase === params.phase },
   actions: {
+    // The work runs beside the actor, which hears how it ended. (Not an invoked promise actor: a
+    // child actor per run cost more than the rest of the turn's life in the machine.) An ending
+    // heard after the actor stopped is dropped.
+    work: ({ context, self }) => {
+      const tell = (event: TurnEvent) => {
+        if (self.getSnapshot().status === 'active') self.send(event);
+      };
+      const notify = (activity: TurnActivity) => self.send({ type: activity });
+      context.work.work(context.n, context.abort.signal, notify).then(
+        () => tell({ type: 'worked' }),
+        (error: unknown) => tell({ type: 'crashed', error }),
+      );
+    },
     crashed: ({ context, event }) => context.work.crashed(context.n, (event as { error?: unknown }).error),
+    abort: ({ context }) => context.abort.abort(),
   },
 }).createMachine({
   id: 'turn',
-  context: ({ input }) => ({ ...input }),
+  context: ({ input }) => ({ ...input, abort: new AbortController() }),
   initial: 'next',
   states: {
     /**
@@ -69,7 +85,7 @@ export const turnMachine = setup({
       entry: assign({ phase: ({ context }) => context.work.phase(context.n) }),
       always: [
         to('thinking', 'working'),
-        to('acting', 'working'),
+        to('acting', 'working.acting'),
         to('awaiting-approval', 'awaiting-approval'),
         to('answered', 'answered'),
         to('cancelled', 'cancelled'),
@@ -77,15 +93,13 @@ export const turnMachine = setup({
       ],
     },
     working: {
-      invoke: {
-        src: 'work',
-        input: ({ context, self }) => ({ work: context.work, n: context.n, notify: (activity: TurnActivity) => self.send({ type: activity }) }),
-        onDone: { target: 'next' },
-        onError: { target: 'failed', actions: 'crashed' },
+      entry: 'work',
+      on: {
+        worked: { target: 'next' },
+        crashed: { target: 'failed', actions: 'crashed' },
       },
-      initial: 'choosing',
+      initial: 'thinking',
       states: {
-        choosing: { always: [to('acting', 'acting'), { target: 'thinking' }] },
         thinking: { on: { acting: 'acting' } },
         acting: { on: { thinking: 'thinking' } },
       },
@@ -95,10 +109,16 @@ export const turnMachine = setup({
     },
     answered: { type: 'final' },
     failed: { type: 'final' },
-    cancelled: { type: 'final' },
+    cancelled: { type: 'final', entry: 'abort' },
   },
   on: { cancel: { target: '.cancelled' } },
 });
+
+/** Stops a turn actor and the work it has in flight (its model request is aborted). */
+export function stopTurn(actor: TurnActor): void {
+  actor.stop();
+  actor.getSnapshot().context.abort.abort();
+}
 
 /** A running turn actor. */
 export type TurnActor = ActorRefFrom<typeof turnMachine>;

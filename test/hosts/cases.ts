@@ -45,7 +45,7 @@ export const HOST_DIFFERENCES = {
   },
   callsInStep: {
     behaviour: 'The tool calls of a model step, when none needs approval',
-    'in-process': "run within the model step, each recorded by the step of the agent that runs it; the step's own record follows.",
+    'in-process': "run within the model step, each recorded by the step of the agent that runs it, the last one's step recording the model step too.",
     restate: 'are recorded with the model step as waiting, then each runs as a step of the agent of its own.',
     reason: 'a journaled turn must record what the model asked for before anything runs, so a replay does not ask again; in-process the same atomicity comes from recording each call with its effect. The model reads the same history either way.',
   },

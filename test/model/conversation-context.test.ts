@@ -54,4 +54,33 @@ describe('the conversation reads the time and ids from its context', () => {
     const late = run('record_tool_call', call, contextAt(until + 1, state));
     expect(late.state?.turn?.ran).toEqual([{ toolCallId: 'c1', tool: 'lookup', args: {}, output: null, error: { code: 'timeout', message: "tool 'lookup' answered after its time-out" } }]);
   });
+
+  it('a model step recorded with its last call puts that call’s result among the step’s, in the order asked, late by the context’s clock', () => {
+    const until = Date.UTC(2000, 0, 1);
+    const state = startedAt(until - 10);
+    const result = (id: string, value: unknown) => ({ type: 'tool-result', toolCallId: id, toolName: 'lookup', output: { type: 'json', value } });
+    const asked = ['c1', 'c2', 'c3'].map((id) => ({ type: 'tool-call', toolCallId: id, toolName: 'lookup', input: {} }));
+    // c2 ran last (the step recording it all); c1 ran before it, c3 was refused.
+    const step = {
+      turn: 1,
+      messages: [{ role: 'assistant', content: asked }, { role: 'tool', content: [result('c1', 1), result('c3', 3)] }],
+      usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+      calls: 3,
+      pending: [],
+      ranLast: { at: 1, toolCallId: 'c2', tool: 'lookup', until },
+      output: 2,
+    };
+    const toolMessage = (recorded: ActionResult<unknown, ConversationState>) => recorded.state?.messages?.at(-1)?.content as { toolCallId: string; output: unknown }[];
+    const inTime = run('record_step', step, contextAt(until, state));
+    expect(toolMessage(inTime).map((part) => [part.toolCallId, part.output])).toEqual([
+      ['c1', { type: 'json', value: 1 }],
+      ['c2', { type: 'json', value: 2 }],
+      ['c3', { type: 'json', value: 3 }],
+    ]);
+    expect(inTime.state?.turn).toMatchObject({ status: 'thinking', steps: 1, toolCalls: 3, ran: [] });
+    const late = run('record_step', step, contextAt(until + 1, state));
+    expect(toolMessage(late)[1]).toEqual({ type: 'tool-result', toolCallId: 'c2', toolName: 'lookup', output: { type: 'error-text', value: "timeout: tool 'lookup' answered after its time-out" } });
+    const failing = run('record_step', { ...step, output: undefined, error: { code: 'quota', message: 'over quota' } }, contextAt(until, state));
+    expect(toolMessage(failing)[1]!.output).toEqual({ type: 'error-text', value: 'quota: over quota' });
+  });
 });

@@ -36,9 +36,10 @@ describe('a turn', () => {
     expect(JSON.stringify(model.calls[1]!.messages)).toContain('"result":5');
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect(turnStates(seen.records, 'ada', 1)).toEqual(['thinking', 'acting', 'thinking', 'answered']);
-    // Each tool call is a step of the agent that also records it; each model step's record is a step too.
+    // Each tool call is a step of the agent that also records it, the model step's last call its
+    // whole model step; a model step without calls is recorded in a step of its own.
     const steps = seen.records.flatMap((r) => (r.kind === 'step' && r.agent === 'ada' ? [r.subject] : []));
-    expect(steps).toEqual(['chat.message', 'add,record_tool_call', 'record_step', 'record_step']);
+    expect(steps).toEqual(['chat.message', 'add,record_step', 'record_step']);
   });
 
   it('answers an empty string when the model says nothing, never the text of an earlier answer', async () => {
@@ -293,6 +294,14 @@ describe('models', () => {
     const system = systems.start({ models: { default: model }, onUnhandledDiagnostic: () => {} });
     const agent = system.spawn(assistant({ modelTimeout: 30, retries: 1 }));
     await expect(agent.call(chatMessage('hi'))).rejects.toMatchObject({ code: 'model_timeout' });
+    expect(model.calls).toHaveLength(2);
+  });
+
+  it('asks again after a time-out with a time-out of its own, not the spent one', async () => {
+    const model = scriptedModel([{ text: 'too late', delay: 60_000 }, { text: 'in time', delay: 1 }]);
+    const system = systems.start({ models: { default: model }, onUnhandledDiagnostic: () => {} });
+    const agent = system.spawn(assistant({ modelTimeout: 200, retries: 1, retryDelay: 0 }));
+    await expect(agent.call(chatMessage('hi'))).resolves.toBe('in time');
     expect(model.calls).toHaveLength(2);
   });
 });
