@@ -1,7 +1,7 @@
 /** Durable systems on an SQLite file: steps written before they are answered, agents back when the system opens again. */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'libsql';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSqliteStore, RuntimeError, type AgentSystem, type AgentSystemOptions, type DurableStore, type ErrorInfo, type StoreBatch } from '../../src/index.js';
@@ -261,6 +261,24 @@ describe('the database', () => {
     const error = thrown(() => createSqliteStore({ path })) as RuntimeError;
     expect(error.toInfo()).toMatchObject({ code: 'store_failed', details: { reason: 'newer_schema' } });
     expect(error.message).toContain('version 99');
+  });
+
+  it('refuses a folder as the database, naming a file to give instead', async () => {
+    const folder = dirname(await databaseFile());
+    const error = thrown(() => createSqliteStore({ path: folder })) as RuntimeError;
+    expect(error.toInfo()).toMatchObject({ code: 'store_failed', details: { reason: 'open_failed', path: folder } });
+    expect(error.message).toContain(`${folder}: it is a folder`);
+    expect(error.message).toContain(join(folder, 'agents.db'));
+  });
+
+  it('refuses a file that is not an SQLite database, saying so, and leaves it as it was', async () => {
+    const path = await databaseFile();
+    await writeFile(path, 'notes, not a database\n'.repeat(100));
+    const error = thrown(() => createSqliteStore({ path })) as RuntimeError;
+    expect(error.toInfo()).toMatchObject({ code: 'store_failed', details: { reason: 'open_failed', path } });
+    expect(error.message).toContain('is not an SQLite database');
+    expect(error.message).toContain('move the file aside');
+    expect(await readFile(path, 'utf8')).toBe('notes, not a database\n'.repeat(100));
   });
 
   it("in 'manual' durability writes nothing until flush", async () => {
