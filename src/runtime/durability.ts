@@ -43,8 +43,19 @@ export interface DurabilityHost {
   reverted(agentIds: readonly string[]): void;
 }
 
+/**
+ * The stores a running system writes to. A store has one writer: a second system on the same
+ * store object would restore the same agents and write over the first's rows.
+ */
+const storesInUse = new WeakSet<DurableStore>();
+
 /** The durable side of one system: its store, its mode, what changed since the last write. */
 export class Durability {
+  /** True while a system that has not shut down writes to `store`. */
+  static inUse(store: DurableStore): boolean {
+    return storesInUse.has(store);
+  }
+
   private dirty = new Map<string, SnapshotSource>();
   private deleted = new Set<string>();
   private held: HeldAnswer[] = [];
@@ -58,7 +69,9 @@ export class Durability {
     readonly mode: DurabilityMode,
     private readonly intervalMs: number,
     private readonly host: DurabilityHost,
-  ) {}
+  ) {
+    storesInUse.add(store);
+  }
 
   /** The agent changed (a step, a lifecycle, a spawn, a restore): it is written with the next batch. */
   changed(source: SnapshotSource): void {
@@ -207,6 +220,7 @@ export class Durability {
     } finally {
       this.closed = true;
       this.unschedule();
+      storesInUse.delete(this.store);
       this.store.close();
     }
   }

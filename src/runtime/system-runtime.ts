@@ -736,13 +736,16 @@ function durabilityOf(options: RuntimeOptions, host: SystemRuntime): Durability 
   if (typeof store?.commit !== 'function' || typeof store.loadAll !== 'function' || typeof store.close !== 'function') {
     throw new DefinitionError({ code: 'invalid_options', subject: 'store', message: 'store must be a durable store, such as createSqliteStore({ path }) makes (with commit, loadAll and close)', details: { option: 'store', value: describeValue(store) } });
   }
+  if (Durability.inUse(store)) {
+    throw new DefinitionError({ code: 'invalid_options', subject: 'store', message: 'store is the store of another system that has not shut down (one system per store: both would run the same agents and write over each other); give this system a store of its own, or shut the other down and open the file again with createSqliteStore({ path })', details: { option: 'store', value: describeValue(store) } });
+  }
   const mode = options.durability ?? 'step';
   if (mode !== 'step' && mode !== 'interval' && mode !== 'manual') {
-    throw new DefinitionError({ code: 'invalid_options', subject: 'durability', message: `durability must be 'step', 'interval' or 'manual', got ${describeValue(mode)}`, details: { option: 'durability', value: mode } });
+    throw new DefinitionError({ code: 'invalid_options', subject: 'durability', message: `durability must be 'step', 'interval' or 'manual', got ${typeof mode === 'string' ? `'${mode}'` : describeValue(mode)}`, details: { option: 'durability', value: mode } });
   }
   const intervalMs = options.intervalMs ?? 100;
   if (typeof intervalMs !== 'number' || !(intervalMs >= 0) || !Number.isFinite(intervalMs)) {
-    throw new DefinitionError({ code: 'invalid_options', subject: 'intervalMs', message: `intervalMs must be a number of milliseconds, 0 or more, got ${describeValue(intervalMs)}`, details: { option: 'intervalMs', value: intervalMs } });
+    throw new DefinitionError({ code: 'invalid_options', subject: 'intervalMs', message: `intervalMs must be a number of milliseconds, 0 or more, got ${typeof intervalMs === 'number' ? intervalMs : describeValue(intervalMs)}`, details: { option: 'intervalMs', value: intervalMs } });
   }
   return new Durability(store, mode, intervalMs, host);
 }

@@ -303,9 +303,25 @@ describe('the database', () => {
     expect((await store.load('n1'))?.agent.state).toEqual({ notebook: { items: ['a'] } });
   });
 
-  it('refuses durability options that cannot work', async () => {
+  it('refuses a store object a running system already writes to, and takes it again once that system has shut down', async () => {
+    const path = await databaseFile();
+    const store = createSqliteStore({ path });
+    const first = open(store);
+    await first.spawn(NotesAgent, { id: 'n1' }).call(createSignal('notes.add_now', { item: 'a' }));
+    const error = thrown(() => quietSystem({ definitions: [NotesAgent], store }));
+    expect(error).toMatchObject({ code: 'invalid_options', subject: 'store' });
+    expect((error as Error).message).toContain('another system that has not shut down');
+    // The first system still serves and writes.
+    expect(await first.get('n1')!.call(createSignal('notes.add_now', { item: 'b' }))).toBeDefined();
+    await close(first);
+    const again = open(createSqliteStore({ path }));
+    expect((again.get('n1')!.getSnapshot().state as { notebook: { items: string[] } }).notebook.items).toEqual(['a', 'b']);
+  });
+
+  it('refuses durability options that cannot work, showing the value', async () => {
     const store = createSqliteStore({ path: await databaseFile() });
-    expect(thrown(() => quietSystem({ store, durability: 'sometimes' as never }))).toMatchObject({ code: 'invalid_options', subject: 'durability' });
+    expect(thrown(() => quietSystem({ store, durability: 'sometimes' as never }))).toMatchObject({ code: 'invalid_options', subject: 'durability', message: expect.stringContaining("got 'sometimes'") });
+    expect(thrown(() => quietSystem({ store, durability: 'interval', intervalMs: -5 }))).toMatchObject({ code: 'invalid_options', subject: 'intervalMs', message: expect.stringContaining('got -5') });
     expect(thrown(() => quietSystem({ store: {} as never }))).toMatchObject({ code: 'invalid_options', subject: 'store' });
     store.close();
   });
