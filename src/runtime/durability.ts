@@ -212,6 +212,11 @@ export class Durability {
     return this.writing;
   }
 
+  /** Gives the store back at once, for a system that could not start (`close` still closes it). */
+  release(): void {
+    storesInUse.delete(this.store);
+  }
+
   /** Writes what is left and closes the store. */
   async close(): Promise<void> {
     if (this.closed) return;

@@ -234,7 +234,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     return receiveMessageOnPort(port1)!.message as { value?: unknown; error?: WorkerError };
   };
   const usable = () => {
-    if (closed) throw storeFailed(path, 'write_failed', `the database ${path} is closed`);
+    if (closed) throw storeFailed(path, 'write_failed', `the database ${path} is closed (its system shut down, or the store was closed); open it again with createSqliteStore({ path })`);
   };
 
   const opened = request({ type: 'open' });

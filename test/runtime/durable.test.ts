@@ -314,6 +314,12 @@ describe('the database', () => {
     // The first system still serves and writes.
     expect(await first.get('n1')!.call(createSignal('notes.add_now', { item: 'b' }))).toBeDefined();
     await close(first);
+    // Shutting down closed it: reusing the object says how to open the file again.
+    const reused = thrown(() => quietSystem({ definitions: [NotesAgent], store }));
+    expect(reused).toMatchObject({ code: 'store_failed', details: { reason: 'write_failed', path } });
+    expect((reused as Error).message).toContain('open it again with createSqliteStore');
+    // The system that could not start holds nothing: the same mistake gets the same answer.
+    expect(thrown(() => quietSystem({ definitions: [NotesAgent], store }))).toMatchObject({ code: 'store_failed' });
     const again = open(createSqliteStore({ path }));
     expect((again.get('n1')!.getSnapshot().state as { notebook: { items: string[] } }).notebook.items).toEqual(['a', 'b']);
   });
