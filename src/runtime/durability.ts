@@ -39,8 +39,8 @@ interface HeldAnswer {
 /** What a failed write needs from the system. */
 export interface DurabilityHost {
   report(agentId: string | undefined, error: ErrorInfo): void;
-  /** A write of these agents failed: bring each back to its last durable state. */
-  reverted(agentIds: readonly string[]): void;
+  /** A write of these agents failed (`why` says how): bring each back to its last durable state. */
+  reverted(agentIds: readonly string[], why: string): void;
 }
 
 /**
@@ -162,6 +162,8 @@ export class Durability {
         this.host.report(source.id, failure.toInfo());
       }
     }
+    // What runs is what is stored: an agent left holding such state would fail every step after.
+    if (failed.size > 0) this.host.reverted([...failed.keys()], 'its state could not be written (JSON cannot hold it)');
     const done = () => {
       for (const answer of held) answer.settle(failed.get(answer.agentId));
     };
@@ -180,7 +182,7 @@ export class Durability {
         return false;
       });
       for (const snapshot of snapshots) this.dirty.delete(snapshot.id);
-      this.host.reverted(snapshots.map((snapshot) => snapshot.id));
+      this.host.reverted(snapshots.map((snapshot) => snapshot.id), 'its last write failed');
     };
     if (snapshots.length === 0 && deletes.length === 0) {
       done();

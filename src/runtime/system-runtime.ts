@@ -322,7 +322,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
    * A write of these agents failed: each is brought back to its last durable state (restored from
    * the store again, or stopped when it never was written), so what runs is what is stored.
    */
-  reverted(agentIds: readonly string[]): void {
+  reverted(agentIds: readonly string[], why: string): void {
     const durability = this.durability;
     if (!durability) return;
     const stored = new Map<string, unknown>();
@@ -332,7 +332,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
       for (const id of agentIds) {
         const process = this.agents.get(id);
         if (!process) continue;
-        this.stopTree(process, 'its last write failed; restored to its last durable state', false);
+        this.stopTree(process, `${why}; restored to its last durable state`, false);
       }
       const back = orderParentsFirst(agentIds.flatMap((id) => (stored.has(id) && !this.agents.has(id) ? [stored.get(id) as AgentSnapshot] : [])));
       for (const snapshot of back) {

@@ -174,6 +174,38 @@ describe("'step' durability", () => {
     expect(b.status).toBe('fulfilled');
     expect((await store.load('n1'))?.agent.state).toEqual({ notebook: { items: ['x'] } });
   });
+
+  it('brings an agent whose state cannot be stored back to its last written state: it fails that step only, and answers the next from what is stored', async () => {
+    const bag = z.object({ value: z.any().optional(), count: z.number().default(0) });
+    const Counting = defineAgent({
+      name: 'counting_bag',
+      skills: [
+        defineSkill({
+          name: 'bag',
+          schema: bag,
+          actions: [
+            defineAction({ name: 'put', description: 'Put a Map', input: z.object({}), run: () => result(null, { state: { value: new Map() } }) }),
+            defineAction({ name: 'count', description: 'Count one', input: z.object({}), state: bag, run: (_params, { skillState }) => result(skillState.count + 1, { state: { count: skillState.count + 1 } }) }),
+          ],
+          routes: [
+            { path: 'bag.put', target: { action: 'put' } },
+            { path: 'bag.count', target: { action: 'count' } },
+          ],
+        }),
+      ],
+    });
+    const path = await databaseFile();
+    const store = createSqliteStore({ path });
+    const system = open(store, { definitions: [Counting] });
+    const agent = system.spawn(Counting, { id: 'b1' });
+    expect(await agent.call('bag.count')).toBe(1);
+    await expect(agent.call('bag.put')).rejects.toMatchObject({ code: 'invalid_state' });
+    // What runs is what is stored: the Map is gone, and the next steps succeed and are written.
+    const back = system.get('b1')!;
+    expect(back.getSnapshot().state).toEqual({ bag: { count: 1 } });
+    expect(await back.call('bag.count')).toBe(2);
+    expect((await store.load('b1'))?.agent.state).toEqual({ bag: { count: 2 } });
+  });
 });
 
 describe('opening a system on a database', () => {
