@@ -20,7 +20,7 @@ import { errorInfo } from '../core/errors.js';
 import { isLoopbackInterface, LOOPBACK_NAMES } from '../core/loopback.js';
 import { describeValue } from '../core/plain.js';
 import { RuntimeError } from '../core/runtime-error.js';
-import { unknownOption } from '../runtime/options.js';
+import { unknownOption } from '../core/options.js';
 
 /** Serve on this process's stdin and stdout. */
 export interface StdioServeOptions extends McpServerOptions {

@@ -22,7 +22,7 @@ import { RuntimeError } from '../core/runtime-error.js';
 import { closeFlushed, Outbox, type InspectorStopped } from './inspector-outbox.js';
 import { CHAT_DELTA, refusal, STEER_ANSWER, STEER_COMMAND, STEERING_OPS, type SteerAnswer, type SteerCommandMessage } from '../viewer/steering.js';
 import { carryOut } from './steering.js';
-import { unknownOption } from './options.js';
+import { unknownOption } from '../core/options.js';
 import type { AgentSystem } from './system.js';
 
 export type { InspectorStopped } from './inspector-outbox.js';

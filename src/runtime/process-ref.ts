@@ -15,7 +15,7 @@ import type { AgentActor, AgentItemEvent } from '../../machines/agent.js';
 import type { AgentProcess } from './agent-process.js';
 import type { AgentRef, AgentView, CallOptions, MountReport } from './agent-ref.js';
 import { RuntimeError } from '../core/runtime-error.js';
-import { unknownOption } from './options.js';
+import { unknownOption } from '../core/options.js';
 import { takeSnapshot, type AgentSnapshot } from './persistence.js';
 
 const toolsets = new WeakMap<object, { plain?: Toolset; strict?: Toolset }>();

@@ -29,7 +29,7 @@ import { Broadcaster } from './broadcast.js';
 import { listenPatterns, PatternIndex, registeredNames } from './pattern-index.js';
 import { effectHandlers, interpretEffect, type EffectHost } from './effects.js';
 import { RuntimeError } from '../core/runtime-error.js';
-import { unknownOption } from './options.js';
+import { unknownOption } from '../core/options.js';
 import { Durability, type DurabilityMode } from './durability.js';
 import { mountedSkillNames, orderParentsFirst, readSnapshot, restoreParentsFirst, waitingForSkills, type AgentSnapshot, type DurableStore, type RestoreHost, type SnapshotSource } from './persistence.js';
 import type { ProcessHost } from './process-host.js';
