@@ -382,7 +382,7 @@ export class DocumentSkillRegistry implements SkillResolver {
     this.#report(item);
   }
 
-  /** The watcher started by `watch()` (or `discoverSkills({ watch: true })`), until it is closed. */
+  /** The watcher started by `watch()` (or `discoverSkills(sources, { watch: true })`), until it is closed. */
   get watcher(): SkillWatcher | undefined {
     return this.#watcher?.closed ? undefined : this.#watcher;
   }
