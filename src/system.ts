@@ -11,7 +11,7 @@ import type { ChatModel, Compactor } from './model/models.js';
 import type { TelemetryOptions } from './telemetry/content.js';
 import type { AgentRef } from './runtime/agent-ref.js';
 import type { StartExtension } from './runtime/extension.js';
-import { unknownOption } from './runtime/options.js';
+import { unknownOption } from './core/options.js';
 import { createRuntimeSystem, RUNTIME_OPTIONS, type AgentSystem } from './runtime/system.js';
 import type { RuntimeOptions } from './runtime/system-runtime.js';
 

@@ -21,6 +21,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
+import { describeValue } from '../core/plain.js';
+import { unknownOption } from '../core/options.js';
 import { ManifestError, manifestError } from './errors.js';
 import { loadSkillFolder, type FolderSkillOptions } from './folder.js';
 import { neverSearched, skippedFolder, skippedFolderDiagnostic, type FolderSkip } from './skipped-folder.js';
@@ -152,6 +154,33 @@ interface Visit {
 }
 
 const SOURCE_ORDER = ['project', 'user', 'bundled', 'extra', 'example'] as const;
+
+const SOURCE_KEYS = { project: true, user: true, bundled: true, extra: true, examples: true } as const satisfies Record<keyof SkillSources, true>;
+
+/**
+ * Throws `invalid_options` for sources that would scan nothing without a word: not an object, a
+ * key it does not take (`paths` for `extra`), a folder that is not a string, a list that is not
+ * one (a string's letters would each be taken for a folder).
+ */
+function checkSources(sources: SkillSources): void {
+  if (typeof sources !== 'object' || sources === null || Array.isArray(sources)) {
+    throw manifestError('invalid_options', `discoverSkills takes sources { project?, user?, bundled?, extra?, examples? } (or defaultSkillSources(...)), got ${describeValue(sources)}`, { subject: 'sources', details: { option: 'sources', value: describeValue(sources) } });
+  }
+  const unknown = unknownOption('discoverSkills sources', sources, SOURCE_KEYS);
+  if (unknown) throw new ManifestError(unknown);
+  for (const key of ['project', 'user', 'bundled'] as const) {
+    const value = sources[key];
+    if (value !== undefined && value !== false && typeof value !== 'string') {
+      throw manifestError('invalid_options', `discoverSkills sources: ${key} must be a folder (a string) or false, got ${describeValue(value)}`, { subject: key, details: { option: key, value: describeValue(value) } });
+    }
+  }
+  for (const key of ['extra', 'examples'] as const) {
+    const value = sources[key];
+    if (value !== undefined && !(Array.isArray(value) && value.every((item) => typeof item === 'string'))) {
+      throw manifestError('invalid_options', `discoverSkills sources: ${key} must be a list of ${key === 'extra' ? 'folders' : 'names'} (strings), got ${describeValue(value)}${typeof value === 'string' ? ` (write ${key}: [${JSON.stringify(value)}])` : ''}`, { subject: key, details: { option: key, value: describeValue(value) } });
+    }
+  }
+}
 
 function sourceRoots(sources: SkillSources, diagnostics: Diagnostic[]): { kind: SkillSourceKind; path: string }[] {
   const roots: { kind: SkillSourceKind; path: string }[] = [];
@@ -392,6 +421,7 @@ function isDirectorySync(file: string): boolean {
  * lenient fix-up is in `registry.diagnostics`.
  */
 export async function discoverSkills(sources: SkillSources = defaultSkillSources(), options: DiscoverOptions = {}): Promise<DocumentSkillRegistry> {
+  checkSources(sources);
   const registry = new DocumentSkillRegistry({
     ...options,
     scan: () => scanSkillSources(sources, options),

@@ -23,6 +23,7 @@ import { lookupKey } from './skill-identifier.js';
 import { loadSkillFolder, type FolderSkillOptions } from './folder.js';
 import { bodyHeadings } from './rank.js';
 import { documentSkillSpec } from './spec.js';
+import { skippedFolderNamed } from './skipped-folder.js';
 
 /** A skill that lost a name clash to another. */
 export interface ShadowedSkill {
@@ -293,7 +294,8 @@ export class DocumentSkillRegistry implements SkillResolver {
 
   #unknown(name: string): ManifestError {
     const known = this.names();
-    return manifestError('skill_not_found', `no skill named '${name}'; available: ${known.join(', ') || '(none)'}`, { subject: name, details: { available: known } });
+    const skipped = skippedFolderNamed(this.#diagnostics, name);
+    return manifestError('skill_not_found', `no skill named '${name}'${skipped ? ` (${skipped})` : ''}; available: ${known.join(', ') || '(none)'}`, { subject: name, details: { available: known } });
   }
 
   /** The skill's body and resources (`load()`), read once and shared; toolsets are not imported. */
@@ -382,7 +384,7 @@ export class DocumentSkillRegistry implements SkillResolver {
     this.#report(item);
   }
 
-  /** The watcher started by `watch()` (or `discoverSkills({ watch: true })`), until it is closed. */
+  /** The watcher started by `watch()` (or `discoverSkills(sources, { watch: true })`), until it is closed. */
   get watcher(): SkillWatcher | undefined {
     return this.#watcher?.closed ? undefined : this.#watcher;
   }

@@ -28,6 +28,7 @@ import { rankSkills } from './disclose.js';
 import type { DocumentSkillRegistry } from './document-registry.js';
 import type { RootPathMode } from './render.js';
 import { readSkillResource } from './resources.js';
+import { skippedFolderNamed } from './skipped-folder.js';
 import { assertScriptLimits, runSkillScript } from './scripts.js';
 import { bodyForModel, untrustedNotice } from './trust.js';
 
@@ -99,7 +100,8 @@ export function createSkillTools(registry: DocumentSkillRegistry, options: Skill
     input: z.object({ name: nameSchema.describe('The skill to load, as listed in the skill catalog or by list_skills') }),
     run: async ({ name }, ctx) => {
       if (!registry.has(name)) {
-        return fail('unknown_skill', `no skill named '${name}'; available skills: ${known().join(', ') || '(none)'}`, { available: known() });
+        const skipped = skippedFolderNamed(registry.diagnostics, name);
+        return fail('unknown_skill', `no skill named '${name}'${skipped ? ` (${skipped})` : ''}; available skills: ${known().join(', ') || '(none)'}`, { available: known() });
       }
       try {
         const { spec, entry, loaded } = await registry.activate(name);

@@ -68,3 +68,11 @@ export function skippedFolderDiagnostic(skipped: SkippedFolder): Diagnostic {
   const { reason, ...fields } = skipped.skip;
   return diagnostic(skipped.level, 'skill_skipped', skipped.message, { subject: skipped.dir, details: { reason, ...fields } });
 }
+
+/**
+ * Why a skill asked for by `name` is not there when a folder of that name was passed over (its
+ * SKILL.md broken, say): the skipped folder's message, from the registry's diagnostics.
+ */
+export function skippedFolderNamed(diagnostics: readonly Diagnostic[], name: string): string | undefined {
+  return diagnostics.find((note) => note.code === 'skill_skipped' && note.level !== 'info' && typeof note.subject === 'string' && path.basename(note.subject) === name)?.message;
+}

@@ -31,6 +31,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { ReadResourceResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { diagnostic, type Diagnostic, type DiagnosticListener } from '../core/diagnostics.js';
+import { describeValue } from '../core/plain.js';
 import { RuntimeError } from '../core/runtime-error.js';
 import type { DocumentSkill, LoadedSkill, SkillResource } from '../manifest/document.js';
 import type { DocumentSkillRegistry } from '../manifest/document-registry.js';
@@ -192,6 +193,9 @@ class RemoteSkills implements McpSkillsMount {
   readonly #cache = new Map<string, Buffer>();
 
   constructor(registry: DocumentSkillRegistry, options: McpSkillsOptions) {
+    if (typeof registry?.register !== 'function' || typeof registry.replaceEntry !== 'function') {
+      throw new RuntimeError({ code: 'invalid_options', message: `mountMcpSkills needs the document skill registry to add the server's skills to (createDocumentSkillRegistry() or discoverSkills() makes one), got ${describeValue(registry)}`, subject: 'registry', details: { option: 'registry', value: describeValue(registry) } });
+    }
     if (typeof options?.name !== 'string' || !/^[\p{L}\p{N}][\p{L}\p{M}\p{N}_-]{0,31}$/u.test(options.name)) {
       throw new RuntimeError({ code: 'invalid_config', message: `mountMcpSkills needs a label 'name' of 1 to 32 letters, digits, '_' or '-' (got ${JSON.stringify(options?.name)})`, subject: String(options?.name) });
     }

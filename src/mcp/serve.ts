@@ -16,7 +16,11 @@ import type { AddressInfo } from 'node:net';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createMcpServer, resolveTarget, type McpServerOptions, type McpTarget } from './server.js';
+import { errorInfo } from '../core/errors.js';
 import { isLoopbackInterface, LOOPBACK_NAMES } from '../core/loopback.js';
+import { describeValue } from '../core/plain.js';
+import { RuntimeError } from '../core/runtime-error.js';
+import { unknownOption } from '../core/options.js';
 
 /** Serve on this process's stdin and stdout. */
 export interface StdioServeOptions extends McpServerOptions {
@@ -56,8 +60,30 @@ export interface McpEndpoint {
   close(): Promise<void>;
 }
 
+const SERVER_OPTIONS = { name: true, version: true, instructions: true, registry: true, callTimeout: true, onDiagnostic: true } as const satisfies Record<keyof McpServerOptions, true>;
+const STDIO_OPTIONS = { ...SERVER_OPTIONS, transport: true } as const satisfies Record<keyof StdioServeOptions, true>;
+const HTTP_OPTIONS = { ...SERVER_OPTIONS, transport: true, port: true, host: true, path: true, token: true, stateless: true } as const satisfies Record<keyof HttpServeOptions, true>;
+
+/**
+ * The options, checked: the transport is one of the two, the port one a socket can take, and no
+ * key is unknown (a misspelled `token` would otherwise serve the agent to anyone).
+ */
+function checkServeOptions(options: ServeMcpOptions): void {
+  const transport = (options as { transport?: unknown } | undefined)?.transport;
+  if (transport !== 'stdio' && transport !== 'http') {
+    throw new RuntimeError(errorInfo('invalid_options', `serveMcp needs { transport: 'stdio' } or { transport: 'http', ... }, got transport ${typeof transport === 'string' ? `'${transport}'` : describeValue(transport)}`, { subject: 'transport', details: { option: 'transport', value: transport } }));
+  }
+  const unknown = unknownOption(`serveMcp (${transport})`, options, transport === 'http' ? HTTP_OPTIONS : STDIO_OPTIONS);
+  if (unknown) throw new RuntimeError(unknown);
+  const port = (options as HttpServeOptions).port;
+  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
+    throw new RuntimeError(errorInfo('invalid_options', `serveMcp's port must be a whole number from 0 (any free port) to 65535, got ${typeof port === 'number' ? port : describeValue(port)}`, { subject: 'port', details: { option: 'port', value: port } }));
+  }
+}
+
 /** Serves the agent over MCP. Resolves once the transport listens. */
 export async function serveMcp(target: McpTarget, options: ServeMcpOptions): Promise<McpEndpoint> {
+  checkServeOptions(options);
   const ref = resolveTarget(target);
   return options.transport === 'stdio' ? serveStdio(ref, options) : serveHttp(ref, options);
 }

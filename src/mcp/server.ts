@@ -27,6 +27,7 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { DiagnosticListener } from '../core/diagnostics.js';
+import { describeValue } from '../core/plain.js';
 import { RuntimeError, type AgentRef, type AgentSystem, type DocumentSkillRegistry } from '../index.js';
 import { DISCLOSURE_PROMPT, DISCLOSURE_PROMPT_INFO, disclosurePrompt, listSkillResources, readSkillUri, SKILL_RESOURCE_TEMPLATE } from './documents.js';
 import { servedToolCall } from './mcp-spans.js';
@@ -62,12 +63,15 @@ export interface McpServerOptions {
 }
 
 function isAgentRef(target: McpTarget): target is AgentRef<object> {
-  return typeof (target as Partial<AgentRef<object>>).callTool === 'function';
+  return typeof (target as Partial<AgentRef<object>> | undefined)?.callTool === 'function';
 }
 
 /** The agent a target names; throws `unknown_agent` when a system has no such agent. */
 export function resolveTarget(target: McpTarget): AgentRef<object> {
   if (isAgentRef(target)) return target;
+  if (typeof (target as Partial<{ system: AgentSystem }> | undefined)?.system?.get !== 'function' || typeof target.id !== 'string') {
+    throw new RuntimeError({ code: 'invalid_options', message: `MCP serves a running agent: give its ref (what system.spawn returns) or { system, id }, got ${describeValue(target)}`, subject: 'target', details: { option: 'target', value: describeValue(target) } });
+  }
   const ref = target.system.get(target.id);
   if (!ref) throw new RuntimeError({ code: 'unknown_agent', message: `no agent '${target.id}' to serve over MCP; running agents: ${target.system.list().map((agent) => agent.id).join(', ') || '(none)'}`, subject: target.id });
   return ref;

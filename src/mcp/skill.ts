@@ -28,6 +28,7 @@ import { assign, fromCallback, fromPromise, setup } from 'xstate';
 import { z } from 'zod';
 import { childSystemId } from '../../machines/skill-lifecycle.js';
 import { DefinitionError, defineAction, defineSkill, fail, result, RuntimeError, type AnyAction, type AnySkill, type RestartPolicy } from '../index.js';
+import { describeValue } from '../core/plain.js';
 import type { FunctionTool, JsonSchema } from '../core/function-tool.js';
 import { ACTION_NAME } from '../core/action.js';
 import { DEFAULT_LIMITS, describeAddress, McpConnection, McpFailure, type ConnectionLimits, type McpServerAddress } from './connection.js';
@@ -143,6 +144,9 @@ function toolError(tool: string, result: { content?: unknown; _meta?: Record<str
  * server cannot be reached.
  */
 export async function mcpSkill(options: McpSkillOptions): Promise<AnySkill> {
+  if (typeof options?.name !== 'string' || options.name === '') {
+    throw new DefinitionError({ code: 'invalid_skill', message: `mcpSkill needs a 'name', the name of the skill the server's tools become, got ${options?.name === '' ? '""' : describeValue(options?.name)}`, subject: 'name' });
+  }
   const address = addressOf(options);
   const limits: ConnectionLimits = {
     connectTimeout: options.connectTimeout ?? DEFAULT_LIMITS.connectTimeout,

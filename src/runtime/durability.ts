@@ -39,12 +39,23 @@ interface HeldAnswer {
 /** What a failed write needs from the system. */
 export interface DurabilityHost {
   report(agentId: string | undefined, error: ErrorInfo): void;
-  /** A write of these agents failed: bring each back to its last durable state. */
-  reverted(agentIds: readonly string[]): void;
+  /** A write of these agents failed (`why` says how): bring each back to its last durable state. */
+  reverted(agentIds: readonly string[], why: string): void;
 }
+
+/**
+ * The stores a running system writes to. A store has one writer: a second system on the same
+ * store object would restore the same agents and write over the first's rows.
+ */
+const storesInUse = new WeakSet<DurableStore>();
 
 /** The durable side of one system: its store, its mode, what changed since the last write. */
 export class Durability {
+  /** True while a system that has not shut down writes to `store`. */
+  static inUse(store: DurableStore): boolean {
+    return storesInUse.has(store);
+  }
+
   private dirty = new Map<string, SnapshotSource>();
   private deleted = new Set<string>();
   private held: HeldAnswer[] = [];
@@ -60,7 +71,9 @@ export class Durability {
     readonly mode: DurabilityMode,
     private readonly intervalMs: number,
     private readonly host: DurabilityHost,
-  ) {}
+  ) {
+    storesInUse.add(store);
+  }
 
   /** The agent changed (a step, a lifecycle, a spawn, a restore): it is written with the next batch. */
   changed(source: SnapshotSource): void {
@@ -158,6 +171,8 @@ export class Durability {
         this.host.report(source.id, failure.toInfo());
       }
     }
+    // What runs is what is stored: an agent left holding such state would fail every step after.
+    if (failed.size > 0) this.host.reverted([...failed.keys()], 'its state could not be written (JSON cannot hold it)');
     const done = () => {
       for (const answer of held) answer.settle(failed.get(answer.agentId));
     };
@@ -176,7 +191,7 @@ export class Durability {
         return false;
       });
       for (const snapshot of snapshots) this.dirty.delete(snapshot.id);
-      this.host.reverted(snapshots.map((snapshot) => snapshot.id));
+      this.host.reverted(snapshots.map((snapshot) => snapshot.id), 'its last write failed');
     };
     if (snapshots.length === 0 && deletes.length === 0) {
       done();
@@ -210,6 +225,11 @@ export class Durability {
     return this.writing;
   }
 
+  /** Gives the store back at once, for a system that could not start (`close` still closes it). */
+  release(): void {
+    storesInUse.delete(this.store);
+  }
+
   /** Writes what is left and closes the store. */
   async close(): Promise<void> {
     if (this.closed) return;
@@ -218,6 +238,7 @@ export class Durability {
     } finally {
       this.closed = true;
       this.unschedule();
+      storesInUse.delete(this.store);
       this.store.close();
     }
   }

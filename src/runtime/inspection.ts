@@ -22,6 +22,7 @@ import { RuntimeError } from '../core/runtime-error.js';
 import { closeFlushed, Outbox, type InspectorStopped } from './inspector-outbox.js';
 import { CHAT_DELTA, refusal, STEER_ANSWER, STEER_COMMAND, STEERING_OPS, type SteerAnswer, type SteerCommandMessage } from '../viewer/steering.js';
 import { carryOut } from './steering.js';
+import { unknownOption } from '../core/options.js';
 import type { AgentSystem } from './system.js';
 
 export type { InspectorStopped } from './inspector-outbox.js';
@@ -70,6 +71,8 @@ export interface InspectorOptions {
   interactive?: boolean;
 }
 
+
+const INSPECTOR_OPTIONS = { port: true, host: true, viewer: true, open: true, redact: true, connect: true, history: true, label: true, interactive: true } as const satisfies Record<keyof InspectorOptions, true>;
 
 /** A running inspector started by `startInspector`: its URL, the XState `inspect` option, `attach(system)` (the system the studio describes and, with `interactive: true`, steers), and `stop()`. */
 export interface InspectorHandle {
@@ -180,6 +183,12 @@ function labelOf(option: unknown): string {
  * const system = createAgentSystem({ inspect: inspector.inspect });
  */
 export async function startInspector(options: InspectorOptions = {}): Promise<InspectorHandle> {
+  // A misspelled `redact` would otherwise stream every state and payload as it is.
+  const unknown = unknownOption('startInspector', options, INSPECTOR_OPTIONS);
+  if (unknown) throw new RuntimeError(unknown);
+  if (options.port !== undefined && !(Number.isInteger(options.port) && options.port >= 0 && options.port <= 65535)) {
+    throw new RuntimeError(errorInfo('invalid_config', `startInspector: port must be a whole number from 0 (any free port) to 65535, not ${JSON.stringify(options.port)}`, { subject: 'port' }));
+  }
   const redact = redactorOf(options.redact);
   if (options.viewer !== undefined && options.viewer !== 'local' && options.viewer !== 'stately') {
     throw new RuntimeError(errorInfo('invalid_config', `startInspector: viewer must be 'local' or 'stately', not ${JSON.stringify(options.viewer)}`, { subject: 'viewer' }));

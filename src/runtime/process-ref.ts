@@ -18,7 +18,7 @@ import type { AgentProcess } from './agent-process.js';
 import type { AgentRef, AgentStatus, AgentView, CallOptions, MountReport } from './agent-ref.js';
 import type { ProcessHost } from './process-host.js';
 import { RuntimeError } from '../core/runtime-error.js';
-import { unknownOption } from './options.js';
+import { unknownOption } from '../core/options.js';
 import { takeSnapshot, type AgentSnapshot } from './persistence.js';
 
 const toolsets = new WeakMap<object, { plain?: Toolset; strict?: Toolset }>();

@@ -15,9 +15,9 @@
  * beside the first. The lock dies with the process that holds it. The schema carries a version
  * (`PRAGMA user_version`); an older one is migrated on open, a newer one is refused.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { errorInfo } from '../core/errors.js';
 import { RuntimeError } from '../core/runtime-error.js';
@@ -192,6 +192,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   } catch (error) {
     throw storeFailed(path, 'open_failed', `cannot open the database ${path}: ${(error as Error).message}`);
   }
+  // The driver's own words for a folder are a bare error number.
+  if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
+    throw storeFailed(path, 'open_failed', `cannot open the database ${path}: it is a folder; give the path of a database file, such as ${join(path, 'agents.db')}`);
+  }
   const flag = new Int32Array(new SharedArrayBuffer(4));
   const { port1, port2 } = new MessageChannel();
   const worker = new Worker(WORKER_SOURCE, {
@@ -232,7 +236,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     return receiveMessageOnPort(port1)!.message as { value?: unknown; error?: WorkerError };
   };
   const usable = () => {
-    if (closed) throw storeFailed(path, 'write_failed', `the database ${path} is closed`);
+    if (closed) throw storeFailed(path, 'write_failed', `the database ${path} is closed (its system shut down, or the store was closed); open it again with createSqliteStore({ path })`);
   };
 
   const opened = request({ type: 'open' });
@@ -244,6 +248,9 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     }
     if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
       throw storeFailed(path, 'locked', `the database ${path} is open for writing by another system (one writer at a time); close that system first`);
+    }
+    if (code === 'SQLITE_NOTADB') {
+      throw storeFailed(path, 'open_failed', `cannot open the database ${path}: the file is not an SQLite database (${message}); give another path, or move the file aside to start an empty store there`);
     }
     throw storeFailed(path, 'open_failed', `cannot open the database ${path}: ${message}`);
   }

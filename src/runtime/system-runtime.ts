@@ -29,7 +29,7 @@ import { Broadcaster } from './broadcast.js';
 import { listenPatterns, PatternIndex, registeredNames } from './pattern-index.js';
 import { effectHandlers, interpretEffect, type EffectHost } from './effects.js';
 import { RuntimeError } from '../core/runtime-error.js';
-import { unknownOption } from './options.js';
+import { unknownOption } from '../core/options.js';
 import { Durability, type DurabilityMode } from './durability.js';
 import { mountedSkillNames, orderParentsFirst, persistAll, readSnapshot, restoreParentsFirst, waitingForSkills, type AgentSnapshot, type DurableStore, type RestoreHost, type RestorePlan, type SnapshotSource } from './persistence.js';
 import type { ProcessHost } from './process-host.js';
@@ -462,7 +462,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
    * A write of these agents failed: each is brought back to its last durable state (restored from
    * the store again, or stopped when it never was written), so what runs is what is stored.
    */
-  reverted(agentIds: readonly string[]): void {
+  reverted(agentIds: readonly string[], why: string): void {
     const durability = this.durability;
     if (!durability) return;
     const stored = new Map<string, unknown>();
@@ -472,7 +472,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
       for (const id of agentIds) {
         const process = this.agents.get(id);
         if (!process) continue;
-        this.stopTree(process, 'its last write failed; restored to its last durable state', false);
+        this.stopTree(process, `${why}; restored to its last durable state`, false);
       }
       // A passivated agent wakes from the store: already its last durable state.
       const back = orderParentsFirst(agentIds.flatMap((id) => (stored.has(id) && !this.isRunning(id) ? [stored.get(id) as AgentSnapshot] : [])));
@@ -918,13 +918,16 @@ function durabilityOf(options: RuntimeOptions, host: SystemRuntime): Durability 
   if (typeof store?.commit !== 'function' || typeof store.loadAll !== 'function' || typeof store.close !== 'function') {
     throw new DefinitionError({ code: 'invalid_options', subject: 'store', message: 'store must be a durable store, such as createSqliteStore({ path }) makes (with commit, loadAll and close)', details: { option: 'store', value: describeValue(store) } });
   }
+  if (Durability.inUse(store)) {
+    throw new DefinitionError({ code: 'invalid_options', subject: 'store', message: 'store is the store of another system that has not shut down (one system per store: both would run the same agents and write over each other); give this system a store of its own, or shut the other down and open the file again with createSqliteStore({ path })', details: { option: 'store', value: describeValue(store) } });
+  }
   const mode = options.durability ?? 'step';
   if (mode !== 'step' && mode !== 'interval' && mode !== 'manual') {
-    throw new DefinitionError({ code: 'invalid_options', subject: 'durability', message: `durability must be 'step', 'interval' or 'manual', got ${describeValue(mode)}`, details: { option: 'durability', value: mode } });
+    throw new DefinitionError({ code: 'invalid_options', subject: 'durability', message: `durability must be 'step', 'interval' or 'manual', got ${typeof mode === 'string' ? `'${mode}'` : describeValue(mode)}`, details: { option: 'durability', value: mode } });
   }
   const intervalMs = options.intervalMs ?? 100;
   if (typeof intervalMs !== 'number' || !(intervalMs >= 0) || !Number.isFinite(intervalMs)) {
-    throw new DefinitionError({ code: 'invalid_options', subject: 'intervalMs', message: `intervalMs must be a number of milliseconds, 0 or more, got ${describeValue(intervalMs)}`, details: { option: 'intervalMs', value: intervalMs } });
+    throw new DefinitionError({ code: 'invalid_options', subject: 'intervalMs', message: `intervalMs must be a number of milliseconds, 0 or more, got ${typeof intervalMs === 'number' ? intervalMs : describeValue(intervalMs)}`, details: { option: 'intervalMs', value: intervalMs } });
   }
   return new Durability(store, mode, intervalMs, host);
 }

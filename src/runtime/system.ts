@@ -121,7 +121,16 @@ export function createRuntimeSystem(options: RuntimeOptions, extensions: readonl
     return ref;
   };
   // A durable system starts with the agents of its store, turns in flight resumed.
-  for (const ref of runtime.openStored((late) => restored(late as AgentRef))) restored(ref as AgentRef);
+  let stored: AgentRef<object>[];
+  try {
+    stored = runtime.openStored((late) => restored(late as AgentRef));
+  } catch (error) {
+    // A store that cannot be read: the system never starts, and gives its store back.
+    runtime.durability?.release();
+    void runtime.shutdown();
+    throw error;
+  }
+  for (const ref of stored) restored(ref as AgentRef);
   const system: AgentSystem = {
     spawn: (definition, spawnOptions) => runtime.spawn(definition, spawnOptions),
     get: (id) => runtime.refOf(id) as AgentRef | undefined,

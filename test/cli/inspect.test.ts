@@ -262,4 +262,18 @@ describe('skillstate trace view', () => {
     expect(noFile.status).toBe(2);
     expect(noFile.stderr).toContain('name the trace file');
   });
+
+  it('says so when the file is missing or a folder, as a usage mistake', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'skillstate-trace-none-'));
+    try {
+      const missing = spawnSync(process.execPath, [BIN, 'trace', 'view', join(dir, 'trace.jsonl')], { encoding: 'utf8' });
+      expect(missing.status).toBe(2);
+      expect(missing.stderr).toContain(`no file ${join(dir, 'trace.jsonl')}: name a trace written by createAgentSystem`);
+      const folder = spawnSync(process.execPath, [BIN, 'trace', 'view', dir], { encoding: 'utf8' });
+      expect(folder.status).toBe(2);
+      expect(folder.stderr).toContain(`${dir} is not a file`);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });

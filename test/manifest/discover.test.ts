@@ -32,6 +32,15 @@ describe('discoverSkills', () => {
     expect(registry.entry('gamma')).toMatchObject({ source: 'extra', rootPath: path.join(root, 'group', 'gamma'), description: 'The gamma skill. It does gamma things.', briefDescription: 'The gamma skill. It does gamma things.' });
   });
 
+  it('refuses sources that would scan nothing without a word, naming the key', async () => {
+    const root = await tree({ 'alpha/SKILL.md': simpleSkill('alpha') });
+    await expect(discoverSkills({ paths: [root] } as never)).rejects.toMatchObject({ code: 'invalid_options', subject: 'paths', message: expect.stringContaining('project, user, bundled, extra, examples') });
+    await expect(discoverSkills({ extra: root } as never)).rejects.toMatchObject({ code: 'invalid_options', subject: 'extra', message: expect.stringContaining(`extra: [${JSON.stringify(root)}]`) });
+    await expect(discoverSkills({ bundled: 5 } as never)).rejects.toMatchObject({ code: 'invalid_options', subject: 'bundled' });
+    await expect(discoverSkills(null as never)).rejects.toMatchObject({ code: 'invalid_options', subject: 'sources' });
+    expect((await discoverSkills({ extra: [root] })).names()).toEqual(['alpha']);
+  });
+
   it('does not read bodies at discovery', async () => {
     const body = `# Big\n\n${'lorem ipsum '.repeat(20_000)}\n`; // ~240 KB
     const root = await tree({ 'big/SKILL.md': simpleSkill('big', '', body) });

@@ -57,6 +57,19 @@ describe('load_skill', () => {
     expect(failed.agent).toBe(agent);
   });
 
+  it('a name whose folder was skipped says why, to the model and to a program asking the registry', async () => {
+    const { root, agent, registry } = await setup({ 'broken/SKILL.md': '---\nname: [unclosed\n---\nbody\n' });
+    const failed = await cmd(agent, { action: 'load_skill', params: { name: 'broken' } });
+    const result = failed.results[0]!;
+    expect(result).toMatchObject({ ok: false, error: { details: { reason: 'unknown_skill' } } });
+    expect(!result.ok && result.error.message).toContain(`no skill named 'broken' (${path.join(root, 'broken')} skipped: `);
+    expect(!result.ok && result.error.message).toContain('Invalid YAML');
+    await expect(registry.content('broken')).rejects.toMatchObject({ code: 'skill_not_found', message: expect.stringContaining('Invalid YAML') });
+    // A name no folder has is answered as before.
+    const nope = await cmd(agent, { action: 'load_skill', params: { name: 'nope' } });
+    expect(!nope.results[0]!.ok && nope.results[0]!.error.message).toContain("no skill named 'nope'; available skills:");
+  });
+
   it('a broken toolset fails with toolset_failed and mounts nothing', async () => {
     const { agent } = await setup({ 'broken/SKILL.md': simpleSkill('broken', 'toolsets: ["toolsets/missing:Tools"]') });
     const failed = await cmd(agent, { action: 'load_skill', params: { name: 'broken' } });

@@ -102,6 +102,19 @@ describe('serveMcp over HTTP', () => {
     await expect(serveMcp({ system, id: 'nobody' }, { transport: 'http' })).rejects.toMatchObject({ code: 'unknown_agent', message: expect.stringContaining('running agents: calc') });
   });
 
+  it('refuses options it cannot use, naming each, before it listens: a misspelled token would serve the agent to anyone', async () => {
+    const system = createAgentSystem();
+    onCleanup(() => system.shutdown());
+    const agent = system.spawn(defineAgent({ name: 'calc', skills: [counter] }), { id: 'calc' });
+    await expect(serveMcp(agent, { transport: 'http', tokn: 'sesame' } as HttpServeOptions)).rejects.toMatchObject({ code: 'invalid_options', subject: 'tokn', details: { suggestion: 'token' } });
+    await expect(serveMcp(agent, { transport: 'stdio', port: 3000 } as never)).rejects.toMatchObject({ code: 'invalid_options', subject: 'port' });
+    await expect(serveMcp(agent, { transport: 'carrier-pigeon' } as never)).rejects.toMatchObject({ code: 'invalid_options', subject: 'transport', message: expect.stringContaining("'carrier-pigeon'") });
+    await expect(serveMcp(agent, { transport: 'http', port: 99_999 })).rejects.toMatchObject({ code: 'invalid_options', subject: 'port', message: expect.stringContaining('got 99999') });
+    await expect(serveMcp(undefined as never, { transport: 'http' })).rejects.toMatchObject({ code: 'invalid_options', subject: 'target' });
+    // The agent was never served and still answers.
+    expect(await agent.callTool('increment', {})).toEqual({ count: 1 });
+  });
+
   it('close() ends the sessions and the listener; the agent keeps running', async () => {
     const { agent, endpoint } = await served();
     const { client } = await connect(endpoint.url!);

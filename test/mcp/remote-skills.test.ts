@@ -260,4 +260,10 @@ describe('mountMcpSkills refuses', () => {
   it('a label that cannot prefix a skill name', async () => {
     await expect(mountMcpSkills(createDocumentSkillRegistry(), { name: 'my server', command: process.execPath })).rejects.toMatchObject({ code: 'invalid_config' });
   });
+
+  it('anything but a registry, before it connects to the server', async () => {
+    // The server's address is never tried: a registry is checked first, whatever the server does.
+    const spawned = mountMcpSkills(undefined as never, { name: 'team', command: 'skillstate-no-such-command' });
+    await expect(spawned).rejects.toMatchObject({ code: 'invalid_options', subject: 'registry', message: expect.stringContaining('createDocumentSkillRegistry()') });
+  });
 });

@@ -126,6 +126,8 @@ describe('mcpSkill', () => {
     expect(await ref.callTool('echo', { message: 'still here' })).toContain('still here');
     expect(connection(ref, 'everything')?.context.pid).toBe(pid);
 
+    // A name is checked before the server is: the command here would be started otherwise.
+    await expect(mcpSkill({ command: 'skillstate-no-such-command' } as McpSkillOptions)).rejects.toMatchObject({ code: 'invalid_skill', subject: 'name', message: expect.stringContaining("mcpSkill needs a 'name'") });
     await expect(mcpSkill({ name: 'nowhere' } as McpSkillOptions)).rejects.toMatchObject({ code: 'invalid_skill', message: "mcpSkill 'nowhere' needs a command (stdio) or a url (HTTP)" });
     await expect(mcpSkill({ name: 'missing', command: 'skillstate-no-such-command' })).rejects.toMatchObject({ code: 'mcp_unreachable', message: expect.stringContaining("mcpSkill 'missing'") });
     await expect(mcpSkill({ name: 'exits', command: process.execPath, args: ['-e', "console.error('boom: missing config'); process.exit(3)"] })).rejects.toMatchObject({

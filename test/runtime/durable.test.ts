@@ -1,7 +1,7 @@
 /** Durable systems on an SQLite file: steps written before they are answered, agents back when the system opens again. */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'libsql';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSqliteStore, RuntimeError, type AgentSystem, type AgentSystemOptions, type DurableStore, type ErrorInfo, type StoreBatch } from '../../src/index.js';
@@ -144,6 +144,38 @@ describe("'step' durability", () => {
     expect(b.status).toBe('fulfilled');
     expect((await store.load('n1'))?.agent.state).toEqual({ notebook: { items: ['x'] } });
   });
+
+  it('brings an agent whose state cannot be stored back to its last written state: it fails that step only, and answers the next from what is stored', async () => {
+    const bag = z.object({ value: z.any().optional(), count: z.number().default(0) });
+    const Counting = defineAgent({
+      name: 'counting_bag',
+      skills: [
+        defineSkill({
+          name: 'bag',
+          schema: bag,
+          actions: [
+            defineAction({ name: 'put', description: 'Put a Map', input: z.object({}), run: () => result(null, { state: { value: new Map() } }) }),
+            defineAction({ name: 'count', description: 'Count one', input: z.object({}), state: bag, run: (_params, { skillState }) => result(skillState.count + 1, { state: { count: skillState.count + 1 } }) }),
+          ],
+          routes: [
+            { path: 'bag.put', target: { action: 'put' } },
+            { path: 'bag.count', target: { action: 'count' } },
+          ],
+        }),
+      ],
+    });
+    const path = await databaseFile();
+    const store = createSqliteStore({ path });
+    const system = open(store, { definitions: [Counting] });
+    const agent = system.spawn(Counting, { id: 'b1' });
+    expect(await agent.call('bag.count')).toBe(1);
+    await expect(agent.call('bag.put')).rejects.toMatchObject({ code: 'invalid_state' });
+    // What runs is what is stored: the Map is gone, and the next steps succeed and are written.
+    const back = system.get('b1')!;
+    expect(back.getSnapshot().state).toEqual({ bag: { count: 1 } });
+    expect(await back.call('bag.count')).toBe(2);
+    expect((await store.load('b1'))?.agent.state).toEqual({ bag: { count: 2 } });
+  });
 });
 
 describe('opening a system on a database', () => {
@@ -233,6 +265,24 @@ describe('the database', () => {
     expect(error.message).toContain('version 99');
   });
 
+  it('refuses a folder as the database, naming a file to give instead', async () => {
+    const folder = dirname(await databaseFile());
+    const error = thrown(() => createSqliteStore({ path: folder })) as RuntimeError;
+    expect(error.toInfo()).toMatchObject({ code: 'store_failed', details: { reason: 'open_failed', path: folder } });
+    expect(error.message).toContain(`${folder}: it is a folder`);
+    expect(error.message).toContain(join(folder, 'agents.db'));
+  });
+
+  it('refuses a file that is not an SQLite database, saying so, and leaves it as it was', async () => {
+    const path = await databaseFile();
+    await writeFile(path, 'notes, not a database\n'.repeat(100));
+    const error = thrown(() => createSqliteStore({ path })) as RuntimeError;
+    expect(error.toInfo()).toMatchObject({ code: 'store_failed', details: { reason: 'open_failed', path } });
+    expect(error.message).toContain('is not an SQLite database');
+    expect(error.message).toContain('move the file aside');
+    expect(await readFile(path, 'utf8')).toBe('notes, not a database\n'.repeat(100));
+  });
+
   it("in 'manual' durability writes nothing until flush", async () => {
     const path = await databaseFile();
     const store = createSqliteStore({ path });
@@ -255,9 +305,31 @@ describe('the database', () => {
     expect((await store.load('n1'))?.agent.state).toEqual({ notebook: { items: ['a'] } });
   });
 
-  it('refuses durability options that cannot work', async () => {
+  it('refuses a store object a running system already writes to, and takes it again once that system has shut down', async () => {
+    const path = await databaseFile();
+    const store = createSqliteStore({ path });
+    const first = open(store);
+    await first.spawn(NotesAgent, { id: 'n1' }).call(createSignal('notes.add_now', { item: 'a' }));
+    const error = thrown(() => quietSystem({ definitions: [NotesAgent], store }));
+    expect(error).toMatchObject({ code: 'invalid_options', subject: 'store' });
+    expect((error as Error).message).toContain('another system that has not shut down');
+    // The first system still serves and writes.
+    expect(await first.get('n1')!.call(createSignal('notes.add_now', { item: 'b' }))).toBeDefined();
+    await close(first);
+    // Shutting down closed it: reusing the object says how to open the file again.
+    const reused = thrown(() => quietSystem({ definitions: [NotesAgent], store }));
+    expect(reused).toMatchObject({ code: 'store_failed', details: { reason: 'write_failed', path } });
+    expect((reused as Error).message).toContain('open it again with createSqliteStore');
+    // The system that could not start holds nothing: the same mistake gets the same answer.
+    expect(thrown(() => quietSystem({ definitions: [NotesAgent], store }))).toMatchObject({ code: 'store_failed' });
+    const again = open(createSqliteStore({ path }));
+    expect((again.get('n1')!.getSnapshot().state as { notebook: { items: string[] } }).notebook.items).toEqual(['a', 'b']);
+  });
+
+  it('refuses durability options that cannot work, showing the value', async () => {
     const store = createSqliteStore({ path: await databaseFile() });
-    expect(thrown(() => quietSystem({ store, durability: 'sometimes' as never }))).toMatchObject({ code: 'invalid_options', subject: 'durability' });
+    expect(thrown(() => quietSystem({ store, durability: 'sometimes' as never }))).toMatchObject({ code: 'invalid_options', subject: 'durability', message: expect.stringContaining("got 'sometimes'") });
+    expect(thrown(() => quietSystem({ store, durability: 'interval', intervalMs: -5 }))).toMatchObject({ code: 'invalid_options', subject: 'intervalMs', message: expect.stringContaining('got -5') });
     expect(thrown(() => quietSystem({ store: {} as never }))).toMatchObject({ code: 'invalid_options', subject: 'store' });
     store.close();
   });

@@ -164,9 +164,14 @@ describe('redaction', () => {
     expect(written.join('')).toMatch(/redact function threw/);
   });
 
-  it('refuses a redact option that is neither a flag nor a function, an unknown viewer and a connect that is no URL', async () => {
+  it('refuses a redact option that is neither a flag nor a function, an unknown viewer, a connect that is no URL and a port no socket takes', async () => {
     await expect(startInspector({ redact: 'yes' as unknown as boolean })).rejects.toMatchObject({ code: 'invalid_config', subject: 'redact' });
     await expect(startInspector({ viewer: 'remote' as 'local' })).rejects.toMatchObject({ code: 'invalid_config', subject: 'viewer' });
     await expect(startInspector({ connect: 'not a url' })).rejects.toMatchObject({ code: 'invalid_config', subject: 'connect' });
+    await expect(startInspector({ port: -3 })).rejects.toMatchObject({ code: 'invalid_config', subject: 'port', message: expect.stringContaining('not -3') });
+  });
+
+  it('refuses an option it does not take, naming the one meant: a misspelled redact would stream secrets', async () => {
+    await expect(startInspector({ redcat: true } as InspectorOptions)).rejects.toMatchObject({ code: 'invalid_options', subject: 'redcat', details: { suggestion: 'redact' } });
   });
 });

@@ -12,10 +12,20 @@ import { UsageError, type Command } from '../io.js';
 import { parseTrace, TraceError, traceToMessages } from '../trace-replay.js';
 import { portOf, serveUntilInterrupted, SERVER_HELP, SERVER_OPTIONS } from './inspect.js';
 
-/** `skillstate trace view`. */
 /** The largest trace `trace view` reads: it holds the whole file, and its messages, in memory. */
 const MAX_TRACE_BYTES = 256 * 1024 * 1024;
 
+/** The size of the trace file, or a usage error saying what `file` is instead of one. */
+async function traceSize(file: string): Promise<number> {
+  const found = await stat(file).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') throw new UsageError(`no file ${file}: name a trace written by createAgentSystem({ trace: 'trace.jsonl' })`);
+    throw error;
+  });
+  if (!found.isFile()) throw new UsageError(`${file} is not a file: name a trace written by createAgentSystem({ trace: 'trace.jsonl' })`);
+  return found.size;
+}
+
+/** `skillstate trace view`. */
 export const traceCommand: Command = {
   name: 'trace',
   help: `Usage: skillstate trace view <trace.jsonl> [--port N] [--host H]
@@ -35,7 +45,7 @@ ${SERVER_HELP}`,
     if (action !== 'view') throw new UsageError(action === undefined ? 'say what to do: trace view <trace.jsonl>' : `unknown action '${action}' (only 'view')`);
     if (file === undefined) throw new UsageError('name the trace file: trace view <trace.jsonl>');
     if (extra.length) throw new UsageError(`one trace file at a time (also given: ${extra.join(' ')})`);
-    const size = (await stat(file)).size;
+    const size = await traceSize(file);
     if (size > MAX_TRACE_BYTES) {
       throw new TraceError({ code: 'invalid_trace', message: `${file} is ${size} bytes; trace view reads traces of up to ${MAX_TRACE_BYTES} bytes (keep the part you need, e.g. with tail -n)`, subject: file });
     }

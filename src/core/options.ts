@@ -4,7 +4,7 @@
  *
  * Pure: no I/O, no XState.
  */
-import { errorInfo, type ErrorInfo } from '../core/errors.js';
+import { errorInfo, type ErrorInfo } from './errors.js';
 
 /**
  * The first key of `options` that is not one of `known`, as an `invalid_options` error naming it
