@@ -19,7 +19,7 @@ import type { Catalog } from '../core/catalog.js';
 import { DefinitionError } from '../core/errors.js';
 import { describeValue, isPlainObject } from '../core/plain.js';
 import type { AgentProcess } from './agent-process.js';
-import { unknownOption } from './options.js';
+import { unknownOption } from '../core/options.js';
 import type { ProcessRef } from './process-ref.js';
 import { clearTimer, setTimer, type Timer } from './timers.js';
 
