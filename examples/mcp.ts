@@ -12,7 +12,9 @@ const BIN = fileURLToPath(new URL('../bin/skillstate.js', import.meta.url));
 const HELLO = fileURLToPath(new URL('../skills/hello-extended', import.meta.url));
 
 export async function mcpTour(log: (line: string) => void = console.log): Promise<void> {
-  const system = createAgentSystem();
+  // Calls get 30 s (not the default 5): the stdio server of step 3 runs from TypeScript sources,
+  // and its first load_skill compiles the skill's toolset, which a busy machine takes a while to do.
+  const system = createAgentSystem({ callTimeout: 30_000 });
   try {
     // 1. Serve an agent: its tools become MCP tools, on 127.0.0.1, a port the system picks, a bearer token.
     const counting = system.spawn(defineAgent({ name: 'counting', skills: [counter] }), { id: 'counting' });

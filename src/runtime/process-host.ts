@@ -9,8 +9,6 @@ import type { Effect } from '../core/effects.js';
 import type { ErrorInfo } from '../core/errors.js';
 import type { AnySkill } from '../core/skill.js';
 import type { RuntimeError } from '../core/runtime-error.js';
-import type { AgentProcess } from './agent-process.js';
-import type { AgentRef } from './agent-ref.js';
 import type { SnapshotSource } from './persistence.js';
 import type { Tracer } from './trace.js';
 
@@ -52,10 +50,4 @@ export interface ProcessHost {
   stopAgent(id: string, reason: string): Promise<void>;
   /** Idle sweeps the system has made (0 without passivation): a process records it at each step. */
   readonly sweeps: number;
-  /**
-   * Brings the passivated agent behind `ref` back from the store, under the same ref, and returns
-   * its process. Throws `agent_stopped` for a ref that reaches no agent, and the error that kept
-   * it from waking (its row gone, its definition unknown) naming the agent.
-   */
-  wake(ref: AgentRef<object>): AgentProcess<object>;
 }

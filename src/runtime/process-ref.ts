@@ -16,7 +16,6 @@ import { agentToolset, type Toolset } from '../core/toolset.js';
 import type { AgentActor, AgentItemEvent } from '../../machines/agent.js';
 import type { AgentProcess } from './agent-process.js';
 import type { AgentRef, AgentStatus, AgentView, CallOptions, MountReport } from './agent-ref.js';
-import type { ProcessHost } from './process-host.js';
 import { RuntimeError } from '../core/runtime-error.js';
 import { unknownOption } from '../core/options.js';
 import { takeSnapshot, type AgentSnapshot } from './persistence.js';
@@ -56,6 +55,18 @@ function callTimeout(options: CallOptions, fallback: number): number | ErrorInfo
   });
 }
 
+/** What a ref needs from its system: the default call timeout, and waking its agent when passivated. */
+export interface RefHost {
+  /** Default `call` timeout in milliseconds. */
+  readonly callTimeout: number;
+  /**
+   * Brings the passivated agent behind `ref` back from the store, under the same ref, and returns
+   * its process. Throws `agent_stopped` for a ref that reaches no agent, and the error that kept
+   * it from waking (its row gone, its definition unknown) naming the agent.
+   */
+  wake(ref: AgentRef<object>): AgentProcess<object>;
+}
+
 /** A running agent, as users hold it. */
 export class ProcessRef<TState extends object = Record<string, unknown>> implements AgentRef<TState> {
   readonly id: string;
@@ -63,10 +74,10 @@ export class ProcessRef<TState extends object = Record<string, unknown>> impleme
   readonly parent: string | undefined;
   /** The agent's process; undefined while the agent is passivated. */
   private current: AgentProcess<TState> | undefined;
-  private readonly host: ProcessHost;
+  private readonly host: RefHost;
 
   /** The ref of `process`, or, with none, of an agent that starts passivated (opened from the store without waking). */
-  constructor(host: ProcessHost, id: string, definition: string, parent: string | undefined, process: AgentProcess<TState> | undefined) {
+  constructor(host: RefHost, id: string, definition: string, parent: string | undefined, process: AgentProcess<TState> | undefined) {
     this.id = id;
     this.definition = definition;
     this.parent = parent;
