@@ -5,7 +5,9 @@
  *
  * Idle time costs the hot path one field write: each finished step records the number of sweeps
  * made so far (`AgentProcess.lastActive`). One system-wide timer sweeps every `idleMs / 2`; an
- * agent whose last step is three sweeps old has been idle for at least `idleMs`. It is passivated
+ * agent whose last step is three sweeps old has been idle for at least `idleMs`. An `idleMs` too
+ * long for one interval of Node's timers (about 49 days) sweeps at the longest interval Node
+ * takes, and counts as many more sweeps. It is passivated
  * when it also rests: an empty mailbox and no step under way, no caller waiting for an answer, its
  * `mount` hooks done, no child agents, no skill child that cannot be stopped and started again
  * (`ChildSpec.stoppable`), no work an extension holds for it (a model turn in flight), no
@@ -21,7 +23,7 @@ import { describeValue, isPlainObject } from '../core/plain.js';
 import type { AgentProcess } from './agent-process.js';
 import { unknownOption } from './options.js';
 import type { ProcessRef } from './process-ref.js';
-import { clearTimer, setTimer, type Timer } from './timers.js';
+import { clearTimer, MAX_TIMER_DELAY, setTimer, type Timer } from './timers.js';
 
 /** The `passivate` option of `createAgentSystem`: when an idle agent is dropped from memory. */
 export interface PassivateOptions {
@@ -86,12 +88,20 @@ export class Passivation {
   /** The timer that wakes a passivated agent when its soonest scheduled signal is due. */
   private readonly timers = new Map<string, Timer>();
   private sweeper: ReturnType<typeof setInterval> | undefined;
+  /**
+   * Sweeps an agent's last step must be behind for it to have been idle `idleMs`: one more than
+   * the intervals `idleMs` spans, as the step may have come just before the next sweep.
+   */
+  private readonly idleSweeps: number;
 
   constructor(
     readonly idleMs: number,
     private readonly host: PassivationHost,
   ) {
-    this.sweeper = setInterval(() => this.sweep(), Math.max(1, idleMs / 2));
+    // Node runs an interval longer than it takes after 1 ms: a long idleMs sweeps more often instead.
+    const interval = Math.min(MAX_TIMER_DELAY, Math.max(1, idleMs / 2));
+    this.idleSweeps = Math.ceil(idleMs / interval) + 1;
+    this.sweeper = setInterval(() => this.sweep(), interval);
     this.sweeper.unref();
   }
 
@@ -103,7 +113,7 @@ export class Passivation {
     let waiting = false;
     let passivated = 0;
     for (const process of this.host.agents.values()) {
-      if (sweeps - process.lastActive < 3 || !this.rests(process, now)) continue;
+      if (sweeps - process.lastActive < this.idleSweeps || !this.rests(process, now)) continue;
       unwritten ??= this.host.unwritten();
       if (unwritten.has(process.id)) {
         waiting = true;

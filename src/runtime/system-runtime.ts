@@ -292,13 +292,10 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
 
   /** Snapshots of every running agent, parents first: a passivated one's as the store holds it. */
   persistAll(): AgentSnapshot[] {
-    const snapshots = persistAll([...this.agents.values()]);
-    if (!this.passivation?.refs.size) return snapshots;
-    for (const id of this.passivation.refs.keys()) {
-      const stored = this.durability!.store.read!(id);
-      if (stored !== undefined) snapshots.push(stored as AgentSnapshot);
-    }
-    return orderParentsFirst(snapshots);
+    const agents = [...this.agents.values()];
+    if (!this.passivation?.refs.size) return persistAll(agents);
+    const store = this.durability!.store;
+    return persistAll(agents, { ids: [...this.passivation.refs.keys()], read: (id) => store.read!(id) });
   }
 
   /** Refs of every agent: those in memory in spawn order, then the passivated ones. */

@@ -86,6 +86,21 @@ describe('passivate option', () => {
 });
 
 describe('passivation', () => {
+  it('keeps an agent for an idleMs longer than one interval of Node timers takes, as long as the others', async () => {
+    const t = traced();
+    // 60 days: half of it is past the longest interval Node's timers take (about 24.8 days).
+    const { system } = await open(t.trace, { passivate: { idleMs: 60 * 24 * 3_600_000 } });
+    const agent = system.spawn(NotesAgent, { id: 'n1' });
+    await agent.call(createSignal('notes.add_now', { item: 'milk' }));
+    // A clock: a system passivating after IDLE_MS, whose agent leaves memory long before 60 days.
+    const { system: clock } = await open(t.trace);
+    clock.spawn(NotesAgent, { id: 'marker' });
+    await t.next('passivate', 'marker');
+    expect(agent.status).toBe('idle');
+    expect(t.kinds('n1')).toEqual(['spawn']);
+  });
+
+
   it('drops an idle agent from memory and wakes it on use, with its state, under the same ref', async () => {
     const t = traced();
     const { system, store } = await open(t.trace);
@@ -296,6 +311,24 @@ describe('passivation', () => {
     expect(agent.status).toBe('passivated');
     gone.delete('n1');
     expect(itemsOf(agent)).toEqual([]);
+  });
+
+  it('refuses persistAll, naming the agent, when a passivated agent cannot be read back from the store', async () => {
+    const t = traced();
+    const store = createSqliteStore({ path: await databaseFile() });
+    const gone = new Set<string>();
+    const faulty: DurableStore = { ...store, read: (id) => (gone.has(id) ? undefined : store.read(id)), close: () => store.close() };
+    const system = systems.start({ definitions: [NotesAgent], store: faulty, trace: t.trace, passivate: { idleMs: IDLE_MS } });
+    system.spawn(NotesAgent, { id: 'n1' });
+    system.spawn(NotesAgent, { id: 'n2' });
+    await Promise.all([t.next('passivate', 'n1'), t.next('passivate', 'n2')]);
+    expect(system.persistAll().map((snapshot) => snapshot.id).sort()).toEqual(['n1', 'n2']);
+    gone.add('n1');
+    // Not a set silently missing n1: all or nothing, as for agents in memory.
+    const error = thrown(() => system.persistAll()) as RuntimeError;
+    expect(error).toBeInstanceOf(RuntimeError);
+    expect(error.toInfo()).toMatchObject({ code: 'invalid_state', details: { agents: ['n1'], errors: [{ code: 'unknown_agent', subject: 'n1' }] } });
+    expect(error.message).toContain('1 agent of 2');
   });
 
   it('leaves passivated agents in the store at shutdown: the next system restores them', async () => {
