@@ -39,6 +39,8 @@ interface HeldAnswer {
 /** What a failed write needs from the system. */
 export interface DurabilityHost {
   report(agentId: string | undefined, error: ErrorInfo): void;
+  /** These agents and their descendants: restoring an agent from the store restores its child agents with it. */
+  withDescendants(agentIds: readonly string[]): string[];
   /** A write of these agents failed: bring each back to its last durable state. */
   reverted(agentIds: readonly string[]): void;
 }
@@ -164,7 +166,9 @@ export class Durability {
     const fail = (error: unknown) => {
       const failure = error instanceof RuntimeError ? error : new RuntimeError(errorInfo('store_failed', `writing agents failed: ${String(error)}`, { details: { reason: 'write_failed', path: '' } }));
       this.host.report(undefined, failure.toInfo());
-      for (const snapshot of snapshots) failed.set(snapshot.id, new RuntimeError(failure.toInfo(), snapshot.id));
+      // Child agents go back with their parents, and so do the answers of their steps since.
+      const back = this.host.withDescendants(snapshots.map((snapshot) => snapshot.id));
+      for (const id of back) failed.set(id, new RuntimeError(failure.toInfo(), id));
       // The stops are written with the next batch.
       for (const id of deletes) if (!this.dirty.has(id)) this.deleted.add(id);
       // Steps these agents took since (gathered for the next batch) went back with them: their
@@ -175,8 +179,8 @@ export class Durability {
         answer.settle(error);
         return false;
       });
-      for (const snapshot of snapshots) this.dirty.delete(snapshot.id);
-      this.host.reverted(snapshots.map((snapshot) => snapshot.id));
+      for (const id of back) this.dirty.delete(id);
+      this.host.reverted(back);
     };
     if (snapshots.length === 0 && deletes.length === 0) {
       done();

@@ -455,6 +455,18 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     this.report(agentId, reworded(error, { message: `stored agent${agentId === undefined ? '' : ` '${agentId}'`} was not restored and is left in the store: ${error.message}` }));
   }
 
+  withDescendants(agentIds: readonly string[]): string[] {
+    const ids = new Set<string>();
+    const add = (id: string) => {
+      if (ids.has(id)) return;
+      ids.add(id);
+      // A passivated agent has no children.
+      for (const child of this.agents.get(id)?.childIds ?? []) add(child);
+    };
+    for (const id of agentIds) add(id);
+    return [...ids];
+  }
+
   /**
    * A write of these agents failed: each is brought back to its last durable state (restored from
    * the store again, or stopped when it never was written), so what runs is what is stored.
