@@ -85,8 +85,8 @@ export class Passivation {
   readonly refs = new Map<string, ProcessRef<object>>();
   /** Work an extension holds for an agent (a model turn in flight) keeps it in memory. */
   keeps: (agent: Agent<object>) => boolean = () => false;
-  /** The timer that wakes a passivated agent when its soonest scheduled signal is due. */
-  private readonly timers = new Map<string, Timer>();
+  /** The timer that wakes a passivated agent when its soonest scheduled signal is due, and that time. */
+  private readonly timers = new Map<string, { timer: Timer; due: number }>();
   private sweeper: ReturnType<typeof setInterval> | undefined;
   /**
    * Sweeps an agent's last step must be behind for it to have been idle `idleMs`: one more than
@@ -126,10 +126,11 @@ export class Passivation {
     return passivated;
   }
 
-  /** Keeps the ref of an agent now passivated; `due`: when its soonest scheduled signal falls due, which wakes it. */
+  /** Keeps the ref of an agent now passivated; `due`: when its soonest scheduled signal falls due, which wakes it (not once stopped). */
   adopt(ref: ProcessRef<object>, due: number | undefined): void {
+    this.forget(ref.id);
     this.refs.set(ref.id, ref);
-    if (due !== undefined) this.timers.set(ref.id, setTimer(() => this.host.wakeForTimer(ref.id), Math.max(0, due - Date.now())));
+    if (due !== undefined && this.sweeper !== undefined) this.timers.set(ref.id, { timer: setTimer(() => this.host.wakeForTimer(ref.id), Math.max(0, due - Date.now())), due });
   }
 
   /** Whether the agent has nothing to do and nothing that would be lost if it left memory now. */
@@ -155,20 +156,21 @@ export class Passivation {
     return childrenStoppable(catalogOf(agent)!) && !this.keeps(agent);
   }
 
-  /** The passivated agent `id` is in memory again (or gone): forgets its ref and its timer. */
-  forget(id: string): void {
+  /** The passivated agent `id` is in memory again (or gone): forgets its ref and its timer; returns when that timer was due. */
+  forget(id: string): number | undefined {
     this.refs.delete(id);
-    const timer = this.timers.get(id);
-    if (timer === undefined) return;
-    clearTimer(timer);
+    const armed = this.timers.get(id);
+    if (armed === undefined) return undefined;
+    clearTimer(armed.timer);
     this.timers.delete(id);
+    return armed.due;
   }
 
   /** Stops sweeping and cancels the timers; the passivated agents stay in the store. */
   stop(): void {
     if (this.sweeper !== undefined) clearInterval(this.sweeper);
     this.sweeper = undefined;
-    for (const timer of this.timers.values()) clearTimer(timer);
+    for (const { timer } of this.timers.values()) clearTimer(timer);
     this.timers.clear();
   }
 }

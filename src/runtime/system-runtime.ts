@@ -251,7 +251,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     if (snapshot === undefined) {
       throw new RuntimeError(errorInfo('unknown_agent', `agent '${id}' is passivated but its snapshot is no longer in the store; it cannot be woken`, { subject: id }), id);
     }
-    passivation.forget(id);
+    const due = passivation.forget(id);
     const opening = this.opening;
     // What wakes is what is stored: nothing to write.
     this.opening = true;
@@ -260,7 +260,8 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
       this.trace?.({ kind: 'wake', agent: id });
       return process;
     } catch (error) {
-      passivation.refs.set(id, ref as ProcessRef<object>);
+      // Still passivated, its scheduled signals with it.
+      passivation.adopt(ref as ProcessRef<object>, due);
       throw failed(error, 'invalid_snapshot');
     } finally {
       this.opening = opening;
@@ -268,12 +269,16 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
   }
 
   wakeForTimer(id: string): void {
-    const ref = this.passivation?.refs.get(id);
+    const passivation = this.passivation;
+    const ref = passivation?.refs.get(id);
     if (!ref) return;
     try {
       this.wake(ref);
     } catch (error) {
-      this.report(id, toErrorInfo(error, 'store_failed'));
+      const info = toErrorInfo(error, 'store_failed');
+      // Its scheduled signals are not dropped: the wake is tried again idleMs later, and said each time.
+      passivation!.adopt(ref, Date.now() + passivation!.idleMs);
+      this.report(id, reworded(info, { message: `${info.message}; its scheduled signals are due, and waking it is tried again in ${passivation!.idleMs} ms` }));
     }
   }
 

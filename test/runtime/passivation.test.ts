@@ -313,6 +313,53 @@ describe('passivation', () => {
     expect(itemsOf(agent)).toEqual([]);
   });
 
+  it('fires a scheduled signal whose wake failed once the store reads again, and says so meanwhile', async () => {
+    const t = traced();
+    const store = createSqliteStore({ path: await databaseFile() });
+    let unreadable = false;
+    const faulty: DurableStore = {
+      ...store,
+      read: (id) => {
+        if (unreadable) throw new RuntimeError({ code: 'store_failed', message: 'disk I/O error', details: { reason: 'open_failed', path: store.path } }, id);
+        return store.read(id);
+      },
+      close: () => store.close(),
+    };
+    let reported: (error: ErrorInfo) => void = () => {};
+    const system = systems.start({ definitions: [Reminder], store: faulty, trace: t.trace, passivate: { idleMs: IDLE_MS }, onUnhandledError: (error) => reported(error) });
+    const agent = system.spawn(Reminder, { id: 'r1' });
+    await agent.call(createSignal('later.set', { text: 'tea', inMs: 4 * IDLE_MS }));
+    await t.next('passivate', 'r1');
+    unreadable = true;
+    const error = await new Promise<ErrorInfo>((resolve) => (reported = resolve));
+    expect(error).toMatchObject({ code: 'store_failed', message: expect.stringContaining("agent 'r1' is passivated and could not be woken") });
+    expect(error.message).toContain('tried again');
+    unreadable = false;
+    while (agent.status === 'passivated' || firedOf(agent).length === 0) await t.next('step', 'r1');
+    expect(firedOf(agent)).toEqual(['tea']);
+    expect(t.records.filter((record) => record.kind === 'step' && record.subject === 'later.due')).toHaveLength(1);
+  });
+
+  it('keeps the scheduled signals of an agent whose wake by a call failed: they fire once it wakes', async () => {
+    const t = traced();
+    const store = createSqliteStore({ path: await databaseFile() });
+    let damaged = false;
+    // A row that reads as JSON but not as a snapshot this system can restore.
+    const faulty: DurableStore = { ...store, read: (id) => (damaged ? { ...store.read(id)!, definition: 'gone' } : store.read(id)), close: () => store.close() };
+    const system = systems.start({ definitions: [Reminder], store: faulty, trace: t.trace, passivate: { idleMs: IDLE_MS } });
+    const agent = system.spawn(Reminder, { id: 'r1' });
+    await agent.call(createSignal('later.set', { text: 'tea', inMs: 6 * IDLE_MS }));
+    await t.next('passivate', 'r1');
+    damaged = true;
+    await expect(agent.call('later.set')).rejects.toMatchObject({ code: 'invalid_snapshot', agentId: 'r1' });
+    expect(agent.status).toBe('passivated');
+    damaged = false;
+    // Nothing uses it (a look would wake it): its own timer does.
+    await t.next('step', 'r1');
+    expect(t.kinds('r1')).toEqual(['spawn', 'passivate', 'wake']);
+    expect(firedOf(agent)).toEqual(['tea']);
+  });
+
   it('refuses persistAll, naming the agent, when a passivated agent cannot be read back from the store', async () => {
     const t = traced();
     const store = createSqliteStore({ path: await databaseFile() });
