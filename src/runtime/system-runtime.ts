@@ -638,22 +638,21 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
 
   /** Stops an agent, its children first. */
   stopAgent(id: string, reason: string): Promise<void> {
-    let process: AgentProcess<object> | undefined;
-    try {
-      // A passivated agent wakes to stop: its skills' unmount hooks see its last state.
-      process = this.awake(id);
-    } catch (error) {
-      return Promise.reject(error);
+    let process = this.agents.get(id);
+    if (!process) {
+      if (!this.passivation?.refs.has(id)) return Promise.reject(new RuntimeError(errorInfo('unknown_agent', `no agent '${id}' is running`, { subject: id }), id));
+      // A passivated agent wakes to stop: its skills' unmount hooks see its last state. One that
+      // cannot be woken is dropped all the same (nothing else could remove it), and why is reported.
+      process = this.wokenToStop(id, true, `${reason}; it could not be woken to stop`);
     }
-    if (!process) return Promise.reject(new RuntimeError(errorInfo('unknown_agent', `no agent '${id}' is running`, { subject: id }), id));
-    this.stopTree(process, reason);
+    if (process) this.stopTree(process, reason);
     return Promise.resolve();
   }
 
   /** Stops an agent, its children first; `forget`: a durable system deletes them from its store. */
   private stopTree(process: AgentProcess<object>, reason: string, forget = true): void {
     for (const child of [...(process.childIds ?? [])]) {
-      const childProcess = this.childToStop(child, forget);
+      const childProcess = this.wokenToStop(child, forget, `its parent '${process.id}' stopped; it could not be woken to stop`);
       if (childProcess) this.stopTree(childProcess, `its parent '${process.id}' stopped`, forget);
     }
     process.terminate(reason);
@@ -667,17 +666,20 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
   }
 
   /**
-   * Child `id` of a stopping agent, woken when passivated. One that cannot be woken is dropped
-   * (and deleted from the store when `forget`), and why is reported.
+   * Agent `id`, about to be stopped, woken when passivated. One that cannot be woken is dropped
+   * (and deleted from the store when `forget`), and why is reported; `why` is its stop's reason.
    */
-  private childToStop(id: string, forget: boolean): AgentProcess<object> | undefined {
+  private wokenToStop(id: string, forget: boolean, why: string): AgentProcess<object> | undefined {
     try {
       return this.awake(id);
     } catch (error) {
+      const parentId = this.passivation?.refs.get(id)?.parent;
       this.passivation?.forget(id);
       if (forget) this.durability?.removed(id);
+      const parent = parentId === undefined ? undefined : this.agents.get(parentId);
+      if (parent?.childIds?.delete(id) && forget) this.changed(parent);
       this.report(id, toErrorInfo(error, 'store_failed'));
-      this.trace?.({ kind: 'stop', agent: id, reason: 'its parent stopped; it could not be woken to stop' });
+      this.trace?.({ kind: 'stop', agent: id, reason: why });
       return undefined;
     }
   }

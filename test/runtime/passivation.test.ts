@@ -360,6 +360,28 @@ describe('passivation', () => {
     expect(firedOf(agent)).toEqual(['tea']);
   });
 
+  it('stops a passivated agent that cannot be woken when asked to, saying why, so it does not linger', async () => {
+    const t = traced();
+    const store = createSqliteStore({ path: await databaseFile() });
+    const gone = new Set<string>();
+    const faulty: DurableStore = { ...store, read: (id) => (gone.has(id) ? undefined : store.read(id)), close: () => store.close() };
+    const errors: Array<{ agent: string | undefined; error: ErrorInfo }> = [];
+    const system = systems.start({ definitions: [NotesAgent], store: faulty, trace: t.trace, passivate: { idleMs: IDLE_MS }, onUnhandledError: (error, agent) => errors.push({ agent, error }) });
+    const parent = system.spawn(NotesAgent, { id: 'p' });
+    system.spawn(NotesAgent, { id: 'k', parent });
+    await t.next('passivate', 'k');
+    gone.add('k');
+    await system.stop('k');
+    expect(errors.map(({ agent, error }) => [agent, error.code])).toEqual([['k', 'unknown_agent']]);
+    expect(t.records.filter((record) => record.kind === 'stop' && record.agent === 'k')).toEqual([expect.objectContaining({ reason: expect.stringContaining('could not be woken') })]);
+    expect(system.list().map((ref) => ref.id)).toEqual(['p']);
+    // Its parent lets go of it, and may rest in turn.
+    expect(parent.children()).toEqual([]);
+    await t.next('passivate', 'p');
+    expect(store.read('p')?.children ?? []).toEqual([]);
+    await expect(system.stop('k')).rejects.toMatchObject({ code: 'unknown_agent' });
+  });
+
   it('refuses persistAll, naming the agent, when a passivated agent cannot be read back from the store', async () => {
     const t = traced();
     const store = createSqliteStore({ path: await databaseFile() });
