@@ -58,4 +58,6 @@ export interface ProcessHost {
    * it from waking (its row gone, its definition unknown) naming the agent.
    */
   wake(ref: AgentRef<object>): AgentProcess<object>;
+  /** Whether `ref` is the ref of an agent passivated now (not one stopped or dropped meanwhile, nor of a system shut down). */
+  isPassivated(ref: AgentRef<object>): boolean;
 }

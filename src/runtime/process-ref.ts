@@ -102,7 +102,8 @@ export class ProcessRef<TState extends object = Record<string, unknown>> impleme
 
   get status(): AgentStatus {
     const process = this.current;
-    if (process === undefined) return 'passivated';
+    // Dropped while passivated (its parent stopped, the system shut down): stopped.
+    if (process === undefined) return this.host.isPassivated(this as AgentRef<object>) ? 'passivated' : 'stopped';
     return process.mailbox.stopped ? 'stopped' : process.mailbox.phase === 'working' ? 'working' : 'idle';
   }
 
@@ -235,6 +236,8 @@ export class ProcessRef<TState extends object = Record<string, unknown>> impleme
   }
 
   stop(): Promise<void> {
+    // The system wakes a passivated agent to stop it, or drops one that cannot be woken.
+    if (this.current === undefined && this.host.isPassivated(this as AgentRef<object>)) return this.host.stopAgent(this.id, 'stopped by request');
     return this.reach((process) => {
       // A ref belongs to one incarnation: once stopped, its id may name a new agent it must not touch.
       if (process.isStopped) return Promise.reject(process.deadRef());

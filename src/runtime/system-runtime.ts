@@ -268,6 +268,10 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     }
   }
 
+  isPassivated(ref: AgentRef<object>): boolean {
+    return !this.shutDown && this.passivation?.refs.get(ref.id) === ref;
+  }
+
   wakeForTimer(id: string): void {
     const passivation = this.passivation;
     const ref = passivation?.refs.get(id);

@@ -382,6 +382,30 @@ describe('passivation', () => {
     await expect(system.stop('k')).rejects.toMatchObject({ code: 'unknown_agent' });
   });
 
+  it("stops a passivated agent that cannot be woken by its ref's stop too, and its ref says stopped", async () => {
+    const t = traced();
+    const store = createSqliteStore({ path: await databaseFile() });
+    const gone = new Set<string>();
+    const faulty: DurableStore = { ...store, read: (id) => (gone.has(id) ? undefined : store.read(id)), close: () => store.close() };
+    const errors: ErrorInfo[] = [];
+    const system = systems.start({ definitions: [NotesAgent], store: faulty, trace: t.trace, passivate: { idleMs: IDLE_MS }, onUnhandledError: (error) => errors.push(error) });
+    const agent = system.spawn(NotesAgent, { id: 'n1' });
+    await t.next('passivate', 'n1');
+    gone.add('n1');
+    await agent.stop();
+    expect(errors.map((error) => error.code)).toEqual(['unknown_agent']);
+    expect(agent.status).toBe('stopped');
+    expect(system.list()).toEqual([]);
+    await expect(agent.stop()).rejects.toMatchObject({ code: 'agent_stopped' });
+    // A new agent of the same id is not reached by the old ref.
+    gone.delete('n1');
+    const again = system.spawn(NotesAgent, { id: 'n1' });
+    await t.next('passivate', 'n1');
+    expect(agent.status).toBe('stopped');
+    await expect(agent.stop()).rejects.toMatchObject({ code: 'agent_stopped' });
+    expect(again.status).toBe('passivated');
+  });
+
   it('refuses persistAll, naming the agent, when a passivated agent cannot be read back from the store', async () => {
     const t = traced();
     const store = createSqliteStore({ path: await databaseFile() });
@@ -408,6 +432,7 @@ describe('passivation', () => {
     await agent.call(createSignal('notes.add_now', { item: 'kept' }));
     await t.next('passivate', 'n1');
     await first.shutdown();
+    expect(agent.status).toBe('stopped');
     expect(thrown(() => agent.send('notes.list'))).toMatchObject({ code: 'agent_stopped' });
     const second = systems.start({ definitions: [NotesAgent], store: createSqliteStore({ path }) });
     expect(itemsOf(second.get('n1')!)).toEqual(['kept']);
