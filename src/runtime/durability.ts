@@ -214,14 +214,22 @@ export class Durability {
     return this.writing;
   }
 
-  /** Writes what is left and closes the store. */
+  /**
+   * Writes what is left and closes the store. Steps taken while the last batch was being written
+   * are written too; an answer still held after that (a step taken during that write) fails with
+   * `agent_stopped`, its step unwritten, rather than never coming.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     try {
       await this.flush();
+      if (!this.idle) await this.flush();
     } finally {
       this.closed = true;
       this.unschedule();
+      const left = this.held;
+      this.held = [];
+      for (const answer of left) answer.settle(new RuntimeError(errorInfo('agent_stopped', `agent '${answer.agentId}': the system shut down before this step was written`), answer.agentId));
       this.store.close();
     }
   }

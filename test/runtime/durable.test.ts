@@ -126,6 +126,20 @@ describe("'step' durability", () => {
     expect(await store.list()).toEqual([]);
   });
 
+  it('answers a call made while shutdown writes the last batch, once its step is written too', async () => {
+    const path = await databaseFile();
+    const system = open(createSqliteStore({ path }));
+    const agent = system.spawn(NotesAgent, { id: 'n1' });
+    await agent.call(createSignal('notes.add_now', { item: 'a' }));
+    const before = agent.call(createSignal('notes.add_now', { item: 'b' }));
+    const closing = system.shutdown();
+    // Taken while shutdown writes the batch holding 'b'.
+    const during = agent.call(createSignal('notes.add_now', { item: 'c' }));
+    expect(await Promise.all([before, during, closing])).toEqual([{ count: 2 }, { count: 3 }, undefined]);
+    const again = open(createSqliteStore({ path }));
+    expect(itemsOf(again.get('n1')!)).toEqual(['a', 'b', 'c']);
+  });
+
   it('fails the steps an agent took while a failing write was under way, as they went back with it', async () => {
     const store = counted(createSqliteStore({ path: await databaseFile() }));
     const system = open(store);
