@@ -27,6 +27,14 @@ async function databaseFile(): Promise<string> {
   return join(dir, 'agents.db');
 }
 
+/** A real SQLite store, and a face of it whose reads find no row for the ids in `gone`. */
+async function losingRows() {
+  const store = createSqliteStore({ path: await databaseFile() });
+  const gone = new Set<string>();
+  const faulty: DurableStore = { ...store, read: (id) => (gone.has(id) ? undefined : store.read(id)), close: () => store.close() };
+  return { store, gone, faulty };
+}
+
 /** The trace as records, and a wait for the next record of a kind for an agent. */
 function traced() {
   const records: TraceRecord[] = [];
@@ -296,9 +304,7 @@ describe('passivation', () => {
 
   it('fails a wake whose snapshot is gone with unknown_agent naming the agent, and leaves the agent passivated', async () => {
     const t = traced();
-    const store = createSqliteStore({ path: await databaseFile() });
-    const gone = new Set<string>();
-    const faulty: DurableStore = { ...store, read: (id) => (gone.has(id) ? undefined : store.read(id)), close: () => store.close() };
+    const { gone, faulty } = await losingRows();
     const errors: Array<{ agent: string | undefined; error: ErrorInfo }> = [];
     const system = systems.start({ definitions: [NotesAgent], store: faulty, trace: t.trace, passivate: { idleMs: IDLE_MS }, onUnhandledError: (error, agent) => errors.push({ agent, error }) });
     const agent = system.spawn(NotesAgent, { id: 'n1' });
@@ -362,9 +368,7 @@ describe('passivation', () => {
 
   it('stops a passivated agent that cannot be woken when asked to, saying why, so it does not linger', async () => {
     const t = traced();
-    const store = createSqliteStore({ path: await databaseFile() });
-    const gone = new Set<string>();
-    const faulty: DurableStore = { ...store, read: (id) => (gone.has(id) ? undefined : store.read(id)), close: () => store.close() };
+    const { store, gone, faulty } = await losingRows();
     const errors: Array<{ agent: string | undefined; error: ErrorInfo }> = [];
     const system = systems.start({ definitions: [NotesAgent], store: faulty, trace: t.trace, passivate: { idleMs: IDLE_MS }, onUnhandledError: (error, agent) => errors.push({ agent, error }) });
     const parent = system.spawn(NotesAgent, { id: 'p' });
@@ -384,9 +388,7 @@ describe('passivation', () => {
 
   it("stops a passivated agent that cannot be woken by its ref's stop too, and its ref says stopped", async () => {
     const t = traced();
-    const store = createSqliteStore({ path: await databaseFile() });
-    const gone = new Set<string>();
-    const faulty: DurableStore = { ...store, read: (id) => (gone.has(id) ? undefined : store.read(id)), close: () => store.close() };
+    const { gone, faulty } = await losingRows();
     const errors: ErrorInfo[] = [];
     const system = systems.start({ definitions: [NotesAgent], store: faulty, trace: t.trace, passivate: { idleMs: IDLE_MS }, onUnhandledError: (error) => errors.push(error) });
     const agent = system.spawn(NotesAgent, { id: 'n1' });
@@ -408,9 +410,7 @@ describe('passivation', () => {
 
   it('refuses persistAll, naming the agent, when a passivated agent cannot be read back from the store', async () => {
     const t = traced();
-    const store = createSqliteStore({ path: await databaseFile() });
-    const gone = new Set<string>();
-    const faulty: DurableStore = { ...store, read: (id) => (gone.has(id) ? undefined : store.read(id)), close: () => store.close() };
+    const { gone, faulty } = await losingRows();
     const system = systems.start({ definitions: [NotesAgent], store: faulty, trace: t.trace, passivate: { idleMs: IDLE_MS } });
     system.spawn(NotesAgent, { id: 'n1' });
     system.spawn(NotesAgent, { id: 'n2' });
