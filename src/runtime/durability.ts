@@ -39,6 +39,8 @@ interface HeldAnswer {
 /** What a failed write needs from the system. */
 export interface DurabilityHost {
   report(agentId: string | undefined, error: ErrorInfo): void;
+  /** These agents and their descendants: restoring an agent from the store restores its child agents with it. */
+  withDescendants(agentIds: readonly string[]): string[];
   /** A write of these agents failed (`why` says how): bring each back to its last durable state. */
   reverted(agentIds: readonly string[], why: string): void;
 }
@@ -179,7 +181,9 @@ export class Durability {
     const fail = (error: unknown) => {
       const failure = error instanceof RuntimeError ? error : new RuntimeError(errorInfo('store_failed', `writing agents failed: ${String(error)}`, { details: { reason: 'write_failed', path: '' } }));
       this.host.report(undefined, failure.toInfo());
-      for (const snapshot of snapshots) failed.set(snapshot.id, new RuntimeError(failure.toInfo(), snapshot.id));
+      // Child agents go back with their parents, and so do the answers of their steps since.
+      const back = this.host.withDescendants(snapshots.map((snapshot) => snapshot.id));
+      for (const id of back) failed.set(id, new RuntimeError(failure.toInfo(), id));
       // The stops are written with the next batch.
       for (const id of deletes) if (!this.dirty.has(id)) this.deleted.add(id);
       // Steps these agents took since (gathered for the next batch) went back with them: their
@@ -190,8 +194,8 @@ export class Durability {
         answer.settle(error);
         return false;
       });
-      for (const snapshot of snapshots) this.dirty.delete(snapshot.id);
-      this.host.reverted(snapshots.map((snapshot) => snapshot.id), 'its last write failed');
+      for (const id of back) this.dirty.delete(id);
+      this.host.reverted(back, 'its last write failed');
     };
     if (snapshots.length === 0 && deletes.length === 0) {
       done();
@@ -230,15 +234,23 @@ export class Durability {
     storesInUse.delete(this.store);
   }
 
-  /** Writes what is left and closes the store. */
+  /**
+   * Writes what is left and closes the store. Steps taken while the last batch was being written
+   * are written too; an answer still held after that (a step taken during that write) fails with
+   * `agent_stopped`, its step unwritten, rather than never coming.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     try {
       await this.flush();
+      if (!this.idle) await this.flush();
     } finally {
       this.closed = true;
       this.unschedule();
       storesInUse.delete(this.store);
+      const left = this.held;
+      this.held = [];
+      for (const answer of left) answer.settle(new RuntimeError(errorInfo('agent_stopped', `agent '${answer.agentId}': the system shut down before this step was written`), answer.agentId));
       this.store.close();
     }
   }

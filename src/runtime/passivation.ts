@@ -5,7 +5,9 @@
  *
  * Idle time costs the hot path one field write: each finished step records the number of sweeps
  * made so far (`AgentProcess.lastActive`). One system-wide timer sweeps every `idleMs / 2`; an
- * agent whose last step is three sweeps old has been idle for at least `idleMs`. It is passivated
+ * agent whose last step is three sweeps old has been idle for at least `idleMs`. An `idleMs` too
+ * long for one interval of Node's timers (about 49 days) sweeps at the longest interval Node
+ * takes, and counts as many more sweeps. It is passivated
  * when it also rests: an empty mailbox and no step under way, no caller waiting for an answer, its
  * `mount` hooks done, no child agents, no skill child that cannot be stopped and started again
  * (`ChildSpec.stoppable`), no work an extension holds for it (a model turn in flight), no
@@ -21,7 +23,7 @@ import { describeValue, isPlainObject } from '../core/plain.js';
 import type { AgentProcess } from './agent-process.js';
 import { unknownOption } from '../core/options.js';
 import type { ProcessRef } from './process-ref.js';
-import { clearTimer, setTimer, type Timer } from './timers.js';
+import { clearTimer, MAX_TIMER_DELAY, setTimer, type Timer } from './timers.js';
 
 /** The `passivate` option of `createAgentSystem`: when an idle agent is dropped from memory. */
 export interface PassivateOptions {
@@ -83,15 +85,23 @@ export class Passivation {
   readonly refs = new Map<string, ProcessRef<object>>();
   /** Work an extension holds for an agent (a model turn in flight) keeps it in memory. */
   keeps: (agent: Agent<object>) => boolean = () => false;
-  /** The timer that wakes a passivated agent when its soonest scheduled signal is due. */
-  private readonly timers = new Map<string, Timer>();
+  /** The timer that wakes a passivated agent when its soonest scheduled signal is due, and that time. */
+  private readonly timers = new Map<string, { timer: Timer; due: number }>();
   private sweeper: ReturnType<typeof setInterval> | undefined;
+  /**
+   * Sweeps an agent's last step must be behind for it to have been idle `idleMs`: one more than
+   * the intervals `idleMs` spans, as the step may have come just before the next sweep.
+   */
+  private readonly idleSweeps: number;
 
   constructor(
     readonly idleMs: number,
     private readonly host: PassivationHost,
   ) {
-    this.sweeper = setInterval(() => this.sweep(), Math.max(1, idleMs / 2));
+    // Node runs an interval longer than it takes after 1 ms: a long idleMs sweeps more often instead.
+    const interval = Math.min(MAX_TIMER_DELAY, Math.max(1, idleMs / 2));
+    this.idleSweeps = Math.ceil(idleMs / interval) + 1;
+    this.sweeper = setInterval(() => this.sweep(), interval);
     this.sweeper.unref();
   }
 
@@ -103,7 +113,7 @@ export class Passivation {
     let waiting = false;
     let passivated = 0;
     for (const process of this.host.agents.values()) {
-      if (sweeps - process.lastActive < 3 || !this.rests(process, now)) continue;
+      if (sweeps - process.lastActive < this.idleSweeps || !this.rests(process, now)) continue;
       unwritten ??= this.host.unwritten();
       if (unwritten.has(process.id)) {
         waiting = true;
@@ -116,10 +126,11 @@ export class Passivation {
     return passivated;
   }
 
-  /** Keeps the ref of an agent now passivated; `due`: when its soonest scheduled signal falls due, which wakes it. */
+  /** Keeps the ref of an agent now passivated; `due`: when its soonest scheduled signal falls due, which wakes it (not once stopped). */
   adopt(ref: ProcessRef<object>, due: number | undefined): void {
+    this.forget(ref.id);
     this.refs.set(ref.id, ref);
-    if (due !== undefined) this.timers.set(ref.id, setTimer(() => this.host.wakeForTimer(ref.id), Math.max(0, due - Date.now())));
+    if (due !== undefined && this.sweeper !== undefined) this.timers.set(ref.id, { timer: setTimer(() => this.host.wakeForTimer(ref.id), Math.max(0, due - Date.now())), due });
   }
 
   /** Whether the agent has nothing to do and nothing that would be lost if it left memory now. */
@@ -145,20 +156,21 @@ export class Passivation {
     return childrenStoppable(catalogOf(agent)!) && !this.keeps(agent);
   }
 
-  /** The passivated agent `id` is in memory again (or gone): forgets its ref and its timer. */
-  forget(id: string): void {
+  /** The passivated agent `id` is in memory again (or gone): forgets its ref and its timer; returns when that timer was due. */
+  forget(id: string): number | undefined {
     this.refs.delete(id);
-    const timer = this.timers.get(id);
-    if (timer === undefined) return;
-    clearTimer(timer);
+    const armed = this.timers.get(id);
+    if (armed === undefined) return undefined;
+    clearTimer(armed.timer);
     this.timers.delete(id);
+    return armed.due;
   }
 
   /** Stops sweeping and cancels the timers; the passivated agents stay in the store. */
   stop(): void {
     if (this.sweeper !== undefined) clearInterval(this.sweeper);
     this.sweeper = undefined;
-    for (const timer of this.timers.values()) clearTimer(timer);
+    for (const { timer } of this.timers.values()) clearTimer(timer);
     this.timers.clear();
   }
 }

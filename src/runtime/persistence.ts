@@ -16,7 +16,7 @@ import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AgentDefinition } from '../core/agent-definition.js';
 import type { Agent, MountedSkill } from '../core/agent-value.js';
-import { errorInfo, type ErrorInfo } from '../core/errors.js';
+import { errorInfo, toErrorInfo, type ErrorInfo } from '../core/errors.js';
 import { isPlainObject } from '../core/plain.js';
 import { toSignal, type Signal } from '../core/signal.js';
 import { SKILL_NAME, type AnySkill } from '../core/skill.js';
@@ -384,8 +384,12 @@ function persistable(agentId: string, value: unknown, path: (string | number)[])
   return copied.value;
 }
 
-/** Snapshots of `agents`, parents first; every agent that cannot be persisted is named in one error, and none is returned. */
-export function persistAll(agents: readonly SnapshotSource[]): AgentSnapshot[] {
+/**
+ * Snapshots of `agents`, and of the agents kept in a store only (`stored`: their ids, and how to
+ * read one), parents first; every agent that cannot be persisted, or read back, is named in one
+ * error, and none is returned.
+ */
+export function persistAll(agents: readonly SnapshotSource[], stored?: { ids: readonly string[]; read(id: string): unknown }): AgentSnapshot[] {
   const snapshots: AgentSnapshot[] = [];
   const failures: RuntimeError[] = [];
   for (const agent of agents) {
@@ -396,9 +400,19 @@ export function persistAll(agents: readonly SnapshotSource[]): AgentSnapshot[] {
       failures.push(error);
     }
   }
+  for (const id of stored?.ids ?? []) {
+    try {
+      const snapshot = stored!.read(id);
+      if (snapshot === undefined) throw new RuntimeError(errorInfo('unknown_agent', `agent '${id}' is passivated but its snapshot is no longer in the store`, { subject: id }), id);
+      snapshots.push(snapshot as AgentSnapshot);
+    } catch (error) {
+      failures.push(error instanceof RuntimeError ? error : new RuntimeError(toErrorInfo(error, 'store_failed'), id));
+    }
+  }
+  const count = agents.length + (stored?.ids.length ?? 0);
   if (failures.length === 0) return orderParentsFirst(snapshots);
   const agentIds = failures.map((failure) => failure.agentId ?? '');
-  const message = `persistAll: ${failures.length === 1 ? `1 agent of ${agents.length}` : `${failures.length} agents of ${agents.length}`} cannot be persisted, so none was: ${failures.map((failure) => failure.message).join('; ')}`;
+  const message = `persistAll: ${failures.length === 1 ? `1 agent of ${count}` : `${failures.length} agents of ${count}`} cannot be persisted, so none was: ${failures.map((failure) => failure.message).join('; ')}`;
   const info = errorInfo('invalid_state', message, { details: { reason: 'unpersistable', agents: agentIds, errors: failures.map((failure) => failure.toInfo()) } });
   throw new RuntimeError(info, failures.length === 1 ? agentIds[0] : undefined);
 }

@@ -55,7 +55,7 @@ function callTimeout(options: CallOptions, fallback: number): number | ErrorInfo
   });
 }
 
-/** What a ref needs from its system: the default call timeout, and waking its agent when passivated. */
+/** What a ref needs from its system: the default call timeout, and waking or stopping its agent while it is passivated. */
 export interface RefHost {
   /** Default `call` timeout in milliseconds. */
   readonly callTimeout: number;
@@ -65,6 +65,10 @@ export interface RefHost {
    * it from waking (its row gone, its definition unknown) naming the agent.
    */
   wake(ref: AgentRef<object>): AgentProcess<object>;
+  /** Whether `ref` is the ref of an agent passivated now (not one stopped or dropped meanwhile, nor of a system shut down). */
+  isPassivated(ref: AgentRef<object>): boolean;
+  /** Stops an agent and its children. */
+  stopAgent(id: string, reason: string): Promise<void>;
 }
 
 /** A running agent, as users hold it. */
@@ -113,7 +117,8 @@ export class ProcessRef<TState extends object = Record<string, unknown>> impleme
 
   get status(): AgentStatus {
     const process = this.current;
-    if (process === undefined) return 'passivated';
+    // Dropped while passivated (its parent stopped, the system shut down): stopped.
+    if (process === undefined) return this.host.isPassivated(this as AgentRef<object>) ? 'passivated' : 'stopped';
     return process.mailbox.stopped ? 'stopped' : process.mailbox.phase === 'working' ? 'working' : 'idle';
   }
 
@@ -246,6 +251,8 @@ export class ProcessRef<TState extends object = Record<string, unknown>> impleme
   }
 
   stop(): Promise<void> {
+    // The system wakes a passivated agent to stop it, or drops one that cannot be woken.
+    if (this.current === undefined && this.host.isPassivated(this as AgentRef<object>)) return this.host.stopAgent(this.id, 'stopped by request');
     return this.reach((process) => {
       // A ref belongs to one incarnation: once stopped, its id may name a new agent it must not touch.
       if (process.isStopped) return Promise.reject(process.deadRef());

@@ -251,7 +251,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     if (snapshot === undefined) {
       throw new RuntimeError(errorInfo('unknown_agent', `agent '${id}' is passivated but its snapshot is no longer in the store; it cannot be woken`, { subject: id }), id);
     }
-    passivation.forget(id);
+    const due = passivation.forget(id);
     const opening = this.opening;
     // What wakes is what is stored: nothing to write.
     this.opening = true;
@@ -260,20 +260,29 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
       this.trace?.({ kind: 'wake', agent: id });
       return process;
     } catch (error) {
-      passivation.refs.set(id, ref as ProcessRef<object>);
+      // Still passivated, its scheduled signals with it.
+      passivation.adopt(ref as ProcessRef<object>, due);
       throw failed(error, 'invalid_snapshot');
     } finally {
       this.opening = opening;
     }
   }
 
+  isPassivated(ref: AgentRef<object>): boolean {
+    return !this.shutDown && this.passivation?.refs.get(ref.id) === ref;
+  }
+
   wakeForTimer(id: string): void {
-    const ref = this.passivation?.refs.get(id);
+    const passivation = this.passivation;
+    const ref = passivation?.refs.get(id);
     if (!ref) return;
     try {
       this.wake(ref);
     } catch (error) {
-      this.report(id, toErrorInfo(error, 'store_failed'));
+      const info = toErrorInfo(error, 'store_failed');
+      // Its scheduled signals are not dropped: the wake is tried again idleMs later, and said each time.
+      passivation!.adopt(ref, Date.now() + passivation!.idleMs);
+      this.report(id, reworded(info, { message: `${info.message}; its scheduled signals are due, and waking it is tried again in ${passivation!.idleMs} ms` }));
     }
   }
 
@@ -292,13 +301,10 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
 
   /** Snapshots of every running agent, parents first: a passivated one's as the store holds it. */
   persistAll(): AgentSnapshot[] {
-    const snapshots = persistAll([...this.agents.values()]);
-    if (!this.passivation?.refs.size) return snapshots;
-    for (const id of this.passivation.refs.keys()) {
-      const stored = this.durability!.store.read!(id);
-      if (stored !== undefined) snapshots.push(stored as AgentSnapshot);
-    }
-    return orderParentsFirst(snapshots);
+    const agents = [...this.agents.values()];
+    if (!this.passivation?.refs.size) return persistAll(agents);
+    const store = this.durability!.store;
+    return persistAll(agents, { ids: [...this.passivation.refs.keys()], read: (id) => store.read!(id) });
   }
 
   /** Refs of every agent: those in memory in spawn order, then the passivated ones. */
@@ -456,6 +462,18 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
 
   private unrestorable(agentId: string | undefined, error: ErrorInfo): void {
     this.report(agentId, reworded(error, { message: `stored agent${agentId === undefined ? '' : ` '${agentId}'`} was not restored and is left in the store: ${error.message}` }));
+  }
+
+  withDescendants(agentIds: readonly string[]): string[] {
+    const ids = new Set<string>();
+    const add = (id: string) => {
+      if (ids.has(id)) return;
+      ids.add(id);
+      // A passivated agent has no children.
+      for (const child of this.agents.get(id)?.childIds ?? []) add(child);
+    };
+    for (const id of agentIds) add(id);
+    return [...ids];
   }
 
   /**
@@ -624,22 +642,21 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
 
   /** Stops an agent, its children first. */
   stopAgent(id: string, reason: string): Promise<void> {
-    let process: AgentProcess<object> | undefined;
-    try {
-      // A passivated agent wakes to stop: its skills' unmount hooks see its last state.
-      process = this.awake(id);
-    } catch (error) {
-      return Promise.reject(error);
+    let process = this.agents.get(id);
+    if (!process) {
+      if (!this.passivation?.refs.has(id)) return Promise.reject(new RuntimeError(errorInfo('unknown_agent', `no agent '${id}' is running`, { subject: id }), id));
+      // A passivated agent wakes to stop: its skills' unmount hooks see its last state. One that
+      // cannot be woken is dropped all the same (nothing else could remove it), and why is reported.
+      process = this.wokenToStop(id, true, `${reason}; it could not be woken to stop`);
     }
-    if (!process) return Promise.reject(new RuntimeError(errorInfo('unknown_agent', `no agent '${id}' is running`, { subject: id }), id));
-    this.stopTree(process, reason);
+    if (process) this.stopTree(process, reason);
     return Promise.resolve();
   }
 
   /** Stops an agent, its children first; `forget`: a durable system deletes them from its store. */
   private stopTree(process: AgentProcess<object>, reason: string, forget = true): void {
     for (const child of [...(process.childIds ?? [])]) {
-      const childProcess = this.childToStop(child, forget);
+      const childProcess = this.wokenToStop(child, forget, `its parent '${process.id}' stopped; it could not be woken to stop`);
       if (childProcess) this.stopTree(childProcess, `its parent '${process.id}' stopped`, forget);
     }
     process.terminate(reason);
@@ -653,17 +670,20 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
   }
 
   /**
-   * Child `id` of a stopping agent, woken when passivated. One that cannot be woken is dropped
-   * (and deleted from the store when `forget`), and why is reported.
+   * Agent `id`, about to be stopped, woken when passivated. One that cannot be woken is dropped
+   * (and deleted from the store when `forget`), and why is reported; `why` is its stop's reason.
    */
-  private childToStop(id: string, forget: boolean): AgentProcess<object> | undefined {
+  private wokenToStop(id: string, forget: boolean, why: string): AgentProcess<object> | undefined {
     try {
       return this.awake(id);
     } catch (error) {
+      const parentId = this.passivation?.refs.get(id)?.parent;
       this.passivation?.forget(id);
       if (forget) this.durability?.removed(id);
+      const parent = parentId === undefined ? undefined : this.agents.get(parentId);
+      if (parent?.childIds?.delete(id) && forget) this.changed(parent);
       this.report(id, toErrorInfo(error, 'store_failed'));
-      this.trace?.({ kind: 'stop', agent: id, reason: 'its parent stopped; it could not be woken to stop' });
+      this.trace?.({ kind: 'stop', agent: id, reason: why });
       return undefined;
     }
   }

@@ -106,6 +106,40 @@ describe("'step' durability", () => {
     expect((await store.load('n1'))?.agent.state).toEqual({ notebook: { items: ['kept', 'after'] } });
   });
 
+  it('brings the child agents of an agent whose write failed back with it, from the database', async () => {
+    const store = counted(createSqliteStore({ path: await databaseFile() }));
+    const system = open(store);
+    const parent = system.spawn(Parent, { id: 'p' });
+    const kid = system.spawn(NotesAgent, { id: 'k', parent });
+    await kid.call(createSignal('notes.add_now', { item: 'kid kept' }));
+    await parent.call(createSignal('notes.add_now', { item: 'kept' }));
+    store.failNext = 1;
+    await expect(parent.call(createSignal('notes.add_now', { item: 'lost' }))).rejects.toMatchObject({ code: 'store_failed' });
+    // The parent's row lists its child: both run again, as stored, and stay linked.
+    expect(system.list().map((ref) => ref.id)).toEqual(['p', 'k']);
+    expect(system.get('p')!.children()).toEqual(['k']);
+    expect(itemsOf(system.get('p')!)).toEqual(['kept']);
+    const back = system.get('k')!;
+    expect(await back.call(createSignal('notes.add_now', { item: 'after' }))).toEqual({ count: 2 });
+    await system.stop('p');
+    await system.flush();
+    expect(await store.list()).toEqual([]);
+  });
+
+  it('answers a call made while shutdown writes the last batch, once its step is written too', async () => {
+    const path = await databaseFile();
+    const system = open(createSqliteStore({ path }));
+    const agent = system.spawn(NotesAgent, { id: 'n1' });
+    await agent.call(createSignal('notes.add_now', { item: 'a' }));
+    const before = agent.call(createSignal('notes.add_now', { item: 'b' }));
+    const closing = system.shutdown();
+    // Taken while shutdown writes the batch holding 'b'.
+    const during = agent.call(createSignal('notes.add_now', { item: 'c' }));
+    expect(await Promise.all([before, during, closing])).toEqual([{ count: 2 }, { count: 3 }, undefined]);
+    const again = open(createSqliteStore({ path }));
+    expect(itemsOf(again.get('n1')!)).toEqual(['a', 'b', 'c']);
+  });
+
   it('fails the steps an agent took while a failing write was under way, as they went back with it', async () => {
     const store = counted(createSqliteStore({ path: await databaseFile() }));
     const system = open(store);

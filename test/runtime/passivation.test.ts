@@ -27,6 +27,14 @@ async function databaseFile(): Promise<string> {
   return join(dir, 'agents.db');
 }
 
+/** A real SQLite store, and a face of it whose reads find no row for the ids in `gone`. */
+async function losingRows() {
+  const store = createSqliteStore({ path: await databaseFile() });
+  const gone = new Set<string>();
+  const faulty: DurableStore = { ...store, read: (id) => (gone.has(id) ? undefined : store.read(id)), close: () => store.close() };
+  return { store, gone, faulty };
+}
+
 /** The trace as records, and a wait for the next record of a kind for an agent. */
 function traced() {
   const records: TraceRecord[] = [];
@@ -86,6 +94,21 @@ describe('passivate option', () => {
 });
 
 describe('passivation', () => {
+  it('keeps an agent for an idleMs longer than one interval of Node timers takes, as long as the others', async () => {
+    const t = traced();
+    // 60 days: half of it is past the longest interval Node's timers take (about 24.8 days).
+    const { system } = await open(t.trace, { passivate: { idleMs: 60 * 24 * 3_600_000 } });
+    const agent = system.spawn(NotesAgent, { id: 'n1' });
+    await agent.call(createSignal('notes.add_now', { item: 'milk' }));
+    // A clock: a system passivating after IDLE_MS, whose agent leaves memory long before 60 days.
+    const { system: clock } = await open(t.trace);
+    clock.spawn(NotesAgent, { id: 'marker' });
+    await t.next('passivate', 'marker');
+    expect(agent.status).toBe('idle');
+    expect(t.kinds('n1')).toEqual(['spawn']);
+  });
+
+
   it('drops an idle agent from memory and wakes it on use, with its state, under the same ref', async () => {
     const t = traced();
     const { system, store } = await open(t.trace);
@@ -282,9 +305,7 @@ describe('passivation', () => {
 
   it('fails a wake whose snapshot is gone with unknown_agent naming the agent, and leaves the agent passivated', async () => {
     const t = traced();
-    const store = createSqliteStore({ path: await databaseFile() });
-    const gone = new Set<string>();
-    const faulty: DurableStore = { ...store, read: (id) => (gone.has(id) ? undefined : store.read(id)), close: () => store.close() };
+    const { gone, faulty } = await losingRows();
     const errors: Array<{ agent: string | undefined; error: ErrorInfo }> = [];
     const system = systems.start({ definitions: [NotesAgent], store: faulty, trace: t.trace, passivate: { idleMs: IDLE_MS }, onUnhandledError: (error, agent) => errors.push({ agent, error }) });
     const agent = system.spawn(NotesAgent, { id: 'n1' });
@@ -299,6 +320,111 @@ describe('passivation', () => {
     expect(itemsOf(agent)).toEqual([]);
   });
 
+  it('fires a scheduled signal whose wake failed once the store reads again, and says so meanwhile', async () => {
+    const t = traced();
+    const store = createSqliteStore({ path: await databaseFile() });
+    let unreadable = false;
+    const faulty: DurableStore = {
+      ...store,
+      read: (id) => {
+        if (unreadable) throw new RuntimeError({ code: 'store_failed', message: 'disk I/O error', details: { reason: 'open_failed', path: store.path } }, id);
+        return store.read(id);
+      },
+      close: () => store.close(),
+    };
+    let reported: (error: ErrorInfo) => void = () => {};
+    const system = systems.start({ definitions: [Reminder], store: faulty, trace: t.trace, passivate: { idleMs: IDLE_MS }, onUnhandledError: (error) => reported(error) });
+    const agent = system.spawn(Reminder, { id: 'r1' });
+    await agent.call(createSignal('later.set', { text: 'tea', inMs: 4 * IDLE_MS }));
+    await t.next('passivate', 'r1');
+    unreadable = true;
+    const error = await new Promise<ErrorInfo>((resolve) => (reported = resolve));
+    expect(error).toMatchObject({ code: 'store_failed', message: expect.stringContaining("agent 'r1' is passivated and could not be woken") });
+    expect(error.message).toContain('tried again');
+    unreadable = false;
+    while (agent.status === 'passivated' || firedOf(agent).length === 0) await t.next('step', 'r1');
+    expect(firedOf(agent)).toEqual(['tea']);
+    expect(t.records.filter((record) => record.kind === 'step' && record.subject === 'later.due')).toHaveLength(1);
+  });
+
+  it('keeps the scheduled signals of an agent whose wake by a call failed: they fire once it wakes', async () => {
+    const t = traced();
+    const store = createSqliteStore({ path: await databaseFile() });
+    let damaged = false;
+    // A row that reads as JSON but not as a snapshot this system can restore.
+    const faulty: DurableStore = { ...store, read: (id) => (damaged ? { ...store.read(id)!, definition: 'gone' } : store.read(id)), close: () => store.close() };
+    const system = systems.start({ definitions: [Reminder], store: faulty, trace: t.trace, passivate: { idleMs: IDLE_MS } });
+    const agent = system.spawn(Reminder, { id: 'r1' });
+    await agent.call(createSignal('later.set', { text: 'tea', inMs: 6 * IDLE_MS }));
+    await t.next('passivate', 'r1');
+    damaged = true;
+    await expect(agent.call('later.set')).rejects.toMatchObject({ code: 'invalid_snapshot', agentId: 'r1' });
+    expect(agent.status).toBe('passivated');
+    damaged = false;
+    // Nothing uses it (a look would wake it): its own timer does.
+    await t.next('step', 'r1');
+    expect(t.kinds('r1')).toEqual(['spawn', 'passivate', 'wake']);
+    expect(firedOf(agent)).toEqual(['tea']);
+  });
+
+  it('stops a passivated agent that cannot be woken when asked to, saying why, so it does not linger', async () => {
+    const t = traced();
+    const { store, gone, faulty } = await losingRows();
+    const errors: Array<{ agent: string | undefined; error: ErrorInfo }> = [];
+    const system = systems.start({ definitions: [NotesAgent], store: faulty, trace: t.trace, passivate: { idleMs: IDLE_MS }, onUnhandledError: (error, agent) => errors.push({ agent, error }) });
+    const parent = system.spawn(NotesAgent, { id: 'p' });
+    system.spawn(NotesAgent, { id: 'k', parent });
+    await t.next('passivate', 'k');
+    gone.add('k');
+    await system.stop('k');
+    expect(errors.map(({ agent, error }) => [agent, error.code])).toEqual([['k', 'unknown_agent']]);
+    expect(t.records.filter((record) => record.kind === 'stop' && record.agent === 'k')).toEqual([expect.objectContaining({ reason: expect.stringContaining('could not be woken') })]);
+    expect(system.list().map((ref) => ref.id)).toEqual(['p']);
+    // Its parent lets go of it, and may rest in turn.
+    expect(parent.children()).toEqual([]);
+    await t.next('passivate', 'p');
+    expect(store.read('p')?.children ?? []).toEqual([]);
+    await expect(system.stop('k')).rejects.toMatchObject({ code: 'unknown_agent' });
+  });
+
+  it("stops a passivated agent that cannot be woken by its ref's stop too, and its ref says stopped", async () => {
+    const t = traced();
+    const { gone, faulty } = await losingRows();
+    const errors: ErrorInfo[] = [];
+    const system = systems.start({ definitions: [NotesAgent], store: faulty, trace: t.trace, passivate: { idleMs: IDLE_MS }, onUnhandledError: (error) => errors.push(error) });
+    const agent = system.spawn(NotesAgent, { id: 'n1' });
+    await t.next('passivate', 'n1');
+    gone.add('n1');
+    await agent.stop();
+    expect(errors.map((error) => error.code)).toEqual(['unknown_agent']);
+    expect(agent.status).toBe('stopped');
+    expect(system.list()).toEqual([]);
+    await expect(agent.stop()).rejects.toMatchObject({ code: 'agent_stopped' });
+    // A new agent of the same id is not reached by the old ref.
+    gone.delete('n1');
+    const again = system.spawn(NotesAgent, { id: 'n1' });
+    await t.next('passivate', 'n1');
+    expect(agent.status).toBe('stopped');
+    await expect(agent.stop()).rejects.toMatchObject({ code: 'agent_stopped' });
+    expect(again.status).toBe('passivated');
+  });
+
+  it('refuses persistAll, naming the agent, when a passivated agent cannot be read back from the store', async () => {
+    const t = traced();
+    const { gone, faulty } = await losingRows();
+    const system = systems.start({ definitions: [NotesAgent], store: faulty, trace: t.trace, passivate: { idleMs: IDLE_MS } });
+    system.spawn(NotesAgent, { id: 'n1' });
+    system.spawn(NotesAgent, { id: 'n2' });
+    await Promise.all([t.next('passivate', 'n1'), t.next('passivate', 'n2')]);
+    expect(system.persistAll().map((snapshot) => snapshot.id).sort()).toEqual(['n1', 'n2']);
+    gone.add('n1');
+    // Not a set silently missing n1: all or nothing, as for agents in memory.
+    const error = thrown(() => system.persistAll()) as RuntimeError;
+    expect(error).toBeInstanceOf(RuntimeError);
+    expect(error.toInfo()).toMatchObject({ code: 'invalid_state', details: { agents: ['n1'], errors: [{ code: 'unknown_agent', subject: 'n1' }] } });
+    expect(error.message).toContain('1 agent of 2');
+  });
+
   it('leaves passivated agents in the store at shutdown: the next system restores them', async () => {
     const t = traced();
     const path = await databaseFile();
@@ -307,6 +433,7 @@ describe('passivation', () => {
     await agent.call(createSignal('notes.add_now', { item: 'kept' }));
     await t.next('passivate', 'n1');
     await first.shutdown();
+    expect(agent.status).toBe('stopped');
     expect(thrown(() => agent.send('notes.list'))).toMatchObject({ code: 'agent_stopped' });
     const second = systems.start({ definitions: [NotesAgent], store: createSqliteStore({ path }) });
     expect(itemsOf(second.get('n1')!)).toEqual(['kept']);
