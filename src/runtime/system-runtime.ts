@@ -483,8 +483,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
   reverted(agentIds: readonly string[], why: string): void {
     const durability = this.durability;
     if (!durability) return;
-    const stored = new Map<string, unknown>();
-    for (const entry of durability.store.loadAll()) if (!entry.error) stored.set(entry.id, entry.snapshot);
+    const stored = this.storedRows(durability.store, agentIds);
     this.opening = true;
     try {
       for (const id of agentIds) {
@@ -504,6 +503,29 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     } finally {
       this.opening = false;
     }
+  }
+
+  /**
+   * The stored snapshots of `agentIds`, by id: read one by one when the store can (a store of a
+   * million rows is not read whole for a few), else picked from all. A row that cannot be read is
+   * left out and reported: its agent is not brought back.
+   */
+  private storedRows(store: DurableStore, agentIds: readonly string[]): Map<string, unknown> {
+    const stored = new Map<string, unknown>();
+    if (typeof store.read !== 'function') {
+      const wanted = new Set(agentIds);
+      for (const entry of store.loadAll()) if (!entry.error && wanted.has(entry.id)) stored.set(entry.id, entry.snapshot);
+      return stored;
+    }
+    for (const id of agentIds) {
+      try {
+        const snapshot = store.read(id);
+        if (snapshot !== undefined) stored.set(id, snapshot);
+      } catch (error) {
+        this.unrestorable(id, toErrorInfo(error, 'store_failed'));
+      }
+    }
+    return stored;
   }
 
   // ── Definitions and skills ─────────────────────────────────────────────────────────────────
