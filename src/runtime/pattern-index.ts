@@ -54,6 +54,11 @@ export class PatternIndex<T> {
     }
   }
 
+  /** Removes `member` under every pattern, for a member whose patterns are no longer known. */
+  deleteEverywhere(member: T): void {
+    for (const [pattern, set] of [...this.members]) if (set.has(member)) this.delete(pattern, member);
+  }
+
   /** Members whose pattern matches `type`, each once. */
   lookup(type: string): Set<T> {
     const found = new Set<T>();

@@ -701,6 +701,8 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     } catch (error) {
       const parentId = this.passivation?.refs.get(id)?.parent;
       this.passivation?.forget(id);
+      // Its patterns went with its snapshot: it leaves the index by id.
+      this.listeners.deleteEverywhere(id);
       if (forget) this.durability?.removed(id);
       const parent = parentId === undefined ? undefined : this.agents.get(parentId);
       if (parent?.childIds?.delete(id) && forget) this.changed(parent);
