@@ -131,13 +131,23 @@ describe('skillstate CLI', { timeout: 90_000 }, () => {
   it("read: --help says an absolute path inside the skill's root is accepted, and one is read", async () => {
     const cwd = await tree();
     const help = skillstate(['read', '--help'], cwd).stdout;
-    expect(help).toContain("The path is relative to the skill's root, or an absolute path inside the\nroot; '..', absolute paths outside the root and links leaving the skill are refused");
+    expect(help).toContain("The path is relative to the\nskill's root, or an absolute path inside the root; '..', absolute paths outside the root and links\nleaving the skill are refused");
     const inside = skillstate(['read', '--no-user', '--no-project', '--bundled', BUNDLED, 'csv-tools', path.join(BUNDLED, 'csv-tools', 'reference.md')], cwd);
     expect(inside.code).toBe(0);
     expect(inside.stdout).toMatch(/^# CSV reference\n/);
     const outside = skillstate(['read', '--no-user', '--no-project', '--bundled', BUNDLED, 'csv-tools', path.join(BUNDLED, 'hello-extended', 'SKILL.md')], cwd);
     expect(outside.code).toBe(1);
     expect(outside.stderr).toContain("is an absolute path outside the skill's root");
+  });
+
+  it('read: prints the skill\'s SKILL.md as it is on disk, by its relative or absolute path', async () => {
+    const cwd = await tree();
+    const manifest = readFileSync(path.join(BUNDLED, 'csv-tools', 'SKILL.md'), 'utf8');
+    for (const file of ['SKILL.md', './SKILL.md', path.join(BUNDLED, 'csv-tools', 'SKILL.md')]) {
+      const read = skillstate(['read', '--no-user', '--no-project', '--bundled', BUNDLED, 'csv-tools', file], cwd);
+      expect(read.code).toBe(0);
+      expect(read.stdout).toBe(manifest);
+    }
   });
 
   it('--help documents the [code] that ends an error, and the exit codes', async () => {
