@@ -24,6 +24,8 @@
  * I/O: only reading bodies (and preloaded folders) through the registry.
  */
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
+import { describeValue } from '../core/plain.js';
+import { manifestError } from './errors.js';
 import { DEFAULT_MAX_QUERY_CHARS, rankMatches, TriggerIndex, type SkillUsage, type TriggerMatch } from './match.js';
 import { RelevanceIndex, strongMatches, type RelevanceScore } from './rank.js';
 import type { DocumentSkillRegistry } from './document-registry.js';
@@ -261,6 +263,9 @@ export async function preloadSkills(registry: DocumentSkillRegistry, preload: re
  * renders the injection format within the budget.
  */
 export async function disclose(registry: DocumentSkillRegistry, query: string, options: DiscloseOptions = {}): Promise<Disclosure> {
+  if (typeof query !== 'string') {
+    throw manifestError('invalid_options', `disclose takes the query as a string (the user's message; '' for none), got ${describeValue(query)}`, { subject: 'query', details: { option: 'query', value: describeValue(query) } });
+  }
   const diagnostics: Diagnostic[] = [];
   const preload = options.preload?.length ? await preloadSkills(registry, options.preload) : [];
   const plan = planDisclosure(registry, query, { ...options, preload });

@@ -32,6 +32,13 @@ const forms: DocumentSkillDefinition = {
   triggers: { keywords: ['form'], verbs: ['fill'] },
 };
 
+describe('bad input', () => {
+  it.each([['a number', 42, 'a number'], ['undefined', undefined, 'undefined'], ['an object', { text: 'hi' }, 'an object']])('a query that is %s is refused with invalid_options, naming it', async (_what, query, said) => {
+    const registry = registryOf({ name: 'pdf', description: 'PDF tools. Use when a PDF is mentioned.', instructions: 'Body.' });
+    await expect(disclose(registry, query as unknown as string)).rejects.toMatchObject({ code: 'invalid_options', subject: 'query', message: expect.stringContaining(said) });
+  });
+});
+
 describe('tiers', () => {
   it('tier 0: no skills, no text, no tools', async () => {
     const result = await disclose(createDocumentSkillRegistry(), 'hello');
