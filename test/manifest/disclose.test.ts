@@ -33,7 +33,7 @@ const forms: DocumentSkillDefinition = {
 };
 
 describe('bad input', () => {
-  it.each([['a number', 42, 'a number'], ['undefined', undefined, 'undefined'], ['an object', { text: 'hi' }, 'an object']])('a query that is %s is refused with invalid_options, naming it', async (_what, query, said) => {
+  it.each([['a number', 42, 'got number'], ['undefined', undefined, 'undefined'], ['an object', { text: 'hi' }, 'an object']])('a query that is %s is refused with invalid_options, naming it', async (_what, query, said) => {
     const registry = registryOf({ name: 'pdf', description: 'PDF tools. Use when a PDF is mentioned.', instructions: 'Body.' });
     await expect(disclose(registry, query as unknown as string)).rejects.toMatchObject({ code: 'invalid_options', subject: 'query', message: expect.stringContaining(said) });
   });
