@@ -222,9 +222,11 @@ function refresh(actor) {
   const own = agentStatus(actor.status, actor === root ? actor.described : undefined);
   const agent = agentStatus(root.status, root.described);
   const stopped = !own.running || !agent.running;
-  const word = own.running ? agent.status : own.status;
+  // Its agent's word first: the skills of a passivated agent stopped because it was passivated.
+  const word = agent.running ? own.status : agent.status;
   const state = stateText(actor.value);
-  const text = stopped ? `${word}${state ? ` (was ${state})` : ''}` : state || actor.status;
+  // An agent passivated by the runtime ends in its machine's own `passivated` state: said once.
+  const text = stopped ? `${word}${state && state !== word ? ` (was ${state})` : ''}` : state || actor.status;
   actor.item.querySelector('.state').textContent = text;
   actor.card.querySelector('.state').textContent = text;
   actor.card.dataset.state = state;

@@ -6,12 +6,12 @@
  * recorded steps, live, for a page that connects late, and from a trace file.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chatMessage, createSignal, defineAgent } from '../../src/index.js';
+import { chatMessage, createAgentSystem, createSignal, createSqliteStore, defineAgent, type TraceRecord } from '../../src/index.js';
 import WebSocket from 'ws';
 import { startInspector } from '../../src/runtime/inspect.js';
 import { APP_HELLO } from '../../src/viewer/apps.js';
@@ -370,3 +370,43 @@ function serve(args: string[]): Promise<{ child: ChildProcess; url: string }> {
     child.once('exit', (code) => reject(new Error(`exited ${code}: ${output}`)));
   });
 }
+
+describe('passivated agents of a real system', () => {
+  it('shows an agent the runtime passivates as passivated, its skills too, and the actor a call wakes it as, with the state the call made', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'skillstate-studio-passivate-'));
+    const inspector = await startInspector({ interactive: true });
+    let passivated: () => void = () => {};
+    const trace = (record: TraceRecord) => {
+      if (record.kind === 'passivate') passivated();
+    };
+    const system = createAgentSystem({ inspect: inspector.inspect, store: createSqliteStore({ path: join(dir, 'agents.db') }), passivate: { idleMs: 300 }, trace, onUnhandledDiagnostic: () => {} });
+    inspector.attach(system);
+    const { page } = browser;
+    const tree = () => page.locator('#tree > li').evaluateAll((items: ElementLike[]) => items.map((item) => `${item.querySelector('.actor-name')?.textContent}: ${item.getAttribute('data-status')}`));
+    try {
+      const rest = new Promise<void>((resolve) => (passivated = resolve));
+      const ada = system.spawn(Keeper, { id: 'ada' });
+      await ada.call(createSignal('counter.increment'));
+      await rest;
+      expect(ada.status).toBe('passivated');
+      // A page that opens now catches up with what happened.
+      await page.goto(inspector.localUrl);
+      await expect.poll(tree, poll).toEqual(['ada: passivated']);
+      expect(await texts('#tree > li > .state')).toEqual(['passivated']);
+      expect(await page.locator('.machine[data-agent="ada"][data-name="skill:counter"] .state').textContent()).toBe('passivated (was active)');
+      await expect.poll(() => page.locator('#agent .agent-status').textContent(), poll).toBe('passivated');
+
+      // A call wakes it: a new actor of the same id, from its state as it was stored.
+      await ada.call(createSignal('counter.increment'));
+      // (It rests again after idleMs: whichever it shows by then, it is the new actor, with the new count.)
+      await expect.poll(() => page.locator('#tree > li').count(), poll).toBe(2);
+      await page.click('#tree > li:nth-child(2) > .actor-name');
+      await expect.poll(async () => (await stateRow('counter.count'))?.value, poll).toBe('2');
+      expect(browser.outside).toEqual([]);
+    } finally {
+      await system.shutdown();
+      await inspector.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
