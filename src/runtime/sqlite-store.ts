@@ -54,6 +54,8 @@ export interface SqliteStore extends DurableStore {
   readonly path: string;
   /** The stored snapshot of agent `id`, read synchronously; undefined when none is stored. */
   read(id: string): AgentSnapshot | undefined;
+  /** Every stored agent, `pageSize` rows at a time, in the order the agents were first stored. */
+  loadPages(): Iterable<StoredEntry[]>;
 }
 
 /** Rows a page holds when `pageSize` is left out: a few MiB of text for agents of ordinary size. */
