@@ -253,6 +253,12 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     }
     return receiveMessageOnPort(port1)!.message as { value?: unknown; error?: WorkerError };
   };
+  /** A read request's answer; its failure is `store_failed` (`'open_failed'`). */
+  const readReply = (message: Parameters<typeof request>[0]): unknown => {
+    const reply = request(message);
+    if (reply.error) throw storeFailed(path, 'open_failed', `reading ${path} failed: ${reply.error.message}`);
+    return reply.value;
+  };
   const usable = () => {
     if (closed) throw storeFailed(path, 'write_failed', `the database ${path} is closed`);
   };
@@ -279,9 +285,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   };
   const rows = (): Array<[string, string]> => {
     usable();
-    const reply = request({ type: 'all' });
-    if (reply.error) throw storeFailed(path, 'open_failed', `reading ${path} failed: ${reply.error.message}`);
-    return reply.value as Array<[string, string]>;
+    return readReply({ type: 'all' }) as Array<[string, string]>;
   };
   /** A page's text parsed; undefined when a row is not the JSON snapshot of its id. */
   const parsedPage = (text: string): StoredEntry[] | undefined => {
@@ -304,9 +308,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   };
   /** The rows after rowid `after`, read one by one: each failure its own, named by its id. */
   const pageRowByRow = (after: number): StoredEntry[] => {
-    const reply = request({ type: 'pageRows', after, limit: pageSize });
-    if (reply.error) throw storeFailed(path, 'open_failed', `reading ${path} failed: ${reply.error.message}`);
-    return (reply.value as Array<[string, string]>).map(([id, text]) => {
+    return (readReply({ type: 'pageRows', after, limit: pageSize }) as Array<[string, string]>).map(([id, text]) => {
       try {
         return { id, snapshot: parse(id, text) };
       } catch (error) {
@@ -320,9 +322,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     let after = Number.MIN_SAFE_INTEGER;
     for (;;) {
       usable();
-      const reply = request({ type: 'pageText', after, limit: pageSize });
-      if (reply.error) throw storeFailed(path, 'open_failed', `reading ${path} failed: ${reply.error.message}`);
-      const { text, last, count } = reply.value as { text: string; last: number; count: number };
+      const { text, last, count } = readReply({ type: 'pageText', after, limit: pageSize }) as { text: string; last: number; count: number };
       if (count === 0) return;
       yield parsedPage(text) ?? pageRowByRow(after);
       if (count < pageSize) return;
@@ -358,9 +358,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     },
     read(id) {
       usable();
-      const reply = request({ type: 'load', id });
-      if (reply.error) throw storeFailed(path, 'open_failed', `reading ${path} failed: ${reply.error.message}`);
-      return reply.value === undefined ? undefined : parse(id, reply.value as string);
+      const text = readReply({ type: 'load', id });
+      return text === undefined ? undefined : parse(id, text as string);
     },
     async delete(id) {
       const existed = (await this.load(id)) !== undefined;
