@@ -86,7 +86,7 @@ export type { AgentSystem } from './runtime/system.js';
 export type { SpawnOptions, InspectOption } from './runtime/system-runtime.js';
 export { ERROR_SIGNAL, DIAGNOSTIC_SIGNAL, CALL_ABORTED_SIGNAL } from './core/system-signals.js';
 export type { AgentRef, AgentView, AgentSnapshot, ScheduledSignal, AgentStatus, CallOptions, MountReport } from './runtime/agent-ref.js';
-export { createMemoryStore, createFileStore, type SnapshotStore, type DurableStore, type StoreBatch, type StoredAgent } from './runtime/persistence.js';
+export { createMemoryStore, createFileStore, type SnapshotStore, type DurableStore, type StoreBatch, type StoredAgent, type StoredEntry } from './runtime/persistence.js';
 export { createSqliteStore, type SqliteStore, type SqliteStoreOptions } from './runtime/sqlite-store.js';
 export type { DurabilityMode } from './runtime/durability.js';
 export type { PassivateOptions } from './runtime/passivation.js';

@@ -82,16 +82,26 @@ export function storedAgent(snapshot: AgentSnapshot): StoredAgent {
   return { id: snapshot.id, parent: snapshot.parent, definition: snapshot.definition, snapshot: snapshotText(snapshot) };
 }
 
+/** A stored agent as a durable store reads it back: its snapshot, or the error that keeps it from being read. */
+export type StoredEntry = { id: string; snapshot: unknown; error?: undefined } | { id: string; snapshot?: undefined; error: RuntimeError };
+
 /**
  * A store a system keeps its agents durable in (`createAgentSystem({ store })`): `commit` writes
  * a batch whole or not at all (it throws, or rejects, with `store_failed` when it cannot),
- * `loadAll` reads every stored agent back when the system opens. `createSqliteStore` makes one.
+ * `loadPages` (or `loadAll`) reads every stored agent back when the system opens.
+ * `createSqliteStore` makes one.
  */
 export interface DurableStore extends SnapshotStore {
   /** Writes the batch in one transaction: done when it returns, or when the promise it returns resolves. */
   commit(batch: StoreBatch): void | Promise<void>;
   /** Every stored snapshot with its id, in the order the agents were first stored; one that cannot be read has its `error` instead. */
-  loadAll(): Array<{ id: string; snapshot: unknown; error?: undefined } | { id: string; snapshot?: undefined; error: RuntimeError }>;
+  loadAll(): StoredEntry[];
+  /**
+   * What `loadAll` gives, a page at a time, read as they are taken: a system opens each page's
+   * agents before it reads the next, so opening a large store holds one page of snapshots, not
+   * all of them. Optional: without it, a system opens from `loadAll`.
+   */
+  loadPages?(): Iterable<StoredEntry[]>;
   /** Releases the database (and its write lock); the store takes nothing afterwards. */
   close(): void;
   /**

@@ -21,7 +21,7 @@ import { dirname, join, resolve } from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { errorInfo } from '../core/errors.js';
 import { RuntimeError } from '../core/runtime-error.js';
-import { storedAgent, type AgentSnapshot, type DurableStore, type StoreBatch } from './persistence.js';
+import { storedAgent, type AgentSnapshot, type DurableStore, type StoreBatch, type StoredEntry } from './persistence.js';
 
 /** The schema version this code writes; `MIGRATIONS[n]` takes a database from version n to n + 1. */
 export const SQLITE_SCHEMA_VERSION = 1;
@@ -41,6 +41,11 @@ const MIGRATIONS: readonly string[] = [
 export interface SqliteStoreOptions {
   /** The database file; made with its folder when missing. */
   path: string;
+  /**
+   * Rows read at a time when a system opens the store (`loadPages`): a system holds one page of
+   * snapshots as it opens, whatever the store's size. A positive integer; 5,000 when left out.
+   */
+  pageSize?: number;
 }
 
 /** A `DurableStore` on an SQLite file, made by `createSqliteStore`. */
@@ -49,7 +54,12 @@ export interface SqliteStore extends DurableStore {
   readonly path: string;
   /** The stored snapshot of agent `id`, read synchronously; undefined when none is stored. */
   read(id: string): AgentSnapshot | undefined;
+  /** Every stored agent, `pageSize` rows at a time, in the order the agents were first stored. */
+  loadPages(): Iterable<StoredEntry[]>;
 }
+
+/** Rows a page holds when `pageSize` is left out: a few MiB of text for agents of ordinary size. */
+const DEFAULT_PAGE_SIZE = 5_000;
 
 /** How long a synchronous request (open, read, close) waits for the database's thread before it gives up. */
 const REQUEST_TIMEOUT_MS = 60_000;
@@ -79,7 +89,7 @@ const { path, port, migrations, version: latest } = workerData;
 let Database, unloadable;
 try { Database = require(workerData.driver); } catch (error) { unloadable = error; }
 const flag = new Int32Array(workerData.flag);
-let db, upsert, remove, select, all;
+let db, upsert, remove, select, all, page;
 
 function failure(error) {
   return { message: error && error.message ? String(error.message) : String(error), code: error && typeof error.code === 'string' ? error.code : undefined, newerSchema: error && error.newerSchema };
@@ -106,6 +116,8 @@ function open() {
   remove = db.prepare('DELETE FROM agents WHERE id = ?');
   select = db.prepare('SELECT snapshot FROM agents WHERE id = ?');
   all = db.prepare('SELECT id, snapshot FROM agents ORDER BY rowid');
+  // By rowid from where the last page ended: a page is its own query, whatever was written between two.
+  page = db.prepare('SELECT rowid, id, snapshot FROM agents WHERE rowid > ? ORDER BY rowid LIMIT ?');
 }
 function commit(batch) {
   const now = Date.now();
@@ -141,8 +153,14 @@ const requests = {
   close,
   load: (request) => { const row = select.get(request.id); return row === undefined ? undefined : row.snapshot; },
   all: () => all.all().map((row) => [row.id, row.snapshot]),
-  // Every row as one JSON text, [id, snapshot, id, snapshot, ...]: one string to copy and to parse.
-  allText: () => { let text = ''; for (const row of all.iterate()) text += (text === '' ? '[' : ',') + JSON.stringify(row.id) + ',' + row.snapshot; return text === '' ? '[]' : text + ']'; },
+  // A page of rows as one JSON text, [id, snapshot, id, snapshot, ...]: one string to copy and to parse.
+  pageText: (request) => {
+    let text = '', last = request.after, count = 0;
+    for (const row of page.iterate(request.after, request.limit)) { text += (text === '' ? '[' : ',') + JSON.stringify(row.id) + ',' + row.snapshot; last = row.rowid; count++; }
+    return { text: text === '' ? '[]' : text + ']', last, count };
+  },
+  // The same page row by row, when its text does not parse.
+  pageRows: (request) => page.all(request.after, request.limit).map((row) => [row.id, row.snapshot]),
 };
 port.on('message', (request) => {
   if (request.type === 'commit') {
@@ -186,6 +204,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   if (typeof options?.path !== 'string' || options.path === '') {
     throw new RuntimeError(errorInfo('invalid_options', `createSqliteStore needs { path }, the database file, got ${JSON.stringify(options?.path)}`, { subject: 'path', details: { option: 'path', value: options?.path } }));
   }
+  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  if (!Number.isSafeInteger(pageSize) || pageSize < 1) {
+    throw new RuntimeError(errorInfo('invalid_options', `createSqliteStore's pageSize must be a positive integer, got ${String(pageSize)}`, { subject: 'pageSize', details: { option: 'pageSize', value: pageSize } }));
+  }
   const path = resolve(options.path);
   try {
     mkdirSync(dirname(path), { recursive: true });
@@ -225,7 +247,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   });
 
   /** Sends a request and waits for the worker's reply. */
-  const request = (message: { type: 'open' | 'close' | 'all' | 'allText' } | { type: 'load'; id: string }): { value?: unknown; error?: WorkerError } => {
+  const request = (message: { type: 'open' | 'close' | 'all' } | { type: 'load'; id: string } | { type: 'pageText' | 'pageRows'; after: number; limit: number }): { value?: unknown; error?: WorkerError } => {
     Atomics.store(flag, 0, 0);
     port1.postMessage(message);
     if (Atomics.wait(flag, 0, 0, REQUEST_TIMEOUT_MS) === 'timed-out') {
@@ -234,6 +256,12 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       throw storeFailed(path, message.type === 'open' ? 'open_failed' : 'write_failed', `the database ${path} did not answer a ${message.type} request within ${REQUEST_TIMEOUT_MS / 1000} s; it is closed`);
     }
     return receiveMessageOnPort(port1)!.message as { value?: unknown; error?: WorkerError };
+  };
+  /** A read request's answer; its failure is `store_failed` (`'open_failed'`). */
+  const readReply = (message: Parameters<typeof request>[0]): unknown => {
+    const reply = request(message);
+    if (reply.error) throw storeFailed(path, 'open_failed', `reading ${path} failed: ${reply.error.message}`);
+    return reply.value;
   };
   const usable = () => {
     if (closed) throw storeFailed(path, 'write_failed', `the database ${path} is closed (its system shut down, or the store was closed); open it again with createSqliteStore({ path })`);
@@ -264,23 +292,18 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   };
   const rows = (): Array<[string, string]> => {
     usable();
-    const reply = request({ type: 'all' });
-    if (reply.error) throw storeFailed(path, 'open_failed', `reading ${path} failed: ${reply.error.message}`);
-    return reply.value as Array<[string, string]>;
+    return readReply({ type: 'all' }) as Array<[string, string]>;
   };
-  /** Every stored agent, read and parsed whole; undefined when a row is not the JSON snapshot of its id. */
-  const storedAll = (): Array<{ id: string; snapshot: AgentSnapshot }> | undefined => {
-    usable();
-    const reply = request({ type: 'allText' });
-    if (reply.error) throw storeFailed(path, 'open_failed', `reading ${path} failed: ${reply.error.message}`);
+  /** A page's text parsed; undefined when a row is not the JSON snapshot of its id. */
+  const parsedPage = (text: string): StoredEntry[] | undefined => {
     let fields: unknown;
     try {
-      fields = JSON.parse(reply.value as string);
+      fields = JSON.parse(text);
     } catch {
       return undefined;
     }
     if (!Array.isArray(fields) || fields.length % 2 !== 0) return undefined;
-    const agents: Array<{ id: string; snapshot: AgentSnapshot }> = [];
+    const agents: StoredEntry[] = [];
     for (let at = 0; at < fields.length; at += 2) {
       const id: unknown = fields[at];
       const snapshot: unknown = fields[at + 1];
@@ -290,6 +313,29 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     }
     return agents;
   };
+  /** The rows after rowid `after`, read one by one: each failure its own, named by its id. */
+  const pageRowByRow = (after: number): StoredEntry[] => {
+    return (readReply({ type: 'pageRows', after, limit: pageSize }) as Array<[string, string]>).map(([id, text]) => {
+      try {
+        return { id, snapshot: parse(id, text) };
+      } catch (error) {
+        return { id, error: error as RuntimeError };
+      }
+    });
+  };
+  /** Every stored agent, `pageSize` rows at a time, each page one text read and parsed whole (row by row when a row in it is damaged). */
+  function* loadPages(): Generator<StoredEntry[]> {
+    // Below every rowid SQLite gives.
+    let after = Number.MIN_SAFE_INTEGER;
+    for (;;) {
+      usable();
+      const { text, last, count } = readReply({ type: 'pageText', after, limit: pageSize }) as { text: string; last: number; count: number };
+      if (count === 0) return;
+      yield parsedPage(text) ?? pageRowByRow(after);
+      if (count < pageSize) return;
+      after = last;
+    }
+  }
   const commit = (batch: StoreBatch): Promise<void> => {
     usable();
     return new Promise((resolve, reject) => {
@@ -304,17 +350,12 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   return {
     path,
     commit,
+    loadPages,
     loadAll() {
-      const whole = storedAll();
-      if (whole) return whole;
-      // A row that is not JSON, or not the snapshot of its id: each row read on its own, each failure its own.
-      return rows().map(([id, text]) => {
-        try {
-          return { id, snapshot: parse(id, text) };
-        } catch (error) {
-          return { id, error: error as RuntimeError };
-        }
-      });
+      const agents: StoredEntry[] = [];
+      // One by one: a large page can be too many arguments for one push.
+      for (const page of loadPages()) for (const agent of page) agents.push(agent);
+      return agents;
     },
     async save(snapshot) {
       await commit({ save: [storedAgent(snapshot)], delete: [] });
@@ -324,9 +365,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     },
     read(id) {
       usable();
-      const reply = request({ type: 'load', id });
-      if (reply.error) throw storeFailed(path, 'open_failed', `reading ${path} failed: ${reply.error.message}`);
-      return reply.value === undefined ? undefined : parse(id, reply.value as string);
+      const text = readReply({ type: 'load', id });
+      return text === undefined ? undefined : parse(id, text as string);
     },
     async delete(id) {
       const existed = (await this.load(id)) !== undefined;

@@ -326,24 +326,36 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
    * skills a resolver loads lazily (document skills) is restored once they load, after this
    * returns, with its descendants: each is said (`restore_waits`), handed to `late` when it runs,
    * and `ready()` resolves when all are done.
+   *
+   * The store is read a page at a time (`loadPages`): an agent without a parent is opened as its
+   * page is read and its snapshot let go; only agents with a parent (and those waiting for their
+   * skills) are held, and ordered parents first once every page is read. Opening a store of many
+   * agents then holds one page of snapshots, not the whole store.
    */
   openStored(late: (ref: AgentRef<object>) => void = () => {}): AgentRef<object>[] {
     const durability = this.durability;
     if (!durability) return [];
-    const snapshots: unknown[] = [];
-    for (const entry of durability.store.loadAll()) {
-      if (entry.error) this.unrestorable(entry.id, entry.error.toInfo());
-      else snapshots.push(entry.snapshot);
+    const store = durability.store;
+    const refs: AgentRef<object>[] = [];
+    const held: AgentSnapshot[] = [];
+    for (const page of store.loadPages ? store.loadPages() : [store.loadAll()]) {
+      const now: unknown[] = [];
+      for (const entry of page) {
+        if (entry.error) this.unrestorable(entry.id, entry.error.toInfo());
+        else if (this.opensLast(entry.snapshot)) held.push(entry.snapshot as AgentSnapshot);
+        else now.push(entry.snapshot);
+      }
+      for (const ref of this.restoreStored(now)) refs.push(ref);
     }
     let ordered: AgentSnapshot[];
     try {
-      ordered = orderParentsFirst(snapshots as AgentSnapshot[]);
+      ordered = orderParentsFirst(held);
     } catch (error) {
       this.unrestorable(undefined, toErrorInfo(error, 'invalid_snapshot'));
-      ordered = snapshots as AgentSnapshot[];
+      ordered = held;
     }
     const waiting = waitingForSkills(ordered, (snapshot) => this.loadable(snapshot));
-    const refs = this.restoreStored(waiting.size === 0 ? ordered : ordered.filter((snapshot) => !waiting.has(snapshot?.id)));
+    for (const ref of this.restoreStored(waiting.size === 0 ? ordered : ordered.filter((snapshot) => !waiting.has(snapshot?.id)))) refs.push(ref);
     if (waiting.size > 0) {
       for (const [id, skills] of waiting) {
         const why = skills.length > 0 ? `its skill(s) ${skills.map((name) => `'${name}'`).join(', ')} load` : `its parent is restored`;
@@ -353,6 +365,16 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
       this.restoring = this.restoreWhenLoaded(later, waiting, late);
     }
     return refs;
+  }
+
+  /**
+   * Whether a stored agent is opened once the whole store is read: one with a parent (whose
+   * parent may be on a later page), or with skills that load lazily (whose children wait with it).
+   */
+  private opensLast(snapshot: unknown): boolean {
+    if (!isPlainObject(snapshot)) return false;
+    const stored = snapshot as unknown as AgentSnapshot;
+    return stored.parent !== undefined || this.loadable(stored).length > 0;
   }
 
   /** Restores stored agents in the order given, each failure reported with its id. */
@@ -483,7 +505,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
   reverted(agentIds: readonly string[], why: string): void {
     const durability = this.durability;
     if (!durability) return;
-    const stored = this.storedRows(durability.store, agentIds);
+    const stored = this.storedOf(durability.store, agentIds);
     this.opening = true;
     try {
       for (const id of agentIds) {
@@ -506,13 +528,13 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
   }
 
   /**
-   * The stored snapshots of `agentIds`, by id: read one by one when the store can (a store of a
-   * million rows is not read whole for a few), else picked from all. A row that cannot be read is
-   * left out and reported: its agent is not brought back.
+   * The stored snapshots of these agents, by id: each read on its own when the store can
+   * (`read`), not every row of the store for a few agents. One that is damaged is reported and
+   * left out, as one the store does not hold.
    */
-  private storedRows(store: DurableStore, agentIds: readonly string[]): Map<string, unknown> {
+  private storedOf(store: DurableStore, agentIds: readonly string[]): Map<string, unknown> {
     const stored = new Map<string, unknown>();
-    if (typeof store.read !== 'function') {
+    if (!store.read) {
       const wanted = new Set(agentIds);
       for (const entry of store.loadAll()) if (!entry.error && wanted.has(entry.id)) stored.set(entry.id, entry.snapshot);
       return stored;
@@ -522,7 +544,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
         const snapshot = store.read(id);
         if (snapshot !== undefined) stored.set(id, snapshot);
       } catch (error) {
-        this.unrestorable(id, toErrorInfo(error, 'store_failed'));
+        this.unrestorable(id, toErrorInfo(error, 'invalid_snapshot'));
       }
     }
     return stored;
