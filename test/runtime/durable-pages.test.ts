@@ -3,25 +3,13 @@
  * opens each agent without a parent as its page is read, and the agents with a parent once every
  * page is read, parents first, wherever in the file their rows are.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Database from 'libsql';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSqliteStore, type AgentSnapshot, type StoredAgent, type TraceRecord } from '../../src/index.js';
-import { NotesAgent, createSignal, itemsOf, systemPerTest, thrown } from './fixtures.js';
+import { NotesAgent, createSignal, itemsOf, systemPerTest, thrown, tempFolders } from './fixtures.js';
 
 const systems = systemPerTest();
-const dirs: string[] = [];
-afterEach(async () => {
-  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
-});
-
-async function databaseFile(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'skillstate-durable-pages-'));
-  dirs.push(dir);
-  return join(dir, 'agents.db');
-}
+const databaseFile = tempFolders('durable-pages').database;
 
 /** A row as a durable system writes it. */
 function row(snapshot: AgentSnapshot): StoredAgent {

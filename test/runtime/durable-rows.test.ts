@@ -4,25 +4,13 @@
  * check looks, scheduled signals), and agents whose ids hold any character are written and read
  * back under those ids.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Database from 'libsql';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../src/index.js';
-import { Effects, createSignal, defineAction, defineAgent, defineSkill, result, systemPerTest, z } from './fixtures.js';
+import { Effects, createSignal, defineAction, defineAgent, defineSkill, result, systemPerTest, z, tempFolders } from './fixtures.js';
 
 const systems = systemPerTest();
-const dirs: string[] = [];
-afterEach(async () => {
-  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
-});
-
-async function databaseFile(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'skillstate-durable-rows-'));
-  dirs.push(dir);
-  return join(dir, 'agents.db');
-}
+const databaseFile = tempFolders('durable-rows').database;
 
 /** Every row of the file: its id, parent and definition columns, and its snapshot parsed. */
 function rows(path: string): Array<{ id: string; parent: string | null; definition: string; snapshot: unknown; text: string }> {

@@ -1,23 +1,13 @@
 /** Durable systems on an SQLite file: steps written before they are answered, agents back when the system opens again. */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import Database from 'libsql';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createSqliteStore, RuntimeError, type AgentSystem, type AgentSystemOptions, type DurableStore, type ErrorInfo, type StoreBatch } from '../../src/index.js';
-import { Effects, NotesAgent, Reminder, createSignal, defineAction, defineAgent, defineSkill, itemsOf, notebook, quietSystem, result, systemPerTest, thrown, z } from './fixtures.js';
+import { NotesAgent, Reminder, createSignal, defineAction, defineAgent, defineSkill, itemsOf, notebook, quietSystem, result, systemPerTest, thrown, z, tempFolders } from './fixtures.js';
 
 const systems = systemPerTest();
-const dirs: string[] = [];
-afterEach(async () => {
-  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
-});
-
-async function databaseFile(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'skillstate-durable-'));
-  dirs.push(dir);
-  return join(dir, 'agents.db');
-}
+const databaseFile = tempFolders('durable').database;
 
 /** A system on `store` whose unhandled errors are collected in `errors`. */
 function open(store: DurableStore, options: AgentSystemOptions = {}, errors: Array<{ agent: string | undefined; error: ErrorInfo }> = []): AgentSystem {

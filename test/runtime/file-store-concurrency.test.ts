@@ -3,24 +3,14 @@
  * out in the order they were made (the last save wins), each through a temporary file of its own,
  * so the stored file is always one whole snapshot and no temporary file is left behind.
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createFileStore, RuntimeError, type AgentSnapshot } from '../../src/index.js';
-import { createSignal, itemsOf, NotesAgent, systemPerTest } from './fixtures.js';
+import { createSignal, itemsOf, NotesAgent, systemPerTest, tempFolders } from './fixtures.js';
 
 const systems = systemPerTest();
-const dirs: string[] = [];
-afterEach(async () => {
-  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
-});
-
-async function freshDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'skillstate-store-'));
-  dirs.push(dir);
-  return dir;
-}
+const freshDir = tempFolders('store').folder;
 
 /** Snapshots of one agent holding 1, 2, ... `count` items, the first ones large (they take longest to write). */
 async function snapshotsOfOneAgent(count: number): Promise<AgentSnapshot[]> {

@@ -2,6 +2,9 @@
  * Skills and agents the runtime tests share: real actions (sync and async), real hooks, real
  * XState child logic that can be told to crash.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { fromCallback } from 'xstate';
 import { z } from 'zod';
@@ -172,6 +175,23 @@ export function itemsOf(agent: { getSnapshot(): { state: unknown } }): string[] 
 /** Waits for timers and microtasks queued so far (real time, a few milliseconds). */
 export function settleDown(ms = 5): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Temporary folders for one test file, each removed after the test that made it: `folder()` a new
+ * one, `database()` the path of `agents.db` in a new one.
+ */
+export function tempFolders(prefix: string): { folder(): Promise<string>; database(): Promise<string> } {
+  const made: string[] = [];
+  afterEach(async () => {
+    for (const dir of made.splice(0)) await rm(dir, { recursive: true, force: true });
+  });
+  const folder = async () => {
+    const dir = await mkdtemp(join(tmpdir(), `skillstate-${prefix}-`));
+    made.push(dir);
+    return dir;
+  };
+  return { folder, database: async () => join(await folder(), 'agents.db') };
 }
 
 /**

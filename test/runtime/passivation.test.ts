@@ -4,28 +4,16 @@
  * with work under way (skill children, a model turn, child agents) stay. Waits are for trace
  * records, never for a wall-clock budget.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fromCallback } from 'xstate';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { chatMessage, createAgentSystem, createSqliteStore, DefinitionError, RuntimeError, type AgentSystemOptions, type DurableStore, type ErrorInfo, type TraceRecord } from '../../src/index.js';
 import { carryOut } from '../../src/runtime/steering.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { assistant, next } from '../model/fixtures.js';
-import { Effects, NotesAgent, Reminder, createSignal, defineAction, defineAgent, defineSkill, firedOf, itemsOf, result, systemPerTest, thrown, z } from './fixtures.js';
+import { Effects, NotesAgent, Reminder, createSignal, defineAction, defineAgent, defineSkill, firedOf, itemsOf, result, systemPerTest, thrown, z, tempFolders } from './fixtures.js';
 
 const systems = systemPerTest();
-const dirs: string[] = [];
-afterEach(async () => {
-  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
-});
-
-async function databaseFile(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'skillstate-passivation-'));
-  dirs.push(dir);
-  return join(dir, 'agents.db');
-}
+const databaseFile = tempFolders('passivation').database;
 
 /** A real SQLite store, and a face of it whose reads find no row for the ids in `gone`. */
 async function losingRows() {
