@@ -225,7 +225,8 @@ export class ProcessRef<TState extends object = Record<string, unknown>> impleme
     return {
       id: this.id,
       definition: this.definition,
-      status: mailbox.stopped ? 'stopped' : mailbox.phase === 'working' ? 'working' : 'idle',
+      // Awake by now: the status of its process.
+      status: this.status,
       agent,
       state: agent.state,
       mounted: agent.mounted,
