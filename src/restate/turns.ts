@@ -69,15 +69,38 @@ const unreadableWait = (attempt: number) => Math.min(1_000 * 2 ** attempt, 30_00
 
 const HINT = 'pass models to restateAgents({ models: { default: ... } })';
 
+/** What the turn object's quiet time adds to the longest model call: Restate's own default quiet time. */
+const QUIET_MARGIN = 60_000;
+
+/**
+ * How long a turn's invocation may send Restate nothing before Restate asks it to suspend: the
+ * longest `modelTimeout` of the conversations the served definitions attach (two minutes by
+ * default), and a minute.
+ *
+ * A model call sends Restate nothing while it runs, and cannot be suspended. Once Restate has
+ * asked the invocation to suspend, it passes it no more notifications, its cancellation included:
+ * a turn cancelled then would have its model request run to its end instead of being aborted.
+ * Restate's default (a minute) is shorter than a model call may take.
+ */
+function quietTime(definitions: ReadonlyMap<string, AgentDefinition<object>>): { ms: number; longestCall: number } {
+  let longestCall = conversationConfigSchema.parse({}).modelTimeout;
+  for (const definition of definitions.values()) {
+    const settings = conversationConfigSchema.safeParse(definition.skillConfig(CONVERSATION) ?? {});
+    if (settings.success) longestCall = Math.max(longestCall, settings.data.modelTimeout);
+  }
+  return { ms: longestCall + QUIET_MARGIN, longestCall };
+}
+
 /** The virtual object that runs the model turns of the agents of `definitions`. */
 export function turnsObject(definitions: ReadonlyMap<string, AgentDefinition<object>>, skills: HostSkills, options: TurnHostOptions) {
   const models = checkModels(options.models);
   const compactors = checkCompactors(options.compactors);
   const content = contentRecorder(options.telemetry);
+  const quiet = quietTime(definitions);
   return restate.object({
     name: TURNS,
-    // Only agents start turns.
-    options: { ingressPrivate: true },
+    // Only agents start turns; a cancel must reach a model call however long it takes (see quietTime).
+    options: { ingressPrivate: true, inactivityTimeout: quiet.ms },
     handlers: {
       run: async (ctx: restate.ObjectContext, request: TurnRequest): Promise<void> => {
         const definition = definitions.get(request?.definition);
@@ -87,7 +110,7 @@ export function turnsObject(definitions: ReadonlyMap<string, AgentDefinition<obj
         }
         try {
           const trace = { traceparent: request.traceparent, tracestate: request.tracestate };
-          await new RestateTurn(ctx, definition, skills, models, compactors, request.turn, typeof request.turnId === 'string' ? request.turnId : undefined, content, trace).run();
+          await new RestateTurn(ctx, definition, skills, models, compactors, request.turn, typeof request.turnId === 'string' ? request.turnId : undefined, content, trace, quiet).run();
         } catch (error) {
           // The agent cancelled the turn (and ended it in its state already). This attempt ends
           // here, which aborts a model request still under way.
@@ -162,7 +185,7 @@ async function askForStep(
 class RestateTurn {
   /** The agent's data as the last step left it (undefined: read it from the agent; null: it is gone). */
   private data: AgentData<object> | null | undefined;
-  /** The `allowed-tools` notes already said in this invocation (the tools are prepared again at every step). */
+  /** The notes already said in this invocation (`allowed-tools` ones: the tools are prepared again at every step; model calls longer than the turn object covers). */
   private readonly noted = new Set<string>();
 
   constructor(
@@ -177,6 +200,8 @@ class RestateTurn {
     private readonly content: ContentRecorder,
     /** The trace of the step that started or resumed the turn. */
     private readonly trace: { traceparent?: string | undefined; tracestate?: string | undefined },
+    /** How long the invocation may be quiet, and the longest model call that covers. */
+    private readonly quiet: { ms: number; longestCall: number },
   ) {}
 
   /** The span of this invocation's work on the turn, while tracing. */
@@ -381,6 +406,7 @@ class RestateTurn {
       { serde: json as restate.Serde<{ text: string } | { failed: string }> },
     );
     if ('failed' in prompt) return this.fail(engine.crashedError(this.ctx.key, this.n, 'building the system prompt', prompt.failed));
+    this.noteLongCalls(settings);
     for (let attempt = 0; ; attempt++) {
       const what = `model call: turn ${this.n}, step ${turn.steps + 1}${attempt ? `, retry ${attempt}` : ''}`;
       const attemptOver = this.ctx.request().attemptCompletedSignal;
@@ -410,6 +436,19 @@ class RestateTurn {
     }
   }
 
+  /**
+   * Says, once an invocation, that the agent's model calls may last longer than the turn object
+   * keeps Restate waiting (its conversation was mounted with a longer `modelTimeout` than any the
+   * served definitions attach): a cancel then waits for the model's answer.
+   */
+  private noteLongCalls(settings: ConversationSettings): void {
+    if (settings.modelTimeout <= this.quiet.longestCall) return;
+    const note = `agent '${this.ctx.key}': its conversation's modelTimeout (${settings.modelTimeout} ms) is longer than the model calls the turn object keeps Restate waiting for (${this.quiet.longestCall} ms, the longest modelTimeout of the served definitions' conversations): a turn cancelled after ${this.quiet.ms} ms of a model call has its model request run to its end (attach a conversation with this modelTimeout to a served definition)`;
+    if (this.noted.has(note)) return;
+    this.noted.add(note);
+    this.ctx.console.warn(`skillstate: ${note}`);
+  }
+
   // ── Compaction ──────────────────────────────────────────────────────────────────────────
 
   /** Compacts the history as the turn engine asked. Resolves whether the turn goes on (it is read again before the model is asked). */
@@ -428,10 +467,13 @@ class RestateTurn {
     let usage: ChatUsage | undefined;
     if (strategy !== 'drop') {
       const model = this.models[settings.model]!;
+      this.noteLongCalls(settings);
+      // The summary ends early when the invocation's attempt does (the turn was cancelled), as a model call does.
+      const attemptOver = this.ctx.request().attemptCompletedSignal;
       const summarised = await this.ctx.run(
         `history summary: turn ${this.n}`,
         async (): Promise<{ summary?: string; usage?: ChatUsage; failed?: string }> => {
-          const request = new StepAbort(settings.modelTimeout);
+          const request = new StepAbort(settings.modelTimeout, attemptOver);
           const abortSignal = request.signal;
           try {
             if (strategy === 'summarize') {

@@ -156,13 +156,13 @@ function lastExchange(call: ScriptedCall): { text: string; results: { toolName: 
 }
 
 /**
- * How long a "slowly" answer takes: 1.5 s, or, while the file SKILLSTATE_TEST_HOLD names exists,
- * until the process is killed (two minutes at most), so that a test killing the process while the
- * model answers does not race the answer on a loaded machine. The restarted process, with the
- * file gone, takes the 1.5 s.
+ * How long a "slowly" answer (or one whose text has `word`) takes: 1.5 s, or, while the file
+ * SKILLSTATE_TEST_HOLD names exists, until the process is killed (two minutes at most), so that a
+ * test killing the process while the model answers does not race the answer on a loaded machine.
+ * The restarted process, with the file gone, takes the 1.5 s.
  */
-function slowDelay(text: string): number {
-  if (!text.includes('slowly')) return 0;
+function slowDelay(text: string, word = 'slowly'): number {
+  if (!text.includes(word)) return 0;
   const hold = process.env.SKILLSTATE_TEST_HOLD;
   return hold !== undefined && existsSync(hold) ? 120_000 : 1_500;
 }
@@ -177,10 +177,10 @@ function slowDelay(text: string): number {
  * "style check" says whether the house style is in
  * the system prompt. "load NAME" loads a document skill. "greet NAME" loads the greeting skill its system
  * prompt discloses, then greets with the tool that skill brings. Asked for a summary of the
- * history, it gives one.
+ * history, it gives one (as slowly as a "slowly" answer when the history asks for a "slow summary").
  */
 function ledgerModel(call: ScriptedCall): ScriptedResponse {
-  if (call.system.startsWith('Summarise this conversation')) return { text: `earlier: ${call.messages.length} message(s)` };
+  if (call.system.startsWith('Summarise this conversation')) return { delay: slowDelay(lastExchange(call).text, 'slow summary'), text: `earlier: ${call.messages.length} message(s)` };
   const { text, results } = lastExchange(call);
   const id = `call-${call.messages.length}`;
   const last = results.at(-1);

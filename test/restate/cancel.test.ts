@@ -1,0 +1,92 @@
+/**
+ * A cancelled turn's model request is aborted on the Restate host whatever the turn was doing:
+ * against a Restate server that asks an invocation to suspend after one quiet second (its
+ * default is a minute), so that a model call outlasts that wait without a test waiting a minute.
+ *
+ * Why it can be missed: a model call sends Restate nothing while it runs, and once the server has
+ * asked an invocation to suspend it passes it no more notifications, its cancellation included
+ * (the invocation cannot suspend while the call runs; the cancel then waits for the model's
+ * answer). The turn object keeps Restate waiting longer than any model call may take.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { connectRestate, type RestateClient } from '../../src/restate/index.js';
+import { eventually, startHost } from './harness.js';
+
+/** How long a cancelled turn's model request may take to be aborted in the service (through the Restate server) on a loaded machine. */
+const ABORT_WAIT_MS = 60_000;
+
+let host: Awaited<ReturnType<typeof startHost>>;
+let client: RestateClient;
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'skillstate-restate-cancel-'));
+/** While this file exists, a "slowly" answer (and a "slow summary") waits two minutes (see agents.ts). */
+const hold = path.join(scratch, 'hold');
+
+beforeAll(async () => {
+  // The server reads its configuration from its environment, which it takes from this process's.
+  process.env.RESTATE_WORKER__INVOKER__INACTIVITY_TIMEOUT = '1s';
+  try {
+    host = await startHost({ SKILLSTATE_TEST_HOLD: hold });
+  } finally {
+    delete process.env.RESTATE_WORKER__INVOKER__INACTIVITY_TIMEOUT;
+  }
+  client = connectRestate(host.server.ingressUrl);
+}, 60_000);
+
+afterEach(() => rmSync(hold, { force: true }));
+
+afterAll(async () => {
+  rmSync(scratch, { recursive: true, force: true });
+  await host?.close();
+});
+
+/**
+ * Resolves once the server's inactivity timeout has passed since it was called: a deferred call
+ * made now has the workflow holding its answer suspended by the server once that workflow has been
+ * quiet that long (the service says so in its log).
+ */
+async function quietTimePassed(id: string): Promise<void> {
+  const desk = await client.spawn('desk_agent', { id });
+  const asked = desk.call('desk.ask', { question: 'has a second passed?' });
+  const suspended = new RegExp(`\\[skillstate_replies/desk_agent/${id}/[^\\]]+/run\\]\\[[^\\]]+\\] INFO: Invocation suspended`);
+  await eventually(`the server to ask the quiet workflow of '${id}' to suspend`, async () => suspended.test(host.service.output()), ABORT_WAIT_MS);
+  await desk.call('desk.answer', { text: 'yes' });
+  expect(await asked).toBe('yes');
+}
+
+/** Waits for `line` in the service's log, or fails with what the service said. */
+async function logged(what: string, line: string): Promise<void> {
+  await eventually(what, async () => host.service.output().includes(line), ABORT_WAIT_MS).catch((error: Error) => {
+    throw new Error(`${error.message}; the service said:\n${host.service.output().slice(-2_000)}`);
+  });
+}
+
+describe('Restate host: cancelling a turn', () => {
+  it("an agent stopped while its model call has been quiet for longer than Restate's inactivity timeout: the model request is aborted", async () => {
+    const agent = await client.spawn('chatter', { id: 'quiet' });
+    // The model's answer after the tool does not come before the stop, however long that takes.
+    writeFileSync(hold, '');
+    const text = 'slowly add 20 and 22';
+    const answer = agent.call('chat.message', { text });
+    await logged('the model call after the tool', `model call after a tool: ${text}`);
+    await quietTimePassed('clock');
+    await agent.stop();
+    await expect(answer).rejects.toMatchObject({ code: 'agent_stopped' });
+    await logged('the model request to be aborted', `model call aborted: ${text}`);
+  }, 3 * ABORT_WAIT_MS);
+
+  it('chat.cancel while the history is being summarised aborts the summary request', async () => {
+    const agent = await client.spawn('forgetful', { id: 'summarising' });
+    // A first turn long enough that the next one summarises it first (the history takes 120 tokens at most).
+    expect(await agent.call('chat.message', { text: `add 1 and 2, and keep a slow summary of ${'a long story '.repeat(40)}` })).toBe('The total is 3.');
+    writeFileSync(hold, '');
+    const next = agent.call('chat.message', { text: 'hello' });
+    await logged('the summary call', 'summary call made: ');
+    await agent.send('chat.cancel', { reason: 'enough' });
+    await expect(next).rejects.toMatchObject({ code: 'cancelled', message: 'enough' });
+    await logged('the summary request to be aborted', 'summary call aborted: ');
+    expect(host.service.output()).not.toContain('model call made: hello');
+  }, 3 * ABORT_WAIT_MS);
+});
