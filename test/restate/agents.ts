@@ -316,6 +316,22 @@ export const Registered = defineAgent({
   registry: createSkillRegistry([stampSkill]),
 });
 
+/** A conversation mounted at run time, whose model calls may take five minutes: longer than any definition's conversation allows. */
+const mountConversation = defineAction({
+  name: 'mount_conversation',
+  description: 'Mounts a conversation with a long modelTimeout',
+  input: z.object({}),
+  run: () => result('mounted', { mount: [[conversation, { stream: false, modelTimeout: 300_000 }]] }),
+});
+/** A ledger keeper that gets its conversation by an action (its definition's registry knows the skill). */
+export const Latecomer = defineAgent({
+  name: 'latecomer',
+  skills: [ledger],
+  actions: [mountConversation],
+  routes: [{ path: 'conversation.mount', target: { action: 'mount_conversation' } }],
+  registry: createSkillRegistry([conversation]),
+});
+
 // ── A watcher: notes the tool progress signals it gets (from the agents it subscribed to) ──
 
 const watchState = z.object({
@@ -375,7 +391,7 @@ const Scratcher = scratchLibrary
     })
   : undefined;
 
-export const definitions: readonly AgentDefinition<object>[] = [Worker, NotesAgent, Desk, Chatter, Clerk, Thrifty, Sloppy, Forgetful, Stranded, Generating, Streaming, Hasty, Librarian, Watcher, Registered, Treasurer, ...(Scratcher ? [Scratcher] : [])];
+export const definitions: readonly AgentDefinition<object>[] = [Worker, NotesAgent, Desk, Chatter, Clerk, Thrifty, Sloppy, Forgetful, Stranded, Generating, Streaming, Hasty, Librarian, Watcher, Registered, Latecomer, Treasurer, ...(Scratcher ? [Scratcher] : [])];
 /** A code skill that needs the house style (a document skill) mounted first. */
 const annotator = defineSkill({
   name: 'annotator',

@@ -89,4 +89,15 @@ describe('Restate host: cancelling a turn', () => {
     await logged('the summary request to be aborted', 'summary call aborted: ');
     expect(host.service.output()).not.toContain('model call made: hello');
   }, 3 * ABORT_WAIT_MS);
+
+  it("a conversation mounted at run time whose model calls may outlast the turn object's inactivity timeout is said in the service's log, once a turn", async () => {
+    const agent = await client.spawn('latecomer', { id: 'late' });
+    await agent.call('conversation.mount');
+    expect(await agent.call('chat.message', { text: 'add 1 and 2' })).toBe('The total is 3.');
+    // The served definitions' conversations allow two minutes (the default), and the turn object a minute more.
+    const note = "skillstate: agent 'late': its conversation's modelTimeout (300000 ms) is longer than the model calls the turn object keeps Restate waiting for (120000 ms";
+    expect(host.service.output()).toContain(`${note}, the longest modelTimeout of the served definitions' conversations): a turn cancelled after 180000 ms of a model call has its model request run to its end`);
+    // Said once although the turn asked the model twice.
+    expect(host.service.output().split(note)).toHaveLength(2);
+  }, ABORT_WAIT_MS);
 });
