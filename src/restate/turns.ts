@@ -108,14 +108,19 @@ export function turnsObject(definitions: ReadonlyMap<string, AgentDefinition<obj
           ctx.console.warn(`skillstate: turn request for agent '${ctx.key}' names no definition this host serves (${JSON.stringify(request)})`);
           return;
         }
+        // Aborted once this attempt's work on the turn is over, however it ends: a model request
+        // still under way (the turn was cancelled) is aborted here and now, not once Restate has
+        // closed the attempt's stream, which can take a minute.
+        const over = new AbortController();
         try {
           const trace = { traceparent: request.traceparent, tracestate: request.tracestate };
-          await new RestateTurn(ctx, definition, skills, models, compactors, request.turn, typeof request.turnId === 'string' ? request.turnId : undefined, content, trace, quiet).run();
+          await new RestateTurn(ctx, definition, skills, models, compactors, request.turn, typeof request.turnId === 'string' ? request.turnId : undefined, content, trace, quiet, over.signal).run();
         } catch (error) {
-          // The agent cancelled the turn (and ended it in its state already). This attempt ends
-          // here, which aborts a model request still under way.
+          // The agent cancelled the turn (and ended it in its state already).
           if (!(error instanceof restate.CancelledError)) throw error;
           ctx.console.info(`skillstate: agent '${ctx.key}': turn ${request.turn} was cancelled`);
+        } finally {
+          over.abort();
         }
       },
     },
@@ -140,11 +145,11 @@ async function askForStep(
   turn: TurnRecord,
   messages: readonly ChatMessage[],
   tools: ModelTools,
-  /** Aborted when the invocation's attempt ends: the turn was cancelled, or the process is going. */
-  attemptOver: AbortSignal,
+  /** Abort when the invocation's work on the turn is over: the turn was cancelled, or the process is going. */
+  over: readonly AbortSignal[],
   span: TurnSpan | undefined,
 ): Promise<StepAnswer> {
-  const request = new StepAbort(settings.modelTimeout, attemptOver);
+  const request = new StepAbort(settings.modelTimeout, ...over);
   const call = span?.modelCall(model, { system, messages, temperature: settings.temperature, maxOutputTokens: settings.maxOutputTokens });
   try {
     const answer = await within(call, () =>
@@ -202,7 +207,14 @@ class RestateTurn {
     private readonly trace: { traceparent?: string | undefined; tracestate?: string | undefined },
     /** How long the invocation may be quiet, and the longest model call that covers. */
     private readonly quiet: { ms: number; longestCall: number },
+    /** Aborted when the handler is done with the turn (it returned, or the turn was cancelled). */
+    private readonly handled: AbortSignal,
   ) {}
+
+  /** What ends model work early: the handler done with the turn, or the invocation's attempt over (the process is going). */
+  private get over(): AbortSignal[] {
+    return [this.handled, this.ctx.request().attemptCompletedSignal];
+  }
 
   /** The span of this invocation's work on the turn, while tracing. */
   private span: TurnSpan | undefined;
@@ -409,8 +421,8 @@ class RestateTurn {
     this.noteLongCalls(settings);
     for (let attempt = 0; ; attempt++) {
       const what = `model call: turn ${this.n}, step ${turn.steps + 1}${attempt ? `, retry ${attempt}` : ''}`;
-      const attemptOver = this.ctx.request().attemptCompletedSignal;
-      const answer = await this.ctx.run(what, () => askForStep(ai, model, settings, prompt.text, turn, messages, tools, attemptOver, this.span), { serde: json as restate.Serde<StepAnswer> });
+      const over = this.over;
+      const answer = await this.ctx.run(what, () => askForStep(ai, model, settings, prompt.text, turn, messages, tools, over, this.span), { serde: json as restate.Serde<StepAnswer> });
       if (answer.ok) {
         const asking = answer.pending.filter((call) => call.needsApproval && call.preApprovedBy === undefined);
         if (asking.length > 0) this.span?.waitsForApproval(asking);
@@ -468,12 +480,12 @@ class RestateTurn {
     if (strategy !== 'drop') {
       const model = this.models[settings.model]!;
       this.noteLongCalls(settings);
-      // The summary ends early when the invocation's attempt does (the turn was cancelled), as a model call does.
-      const attemptOver = this.ctx.request().attemptCompletedSignal;
+      // The summary ends early as a model call does (the turn was cancelled).
+      const over = this.over;
       const summarised = await this.ctx.run(
         `history summary: turn ${this.n}`,
         async (): Promise<{ summary?: string; usage?: ChatUsage; failed?: string }> => {
-          const request = new StepAbort(settings.modelTimeout, attemptOver);
+          const request = new StepAbort(settings.modelTimeout, ...over);
           const abortSignal = request.signal;
           try {
             if (strategy === 'summarize') {

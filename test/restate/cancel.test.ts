@@ -1,12 +1,13 @@
 /**
- * A cancelled turn's model request is aborted on the Restate host whatever the turn was doing:
- * against a Restate server that asks an invocation to suspend after one quiet second (its
- * default is a minute), so that a model call outlasts that wait without a test waiting a minute.
+ * A cancelled turn's model request is aborted on the Restate host whatever the turn was doing,
+ * against a Restate server that asks an invocation to suspend after one quiet second (its default
+ * is a minute), so that a model call outlasts that wait without a test waiting a minute.
  *
- * Why it can be missed: a model call sends Restate nothing while it runs, and once the server has
- * asked an invocation to suspend it passes it no more notifications, its cancellation included
- * (the invocation cannot suspend while the call runs; the cancel then waits for the model's
- * answer). The turn object keeps Restate waiting longer than any model call may take.
+ * How a cancel could miss the model request: a model call sends Restate nothing while it runs,
+ * and once the server has asked an invocation to suspend it passes it no more notifications, its
+ * cancellation included (the turn object keeps Restate waiting longer than any model call may
+ * take); and a turn whose handler has ended may have its attempt's stream closed late by Restate
+ * (the turn aborts what it left under way itself, at once).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -23,19 +24,24 @@ let client: RestateClient;
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'skillstate-restate-cancel-'));
 /** While this file exists, a "slowly" answer (and a "slow summary") waits two minutes (see agents.ts). */
 const hold = path.join(scratch, 'hold');
+/** While this file exists, the service sees the end of a turn object's attempt late (see service.ts). */
+const holdClose = path.join(scratch, 'hold-close');
 
 beforeAll(async () => {
   // The server reads its configuration from its environment, which it takes from this process's.
   process.env.RESTATE_WORKER__INVOKER__INACTIVITY_TIMEOUT = '1s';
   try {
-    host = await startHost({ SKILLSTATE_TEST_HOLD: hold });
+    host = await startHost({ SKILLSTATE_TEST_HOLD: hold, SKILLSTATE_TEST_HOLD_CLOSE: holdClose });
   } finally {
     delete process.env.RESTATE_WORKER__INVOKER__INACTIVITY_TIMEOUT;
   }
   client = connectRestate(host.server.ingressUrl);
 }, 60_000);
 
-afterEach(() => rmSync(hold, { force: true }));
+afterEach(() => {
+  rmSync(hold, { force: true });
+  rmSync(holdClose, { force: true });
+});
 
 afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
@@ -74,6 +80,18 @@ describe('Restate host: cancelling a turn', () => {
     await quietTimePassed('clock');
     await agent.stop();
     await expect(answer).rejects.toMatchObject({ code: 'agent_stopped' });
+    await logged('the model request to be aborted', `model call aborted: ${text}`);
+  }, 3 * ABORT_WAIT_MS);
+
+  it('a cancelled turn aborts its model request at once, however late Restate closes the ended attempt', async () => {
+    const agent = await client.spawn('chatter', { id: 'lingering' });
+    writeFileSync(hold, '');
+    writeFileSync(holdClose, '');
+    const text = 'slowly add 5 and 6';
+    const answer = agent.call('chat.message', { text });
+    await logged('the model call after the tool', `model call after a tool: ${text}`);
+    await agent.send('chat.cancel', { reason: 'enough' });
+    await expect(answer).rejects.toMatchObject({ code: 'cancelled', message: 'enough' });
     await logged('the model request to be aborted', `model call aborted: ${text}`);
   }, 3 * ABORT_WAIT_MS);
 

@@ -14,9 +14,9 @@ import { eventually, startHost } from './harness.js';
 let host: Awaited<ReturnType<typeof startHost>>;
 let client: RestateClient;
 
-/** How long a new service process may take to try an invocation again (see below), and the tests that wait for it. */
 /** How long a cancelled turn's model request may take to be aborted in the service (through the Restate server). */
 const ABORT_WAIT_MS = 60_000;
+/** How long a new service process may take to try an invocation again (see below), and the tests that wait for it. */
 const RETRIED_WITHIN = 150_000;
 const RESTART_TEST_TIMEOUT = RETRIED_WITHIN + 60_000;
 
@@ -358,7 +358,8 @@ describe('Restate host', () => {
     await old.stop();
     await expect(oldAnswer).rejects.toMatchObject({ code: 'agent_stopped' });
     // The stop cancelled the turn, and with it the model request under way.
-    // A cancellation crosses the Restate server to the service: on a machine running the whole suite that can take a while.
+    // The cancellation crosses the Restate server to the service, whose turn handler then aborts the request itself (the windows
+    // where a cancel could miss it are in cancel.test.ts): on a machine running the whole suite that can take a while.
     await eventually('the old model request to be aborted', async () => host.service.output().includes('model call aborted: slowly add 20 and 22'), ABORT_WAIT_MS).catch((error: Error) => {
       throw new Error(`${error.message}; the service said:\n${host.service.output().slice(-2_000)}`);
     });
