@@ -130,6 +130,8 @@ export interface ErrorDetailsByCode {
   script_failed: { reason: 'tsx_missing' };
   // MCP servers mounted as skills
   mcp_unreachable: never;
+  /** The HTTP status with which the server refused the request's credentials (401 or 403). */
+  mcp_unauthorized: { status: number };
   mcp_timeout: never;
   mcp_protocol_error: never;
 }
