@@ -516,12 +516,12 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     const durability = this.durability;
     if (!durability) return;
     const stored = this.storedOf(durability.store, agentIds);
-    // A passivated agent wakes from the store: already its last durable state.
     const depth = (process: AgentProcess<object>) => {
       let levels = 0;
       for (let parent = process.parent; parent !== undefined; parent = this.agents.get(parent)?.parent) levels++;
       return levels;
     };
+    // A passivated agent (not in memory) wakes from the store: already its last durable state.
     const processes = agentIds.flatMap((id) => this.agents.get(id) ?? []).sort((a, b) => depth(a) - depth(b));
     this.opening = true;
     try {
@@ -548,16 +548,16 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     process.patterns = [];
     let back: AgentProcess<object>;
     try {
-      back = this.revive(readSnapshot(snapshot, this), { ref: process.ref as ProcessRef<object>, traced: { kind: 'revert', agent: id, reason } });
+      const plan = readSnapshot(snapshot, this);
+      // Skills mounted since the last write go back with it: their lifecycles end in the trace.
+      if (this.trace) for (const [skill, state] of Object.entries(before)) if (state !== 'inactive' && !plan.agent.mounted.some((record) => record.name === skill)) this.trace({ kind: 'lifecycle', agent: id, skill, state: 'inactive' });
+      back = this.revive(plan, { ref: process.ref as ProcessRef<object>, traced: { kind: 'revert', agent: id, reason } });
     } catch (error) {
       this.unrestorable(id, toErrorInfo(error, 'invalid_snapshot'));
       // Its ref reaches the ended process: stopped, with its children.
       this.stopTree(process, `${reason}, which could not be restored`, false);
       return;
     }
-    // Skills mounted since the last write went back with it: their lifecycles end in the trace.
-    const now = back.lifecycles.states(back.agent.mounted);
-    for (const skill of Object.keys(before)) if (!(skill in now)) this.trace?.({ kind: 'lifecycle', agent: id, skill, state: 'inactive' });
     // Child agents running on stay its children; those reverted too are linked again as they start.
     for (const child of process.childIds ?? []) if (this.isRunning(child)) (back.childIds ??= new Set()).add(child);
   }

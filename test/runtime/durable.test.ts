@@ -215,6 +215,20 @@ describe("'step' durability", () => {
     expect(await agent.call('notes.list')).toEqual({ items: ['kept'] });
   });
 
+  it('loses a skill mounted by the step whose write failed: not mounted, and its lifecycle traced inactive after the revert', async () => {
+    const records: TraceRecord[] = [];
+    const store = counted(createSqliteStore({ path: await databaseFile() }));
+    const system = open(store, { trace: (line) => void records.push(line) });
+    const agent = system.spawn(NotesAgent, { id: 'n1' });
+    await agent.call(createSignal('notes.add_now', { item: 'kept' }));
+    store.failNext = 1;
+    await expect(agent.mount(defineSkill({ name: 'stamp', schema: z.object({ n: z.number().default(0) }) }))).rejects.toMatchObject({ code: 'store_failed' });
+    expect(agent.getSnapshot().mounted.map((record) => record.name)).toEqual(['notebook']);
+    expect(agent.getSnapshot().lifecycles).toEqual({ notebook: 'active' });
+    const stamp = records.flatMap((record) => (record.kind === 'lifecycle' && record.skill === 'stamp' ? [record.state] : record.kind === 'revert' ? ['revert'] : []));
+    expect(stamp).toEqual(['active', 'inactive', 'revert']);
+  });
+
   it('is stopped, its ref with it, when it was never written', async () => {
     const store = counted(createSqliteStore({ path: await databaseFile() }));
     const system = open(store);
