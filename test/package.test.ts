@@ -173,6 +173,35 @@ console.log(script.message);
     }
   });
 
+  it('imports every entry without the optional peers, and skillstate/restate without the Restate SDK says what to install and which Node', () => {
+    const app = appWithoutTsx();
+    try {
+      const { exports } = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { exports: Record<string, unknown> };
+      const entries = Object.keys(exports).map((key) => (key === '.' ? 'skillstate' : `skillstate/${key.slice(2)}`));
+      writeFileSync(
+        path.join(app, 'app.mjs'),
+        `
+import assert from 'node:assert/strict';
+for (const peer of ['@restatedev/restate-sdk', 'ai', 'tsx', '@opentelemetry/api']) await assert.rejects(import(peer), { code: 'ERR_MODULE_NOT_FOUND' });
+for (const entry of ${JSON.stringify(entries.filter((entry) => entry !== 'skillstate/restate'))}) await import(entry);
+const failure = await import('skillstate/restate').then(() => undefined, (error) => error);
+assert.equal(failure?.code, 'invalid_options');
+assert.deepEqual(failure.details, { reason: 'peer_missing', package: '@restatedev/restate-sdk' });
+console.log(failure.message);
+`,
+      );
+      const outcome = spawnSync(process.execPath, ['app.mjs'], { cwd: app, encoding: 'utf8', env: userEnv, timeout: 60_000 });
+      expect(outcome.stderr).toBe('');
+      expect(outcome.stdout).toBe(
+        "skillstate/restate needs the Restate SDK, an optional peer dependency of skillstate that is not installed: run 'npm install @restatedev/restate-sdk' in your application " +
+          `(the SDK needs Node 20.19 or later; this is Node ${process.versions.node})\n`,
+      );
+      expect(outcome.status).toBe(0);
+    } finally {
+      rmSync(app, { recursive: true, force: true });
+    }
+  });
+
   it('skillstate mcp --agent ./agent.ts without tsx: the tsx_missing error with the install line, not a raw import failure', () => {
     const app = appWithoutTsx();
     try {

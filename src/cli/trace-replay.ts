@@ -30,6 +30,7 @@ const KINDS: Record<string, readonly string[]> = {
   turn: ['agent:string', 'turn:number', 'state:string'],
   passivate: ['agent:string'],
   wake: ['agent:string'],
+  revert: ['agent:string', 'reason:string'],
 };
 
 /** A record whose payload JSON could not encode: written with its kind, its agent and why. */
@@ -124,6 +125,10 @@ export function traceToMessages(lines: readonly TraceLine[], machines: TraceMach
       case 'wake':
         // The agent left memory for its store, or came back from it: the same agent, not stopped.
         event(ensureAgent(line.agent), { type: line.kind });
+        break;
+      case 'revert':
+        // Brought back to its last durable state: the same agent, not stopped.
+        event(ensureAgent(line.agent), { type: 'revert', reason: line.reason });
         break;
       case 'signal':
         event(ensureAgent(line.agent), { type: 'signal', signal: { type: line.type, id: line.id }, call: line.call });

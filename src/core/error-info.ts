@@ -83,9 +83,14 @@ export interface ErrorDetailsByCode {
   invalid_trace: never;
   /**
    * An unknown option (`option`, the `known` ones, a close `suggestion`), an unusable value
-   * (`option`, `value`), or `tsx_missing`: a TypeScript module given where this Node cannot import it.
+   * (`option`, `value`), `tsx_missing`: a TypeScript module given where this Node cannot import it,
+   * or `peer_missing`: an optional peer dependency (`package`) that a subpath needs is not installed.
    */
-  invalid_options: { option: string; known: string[]; suggestion?: string; reason?: undefined } | { option: string; value: unknown; reason?: undefined } | { reason: 'tsx_missing' };
+  invalid_options:
+    | { option: string; known: string[]; suggestion?: string; reason?: undefined }
+    | { option: string; value: unknown; reason?: undefined }
+    | { reason: 'tsx_missing' }
+    | { reason: 'peer_missing'; package: string };
   /** The abort reason, as text. */
   cancelled: { reason: string };
   // model-driven agents
@@ -130,6 +135,8 @@ export interface ErrorDetailsByCode {
   script_failed: { reason: 'tsx_missing' };
   // MCP servers mounted as skills
   mcp_unreachable: never;
+  /** The HTTP status with which the server refused the request's credentials (401 or 403). */
+  mcp_unauthorized: { status: number };
   mcp_timeout: never;
   mcp_protocol_error: never;
 }

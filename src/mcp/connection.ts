@@ -2,8 +2,8 @@
  * One MCP client connection to one server: started as a subprocess (stdio) or reached by URL
  * (Streamable HTTP), with the server's tool list kept current (`tools/list_changed` refreshes it),
  * time-outs on connecting and on every call, a cap on the size of messages and results, and every
- * failure turned into a typed `McpFailure` (`mcp_unreachable`, `mcp_timeout`, `mcp_protocol_error`,
- * `mcp_output_too_large`, `mcp_tool_error`).
+ * failure turned into a typed `McpFailure` (`mcp_unreachable`, `mcp_unauthorized`, `mcp_timeout`,
+ * `mcp_protocol_error`, `mcp_output_too_large`, `mcp_tool_error`).
  *
  * It never crashes its owner: a dropped connection is reported once through `onDropped`, and the
  * skill's child actor turns that into a crash its supervisor restarts. Over stdio the connection
@@ -19,7 +19,9 @@ import { ErrorCode, McpError, type CallToolResult, type ServerCapabilities, type
 import type { AnySchema, SchemaOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import { tracedToolCall } from './mcp-spans.js';
 import { watchedFetch } from './fetch.js';
+import type { ErrorInfo } from '../core/error-info.js';
 import { serverErrorMessage } from './protocol-error.js';
+import { refusalText, refusedStatus } from './refusal.js';
 import { BoundedStdioTransport, oversizedAnswer } from './stdio-transport.js';
 
 /** How to reach a server: a command to start (stdio), or a URL (Streamable HTTP). */
@@ -47,7 +49,7 @@ const ENVELOPE_BYTES = 64 * 1024;
 export const DEFAULT_LIMITS: ConnectionLimits = { connectTimeout: 10_000, callTimeout: 30_000, maxOutputBytes: 1024 * 1024 };
 
 /** Why talking to the server failed; `reason` is stable. */
-export type McpFailureReason = 'mcp_unreachable' | 'mcp_timeout' | 'mcp_protocol_error' | 'mcp_output_too_large' | 'mcp_tool_error' | 'mcp_tool_removed';
+export type McpFailureReason = 'mcp_unreachable' | 'mcp_unauthorized' | 'mcp_timeout' | 'mcp_protocol_error' | 'mcp_output_too_large' | 'mcp_tool_error' | 'mcp_tool_removed';
 
 /** A failure talking to a server, with its stable reason. */
 export class McpFailure extends Error {
@@ -59,6 +61,16 @@ export class McpFailure extends Error {
     super(message);
     this.name = 'McpFailure';
   }
+}
+
+/**
+ * A failure to reach a server or read from it as the typed error callers get (`mcpSkill` and
+ * `mountMcpSkills`): `mcp_unauthorized` (with the HTTP `status`), `mcp_timeout`,
+ * `mcp_protocol_error`, else `mcp_unreachable`. `message` says who asked.
+ */
+export function mcpErrorInfo(failure: McpFailure, message: string, fields: { skill?: string; subject?: string }): ErrorInfo {
+  if (failure.reason === 'mcp_unauthorized') return { code: 'mcp_unauthorized', message, ...fields, details: { status: failure.details?.status as number } };
+  return { code: failure.reason === 'mcp_timeout' || failure.reason === 'mcp_protocol_error' ? failure.reason : 'mcp_unreachable', message, ...fields };
 }
 
 /** Where a connection is. */
@@ -332,6 +344,10 @@ export class McpConnection {
     const where = `MCP server '${this.label}' (${describeAddress(this.address)}), ${doing}`;
     const unreachable = this.droppedBecause ?? this.unanswered;
     if (unreachable) return new McpFailure('mcp_unreachable', `${where}: the server ${unreachable}`);
+    const status = refusedStatus(error);
+    if (status !== undefined) {
+      return new McpFailure('mcp_unauthorized', `${where}: the server refused the request (HTTP ${status}: ${refusalText(error as Error)}); check the token in its headers (Authorization: Bearer <token>)`, { status });
+    }
     if (error instanceof McpError) {
       if (error.code === ErrorCode.RequestTimeout) {
         // Silence after messages that could not be read: the server speaks something else than MCP.

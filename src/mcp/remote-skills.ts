@@ -39,7 +39,7 @@ import { manifestError } from '../manifest/errors.js';
 import { checkManifestFields, type SkillManifest } from '../manifest/fields.js';
 import { splitFrontMatter } from '../manifest/frontmatter.js';
 import { skillEntry } from '../manifest/skill-entry.js';
-import { DEFAULT_LIMITS, McpConnection, McpFailure, type ConnectionLimits } from './connection.js';
+import { DEFAULT_LIMITS, McpConnection, McpFailure, mcpErrorInfo, type ConnectionLimits } from './connection.js';
 import { MANIFEST, MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILLS_EXTENSION, verbatimFrontMatter, type SkillResourceEntry } from './skill-catalog.js';
 import { addressOf, type McpHttpSkillOptions, type McpStdioSkillOptions } from './skill.js';
 
@@ -229,7 +229,7 @@ class RemoteSkills implements McpSkillsMount {
       await connection.open();
     } catch (error) {
       const failure = error as McpFailure;
-      throw new RuntimeError({ code: failure.reason === 'mcp_timeout' || failure.reason === 'mcp_protocol_error' ? failure.reason : 'mcp_unreachable', message: `mountMcpSkills '${this.name}': ${failure.message}`, subject: this.name });
+      throw new RuntimeError(mcpErrorInfo(failure, `mountMcpSkills '${this.name}': ${failure.message}`, { subject: this.name }));
     }
     const capabilities = connection.serverCapabilities;
     if (!capabilities?.extensions?.[SKILLS_EXTENSION] || !capabilities.resources) {
@@ -242,7 +242,7 @@ class RemoteSkills implements McpSkillsMount {
     } catch (error) {
       this.#connection = undefined;
       await connection.close();
-      throw error instanceof McpFailure ? new RuntimeError({ code: failure(error), message: `mountMcpSkills '${this.name}': ${error.message}`, subject: this.name }) : error;
+      throw error instanceof McpFailure ? new RuntimeError(mcpErrorInfo(error, `mountMcpSkills '${this.name}': ${error.message}`, { subject: this.name })) : error;
     }
     if (this.#closed) await connection.close();
     return connection;
@@ -384,7 +384,7 @@ class RemoteSkills implements McpSkillsMount {
     if (cached) return cached;
     const connection = await this.connected();
     const result = await connection.request('resources/read', { uri: file.uri }, ReadResourceResultSchema).catch((error: unknown) => {
-      throw error instanceof McpFailure ? new RuntimeError({ code: failure(error), message: `reading ${file.uri} of skill '${name}': ${error.message}`, skill: name, subject: file.uri }) : error;
+      throw error instanceof McpFailure ? new RuntimeError(mcpErrorInfo(error, `reading ${file.uri} of skill '${name}': ${error.message}`, { skill: name, subject: file.uri })) : error;
     });
     const content = result.contents.find((item) => item.uri === file.uri);
     if (!content) throw await this.#unverified(name, held, file.uri, 'missing', `the server answered without the file (${result.contents.map((item) => item.uri).join(', ') || 'no contents'})`);
@@ -460,9 +460,4 @@ class RemoteSkills implements McpSkillsMount {
     await connection?.close();
     await this.#opening?.catch(() => undefined);
   }
-}
-
-/** The error code of a connection failure. */
-function failure(error: McpFailure): 'mcp_unreachable' | 'mcp_timeout' | 'mcp_protocol_error' {
-  return error.reason === 'mcp_timeout' || error.reason === 'mcp_protocol_error' ? error.reason : 'mcp_unreachable';
 }

@@ -31,7 +31,7 @@ import { DefinitionError, defineAction, defineSkill, fail, result, RuntimeError,
 import { describeValue } from '../core/plain.js';
 import type { FunctionTool, JsonSchema } from '../core/function-tool.js';
 import { ACTION_NAME } from '../core/action.js';
-import { DEFAULT_LIMITS, describeAddress, McpConnection, McpFailure, type ConnectionLimits, type McpServerAddress } from './connection.js';
+import { DEFAULT_LIMITS, describeAddress, McpConnection, McpFailure, mcpErrorInfo, type ConnectionLimits, type McpServerAddress } from './connection.js';
 import { ERROR_META_KEY } from './tools.js';
 import { grandparentOf } from '../../machines/xstate-internals.js';
 
@@ -141,7 +141,8 @@ function toolError(tool: string, result: { content?: unknown; _meta?: Record<str
 /**
  * Makes a skill of an MCP server: connects once to list its tools, then returns the skill.
  * Rejects with a `RuntimeError` (`mcp_unreachable`, `mcp_timeout`, `mcp_protocol_error`) when the
- * server cannot be reached.
+ * server cannot be reached, and `mcp_unauthorized` (`details.status`: 401 or 403) when it refuses
+ * the credentials in `headers`.
  */
 export async function mcpSkill(options: McpSkillOptions): Promise<AnySkill> {
   if (typeof options?.name !== 'string' || options.name === '') {
@@ -158,7 +159,7 @@ export async function mcpSkill(options: McpSkillOptions): Promise<AnySkill> {
     await probe.open();
   } catch (error) {
     const failure = error as McpFailure;
-    throw new RuntimeError({ code: failure.reason === 'mcp_timeout' || failure.reason === 'mcp_protocol_error' ? failure.reason : 'mcp_unreachable', message: `mcpSkill '${options.name}': ${failure.message}`, skill: options.name });
+    throw new RuntimeError(mcpErrorInfo(failure, `mcpSkill '${options.name}': ${failure.message}`, { skill: options.name }));
   } finally {
     await probe.close();
   }

@@ -8,7 +8,7 @@
  * Never holds agents in memory between invocations: Restate's state is the only copy.
  */
 import './polyfill.js';
-import * as restate from '@restatedev/restate-sdk';
+import * as restate from './sdk.js';
 import type { AgentDefinition } from '../core/agent-definition.js';
 import { Agent, type AgentData } from '../core/agent-value.js';
 import type { Effect, EffectType } from '../core/effects.js';

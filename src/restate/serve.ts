@@ -6,7 +6,7 @@
  */
 import './polyfill.js';
 import { createServer } from 'node:http2';
-import * as restate from '@restatedev/restate-sdk';
+import * as restate from './sdk.js';
 import { restateAgents, type RestateAgentsOptions } from './host.js';
 
 /** A service endpoint started by `serveRestateAgents`. */

@@ -11,7 +11,7 @@
  * timer. Every change to the conversation is a step of the agent, so the agent's state in
  * Restate is the only record of the turn.
  */
-import * as restate from '@restatedev/restate-sdk';
+import * as restate from './sdk.js';
 import type { AgentDefinition } from '../core/agent-definition.js';
 import type { Agent, AgentData } from '../core/agent-value.js';
 import { describeThrown, errorInfo, toErrorInfo, type ErrorInfo } from '../core/errors.js';

@@ -431,6 +431,25 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
 
   /** Stops the actor, answers every waiting caller with `agent_stopped`, cancels timers. */
   terminate(reason: string): void {
+    this.end(reason, () => this.stoppedError(reason), true);
+  }
+
+  /**
+   * A write of the agent failed and it goes back to its last durable state: this process ends and
+   * one restored from the store takes over its ref. Not a stop: no unmount hook runs (the agent
+   * keeps its skills, as when it is passivated). Every caller still waiting on this process (a
+   * step under way, an item queued, a deferred answer) gets `failure()`: what it asked went back
+   * with the agent.
+   */
+  revert(reason: string, failure: () => RuntimeError): void {
+    this.end(reason, failure, false);
+  }
+
+  /**
+   * Ends the process: its timers cancelled, its waiting callers answered with `error()`, its
+   * actor stopped. `leaving`: the agent is stopped, and its skills' unmount hooks run.
+   */
+  private end(reason: string, error: () => RuntimeError, leaving: boolean): void {
     if (this.mailbox.stopped) return;
     this.unwatchStep();
     // A step still under way (waiting on user code) never commits: its span ends here.
@@ -442,11 +461,13 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     // Stopping an actor from inside its own step, or while its outcome is carried out, would cut
     // the transition short (and drop the `agent.stopped` queued behind it): wait for it to end.
     const inOwnStep = this.mailbox.phase === 'processing' || this.finishing > 0;
-    this.mailbox.stop(() => this.stoppedError(reason));
-    this.deferredReplies?.stopped(() => this.stoppedError(reason));
-    // Its skills leave with it: their unmount hooks see the last committed state.
-    const agent = this.committed as Agent<object>;
-    callUnmountHooks(agent, agent.mounted.map((record) => record.name), (error) => this.system.report(this.id, error));
+    this.mailbox.stop(error);
+    this.deferredReplies?.stopped(error);
+    if (leaving) {
+      // Its skills leave with it: their unmount hooks see the last committed state.
+      const agent = this.committed as Agent<object>;
+      callUnmountHooks(agent, agent.mounted.map((record) => record.name), (failure) => this.system.report(this.id, failure));
+    }
     // The machine shows `stopped` as its last state (queued behind the step when inside one).
     if (this.actor.getSnapshot().status === 'active') this.actor.send({ type: 'agent.stopped' });
     const stop = () => stopActor(this.actor);

@@ -41,8 +41,8 @@ export interface DurabilityHost {
   report(agentId: string | undefined, error: ErrorInfo): void;
   /** These agents and their descendants: restoring an agent from the store restores its child agents with it. */
   withDescendants(agentIds: readonly string[]): string[];
-  /** A write of these agents failed (`why` says how): bring each back to its last durable state. */
-  reverted(agentIds: readonly string[], why: string): void;
+  /** A write of these agents failed (`why` says how, `failure` is the error): bring each back to its last durable state. */
+  reverted(agentIds: readonly string[], why: string, failure: ErrorInfo): void;
 }
 
 /**
@@ -174,7 +174,7 @@ export class Durability {
       }
     }
     // What runs is what is stored: an agent left holding such state would fail every step after.
-    if (failed.size > 0) this.host.reverted([...failed.keys()], 'its state could not be written (JSON cannot hold it)');
+    for (const [id, failure] of failed) this.host.reverted([id], 'its state could not be written (JSON cannot hold it)', failure.toInfo());
     const done = () => {
       for (const answer of held) answer.settle(failed.get(answer.agentId));
     };
@@ -195,7 +195,7 @@ export class Durability {
         return false;
       });
       for (const id of back) this.dirty.delete(id);
-      this.host.reverted(back, 'its last write failed');
+      this.host.reverted(back, 'its last write failed', failure.toInfo());
     };
     if (snapshots.length === 0 && deletes.length === 0) {
       done();

@@ -22,6 +22,7 @@ import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_thread
 import { errorInfo } from '../core/errors.js';
 import { RuntimeError } from '../core/runtime-error.js';
 import { storedAgent, type AgentSnapshot, type DurableStore, type StoreBatch, type StoredEntry } from './persistence.js';
+import { whyUnwritable } from './unwritable.js';
 
 /** The schema version this code writes; `MIGRATIONS[n]` takes a database from version n to n + 1. */
 export const SQLITE_SCHEMA_VERSION = 1;
@@ -279,6 +280,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     }
     if (code === 'SQLITE_NOTADB') {
       throw storeFailed(path, 'open_failed', `cannot open the database ${path}: the file is not an SQLite database (${message}); give another path, or move the file aside to start an empty store there`);
+    }
+    const unwritable = whyUnwritable(path) ?? (code?.startsWith('SQLITE_READONLY') ? 'the file or its folder is read-only' : undefined);
+    if (unwritable !== undefined) {
+      throw storeFailed(path, 'open_failed', `cannot open the database ${path} for writing: ${unwritable}; make the file and its folder writable, or give a path elsewhere (${message})`);
     }
     throw storeFailed(path, 'open_failed', `cannot open the database ${path}: ${message}`);
   }

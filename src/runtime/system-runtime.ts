@@ -37,7 +37,7 @@ import { ProcessRef } from './process-ref.js';
 import { idleMsOf, Passivation, type PassivateOptions, type PassivationHost } from './passivation.js';
 import { checkCatalog } from '../engine/index.js';
 import { setTimer } from './timers.js';
-import { createTracer, type TraceOption, type Tracer } from './trace.js';
+import { createTracer, type TraceOption, type TraceRecord, type Tracer } from './trace.js';
 
 /** Anything XState accepts as an inspector, or an `@statelyai/inspect` inspector (its `.inspect` is used). */
 export type InspectOption = Observer<InspectionEvent> | ((event: InspectionEvent) => void) | { inspect: Observer<InspectionEvent> | ((event: InspectionEvent) => void) };
@@ -105,6 +105,13 @@ export interface SpawnOptions<TState> {
   state?: DeepPartial<TState>;
   /** The parent agent (stopping it stops this one). */
   parent?: string | AgentRef<object>;
+}
+
+/** An agent that starts under the ref of one already running (`start`'s `over`). */
+interface TakeOver<TState extends object> {
+  ref: ProcessRef<TState>;
+  /** Traced in place of `spawn`, the agent's lifecycles after it; none: the caller traces it. */
+  traced?: TraceRecord;
 }
 
 const withMountHooks = new WeakMap<Catalog, boolean>();
@@ -256,7 +263,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     // What wakes is what is stored: nothing to write.
     this.opening = true;
     try {
-      const process = this.revive(readSnapshot(snapshot, this), ref as ProcessRef<object>);
+      const process = this.revive(readSnapshot(snapshot, this), { ref: ref as ProcessRef<object> });
       this.trace?.({ kind: 'wake', agent: id });
       return process;
     } catch (error) {
@@ -499,32 +506,60 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
   }
 
   /**
-   * A write of these agents failed: each is brought back to its last durable state (restored from
-   * the store again, or stopped when it never was written), so what runs is what is stored.
+   * A write of these agents failed (`why` says how, `failure` is its error): each is brought
+   * back to its last durable state under the ref its users hold — its process replaced by one
+   * restored from the store, as a passivated agent wakes — or stopped when it never was written.
+   * Parents go first, so a child finds its parent running; child agents not named here run on,
+   * still its children. Callers still waiting on a replaced process get `failure`.
    */
-  reverted(agentIds: readonly string[], why: string): void {
+  reverted(agentIds: readonly string[], why: string, failure: ErrorInfo): void {
     const durability = this.durability;
     if (!durability) return;
     const stored = this.storedOf(durability.store, agentIds);
+    const depth = (process: AgentProcess<object>) => {
+      let levels = 0;
+      for (let parent = process.parent; parent !== undefined; parent = this.agents.get(parent)?.parent) levels++;
+      return levels;
+    };
+    // A passivated agent (not in memory) wakes from the store: already its last durable state.
+    const processes = agentIds.flatMap((id) => this.agents.get(id) ?? []).sort((a, b) => depth(a) - depth(b));
     this.opening = true;
     try {
-      for (const id of agentIds) {
-        const process = this.agents.get(id);
-        if (!process) continue;
-        this.stopTree(process, `${why}; restored to its last durable state`, false);
-      }
-      // A passivated agent wakes from the store: already its last durable state.
-      const back = orderParentsFirst(agentIds.flatMap((id) => (stored.has(id) && !this.isRunning(id) ? [stored.get(id) as AgentSnapshot] : [])));
-      for (const snapshot of back) {
-        try {
-          this.restore(snapshot);
-        } catch (error) {
-          this.unrestorable(snapshot.id, toErrorInfo(error, 'invalid_snapshot'));
-        }
+      for (const process of processes) {
+        // Stopped meanwhile, with a parent that was never written.
+        if (this.agents.get(process.id) !== process) continue;
+        const snapshot = stored.get(process.id);
+        if (snapshot === undefined) this.stopTree(process, `${why}; it was never written`, false);
+        else this.revert(process, snapshot, why, failure);
       }
     } finally {
       this.opening = false;
     }
+  }
+
+  /** Replaces an agent's process with one restored from `snapshot`, under the same ref (see `reverted`). */
+  private revert(process: AgentProcess<object>, snapshot: unknown, why: string, failure: ErrorInfo): void {
+    const id = process.id;
+    const reason = `${why}; restored to its last durable state`;
+    const before = process.lifecycles.states(process.agent.mounted);
+    process.revert(reason, () => new RuntimeError(reworded(failure, { message: `agent '${id}' went back to its last durable state before answering (${why}): ${failure.message}` }), id));
+    this.agents.delete(id);
+    for (const pattern of process.patterns) this.listeners.delete(pattern, id);
+    process.patterns = [];
+    let back: AgentProcess<object>;
+    try {
+      const plan = readSnapshot(snapshot, this);
+      // Skills mounted since the last write go back with it: their lifecycles end in the trace.
+      if (this.trace) for (const [skill, state] of Object.entries(before)) if (state !== 'inactive' && !plan.agent.mounted.some((record) => record.name === skill)) this.trace({ kind: 'lifecycle', agent: id, skill, state: 'inactive' });
+      back = this.revive(plan, { ref: process.ref as ProcessRef<object>, traced: { kind: 'revert', agent: id, reason } });
+    } catch (error) {
+      this.unrestorable(id, toErrorInfo(error, 'invalid_snapshot'));
+      // Its ref reaches the ended process: stopped, with its children.
+      this.stopTree(process, `${reason}, which could not be restored`, false);
+      return;
+    }
+    // Child agents running on stay its children; those reverted too are linked again as they start.
+    for (const child of process.childIds ?? []) if (this.isRunning(child)) (back.childIds ??= new Set()).add(child);
   }
 
   /**
@@ -635,16 +670,19 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     resume: ReadonlyMap<string, LifecycleState> | undefined,
     /** The agent runs its skills' `mount` hooks first: it starts in `starting`. */
     hooks = false,
-    /** The ref of the passivated agent this one wakes. */
-    woken?: ProcessRef<TState>,
+    /**
+     * The ref this agent takes over (a passivated agent waking, an agent reverted), and the
+     * record traced in place of `spawn`, its lifecycles after it (none: the caller traces it).
+     */
+    over?: TakeOver<TState>,
   ): AgentProcess<TState> {
     // Routes and children of every skill, checked before anything starts (remembered per catalog,
     // so agents of one definition pay once): a bad one is an error here, not a dead actor.
     const problem = checkCatalog(catalogOf(agent)!);
     if (problem) throw new RuntimeError({ ...problem, message: `cannot start agent '${agent.id}': ${problem.message}` }, agent.id);
     const process = new AgentProcess<TState>(agent, definition, this, parent, resume);
-    if (woken) woken.woke(process);
-    process.ref = woken ?? new ProcessRef(this, agent.id, definition.name, parent, process);
+    if (over) over.ref.woke(process);
+    process.ref = over?.ref ?? new ProcessRef(this, agent.id, definition.name, parent, process);
     process.actor = createActor(hooks ? startingAgentMachine : agentMachine, {
       id: agent.id,
       input: { agent: agent as Agent<object>, host: process },
@@ -663,11 +701,14 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     // past its budget, a failed mount hook, the actor itself failing) is recorded after the agent
     // and its lifecycles, so a trace read in order ends in the state they are in.
     // A woken agent is traced as woken (by `wake`), its lifecycles as they were.
-    if (this.trace && !woken) {
-      const record: Parameters<Tracer>[0] = { kind: 'spawn', agent: agent.id, definition: definition.name };
-      if (parent !== undefined) record.parent = parent;
-      if (resume !== undefined) record.restored = true;
-      this.trace(record);
+    if (this.trace && (!over || over.traced)) {
+      if (over?.traced) this.trace(over.traced);
+      else {
+        const record: Parameters<Tracer>[0] = { kind: 'spawn', agent: agent.id, definition: definition.name };
+        if (parent !== undefined) record.parent = parent;
+        if (resume !== undefined) record.restored = true;
+        this.trace(record);
+      }
       process.lifecycles.traceStart();
     }
     process.actor.start();
@@ -766,10 +807,10 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     return process.ref;
   }
 
-  /** Starts the agent a snapshot read back describes, its scheduled signals armed again; `woken`: under that ref. */
-  private revive(plan: RestorePlan, woken?: ProcessRef<object>): AgentProcess<object> {
+  /** Starts the agent a snapshot read back describes, its scheduled signals armed again; `over`: under that ref. */
+  private revive(plan: RestorePlan, over?: TakeOver<object>): AgentProcess<object> {
     const hooks = plan.starting && hasMountHooks(catalogOf(plan.agent)!);
-    const process = this.start(plan.definition, plan.agent, plan.parent, plan.lifecycles, hooks, woken);
+    const process = this.start(plan.definition, plan.agent, plan.parent, plan.lifecycles, hooks, over);
     const now = Date.now();
     for (const { due, signal } of plan.scheduled) this.schedule(process.id, Math.max(0, due - now), signal, due);
     return process;

@@ -12,12 +12,17 @@ import type { Diagnostic } from '../core/diagnostics.js';
 import type { Effect } from '../core/effects.js';
 import { describeThrown, type ErrorInfo } from '../core/errors.js';
 
-/** One record of the plain trace: a signal, a step, an effect, a lifecycle transition, a diagnostic, an agent passivated or woken. */
+/**
+ * One record of the plain trace: a signal, a step, an effect, a lifecycle transition, a
+ * diagnostic, an agent passivated or woken, or brought back to its last durable state (`revert`:
+ * the same agent, not stopped; its lifecycles follow as restored).
+ */
 export type TraceRecord =
   | { kind: 'spawn'; agent: string; definition: string; parent?: string; restored?: boolean }
   | { kind: 'stop'; agent: string; reason: string }
   | { kind: 'passivate'; agent: string }
   | { kind: 'wake'; agent: string }
+  | { kind: 'revert'; agent: string; reason: string }
   | { kind: 'signal'; agent: string; id: string; type: string; call: boolean }
   | { kind: 'step'; agent: string; item: 'signal' | 'run' | 'mount' | 'unmount' | 'start'; subject: string; ok: boolean; error?: ErrorInfo; cause?: TracedCause; effects: string[] }
   | { kind: 'effect'; agent: string; effect: Effect }

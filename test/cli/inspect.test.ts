@@ -248,7 +248,7 @@ describe('skillstate trace view', () => {
       await writeFile(file, `${JSON.stringify({ time: new Date().toISOString(), kind: 'spawn', agent: 'a', definition: 'd' })}\n{"kind":"gossip"}\n`);
       const result = spawnSync(process.execPath, [BIN, 'trace', 'view', file], { encoding: 'utf8' });
       expect(result.status).toBe(1);
-      expect(result.stderr).toContain(`${file}, line 2: not a trace record (kind "gossip"; expected one of spawn, stop, signal, step, effect, lifecycle, diagnostic, turn, passivate, wake) [invalid_trace]`);
+      expect(result.stderr).toContain(`${file}, line 2: not a trace record (kind "gossip"; expected one of spawn, stop, signal, step, effect, lifecycle, diagnostic, turn, passivate, wake, revert) [invalid_trace]`);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -37,7 +37,7 @@ it("reads back the trace of a model-driven agent (its turns) and a record whose 
 });
 
 it.each([
-  ['{"kind":"gossip"}', 'not a trace record (kind "gossip"; expected one of spawn, stop, signal, step, effect, lifecycle, diagnostic, turn, passivate, wake)'],
+  ['{"kind":"gossip"}', 'not a trace record (kind "gossip"; expected one of spawn, stop, signal, step, effect, lifecycle, diagnostic, turn, passivate, wake, revert)'],
   ['{"kind":"effect","agent":"a"}', "an effect record needs 'effect' (object)"],
   ['{"kind":"effect","agent":"a","effect":{}}', "an effect record needs 'effect.type' (string)"],
   ['{"kind":"diagnostic","diagnostic":{"message":"m"}}', "a diagnostic record needs 'diagnostic.code' (string)"],
@@ -46,17 +46,18 @@ it.each([
   expect(() => parseTrace(`${JSON.stringify({ kind: 'spawn', agent: 'a', definition: 'd', time: '2026-01-01T00:00:00.000Z' })}\n${line}\n`, 'trace.jsonl')).toThrow(`trace.jsonl, line 2: ${what}`);
 });
 
-it('reads back an agent passivated and woken as events of the same agent, not a stop', () => {
+it('reads back an agent passivated, woken and brought back to its last durable state as events of the same agent, not a stop', () => {
   const time = '2026-01-01T00:00:00.000Z';
   const trace = [
     { time, kind: 'spawn', agent: 'n1', definition: 'notes' },
     { time, kind: 'passivate', agent: 'n1' },
     { time, kind: 'wake', agent: 'n1' },
+    { time, kind: 'revert', agent: 'n1', reason: 'its last write failed; restored to its last durable state' },
   ]
     .map((line) => JSON.stringify(line))
     .join('\n');
   const messages = traceToMessages(parseTrace(trace, 'trace.jsonl'), machines);
   expect(messages.filter((message) => message.type === '@xstate.actor')).toHaveLength(1);
-  expect(messages.flatMap((message) => (message.type === '@xstate.event' ? [(message as { event: { type: string } }).event.type] : []))).toEqual(['spawn', 'passivate', 'wake']);
+  expect(messages.flatMap((message) => (message.type === '@xstate.event' ? [(message as { event: { type: string } }).event.type] : []))).toEqual(['spawn', 'passivate', 'wake', 'revert']);
   expect(messages.some((message) => message.type === '@xstate.snapshot')).toBe(false);
 });

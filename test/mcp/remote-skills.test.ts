@@ -257,6 +257,16 @@ describe('checkEntry', () => {
 });
 
 describe('mountMcpSkills refuses', () => {
+  it('a server refusing its bearer token with mcp_unauthorized (the HTTP status in details), not mcp_unreachable', async () => {
+    const { url } = await httpServer([...ONLY, '--path', alpha, '--token', 'sesame']);
+    const refused = await mountMcpSkills(createDocumentSkillRegistry(), { name: 'alpha', url, headers: { authorization: 'Bearer wrong' } }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'mcp_unauthorized', subject: 'alpha', details: { status: 401 } });
+    expect((refused as Error).message).toContain(`MCP server 'alpha' (${url}), connecting: the server refused the request (HTTP 401`);
+    const registry = createDocumentSkillRegistry();
+    const mount = await mounted(registry, { name: 'alpha', url, headers: { authorization: 'Bearer sesame' } });
+    expect(mount.skills()).toEqual(['forms', 'greet']);
+  });
+
   it('a label that cannot prefix a skill name', async () => {
     await expect(mountMcpSkills(createDocumentSkillRegistry(), { name: 'my server', command: process.execPath })).rejects.toMatchObject({ code: 'invalid_config' });
   });

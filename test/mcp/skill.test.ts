@@ -247,12 +247,25 @@ describe('mcpSkill', () => {
     expect(ref.getSnapshot().lifecycles.docs).toBe('active');
   });
 
+  it('tells a server refusing its bearer token (mcp_unauthorized, with the HTTP status) from one that cannot be reached (mcp_unreachable)', async () => {
+    const { url, child } = await httpServer([...ONLY, '--token', 'sesame', '--agent', `${FIXTURE_AGENT}:Calculator`]);
+    const refused = await mcpSkill({ name: 'calc', url, headers: { authorization: 'Bearer wrong' } }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'mcp_unauthorized', skill: 'calc', details: { status: 401 } });
+    expect((refused as Error).message).toContain(`MCP server 'calc' (${url}), connecting: the server refused the request (HTTP 401`);
+    expect((refused as Error).message).toContain('check the token in its headers');
+    await expect(mcpSkill({ name: 'calc', url })).rejects.toMatchObject({ code: 'mcp_unauthorized', details: { status: 401 } });
+    // The right token is let in.
+    expect((await mcpSkill({ name: 'calc', url, headers: { authorization: 'Bearer sesame' } })).name).toBe('calc');
+    await stopProcess(child);
+    await expect(mcpSkill({ name: 'calc', url, headers: { authorization: 'Bearer sesame' } })).rejects.toMatchObject({ code: 'mcp_unreachable' });
+  });
+
   it('round trip: an agent mounts another skillstate agent served over HTTP, with a bearer token', async () => {
     const system = newSystem();
     const served = system.spawn(defineAgent({ name: 'counter-agent', skills: [counter] }), { id: 'served' });
     const endpoint = await serveMcp(served, { transport: 'http', token: 'sesame' });
     onCleanup(() => endpoint.close());
-    await expect(mcpSkill({ name: 'nope', url: endpoint.url!, headers: { authorization: 'Bearer wrong' } })).rejects.toMatchObject({ code: 'mcp_unreachable' });
+    await expect(mcpSkill({ name: 'nope', url: endpoint.url!, headers: { authorization: 'Bearer wrong' } })).rejects.toMatchObject({ code: 'mcp_unauthorized' });
 
     const remote = await mcpSkill({ name: 'remote', url: endpoint.url!, headers: { authorization: 'Bearer sesame' } });
     const client = system.spawn(defineAgent({ name: 'client', skills: [remote] }), { id: 'client' });

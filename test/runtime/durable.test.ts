@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import Database from 'libsql';
 import { describe, expect, it } from 'vitest';
-import { createSqliteStore, RuntimeError, type AgentSystem, type AgentSystemOptions, type DurableStore, type ErrorInfo, type StoreBatch } from '../../src/index.js';
+import { createSqliteStore, RuntimeError, type AgentSystem, type TraceRecord, type AgentSystemOptions, type DurableStore, type ErrorInfo, type StoreBatch } from '../../src/index.js';
 import { NotesAgent, Reminder, createSignal, defineAction, defineAgent, defineSkill, itemsOf, notebook, quietSystem, result, systemPerTest, thrown, z, tempFolders } from './fixtures.js';
 
 const systems = systemPerTest();
@@ -39,6 +39,26 @@ function counted(store: DurableStore): DurableStore & { batches: StoreBatch[]; f
 }
 
 const Parent = defineAgent({ name: 'parent_agent', skills: [notebook] });
+
+const bag = z.object({ value: z.any().optional(), count: z.number().default(0) });
+/** Counts (`bag.count`), and puts a Map in its state (`bag.put`), which JSON cannot hold. */
+const Counting = defineAgent({
+  name: 'counting_bag',
+  skills: [
+    defineSkill({
+      name: 'bag',
+      schema: bag,
+      actions: [
+        defineAction({ name: 'put', description: 'Put a Map', input: z.object({}), run: () => result(null, { state: { value: new Map() } }) }),
+        defineAction({ name: 'count', description: 'Count one', input: z.object({}), state: bag, run: (_params, { skillState }) => result(skillState.count + 1, { state: { count: skillState.count + 1 } }) }),
+      ],
+      routes: [
+        { path: 'bag.put', target: { action: 'put' } },
+        { path: 'bag.count', target: { action: 'count' } },
+      ],
+    }),
+  ],
+});
 
 describe("'step' durability", () => {
   it('answers a call only once its step is in the database', async () => {
@@ -76,44 +96,6 @@ describe("'step' durability", () => {
     expect(behind).toEqual([]);
     // Group commit still: 500 steps (and the spawns) in a few dozen transactions at most.
     expect(store.batches.length).toBeLessThan(50);
-  });
-
-  it('fails a step whose write fails with store_failed and brings the agent back to its last durable state', async () => {
-    const errors: Array<{ agent: string | undefined; error: ErrorInfo }> = [];
-    const store = counted(createSqliteStore({ path: await databaseFile() }));
-    const system = open(store, {}, errors);
-    const agent = system.spawn(NotesAgent, { id: 'n1' });
-    await agent.call(createSignal('notes.add_now', { item: 'kept' }));
-    store.failNext = 1;
-    const failure = await agent.call(createSignal('notes.add_now', { item: 'lost' })).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(RuntimeError);
-    expect((failure as RuntimeError).toInfo()).toMatchObject({ code: 'store_failed', details: { reason: 'write_failed' } });
-    expect(errors.map((entry) => entry.error.code)).toContain('store_failed');
-    // Still served, from what is stored: the unwritten step is not there.
-    const back = system.get('n1')!;
-    expect(itemsOf(back)).toEqual(['kept']);
-    await back.call(createSignal('notes.add_now', { item: 'after' }));
-    expect((await store.load('n1'))?.agent.state).toEqual({ notebook: { items: ['kept', 'after'] } });
-  });
-
-  it('brings the child agents of an agent whose write failed back with it, from the database', async () => {
-    const store = counted(createSqliteStore({ path: await databaseFile() }));
-    const system = open(store);
-    const parent = system.spawn(Parent, { id: 'p' });
-    const kid = system.spawn(NotesAgent, { id: 'k', parent });
-    await kid.call(createSignal('notes.add_now', { item: 'kid kept' }));
-    await parent.call(createSignal('notes.add_now', { item: 'kept' }));
-    store.failNext = 1;
-    await expect(parent.call(createSignal('notes.add_now', { item: 'lost' }))).rejects.toMatchObject({ code: 'store_failed' });
-    // The parent's row lists its child: both run again, as stored, and stay linked.
-    expect(system.list().map((ref) => ref.id)).toEqual(['p', 'k']);
-    expect(system.get('p')!.children()).toEqual(['k']);
-    expect(itemsOf(system.get('p')!)).toEqual(['kept']);
-    const back = system.get('k')!;
-    expect(await back.call(createSignal('notes.add_now', { item: 'after' }))).toEqual({ count: 2 });
-    await system.stop('p');
-    await system.flush();
-    expect(await store.list()).toEqual([]);
   });
 
   it('answers a call made while shutdown writes the last batch, once its step is written too', async () => {
@@ -169,36 +151,127 @@ describe("'step' durability", () => {
     expect((await store.load('n1'))?.agent.state).toEqual({ notebook: { items: ['x'] } });
   });
 
-  it('brings an agent whose state cannot be stored back to its last written state: it fails that step only, and answers the next from what is stored', async () => {
-    const bag = z.object({ value: z.any().optional(), count: z.number().default(0) });
-    const Counting = defineAgent({
-      name: 'counting_bag',
-      skills: [
-        defineSkill({
-          name: 'bag',
-          schema: bag,
-          actions: [
-            defineAction({ name: 'put', description: 'Put a Map', input: z.object({}), run: () => result(null, { state: { value: new Map() } }) }),
-            defineAction({ name: 'count', description: 'Count one', input: z.object({}), state: bag, run: (_params, { skillState }) => result(skillState.count + 1, { state: { count: skillState.count + 1 } }) }),
-          ],
-          routes: [
-            { path: 'bag.put', target: { action: 'put' } },
-            { path: 'bag.count', target: { action: 'count' } },
-          ],
-        }),
-      ],
-    });
-    const path = await databaseFile();
-    const store = createSqliteStore({ path });
-    const system = open(store, { definitions: [Counting] });
+  it('is served by the ref its user holds: the failed call rejects with store_failed, the same ref answers the next from what is stored', async () => {
+    const records: TraceRecord[] = [];
+    const errors: Array<{ agent: string | undefined; error: ErrorInfo }> = [];
+    const store = counted(createSqliteStore({ path: await databaseFile() }));
+    const system = open(store, { trace: (line) => void records.push(line) }, errors);
+    const agent = system.spawn(NotesAgent, { id: 'n1' });
+    await agent.call(createSignal('notes.add_now', { item: 'kept' }));
+    store.failNext = 1;
+    const failure = await agent.call(createSignal('notes.add_now', { item: 'lost' })).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(RuntimeError);
+    expect((failure as RuntimeError).toInfo()).toMatchObject({ code: 'store_failed', details: { reason: 'write_failed' } });
+    expect(errors.map((entry) => entry.error.code)).toContain('store_failed');
+    expect(agent.status).toBe('idle');
+    expect(system.get('n1')).toBe(agent);
+    expect(itemsOf(agent)).toEqual(['kept']);
+    expect(await agent.call(createSignal('notes.add_now', { item: 'after' }))).toEqual({ count: 2 });
+    agent.send(createSignal('notes.add_now', { item: 'sent' }));
+    expect(await agent.call('notes.list')).toEqual({ items: ['kept', 'after', 'sent'] });
+    expect((await store.load('n1'))?.agent.state).toEqual({ notebook: { items: ['kept', 'after', 'sent'] } });
+    // One agent throughout: reverted, never stopped and spawned again.
+    expect(records.filter((record) => 'agent' in record && record.agent === 'n1' && ['spawn', 'stop', 'revert'].includes(record.kind)).map((record) => record.kind)).toEqual(['spawn', 'revert']);
+    expect(system.list()).toHaveLength(1);
+    expect(system.list()[0]).toBe(agent);
+  });
+
+  it('keeps the refs of its child agents, which go back with it and stay its children', async () => {
+    const store = counted(createSqliteStore({ path: await databaseFile() }));
+    const system = open(store);
+    const parent = system.spawn(Parent, { id: 'p' });
+    const kid = system.spawn(NotesAgent, { id: 'k', parent });
+    await kid.call(createSignal('notes.add_now', { item: 'kid kept' }));
+    await parent.call(createSignal('notes.add_now', { item: 'kept' }));
+    store.failNext = 1;
+    await expect(parent.call(createSignal('notes.add_now', { item: 'lost' }))).rejects.toMatchObject({ code: 'store_failed' });
+    const [listedParent, listedKid, ...more] = system.list();
+    expect([listedParent === parent, listedKid === kid, more]).toEqual([true, true, []]);
+    expect(parent.children()).toEqual(['k']);
+    expect(itemsOf(parent)).toEqual(['kept']);
+    expect(await kid.call(createSignal('notes.add_now', { item: 'after' }))).toEqual({ count: 2 });
+    // Still linked: stopping the parent through its ref stops the child.
+    await parent.stop();
+    expect(kid.status).toBe('stopped');
+    await system.flush();
+    expect(await store.list()).toEqual([]);
+  });
+
+  it('answers the callers still waiting on it (a step under way, an item queued) with the write\'s error, not agent_stopped, and applies none of it', async () => {
+    const store = counted(createSqliteStore({ path: await databaseFile() }));
+    const system = open(store);
+    const agent = system.spawn(NotesAgent, { id: 'n1' });
+    await agent.call(createSignal('notes.add_now', { item: 'kept' }));
+    store.failNext = 1;
+    const failed = agent.call(createSignal('notes.add_now', { item: 'lost' })).catch((error: unknown) => error);
+    // Under way and queued when the write fails (it fails 20 ms on; the slow step takes 200).
+    const slow = agent.call(createSignal('notes.add', { item: 'slow', delay: 200 })).catch((error: unknown) => error);
+    const queued = agent.call(createSignal('notes.add_now', { item: 'queued' })).catch((error: unknown) => error);
+    for (const outcome of await Promise.all([failed, slow, queued])) expect(outcome).toMatchObject({ code: 'store_failed' });
+    expect(((await slow) as Error).message).toContain("agent 'n1' went back to its last durable state before answering");
+    expect(await agent.call('notes.list')).toEqual({ items: ['kept'] });
+    // The slow step of the process it replaced ends later: nothing of it lands.
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(await agent.call('notes.list')).toEqual({ items: ['kept'] });
+  });
+
+  it('loses a skill mounted by the step whose write failed: not mounted, and its lifecycle traced inactive after the revert', async () => {
+    const records: TraceRecord[] = [];
+    const store = counted(createSqliteStore({ path: await databaseFile() }));
+    const system = open(store, { trace: (line) => void records.push(line) });
+    const agent = system.spawn(NotesAgent, { id: 'n1' });
+    await agent.call(createSignal('notes.add_now', { item: 'kept' }));
+    store.failNext = 1;
+    await expect(agent.mount(defineSkill({ name: 'stamp', schema: z.object({ n: z.number().default(0) }) }))).rejects.toMatchObject({ code: 'store_failed' });
+    expect(agent.getSnapshot().mounted.map((record) => record.name)).toEqual(['notebook']);
+    expect(agent.getSnapshot().lifecycles).toEqual({ notebook: 'active' });
+    const stamp = records.flatMap((record) => (record.kind === 'lifecycle' && record.skill === 'stamp' ? [record.state] : record.kind === 'revert' ? ['revert'] : []));
+    expect(stamp).toEqual(['active', 'inactive', 'revert']);
+  });
+
+  it('is stopped, its ref with it, when it was never written', async () => {
+    const store = counted(createSqliteStore({ path: await databaseFile() }));
+    const system = open(store);
+    // Its spawn and its first step are written together: that write fails.
+    const agent = system.spawn(NotesAgent, { id: 'n1' });
+    store.failNext = 1;
+    await expect(agent.call(createSignal('notes.add_now', { item: 'lost' }))).rejects.toMatchObject({ code: 'store_failed' });
+    expect(agent.status).toBe('stopped');
+    expect(system.get('n1')).toBeUndefined();
+    await expect(agent.call('notes.list')).rejects.toMatchObject({ code: 'agent_stopped' });
+  });
+
+  it("ends the subscriptions to its old actor (complete) and shows the new one as ref.actor", async () => {
+    const store = counted(createSqliteStore({ path: await databaseFile() }));
+    const system = open(store);
+    const agent = system.spawn(NotesAgent, { id: 'n1' });
+    await agent.call(createSignal('notes.add_now', { item: 'kept' }));
+    const before = agent.actor;
+    let completed = 0;
+    before.subscribe({ complete: () => completed++ });
+    store.failNext = 1;
+    await expect(agent.call(createSignal('notes.add_now', { item: 'lost' }))).rejects.toMatchObject({ code: 'store_failed' });
+    expect(completed).toBe(1);
+    expect(agent.actor).not.toBe(before);
+    expect(agent.actor.getSnapshot().status).toBe('active');
+  });
+
+  it('with state JSON cannot hold, is served by the same ref from its last written state, its child agents running on', async () => {
+    const store = createSqliteStore({ path: await databaseFile() });
+    const system = open(store, { definitions: [Counting, NotesAgent] });
     const agent = system.spawn(Counting, { id: 'b1' });
+    const kid = system.spawn(NotesAgent, { id: 'k', parent: agent });
     expect(await agent.call('bag.count')).toBe(1);
+    await kid.call(createSignal('notes.add_now', { item: 'kid' }));
     await expect(agent.call('bag.put')).rejects.toMatchObject({ code: 'invalid_state' });
-    // What runs is what is stored: the Map is gone, and the next steps succeed and are written.
-    const back = system.get('b1')!;
-    expect(back.getSnapshot().state).toEqual({ bag: { count: 1 } });
-    expect(await back.call('bag.count')).toBe(2);
+    expect(system.get('b1')).toBe(agent);
+    expect(agent.getSnapshot().state).toEqual({ bag: { count: 1 } });
+    expect(await agent.call('bag.count')).toBe(2);
     expect((await store.load('b1'))?.agent.state).toEqual({ bag: { count: 2 } });
+    // Its child was written and is left as it runs, still its child.
+    expect(kid.status).toBe('idle');
+    expect(agent.children()).toEqual(['k']);
+    expect(await kid.call(createSignal('notes.add_now', { item: 'more' }))).toEqual({ count: 2 });
   });
 });
 

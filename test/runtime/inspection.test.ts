@@ -112,6 +112,7 @@ describe('the trace', () => {
           case 'stop':
           case 'passivate':
           case 'wake':
+          case 'revert':
             return `${line.kind}:${line.agent}`;
           case 'signal':
             return `signal:${line.type}`;
