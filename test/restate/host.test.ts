@@ -291,7 +291,10 @@ describe('Restate host', () => {
     // The model does not answer in this process: it is killed first, however long that takes.
     writeFileSync(hold, '');
     const answer = agent.call('chat.message', { text: 'slowly style check' });
-    await eventually('the turn to start', async () => ((await agent.getSnapshot()).state as { conversation: { turn: unknown } }).conversation.turn !== null);
+    // Killed once the model is asked, so the turn's read of the agent's skills is in its journal:
+    // the new process, unable to read the folder, must not take another path than the journal's.
+    // (Killed before that read, the turn would read the skills anew and wait on its own timer.)
+    await eventually('the model call', async () => host.service.output().includes('model call made: slowly style check'));
     await restartWithoutTheFolderUntilTried('waiting-turn');
     expect(await answer).toBe('styled');
     expect(((await agent.getSnapshot()).state as { conversation: { turn: unknown } }).conversation.turn).toBeNull();
