@@ -7,7 +7,10 @@
  * answers it holds are given once the worker says it committed. Opening, reading and closing are
  * synchronous requests: the caller waits for the worker's reply (`Atomics.wait`, then
  * `receiveMessageOnPort`), so a system restores its agents before `createAgentSystem` returns.
- * Requests and batches travel in one queue and are carried out in the order they were made.
+ * Requests and batches travel in one queue and are carried out in the order they were made: a
+ * system hands a batch over while the last one is written (`inOrder`), and the worker starts it as
+ * soon as that one commits. Once a batch fails, the worker refuses those handed over before the
+ * failure was reported here, which may hold steps that followed the failed ones.
  *
  * One writer: the database is opened in WAL mode with `locking_mode=EXCLUSIVE` and its write lock
  * taken at once and kept until `close()`, so a second system (in this process or another) that
@@ -90,6 +93,9 @@ let Database, unloadable;
 try { Database = require(workerData.driver); } catch (error) { unloadable = error; }
 const flag = new Int32Array(workerData.flag);
 let db, upsert, remove, select, all, page;
+// The era of the commit that last failed: commits of that era or before were given before the
+// failure was reported, and may hold steps that followed the failed ones; they are refused.
+let refusedEra = -1;
 
 function failure(error) {
   return { message: error && error.message ? String(error.message) : String(error), code: error && typeof error.code === 'string' ? error.code : undefined, newerSchema: error && error.newerSchema };
@@ -165,7 +171,10 @@ const requests = {
 port.on('message', (request) => {
   if (request.type === 'commit') {
     let error;
-    try { commit(request.batch); } catch (thrown) { error = failure(thrown); }
+    if (request.era <= refusedEra) error = { message: 'not written: the batch given before it failed' };
+    else {
+      try { commit(request.batch); } catch (thrown) { error = failure(thrown); refusedEra = request.era; }
+    }
     parentPort.postMessage({ id: request.id, error });
     return;
   }
@@ -231,13 +240,18 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   /** Commits the worker has not confirmed yet, by request id. */
   const commits = new Map<number, { resolve(): void; reject(error: RuntimeError): void; rows: number }>();
   let nextId = 0;
+  /** Failures reported so far: commits given after one is reported are written again (see `inOrder`). */
+  let era = 0;
   worker.on('message', (reply: { id: number; error?: WorkerError }) => {
     const waiting = commits.get(reply.id);
     if (!waiting) return;
     commits.delete(reply.id);
     if (commits.size === 0) worker.unref();
-    if (reply.error) waiting.reject(storeFailed(path, 'write_failed', `writing ${waiting.rows} agent(s) to ${path} failed: ${reply.error.message}`));
-    else waiting.resolve();
+    if (reply.error) {
+      // Counted before the rejection is seen: a commit given from here on follows the failure, and is written.
+      era++;
+      waiting.reject(storeFailed(path, 'write_failed', `writing ${waiting.rows} agent(s) to ${path} failed: ${reply.error.message}`));
+    } else waiting.resolve();
   });
   worker.on('error', (error: Error) => {
     // The worker is gone (out of memory, say): later requests are refused at once, not waited on.
@@ -343,13 +357,14 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       commits.set(id, { resolve, reject, rows: batch.save.length + batch.delete.length });
       // Kept alive while a commit is under way: its answers are waiting on it.
       worker.ref();
-      port1.postMessage({ type: 'commit', id, batch: { save: rowsText(batch.save) ?? batch.save, delete: batch.delete } });
+      port1.postMessage({ type: 'commit', id, era, batch: { save: rowsText(batch.save) ?? batch.save, delete: batch.delete } });
     });
   };
 
   return {
     path,
     commit,
+    inOrder: true,
     loadPages,
     loadAll() {
       const agents: StoredEntry[] = [];
