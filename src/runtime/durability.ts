@@ -246,10 +246,10 @@ export class Durability {
     this.host.report(undefined, failure.toInfo());
     const given = this.writes.indexOf(batch);
     const later = given < 0 ? [] : this.writes.slice(given + 1).filter((next) => !next.refused);
-    const written = batch.agents.map((agent) => agent.id);
-    for (const next of later) for (const agent of next.agents) written.push(agent.id);
+    const unwritten = batch.agents.map((agent) => agent.id);
+    for (const next of later) for (const agent of next.agents) unwritten.push(agent.id);
     // Child agents go back with their parents, and so do the answers of their steps since.
-    const back = this.host.withDescendants(written);
+    const back = this.host.withDescendants(unwritten);
     const failed = batch.failed;
     for (const id of back) failed.set(id, new RuntimeError(failure.toInfo(), id));
     const stops = [...batch.deletes];
