@@ -86,7 +86,10 @@ async function callsRun(options: AgentSystemOptions): Promise<Timed> {
 /** A row as the store writes it: id, parent, definition, snapshot text. */
 type Row = [string, string | null, string, string];
 
-/** `store`, recording the rows of each batch it commits, in order; it commits them as it would. */
+/**
+ * `store`, recording the rows of each batch it commits, in order; it commits them as it would, and
+ * says `inOrder` as the store does, so the system hands it the next batch while one is written.
+ */
 function recording(store: DurableStore, batches: Row[][]): DurableStore {
   return {
     ...store,

@@ -6,11 +6,13 @@
  * Writes are grouped: every agent that changed during one turn of the event loop is written in
  * one transaction (`setImmediate`, after the microtasks of the turn, so callers answered by one
  * write that call again land in the next). One batch is written at a time: while a store writes
- * one (in its own thread), the agents go on and the next batch gathers what they change. When
- * many agents take steps in one turn (a batch's answers let their callers go on at once), once
- * `EARLY_BATCH` of them have changed and nothing is being written, they are written without
- * waiting for the turn to end, so the database writes them while the others take their steps:
- * writing and stepping overlap. In
+ * one (in its own thread), the agents go on and the next batch gathers what they change. A store
+ * that writes in order (`DurableStore.inOrder`) is handed that next batch before the one it
+ * writes is done, so it starts it as soon as it commits rather than once this thread has heard of
+ * the commit and taken the steps it answered. When many agents take steps in one turn (a batch's
+ * answers let their callers go on at once), once `EARLY_BATCH` of them have changed and the store
+ * can take a batch, they are written without waiting for the turn to end, so the database writes
+ * them while the others take their steps: writing and stepping overlap. In
  * `'step'` mode a step's answer (a call's result or error, a deferred reply) is given only once
  * the batch holding the step has committed; a write that fails fails those answers with its
  * `store_failed` error. In `'interval'` mode changes are written at most `intervalMs` after they
@@ -27,6 +29,13 @@ import { storedRow, type DurableStore, type SnapshotSource, type StoredAgent } f
  */
 const EARLY_BATCH = 32;
 
+/**
+ * How many batches a store that writes in order (`DurableStore.inOrder`) is given at once, in
+ * `'step'` mode: the next batch waits in the store while one is written, so the store starts it
+ * as soon as that one commits, without waiting for this thread to hear of it.
+ */
+const IN_ORDER_DEPTH = 2;
+
 /** When a durable system writes its agents: see `Durability`. */
 export type DurabilityMode = 'step' | 'interval' | 'manual';
 
@@ -34,6 +43,24 @@ export type DurabilityMode = 'step' | 'interval' | 'manual';
 interface HeldAnswer {
   agentId: string;
   settle(failure: RuntimeError | undefined): void;
+}
+
+/** A batch given to the store: what it writes, and the answers it holds until it is written. */
+interface Batch {
+  agents: readonly StoredAgent[];
+  deletes: readonly string[];
+  held: readonly HeldAnswer[];
+  /** The agents whose steps failed, with the error their answers get. */
+  failed: Map<string, RuntimeError>;
+  /** Failed with an earlier batch, before the store refused it: its answers are given. */
+  refused: boolean;
+  /** Settles once the store is done with it. */
+  written: Promise<void>;
+}
+
+/** Gives the answers `batch` held: each its agent's failure, if any. */
+function settle(batch: Batch): void {
+  for (const answer of batch.held) answer.settle(batch.failed.get(answer.agentId));
 }
 
 /** What a failed write needs from the system. */
@@ -62,10 +89,10 @@ export class Durability {
   private deleted = new Set<string>();
   private held: HeldAnswer[] = [];
   private pending: ReturnType<typeof setImmediate> | ReturnType<typeof setTimeout> | undefined;
-  /** The batch the store is writing, until it is done. */
-  private writing: Promise<void> | undefined;
-  /** The agents of the batch being written. */
-  private inFlight: readonly StoredAgent[] = [];
+  /** The batches given to the store and not written yet, oldest first. */
+  private writes: Batch[] = [];
+  /** How many batches the store may hold at once: see `DurableStore.inOrder`. */
+  private readonly depth: number;
   private closed = false;
 
   constructor(
@@ -75,6 +102,7 @@ export class Durability {
     private readonly host: DurabilityHost,
   ) {
     storesInUse.add(store);
+    this.depth = mode === 'step' && store.inOrder === true ? IN_ORDER_DEPTH : 1;
   }
 
   /** The agent changed (a step, a lifecycle, a spawn, a restore): it is written with the next batch. */
@@ -106,12 +134,12 @@ export class Durability {
 
   /**
    * The steps on the stack are over (each step's state, effects and held answer are in place): in
-   * `'step'` mode, when nothing is being written and enough agents changed, their batch is written
+   * `'step'` mode, when the store can take a batch and enough agents changed, their batch is written
    * now rather than at the end of the turn, so the database writes it while the agents take the
    * turn's other steps, which gather for the next batch.
    */
   stepsOver(): void {
-    if (this.mode !== 'step' || this.writing !== undefined || this.closed || this.dirty.size < EARLY_BATCH) return;
+    if (this.mode !== 'step' || this.writes.length >= this.depth || this.closed || this.dirty.size < EARLY_BATCH) return;
     this.unschedule();
     void this.write();
   }
@@ -119,7 +147,7 @@ export class Durability {
   /** Ids of the agents whose latest changes are not in the store yet: waiting for a batch, or in the one being written. */
   unwritten(): Set<string> {
     const ids = new Set(this.dirty.keys());
-    for (const agent of this.inFlight) ids.add(agent.id);
+    for (const batch of this.writes) for (const agent of batch.agents) ids.add(agent.id);
     return ids;
   }
 
@@ -128,8 +156,8 @@ export class Durability {
   }
 
   private schedule(): void {
-    // A batch being written: the next one starts when it is done.
-    if (this.pending !== undefined || this.writing !== undefined || this.mode === 'manual') return;
+    // As many batches given as the store holds: the next one is given when one is written.
+    if (this.pending !== undefined || this.writes.length >= this.depth || this.mode === 'manual') return;
     if (this.mode === 'step') this.pending = setImmediate(() => void this.write());
     else {
       this.pending = setTimeout(() => void this.write(), this.intervalMs);
@@ -146,7 +174,7 @@ export class Durability {
 
   /** Writes everything that changed, now, and resolves once it is written (failures are reported, not thrown). */
   async flush(): Promise<void> {
-    while (this.writing !== undefined) await this.writing;
+    while (this.writes.length > 0) await this.writes[this.writes.length - 1]!.written;
     this.unschedule();
     await this.write();
   }
@@ -175,58 +203,73 @@ export class Durability {
     }
     // What runs is what is stored: an agent left holding such state would fail every step after.
     for (const [id, failure] of failed) this.host.reverted([id], 'its state could not be written (JSON cannot hold it)', failure.toInfo());
-    const done = () => {
-      for (const answer of held) answer.settle(failed.get(answer.agentId));
-    };
-    const fail = (error: unknown) => {
-      const failure = error instanceof RuntimeError ? error : new RuntimeError(errorInfo('store_failed', `writing agents failed: ${String(error)}`, { details: { reason: 'write_failed', path: '' } }));
-      this.host.report(undefined, failure.toInfo());
-      // Child agents go back with their parents, and so do the answers of their steps since.
-      const back = this.host.withDescendants(snapshots.map((snapshot) => snapshot.id));
-      for (const id of back) failed.set(id, new RuntimeError(failure.toInfo(), id));
-      // The stops are written with the next batch.
-      for (const id of deletes) if (!this.dirty.has(id)) this.deleted.add(id);
-      // Steps these agents took since (gathered for the next batch) went back with them: their
-      // answers fail too, and the agents they were taken on are not written.
-      this.held = this.held.filter((answer) => {
-        const error = failed.get(answer.agentId);
-        if (error === undefined) return true;
-        answer.settle(error);
-        return false;
-      });
-      for (const id of back) this.dirty.delete(id);
-      this.host.reverted(back, 'its last write failed', failure.toInfo());
-    };
+    const batch: Batch = { agents: snapshots, deletes, held, failed, refused: false, written: Promise.resolve() };
     if (snapshots.length === 0 && deletes.length === 0) {
-      done();
+      settle(batch);
       return Promise.resolve();
     }
     let committed: void | Promise<void>;
     try {
       committed = this.store.commit({ save: snapshots, delete: deletes });
     } catch (error) {
-      fail(error);
-      done();
+      this.fail(batch, error);
+      settle(batch);
       return Promise.resolve();
     }
     if (!(committed instanceof Promise)) {
-      done();
+      settle(batch);
       return Promise.resolve();
     }
+    this.writes.push(batch);
     // Done writing before the answers are given: the steps their callers take next may start the next batch.
-    this.inFlight = snapshots;
-    const finish = (failed: boolean, error?: unknown) => {
-      this.writing = undefined;
-      this.inFlight = [];
-      if (failed) fail(error);
-      done();
+    const finish = (failedWrite: boolean, error?: unknown) => {
+      // A batch refused because an earlier one failed: its answers failed with that one.
+      if (!batch.refused && failedWrite) this.fail(batch, error);
+      this.writes.splice(this.writes.indexOf(batch), 1);
+      if (!batch.refused) settle(batch);
       if (!this.idle && !this.closed) this.schedule();
     };
-    this.writing = committed.then(
+    batch.written = committed.then(
       () => finish(false),
       (error: unknown) => finish(true, error),
     );
-    return this.writing;
+    return batch.written;
+  }
+
+  /**
+   * The write of `batch` failed: reports it and brings its agents back to their last durable
+   * state, their child agents with them. The batches given to the store after it (which the store
+   * refuses: it writes in order) fail with it, and so do the steps these agents took since.
+   */
+  private fail(batch: Batch, error: unknown): void {
+    const failure = error instanceof RuntimeError ? error : new RuntimeError(errorInfo('store_failed', `writing agents failed: ${String(error)}`, { details: { reason: 'write_failed', path: '' } }));
+    this.host.report(undefined, failure.toInfo());
+    const given = this.writes.indexOf(batch);
+    const later = given < 0 ? [] : this.writes.slice(given + 1).filter((next) => !next.refused);
+    const unwritten = batch.agents.map((agent) => agent.id);
+    for (const next of later) for (const agent of next.agents) unwritten.push(agent.id);
+    // Child agents go back with their parents, and so do the answers of their steps since.
+    const back = this.host.withDescendants(unwritten);
+    const failed = batch.failed;
+    for (const id of back) failed.set(id, new RuntimeError(failure.toInfo(), id));
+    const stops = [...batch.deletes];
+    for (const next of later) {
+      next.refused = true;
+      stops.push(...next.deletes);
+      for (const answer of next.held) answer.settle(next.failed.get(answer.agentId) ?? failed.get(answer.agentId));
+    }
+    // The stops are written with the next batch.
+    for (const id of stops) if (!this.dirty.has(id)) this.deleted.add(id);
+    // Steps these agents took since (gathered for the next batch) went back with them: their
+    // answers fail too, and the agents they were taken on are not written.
+    this.held = this.held.filter((answer) => {
+      const error = failed.get(answer.agentId);
+      if (error === undefined) return true;
+      answer.settle(error);
+      return false;
+    });
+    for (const id of back) this.dirty.delete(id);
+    this.host.reverted(back, 'its last write failed', failure.toInfo());
   }
 
   /** Gives the store back at once, for a system that could not start (`close` still closes it). */

@@ -94,6 +94,15 @@ export type StoredEntry = { id: string; snapshot: unknown; error?: undefined } |
 export interface DurableStore extends SnapshotStore {
   /** Writes the batch in one transaction: done when it returns, or when the promise it returns resolves. */
   commit(batch: StoreBatch): void | Promise<void>;
+  /**
+   * True when `commit` may be given a batch while earlier ones are still being written: the store
+   * writes batches in the order they were given, and once one fails it refuses (rejects) every
+   * batch given before that failure was reported, so none written after it holds a step that
+   * followed a failed one. A system in `'step'` durability then gives the next batch before the
+   * last is written, and the store starts it as soon as the last commits. Optional: without it, a
+   * system gives one batch at a time.
+   */
+  readonly inOrder?: boolean;
   /** Every stored snapshot with its id, in the order the agents were first stored; one that cannot be read has its `error` instead. */
   loadAll(): StoredEntry[];
   /**
@@ -330,13 +339,44 @@ export function storedRow(source: SnapshotSource): StoredAgent {
   const row = (snapshot: string): StoredAgent => ({ id: source.id, parent: source.parent, definition: source.definition, snapshot });
   if (mounted === undefined || !isPlainJson(state, 0) || (scheduled !== undefined && !isPlainJson(scheduled, 0))) return row(JSON.stringify(takeSnapshot(source)));
   // In takeSnapshot's order of keys, so the text is the one JSON.stringify would write.
-  let text = `{"format":"skillstate/agent@1","id":${JSON.stringify(source.id)},"definition":${JSON.stringify(source.definition)}`;
-  text += `,"agent":{"id":${JSON.stringify(agent.id)},"definition":${JSON.stringify(agent.definition)},"state":${JSON.stringify(state)},"mounted":${mounted}}`;
-  text += `,"lifecycles":${JSON.stringify(source.lifecycles.states(agent.mounted))},"children":${JSON.stringify(source.children())}`;
+  let text = `${rowHead(source, agent)}${JSON.stringify(state)},"mounted":${mounted}}`;
+  const children = source.children();
+  text += `,"lifecycles":${lifecyclesText(source.lifecycles.states(agent.mounted), agent.mounted)},"children":${children.length === 0 ? '[]' : JSON.stringify(children)}`;
   if (source.parent !== undefined) text += `,"parent":${JSON.stringify(source.parent)}`;
   if (source.starting) text += ',"starting":true';
   if (scheduled !== undefined) text += `,"scheduled":${JSON.stringify(scheduled)}`;
   return row(`${text}}`);
+}
+
+/** The start of an agent's row, up to its state, by source: the same from step to step. */
+const rowHeads = new WeakMap<SnapshotSource, { agent: string; definition: string; text: string }>();
+
+/** The text of a row before the agent's state: its format, ids and definitions, kept per agent while they stay the same. */
+function rowHead(source: SnapshotSource, agent: Agent<object>): string {
+  const kept = rowHeads.get(source);
+  if (kept !== undefined && kept.agent === agent.id && kept.definition === agent.definition) return kept.text;
+  const text = `{"format":"skillstate/agent@1","id":${JSON.stringify(source.id)},"definition":${JSON.stringify(source.definition)},"agent":{"id":${JSON.stringify(agent.id)},"definition":${JSON.stringify(agent.definition)},"state":`;
+  rowHeads.set(source, { agent: agent.id, definition: agent.definition, text });
+  return text;
+}
+
+/** The JSON text of the lifecycles of lists of mounted skills met so far, every one active (the usual case). */
+const activeTexts = new WeakMap<readonly MountedSkill[], string>();
+
+/** The JSON text of an agent's lifecycle states; when every mounted skill is active and no other is listed, kept per list of mounted skills. */
+function lifecyclesText(states: Record<string, LifecycleState>, mounted: readonly MountedSkill[]): string {
+  let count = 0;
+  for (const skill in states) {
+    if (states[skill] !== 'active') return JSON.stringify(states);
+    count++;
+  }
+  if (count !== mounted.length || !Object.isFrozen(mounted)) return JSON.stringify(states);
+  let text = activeTexts.get(mounted);
+  if (text === undefined) {
+    text = JSON.stringify(states);
+    activeTexts.set(mounted, text);
+  }
+  return text;
 }
 
 /** The JSON text of lists of mounted skills met so far (frozen, so their text never changes). */

@@ -7,7 +7,10 @@
  * answers it holds are given once the worker says it committed. Opening, reading and closing are
  * synchronous requests: the caller waits for the worker's reply (`Atomics.wait`, then
  * `receiveMessageOnPort`), so a system restores its agents before `createAgentSystem` returns.
- * Requests and batches travel in one queue and are carried out in the order they were made.
+ * Requests and batches travel in one queue and are carried out in the order they were made: a
+ * system hands a batch over while the last one is written (`inOrder`), and the worker starts it as
+ * soon as that one commits. Once a batch fails, the worker refuses those handed over before the
+ * failure was reported here, which may hold steps that followed the failed ones.
  *
  * One writer: the database is opened in WAL mode with `locking_mode=EXCLUSIVE` and its write lock
  * taken at once and kept until `close()`, so a second system (in this process or another) that
@@ -91,6 +94,9 @@ let Database, unloadable;
 try { Database = require(workerData.driver); } catch (error) { unloadable = error; }
 const flag = new Int32Array(workerData.flag);
 let db, upsert, remove, select, all, page;
+// The era of the commit that last failed: commits of that era or before were given before the
+// failure was reported, and may hold steps that followed the failed ones; they are refused.
+let refusedEra = -1;
 
 function failure(error) {
   return { message: error && error.message ? String(error.message) : String(error), code: error && typeof error.code === 'string' ? error.code : undefined, newerSchema: error && error.newerSchema };
@@ -124,10 +130,16 @@ function commit(batch) {
   const now = Date.now();
   try {
     db.exec('BEGIN');
-    if (typeof batch.save === 'string') {
-      // One text for the rows (see rowsText): id, parent ('' for none), definition, snapshot, ...
-      const fields = batch.save.split('\u0000');
-      for (let at = 0; at + 3 < fields.length; at += 4) upsert.run(fields[at], fields[at + 1] === '' ? null : fields[at + 1], fields[at + 2], fields[at + 3], now);
+    if (batch.save.lengths) {
+      // One text for the rows and the length of each field (see rowsText): id, parent ('' for none), definition, snapshot, ...
+      const { text, lengths } = batch.save;
+      let at = 0;
+      for (let field = 0; field + 3 < lengths.length; field += 4) {
+        const id = text.slice(at, (at += lengths[field]));
+        const parent = text.slice(at, (at += lengths[field + 1]));
+        const definition = text.slice(at, (at += lengths[field + 2]));
+        upsert.run(id, parent === '' ? null : parent, definition, text.slice(at, (at += lengths[field + 3])), now);
+      }
     } else {
       for (const agent of batch.save) upsert.run(agent.id, agent.parent === undefined ? null : agent.parent, agent.definition, agent.snapshot, now);
     }
@@ -166,7 +178,10 @@ const requests = {
 port.on('message', (request) => {
   if (request.type === 'commit') {
     let error;
-    try { commit(request.batch); } catch (thrown) { error = failure(thrown); }
+    if (request.era <= refusedEra) error = { message: 'not written: the batch given before it failed' };
+    else {
+      try { commit(request.batch); } catch (thrown) { error = failure(thrown); refusedEra = request.era; }
+    }
     parentPort.postMessage({ id: request.id, error });
     return;
   }
@@ -179,20 +194,36 @@ port.on('message', (request) => {
 });
 `;
 
+/** A batch's rows as the database's thread takes them: one text, and the length of each field in it. */
+interface RowsText {
+  text: string;
+  lengths: Uint32Array;
+}
+
 /**
- * The rows of a batch as one text, fields separated by U+0000: id, parent ('' for none; an id is
- * never empty), definition, snapshot, for each row. Copying one string to the worker thread costs
- * a fraction of copying as many objects. Undefined when a field holds U+0000 (JSON text never
- * does: it writes the character escaped), and the rows then go as they are.
+ * The rows of a batch as one text and the length of each of its fields, in order: id, parent (''
+ * for none; an id is never empty), definition, snapshot, for each row. Copying one string (and one
+ * array of numbers) to the database's thread costs a fraction of copying as many objects, and the
+ * lengths let that thread cut the text into its fields without reading it. Undefined when a field
+ * is not a string, and the rows then go as they are.
  */
-function rowsText(rows: StoreBatch['save']): string | undefined {
-  let text = '';
+function rowsText(rows: StoreBatch['save']): RowsText | undefined {
+  const fields: string[] = new Array<string>(rows.length * 4);
+  const lengths = new Uint32Array(rows.length * 4);
+  let at = 0;
   for (const row of rows) {
     const parent = row.parent ?? '';
-    if (row.id.includes('\u0000') || parent.includes('\u0000') || row.definition.includes('\u0000') || row.snapshot.includes('\u0000')) return undefined;
-    text += `${text === '' ? '' : '\u0000'}${row.id}\u0000${parent}\u0000${row.definition}\u0000${row.snapshot}`;
+    if (typeof row.id !== 'string' || typeof parent !== 'string' || typeof row.definition !== 'string' || typeof row.snapshot !== 'string') return undefined;
+    fields[at] = row.id;
+    lengths[at++] = row.id.length;
+    fields[at] = parent;
+    lengths[at++] = parent.length;
+    fields[at] = row.definition;
+    lengths[at++] = row.definition.length;
+    fields[at] = row.snapshot;
+    lengths[at++] = row.snapshot.length;
   }
-  return text;
+  return { text: fields.join(''), lengths };
 }
 
 /**
@@ -232,13 +263,18 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   /** Commits the worker has not confirmed yet, by request id. */
   const commits = new Map<number, { resolve(): void; reject(error: RuntimeError): void; rows: number }>();
   let nextId = 0;
+  /** Failures reported so far: commits given after one is reported are written again (see `inOrder`). */
+  let era = 0;
   worker.on('message', (reply: { id: number; error?: WorkerError }) => {
     const waiting = commits.get(reply.id);
     if (!waiting) return;
     commits.delete(reply.id);
     if (commits.size === 0) worker.unref();
-    if (reply.error) waiting.reject(storeFailed(path, 'write_failed', `writing ${waiting.rows} agent(s) to ${path} failed: ${reply.error.message}`));
-    else waiting.resolve();
+    if (reply.error) {
+      // Counted before the rejection is seen: a commit given from here on follows the failure, and is written.
+      era++;
+      waiting.reject(storeFailed(path, 'write_failed', `writing ${waiting.rows} agent(s) to ${path} failed: ${reply.error.message}`));
+    } else waiting.resolve();
   });
   worker.on('error', (error: Error) => {
     // The worker is gone (out of memory, say): later requests are refused at once, not waited on.
@@ -348,13 +384,14 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       commits.set(id, { resolve, reject, rows: batch.save.length + batch.delete.length });
       // Kept alive while a commit is under way: its answers are waiting on it.
       worker.ref();
-      port1.postMessage({ type: 'commit', id, batch: { save: rowsText(batch.save) ?? batch.save, delete: batch.delete } });
+      port1.postMessage({ type: 'commit', id, era, batch: { save: rowsText(batch.save) ?? batch.save, delete: batch.delete } });
     });
   };
 
   return {
     path,
     commit,
+    inOrder: true,
     loadPages,
     loadAll() {
       const agents: StoredEntry[] = [];

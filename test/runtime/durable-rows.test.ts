@@ -122,6 +122,21 @@ describe('the rows a durable system writes', () => {
     expect(second.list().map((ref) => [ref.id, (ref.getSnapshot().state as { bag: { label: string } }).bag.label])).toEqual(ids.map((id) => [id, id]));
   });
 
+  it('keeps every field of the rows of one batch exactly, whatever characters they hold', async () => {
+    const path = await databaseFile();
+    const store = createSqliteStore({ path });
+    const given = [
+      { id: 'a\u0001b', parent: undefined, definition: 'déf 😀\n', snapshot: '{"text":"\\u0000 😀"}' },
+      { id: '😀', parent: 'a\u0001b', definition: 'x', snapshot: '{}' },
+      { id: 'c', parent: 'p', definition: 'tab\there', snapshot: `{"long":"${'é'.repeat(5_000)}"}` },
+    ];
+    await store.commit({ save: given, delete: [] });
+    store.close();
+    expect(rows(path).map(({ id, parent, definition, text }) => ({ id, parent, definition, text }))).toEqual(
+      given.map(({ id, parent, definition, snapshot }) => ({ id, parent: parent ?? null, definition, text: snapshot })),
+    );
+  });
+
   it('opening a file with damaged rows restores the others and reports each damaged one by its id, leaving it there', async () => {
     const path = await databaseFile();
     const first = systems.start({ definitions: [Keeper], store: createSqliteStore({ path }) });
