@@ -227,6 +227,20 @@ function rowsText(rows: StoreBatch['save']): RowsText | undefined {
 }
 
 /**
+ * The process's Node flags for the database thread, less `--input-type`: a program run as
+ * `node --input-type=module -e …` would otherwise have the thread's source, a script, read as a
+ * module, and the thread would never start.
+ */
+function workerFlags(flags: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < flags.length; i++) {
+    if (flags[i] === '--input-type') i++;
+    else if (!flags[i]!.startsWith('--input-type=')) kept.push(flags[i]!);
+  }
+  return kept;
+}
+
+/**
  * Opens (or makes) the SQLite database at `path` as a store: WAL, one writer, the schema migrated
  * to `SQLITE_SCHEMA_VERSION`. Throws `store_failed` when another system holds the database
  * (`reason: 'locked'`), when its schema is newer than this code (`'newer_schema'`), or when it
@@ -254,6 +268,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const { port1, port2 } = new MessageChannel();
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
+    execArgv: workerFlags(process.execArgv),
     workerData: { path, port: port2, flag: flag.buffer, driver: createRequire(import.meta.url).resolve('libsql'), migrations: MIGRATIONS, version: SQLITE_SCHEMA_VERSION },
     transferList: [port2],
   });
