@@ -83,15 +83,18 @@ interface WorkerError {
 }
 
 /**
- * The worker, as CommonJS source run with `eval` (so it is the same file whether the package runs
- * compiled or from its TypeScript sources). It owns the only connection to the database.
+ * The worker, as source run with `eval` (so it is the same file whether the package runs compiled
+ * or from its TypeScript sources). It owns the only connection to the database. It reads as a
+ * script and as a module alike, and so takes no `require` from its scope: a program run as
+ * `node --input-type=module -e …` has its workers' eval'd source read as a module.
  */
 const WORKER_SOURCE = `
-const { workerData, parentPort } = require('node:worker_threads');
+const { workerData, parentPort } = process.getBuiltinModule('node:worker_threads');
+const load = process.getBuiltinModule('node:module').createRequire(workerData.driver);
 const { path, port, migrations, version: latest } = workerData;
 // A driver that cannot load (no binary for this platform) is the first request's error, not a silent worker.
 let Database, unloadable;
-try { Database = require(workerData.driver); } catch (error) { unloadable = error; }
+try { Database = load(workerData.driver); } catch (error) { unloadable = error; }
 const flag = new Int32Array(workerData.flag);
 let db, upsert, remove, select, all, page;
 // The era of the commit that last failed: commits of that era or before were given before the
@@ -227,20 +230,6 @@ function rowsText(rows: StoreBatch['save']): RowsText | undefined {
 }
 
 /**
- * The process's Node flags for the database thread, less `--input-type`: a program run as
- * `node --input-type=module -e …` would otherwise have the thread's source, a script, read as a
- * module, and the thread would never start.
- */
-function workerFlags(flags: readonly string[]): string[] {
-  const kept: string[] = [];
-  for (let i = 0; i < flags.length; i++) {
-    if (flags[i] === '--input-type') i++;
-    else if (!flags[i]!.startsWith('--input-type=')) kept.push(flags[i]!);
-  }
-  return kept;
-}
-
-/**
  * Opens (or makes) the SQLite database at `path` as a store: WAL, one writer, the schema migrated
  * to `SQLITE_SCHEMA_VERSION`. Throws `store_failed` when another system holds the database
  * (`reason: 'locked'`), when its schema is newer than this code (`'newer_schema'`), or when it
@@ -268,7 +257,6 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const { port1, port2 } = new MessageChannel();
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    execArgv: workerFlags(process.execArgv),
     workerData: { path, port: port2, flag: flag.buffer, driver: createRequire(import.meta.url).resolve('libsql'), migrations: MIGRATIONS, version: SQLITE_SCHEMA_VERSION },
     transferList: [port2],
   });

@@ -12,7 +12,8 @@ const store = fileURLToPath(new URL('../../src/runtime/sqlite-store.ts', import.
 const files = tempFolders('store-flags');
 
 describe('a store opened by a program run with --input-type', () => {
-  for (const flags of [['--input-type=module'], ['--input-type', 'module']]) {
+  // With flags a worker thread refuses when given them (a process's heap size, --expose-gc) too.
+  for (const flags of [['--input-type=module'], ['--input-type', 'module'], ['--expose-gc', '--max-old-space-size=512', '--input-type=module']]) {
     it(`opens, writes and reads back with ${flags.join(' ')}`, async () => {
       const path = await files.database();
       const program = `
