@@ -197,6 +197,12 @@ console.log(failure.message);
           `(the SDK needs Node 20.19 or later; this is Node ${process.versions.node})\n`,
       );
       expect(outcome.status).toBe(0);
+      // The CLI's Restate command says it once, with the server it needs too.
+      writeFileSync(path.join(app, 'agent.mjs'), "import { defineAgent } from 'skillstate';\nexport const Agent = defineAgent({ name: 'plain', skills: [] });\n");
+      const cli = spawnSync(process.execPath, ['node_modules/skillstate/bin/skillstate.js', 'restate', 'dev', '--agent', './agent.mjs:Agent'], { cwd: app, encoding: 'utf8', env: userEnv, timeout: 60_000 });
+      expect(cli.stderr.split("run 'npm install @restatedev/restate-sdk").length).toBe(3);
+      expect(cli.stderr).toMatch(/^skillstate restate: skillstate\/restate needs the Restate SDK, .*; 'restate dev' also needs the Restate server: run 'npm install @restatedev\/restate-sdk @restatedev\/restate-server'\n$/);
+      expect(cli.status).toBe(1);
     } finally {
       rmSync(app, { recursive: true, force: true });
     }

@@ -8,6 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import type { AgentDefinition } from '../../core/agent-definition.js';
+import { SkillstateError } from '../../core/errors.js';
 import { UsageError, type Command } from '../io.js';
 import type { ChatModel } from '../../model/models.js';
 import { loadAgentDefinition, loadExport } from './mcp.js';
@@ -58,7 +59,13 @@ Needs the packages @restatedev/restate-sdk and @restatedev/restate-server.`,
     try {
       restate = await import('../../restate/index.js');
     } catch (error) {
-      io.err(`skillstate restate: cannot load the Restate SDK (run 'npm install @restatedev/restate-sdk @restatedev/restate-server'): ${error instanceof Error ? error.message : String(error)}\n`);
+      // The SDK missing is said by the import itself, with what to install: said once, with the server.
+      const missing = error instanceof SkillstateError && error.code === 'invalid_options' && (error.details as { reason?: unknown } | undefined)?.reason === 'peer_missing';
+      io.err(
+        missing
+          ? `skillstate restate: ${error.message}; 'restate dev' also needs the Restate server: run 'npm install @restatedev/restate-sdk @restatedev/restate-server'\n`
+          : `skillstate restate: cannot load the Restate SDK (run 'npm install @restatedev/restate-sdk @restatedev/restate-server'): ${error instanceof Error ? error.message : String(error)}\n`,
+      );
       return 1;
     }
     const server = await restate.startRestateServer(values.data === undefined ? {} : { dataDir: values.data });
