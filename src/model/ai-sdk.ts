@@ -12,16 +12,26 @@ import type { ChatModel } from './models.js';
 export type AiModule = typeof import('ai');
 
 let loading: Promise<AiModule> | undefined;
+let loaded: AiModule | undefined;
 
 /** The `ai` package, imported once; a clear error when it is not installed. */
 export function loadAi(): Promise<AiModule> {
-  loading ??= import('ai').then(primeMessageSchema, (error: unknown) => {
+  loading ??= import('ai').then((ai) => (loaded = primeMessageSchema(ai)), (error: unknown) => {
     loading = undefined;
     throw new RuntimeError(
       errorInfo('model_unavailable', `model-driven agents need the AI SDK: run npm install ai (${error instanceof Error ? error.message : String(error)})`),
     );
   });
   return loading;
+}
+
+/**
+ * The `ai` package once `loadAi` has loaded it, else undefined: a model step after the first
+ * takes it as it is, without waiting a turn of the event loop's microtasks for a promise that
+ * has long settled.
+ */
+export function loadedAi(): AiModule | undefined {
+  return loaded;
 }
 
 /**

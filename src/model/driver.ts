@@ -20,7 +20,7 @@ import { RuntimeError } from '../core/runtime-error.js';
 import type { SystemServices } from '../runtime/extension.js';
 import { ChatSignals, conversationConfigSchema, CONVERSATION, type ChatUsage, type ConversationSettings, type ConversationState, type PendingToolCall, type TurnRecord } from './conversation.js';
 import { checkCompactors, checkModels, classifyModelError, historyTokens, modelTools, plain, preApprovedNote, refusedCallSignals, type ModelTools, type WaitingCall } from './model-call.js';
-import { loadAi, type AiModule } from './ai-sdk.js';
+import { loadAi, loadedAi } from './ai-sdk.js';
 import { notStreamed } from './model-methods.js';
 import { askModel, modelWarned, partsDropped, type AskedCall, type ModelAnswer } from './model-step.js';
 import type { ChatModel, Compactor } from './models.js';
@@ -406,13 +406,16 @@ export class ConversationDriver {
   ): Promise<TurnPhase | undefined> {
     const { settings, turn } = view;
     const model = this.models[settings.model]!;
-    let ai: AiModule;
-    try {
-      ai = await loadAi();
-    } catch (error) {
-      return this.fail(ref, n, toErrorInfo(error, 'model_unavailable'));
+    let ai = loadedAi();
+    if (ai === undefined) {
+      try {
+        ai = await loadAi();
+      } catch (error) {
+        return this.fail(ref, n, toErrorInfo(error, 'model_unavailable'));
+      }
     }
-    // The agent may have stopped, or the turn ended, while the SDK loaded.
+    // The agent may have stopped, or the turn ended, while the SDK loaded (or as the notes of
+    // this move were reported: a listener of diagnostics may cancel the turn).
     const agent = this.host.agent(ref.id);
     if (agent === undefined || typeof this.turnAt(ref, n, 'thinking') === 'string') return undefined;
     const toolset = ref.toolset();

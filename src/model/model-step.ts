@@ -11,7 +11,7 @@
  * record the step (`stepRecord`).
  */
 import type { JSONSchema7, ModelMessage, ToolSet } from 'ai';
-import { loadAi, sdkModel, type AiModule } from './ai-sdk.js';
+import { loadAi, loadedAi, sdkModel, type AiModule } from './ai-sdk.js';
 import type { ChatMessage, ChatUsage } from './conversation.js';
 import type { ChatModel } from './models.js';
 import { neitherMethod, notImplemented, type ModelMethod } from './model-methods.js';
@@ -108,7 +108,7 @@ interface StepResult {
  * `APICallError`, the abort reason).
  */
 export async function askModel(model: ChatModel, request: ModelRequest): Promise<ModelAnswer> {
-  const ai = await loadAi();
+  const ai = loadedAi() ?? (await loadAi());
   const options = stepOptions(ai, model, request);
   const streamed = request.onText !== undefined;
   let result: StepResult;
