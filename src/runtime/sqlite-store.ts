@@ -80,6 +80,8 @@ interface WorkerError {
   message: string;
   code?: string;
   newerSchema?: number;
+  /** A commit refused, not tried: it was given before an earlier one's failure was reported. */
+  refused?: boolean;
 }
 
 /**
@@ -181,7 +183,7 @@ const requests = {
 port.on('message', (request) => {
   if (request.type === 'commit') {
     let error;
-    if (request.era <= refusedEra) error = { message: 'not written: the batch given before it failed' };
+    if (request.era <= refusedEra) error = { message: 'not written: the batch given before it failed', refused: true };
     else {
       try { commit(request.batch); } catch (thrown) { error = failure(thrown); refusedEra = request.era; }
     }
@@ -266,7 +268,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   /** Commits the worker has not confirmed yet, by request id. */
   const commits = new Map<number, { resolve(): void; reject(error: RuntimeError): void; rows: number }>();
   let nextId = 0;
-  /** Failures reported so far: commits given after one is reported are written again (see `inOrder`). */
+  /** Failures reported so far (refusals are not counted): commits given after one is reported are written again (see `inOrder`). */
   let era = 0;
   worker.on('message', (reply: { id: number; error?: WorkerError }) => {
     const waiting = commits.get(reply.id);
@@ -274,8 +276,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     commits.delete(reply.id);
     if (commits.size === 0) worker.unref();
     if (reply.error) {
-      // Counted before the rejection is seen: a commit given from here on follows the failure, and is written.
-      era++;
+      // Counted before the rejection is seen: a commit given from here on follows the failure, and is
+      // written. A refusal is no new failure: counting it would have the commits given before the
+      // next failure is reported written after it.
+      if (reply.error.refused !== true) era++;
       waiting.reject(storeFailed(path, 'write_failed', `writing ${waiting.rows} agent(s) to ${path} failed: ${reply.error.message}`));
     } else waiting.resolve();
   });

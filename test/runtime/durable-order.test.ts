@@ -73,6 +73,30 @@ describe('the SQLite store writes batches in order', () => {
       store.close();
     }
   });
+  it('refuses a batch given before a second failure was reported, after refusing one for the first', async () => {
+    const path = await databaseFile();
+    poisonedDatabase(path);
+    const store = createSqliteStore({ path });
+    try {
+      const first = store.commit({ save: [row('a', 'poison')], delete: [] });
+      // Given before the first failure was reported: refused with it.
+      const refused = store.commit({ save: [row('b', 'refused')], delete: [] });
+      // Given once the first failure was reported, and failing in its turn.
+      const second = first.catch(() => store.commit({ save: [row('a', 'poison again')], delete: [] }));
+      // Given once the refusal was reported, but before the second failure was: refused with it.
+      const following = refused.catch(() => store.commit({ save: [row('c', 'after the second failure')], delete: [] }));
+      await expect(first).rejects.toMatchObject({ code: 'store_failed', message: expect.stringContaining('disk full') });
+      await expect(refused).rejects.toMatchObject({ code: 'store_failed', message: expect.stringContaining('the batch given before it failed') });
+      await expect(second).rejects.toMatchObject({ code: 'store_failed', message: expect.stringContaining('disk full') });
+      await expect(following).rejects.toMatchObject({ code: 'store_failed', message: expect.stringContaining('the batch given before it failed') });
+      expect(store.read('c')).toBeUndefined();
+      // Given once both failures were reported: written.
+      await store.commit({ save: [row('c', 'later')], delete: [] });
+      expect(store.read('c')).toEqual({ id: 'c', text: 'later' });
+    } finally {
+      store.close();
+    }
+  });
 });
 
 describe("'step' durability on a store that writes in order", () => {
