@@ -133,4 +133,39 @@ describe("'step' durability on a store that writes in order", () => {
     expect(await system.get('n40')!.call(createSignal('notes.add_now', { item: 'after' }))).toEqual({ count: 2 });
     expect(stored('n40')).toEqual({ notebook: { items: ['kept', 'after'] } });
   });
+
+  it('gives every caller the truth through failed writes in waves: a step answered is stored and running, a step failed is neither', async () => {
+    const path = await databaseFile();
+    poisonedDatabase(path);
+    const store = createSqliteStore({ path });
+    const system = systems.start({ definitions: [NotesAgent], store, onUnhandledError: () => {}, onUnhandledDiagnostic: () => {} });
+    const agents = Array.from({ length: 100 }, (_, i) => system.spawn(NotesAgent, { id: `n${i}` }));
+    await system.flush();
+    const answered = new Map<string, string[]>(agents.map((agent) => [agent.id, []]));
+    // About one step in fifty fails to be written, in batches of every size.
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    let poisoned = 0;
+    await Promise.all(
+      agents.map(async (agent) => {
+        for (let round = 0; round < 12; round++) {
+          const poison = next() < 0.02;
+          if (poison) poisoned++;
+          const item = `${poison ? 'poison ' : ''}${agent.id}-${round}`;
+          const outcome = await agent.call(createSignal('notes.add_now', { item })).then(
+            () => 'answered',
+            (error: { code?: string }) => error.code,
+          );
+          if (outcome === 'answered') answered.get(agent.id)!.push(item);
+          else expect(outcome).toBe('store_failed');
+        }
+      }),
+    );
+    expect(poisoned).toBeGreaterThan(1);
+    await system.flush();
+    for (const agent of agents) {
+      const stored = (store.read(agent.id) as AgentSnapshot).agent.state;
+      expect({ agent: agent.id, running: itemsOf(agent), stored }).toEqual({ agent: agent.id, running: answered.get(agent.id), stored: { notebook: { items: answered.get(agent.id) } } });
+    }
+  });
 });
