@@ -346,7 +346,10 @@ export class McpConnection {
     if (unreachable) return new McpFailure('mcp_unreachable', `${where}: the server ${unreachable}`);
     const status = refusedStatus(error);
     if (status !== undefined) {
-      return new McpFailure('mcp_unauthorized', `${where}: the server refused the request (HTTP ${status}: ${refusalText(error as Error)}); check the token in its headers (Authorization: Bearer <token>)`, { status });
+      // 401: no credentials it takes; 403: it knows them and forbids this (a token without the
+      // rights, or a request it does not take from where it came, such as a host name it does not serve).
+      const fix = status === 401 ? 'check the token in its headers (Authorization: Bearer <token>)' : 'it forbids this request: check the rights of the token in its headers, and the address the request reaches it by';
+      return new McpFailure('mcp_unauthorized', `${where}: the server refused the request (HTTP ${status}: ${refusalText(error as Error)}); ${fix}`, { status });
     }
     if (error instanceof McpError) {
       if (error.code === ErrorCode.RequestTimeout) {

@@ -3,6 +3,8 @@
  * `@modelcontextprotocol/server-everything`, over stdio; a skillstate agent served over HTTP.
  * The connection is the skill's supervised child: killing the server restarts it, unmounting ends it.
  */
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { createAgentSystem, defineAgent, type AgentRef, type AgentSystem, type Diagnostic } from 'skillstate';
@@ -258,6 +260,29 @@ describe('mcpSkill', () => {
     expect((await mcpSkill({ name: 'calc', url, headers: { authorization: 'Bearer sesame' } })).name).toBe('calc');
     await stopProcess(child);
     await expect(mcpSkill({ name: 'calc', url, headers: { authorization: 'Bearer sesame' } })).rejects.toMatchObject({ code: 'mcp_unreachable' });
+  });
+
+  it('says what a server forbidding the request (HTTP 403) said, not to check a token it took: a served agent reached through a proxy by another host name', async () => {
+    const system = newSystem();
+    const served = system.spawn(defineAgent({ name: 'counter-agent', skills: [counter] }), { id: 'served' });
+    const endpoint = await serveMcp(served, { transport: 'http', token: 'sesame' });
+    onCleanup(() => endpoint.close());
+    const target = new URL(endpoint.url!);
+    // A reverse proxy that passes requests on with the host name it is reached by.
+    const proxy = createServer((req, res) => {
+      const forwarded = request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: { ...req.headers, host: 'agents.example' } }, (answer) => {
+        res.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(res);
+      });
+      req.pipe(forwarded);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    onCleanup(() => new Promise<void>((resolve) => proxy.close(() => resolve())));
+    const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}${target.pathname}`;
+    const refused = await mcpSkill({ name: 'proxied', url, headers: { authorization: 'Bearer sesame' } }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'mcp_unauthorized', skill: 'proxied', details: { status: 403 } });
+    expect((refused as Error).message).toContain('the server refused the request (HTTP 403: this server answers loopback host names only); it forbids this request');
+    expect((refused as Error).message).not.toContain('check the token in its headers');
   });
 
   it('round trip: an agent mounts another skillstate agent served over HTTP, with a bearer token', async () => {
