@@ -78,9 +78,10 @@ describe('the SQLite store writes batches in order', () => {
     poisonedDatabase(path);
     const store = createSqliteStore({ path });
     try {
-      const first = store.commit({ save: [row('a', 'poison')], delete: [] });
+      // The store's own promises (commit returns one), so what follows each runs as it settles.
+      const first = Promise.resolve(store.commit({ save: [row('a', 'poison')], delete: [] }));
       // Given before the first failure was reported: refused with it.
-      const refused = store.commit({ save: [row('b', 'refused')], delete: [] });
+      const refused = Promise.resolve(store.commit({ save: [row('b', 'refused')], delete: [] }));
       // Given once the first failure was reported, and failing in its turn.
       const second = first.catch(() => store.commit({ save: [row('a', 'poison again')], delete: [] }));
       // Given once the refusal was reported, but before the second failure was: refused with it.
