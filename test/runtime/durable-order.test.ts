@@ -7,7 +7,9 @@ import Database from 'libsql';
 import { describe, expect, it } from 'vitest';
 import { createSqliteStore, type AgentSnapshot, type DurableStore, type StoreBatch } from '../../src/index.js';
 import { SQLITE_SCHEMA_VERSION } from '../../src/runtime/sqlite-store.js';
-import { NotesAgent, createSignal, itemsOf, systemPerTest, tempFolders } from './fixtures.js';
+import { NotesAgent, createSignal, defineAgent, itemsOf, notebook, systemPerTest, tempFolders } from './fixtures.js';
+
+const Parent = defineAgent({ name: 'parent_agent', skills: [notebook] });
 
 const systems = systemPerTest();
 const databaseFile = tempFolders('durable-order').database;
@@ -167,6 +169,64 @@ describe("'step' durability on a store that writes in order", () => {
     for (const agent of agents) {
       const stored = (store.read(agent.id) as AgentSnapshot).agent.state;
       expect({ agent: agent.id, running: itemsOf(agent), stored }).toEqual({ agent: agent.id, running: answered.get(agent.id), stored: { notebook: { items: answered.get(agent.id) } } });
+    }
+  });
+
+  it('fails the steps of child agents that went back with a parent whose write failed, and keeps every parent with its children', async () => {
+    const path = await databaseFile();
+    poisonedDatabase(path);
+    const store = createSqliteStore({ path });
+    const system = systems.start({ definitions: [NotesAgent, Parent], store, onUnhandledError: () => {}, onUnhandledDiagnostic: () => {} });
+    const agents = [];
+    for (let p = 0; p < 20; p++) {
+      const parent = system.spawn(Parent, { id: `p${p}` });
+      agents.push(parent);
+      for (let c = 0; c < 4; c++) agents.push(system.spawn(NotesAgent, { id: `p${p}c${c}`, parent }));
+    }
+    await system.flush();
+    const answered = new Map<string, string[]>(agents.map((agent) => [agent.id, []]));
+    let seed = 11;
+    const next = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+    await Promise.all(
+      agents.map(async (agent) => {
+        for (let round = 0; round < 12; round++) {
+          // Only parents' writes fail: their children go back with them.
+          const item = `${agent.parent === undefined && next() < 0.03 ? 'poison ' : ''}${agent.id}-${round}`;
+          const outcome = await agent.call(createSignal('notes.add_now', { item })).then(
+            () => 'answered',
+            (error: { code?: string }) => error.code,
+          );
+          if (outcome === 'answered') answered.get(agent.id)!.push(item);
+          else expect(outcome).toBe('store_failed');
+        }
+      }),
+    );
+    await system.flush();
+    for (const agent of agents) {
+      const stored = (store.read(agent.id) as AgentSnapshot).agent.state;
+      expect({ agent: agent.id, running: itemsOf(agent), stored }).toEqual({ agent: agent.id, running: answered.get(agent.id), stored: { notebook: { items: answered.get(agent.id) } } });
+    }
+    for (let p = 0; p < 20; p++) expect(system.get(`p${p}`)!.children()).toEqual([0, 1, 2, 3].map((c) => `p${p}c${c}`));
+    expect(system.list()).toHaveLength(100);
+  });
+
+  it('answers a step whose write fails while the system shuts down with the failure, and leaves the agent as it was written', async () => {
+    const path = await databaseFile();
+    poisonedDatabase(path);
+    const store = createSqliteStore({ path });
+    const system = systems.start({ definitions: [NotesAgent], store, onUnhandledError: () => {}, onUnhandledDiagnostic: () => {} });
+    const agent = system.spawn(NotesAgent, { id: 'n1' });
+    await agent.call(createSignal('notes.add_now', { item: 'kept' }));
+    const failing = agent.call(createSignal('notes.add_now', { item: 'poison' })).catch((error: unknown) => error);
+    const down = system.shutdown();
+    expect(await failing).toMatchObject({ code: 'store_failed', details: { reason: 'write_failed' } });
+    await down;
+    expect(agent.status).toBe('stopped');
+    const again = createSqliteStore({ path });
+    try {
+      expect((again.read('n1') as AgentSnapshot).agent.state).toEqual({ notebook: { items: ['kept'] } });
+    } finally {
+      again.close();
     }
   });
 });
