@@ -99,8 +99,10 @@ export interface DurableStore extends SnapshotStore {
    * writes batches in the order they were given, and once one fails it refuses (rejects) every
    * batch given before that failure was reported, so none written after it holds a step that
    * followed a failed one. A system in `'step'` durability then gives the next batch before the
-   * last is written, and the store starts it as soon as the last commits. Optional: without it, a
-   * system gives one batch at a time.
+   * last is written, and the store starts it as soon as the last commits. Its `read(id)` must
+   * then read what every batch already given left, once they are written (a system brings an
+   * agent back to its stored state with it after a failed write). Optional: without it, a system
+   * gives one batch at a time.
    */
   readonly inOrder?: boolean;
   /** Every stored snapshot with its id, in the order the agents were first stored; one that cannot be read has its `error` instead. */
