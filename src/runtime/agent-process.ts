@@ -30,6 +30,7 @@ import type { LifecycleReport, LifecycleState } from '../../machines/skill-lifec
 import { stopActor } from '../../machines/xstate-internals.js';
 import type { AgentRef, MountReport } from './agent-ref.js';
 import { DeferredReplies, lateResult, type ReplyOwner } from './deferred-replies.js';
+import type { HeldAnswer } from './durability.js';
 import { RuntimeError } from '../core/runtime-error.js';
 import { SkillLifecycles } from './lifecycles.js';
 import { Mailbox, type MailboxItem, type MailboxOwner, type Ticket } from './mailbox.js';
@@ -410,7 +411,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
    * they are answered, once the step is written (a failed write is the caller's error instead).
    */
   answer(ticket: Ticket, error: unknown, value?: unknown): void {
-    if (!this.system.holdAnswer(this.id, (failure) => (failure ? this.mailbox.settle(ticket, failure) : this.mailbox.settle(ticket, error, value)))) this.mailbox.settle(ticket, error, value);
+    if (!this.system.holdAnswer(new HeldReply(this.id, this.mailbox, ticket, error, value))) this.mailbox.settle(ticket, error, value);
   }
 
   // ── Stopping ─────────────────────────────────────────────────────────────────────────────
@@ -525,5 +526,21 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     this.stepSpan = span;
     if (span) span.within(() => this.actor.send(item.event));
     else this.actor.send(item.event);
+  }
+}
+
+/** A step's answer held until the step is durable: given as it was, or as the write's error. */
+class HeldReply implements HeldAnswer {
+  constructor(
+    readonly agentId: string,
+    private readonly mailbox: Mailbox,
+    private readonly ticket: Ticket,
+    private readonly error: unknown,
+    private readonly value: unknown,
+  ) {}
+
+  settle(failure: RuntimeError | undefined): void {
+    if (failure) this.mailbox.settle(this.ticket, failure);
+    else this.mailbox.settle(this.ticket, this.error, this.value);
   }
 }

@@ -39,9 +39,13 @@ const IN_ORDER_DEPTH = 2;
 /** When a durable system writes its agents: see `Durability`. */
 export type DurabilityMode = 'step' | 'interval' | 'manual';
 
-/** An answer held until the step that made it is durable: `settle` gives it, or the write's error. */
-interface HeldAnswer {
-  agentId: string;
+/**
+ * An answer held until the step that made it is durable: `settle` gives it, or the write's error.
+ * One object a step (the answer itself, with its method on a prototype): a held answer is made at
+ * every step of a `'step'` system, so it is not a closure and a record around it.
+ */
+export interface HeldAnswer {
+  readonly agentId: string;
   settle(failure: RuntimeError | undefined): void;
 }
 
@@ -122,12 +126,12 @@ export class Durability {
   }
 
   /**
-   * In `'step'` mode, keeps an answer of agent `agentId` until its step is written and returns
-   * true; otherwise returns false and the caller answers at once.
+   * In `'step'` mode, keeps `answer` until its step is written and returns true; otherwise returns
+   * false and the caller answers at once.
    */
-  hold(agentId: string, settle: (failure: RuntimeError | undefined) => void): boolean {
+  hold(answer: HeldAnswer): boolean {
     if (this.mode !== 'step' || this.closed) return false;
-    this.held.push({ agentId, settle });
+    this.held.push(answer);
     this.schedule();
     return true;
   }

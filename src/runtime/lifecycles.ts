@@ -56,6 +56,11 @@ export class SkillLifecycles {
     return states;
   }
 
+  /** True when every lifecycle is its mounted skill's, active: `states` then says only that. */
+  allActive(): boolean {
+    return (this.failed === undefined || this.failed.size === 0) && (this.retired === undefined || this.retired.size === 0);
+  }
+
   hasFailed(skill: string): boolean {
     return this.failed?.has(skill) ?? false;
   }

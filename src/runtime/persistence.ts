@@ -284,7 +284,11 @@ export interface SnapshotSource {
   readonly parent: string | undefined;
   /** The agent as of its last finished step. */
   readonly agent: Agent<object>;
-  readonly lifecycles: { states(mounted: readonly MountedSkill[]): Record<string, LifecycleState> };
+  readonly lifecycles: {
+    states(mounted: readonly MountedSkill[]): Record<string, LifecycleState>;
+    /** True when `states` would say every mounted skill is active and nothing else: its text is then kept per list of mounted skills. */
+    allActive?(): boolean;
+  };
   children(): string[];
   /** The `mount` hooks of the skills it was spawned with have not finished. */
   readonly starting: boolean;
@@ -343,7 +347,8 @@ export function storedRow(source: SnapshotSource): StoredAgent {
   // In takeSnapshot's order of keys, so the text is the one JSON.stringify would write.
   let text = `${rowHead(source, agent)}${JSON.stringify(state)},"mounted":${mounted}}`;
   const children = source.children();
-  text += `,"lifecycles":${lifecyclesText(source.lifecycles.states(agent.mounted), agent.mounted)},"children":${children.length === 0 ? '[]' : JSON.stringify(children)}`;
+  const lifecycles = source.lifecycles.allActive?.() === true ? activeText(source, agent.mounted) : lifecyclesText(source.lifecycles.states(agent.mounted), agent.mounted);
+  text += `,"lifecycles":${lifecycles},"children":${children.length === 0 ? '[]' : JSON.stringify(children)}`;
   if (source.parent !== undefined) text += `,"parent":${JSON.stringify(source.parent)}`;
   if (source.starting) text += ',"starting":true';
   if (scheduled !== undefined) text += `,"scheduled":${JSON.stringify(scheduled)}`;
@@ -379,6 +384,11 @@ function lifecyclesText(states: Record<string, LifecycleState>, mounted: readonl
     activeTexts.set(mounted, text);
   }
   return text;
+}
+
+/** The JSON text of an agent's lifecycles when every one is its mounted skill's, active: kept per list of mounted skills, with no states object made. */
+function activeText(source: SnapshotSource, mounted: readonly MountedSkill[]): string {
+  return activeTexts.get(mounted) ?? lifecyclesText(source.lifecycles.states(mounted), mounted);
 }
 
 /** The JSON text of lists of mounted skills met so far (frozen, so their text never changes). */

@@ -9,6 +9,7 @@ import type { Effect } from '../core/effects.js';
 import type { ErrorInfo } from '../core/errors.js';
 import type { AnySkill } from '../core/skill.js';
 import type { RuntimeError } from '../core/runtime-error.js';
+import type { HeldAnswer } from './durability.js';
 import type { SnapshotSource } from './persistence.js';
 import type { Tracer } from './trace.js';
 
@@ -42,10 +43,10 @@ export interface ProcessHost {
   /** The agent's snapshot changed (a step, a lifecycle): a durable system writes it with its next batch. */
   changed(process: SnapshotSource): void;
   /**
-   * Holds an answer of agent `agentId` until its step is durable (a system in `'step'`
-   * durability) and returns true; false: answer at once. `settle` gets the write's error, if any.
+   * Holds an answer until its step is durable (a system in `'step'` durability) and returns
+   * true; false: answer at once. Its `settle` gets the write's error, if any.
    */
-  holdAnswer(agentId: string, settle: (failure: RuntimeError | undefined) => void): boolean;
+  holdAnswer(answer: HeldAnswer): boolean;
   /** Stops an agent and its children. */
   stopAgent(id: string, reason: string): Promise<void>;
   /** Idle sweeps the system has made (0 without passivation): a process records it at each step. */

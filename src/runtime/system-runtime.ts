@@ -30,7 +30,7 @@ import { listenPatterns, PatternIndex, registeredNames } from './pattern-index.j
 import { effectHandlers, interpretEffect, type EffectHost } from './effects.js';
 import { RuntimeError } from '../core/runtime-error.js';
 import { unknownOption } from '../core/options.js';
-import { Durability, type DurabilityMode } from './durability.js';
+import { Durability, type DurabilityMode, type HeldAnswer } from './durability.js';
 import { mountedSkillNames, orderParentsFirst, persistAll, readSnapshot, restoreParentsFirst, waitingForSkills, type AgentSnapshot, type DurableStore, type RestoreHost, type RestorePlan, type SnapshotSource } from './persistence.js';
 import type { ProcessHost } from './process-host.js';
 import { ProcessRef } from './process-ref.js';
@@ -322,8 +322,8 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     return refs;
   }
 
-  holdAnswer(agentId: string, settle: (failure: RuntimeError | undefined) => void): boolean {
-    return this.durability?.hold(agentId, settle) ?? false;
+  holdAnswer(answer: HeldAnswer): boolean {
+    return this.durability?.hold(answer) ?? false;
   }
 
   /**

@@ -97,6 +97,26 @@ describe('the rows a durable system writes', () => {
     expect((stored[0]!.snapshot as { children: string[] }).children).toEqual(['deep', 'kid']);
   });
 
+  it("hold each lifecycle as persist() says it, a failed one and an unmounted skill's inactive one beside the usual all-active", async () => {
+    const path = await databaseFile();
+    const system = systems.start({ definitions: [Keeper], store: createSqliteStore({ path }) });
+    const model = system.spawn(Keeper, { id: 'model' }).persist();
+    const active = system.spawn(Keeper, { id: 'active' });
+    const failed = system.restore({ ...model, id: 'failed', agent: { ...model.agent, id: 'failed' }, lifecycles: { bag: 'failed' } });
+    const retired = system.restore({ ...model, id: 'retired', agent: { ...model.agent, id: 'retired' }, lifecycles: { bag: 'active', notes: 'inactive' } });
+    // A step of each after the first rows: written again, as steps are.
+    for (const ref of [active, failed, retired]) await ref.call(createSignal('bag.put', { depth: 0, label: ref.id }));
+    const persisted = [active, failed, retired].map((ref) => ({ id: ref.id, text: JSON.stringify(ref.persist()) }));
+    await system.shutdown();
+
+    const stored = rows(path);
+    for (const { id, text } of persisted) expect(stored.find((row) => row.id === id)!.text).toBe(text);
+    const lifecycles = (id: string) => (stored.find((row) => row.id === id)!.snapshot as { lifecycles: unknown }).lifecycles;
+    expect(lifecycles('active')).toEqual({ bag: 'active' });
+    expect(lifecycles('failed')).toEqual({ bag: 'failed' });
+    expect(lifecycles('retired')).toEqual({ bag: 'active', notes: 'inactive' });
+  });
+
   it('refuses, naming the path, state JSON would not keep as it is, and keeps the last row written', async () => {
     const path = await databaseFile();
     const system = systems.start({ definitions: [Keeper], store: createSqliteStore({ path }) });
