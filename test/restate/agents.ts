@@ -276,6 +276,8 @@ export const Forgetful = defineAgent({
 });
 /** An agent whose only tool answers a string, and none needs approval. */
 export const Clerk = defineAgent({ name: 'clerk_agent', skills: [[conversation, { stream: false }], clerk] });
+/** A model call that fails is tried again after a minute: a cancel comes while the turn waits to retry. */
+export const Patient = defineAgent({ name: 'patient', skills: [[conversation, { instructions: 'You keep a ledger.', stream: false, retries: 2, retryDelay: 60_000 }], ledger] });
 /** A small token budget, and a history summarised by a model whose summaries cost more than it. */
 export const Thrifty = defineAgent({ name: 'thrifty', skills: [[conversation, { model: 'costly', stream: false, maxTokens: 1_000, history: { maxTokens: 30, keepTurns: 1, strategy: 'summarize' } }], ledger] });
 /** A small history compacted by a compactor that returns a number. */
@@ -391,7 +393,7 @@ const Scratcher = scratchLibrary
     })
   : undefined;
 
-export const definitions: readonly AgentDefinition<object>[] = [Worker, NotesAgent, Desk, Chatter, Clerk, Thrifty, Sloppy, Forgetful, Stranded, Generating, Streaming, Hasty, Librarian, Watcher, Registered, Latecomer, Treasurer, ...(Scratcher ? [Scratcher] : [])];
+export const definitions: readonly AgentDefinition<object>[] = [Worker, NotesAgent, Desk, Chatter, Patient, Clerk, Thrifty, Sloppy, Forgetful, Stranded, Generating, Streaming, Hasty, Librarian, Watcher, Registered, Latecomer, Treasurer, ...(Scratcher ? [Scratcher] : [])];
 /** A code skill that needs the house style (a document skill) mounted first. */
 const annotator = defineSkill({
   name: 'annotator',

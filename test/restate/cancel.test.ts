@@ -108,6 +108,19 @@ describe('Restate host: cancelling a turn', () => {
     expect(host.service.output()).not.toContain('model call made: hello');
   }, 3 * ABORT_WAIT_MS);
 
+  it('chat.cancel while the turn waits to try a failed model call again ends the turn at once, and the model is not asked again', async () => {
+    const agent = await client.spawn('patient', { id: 'waiting-retry' });
+    const text = 'break patiently';
+    const answer = agent.call('chat.message', { text });
+    await logged('the retry to be scheduled', "agent 'waiting-retry', turn 1: model 'scripted:ledger' failed (HTTP 503): the provider is down; trying again in 60000 ms");
+    await agent.send('chat.cancel', { reason: 'enough' });
+    await expect(answer).rejects.toMatchObject({ code: 'cancelled', message: 'enough' });
+    // The turn's invocation ends on the cancel, not after its minute's wait: nothing of it asks the model again.
+    await logged('the turn invocation to end on the cancel', "skillstate: agent 'waiting-retry': turn 1 was cancelled");
+    expect(host.service.output().split(`model call made: ${text}`)).toHaveLength(2);
+    expect((await agent.getSnapshot()).state).toMatchObject({ conversation: { turn: null } });
+  }, 3 * ABORT_WAIT_MS);
+
   it("a conversation mounted at run time whose model calls may outlast the turn object's inactivity timeout is said in the service's log, once a turn", async () => {
     const agent = await client.spawn('latecomer', { id: 'late' });
     await agent.call('conversation.mount');
