@@ -162,6 +162,11 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
    * actor is ever driven from inside another actor's action.
    */
   inStep = 0;
+  /**
+   * Told of each agent brought back to its last durable state (see `reverted`), as the system's
+   * extensions are told of an agent restored from the store: a turn in flight it holds goes on.
+   */
+  onReverted: ((ref: AgentRef<object>) => void) | undefined;
   /** Errors a waiting caller received (its promise rejected with them): not reported again. */
   private readonly answeredErrors = new WeakSet<ErrorInfo>();
 
@@ -560,6 +565,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     }
     // Child agents running on stay its children; those reverted too are linked again as they start.
     for (const child of process.childIds ?? []) if (this.isRunning(child)) (back.childIds ??= new Set()).add(child);
+    this.onReverted?.(back.ref);
   }
 
   /**

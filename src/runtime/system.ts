@@ -120,6 +120,8 @@ export function createRuntimeSystem(options: RuntimeOptions, extensions: readonl
     for (const extension of started) extension.restored?.(ref);
     return ref;
   };
+  // An agent back at its last durable state after a failed write goes on from there, as one restored.
+  runtime.onReverted = (ref) => void restored(ref as AgentRef);
   // A durable system starts with the agents of its store, turns in flight resumed.
   let stored: AgentRef<object>[];
   try {
