@@ -78,7 +78,8 @@ describe('steering from the page (interactive: true)', () => {
       await action.locator('button.run').click();
       await expect.poll(() => page.locator('#agent .state-tree li[data-path="notebook.items.0"] > .value').textContent(), poll).toBe('"from the page"');
       expect(ada.getSnapshot().state).toMatchObject({ notebook: { items: ['from the page'] } });
-      expect(await action.locator('.answer').getAttribute('data-ok')).toBe('true');
+      // The state reaches the page by the inspection stream, the answer by the run's own request: either may come first.
+      await expect.poll(() => action.locator('.answer').getAttribute('data-ok'), poll).toBe('true');
 
       // Input the schema refuses: the typed error, shown as such; nothing changed.
       const refused = page.locator('#agent .action[data-action="notebook/refuse"]');
