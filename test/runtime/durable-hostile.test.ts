@@ -1,0 +1,89 @@
+/**
+ * Durable agents used the way a careless or hostile program uses them: killed while agents go to
+ * rest and wake, and used after their system shut down. What the docs promise holds, and only
+ * that: an agent is passivated once its last changes are written, so whatever it answered before
+ * it left memory survives SIGKILL in every durability; in `'step'` durability every answer does.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+
+/** As many agents as the server runs. */
+const AGENTS = 10;
+
+const SERVER = fileURLToPath(new URL('./durable/passivating-server.ts', import.meta.url));
+/** Passivations seen before the kill: each agent goes to rest and wakes several times. */
+const PASSIVATIONS_BEFORE_KILL = 50;
+
+let dir: string | undefined;
+afterEach(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+function server(mode: 'serve' | 'check', path: string, durability: string, onLine: (line: string) => void) {
+  const child = spawn(process.execPath, ['--conditions=skillstate-source', '--import', 'tsx', SERVER, mode, path, durability], { stdio: ['pipe', 'pipe', 'inherit'] });
+  createInterface({ input: child.stdout }).on('line', onLine);
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code)));
+  return { child, exited };
+}
+
+/**
+ * Serves agents that wake for a call, answer it, rest, are passivated and get the next call at
+ * once, until `PASSIVATIONS_BEFORE_KILL` passivations; then kills the server with SIGKILL and
+ * reads the file with a new process.
+ */
+async function killWhilePassivating(durability: string) {
+  dir = await mkdtemp(join(tmpdir(), 'skillstate-hostile-'));
+  const path = join(dir, 'agents.db');
+  const sent: number[][] = Array.from({ length: AGENTS }, () => []);
+  const answered: number[][] = Array.from({ length: AGENTS }, () => []);
+  /** Per agent: how many of its calls were answered when it was last passivated. */
+  const atRest: number[] = Array.from({ length: AGENTS }, () => 0);
+  let calls = 0;
+  let passivations = 0;
+  let killed = false;
+  const send = (agent: number) => {
+    sent[agent]!.push(calls);
+    serving.child.stdin.write(`${agent} ${calls++}\n`);
+  };
+  const serving = server('serve', path, durability, (line) => {
+    const [kind, agent, call] = line.split(' ');
+    if (kind === 'ready') for (let agent = 0; agent < AGENTS; agent++) send(agent);
+    else if (kind === 'ok') answered[Number(agent)]!.push(Number(call));
+    else if (kind === 'passivated') {
+      atRest[Number(agent)] = answered[Number(agent)]!.length;
+      if (killed) return;
+      if (++passivations >= PASSIVATIONS_BEFORE_KILL) {
+        killed = true;
+        serving.child.kill('SIGKILL');
+      } else send(Number(agent));
+    }
+  });
+  serving.child.stdin.on('error', () => {}); // the pipe breaks with the kill
+  expect(await serving.exited).toBe('SIGKILL');
+
+  let stored: Record<string, number[]> | undefined;
+  const checking = server('check', path, durability, (line) => (stored = JSON.parse(line) as Record<string, number[]>));
+  expect(await checking.exited).toBe(0);
+  return { sent, answered, atRest, stored: stored! };
+}
+
+describe('SIGKILL while agents are passivated and woken', () => {
+  it.each(['step', 'interval', 'manual'])("keeps in '%s' durability every call an agent answered before it was passivated, each once, in order", async (durability) => {
+    const { sent, answered, atRest, stored } = await killWhilePassivating(durability);
+    expect(Object.keys(stored).sort()).toEqual(Array.from({ length: AGENTS }, (_, agent) => `a${agent}`).sort());
+    for (let agent = 0; agent < AGENTS; agent++) {
+      const calls = stored[`a${agent}`]!;
+      // A prefix of what was sent to it: nothing skipped, doubled or half-applied.
+      expect(calls).toEqual(sent[agent]!.slice(0, calls.length));
+      expect(atRest[agent]).toBeGreaterThan(0);
+      expect(calls.length).toBeGreaterThanOrEqual(atRest[agent]!);
+      if (durability === 'step') expect(calls.length).toBeGreaterThanOrEqual(answered[agent]!.length);
+    }
+  }, 60_000);
+});
