@@ -1004,6 +1004,9 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
       if (process.parent === undefined || !this.agents.has(process.parent)) this.stopTree(process, 'the system shut down', false);
     }
     this.shutDown = true;
+    // Passivated agents stopped with the system (they stay in the store): they woke for the steps
+    // taken while it wrote its last changes; from now on no list, stop or persistAll reaches them.
+    this.passivation?.refs.clear();
     this.actor.stop();
     this.broadcast.clear();
     this.listeners.clear();

@@ -11,9 +11,14 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createSqliteStore, RuntimeError, type ErrorInfo, type TraceRecord } from '../../src/index.js';
+import { NotesAgent, createSignal, itemsOf, systemPerTest, tempFolders } from './fixtures.js';
 
 /** As many agents as the server runs. */
 const AGENTS = 10;
+
+const systems = systemPerTest();
+const databaseFile = tempFolders('hostile').database;
 
 const SERVER = fileURLToPath(new URL('./durable/passivating-server.ts', import.meta.url));
 /** Passivations seen before the kill: each agent goes to rest and wakes several times. */
@@ -86,4 +91,36 @@ describe('SIGKILL while agents are passivated and woken', () => {
       if (durability === 'step') expect(calls.length).toBeGreaterThanOrEqual(answered[agent]!.length);
     }
   }, 60_000);
+});
+
+describe('a passivating system after shutdown', () => {
+  /** A system on `path` whose agent 'n1' answered one call and was passivated. */
+  async function passivatedThenShutDown(path: string) {
+    let passivated: () => void = () => {};
+    const errors: ErrorInfo[] = [];
+    const trace = (record: TraceRecord) => record.kind === 'passivate' && passivated();
+    const system = systems.start({ definitions: [NotesAgent], store: createSqliteStore({ path }), passivate: { idleMs: 10 }, trace, onUnhandledError: (error) => errors.push(error) });
+    const agent = system.spawn(NotesAgent, { id: 'n1' });
+    const resting = new Promise<void>((resolve) => (passivated = resolve));
+    await agent.call(createSignal('notes.add', { item: 'kept' }));
+    await resting;
+    await system.shutdown();
+    return { system, agent, errors };
+  }
+
+  it('holds no agent, as one that does not passivate: persistAll gives none, stop names an unknown agent and reports nothing', async () => {
+    const path = await databaseFile();
+    const { system, agent, errors } = await passivatedThenShutDown(path);
+    expect(agent.status).toBe('stopped');
+    expect(system.list()).toEqual([]);
+    expect(system.get('n1')).toBeUndefined();
+    expect(system.persistAll()).toEqual([]);
+    const stopped = await system.stop('n1').then(() => undefined, (error: unknown) => error);
+    expect(stopped).toBeInstanceOf(RuntimeError);
+    expect(stopped).toMatchObject({ code: 'unknown_agent', subject: 'n1' });
+    expect(errors).toEqual([]);
+    // It stays in the file for the next system.
+    const next = systems.start({ definitions: [NotesAgent], store: createSqliteStore({ path }) });
+    expect(itemsOf(next.get('n1')!)).toEqual(['kept']);
+  });
 });
