@@ -12,6 +12,7 @@ import type { TelemetryOptions } from './telemetry/content.js';
 import type { AgentRef } from './runtime/agent-ref.js';
 import type { StartExtension } from './runtime/extension.js';
 import { unknownOption } from './core/options.js';
+import { closeRefusedStore } from './runtime/durability.js';
 import { createRuntimeSystem, RUNTIME_OPTIONS, type AgentSystem } from './runtime/system.js';
 import type { RuntimeOptions } from './runtime/system-runtime.js';
 
@@ -45,7 +46,10 @@ const SYSTEM_OPTIONS = { ...RUNTIME_OPTIONS, models: true, compactors: true, tel
 export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem {
   // A misspelled option would otherwise be ignored and its default used without a word.
   const unknown = typeof options === 'object' && options !== null ? unknownOption('createAgentSystem', options, SYSTEM_OPTIONS) : undefined;
-  if (unknown) throw new DefinitionError(unknown);
+  if (unknown) {
+    closeRefusedStore(options.store);
+    throw new DefinitionError(unknown);
+  }
   return createRuntimeSystem(options, [conversations({ models: options.models, compactors: options.compactors, telemetry: options.telemetry })]);
 }
 

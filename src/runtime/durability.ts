@@ -82,6 +82,17 @@ export interface DurabilityHost {
  */
 const storesInUse = new WeakSet<DurableStore>();
 
+/**
+ * Closes `store`, given to a system refused before it started (bad options), unless a running
+ * system writes to it: the database's lock goes with it, so the file can be opened again at once.
+ */
+export function closeRefusedStore(store: unknown): void {
+  if (typeof store !== 'object' || store === null) return;
+  const durable = store as Partial<DurableStore>;
+  if (typeof durable.commit !== 'function' || typeof durable.close !== 'function' || storesInUse.has(durable as DurableStore)) return;
+  durable.close();
+}
+
 /** The durable side of one system: its store, its mode, what changed since the last write. */
 export class Durability {
   /** True while a system that has not shut down writes to `store`. */
@@ -276,9 +287,15 @@ export class Durability {
     this.host.reverted(back, 'its last write failed', failure.toInfo());
   }
 
-  /** Gives the store back at once, for a system that could not start (`close` still closes it). */
+  /**
+   * Closes the store at once, for a system that could not start: its database's lock goes with
+   * it, so the file can be opened again before this system's shutdown has run.
+   */
   release(): void {
+    this.closed = true;
+    this.unschedule();
     storesInUse.delete(this.store);
+    this.store.close();
   }
 
   /**

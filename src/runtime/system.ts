@@ -14,7 +14,8 @@ import { createSignal, type Signal, type SignalLike, toSignal } from '../core/si
 import type { AnySkill } from '../core/skill.js';
 import type { SystemActor } from '../../machines/system.js';
 import type { AgentRef, AgentSnapshot } from './agent-ref.js';
-import type { StartExtension, SystemServices } from './extension.js';
+import { closeRefusedStore } from './durability.js';
+import type { StartExtension, SystemExtension, SystemServices } from './extension.js';
 import type { ProcessRef } from './process-ref.js';
 import { SystemRuntime, type RuntimeOptions, type SpawnOptions } from './system-runtime.js';
 
@@ -95,7 +96,13 @@ export function resolversOf(system: AgentSystem): readonly SkillResolver[] {
  * `createAgentSystem`, which knows every extension's options too, does that.
  */
 export function createRuntimeSystem(options: RuntimeOptions, extensions: readonly StartExtension[] = []): AgentSystem {
-  const runtime = new SystemRuntime(options);
+  let runtime: SystemRuntime;
+  try {
+    runtime = new SystemRuntime(options);
+  } catch (error) {
+    closeRefusedStore(options.store);
+    throw error;
+  }
   const services: SystemServices = {
     get: (id) => runtime.refOf(id) as AgentRef | undefined,
     // The refs an extension holds are the system's own (from `get`).
@@ -113,7 +120,18 @@ export function createRuntimeSystem(options: RuntimeOptions, extensions: readonl
     trace: runtime.trace,
     resolvers: runtime.resolvers,
   };
-  const started = extensions.map((start) => start(services));
+  /** The system never starts (an extension refused its options, its store cannot be read): it closes its store at once. */
+  const refuse = (error: unknown): never => {
+    runtime.durability?.release();
+    void runtime.shutdown();
+    throw error;
+  };
+  let started: SystemExtension[];
+  try {
+    started = extensions.map((start) => start(services));
+  } catch (error) {
+    return refuse(error);
+  }
   const keepers = started.filter((extension) => extension.keeps !== undefined);
   if (runtime.passivation && keepers.length > 0) runtime.passivation.keeps = (agent) => keepers.some((extension) => extension.keeps!(agent));
   const restored = <R extends AgentRef>(ref: R): R => {
@@ -127,10 +145,7 @@ export function createRuntimeSystem(options: RuntimeOptions, extensions: readonl
   try {
     stored = runtime.openStored((late) => restored(late as AgentRef));
   } catch (error) {
-    // A store that cannot be read: the system never starts, and gives its store back.
-    runtime.durability?.release();
-    void runtime.shutdown();
-    throw error;
+    return refuse(error);
   }
   for (const ref of stored) restored(ref as AgentRef);
   const system: AgentSystem = {

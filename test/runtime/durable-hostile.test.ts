@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSqliteStore, RuntimeError, type ErrorInfo, type TraceRecord } from '../../src/index.js';
+import { createAgentSystem, createSqliteStore, RuntimeError, type AgentSystemOptions, type ErrorInfo, type TraceRecord } from '../../src/index.js';
 import { NotesAgent, createSignal, itemsOf, systemPerTest, tempFolders } from './fixtures.js';
 
 /** As many agents as the server runs. */
@@ -122,5 +122,41 @@ describe('a passivating system after shutdown', () => {
     // It stays in the file for the next system.
     const next = systems.start({ definitions: [NotesAgent], store: createSqliteStore({ path }) });
     expect(itemsOf(next.get('n1')!)).toEqual(['kept']);
+  });
+});
+
+describe('a system refused for its options', () => {
+  /** Options a system is refused for, with the option its error names. */
+  const REFUSED: Record<string, { options: Record<string, unknown>; subject: string }> = {
+    'a misspelled option': { options: { onError: () => {} }, subject: 'onError' },
+    'an unknown durability': { options: { durability: 'sometimes' }, subject: 'durability' },
+    'a negative interval': { options: { durability: 'interval', intervalMs: -5 }, subject: 'intervalMs' },
+    'an idleMs of 0': { options: { passivate: { idleMs: 0 } }, subject: 'passivate' },
+    'models that are not an object': { options: { models: 5 }, subject: 'models' },
+  };
+
+  it.each(Object.keys(REFUSED))('closes the store it was given, so the file opens again at once: %s', async (name) => {
+    const path = await databaseFile();
+    const { options, subject } = REFUSED[name]!;
+    let refused: unknown;
+    try {
+      createAgentSystem({ definitions: [NotesAgent], store: createSqliteStore({ path }), ...options } as AgentSystemOptions);
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toMatchObject({ code: 'invalid_options', subject });
+    const system = systems.start({ definitions: [NotesAgent], store: createSqliteStore({ path }) });
+    await system.spawn(NotesAgent, { id: 'n1' }).call(createSignal('notes.add', { item: 'written' }));
+  });
+
+  it('leaves open a store another system writes to, and that system keeps writing', async () => {
+    const path = await databaseFile();
+    const store = createSqliteStore({ path });
+    const first = systems.start({ definitions: [NotesAgent], store });
+    expect(() => createAgentSystem({ definitions: [NotesAgent], store })).toThrow(expect.objectContaining({ code: 'invalid_options', subject: 'store' }));
+    await first.spawn(NotesAgent, { id: 'n1' }).call(createSignal('notes.add', { item: 'written' }));
+    await first.shutdown();
+    const next = systems.start({ definitions: [NotesAgent], store: createSqliteStore({ path }) });
+    expect(itemsOf(next.get('n1')!)).toEqual(['written']);
   });
 });
