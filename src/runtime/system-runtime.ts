@@ -79,10 +79,10 @@ export interface RuntimeOptions {
    * When agents are written to `store` (default `'step'`): `'step'`, each step before its answer
    * is given (steps of many agents written together); `'interval'`, at most `intervalMs` after
    * they change, answers not held back (a crash loses the last changes); `'manual'`, on
-   * `system.flush()` and at shutdown.
+   * `system.flush()` and at shutdown. It needs `store`.
    */
   durability?: DurabilityMode;
-  /** The longest time, in milliseconds, a change waits to be written in `'interval'` durability (default 100). */
+  /** The longest time, in milliseconds, a change waits to be written in `'interval'` durability (default 100); in another durability it is ignored, with a warning. */
   intervalMs?: number;
   /**
    * Drops agents that have had nothing to do for `idleMs` from memory (needs `store`): each is
@@ -201,6 +201,13 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
       this.durability = durabilityOf(options, this);
       this.passivation = new Passivation(idleMs, this);
     } else if (options.store !== undefined) this.durability = durabilityOf(options, this);
+    else {
+      // Asked for durability without a store to write to: the agents would live in memory only.
+      const option = options.durability !== undefined ? 'durability' : options.intervalMs !== undefined ? 'intervalMs' : undefined;
+      if (option !== undefined) {
+        throw new DefinitionError({ code: 'invalid_options', subject: option, message: `${option} needs a store to write agents to: createAgentSystem({ store: createSqliteStore({ path }), ${option} })`, details: { option, value: describeValue(options[option]) } });
+      }
+    }
   }
 
   // ── Durability ─────────────────────────────────────────────────────────────────────────────
@@ -1044,6 +1051,9 @@ function durabilityOf(options: RuntimeOptions, host: SystemRuntime): Durability 
   const intervalMs = options.intervalMs ?? 100;
   if (typeof intervalMs !== 'number' || !(intervalMs >= 0) || !Number.isFinite(intervalMs)) {
     throw new DefinitionError({ code: 'invalid_options', subject: 'intervalMs', message: `intervalMs must be a number of milliseconds, 0 or more, got ${typeof intervalMs === 'number' ? intervalMs : describeValue(intervalMs)}`, details: { option: 'intervalMs', value: intervalMs } });
+  }
+  if (options.intervalMs !== undefined && mode !== 'interval') {
+    host.diagnose(undefined, makeDiagnostic('warning', 'option_ignored', `intervalMs is ignored: it is how late a change may be written in 'interval' durability, and this system's durability is '${mode}'`, { subject: 'intervalMs', details: { option: 'intervalMs', durability: mode } }));
   }
   return new Durability(store, mode, intervalMs, host);
 }

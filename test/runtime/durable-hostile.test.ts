@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAgentSystem, createSqliteStore, RuntimeError, type AgentSystemOptions, type ErrorInfo, type TraceRecord } from '../../src/index.js';
+import { createAgentSystem, createSqliteStore, RuntimeError, type AgentSystemOptions, type Diagnostic, type ErrorInfo, type TraceRecord } from '../../src/index.js';
 import { NotesAgent, createSignal, itemsOf, systemPerTest, tempFolders } from './fixtures.js';
 
 /** As many agents as the server runs. */
@@ -125,7 +125,7 @@ describe('a passivating system after shutdown', () => {
   });
 });
 
-describe('a system refused for its options', () => {
+describe("a durable system's options", () => {
   /** Options a system is refused for, with the option its error names. */
   const REFUSED: Record<string, { options: Record<string, unknown>; subject: string }> = {
     'a misspelled option': { options: { onError: () => {} }, subject: 'onError' },
@@ -134,6 +134,16 @@ describe('a system refused for its options', () => {
     'an idleMs of 0': { options: { passivate: { idleMs: 0 } }, subject: 'passivate' },
     'models that are not an object': { options: { models: 5 }, subject: 'models' },
   };
+
+  it.each(['durability', 'intervalMs'] as const)('refuses %s without a store, rather than keep the agents in memory only', (option) => {
+    expect(() => createAgentSystem({ [option]: option === 'durability' ? 'step' : 50 })).toThrow(expect.objectContaining({ code: 'invalid_options', subject: option, message: expect.stringContaining('needs a store') }));
+  });
+
+  it("says intervalMs is ignored in a durability other than 'interval'", async () => {
+    const said: Diagnostic[] = [];
+    systems.start({ store: createSqliteStore({ path: await databaseFile() }), durability: 'step', intervalMs: 50, onUnhandledDiagnostic: (diagnostic) => said.push(diagnostic) });
+    expect(said).toEqual([expect.objectContaining({ level: 'warning', code: 'option_ignored', subject: 'intervalMs', details: { option: 'intervalMs', durability: 'step' } })]);
+  });
 
   it.each(Object.keys(REFUSED))('closes the store it was given, so the file opens again at once: %s', async (name) => {
     const path = await databaseFile();

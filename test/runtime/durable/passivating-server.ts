@@ -40,7 +40,7 @@ if (mode === 'serve') {
     store: createSqliteStore({ path: path! }),
     durability: durability as 'step' | 'interval' | 'manual',
     // Longer than an agent takes to rest: in 'interval' durability an agent waits for its write to be passivated.
-    intervalMs: 100,
+    ...(durability === 'interval' ? { intervalMs: 100 } : {}),
     passivate: { idleMs: 20 },
     callTimeout: Infinity,
     trace: (record) => {

@@ -50,7 +50,7 @@ const Ledger = defineAgent({
 
 const [mode, path, durability = 'step'] = process.argv.slice(2);
 // 'interval' with a long interval: answers run ahead of what is written (the lossy mode).
-const system = createAgentSystem({ definitions: [Ledger], store: createSqliteStore({ path: path! }), callTimeout: Infinity, durability: durability as 'step' | 'interval', intervalMs: 60_000 });
+const system = createAgentSystem({ definitions: [Ledger], store: createSqliteStore({ path: path! }), callTimeout: Infinity, durability: durability as 'step' | 'interval', ...(durability === 'interval' ? { intervalMs: 60_000 } : {}) });
 const restored = system.list().length;
 
 if (mode === 'serve') {
