@@ -232,6 +232,23 @@ function rowsText(rows: StoreBatch['save']): RowsText | undefined {
 }
 
 /**
+ * Why the folder `folder` cannot be made: the nearest of it and its parents that exists is a file
+ * (Node says `EEXIST` or `ENOTDIR`, naming neither the file nor the cause); undefined otherwise.
+ */
+function whyNoFolder(folder: string): string | undefined {
+  for (let place = folder; dirname(place) !== place; place = dirname(place)) {
+    let found: ReturnType<typeof statSync>;
+    try {
+      found = statSync(place, { throwIfNoEntry: false });
+    } catch {
+      continue; // ENOTDIR: a file further up is in the way
+    }
+    if (found !== undefined) return found.isDirectory() ? undefined : `${place} is a file, not a folder, so the database cannot be made below it`;
+  }
+  return undefined;
+}
+
+/**
  * Opens (or makes) the SQLite database at `path` as a store: WAL, one writer, the schema migrated
  * to `SQLITE_SCHEMA_VERSION`. Throws `store_failed` when another system holds the database
  * (`reason: 'locked'`), when its schema is newer than this code (`'newer_schema'`), or when it
@@ -249,7 +266,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   try {
     mkdirSync(dirname(path), { recursive: true });
   } catch (error) {
-    throw storeFailed(path, 'open_failed', `cannot open the database ${path}: ${(error as Error).message}`);
+    throw storeFailed(path, 'open_failed', `cannot open the database ${path}: ${whyNoFolder(dirname(path)) ?? (error as Error).message}`);
   }
   // The driver's own words for a folder are a bare error number.
   if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) {

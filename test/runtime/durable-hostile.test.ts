@@ -5,7 +5,7 @@
  * it left memory survives SIGKILL in every durability; in `'step'` durability every answer does.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -18,7 +18,8 @@ import { NotesAgent, createSignal, itemsOf, systemPerTest, tempFolders } from '.
 const AGENTS = 10;
 
 const systems = systemPerTest();
-const databaseFile = tempFolders('hostile').database;
+const folders = tempFolders('hostile');
+const databaseFile = folders.database;
 
 const SERVER = fileURLToPath(new URL('./durable/passivating-server.ts', import.meta.url));
 /** Passivations seen before the kill: each agent goes to rest and wakes several times. */
@@ -168,5 +169,15 @@ describe("a durable system's options", () => {
     await first.shutdown();
     const next = systems.start({ definitions: [NotesAgent], store: createSqliteStore({ path }) });
     expect(itemsOf(next.get('n1')!)).toEqual(['written']);
+  });
+});
+
+describe('a database path below a file', () => {
+  it.each([['x.db'], ['deeper/x.db']])('is refused naming the file in the way: <file>/%s', async (below) => {
+    const file = join(await folders.folder(), 'notes.txt');
+    await writeFile(file, 'not a folder');
+    expect(() => createSqliteStore({ path: join(file, below) })).toThrow(
+      expect.objectContaining({ code: 'store_failed', details: { reason: 'open_failed', path: join(file, below) }, message: expect.stringContaining(`${file} is a file, not a folder`) }),
+    );
   });
 });
