@@ -104,6 +104,8 @@ export class Durability {
   private deleted = new Set<string>();
   private held: HeldAnswer[] = [];
   private pending: ReturnType<typeof setImmediate> | ReturnType<typeof setTimeout> | undefined;
+  /** In `'interval'` mode, when the oldest change not handed to the store yet was made. */
+  private oldestChange: number | undefined;
   /** The batches given to the store and not written yet, oldest first. */
   private writes: Batch[] = [];
   /** How many batches the store may hold at once: see `DurableStore.inOrder`. */
@@ -171,11 +173,13 @@ export class Durability {
   }
 
   private schedule(): void {
+    if (this.mode === 'interval') this.oldestChange ??= Date.now();
     // As many batches given as the store holds: the next one is given when one is written.
     if (this.pending !== undefined || this.writes.length >= this.depth || this.mode === 'manual') return;
     if (this.mode === 'step') this.pending = setImmediate(() => void this.write());
     else {
-      this.pending = setTimeout(() => void this.write(), this.intervalMs);
+      // From the oldest change waiting, which may have been made while the last batch was written.
+      this.pending = setTimeout(() => void this.write(), Math.max(0, this.oldestChange! + this.intervalMs - Date.now()));
       this.pending.unref();
     }
   }
@@ -204,6 +208,7 @@ export class Durability {
     this.dirty = new Map();
     this.deleted = new Set();
     this.held = [];
+    this.oldestChange = undefined;
     const failed = new Map<string, RuntimeError>();
     const snapshots: StoredAgent[] = [];
     for (const source of sources) {

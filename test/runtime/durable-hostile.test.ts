@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createAgentSystem, createSqliteStore, RuntimeError, type AgentSystemOptions, type Diagnostic, type ErrorInfo, type TraceRecord } from '../../src/index.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createAgentSystem, createSqliteStore, RuntimeError, type AgentSystemOptions, type Diagnostic, type DurableStore, type ErrorInfo, type TraceRecord } from '../../src/index.js';
 import { NotesAgent, createSignal, itemsOf, systemPerTest, tempFolders } from './fixtures.js';
 
 /** As many agents as the server runs. */
@@ -179,5 +179,45 @@ describe('a database path below a file', () => {
     expect(() => createSqliteStore({ path: join(file, below) })).toThrow(
       expect.objectContaining({ code: 'store_failed', details: { reason: 'open_failed', path: join(file, below) }, message: expect.stringContaining(`${file} is a file, not a folder`) }),
     );
+  });
+});
+
+describe("'interval' durability", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('writes a change made while the last batch was written intervalMs after the change, not intervalMs after that write', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    /** When each batch was handed to the store, and what it saved; the first is written once `written` is called. */
+    const commits: Array<{ at: number; ids: string[] }> = [];
+    let written: () => void = () => {};
+    const store: DurableStore = {
+      commit: (batch) => {
+        commits.push({ at: Date.now(), ids: batch.save.map((agent) => agent.id) });
+        return commits.length === 1 ? new Promise<void>((resolve) => (written = resolve)) : Promise.resolve();
+      },
+      loadAll: () => [],
+      close: () => {},
+      save: async () => {},
+      load: async () => undefined,
+      delete: async () => false,
+      list: async () => [],
+    };
+    const start = Date.now();
+    const system = systems.start({ definitions: [NotesAgent], store, durability: 'interval', intervalMs: 100 });
+    const agent = system.spawn(NotesAgent, { id: 'n1' });
+    await vi.advanceTimersByTimeAsync(100);
+    expect(commits).toEqual([{ at: start + 100, ids: ['n1'] }]);
+    // A change 50 ms into that write, which takes 90 ms.
+    await vi.advanceTimersByTimeAsync(50);
+    await agent.call(createSignal('notes.add', { item: 'during the write' }));
+    await vi.advanceTimersByTimeAsync(40);
+    written();
+    await vi.advanceTimersByTimeAsync(60);
+    expect(commits).toEqual([
+      { at: start + 100, ids: ['n1'] },
+      { at: start + 250, ids: ['n1'] },
+    ]);
   });
 });
