@@ -23,6 +23,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { errorInfo } from '../core/errors.js';
+import { unknownOption } from '../core/options.js';
 import { RuntimeError } from '../core/runtime-error.js';
 import { storedAgent, type AgentSnapshot, type DurableStore, type StoreBatch, type StoredEntry } from './persistence.js';
 import { whyUnwritable } from './unwritable.js';
@@ -61,6 +62,9 @@ export interface SqliteStore extends DurableStore {
   /** Every stored agent, `pageSize` rows at a time, in the order the agents were first stored. */
   loadPages(): Iterable<StoredEntry[]>;
 }
+
+/** The keys `SqliteStoreOptions` takes. */
+const SQLITE_STORE_OPTIONS = { path: true, pageSize: true } as const satisfies Record<keyof SqliteStoreOptions, true>;
 
 /** Rows a page holds when `pageSize` is left out: a few MiB of text for agents of ordinary size. */
 const DEFAULT_PAGE_SIZE = 5_000;
@@ -255,6 +259,12 @@ function whyNoFolder(folder: string): string | undefined {
  * cannot be opened (`'open_failed'`).
  */
 export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
+  if (typeof options === 'string') {
+    throw new RuntimeError(errorInfo('invalid_options', `createSqliteStore takes an options object, got the string ${JSON.stringify(options)}: createSqliteStore({ path: ${JSON.stringify(options)} })`, { subject: 'path', details: { option: 'path', value: options } }));
+  }
+  // A misspelled option (or one of createAgentSystem's, such as durability) would be ignored without a word.
+  const unknown = typeof options === 'object' && options !== null ? unknownOption('createSqliteStore', options, SQLITE_STORE_OPTIONS) : undefined;
+  if (unknown) throw new RuntimeError(unknown);
   if (typeof options?.path !== 'string' || options.path === '') {
     throw new RuntimeError(errorInfo('invalid_options', `createSqliteStore needs { path }, the database file, got ${JSON.stringify(options?.path)}`, { subject: 'path', details: { option: 'path', value: options?.path } }));
   }

@@ -172,6 +172,22 @@ describe("a durable system's options", () => {
   });
 });
 
+describe('createSqliteStore options', () => {
+  it.each([
+    ['a misspelled option', { pagesize: 10 }, 'pagesize', "did you mean 'pageSize'?"],
+    ["an option of createAgentSystem's", { durability: 'manual' }, 'durability', 'createSqliteStore options are: path, pageSize'],
+  ])('refuses %s rather than ignore it', async (_name, extra, subject, says) => {
+    const path = await databaseFile();
+    expect(() => createSqliteStore({ path, ...extra } as never)).toThrow(expect.objectContaining({ code: 'invalid_options', subject, message: expect.stringContaining(says) }));
+    // Refused before the file was opened: it opens at once.
+    createSqliteStore({ path }).close();
+  });
+
+  it('says how to pass a path given as a bare string', () => {
+    expect(() => createSqliteStore('agents.db' as never)).toThrow(expect.objectContaining({ code: 'invalid_options', subject: 'path', message: expect.stringContaining('createSqliteStore({ path: "agents.db" })') }));
+  });
+});
+
 describe('a database path below a file', () => {
   it.each([['x.db'], ['deeper/x.db']])('is refused naming the file in the way: <file>/%s', async (below) => {
     const file = join(await folders.folder(), 'notes.txt');
