@@ -7,31 +7,10 @@
  * agent's calls as JSON.
  */
 import { createInterface } from 'node:readline';
-import { z } from 'zod';
-import { createAgentSystem, createSignal, createSqliteStore, defineAction, defineAgent, defineSkill, result } from '../../../src/index.js';
+import { createAgentSystem, createSignal, createSqliteStore } from '../../../src/index.js';
+import { Ledger } from './ledger.js';
 
 const AGENTS = 10;
-
-const entries = z.object({ calls: z.array(z.number()).default([]) });
-const Ledger = defineAgent({
-  name: 'ledger_agent',
-  skills: [
-    defineSkill({
-      name: 'ledger',
-      schema: entries,
-      actions: [
-        defineAction({
-          name: 'record',
-          description: 'Record a call',
-          input: z.object({ call: z.number() }),
-          state: entries,
-          run: ({ call }, { skillState }) => result({ recorded: call }, { state: { calls: [...skillState.calls, call] } }),
-        }),
-      ],
-      routes: [{ path: 'ledger.record', target: { action: 'record' } }],
-    }),
-  ],
-});
 
 const [mode, path, durability = 'step'] = process.argv.slice(2);
 if (mode === 'serve') {

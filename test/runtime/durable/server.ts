@@ -5,48 +5,10 @@
  * waits for signals due, and prints every agent's state as JSON.
  */
 import { createInterface } from 'node:readline';
-import { z } from 'zod';
-import { Effects, createAgentSystem, createSignal, createSqliteStore, defineAction, defineAgent, defineSkill, result } from '../../../src/index.js';
+import { createAgentSystem, createSignal, createSqliteStore } from '../../../src/index.js';
+import { Ledger } from './ledger.js';
 
 const AGENTS = 100;
-
-const entries = z.object({ calls: z.array(z.number()).default([]), fired: z.array(z.string()).default([]) });
-const Ledger = defineAgent({
-  name: 'ledger_agent',
-  skills: [
-    defineSkill({
-      name: 'ledger',
-      schema: entries,
-      actions: [
-        defineAction({
-          name: 'record',
-          description: 'Record a call',
-          input: z.object({ call: z.number() }),
-          state: entries,
-          run: ({ call }, { skillState }) => result({ recorded: call }, { state: { calls: [...skillState.calls, call] } }),
-        }),
-        defineAction({
-          name: 'remind',
-          description: 'Schedule a tick',
-          input: z.object({ inMs: z.number() }),
-          run: ({ inMs }) => result(null, { effects: [Effects.schedule(inMs, createSignal('ledger.tick'))] }),
-        }),
-        defineAction({
-          name: 'tick',
-          description: 'A tick fell due',
-          input: z.object({}),
-          state: entries,
-          run: (_input, { skillState }) => result(null, { state: { fired: [...skillState.fired, 'tick'] } }),
-        }),
-      ],
-      routes: [
-        { path: 'ledger.record', target: { action: 'record' } },
-        { path: 'ledger.remind', target: { action: 'remind' } },
-        { path: 'ledger.tick', target: { action: 'tick' } },
-      ],
-    }),
-  ],
-});
 
 const [mode, path, durability = 'step'] = process.argv.slice(2);
 // 'interval' with a long interval: answers run ahead of what is written (the lossy mode).
