@@ -377,6 +377,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     for (const ref of this.restoreStored(waiting.size === 0 ? ordered : ordered.filter((snapshot) => !waiting.has(snapshot?.id)))) refs.push(ref);
     if (waiting.size > 0) {
       for (const [id, skills] of waiting) {
+        this.leftInStore.add(id);
         const why = skills.length > 0 ? `its skill(s) ${skills.map((name) => `'${name}'`).join(', ')} load` : `its parent is restored`;
         this.diagnose(id, makeDiagnostic('info', 'restore_waits', `stored agent '${id}' is restored once ${why}`, { subject: id, details: { skills } }));
       }
@@ -501,7 +502,14 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     return undefined;
   }
 
+  /**
+   * Ids of stored agents not running: not restored (reported), or waiting for their skills to
+   * load. A new agent of such an id would write over the snapshot the store keeps for it.
+   */
+  private readonly leftInStore = new Set<string>();
+
   private unrestorable(agentId: string | undefined, error: ErrorInfo): void {
+    if (agentId !== undefined && !this.isRunning(agentId)) this.leftInStore.add(agentId);
     this.report(agentId, reworded(error, { message: `stored agent${agentId === undefined ? '' : ` '${agentId}'`} was not restored and is left in the store: ${error.message}` }));
   }
 
@@ -662,6 +670,9 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     const badId = agentIdProblem(id);
     if (badId) throw new RuntimeError(badId, typeof id === 'string' ? id : undefined);
     if (this.isRunning(id)) throw new RuntimeError(errorInfo('duplicate_agent', `an agent with id '${id}' is already running`, { subject: id }), id);
+    if (this.leftInStore.has(id)) {
+      throw new RuntimeError(errorInfo('duplicate_agent', `agent '${id}' is in the store without running (it could not be restored, or waits for its skills to load); a new agent of that id would write over its snapshot: make its definition and skills known and open the store again, or spawn under another id`, { subject: id }), id);
+    }
     const parent = this.parentId(options.parent);
     const agent = definition.new({ id, state: options.state as never });
     // A restored agent's state already holds what its hooks did: only a new agent runs them.
@@ -822,6 +833,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
 
   /** Starts the agent a snapshot read back describes, its scheduled signals armed again; `over`: under that ref. */
   private revive(plan: RestorePlan, over?: TakeOver<object>): AgentProcess<object> {
+    this.leftInStore.delete(plan.agent.id);
     const hooks = plan.starting && hasMountHooks(catalogOf(plan.agent)!);
     const process = this.start(plan.definition, plan.agent, plan.parent, plan.lifecycles, hooks, over);
     const now = Date.now();

@@ -172,6 +172,24 @@ describe("a durable system's options", () => {
   });
 });
 
+describe('a stored agent left in the file unrestored', () => {
+  it('keeps its id: a new agent of that id is refused rather than written over its snapshot', async () => {
+    const path = await databaseFile();
+    const first = systems.start({ definitions: [NotesAgent], store: createSqliteStore({ path }) });
+    await first.spawn(NotesAgent, { id: 'n1' }).call(createSignal('notes.add', { item: 'kept' }));
+    await first.shutdown();
+
+    const errors: Array<{ code: string; agent: string | undefined }> = [];
+    const without = systems.start({ store: createSqliteStore({ path }), onUnhandledError: (error, agent) => errors.push({ code: error.code, agent }) });
+    expect(errors).toEqual([{ code: 'invalid_snapshot', agent: 'n1' }]);
+    expect(() => without.spawn(NotesAgent, { id: 'n1' })).toThrow(expect.objectContaining({ code: 'duplicate_agent', subject: 'n1', message: expect.stringContaining('would write over its snapshot') }));
+    await without.shutdown();
+
+    const next = systems.start({ definitions: [NotesAgent], store: createSqliteStore({ path }) });
+    expect(itemsOf(next.get('n1')!)).toEqual(['kept']);
+  });
+});
+
 describe('createSqliteStore options', () => {
   it.each([
     ['a misspelled option', { pagesize: 10 }, 'pagesize', "did you mean 'pageSize'?"],
