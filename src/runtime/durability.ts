@@ -22,6 +22,7 @@
 import { errorInfo, type ErrorInfo } from '../core/errors.js';
 import { RuntimeError } from '../core/runtime-error.js';
 import { storedRow, type DurableStore, type SnapshotSource, type StoredAgent } from './persistence.js';
+import { MAX_TIMER_DELAY } from './timers.js';
 
 /**
  * How many changed agents make a batch worth writing before the turn ends (see `stepsOver`): fewer
@@ -179,7 +180,9 @@ export class Durability {
     if (this.mode === 'step') this.pending = setImmediate(() => void this.write());
     else {
       // From the oldest change waiting, which may have been made while the last batch was written.
-      this.pending = setTimeout(() => void this.write(), Math.max(0, this.oldestChange! + this.intervalMs - Date.now()));
+      // Node fires a longer timeout than it takes after 1 ms: such an interval writes every 24.8 days.
+      const delay = Math.min(MAX_TIMER_DELAY, Math.max(0, this.oldestChange! + this.intervalMs - Date.now()));
+      this.pending = setTimeout(() => void this.write(), delay);
       this.pending.unref();
     }
   }

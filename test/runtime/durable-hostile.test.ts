@@ -221,6 +221,22 @@ describe("'interval' durability", () => {
     vi.useRealTimers();
   });
 
+  it('takes an intervalMs longer than Node timers take without writing at once', async () => {
+    const path = await databaseFile();
+    const sqlite = createSqliteStore({ path });
+    let commits = 0;
+    const store: DurableStore = { ...sqlite, commit: (batch) => (commits++, sqlite.commit(batch)), close: () => sqlite.close() };
+    // 3e9 ms is past the 2^31 - 1 ms Node's setTimeout takes: it would fire after 1 ms.
+    const system = systems.start({ definitions: [NotesAgent], store, durability: 'interval', intervalMs: 3e9 });
+    await system.spawn(NotesAgent, { id: 'n1' }).call(createSignal('notes.add', { item: 'at shutdown' }));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(commits).toBe(0);
+    await system.shutdown();
+    expect(commits).toBe(1);
+    const next = systems.start({ definitions: [NotesAgent], store: createSqliteStore({ path }) });
+    expect(itemsOf(next.get('n1')!)).toEqual(['at shutdown']);
+  });
+
   it('writes a change made while the last batch was written intervalMs after the change, not intervalMs after that write', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     /** When each batch was handed to the store, and what it saved; the first is written once `written` is called. */
