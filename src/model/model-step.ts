@@ -15,6 +15,7 @@ import { loadAi, loadedAi, sdkModel, type AiModule } from './ai-sdk.js';
 import type { ChatMessage, ChatUsage } from './conversation.js';
 import type { ChatModel } from './models.js';
 import { neitherMethod, notImplemented, type ModelMethod } from './model-methods.js';
+import { untilAborted } from './step-abort.js';
 
 /** A tool as the model is offered it: its name, what it does, and its input's JSON Schema. */
 export interface OfferedTool {
@@ -114,14 +115,14 @@ export async function askModel(model: ChatModel, request: ModelRequest): Promise
   let result: StepResult;
   let missing: ModelMethod | undefined;
   try {
-    result = streamed ? await streamStep(ai, options, request.onText!, request.abortSignal) : await generateStep(ai, options);
+    result = streamed ? await streamStep(ai, options, request.onText!, request.abortSignal) : await generateStep(ai, options, request.abortSignal);
   } catch (error) {
     if (!notImplemented(error)) throw error;
     // The model lacks the method asked for (a mock scripted with the other one): the other one
     // answers. A model lacking both is named, with what to give it.
     missing = streamed ? 'doStream' : 'doGenerate';
     try {
-      result = streamed ? await generateStep(ai, options) : await streamStep(ai, options, ignoreText, request.abortSignal);
+      result = streamed ? await generateStep(ai, options, request.abortSignal) : await streamStep(ai, options, ignoreText, request.abortSignal);
     } catch (second) {
       if (!notImplemented(second)) throw second;
       throw new Error(neitherMethod(model));
@@ -178,8 +179,9 @@ function toolSet(ai: AiModule, tools: readonly OfferedTool[]): ToolSet {
   return set;
 }
 
-async function generateStep(ai: AiModule, options: StepOptions): Promise<StepResult> {
-  const result = await ai.generateText(options);
+/** One step asked whole; a provider that ignores the abort signal does not hold the turn: the step gives up with it. */
+async function generateStep(ai: AiModule, options: StepOptions, abortSignal: AbortSignal): Promise<StepResult> {
+  const result = await untilAborted(ai.generateText(options), abortSignal);
   return { content: result.content as StepResult['content'], messages: result.response.messages, usage: result.usage, warnings: result.warnings ?? [], finishReason: result.finishReason, response: result.response };
 }
 

@@ -1,0 +1,68 @@
+/**
+ * Model-driven agents against hostile models, tools and users: a provider that breaks the
+ * protocol or ignores its abort signal, a tool that misbehaves, a user who sends what they should
+ * not. Each case is something that once went wrong, or a promise of docs/models.md held against
+ * input a well-behaved model never sends. The models are the AI SDK's `MockLanguageModelV3`,
+ * scripted with exactly the hostile answer; everything past the provider is real.
+ */
+import { describe, expect, it } from 'vitest';
+import { MockLanguageModelV3 } from 'ai/test';
+import { chatMessage, createSignal } from '../../src/index.js';
+import { systemPerTest } from '../runtime/fixtures.js';
+import { assistant, chatOf, next, observed } from './fixtures.js';
+
+const systems = systemPerTest();
+
+const usage = { inputTokens: { total: 3, noCache: 3, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 2, text: 2, reasoning: 0 } };
+
+/** What `doGenerate` answers: the content parts, and anything of the result to change. */
+type Answer = { content: unknown[] } & Record<string, unknown>;
+
+/** A provider that answers each `doGenerate` with the next of `answers` (the last one again when they run out). */
+function provider(...answers: Answer[]): MockLanguageModelV3 {
+  let i = 0;
+  return new MockLanguageModelV3({
+    doGenerate: async () => ({ finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [], ...answers[Math.min(i++, answers.length - 1)]! }) as never,
+  });
+}
+
+const says = (text: string): Answer => ({ content: [{ type: 'text', text }] });
+const asks = (...calls: [id: string, tool: string, input: unknown][]): Answer => ({
+  content: calls.map(([toolCallId, toolName, input]) => ({ type: 'tool-call', toolCallId, toolName, input: JSON.stringify(input) })),
+  finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+});
+
+/** A provider that never answers and ignores the abort signal it is handed. */
+const deaf = () => new MockLanguageModelV3({ doGenerate: () => new Promise(() => {}), doStream: () => new Promise(() => {}) });
+
+describe('a provider that ignores its abort signal', () => {
+  it('fails the step with model_timeout once modelTimeout passes, unstreamed as streamed', async () => {
+    const system = systems.start({ models: { default: deaf() }, onUnhandledDiagnostic: () => {} });
+    const unstreamed = system.spawn(assistant({ stream: false, modelTimeout: 50, retries: 0 }));
+    await expect(unstreamed.call(chatMessage('hi'), { timeout: 5_000 })).rejects.toMatchObject({ code: 'model_timeout', message: expect.stringContaining('within 50 ms') });
+    // Streamed: someone follows the deltas.
+    system.subscribe('chat.delta', () => {});
+    const streamed = system.spawn(assistant({ modelTimeout: 50, retries: 0 }, 'streaming'));
+    await expect(streamed.call(chatMessage('hi'), { timeout: 5_000 })).rejects.toMatchObject({ code: 'model_timeout' });
+    expect(chatOf(unstreamed).last).toMatchObject({ n: 1, outcome: 'failed', error: { code: 'model_timeout' } });
+  });
+
+  it("gives up on the summary it was asked for after modelTimeout: compaction drops the older messages and the turn answers", async () => {
+    let asked = 0;
+    const model = new MockLanguageModelV3({
+      doGenerate: () => {
+        asked++;
+        // The first turn's answer; then the summary request, which never comes; then the second turn's answer.
+        if (asked === 2) return new Promise(() => {});
+        return Promise.resolve({ content: [{ type: 'text', text: `answer ${asked} ${'x'.repeat(400)}` }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] }) as never;
+      },
+    });
+    const seen = observed();
+    const system = systems.start({ models: { default: model }, onUnhandledDiagnostic: seen.onUnhandledDiagnostic });
+    const agent = system.spawn(assistant({ stream: false, modelTimeout: 50, history: { maxTokens: 50, keepTurns: 1, strategy: 'summarize' } }));
+    await agent.call(chatMessage('one'), { timeout: 5_000 });
+    await expect(agent.call(chatMessage('two'), { timeout: 5_000 })).resolves.toMatch(/^answer 3/);
+    expect(seen.diagnostics.map((d) => d.code)).toContain('compaction_failed');
+    expect(chatOf(agent).messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+  });
+});
