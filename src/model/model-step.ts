@@ -44,8 +44,8 @@ export interface AskedCall {
   /** Its input, parsed (`{}` when the model sent none). */
   input: unknown;
   /**
-   * Why it cannot run: its input is not JSON (`invalid_params`), or it names a tool not offered
-   * (`unknown_action`). The message is what the model is told instead of a result.
+   * Why it cannot run: its input is not JSON, or its id is an earlier call's of the same answer
+   * (`invalid_params`), or it names a tool not offered (`unknown_action`). The message is what the model is told instead of a result.
    */
   problem?: { code: 'invalid_params' | 'unknown_action'; message: string };
 }
@@ -231,13 +231,25 @@ const KEPT = new Set(['text', 'reasoning', 'reasoning-file', 'file', 'custom', '
 /** The answer in the history's shapes: the SDK's assistant message, and the calls for the turn to run. */
 function answerOf(ai: AiModule, result: StepResult): ModelAnswer {
   const assistant = result.messages.find((message) => message.role === 'assistant');
-  const content = Array.isArray(assistant?.content) ? (assistant.content as Record<string, unknown>[]) : [];
+  const renamed = uniqueIds();
+  const content = (Array.isArray(assistant?.content) ? (assistant.content as Record<string, unknown>[]) : []).map((part) =>
+    part.type === 'tool-call' ? renamedCall(part, renamed(String(part.toolCallId))) : part,
+  );
   const calls: AskedCall[] = [];
   const dropped: string[] = [];
+  const renamedAsked = uniqueIds();
   for (const part of result.content) {
     if (!KEPT.has(part.type)) dropped.push(part.type);
-    if (part.type !== 'tool-call' || part.providerExecuted === true) continue;
-    const call = { toolCallId: String(part.toolCallId), toolName: String(part.toolName) };
+    if (part.type !== 'tool-call') continue;
+    const id = renamedAsked(String(part.toolCallId));
+    if (part.providerExecuted === true) continue;
+    const call = { toolCallId: id, toolName: String(part.toolName) };
+    if (id !== part.toolCallId) {
+      // The SDK gives a call that repeats an id the input of the first: running it would run the
+      // first call again, with effects the model never asked for.
+      calls.push({ ...call, input: {}, problem: { code: 'invalid_params', message: repeatedId(String(part.toolCallId), id) } });
+      continue;
+    }
     if (part.invalid !== true) {
       calls.push({ ...call, input: part.input ?? {} });
       continue;
@@ -252,6 +264,28 @@ function answerOf(ai: AiModule, result: StepResult): ModelAnswer {
   const { id, modelId } = result.response;
   if (typeof id === 'string' || typeof modelId === 'string') answer.response = { ...(typeof id === 'string' ? { id } : {}), ...(typeof modelId === 'string' ? { modelId } : {}) };
   return answer;
+}
+
+/**
+ * Tool call ids made unique within one answer, in order: an id seen before becomes `<id>~<n>`
+ * (its n-th use), so each call of the history has its own result and none is read as another's.
+ */
+function uniqueIds(): (id: string) => string {
+  const seen = new Map<string, number>();
+  return (id) => {
+    const n = (seen.get(id) ?? 0) + 1;
+    seen.set(id, n);
+    return n === 1 ? id : `${id}~${n}`;
+  };
+}
+
+function renamedCall(part: Record<string, unknown>, toolCallId: string): Record<string, unknown> {
+  return part.toolCallId === toolCallId ? part : { ...part, toolCallId };
+}
+
+/** What the model is told of a tool call whose id an earlier call of the same answer has. */
+function repeatedId(toolCallId: string, renamed: string): string {
+  return `tool call id '${toolCallId}' is already used by an earlier call of this answer, so this call (now '${renamed}') did not run; give each call an id of its own`;
 }
 
 /** Token counts as providers report them: nested in v3 and v4 (`inputTokens.total`), flat in v2. */

@@ -66,3 +66,25 @@ describe('a provider that ignores its abort signal', () => {
     expect(chatOf(agent).messages.map((m) => m.role)).toEqual(['user', 'assistant']);
   });
 });
+
+describe('a model that breaks the tool-call protocol', () => {
+  it('runs a call whose id an earlier call of the same answer has not at all, and tells the model why', async () => {
+    // The SDK gives the second call the first one's input: running it would pay 'ann' twice.
+    const model = provider(asks(['c1', 'pay', { to: 'ann', amount: 5 }], ['c1', 'pay', { to: 'bob', amount: 7 }]), says('Paid.'));
+    const system = systems.start({ models: { default: model } });
+    const agent = system.spawn(assistant({ stream: false }));
+    const answered = agent.call(chatMessage('pay ann and bob'), { timeout: 5_000 });
+    const approval = await next(system, 'chat.turn.approval');
+    expect(approval.data).toMatchObject({ toolCallId: 'c1', args: { to: 'ann', amount: 5 } });
+    agent.send(createSignal('chat.approve', { toolCallId: 'c1' }));
+    await expect(answered).resolves.toBe('Paid.');
+    expect((agent.getSnapshot().state as { ledger: { paid: unknown[] } }).ledger.paid).toEqual([{ to: 'ann', amount: 5 }]);
+    // The repeated id is made unique in the history: each call has its own result, and the model reads why the second did not run.
+    const asked = chatOf(agent).messages[1] as { role: string; content: { toolCallId: string }[] };
+    expect(asked.role).toBe('assistant');
+    expect(asked.content.map((part) => part.toolCallId)).toEqual(['c1', 'c1~2']);
+    const results = new Map(chatOf(agent).messages.flatMap((m) => (m.role === 'tool' ? (m.content as { toolCallId: string; output: { type: string; value?: unknown } }[]) : [])).map((r) => [r.toolCallId, r.output]));
+    expect(results.get('c1')).toEqual({ type: 'json', value: { paid: 5, to: 'ann' } });
+    expect(results.get('c1~2')).toEqual({ type: 'error-text', value: expect.stringMatching(/^invalid_params: tool call id 'c1' is already used by an earlier call of this answer, so this call \(now 'c1~2'\) did not run/) });
+  });
+});
