@@ -288,15 +288,20 @@ function repeatedId(toolCallId: string, renamed: string): string {
   return `tool call id '${toolCallId}' is already used by an earlier call of this answer, so this call (now '${renamed}') did not run; give each call an id of its own`;
 }
 
-/** Token counts as providers report them: nested in v3 and v4 (`inputTokens.total`), flat in v2. */
+/**
+ * Token counts as providers report them: nested in v3 and v4 (`inputTokens.total`), flat in v2.
+ * A count that is not a number of tokens (missing, `NaN`, infinite, negative) counts as none: a
+ * negative one would give back tokens the agent's budget (`maxTokens`) has counted.
+ */
 export function usageOf(usage: unknown): ChatUsage {
   const counts = (usage ?? {}) as { inputTokens?: unknown; outputTokens?: unknown; totalTokens?: unknown };
+  const tokens = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
   const count = (value: unknown): number => {
     const total = typeof value === 'object' && value !== null ? (value as { total?: unknown }).total : value;
-    return typeof total === 'number' && Number.isFinite(total) ? total : 0;
+    return tokens(total) ? total : 0;
   };
   const input = count(counts.inputTokens);
   const output = count(counts.outputTokens);
-  const total = typeof counts.totalTokens === 'number' && Number.isFinite(counts.totalTokens) ? counts.totalTokens : input + output;
+  const total = tokens(counts.totalTokens) ? counts.totalTokens : input + output;
   return { inputTokens: input, outputTokens: output, totalTokens: total };
 }

@@ -88,3 +88,21 @@ describe('a model that breaks the tool-call protocol', () => {
     expect(results.get('c1~2')).toEqual({ type: 'error-text', value: expect.stringMatching(/^invalid_params: tool call id 'c1' is already used by an earlier call of this answer, so this call \(now 'c1~2'\) did not run/) });
   });
 });
+
+describe('usage a provider misreports', () => {
+  it('counts a negative or NaN token count as none: it never gives back budget the agent used', async () => {
+    const model = provider(
+      { ...says('one'), usage: { inputTokens: { total: 12 }, outputTokens: { total: -100 } } },
+      { ...says('two'), usage: { inputTokens: { total: Number.NaN }, outputTokens: { total: 4 } } },
+    );
+    const system = systems.start({ models: { default: model } });
+    const agent = system.spawn(assistant({ stream: false, maxTokens: 20 }));
+    await expect(agent.call(chatMessage('one'), { timeout: 5_000 })).resolves.toBe('one');
+    expect(chatOf(agent).usage).toEqual({ inputTokens: 12, outputTokens: 0, totalTokens: 12 });
+    await expect(agent.call(chatMessage('two'), { timeout: 5_000 })).resolves.toBe('two');
+    expect(chatOf(agent).usage).toEqual({ inputTokens: 12, outputTokens: 4, totalTokens: 16 });
+    // 16 of 20 used: the next turn may still ask; then the budget is spent.
+    await agent.call(chatMessage('three'), { timeout: 5_000 });
+    await expect(agent.call(chatMessage('four'), { timeout: 5_000 })).rejects.toMatchObject({ code: 'budget_exceeded' });
+  });
+});
