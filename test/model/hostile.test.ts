@@ -106,3 +106,24 @@ describe('usage a provider misreports', () => {
     await expect(agent.call(chatMessage('four'), { timeout: 5_000 })).rejects.toMatchObject({ code: 'budget_exceeded' });
   });
 });
+
+describe('a compactor that never answers', () => {
+  it('is given up after modelTimeout, as a summary request is: compaction_failed names it, the older messages are dropped, and the turn answers', async () => {
+    const model = provider(says(`one ${'x'.repeat(400)}`), says('two'));
+    let signal: AbortSignal | undefined;
+    const seen = observed();
+    const system = systems.start({
+      models: { default: model },
+      compactors: { stuck: ({ abortSignal }) => ((signal = abortSignal), new Promise(() => {})) },
+      onUnhandledDiagnostic: seen.onUnhandledDiagnostic,
+    });
+    const agent = system.spawn(assistant({ stream: false, modelTimeout: 50, history: { maxTokens: 50, keepTurns: 1, strategy: 'stuck' } }));
+    await agent.call(chatMessage('one'), { timeout: 5_000 });
+    await expect(agent.call(chatMessage('two'), { timeout: 5_000 })).resolves.toBe('two');
+    const failed = seen.diagnostics.find((d) => d.code === 'compaction_failed');
+    expect(failed?.message).toMatch(/with 'stuck' failed \(no answer within 50 ms\); the older messages are dropped instead/);
+    // The compactor was told to stop.
+    expect(signal?.aborted).toBe(true);
+    expect(chatOf(agent).messages.map((m) => m.content)).toEqual(['two', [{ type: 'text', text: 'two' }]]);
+  });
+});
