@@ -7,7 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MockLanguageModelV3 } from 'ai/test';
-import { chatMessage, createSignal } from '../../src/index.js';
+import { z } from 'zod';
+import { chatMessage, conversation, createSignal, defineAction, defineAgent, defineSkill } from '../../src/index.js';
 import { systemPerTest } from '../runtime/fixtures.js';
 import { assistant, chatOf, next, observed } from './fixtures.js';
 
@@ -125,5 +126,36 @@ describe('a compactor that never answers', () => {
     // The compactor was told to stop.
     expect(signal?.aborted).toBe(true);
     expect(chatOf(agent).messages.map((m) => m.content)).toEqual(['two', [{ type: 'text', text: 'two' }]]);
+  });
+});
+
+describe('a system shut down mid-turn', () => {
+  it('settles every caller with agent_stopped, those queued behind the turn too, while a tool of the turn never settles', async () => {
+    const stuck = defineSkill({
+      name: 'stuck',
+      actions: [defineAction({ name: 'wait_forever', description: 'Never answers', input: z.object({}), run: () => new Promise<never>(() => {}) })],
+    });
+    const model = provider(asks(['w1', 'wait_forever', {}]), says('never'));
+    const system = systems.start({ models: { default: model } });
+    const agent = system.spawn(defineAgent({ name: 'stuck-agent', skills: [[conversation, { stream: false }], stuck] }));
+    const running = next(system, 'chat.tool.call');
+    const callers = ['one', 'two', 'three'].map((text) => agent.call(chatMessage(text), { timeout: 60_000 }));
+    await running;
+    await system.shutdown();
+    for (const caller of callers) await expect(caller).rejects.toMatchObject({ code: 'agent_stopped' });
+  });
+});
+
+describe('a history strategy misspelt', () => {
+  it("is read as a compactor's name: the compaction that finds none says which strategies there are, and drops the older messages", async () => {
+    const model = provider(says(`one ${'x'.repeat(400)}`), says('two'));
+    const seen = observed();
+    const system = systems.start({ models: { default: model }, onUnhandledDiagnostic: seen.onUnhandledDiagnostic });
+    const agent = system.spawn(assistant({ stream: false, history: { maxTokens: 50, keepTurns: 1, strategy: 'summarise' } }));
+    await agent.call(chatMessage('one'), { timeout: 5_000 });
+    await expect(agent.call(chatMessage('two'), { timeout: 5_000 })).resolves.toBe('two');
+    expect(seen.diagnostics.find((d) => d.code === 'compaction_failed')?.message).toContain(
+      "no compactor named 'summarise' was given to the system (known: none); the built-in strategies are 'summarize' and 'drop'",
+    );
   });
 });
