@@ -435,8 +435,9 @@ export class ConversationDriver {
           temperature: settings.temperature,
           maxOutputTokens: settings.maxOutputTokens,
           abortSignal: timer.signal,
-          // Nobody follows the text as it comes: the answer is asked for whole.
-          onText: settings.stream && this.host.listening(ChatSignals.delta) ? (text) => this.publish(ref.id, ChatSignals.delta, { turn: n, step, text }) : undefined,
+          // Nobody follows the text as it comes: the answer is asked for whole. A step tried
+          // again writes its text anew: `attempt` tells followers to drop the earlier attempt's.
+          onText: settings.stream && this.host.listening(ChatSignals.delta) ? (text) => this.publish(ref.id, ChatSignals.delta, { turn: n, step, attempt, text }) : undefined,
         }));
         call?.answered(answer);
         break;

@@ -241,13 +241,14 @@ function answerOf(ai: AiModule, result: StepResult): ModelAnswer {
   for (const part of result.content) {
     if (!KEPT.has(part.type)) dropped.push(part.type);
     if (part.type !== 'tool-call') continue;
-    const id = renamedAsked(String(part.toolCallId));
+    const asked = String(part.toolCallId);
+    const id = renamedAsked(asked);
     if (part.providerExecuted === true) continue;
     const call = { toolCallId: id, toolName: String(part.toolName) };
-    if (id !== part.toolCallId) {
+    if (id !== asked) {
       // The SDK gives a call that repeats an id the input of the first: running it would run the
       // first call again, with effects the model never asked for.
-      calls.push({ ...call, input: {}, problem: { code: 'invalid_params', message: repeatedId(String(part.toolCallId), id) } });
+      calls.push({ ...call, input: {}, problem: { code: 'invalid_params', message: repeatedId(asked, id) } });
       continue;
     }
     if (part.invalid !== true) {

@@ -6,11 +6,12 @@
  * scripted with exactly the hostile answer; everything past the provider is real.
  */
 import { describe, expect, it } from 'vitest';
+import { APICallError } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
 import { chatMessage, conversation, createSignal, defineAction, defineAgent, defineSkill } from '../../src/index.js';
 import { systemPerTest } from '../runtime/fixtures.js';
-import { assistant, chatOf, next, observed } from './fixtures.js';
+import { assistant, chatOf, next, observed, record } from './fixtures.js';
 
 const systems = systemPerTest();
 
@@ -90,6 +91,20 @@ describe('a model that breaks the tool-call protocol', () => {
   });
 });
 
+describe('a model that names its tool calls oddly', () => {
+  it('runs a call whose id is not a string (a number) under that id as text, and one whose id is empty', async () => {
+    const model = provider({ content: [{ type: 'tool-call', toolCallId: 7, toolName: 'add', input: '{"a":1,"b":2}' }, { type: 'tool-call', toolCallId: '', toolName: 'add', input: '{"a":3,"b":4}' }] }, says('3 and 7.'));
+    const system = systems.start({ models: { default: model } });
+    const agent = system.spawn(assistant({ stream: false }));
+    await expect(agent.call(chatMessage('add'), { timeout: 5_000 })).resolves.toBe('3 and 7.');
+    const results = chatOf(agent).messages[2]!.content as { toolCallId: string; output: unknown }[];
+    expect(results.map((r) => [r.toolCallId, r.output])).toEqual([
+      ['7', { type: 'json', value: { result: 3 } }],
+      ['', { type: 'json', value: { result: 7 } }],
+    ]);
+  });
+});
+
 describe('usage a provider misreports', () => {
   it('counts a negative or NaN token count as none: it never gives back budget the agent used', async () => {
     const model = provider(
@@ -157,5 +172,28 @@ describe('a history strategy misspelt', () => {
     expect(seen.diagnostics.find((d) => d.code === 'compaction_failed')?.message).toContain(
       "no compactor named 'summarise' was given to the system (known: none); the built-in strategies are 'summarize' and 'drop'",
     );
+  });
+});
+
+describe('a stream that fails half-way', () => {
+  it('is tried again, and the deltas of the new attempt say so: a follower drops the text the failed one wrote', async () => {
+    let tries = 0;
+    const model = new MockLanguageModelV3({
+      doStream: async () => {
+        const first = ++tries === 1;
+        const parts: unknown[] = [{ type: 'stream-start', warnings: [] }, { type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: first ? 'Hal' : 'Hello.' }];
+        if (first) parts.push({ type: 'error', error: new APICallError({ message: 'overloaded', url: 'https://api.example', requestBodyValues: {}, statusCode: 503, isRetryable: true }) });
+        else parts.push({ type: 'text-end', id: 't' }, { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage });
+        return { stream: new ReadableStream({ start: (controller) => (parts.forEach((part) => controller.enqueue(part)), controller.close()) }) } as never;
+      },
+    });
+    const system = systems.start({ models: { default: model }, onUnhandledDiagnostic: () => {} });
+    const deltas = record(system, 'chat.delta');
+    const agent = system.spawn(assistant({ retries: 1, retryDelay: 1 }));
+    await expect(agent.call(chatMessage('hi'), { timeout: 5_000 })).resolves.toBe('Hello.');
+    expect(deltas.map((d) => d.data)).toEqual([
+      { agent: agent.id, turn: 1, step: 0, attempt: 0, text: 'Hal' },
+      { agent: agent.id, turn: 1, step: 0, attempt: 1, text: 'Hello.' },
+    ]);
   });
 });
