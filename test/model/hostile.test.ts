@@ -10,6 +10,7 @@ import { APICallError } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
 import { chatMessage, conversation, createSignal, defineAction, defineAgent, defineSkill } from '../../src/index.js';
+import { scriptedModel } from '../../src/testing/index.js';
 import { systemPerTest } from '../runtime/fixtures.js';
 import { assistant, chatOf, next, observed, record } from './fixtures.js';
 
@@ -195,5 +196,18 @@ describe('a stream that fails half-way', () => {
       { agent: agent.id, turn: 1, step: 0, attempt: 0, text: 'Hal' },
       { agent: agent.id, turn: 1, step: 0, attempt: 1, text: 'Hello.' },
     ]);
+  });
+});
+
+describe('a script with a misspelt key', () => {
+  it.each([
+    [[{ txt: 'Hello' }], "scripted response 1 (of 1): unknown key 'txt' (a response has text, toolCalls, delay, usage, warnings, error)"],
+    [[{ toolCalls: [{ name: 'add', args: {} }] }], 'scripted response 1 (of 1): toolCalls[0] must be an object with a tool name'],
+    [[{ toolCalls: [{ tool: 'add', arguments: {} }] }], "scripted response 1 (of 1): toolCalls[0]: unknown key 'arguments' (a tool call has tool, args, id)"],
+    [[null], 'scripted response 1 (of 1): a response must be an object'],
+  ])('fails the turn naming the response and the key, never answers as if it were not there: %j', async (script, message) => {
+    const system = systems.start({ models: { default: scriptedModel(script as never) } });
+    const agent = system.spawn(assistant({ retries: 0 }));
+    await expect(agent.call(chatMessage('hi'), { timeout: 5_000 })).rejects.toMatchObject({ code: 'model_failed', message: expect.stringContaining(message) });
   });
 });
