@@ -145,8 +145,8 @@ describe('a compactor that never answers', () => {
   });
 });
 
-describe('a system shut down mid-turn', () => {
-  it('settles every caller with agent_stopped, those queued behind the turn too, while a tool of the turn never settles', async () => {
+describe('an agent stopped mid-turn', () => {
+  it.each(['the agent stops', 'the system shuts down'])('settles every caller with agent_stopped when %s, those queued behind the turn too, while a tool of the turn never settles', async (how) => {
     const stuck = defineSkill({
       name: 'stuck',
       actions: [defineAction({ name: 'wait_forever', description: 'Never answers', input: z.object({}), run: () => new Promise<never>(() => {}) })],
@@ -157,7 +157,7 @@ describe('a system shut down mid-turn', () => {
     const running = next(system, 'chat.tool.call');
     const callers = ['one', 'two', 'three'].map((text) => agent.call(chatMessage(text), { timeout: 60_000 }));
     await running;
-    await system.shutdown();
+    await (how === 'the agent stops' ? agent.stop() : system.shutdown());
     for (const caller of callers) await expect(caller).rejects.toMatchObject({ code: 'agent_stopped' });
   });
 });
