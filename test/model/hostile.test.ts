@@ -10,6 +10,7 @@ import { APICallError } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
 import { chatMessage, conversation, createSignal, defineAction, defineAgent, defineSkill } from '../../src/index.js';
+import { retryAfterOf } from '../../src/model/model-call.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { systemPerTest } from '../runtime/fixtures.js';
 import { assistant, chatOf, next, observed, record } from './fixtures.js';
@@ -209,5 +210,33 @@ describe('a script with a misspelt key', () => {
     const system = systems.start({ models: { default: scriptedModel(script as never) } });
     const agent = system.spawn(assistant({ retries: 0 }));
     await expect(agent.call(chatMessage('hi'), { timeout: 5_000 })).rejects.toMatchObject({ code: 'model_failed', message: expect.stringContaining(message) });
+  });
+});
+
+describe("a provider's retry-after", () => {
+  it('is waited as it says: retry-after-ms first, else retry-after in seconds or as an HTTP date; anything else is no wait asked', () => {
+    const now = Date.parse('Wed, 21 Oct 2026 07:28:00 GMT');
+    expect.soft(retryAfterOf({ 'retry-after-ms': '1500', 'retry-after': '2' }, now)).toBe(1500);
+    expect.soft(retryAfterOf({ 'retry-after': '2' }, now)).toBe(2000);
+    expect.soft(retryAfterOf({ 'retry-after': 'Wed, 21 Oct 2026 07:28:30 GMT' }, now)).toBe(30_000);
+    expect.soft(retryAfterOf({ 'retry-after': 'Wed, 21 Oct 2026 07:27:00 GMT' }, now)).toBe(0);
+    for (const header of ['-5', 'soon', '']) expect.soft(retryAfterOf({ 'retry-after': header }, now)).toBeUndefined();
+    expect.soft(retryAfterOf(undefined, now)).toBeUndefined();
+  });
+
+  it('in milliseconds (retry-after-ms) sets the wait before the next attempt', async () => {
+    let asked = 0;
+    const limited = new APICallError({ message: 'slow down', url: 'https://api.example', requestBodyValues: {}, statusCode: 429, responseHeaders: { 'retry-after-ms': '3' }, isRetryable: true });
+    const model = new MockLanguageModelV3({
+      doGenerate: async () => {
+        if (asked++ === 0) throw limited;
+        return { content: [{ type: 'text', text: 'ok' }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] } as never;
+      },
+    });
+    const seen = observed();
+    const system = systems.start({ models: { default: model }, onUnhandledDiagnostic: seen.onUnhandledDiagnostic });
+    const agent = system.spawn(assistant({ stream: false, retryDelay: 10_000 }));
+    await expect(agent.call(chatMessage('hi'), { timeout: 5_000 })).resolves.toBe('ok');
+    expect(seen.diagnostics.find((d) => d.code === 'model_retry')?.details).toMatchObject({ code: 'rate_limited', wait: 3 });
   });
 });
