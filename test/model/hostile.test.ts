@@ -1,9 +1,9 @@
 /**
  * Model-driven agents against hostile models, tools and users: a provider that breaks the
  * protocol or ignores its abort signal, a tool that misbehaves, a user who sends what they should
- * not. Each case is something that once went wrong, or a promise of docs/models.md held against
- * input a well-behaved model never sends. The models are the AI SDK's `MockLanguageModelV3`,
- * scripted with exactly the hostile answer; everything past the provider is real.
+ * not. Each case holds a promise of docs/models.md against input a well-behaved model or user
+ * never sends. The models are the AI SDK's `MockLanguageModelV3`, scripted with exactly the
+ * hostile answer; everything past the provider is real.
  */
 import { describe, expect, it } from 'vitest';
 import { APICallError } from 'ai';
@@ -143,6 +143,27 @@ describe('a compactor that never answers', () => {
     // The compactor was told to stop.
     expect(signal?.aborted).toBe(true);
     expect(chatOf(agent).messages.map((m) => m.content)).toEqual(['two', [{ type: 'text', text: 'two' }]]);
+  });
+});
+
+describe('chat.cancel during compaction', () => {
+  it('cancels the turn at once, its caller gets cancelled, and the compactor is told to stop', async () => {
+    const model = provider(says(`one ${'x'.repeat(400)}`), says('three'));
+    let compacting!: (signal: AbortSignal) => void;
+    const asked = new Promise<AbortSignal>((resolve) => (compacting = resolve));
+    const system = systems.start({
+      models: { default: model },
+      compactors: { stuck: ({ abortSignal }) => (compacting(abortSignal), new Promise(() => {})) },
+      onUnhandledDiagnostic: () => {},
+    });
+    const agent = system.spawn(assistant({ stream: false, history: { maxTokens: 50, keepTurns: 1, strategy: 'stuck' } }));
+    await agent.call(chatMessage('one'), { timeout: 5_000 });
+    const second = agent.call(chatMessage('two'), { timeout: 5_000 });
+    const signal = await asked;
+    agent.send(createSignal('chat.cancel', { reason: 'enough' }));
+    await expect(second).rejects.toMatchObject({ code: 'cancelled', message: 'enough' });
+    expect(signal.aborted).toBe(true);
+    expect(chatOf(agent).last).toMatchObject({ n: 2, outcome: 'cancelled' });
   });
 });
 
