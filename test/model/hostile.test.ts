@@ -107,6 +107,20 @@ describe('a model that names its tool calls oddly', () => {
   });
 });
 
+describe('a provider that numbers its tool calls afresh in each answer', () => {
+  it("runs a call whose id an earlier answer's call had: ids need be unique within one answer only", async () => {
+    const model = provider(asks(['call_0', 'add', { a: 1, b: 2 }]), asks(['call_0', 'add', { a: 10, b: 20 }]), says('3, then 30.'));
+    const system = systems.start({ models: { default: model } });
+    const agent = system.spawn(assistant({ stream: false }));
+    await expect(agent.call(chatMessage('add twice'), { timeout: 5_000 })).resolves.toBe('3, then 30.');
+    const results = chatOf(agent).messages.flatMap((m) => (m.role === 'tool' ? (m.content as { toolCallId: string; output: unknown }[]) : []));
+    expect(results.map((r) => [r.toolCallId, r.output])).toEqual([
+      ['call_0', { type: 'json', value: { result: 3 } }],
+      ['call_0', { type: 'json', value: { result: 30 } }],
+    ]);
+  });
+});
+
 describe('usage a provider misreports', () => {
   it('counts a negative or NaN token count as none: it never gives back budget the agent used', async () => {
     const model = provider(
