@@ -55,7 +55,7 @@ export const ChatSignals = {
   cancelled: 'chat.turn.cancelled',
   /** Emitted: a tool call waits for approval, data `{ agent, turn, toolCallId, tool, args }`. */
   approval: 'chat.turn.approval',
-  /** Emitted while the model answers: data `{ agent, turn, step, text }`, one piece of text. */
+  /** Emitted while the model answers: data `{ agent, turn, step, attempt, text }`, one piece of text (`attempt` counts the step's tries, from 0). */
   delta: 'chat.delta',
   /** Emitted before a tool call runs: data `{ agent, turn, toolCallId, tool, args, preApprovedBy? }` (the skill that let it run without asking). */
   toolCall: 'chat.tool.call',

@@ -25,7 +25,7 @@ import { notStreamed } from './model-methods.js';
 import { askModel, modelWarned, partsDropped, type AskedCall, type ModelAnswer } from './model-step.js';
 import type { ChatModel, Compactor } from './models.js';
 import { buildSystemPrompt, PromptCache } from './prompt.js';
-import { StepAbort } from './step-abort.js';
+import { StepAbort, untilAborted } from './step-abort.js';
 import { summarizeHistory } from './summary.js';
 import { failed, toolResultPart, type ToolError, type ToolResultPart } from './tool-result.js';
 import {
@@ -435,8 +435,9 @@ export class ConversationDriver {
           temperature: settings.temperature,
           maxOutputTokens: settings.maxOutputTokens,
           abortSignal: timer.signal,
-          // Nobody follows the text as it comes: the answer is asked for whole.
-          onText: settings.stream && this.host.listening(ChatSignals.delta) ? (text) => this.publish(ref.id, ChatSignals.delta, { turn: n, step, text }) : undefined,
+          // Nobody follows the text as it comes: the answer is asked for whole. A step tried
+          // again writes its text anew: `attempt` tells followers to drop the earlier attempt's.
+          onText: settings.stream && this.host.listening(ChatSignals.delta) ? (text) => this.publish(ref.id, ChatSignals.delta, { turn: n, step, attempt, text }) : undefined,
         }));
         call?.answered(answer);
         break;
@@ -621,23 +622,23 @@ export class ConversationDriver {
     let summary: string | undefined;
     let usage: ChatUsage | undefined;
     if (strategy !== 'drop') {
+      // A summary, the model's or a compactor's, may take as long as a model step.
+      const request = new StepAbort(settings.modelTimeout, abort);
       try {
         if (strategy === 'summarize') {
-          const request = new StepAbort(settings.modelTimeout, abort);
-          try {
-            ({ text: summary, usage } = await summarizeHistory(await loadAi(), model, messages.slice(0, remove), settings, request.signal));
-          } finally {
-            request.release();
-          }
+          ({ text: summary, usage } = await summarizeHistory(await loadAi(), model, messages.slice(0, remove), settings, request.signal));
         } else {
           const compactor = this.compactors[strategy];
           if (!compactor) throw unknownCompactor(strategy, Object.keys(this.compactors), 'system');
-          summary = compactedSummary(strategy, await compactor({ agent: ref.id, messages, keepFrom: remove, model, abortSignal: abort }));
+          const returned = compactor({ agent: ref.id, messages, keepFrom: remove, model, abortSignal: request.signal });
+          summary = compactedSummary(strategy, await untilAborted(Promise.resolve(returned), request.signal));
         }
       } catch (error) {
         if (abort.aborted) return this.phaseOf(ref.id, n);
         this.host.diagnose(ref.id, compactionFailed(ref.id, strategy, describeThrown(error)));
         summary = undefined;
+      } finally {
+        request.release();
       }
     }
     try {

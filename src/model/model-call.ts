@@ -109,15 +109,29 @@ export function classifyModelError(ai: AiModule, error: unknown, timedOut: boole
   if (ai.APICallError.isInstance(cause)) {
     const status = cause.statusCode;
     const details = { status: status ?? null, retryable: cause.isRetryable };
-    const header = cause.responseHeaders?.['retry-after'];
-    const seconds = header !== undefined ? Number(header) : NaN;
-    const retryAfter = Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
+    const retryAfter = retryAfterOf(cause.responseHeaders);
     if (status === 429) {
       return { retryable: true, ...(retryAfter !== undefined ? { retryAfter } : {}), error: errorInfo('rate_limited', `${name} is rate limited: ${cause.message}`, { details }) };
     }
     return { retryable: cause.isRetryable, ...(retryAfter !== undefined ? { retryAfter } : {}), error: errorInfo('model_failed', `${name} failed${status ? ` (HTTP ${status})` : ''}: ${cause.message}`, { details }) };
   }
   return { retryable: false, error: errorInfo('model_failed', `${name} failed: ${describeThrown(cause)}`) };
+}
+
+/**
+ * The wait a provider asks for, in milliseconds: `retry-after-ms` (OpenAI's), else `retry-after`
+ * in seconds or as an HTTP date (RFC 9110, section 10.2.3); undefined when it asks none, or
+ * something that is not a wait.
+ */
+export function retryAfterOf(headers: Readonly<Record<string, string | undefined>> | undefined, now = Date.now()): number | undefined {
+  const ms = Number(headers?.['retry-after-ms'] ?? NaN);
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const header = headers?.['retry-after']?.trim();
+  if (!header) return undefined;
+  if (/^\d+(\.\d+)?$/.test(header)) return Number(header) * 1000;
+  // An HTTP date (`Wed, 21 Oct 2015 07:28:00 GMT`): the wait is until then, none once it is past.
+  const at = /^[A-Za-z]{3}, /.test(header) ? Date.parse(header) : NaN;
+  return Number.isFinite(at) ? Math.max(0, at - now) : undefined;
 }
 
 /** How long to wait before attempt `attempt + 1`: what the provider asked, else exponential, at most a minute. */

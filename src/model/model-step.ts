@@ -15,6 +15,7 @@ import { loadAi, loadedAi, sdkModel, type AiModule } from './ai-sdk.js';
 import type { ChatMessage, ChatUsage } from './conversation.js';
 import type { ChatModel } from './models.js';
 import { neitherMethod, notImplemented, type ModelMethod } from './model-methods.js';
+import { untilAborted } from './step-abort.js';
 
 /** A tool as the model is offered it: its name, what it does, and its input's JSON Schema. */
 export interface OfferedTool {
@@ -43,8 +44,8 @@ export interface AskedCall {
   /** Its input, parsed (`{}` when the model sent none). */
   input: unknown;
   /**
-   * Why it cannot run: its input is not JSON (`invalid_params`), or it names a tool not offered
-   * (`unknown_action`). The message is what the model is told instead of a result.
+   * Why it cannot run: its input is not JSON, or its id is an earlier call's of the same answer
+   * (`invalid_params`), or it names a tool not offered (`unknown_action`). The message is what the model is told instead of a result.
    */
   problem?: { code: 'invalid_params' | 'unknown_action'; message: string };
 }
@@ -114,14 +115,14 @@ export async function askModel(model: ChatModel, request: ModelRequest): Promise
   let result: StepResult;
   let missing: ModelMethod | undefined;
   try {
-    result = streamed ? await streamStep(ai, options, request.onText!, request.abortSignal) : await generateStep(ai, options);
+    result = streamed ? await streamStep(ai, options, request.onText!, request.abortSignal) : await generateStep(ai, options, request.abortSignal);
   } catch (error) {
     if (!notImplemented(error)) throw error;
     // The model lacks the method asked for (a mock scripted with the other one): the other one
     // answers. A model lacking both is named, with what to give it.
     missing = streamed ? 'doStream' : 'doGenerate';
     try {
-      result = streamed ? await generateStep(ai, options) : await streamStep(ai, options, ignoreText, request.abortSignal);
+      result = streamed ? await generateStep(ai, options, request.abortSignal) : await streamStep(ai, options, ignoreText, request.abortSignal);
     } catch (second) {
       if (!notImplemented(second)) throw second;
       throw new Error(neitherMethod(model));
@@ -178,8 +179,9 @@ function toolSet(ai: AiModule, tools: readonly OfferedTool[]): ToolSet {
   return set;
 }
 
-async function generateStep(ai: AiModule, options: StepOptions): Promise<StepResult> {
-  const result = await ai.generateText(options);
+/** One step asked whole; a provider that ignores the abort signal does not hold the turn: the step gives up with it. */
+async function generateStep(ai: AiModule, options: StepOptions, abortSignal: AbortSignal): Promise<StepResult> {
+  const result = await untilAborted(ai.generateText(options), abortSignal);
   return { content: result.content as StepResult['content'], messages: result.response.messages, usage: result.usage, warnings: result.warnings ?? [], finishReason: result.finishReason, response: result.response };
 }
 
@@ -229,13 +231,26 @@ const KEPT = new Set(['text', 'reasoning', 'reasoning-file', 'file', 'custom', '
 /** The answer in the history's shapes: the SDK's assistant message, and the calls for the turn to run. */
 function answerOf(ai: AiModule, result: StepResult): ModelAnswer {
   const assistant = result.messages.find((message) => message.role === 'assistant');
-  const content = Array.isArray(assistant?.content) ? (assistant.content as Record<string, unknown>[]) : [];
+  const renamed = uniqueIds();
+  const content = (Array.isArray(assistant?.content) ? (assistant.content as Record<string, unknown>[]) : []).map((part) =>
+    part.type === 'tool-call' ? renamedCall(part, renamed(String(part.toolCallId))) : part,
+  );
   const calls: AskedCall[] = [];
   const dropped: string[] = [];
+  const renamedAsked = uniqueIds();
   for (const part of result.content) {
     if (!KEPT.has(part.type)) dropped.push(part.type);
-    if (part.type !== 'tool-call' || part.providerExecuted === true) continue;
-    const call = { toolCallId: String(part.toolCallId), toolName: String(part.toolName) };
+    if (part.type !== 'tool-call') continue;
+    const asked = String(part.toolCallId);
+    const id = renamedAsked(asked);
+    if (part.providerExecuted === true) continue;
+    const call = { toolCallId: id, toolName: String(part.toolName) };
+    if (id !== asked) {
+      // The SDK gives a call that repeats an id the input of the first: running it would run the
+      // first call again, with effects the model never asked for.
+      calls.push({ ...call, input: {}, problem: { code: 'invalid_params', message: repeatedId(asked, id) } });
+      continue;
+    }
     if (part.invalid !== true) {
       calls.push({ ...call, input: part.input ?? {} });
       continue;
@@ -252,15 +267,42 @@ function answerOf(ai: AiModule, result: StepResult): ModelAnswer {
   return answer;
 }
 
-/** Token counts as providers report them: nested in v3 and v4 (`inputTokens.total`), flat in v2. */
+/**
+ * Tool call ids made unique within one answer, in order: an id seen before becomes `<id>~<n>`
+ * (its n-th use), so each call of the history has its own result and none is read as another's.
+ */
+function uniqueIds(): (id: string) => string {
+  const seen = new Map<string, number>();
+  return (id) => {
+    const n = (seen.get(id) ?? 0) + 1;
+    seen.set(id, n);
+    return n === 1 ? id : `${id}~${n}`;
+  };
+}
+
+function renamedCall(part: Record<string, unknown>, toolCallId: string): Record<string, unknown> {
+  return part.toolCallId === toolCallId ? part : { ...part, toolCallId };
+}
+
+/** What the model is told of a tool call whose id an earlier call of the same answer has. */
+function repeatedId(toolCallId: string, renamed: string): string {
+  return `tool call id '${toolCallId}' is already used by an earlier call of this answer, so this call (now '${renamed}') did not run; give each call an id of its own`;
+}
+
+/**
+ * Token counts as providers report them: nested in v3 and v4 (`inputTokens.total`), flat in v2.
+ * A count that is not a number of tokens (missing, `NaN`, infinite, negative) counts as none: a
+ * negative one would give back tokens the agent's budget (`maxTokens`) has counted.
+ */
 export function usageOf(usage: unknown): ChatUsage {
   const counts = (usage ?? {}) as { inputTokens?: unknown; outputTokens?: unknown; totalTokens?: unknown };
+  const tokens = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
   const count = (value: unknown): number => {
     const total = typeof value === 'object' && value !== null ? (value as { total?: unknown }).total : value;
-    return typeof total === 'number' && Number.isFinite(total) ? total : 0;
+    return tokens(total) ? total : 0;
   };
   const input = count(counts.inputTokens);
   const output = count(counts.outputTokens);
-  const total = typeof counts.totalTokens === 'number' && Number.isFinite(counts.totalTokens) ? counts.totalTokens : input + output;
+  const total = tokens(counts.totalTokens) ? counts.totalTokens : input + output;
   return { inputTokens: input, outputTokens: output, totalTokens: total };
 }

@@ -83,3 +83,33 @@ export class StepAbort {
     this.controller.abort((event.target as AbortSignal).reason);
   };
 }
+
+/**
+ * `work`, or the abort of `signal`, whichever comes first: a provider that ignores the abort
+ * signal it was handed does not hold the turn past its time-out or its cancellation. The
+ * listener goes when either settles (a signal keeps its listeners, and what they hold, as long as
+ * it lives).
+ */
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    work.catch(() => {});
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      work.catch(() => {});
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}

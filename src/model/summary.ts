@@ -8,6 +8,7 @@ import { SUMMARY_INSTRUCTIONS, transcript } from './model-call.js';
 import { notImplemented } from './model-methods.js';
 import { askModel, usageOf } from './model-step.js';
 import { sdkModel, type AiModule } from './ai-sdk.js';
+import { untilAborted } from './step-abort.js';
 import type { ChatModel } from './models.js';
 
 /** A summary and what writing it cost (it counts against the agent's token budget like any model call). */
@@ -20,7 +21,7 @@ export interface HistorySummary {
 export async function summarizeHistory(ai: AiModule, model: ChatModel, older: readonly ChatMessage[], settings: ConversationSettings, abortSignal: AbortSignal): Promise<HistorySummary> {
   const prompt = transcript(older);
   try {
-    const result = await ai.generateText({ model: sdkModel(model), system: SUMMARY_INSTRUCTIONS, prompt, maxRetries: settings.retries, abortSignal });
+    const result = await untilAborted(ai.generateText({ model: sdkModel(model), system: SUMMARY_INSTRUCTIONS, prompt, maxRetries: settings.retries, abortSignal }), abortSignal);
     return { text: result.text, usage: usageOf(result.usage) };
   } catch (error) {
     if (!notImplemented(error)) throw error;

@@ -210,7 +210,7 @@ export function compactedSummary(name: string, returned: unknown): string | unde
 
 /** No compactor of that name: the error a compaction fails with (the older messages are then dropped). */
 export function unknownCompactor(strategy: string, known: readonly string[], host: string): Error {
-  return new Error(`no compactor named '${strategy}' was given to the ${host} (known: ${known.join(', ') || 'none'})`);
+  return new Error(`no compactor named '${strategy}' was given to the ${host} (known: ${known.join(', ') || 'none'}); the built-in strategies are 'summarize' and 'drop'`);
 }
 
 /** The diagnostic of a compaction whose summary failed: the older messages are dropped instead. */

@@ -24,7 +24,7 @@ import { askModel, modelWarned, partsDropped } from '../model/model-step.js';
 import { loadAi, type AiModule } from '../model/ai-sdk.js';
 import type { ChatModel, Compactor } from '../model/models.js';
 import { buildSystemPrompt } from '../model/prompt.js';
-import { StepAbort } from '../model/step-abort.js';
+import { StepAbort, untilAborted } from '../model/step-abort.js';
 import { summarizeHistory } from '../model/summary.js';
 import type { ToolError } from '../model/tool-result.js';
 import * as engine from '../model/turn-engine.js';
@@ -494,7 +494,7 @@ class RestateTurn {
             }
             const compactor = this.compactors[strategy];
             if (!compactor) throw engine.unknownCompactor(strategy, Object.keys(this.compactors), 'host');
-            const summary = engine.compactedSummary(strategy, await compactor({ agent: this.ctx.key, messages, keepFrom: remove, model, abortSignal }));
+            const summary = engine.compactedSummary(strategy, await untilAborted(Promise.resolve(compactor({ agent: this.ctx.key, messages, keepFrom: remove, model, abortSignal })), abortSignal));
             return summary !== undefined ? { summary } : {};
           } catch (error) {
             return { failed: describeThrown(error) };

@@ -124,6 +124,27 @@ function pieces(text: string, size: number | undefined): string[] {
   return text.match(/\S+\s*|\s+/g) ?? [];
 }
 
+const RESPONSE_KEYS = ['text', 'toolCalls', 'delay', 'usage', 'warnings', 'error'];
+const TOOL_CALL_KEYS = ['tool', 'args', 'id'];
+
+/** What is wrong with a scripted response, in words; undefined when nothing is. A misspelt key is never ignored. */
+function responseProblem(response: ScriptedResponse): string | undefined {
+  if (typeof response !== 'object' || response === null) return `a response must be an object such as { "text": "Hello" }, got ${JSON.stringify(response)}`;
+  const unknown = Object.keys(response).find((key) => !RESPONSE_KEYS.includes(key));
+  if (unknown !== undefined) return `unknown key '${unknown}' (a response has ${RESPONSE_KEYS.join(', ')})`;
+  const { toolCalls, warnings } = response as { toolCalls?: unknown; warnings?: unknown };
+  if (toolCalls !== undefined) {
+    if (!Array.isArray(toolCalls)) return `toolCalls must be a list, got ${JSON.stringify(toolCalls)}`;
+    for (const [i, call] of toolCalls.entries()) {
+      if (typeof call !== 'object' || call === null || typeof (call as { tool?: unknown }).tool !== 'string') return `toolCalls[${i}] must be an object with a tool name, such as { "tool": "add", "args": { "a": 1 } }`;
+      const key = Object.keys(call).find((name) => !TOOL_CALL_KEYS.includes(name));
+      if (key !== undefined) return `toolCalls[${i}]: unknown key '${key}' (a tool call has ${TOOL_CALL_KEYS.join(', ')})`;
+    }
+  }
+  if (warnings !== undefined && !(Array.isArray(warnings) && warnings.every((warning) => typeof warning === 'string'))) return `warnings must be a list of strings, got ${JSON.stringify(warnings)}`;
+  return undefined;
+}
+
 /**
  * Makes a scripted model: each call answers with the next response of `script`. When the script
  * is used up a call fails with a message saying so (or, with `loop`, starts again).
@@ -158,6 +179,8 @@ export function scriptedModel(script: readonly ScriptStep[], options: ScriptedMo
     }
     const step = script[next++]!;
     const response = typeof step === 'function' ? step(call) : step;
+    const problem = responseProblem(response);
+    if (problem !== undefined) throw new TypeError(`scripted response ${next} (of ${script.length}): ${problem}`);
     if (response.delay !== undefined) await sleep(response.delay, callOptions.abortSignal);
     if ('error' in response) {
       const { APICallError } = await import('ai');
@@ -176,9 +199,6 @@ export function scriptedModel(script: readonly ScriptStep[], options: ScriptedMo
       toolName: toolCall.tool,
       input: typeof toolCall.args === 'string' ? toolCall.args : JSON.stringify(toolCall.args ?? {}),
     }));
-    if (response.warnings !== undefined && !(Array.isArray(response.warnings) && (response.warnings as unknown[]).every((warning) => typeof warning === 'string'))) {
-      throw new TypeError(`scripted response ${next} (of ${script.length}): warnings must be a list of strings, got ${JSON.stringify(response.warnings)}`);
-    }
     const warnings = (response.warnings ?? []).map((message: string) => ({ type: 'other' as const, message }));
     return { response, toolCalls, usage: usageOf(callOptions, response), warnings };
   };
