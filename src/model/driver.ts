@@ -219,12 +219,15 @@ export class ConversationDriver {
       ...(this.host.inspect ? { inspect: this.host.inspect } : {}),
     });
     this.running.set(agentId, { n: turn.n, actor });
-    // The agent stops: so does its turn (the model request is aborted).
+    // The agent stops, or its conversation is unmounted: so does its turn (the model request is aborted).
     const agentGone = () => {
       stopTurn(actor);
       if (this.running.get(agentId)?.actor === actor) this.running.delete(agentId);
     };
-    const agentWatch = ref.actor.subscribe({ complete: agentGone, error: agentGone });
+    const unmounted = () => {
+      if (this.slice(ref) === undefined) agentGone();
+    };
+    const agentWatch = ref.actor.subscribe({ next: unmounted, complete: agentGone, error: agentGone });
     const trace = this.host.trace;
     let traced: unknown;
     actor.subscribe({

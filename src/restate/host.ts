@@ -24,6 +24,7 @@ import { RuntimeError } from '../core/runtime-error.js';
 import { fromEntry, toEntry, type JournalEntry } from './journal.js';
 import {
   CHILDREN_KEY,
+  DEFERRED_BY_KEY,
   DEFERRED_KEY,
   DIRECTORY,
   PARENT_KEY,
@@ -309,6 +310,7 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
       return failed(outcome.error);
     }
     ctx.set(STATE_KEY, outcome.agent.toJSON());
+    if (outcome.agent.mounted !== agent.mounted) await answerLeft(ctx, outcome.agent);
     const deferred = await carryOut(ctx, outcome, callId, fromTurn);
     traced?.span.end({ id: ctx.key, definition: definition.name }, traced.subject, outcome);
     return deferred ?? ok(outcome.result);
@@ -317,13 +319,32 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
   /** The called signals whose answer is deferred: signal id → the key of the workflow holding the answer. */
   const deferredCalls = async (ctx: restate.ObjectContext) => (await ctx.get<Record<string, string>>(DEFERRED_KEY)) ?? {};
 
+  /** The skill whose step deferred each answer still awaited (signal id → skill). */
+  const deferredBy = async (ctx: restate.ObjectContext) => (await ctx.get<Record<string, string>>(DEFERRED_BY_KEY)) ?? {};
+
   /** Answers the caller waiting for the deferred answer to signal `to`; a reply to nobody reaches nobody. */
   const answerDeferred = async (ctx: restate.ObjectContext, to: string, answer: Answer) => {
     const { [to]: reply, ...rest } = await deferredCalls(ctx);
     if (reply === undefined) return;
     if (Object.keys(rest).length) ctx.set(DEFERRED_KEY, rest);
     else ctx.clear(DEFERRED_KEY);
+    const { [to]: _skill, ...others } = await deferredBy(ctx);
+    if (Object.keys(others).length) ctx.set(DEFERRED_BY_KEY, others);
+    else ctx.clear(DEFERRED_BY_KEY);
     sendTo(ctx, REPLIES, reply, 'answer', answer);
+  };
+
+  /**
+   * Skills left the agent in this step (unmounted): the callers still waiting for an answer one of
+   * them deferred get `cancelled`, as no step of that skill can answer them any more.
+   */
+  const answerLeft = async (ctx: restate.ObjectContext, after: Agent<object>) => {
+    const now = new Set(after.mounted.map((record) => record.name));
+    for (const [signalId, skill] of Object.entries(await deferredBy(ctx))) {
+      if (now.has(skill)) continue;
+      const message = `agent '${ctx.key}': skill '${skill}' was unmounted before it answered this call (signal '${signalId}')`;
+      await answerDeferred(ctx, signalId, failed(errorInfo('cancelled', message, { skill, subject: signalId, details: { reason: `skill '${skill}' was unmounted` } })));
+    }
   };
 
   /**
@@ -379,7 +400,7 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
     },
     // The answer to this call comes from a later step: a workflow of its own holds it, and the
     // caller waits there. A step on a `send` has no caller to keep.
-    defer_reply: async (_effect, step) => {
+    defer_reply: async (effect, step) => {
       const { ctx, callId } = step;
       if (callId === undefined || step.deferred !== undefined) return;
       const waiting = await deferredCalls(ctx);
@@ -389,6 +410,7 @@ function agentObject(definition: AnyDefinition, skills: HostSkills, served: Read
       if (reply === undefined) {
         reply = replyKey(definition.name, ctx.key, ctx.rand.uuidv4());
         ctx.set(DEFERRED_KEY, { ...waiting, [callId]: reply });
+        if (effect.meta?.skill !== undefined) ctx.set(DEFERRED_BY_KEY, { ...(await deferredBy(ctx)), [callId]: effect.meta.skill });
         sendTo(ctx, REPLIES, reply, 'run', null);
       }
       step.deferred = { ok: 'deferred', reply };

@@ -13,6 +13,8 @@ export const STATE_KEY = 'agent';
 export const SUBSCRIBERS_KEY = 'subscribers';
 /** The Restate state key holding the called signals whose answer the agent deferred (signal id → reply key). */
 export const DEFERRED_KEY = 'deferred';
+/** The Restate state key holding the skill whose step deferred each of those answers (signal id → skill): unmounted, it answers them `cancelled`. */
+export const DEFERRED_BY_KEY = 'deferred_by';
 /** The Restate state key holding the invocation of the turn object that moves the agent's turn on. */
 export const TURN_INVOCATION_KEY = 'turn_invocation';
 /** The Restate state key holding the agents this agent spawned (id → definition name). */

@@ -371,7 +371,10 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     const left = this.lifecycles.follow(outcome.agent.mounted);
     if (left) {
       this.system.reindex(this.id, outcome.agent);
-      if (left.length) callUnmountHooks(before, left, (error) => this.system.report(this.id, error));
+      if (left.length) {
+        callUnmountHooks(before, left, (error) => this.system.report(this.id, error));
+        this.replies.left(left);
+      }
     }
     const answered = item?.ticket !== undefined && !item.ticket.settled;
     if (answered && outcome.error) this.system.markAnswered(outcome.error);

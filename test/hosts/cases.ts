@@ -258,6 +258,20 @@ export const HOST_CASES: readonly [string, (host: Host, id: string) => Promise<v
     },
   ],
   [
+    'a call whose answer a skill deferred is answered cancelled, naming the skill, when that skill is unmounted',
+    async (host, id) => {
+      const agent = await host.spawn('desk_agent', { id });
+      const asked = agent.call('desk.ask', { question: 'still there?' }).then(
+        () => 'answered',
+        (error: unknown) => error,
+      );
+      await until('the question to wait', async () => (await agent.state()).desk !== undefined && (await desk(agent)).waiting !== null);
+      await agent.unmount('desk');
+      expect(await asked).toMatchObject({ code: 'cancelled', skill: 'desk', details: { reason: "skill 'desk' was unmounted" } });
+      expect((await agent.state()).desk).toBeUndefined();
+    },
+  ],
+  [
     'a model-driven agent answers a chat message after running the tool its model asked for as a step of its own',
     async (host, id) => {
       const agent = await host.spawn('chatter', { id });

@@ -5,7 +5,7 @@
  * never sends. The models are the AI SDK's `MockLanguageModelV3`, scripted with exactly the
  * hostile answer; everything past the provider is real.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { APICallError } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
@@ -273,5 +273,37 @@ describe("a provider's retry-after", () => {
     const agent = system.spawn(assistant({ stream: false, retryDelay: 10_000 }));
     await expect(agent.call(chatMessage('hi'), { timeout: 5_000 })).resolves.toBe('ok');
     expect(seen.diagnostics.find((d) => d.code === 'model_retry')?.details).toMatchObject({ code: 'rate_limited', wait: 3 });
+  });
+});
+
+describe('the conversation skill unmounted mid-turn', () => {
+  it("answers the turn's caller and those queued behind it with cancelled, and the agent goes on", async () => {
+    let release: (() => void) | undefined;
+    let aborted = false;
+    const model = new MockLanguageModelV3({
+      doGenerate: ({ abortSignal }) => {
+        abortSignal?.addEventListener('abort', () => (aborted = true));
+        return new Promise((resolve) => (release = () => resolve({ content: [{ type: 'text', text: 'late' }], finishReason: { unified: 'stop', raw: 'stop' }, usage, warnings: [] } as never)));
+      },
+    });
+    const errors: unknown[] = [];
+    const system = systems.start({ models: { default: model }, onUnhandledError: (error) => errors.push(error), onUnhandledDiagnostic: () => {} });
+    const agent = system.spawn(assistant({ stream: false }));
+    const settled = (promise: Promise<unknown>) => promise.then(() => 'answered', (error: unknown) => error);
+    const first = settled(agent.call(chatMessage('first'), { timeout: 10_000 }));
+    const second = settled(agent.call(chatMessage('second'), { timeout: 10_000 }));
+    await vi.waitFor(() => expect(release).toBeDefined());
+    await agent.unmount('conversation');
+    for (const answer of [await first, await second]) {
+      expect(answer).toMatchObject({ code: 'cancelled', skill: 'conversation', details: { reason: "skill 'conversation' was unmounted" } });
+    }
+    // Its model request is aborted; an answer that comes anyway changes nothing.
+    await vi.waitFor(() => expect(aborted).toBe(true));
+    release!();
+    await agent.call(createSignal('calculator.add', { a: 2, b: 3 }));
+    expect(agent.getSnapshot().state).toMatchObject({ calculator: { last_result: 5 } });
+    expect(agent.getSnapshot().state).not.toHaveProperty('conversation');
+    for (let turn = 0; turn < 5; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(errors).toEqual([]);
   });
 });
