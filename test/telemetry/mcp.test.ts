@@ -22,7 +22,8 @@ it('a tool call from one process to an MCP server in another is one trace, the s
   const folder = mkdtempSync(join(tmpdir(), 'skillstate-otel-mcp-'));
   onCleanup(() => rmSync(folder, { recursive: true, force: true }));
   const spansFile = join(folder, 'spans.jsonl');
-  const remote = await mcpSkill({ name: 'remote', command: process.execPath, args: ['--import', 'tsx', SERVER], env: { NODE_OPTIONS: process.env.NODE_OPTIONS ?? '', SPANS_FILE: spansFile } });
+  // The server compiles its TypeScript as it starts: on a busy machine that alone can take over the default 10 s.
+  const remote = await mcpSkill({ name: 'remote', command: process.execPath, args: ['--import', 'tsx', SERVER], env: { NODE_OPTIONS: process.env.NODE_OPTIONS ?? '', SPANS_FILE: spansFile }, connectTimeout: 40_000 });
   const system = createAgentSystem({ callTimeout: 30_000, onUnhandledDiagnostic: () => {}, onUnhandledError: () => {} });
   onCleanup(() => system.shutdown());
   const ref = system.spawn(defineAgent({ name: 'host', skills: [remote] }), { id: 'host' });
