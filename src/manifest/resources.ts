@@ -9,7 +9,7 @@
  *
  * I/O: reads the skill's folder. Never writes, never follows a path outside the skill's root.
  */
-import type { Dirent } from 'node:fs';
+import type { Dirent, Stats } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
@@ -69,16 +69,21 @@ export async function listResources(root: string): Promise<{ resources: Map<stri
   const diagnostics: Diagnostic[] = [];
   const realRoot = await realpath(root);
   const seen = new Set<string>([realRoot]);
+  // Set once the list is full: the walk stops there, with one diagnostic.
+  let listFull = false;
   // `resolved`: `dir` is its own real path (no link on the way from the root), so an entry of it
   // that is not a link is its own real path too and needs no `realpath`.
   const walk = async (dir: string, prefix: string, depth: number, resolved: boolean): Promise<void> => {
     let entries: Dirent[];
     try {
       entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    } catch {
+    } catch (error) {
+      const folder = prefix ? `'${prefix}'` : "the skill's folder";
+      diagnostics.push(diagnostic('warning', 'resource_skipped', `${folder} cannot be listed (${reasonOf(error)}); its files are not offered`, { subject: dir }));
       return;
     }
     for (const entry of entries) {
+      if (listFull) return;
       const name = entry.name;
       if (name.startsWith('.') || SKIPPED.has(name)) continue;
       const relative = prefix ? `${prefix}/${name}` : name;
@@ -89,8 +94,9 @@ export async function listResources(root: string): Promise<{ resources: Map<stri
       if (!plain) {
         try {
           real = await realpath(full);
-        } catch {
-          diagnostics.push(diagnostic('warning', 'resource_skipped', `'${relative}' is a broken link`, { subject: full }));
+        } catch (error) {
+          const why = (error as NodeJS.ErrnoException).code === 'ELOOP' ? 'is a link in a cycle of links' : (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'is a broken link' : `cannot be resolved (${reasonOf(error)})`;
+          diagnostics.push(diagnostic('warning', 'resource_skipped', `'${relative}' ${why}; it is not offered`, { subject: full }));
           continue;
         }
       }
@@ -98,7 +104,14 @@ export async function listResources(root: string): Promise<{ resources: Map<stri
         diagnostics.push(diagnostic('warning', 'resource_skipped', `'${relative}' links outside the skill's root (to '${real}'); it is not offered`, { subject: full }));
         continue;
       }
-      const info = plain && entry.isDirectory() ? undefined : await stat(real);
+      let info: Stats | undefined;
+      try {
+        info = plain && entry.isDirectory() ? undefined : await stat(real);
+      } catch (error) {
+        // Removed since it was listed, or in a folder that can be listed but not searched.
+        diagnostics.push(diagnostic('warning', 'resource_skipped', `'${relative}' cannot be read (${reasonOf(error)}); it is not offered`, { subject: full }));
+        continue;
+      }
       if (info === undefined || info.isDirectory()) {
         if (seen.has(real)) continue;
         seen.add(real);
@@ -110,6 +123,7 @@ export async function listResources(root: string): Promise<{ resources: Map<stri
       } else if (info.isFile()) {
         if (resources.size >= MAX_LISTED_RESOURCES) {
           diagnostics.push(diagnostic('warning', 'resource_skipped', `more than ${MAX_LISTED_RESOURCES} files; '${relative}' and later ones are not listed`, { subject: full }));
+          listFull = true;
           return;
         }
         resources.set(relative, fileResource(root, relative, info.size));
@@ -120,6 +134,11 @@ export async function listResources(root: string): Promise<{ resources: Map<stri
   };
   await walk(realRoot, '', 0, true);
   return { resources, diagnostics };
+}
+
+/** Why a file system call failed, as its message says (`EACCES: permission denied, stat '…'`). */
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** One resource of a document skill as read: its text (possibly cut) or why it was refused. */

@@ -1,0 +1,78 @@
+/**
+ * Document skills against hostile folders and scripts: a skill folder that holds what a user can
+ * put there — folders nobody may list, files nobody may stat, link cycles, thousands of folders —
+ * still loads, and every file it does not offer is named in a diagnostic.
+ */
+import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { Diagnostic } from '../../src/core/diagnostics.js';
+import { listResources, MAX_LISTED_RESOURCES } from '../../src/manifest/resources.js';
+import { runUnprivileged, unprivilegedCheckout } from '../unprivileged.js';
+import { simpleSkill, tree } from './tree.js';
+
+/** Lists a skill's resources in a subprocess without privileges (as `nobody` when the tests run as root). */
+function listAsUnprivileged(root: string): { resources: string[]; diagnostics: Diagnostic[] } {
+  const unprivileged = unprivilegedCheckout().root;
+  const resources = pathToFileURL(path.join(unprivileged, 'src', 'manifest', 'resources.ts')).href;
+  const program = `const { listResources } = await import(${JSON.stringify(resources)}); const listed = await listResources(${JSON.stringify(root)}); console.log(JSON.stringify({ resources: [...listed.resources.keys()], diagnostics: listed.diagnostics }));`;
+  const child = runUnprivileged('the listing', ['--import', 'tsx', '--input-type=module', '-e', program], { cwd: unprivileged });
+  if (child.status !== 0) throw new Error(`the listing failed: ${child.stderr}`);
+  return JSON.parse(child.stdout) as { resources: string[]; diagnostics: Diagnostic[] };
+}
+
+describe('resources of a hostile skill folder', () => {
+  it('lists what it can and names each folder it cannot list and each file it cannot stat, instead of failing the load or passing them over', async () => {
+    const root = await tree({
+      'skill/SKILL.md': simpleSkill('skill'),
+      'skill/docs/ok.md': 'fine',
+      'skill/locked/secret.md': 'hidden',
+      'skill/unsearchable/file.md': 'listed but not reachable',
+    });
+    const skill = path.join(root, 'skill');
+    await chmod(root, 0o755);
+    await chmod(path.join(skill, 'locked'), 0o000);
+    // Listable but not searchable: its names can be read, its files cannot be looked at.
+    await chmod(path.join(skill, 'unsearchable'), 0o444);
+    try {
+      const listed = listAsUnprivileged(skill);
+      expect(listed.resources).toEqual(['docs/ok.md']);
+      expect(listed.diagnostics.map((d) => [d.level, d.code, d.message])).toEqual([
+        ['warning', 'resource_skipped', `'locked' cannot be listed (EACCES: permission denied, scandir '${path.join(skill, 'locked')}'); its files are not offered`],
+        ['warning', 'resource_skipped', `'unsearchable/file.md' cannot be read (EACCES: permission denied, stat '${path.join(skill, 'unsearchable', 'file.md')}'); it is not offered`],
+      ]);
+    } finally {
+      await chmod(path.join(skill, 'locked'), 0o755);
+      await chmod(path.join(skill, 'unsearchable'), 0o755);
+    }
+  });
+
+  it('calls a cycle of links a cycle, and a link to nothing a broken link', async () => {
+    const skill = await tree({ 'SKILL.md': simpleSkill('skill'), 'docs/ok.md': 'fine' });
+    await symlink('loop-b', path.join(skill, 'docs', 'loop-a'));
+    await symlink('loop-a', path.join(skill, 'docs', 'loop-b'));
+    await symlink('missing.md', path.join(skill, 'docs', 'dangling'));
+    const listed = await listResources(skill);
+    expect([...listed.resources.keys()]).toEqual(['docs/ok.md']);
+    expect(listed.diagnostics.map((d) => d.message)).toEqual([
+      "'docs/dangling' is a broken link; it is not offered",
+      "'docs/loop-a' is a link in a cycle of links; it is not offered",
+      "'docs/loop-b' is a link in a cycle of links; it is not offered",
+    ]);
+  });
+
+  it('stops at the file limit with one diagnostic, however many folders are left', async () => {
+    const skill = await tree({ 'SKILL.md': simpleSkill('skill') });
+    // One file in each of 1,200 folders: 200 files past the limit, in 200 folders.
+    const folders = 1200;
+    for (let i = 0; i < folders; i++) {
+      const dir = path.join(skill, `d${String(i).padStart(4, '0')}`);
+      await mkdir(dir);
+      await writeFile(path.join(dir, 'f.md'), '');
+    }
+    const listed = await listResources(skill);
+    expect(listed.resources.size).toBe(MAX_LISTED_RESOURCES);
+    expect(listed.diagnostics.map((d) => d.message)).toEqual([`more than ${MAX_LISTED_RESOURCES} files; 'd1000/f.md' and later ones are not listed`]);
+  });
+});
