@@ -1,16 +1,20 @@
 /**
  * Document skills against hostile folders and scripts: a skill folder that holds what a user can
  * put there — folders nobody may list, files nobody may stat, link cycles, thousands of folders —
- * still loads, and every file it does not offer is named in a diagnostic.
+ * still loads, and every file it does not offer is named in a diagnostic; a script that exits
+ * without reading its input does not bring the host process down.
  */
+import { spawnSync } from 'node:child_process';
 import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Diagnostic } from '../../src/core/diagnostics.js';
 import { listResources, MAX_LISTED_RESOURCES } from '../../src/manifest/resources.js';
 import { runUnprivileged, unprivilegedCheckout } from '../unprivileged.js';
 import { simpleSkill, tree } from './tree.js';
+
+const checkout = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Lists a skill's resources in a subprocess without privileges (as `nobody` when the tests run as root). */
 function listAsUnprivileged(root: string): { resources: string[]; diagnostics: Diagnostic[] } {
@@ -74,5 +78,19 @@ describe('resources of a hostile skill folder', () => {
     const listed = await listResources(skill);
     expect(listed.resources.size).toBe(MAX_LISTED_RESOURCES);
     expect(listed.diagnostics.map((d) => d.message)).toEqual([`more than ${MAX_LISTED_RESOURCES} files; 'd1000/f.md' and later ones are not listed`]);
+  });
+});
+
+describe('scripts of a hostile skill', () => {
+  it('runs a script that exits without reading the input it was given, and the host process lives on', async () => {
+    const skill = await tree({ 'SKILL.md': simpleSkill('skill'), 'scripts/quick.sh': 'exit 3\n' });
+    // Far more input than a pipe holds, so the write is still going when the script has gone; the
+    // run is in a process of its own, so that a broken pipe would end that process, not the tests.
+    const scripts = pathToFileURL(path.join(checkout, 'src', 'manifest', 'scripts.ts')).href;
+    const program = `const { runSkillScript } = await import(${JSON.stringify(scripts)}); const result = await runSkillScript(${JSON.stringify(skill)}, 'scripts/quick.sh', [], { input: 'x'.repeat(8 * 1024 * 1024) }); console.log(JSON.stringify(result));`;
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', program], { cwd: checkout, encoding: 'utf8', timeout: 60_000 });
+    expect(child.stderr).toBe('');
+    expect(child.status).toBe(0);
+    expect(JSON.parse(child.stdout)).toMatchObject({ exitCode: 3, signal: null, timedOut: false, truncated: false });
   });
 });
