@@ -164,9 +164,15 @@ export function firstSentence(description: string): string {
 /** The fields whose checks the reference makes (its other standard fields it reads unchecked). */
 const REFERENCE_CHECKED = new Set(['name', 'description', 'compatibility']);
 
+/**
+ * The specification gives `compatibility` 1 to 500 characters; the reference validator checks
+ * only the upper bound, so an empty one is skillstate's finding alone.
+ */
+const COMPATIBILITY_EMPTY = 'manifest_compatibility_empty';
+
 /** Whether the reference validator reports this problem (everything else is skillstate's own). */
 function isReferenceProblem(level: ProblemLevel, code: string, field: string): boolean {
-  if (level === 'advice' || level === 'unloadable') return false;
+  if (level === 'advice' || level === 'unloadable' || code === COMPATIBILITY_EMPTY) return false;
   return code === 'manifest_unknown_fields' || REFERENCE_CHECKED.has(field);
 }
 
@@ -208,6 +214,7 @@ export function checkManifestFields(
   if (compatibility !== undefined && codePointLength(compatibility) > MAX_COMPATIBILITY_LENGTH) {
     add('spec', 'manifest_compatibility_long', 'compatibility', `Compatibility exceeds ${MAX_COMPATIBILITY_LENGTH} character limit (${codePointLength(compatibility)} chars)`);
   }
+  if (compatibility === '') add('spec', COMPATIBILITY_EMPTY, 'compatibility', `Field 'compatibility' must be 1-${MAX_COMPATIBILITY_LENGTH} characters if provided; it is empty`);
   const allowedTools = checkAllowedTools(data['allowed-tools'], add);
   const metadata = checkMetadata(data.metadata, add);
   const version = checkVersion(data.version, options.sources?.version, add);

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Diagnostic } from '../../src/core/diagnostics.js';
+import { inspectSkillManifest } from '../../src/manifest/parse.js';
 import { listResources, MAX_LISTED_RESOURCES } from '../../src/manifest/resources.js';
 import { runUnprivileged, unprivilegedCheckout } from '../unprivileged.js';
 import { simpleSkill, tree } from './tree.js';
@@ -25,6 +26,19 @@ function listAsUnprivileged(root: string): { resources: string[]; diagnostics: D
   if (child.status !== 0) throw new Error(`the listing failed: ${child.stderr}`);
   return JSON.parse(child.stdout) as { resources: string[]; diagnostics: Diagnostic[] };
 }
+
+describe('front matter the specification forbids and the reference validator lets through', () => {
+  // The specification: `compatibility` "Must be 1-500 characters if provided".
+  it.each(['compatibility: ""', 'compatibility:'])('%s: a warning when loading, an error in strict validation, nothing in the reference validator\'s mode', (line) => {
+    const text = `---\nname: my-skill\ndescription: A skill.\n${line}\n---\nBody\n`;
+    const message = "Field 'compatibility' must be 1-500 characters if provided; it is empty";
+    const lenient = inspectSkillManifest(text, { file: 'my-skill/SKILL.md', dirName: 'my-skill' });
+    expect(lenient.errors).toEqual([]);
+    expect(lenient.diagnostics.map((d) => [d.level, d.code, d.message])).toEqual([['warning', 'manifest_compatibility_empty', `my-skill/SKILL.md: ${message}`]]);
+    expect(inspectSkillManifest(text, { dirName: 'my-skill', strict: true }).errors).toEqual([message]);
+    expect(inspectSkillManifest(text, { dirName: 'my-skill', strict: true, spec: 'agentskills' }).errors).toEqual([]);
+  });
+});
 
 describe('resources of a hostile skill folder', () => {
   it('lists what it can and names each folder it cannot list and each file it cannot stat, instead of failing the load or passing them over', async () => {
