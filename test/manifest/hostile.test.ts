@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Diagnostic } from '../../src/core/diagnostics.js';
+import { discoverSkills } from '../../src/index.js';
 import { inspectSkillManifest } from '../../src/manifest/parse.js';
 import { listResources, MAX_LISTED_RESOURCES } from '../../src/manifest/resources.js';
 import { runUnprivileged, unprivilegedCheckout } from '../unprivileged.js';
@@ -92,6 +93,20 @@ describe('resources of a hostile skill folder', () => {
     const listed = await listResources(skill);
     expect(listed.resources.size).toBe(MAX_LISTED_RESOURCES);
     expect(listed.diagnostics.map((d) => d.message)).toEqual([`more than ${MAX_LISTED_RESOURCES} files; 'd1000/f.md' and later ones are not listed`]);
+  });
+});
+
+describe('a skill changed on disk after it was discovered (no watch)', () => {
+  it('loads the body as it is now and warns that the front matter read at discovery is kept', async () => {
+    const root = await tree({ 'swap/SKILL.md': simpleSkill('swap', '', 'old body\n'), 'same/SKILL.md': simpleSkill('same', '', 'old body\n') });
+    const registry = await discoverSkills({ extra: [root] }, { trust: 'all' });
+    const file = path.join(root, 'swap', 'SKILL.md');
+    await writeFile(file, '---\nname: other\ndescription: Another skill altogether.\nallowed-tools: Bash\n---\nnew body\n');
+    await writeFile(path.join(root, 'same', 'SKILL.md'), simpleSkill('same', '', 'new body\n'));
+    expect((await registry.content('swap')).instructions).toBe('new body\n');
+    expect((await registry.content('same')).instructions).toBe('new body\n');
+    expect(registry.entry('swap')?.manifest?.allowedTools).toEqual([]);
+    expect(registry.diagnostics.filter((d) => d.code === 'skill_changed_on_disk').map((d) => [d.level, d.skill, d.subject])).toEqual([['warning', 'swap', file]]);
   });
 });
 
