@@ -41,6 +41,41 @@ describe('front matter the specification forbids and the reference validator let
   });
 });
 
+describe('declared scripts and toolsets that lead out of the skill', () => {
+  const text = [
+    '---',
+    'name: my-skill',
+    'description: A skill.',
+    'toolsets:',
+    '  - "../../lib/tools:Tools"',
+    '  - "toolsets/index:Tools"',
+    'scripts:',
+    '  - ../../etc/passwd',
+    '  - name: shell',
+    '    path: /bin/sh',
+    '  - scripts/run.sh',
+    '---',
+    'Body',
+    '',
+  ].join('\n');
+  const messages = [
+    "Toolset '../../lib/tools:Tools' must name a module by a path relative to the skill's folder, inside it",
+    "Script path '../../etc/passwd' must be relative to the skill's folder and stay inside it",
+    "Script path '/bin/sh' must be relative to the skill's folder and stay inside it",
+  ];
+
+  it('are errors in strict validation', () => {
+    expect(inspectSkillManifest(text, { dirName: 'my-skill', strict: true }).errors).toEqual(messages);
+  });
+
+  it('are left out, each with a warning, when loading', () => {
+    const report = inspectSkillManifest(text, { dirName: 'my-skill' });
+    expect(report.diagnostics.map((d) => d.message)).toEqual([`${messages[0]}; the toolset is ignored`, `${messages[1]}; the script is ignored`, `${messages[2]}; the script is ignored`]);
+    expect(report.parsed?.manifest.toolsets.map((ref) => ref.ref)).toEqual(['toolsets/index:Tools']);
+    expect(report.parsed?.manifest.scripts.map((ref) => ref.path)).toEqual(['scripts/run.sh']);
+  });
+});
+
 describe('resources of a hostile skill folder', () => {
   it('lists what it can and names each folder it cannot list and each file it cannot stat, instead of failing the load or passing them over', async () => {
     const root = await tree({
