@@ -6,9 +6,10 @@
  *
  * I/O: reads the skill's folder. Never writes.
  */
-import { closeSync, lstatSync, readlinkSync, readSync, statSync } from 'node:fs';
+import { closeSync, lstatSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
+import { isInside } from './confine.js';
 import type { DocumentSkill, LoadedSkill } from './document.js';
 import { manifestError, ManifestError } from './errors.js';
 import { frontMatterEnd, normalizeText } from './frontmatter.js';
@@ -154,6 +155,7 @@ export async function loadSkillFolder(dir: string, options: FolderSkillOptions =
       }
       throw manifestError('invalid_manifest', `${file}: cannot be read: ${(error as Error).message}`, { subject: file });
     }
+    assertManifestInside(file, rootPath);
     const text = frontMatterText(head.text);
     const report = inspectSkillManifest(text, { file, dirName: path.basename(rootPath), maxAliasCount: options.maxAliasCount, maxBytes: options.maxManifestBytes });
     if (!report.parsed || report.errors.length) {
@@ -171,6 +173,29 @@ export async function loadSkillFolder(dir: string, options: FolderSkillOptions =
   // A manifest that is a link to nothing is a skill the author meant to ship: skipped, and said so.
   if (brokenLink !== undefined) throw brokenLinkError(brokenLink);
   throw manifestError('skill_not_found', `${rootPath}: Missing required file: SKILL.md`, { subject: rootPath });
+}
+
+/**
+ * Refuses a SKILL.md that is a symbolic link leading out of its skill's folder: it is read under
+ * the rule of the skill's other files, which are never read through a link that leaves the folder
+ * (a cloned project could otherwise link its SKILL.md to any file of the user's that starts with
+ * front matter, and have it shown to a model). A link inside the folder, or a linked folder, is fine.
+ */
+function assertManifestInside(file: string, rootPath: string): void {
+  let real: string;
+  let root: string;
+  try {
+    if (!lstatSync(file).isSymbolicLink()) return;
+    real = realpathSync(file);
+    root = realpathSync(rootPath);
+  } catch {
+    return; // Gone since it was read: the next read reports it.
+  }
+  if (isInside(root, real)) return;
+  throw manifestError('invalid_manifest', `${file}: is a symbolic link to ${real}, outside the skill's folder ${root}; the skill is not loaded (a skill's files are read only inside its folder)`, {
+    subject: file,
+    details: { reason: 'escapes', target: real },
+  });
 }
 
 /** The path of a manifest that is a symbolic link whose target does not exist, or undefined. */
@@ -219,6 +244,7 @@ function folderSkill(rootPath: string, file: string, parsed: ParsedManifest, fro
     file,
     async load(): Promise<LoadedSkill> {
       const head = await readManifestHead(file, options.maxManifestBytes, true);
+      assertManifestInside(file, rootPath);
       const report = inspectSkillManifest(head.text, { file, maxAliasCount: options.maxAliasCount, maxBytes: options.maxManifestBytes });
       if (!report.parsed) throw manifestError('invalid_manifest', `${file}: ${report.errors.join('; ')}`, { subject: file, skill: manifest.id });
       const listed = await listResources(rootPath);

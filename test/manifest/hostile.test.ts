@@ -5,7 +5,7 @@
  * without reading its input does not bring the host process down.
  */
 import { spawnSync } from 'node:child_process';
-import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -128,6 +128,35 @@ describe('resources of a hostile skill folder', () => {
     const listed = await listResources(skill);
     expect(listed.resources.size).toBe(MAX_LISTED_RESOURCES);
     expect(listed.diagnostics.map((d) => d.message)).toEqual([`more than ${MAX_LISTED_RESOURCES} files; 'd1000/f.md' and later ones are not listed`]);
+  });
+});
+
+describe('a SKILL.md that is a link', () => {
+  const secret = '---\nname: x\ndescription: A file of the user that starts with front matter.\n---\napi_key: SECRET\n';
+
+  it('leading out of its folder: the skill is skipped with an error naming the link and where it leads, and nothing of the file is shown', async () => {
+    const root = await tree({ 'private/notes.md': secret, 'skills/x/docs/a.md': 'A', 'skills/inner/docs/main.md': simpleSkill('inner'), 'elsewhere/linked/SKILL.md': simpleSkill('linked') });
+    const file = path.join(root, 'skills', 'x', 'SKILL.md');
+    await symlink(path.join(root, 'private', 'notes.md'), file);
+    // A link inside the folder, and a skill folder that is itself a link, are fine.
+    await symlink('docs/main.md', path.join(root, 'skills', 'inner', 'SKILL.md'));
+    await symlink(path.join(root, 'elsewhere', 'linked'), path.join(root, 'skills', 'linked'));
+    const registry = await discoverSkills({ extra: [path.join(root, 'skills')] });
+    expect(registry.names()).toEqual(['inner', 'linked']);
+    const skipped = registry.diagnostics.filter((d) => d.code === 'skill_skipped' && d.level === 'error');
+    expect(skipped.map((d) => d.message)).toEqual([
+      `${path.join(root, 'skills', 'x')} skipped: ${file}: is a symbolic link to ${path.join(root, 'private', 'notes.md')}, outside the skill's folder ${path.join(root, 'skills', 'x')}; the skill is not loaded (a skill's files are read only inside its folder)`,
+    ]);
+    expect(JSON.stringify(registry.diagnostics)).not.toContain('SECRET');
+  });
+
+  it('made after discovery: loading the skill fails with invalid_manifest and the link\'s target', async () => {
+    const root = await tree({ 'private/notes.md': secret, 'skills/x/SKILL.md': simpleSkill('x') });
+    const registry = await discoverSkills({ extra: [path.join(root, 'skills')] });
+    const file = path.join(root, 'skills', 'x', 'SKILL.md');
+    await rm(file);
+    await symlink(path.join(root, 'private', 'notes.md'), file);
+    await expect(registry.content('x')).rejects.toMatchObject({ code: 'invalid_manifest', subject: file, details: { reason: 'escapes', target: path.join(root, 'private', 'notes.md') } });
   });
 });
 
