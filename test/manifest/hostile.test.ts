@@ -131,6 +131,21 @@ describe('resources of a hostile skill folder', () => {
   });
 });
 
+describe('names the same after normalisation', () => {
+  it('two skills named café, composed and decomposed, are one name: the first is kept and the second shadowed, with a warning', async () => {
+    const composed = 'caf\u00e9';
+    const decomposed = 'cafe\u0301';
+    const root = await tree({ [`${composed}/SKILL.md`]: simpleSkill(composed), [`${decomposed}/SKILL.md`]: simpleSkill(decomposed) });
+    const registry = await discoverSkills({ extra: [root] });
+    // Folders are visited in code-point order: `e` (U+0065) before `é` (U+00E9).
+    expect(registry.names()).toEqual([decomposed]);
+    expect(registry.entry(composed)?.rootPath).toBe(path.join(root, decomposed));
+    expect(registry.diagnostics.filter((d) => d.code === 'skill_shadowed').map((d) => d.message)).toEqual([
+      `skill '${composed}' in extra (${path.join(root, composed)}) is shadowed by extra (${path.join(root, decomposed)}), whose name '${decomposed}' is the same once normalised (NFKC)`,
+    ]);
+  });
+});
+
 describe('a SKILL.md that is a link', () => {
   const secret = '---\nname: x\ndescription: A file of the user that starts with front matter.\n---\napi_key: SECRET\n';
 
