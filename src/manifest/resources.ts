@@ -62,7 +62,8 @@ export function fileResource(root: string, relative: string, size?: number): Ski
 /**
  * Lists the files under a skill's root (SKILL.md excluded), following links that stay inside
  * the root. Hidden entries, `node_modules` and `.git` are not listed; links leaving the root,
- * link cycles and lists past 1,000 files are reported.
+ * link cycles, folders that cannot be listed, files that cannot be looked at (a permission, a
+ * file removed meanwhile) and lists past 1,000 files are reported, and the rest is listed.
  */
 export async function listResources(root: string): Promise<{ resources: Map<string, SkillResource>; diagnostics: Diagnostic[] }> {
   const resources = new Map<string, SkillResource>();
