@@ -120,8 +120,8 @@ export interface ErrorDetailsByCode {
     | { reason: 'escapes'; target: string };
   /** The skills there are. */
   skill_not_found: { available: string[] };
-  /** Why the path is refused; a `not_a_file` names its `kind`. */
-  resource_refused: { reason: ResourceRefusal; kind?: string };
+  /** Why the path is refused (`unreadable`: the file is there, and this process may not read it); a `not_a_file` names its `kind`. */
+  resource_refused: { reason: ResourceRefusal | 'unreadable'; kind?: string };
   /** `missing`: the path does not exist; else the resources the skill has, and a `likely` one differing only in case. */
   resource_not_found: { reason: 'missing' } | { available: string[]; likely?: string; reason?: undefined };
   /**

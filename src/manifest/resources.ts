@@ -237,6 +237,11 @@ export async function readSkillResource(
     if (error instanceof ManifestError && error.code.startsWith('resource_')) {
       throw manifestError(error.code, `skill '${skill}': ${error.message}`, { skill, subject: normal.relative, details: error.details });
     }
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM') {
+      // It is there, and this process may not read it: not a missing file.
+      throw manifestError('resource_refused', `skill '${skill}': '${normal.relative}' may not be read: ${(error as Error).message}`, { skill, subject: normal.relative, details: { reason: 'unreadable' } });
+    }
     throw manifestError('resource_not_found', `skill '${skill}': '${normal.relative}' could not be read: ${(error as Error).message}`, { skill, subject: normal.relative });
   }
   const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;

@@ -102,6 +102,29 @@ describe('resources of a hostile skill folder', () => {
     }
   });
 
+  it('a file this process may not read is refused as unreadable, not reported missing', async () => {
+    const root = await tree({ 'skill/SKILL.md': simpleSkill('skill'), 'skill/docs/private.md': 'no' });
+    const skill = path.join(root, 'skill');
+    await chmod(root, 0o755);
+    await chmod(path.join(skill, 'docs', 'private.md'), 0o000);
+    const unprivileged = unprivilegedCheckout().root;
+    const modules = (name: string) => JSON.stringify(pathToFileURL(path.join(unprivileged, 'src', 'manifest', name)).href);
+    const program = [
+      `const { loadSkillFolder } = await import(${modules('folder.ts')});`,
+      `const { readSkillResource } = await import(${modules('resources.ts')});`,
+      `const folder = await loadSkillFolder(${JSON.stringify(skill)});`,
+      `const error = await readSkillResource('skill', await folder.skill.load(), 'docs/private.md').catch((e) => e);`,
+      'console.log(JSON.stringify({ code: error.code, message: error.message, details: error.details }));',
+    ].join('\n');
+    const child = runUnprivileged('the read', ['--import', 'tsx', '--input-type=module', '-e', program], { cwd: unprivileged });
+    expect(child.stderr).toBe('');
+    expect(JSON.parse(child.stdout)).toEqual({
+      code: 'resource_refused',
+      message: `skill 'skill': 'docs/private.md' may not be read: EACCES: permission denied, open '${path.join(skill, 'docs', 'private.md')}'`,
+      details: { reason: 'unreadable' },
+    });
+  });
+
   it('calls a cycle of links a cycle, and a link to nothing a broken link', async () => {
     const skill = await tree({ 'SKILL.md': simpleSkill('skill'), 'docs/ok.md': 'fine' });
     await symlink('loop-b', path.join(skill, 'docs', 'loop-a'));
