@@ -21,6 +21,8 @@ import { invalidUtf8Offset } from './utf8.js';
 
 export const DEFAULT_MAX_RESOURCE_BYTES = 256 * 1024;
 export const MAX_LISTED_RESOURCES = 1000;
+/** Entries not offered that are named one by one; the rest are counted in one more diagnostic. */
+export const MAX_SKIPPED_NAMED = 100;
 const MAX_LIST_DEPTH = 8;
 const SKIPPED = new Set(['node_modules', '.git']);
 
@@ -72,6 +74,14 @@ export async function listResources(root: string): Promise<{ resources: Map<stri
   const seen = new Set<string>([realRoot]);
   // Set once the list is full: the walk stops there, with one diagnostic.
   let listFull = false;
+  // Entries not offered: the first ones are named, the rest counted (a folder of thousands of
+  // links out of the skill gives a hundred and one warnings, not thousands).
+  let named = 0;
+  let unnamed = 0;
+  const skipped = (message: string, subject: string) => {
+    if (named++ < MAX_SKIPPED_NAMED) diagnostics.push(diagnostic('warning', 'resource_skipped', message, { subject }));
+    else unnamed++;
+  };
   // `resolved`: `dir` is its own real path (no link on the way from the root), so an entry of it
   // that is not a link is its own real path too and needs no `realpath`.
   const walk = async (dir: string, prefix: string, depth: number, resolved: boolean): Promise<void> => {
@@ -80,7 +90,7 @@ export async function listResources(root: string): Promise<{ resources: Map<stri
       entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     } catch (error) {
       const folder = prefix ? `'${prefix}'` : "the skill's folder";
-      diagnostics.push(diagnostic('warning', 'resource_skipped', `${folder} cannot be listed (${reasonOf(error)}); its files are not offered`, { subject: dir }));
+      skipped(`${folder} cannot be listed (${reasonOf(error)}); its files are not offered`, dir);
       return;
     }
     for (const entry of entries) {
@@ -97,12 +107,12 @@ export async function listResources(root: string): Promise<{ resources: Map<stri
           real = await realpath(full);
         } catch (error) {
           const why = (error as NodeJS.ErrnoException).code === 'ELOOP' ? 'is a link in a cycle of links' : (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'is a broken link' : `cannot be resolved (${reasonOf(error)})`;
-          diagnostics.push(diagnostic('warning', 'resource_skipped', `'${relative}' ${why}; it is not offered`, { subject: full }));
+          skipped(`'${relative}' ${why}; it is not offered`, full);
           continue;
         }
       }
       if (!isInside(realRoot, real)) {
-        diagnostics.push(diagnostic('warning', 'resource_skipped', `'${relative}' links outside the skill's root (to '${real}'); it is not offered`, { subject: full }));
+        skipped(`'${relative}' links outside the skill's root (to '${real}'); it is not offered`, full);
         continue;
       }
       let info: Stats | undefined;
@@ -110,14 +120,14 @@ export async function listResources(root: string): Promise<{ resources: Map<stri
         info = plain && entry.isDirectory() ? undefined : await stat(real);
       } catch (error) {
         // Removed since it was listed, or in a folder that can be listed but not searched.
-        diagnostics.push(diagnostic('warning', 'resource_skipped', `'${relative}' cannot be read (${reasonOf(error)}); it is not offered`, { subject: full }));
+        skipped(`'${relative}' cannot be read (${reasonOf(error)}); it is not offered`, full);
         continue;
       }
       if (info === undefined || info.isDirectory()) {
         if (seen.has(real)) continue;
         seen.add(real);
         if (depth >= MAX_LIST_DEPTH) {
-          diagnostics.push(diagnostic('warning', 'resource_skipped', `'${relative}' is nested deeper than ${MAX_LIST_DEPTH} levels; not listed`, { subject: full }));
+          skipped(`'${relative}' is nested deeper than ${MAX_LIST_DEPTH} levels; not listed`, full);
           continue;
         }
         await walk(full, relative, depth + 1, plain);
@@ -129,11 +139,12 @@ export async function listResources(root: string): Promise<{ resources: Map<stri
         }
         resources.set(relative, fileResource(root, relative, info.size));
       } else {
-        diagnostics.push(diagnostic('warning', 'resource_skipped', `'${relative}' is a ${fileKind(info)}, not a regular file; it is not offered`, { subject: full }));
+        skipped(`'${relative}' is a ${fileKind(info)}, not a regular file; it is not offered`, full);
       }
     }
   };
   await walk(realRoot, '', 0, true);
+  if (unnamed) diagnostics.push(diagnostic('warning', 'resource_skipped', `${unnamed} more entries are not offered either (only the first ${MAX_SKIPPED_NAMED} are named)`, { subject: root, details: { unnamed } }));
   return { resources, diagnostics };
 }
 

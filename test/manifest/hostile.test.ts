@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import type { Diagnostic } from '../../src/core/diagnostics.js';
 import { discoverSkills } from '../../src/index.js';
 import { inspectSkillManifest } from '../../src/manifest/parse.js';
-import { listResources, MAX_LISTED_RESOURCES } from '../../src/manifest/resources.js';
+import { listResources, MAX_LISTED_RESOURCES, MAX_SKIPPED_NAMED } from '../../src/manifest/resources.js';
 import { runUnprivileged, unprivilegedCheckout } from '../unprivileged.js';
 import { simpleSkill, tree } from './tree.js';
 
@@ -137,6 +137,23 @@ describe('resources of a hostile skill folder', () => {
       "'docs/loop-a' is a link in a cycle of links; it is not offered",
       "'docs/loop-b' is a link in a cycle of links; it is not offered",
     ]);
+  });
+
+  it('names the first hundred entries it does not offer and counts the rest, so a folder of links out of the skill is not a flood of warnings', async () => {
+    const root = await tree({ 'skill/SKILL.md': simpleSkill('skill'), 'skill/docs/ok.md': 'fine', 'outside.txt': 'secret' });
+    const skill = path.join(root, 'skill');
+    await mkdir(path.join(skill, 'links'));
+    const links = 150;
+    for (let i = 0; i < links; i++) await symlink(path.join(root, 'outside.txt'), path.join(skill, 'links', `l${String(i).padStart(3, '0')}`));
+    const listed = await listResources(skill);
+    expect([...listed.resources.keys()]).toEqual(['docs/ok.md']);
+    expect(listed.diagnostics).toHaveLength(MAX_SKIPPED_NAMED + 1);
+    expect(listed.diagnostics[0]!.message).toBe(`'links/l000' links outside the skill's root (to '${path.join(root, 'outside.txt')}'); it is not offered`);
+    expect(listed.diagnostics.at(-1)).toMatchObject({
+      code: 'resource_skipped',
+      message: `${links - MAX_SKIPPED_NAMED} more entries are not offered either (only the first ${MAX_SKIPPED_NAMED} are named)`,
+      details: { unnamed: links - MAX_SKIPPED_NAMED },
+    });
   });
 
   it('stops at the file limit with one diagnostic, however many folders are left', async () => {
