@@ -11,6 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Diagnostic } from '../../src/core/diagnostics.js';
 import { discoverSkills } from '../../src/index.js';
+import { parseAllowedTools } from '../../src/manifest/allowed-tools.js';
 import { inspectSkillManifest } from '../../src/manifest/parse.js';
 import { listResources, MAX_LISTED_RESOURCES, MAX_SKIPPED_NAMED } from '../../src/manifest/resources.js';
 import { runUnprivileged, unprivilegedCheckout } from '../unprivileged.js';
@@ -38,6 +39,20 @@ describe('front matter the specification forbids and the reference validator let
     expect(lenient.diagnostics.map((d) => [d.level, d.code, d.message])).toEqual([['warning', 'manifest_compatibility_empty', `my-skill/SKILL.md: ${message}`]]);
     expect(inspectSkillManifest(text, { dirName: 'my-skill', strict: true }).errors).toEqual([message]);
     expect(inspectSkillManifest(text, { dirName: 'my-skill', strict: true, spec: 'agentskills' }).errors).toEqual([]);
+  });
+});
+
+describe('allowed-tools written with commas and no spaces', () => {
+  it('reads `Read,Grep,Bash(git add,commit:*)` as three entries, a comma inside parentheses staying in the specifier', () => {
+    const items = inspectSkillManifest('---\nname: s\ndescription: d\nallowed-tools: Read,Grep,Bash(git add,commit:*)\n---\n').parsed!.manifest.allowedTools;
+    expect(parseAllowedTools('s', items)).toEqual({
+      entries: [
+        { entry: 'Read', tool: 'Read' },
+        { entry: 'Grep', tool: 'Grep' },
+        { entry: 'Bash(git add,commit:*)', tool: 'Bash', specifier: 'git add,commit:*' },
+      ],
+      diagnostics: [],
+    });
   });
 });
 
