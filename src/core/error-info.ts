@@ -109,17 +109,19 @@ export interface ErrorDetailsByCode {
   // document skills
   /**
    * What the manifest breaks (`errors`), a SKILL.md over the size limit (`size`, `maxBytes`), or
-   * by `reason`: `not_a_file` (with its `kind`), `broken_link` (with its `target`).
+   * by `reason`: `not_a_file` (with its `kind`), `broken_link` (with its `target`), `escapes` (a
+   * link out of the skill's folder, with its real `target`).
    */
   invalid_manifest:
     | { errors: string[]; reason?: undefined }
     | { size: number; maxBytes: number; reason?: undefined }
     | { reason: 'not_a_file'; kind: string }
-    | { reason: 'broken_link'; target: string };
+    | { reason: 'broken_link'; target: string }
+    | { reason: 'escapes'; target: string };
   /** The skills there are. */
   skill_not_found: { available: string[] };
-  /** Why the path is refused; a `not_a_file` names its `kind`. */
-  resource_refused: { reason: ResourceRefusal; kind?: string };
+  /** Why the path is refused (`unreadable`: the file is there, and this process may not read it); a `not_a_file` names its `kind`. */
+  resource_refused: { reason: ResourceRefusal | 'unreadable'; kind?: string };
   /** `missing`: the path does not exist; else the resources the skill has, and a `likely` one differing only in case. */
   resource_not_found: { reason: 'missing' } | { available: string[]; likely?: string; reason?: undefined };
   /**

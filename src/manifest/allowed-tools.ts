@@ -31,7 +31,7 @@ const ENTRY = /^([A-Za-z0-9_*-]+)(?:\((.*)\))?$/s;
 /**
  * Reads `skill`'s `allowed-tools` items (as the manifest holds them: the string split at white
  * space, or the list as written). A specifier split at its spaces (`Bash(git diff *)`) is put
- * back together; commas between entries (`Read, Grep`) are ignored. An entry that is neither a
+ * back together; commas between entries (`Read, Grep`, `Read,Grep`) separate them too. An entry that is neither a
  * tool name nor `Tool(specifier)` pre-approves nothing and gets an `allowed_tools_invalid`
  * warning naming it.
  */
@@ -67,12 +67,29 @@ function joinSpecifiers(items: readonly string[]): string[] {
     open.push(piece);
     unclosed = depth(piece, unclosed);
     if (unclosed > 0) continue;
-    const entry = open.join(' ').replace(/^,+|,+$/g, '').trim();
+    joined.push(...splitAtCommas(open.join(' ')));
     open = [];
-    if (entry) joined.push(entry);
   }
   if (open.length) joined.push(open.join(' ').replace(/^,+/, '').trim());
   return joined;
+}
+
+/** `entry` cut at its commas outside parentheses: `Read,Grep` is two entries, `Bash(a,b)` one. */
+function splitAtCommas(entry: string): string[] {
+  const parts: string[] = [];
+  let open = 0;
+  let start = 0;
+  for (let i = 0; i < entry.length; i++) {
+    const char = entry[i];
+    if (char === '(') open++;
+    else if (char === ')' && open > 0) open--;
+    else if (char === ',' && open === 0) {
+      parts.push(entry.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(entry.slice(start));
+  return parts.map((part) => part.trim()).filter(Boolean);
 }
 
 /** Parentheses still open after `text`, `open` of them being open before it. */

@@ -30,6 +30,7 @@ import { TrustGate, type TrustPolicy } from './trust.js';
 import { FolderWatcher } from './watch.js';
 import { DocumentSkillRegistry, type RegistryOptions, type ScanResult, type ShadowedSkill, type WatchOptions } from './document-registry.js';
 import { skillEntry, type SkillEntry, type SkillSourceKind } from './skill-entry.js';
+import { lookupKey } from './skill-identifier.js';
 
 /** The folder holding the package's package.json, above `from` (the sources, or the build in `dist/`). */
 function packageRoot(from: string): string {
@@ -317,17 +318,18 @@ export async function scanSkillSources(sources: SkillSources, options: DiscoverO
               }),
             );
           }
-          const kept = winners.get(entry.name);
+          // Names equal after NFKC (`café` composed or decomposed) are one name: lookups find either.
+          const kept = winners.get(lookupKey(entry.name));
           if (kept) {
             shadowed.push({ name: entry.name, kept: { source: kept.source, path: kept.rootPath }, shadowed: { source: entry.source, path: entry.rootPath } });
             diagnostics.push(
-              diagnostic('warning', 'skill_shadowed', `skill '${entry.name}' in ${entry.source} (${entry.rootPath}) is shadowed by ${kept.source} (${kept.rootPath})`, {
+              diagnostic('warning', 'skill_shadowed', `skill '${entry.name}' in ${entry.source} (${entry.rootPath}) is shadowed by ${kept.source} (${kept.rootPath})${kept.name === entry.name ? '' : `, whose name '${kept.name}' is the same once normalised (NFKC)`}`, {
                 skill: entry.name,
                 subject: entry.rootPath,
                 details: { kept: kept.rootPath, keptSource: kept.source, shadowed: entry.rootPath, shadowedSource: entry.source },
               }),
             );
-          } else winners.set(entry.name, entry);
+          } else winners.set(lookupKey(entry.name), entry);
           continue;
         }
         const container: Container = { path: visit.dir, found: 0, unsure: false, parent: visit.parent };

@@ -22,6 +22,7 @@
  * Pure: no I/O.
  */
 import { isPlainObject } from '../core/plain.js';
+import { normalizeRelative } from './confine.js';
 import { skillIdentifier } from './skill-identifier.js';
 import { compileTriggerPattern, type TriggerSpec } from './triggers.js';
 
@@ -164,9 +165,15 @@ export function firstSentence(description: string): string {
 /** The fields whose checks the reference makes (its other standard fields it reads unchecked). */
 const REFERENCE_CHECKED = new Set(['name', 'description', 'compatibility']);
 
+/**
+ * The specification gives `compatibility` 1 to 500 characters; the reference validator checks
+ * only the upper bound, so an empty one is skillstate's finding alone.
+ */
+const COMPATIBILITY_EMPTY = 'manifest_compatibility_empty';
+
 /** Whether the reference validator reports this problem (everything else is skillstate's own). */
 function isReferenceProblem(level: ProblemLevel, code: string, field: string): boolean {
-  if (level === 'advice' || level === 'unloadable') return false;
+  if (level === 'advice' || level === 'unloadable' || code === COMPATIBILITY_EMPTY) return false;
   return code === 'manifest_unknown_fields' || REFERENCE_CHECKED.has(field);
 }
 
@@ -208,6 +215,7 @@ export function checkManifestFields(
   if (compatibility !== undefined && codePointLength(compatibility) > MAX_COMPATIBILITY_LENGTH) {
     add('spec', 'manifest_compatibility_long', 'compatibility', `Compatibility exceeds ${MAX_COMPATIBILITY_LENGTH} character limit (${codePointLength(compatibility)} chars)`);
   }
+  if (compatibility === '') add('spec', COMPATIBILITY_EMPTY, 'compatibility', `Field 'compatibility' must be 1-${MAX_COMPATIBILITY_LENGTH} characters if provided; it is empty`);
   const allowedTools = checkAllowedTools(data['allowed-tools'], add);
   const metadata = checkMetadata(data.metadata, add);
   const version = checkVersion(data.version, options.sources?.version, add);
@@ -377,6 +385,10 @@ function checkToolsets(value: unknown, add: Add): ToolsetRef[] {
       add('spec', 'manifest_toolset_invalid', 'toolsets', `Toolset '${ref}' must have the form "path:Export" (e.g. "toolsets/index:HelloToolset")`);
       continue;
     }
+    if (!normalizeRelative(match[1]!).ok) {
+      add('spec', 'manifest_toolset_invalid', 'toolsets', `Toolset '${ref}' must name a module by a path relative to the skill's folder, inside it`);
+      continue;
+    }
     refs.push({ ref, path: match[1]!, exportName: match[2]! });
   }
   return refs;
@@ -389,12 +401,18 @@ function checkScripts(value: unknown, add: Add): ScriptRef[] {
     return [];
   }
   const scripts: ScriptRef[] = [];
+  // A path out of the folder would be refused when run: say so when the skill is read.
+  const inside = (path: string) => {
+    const ok = normalizeRelative(path).ok;
+    if (!ok) add('spec', 'manifest_script_invalid', 'scripts', `Script path '${path}' must be relative to the skill's folder and stay inside it`);
+    return ok;
+  };
   for (const item of value) {
     if (typeof item === 'string' && item.trim()) {
-      scripts.push({ name: item.split('/').pop()!, path: item, description: undefined });
+      if (inside(item)) scripts.push({ name: item.split('/').pop()!, path: item, description: undefined });
     } else if (isPlainObject(item) && typeof item.path === 'string') {
       const name = typeof item.name === 'string' ? item.name : item.path.split('/').pop()!;
-      scripts.push({ name, path: item.path, description: typeof item.description === 'string' ? item.description : undefined });
+      if (inside(item.path)) scripts.push({ name, path: item.path, description: typeof item.description === 'string' ? item.description : undefined });
     } else {
       add('spec', 'manifest_field_invalid', 'scripts', `Script entry ${JSON.stringify(item)} must be a path or a {name, path, description} mapping`);
     }

@@ -6,9 +6,10 @@
  *
  * I/O: reads the skill's folder. Never writes.
  */
-import { closeSync, lstatSync, readlinkSync, readSync, statSync } from 'node:fs';
+import { closeSync, lstatSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
+import { isInside } from './confine.js';
 import type { DocumentSkill, LoadedSkill } from './document.js';
 import { manifestError, ManifestError } from './errors.js';
 import { frontMatterEnd, normalizeText } from './frontmatter.js';
@@ -154,8 +155,8 @@ export async function loadSkillFolder(dir: string, options: FolderSkillOptions =
       }
       throw manifestError('invalid_manifest', `${file}: cannot be read: ${(error as Error).message}`, { subject: file });
     }
-    const end = frontMatterEnd(normalizeText(head.text).text);
-    const text = end >= 0 ? normalizeText(head.text).text.slice(0, end) : head.text;
+    assertManifestInside(file, rootPath);
+    const text = frontMatterText(head.text);
     const report = inspectSkillManifest(text, { file, dirName: path.basename(rootPath), maxAliasCount: options.maxAliasCount, maxBytes: options.maxManifestBytes });
     if (!report.parsed || report.errors.length) {
       throw manifestError('invalid_manifest', `${file}: ${report.errors.join('; ')}`, {
@@ -167,11 +168,34 @@ export async function loadSkillFolder(dir: string, options: FolderSkillOptions =
     if (head.invalidUtf8At !== undefined) diagnostics.push(invalidUtf8Diagnostic(file, head.invalidUtf8At, report.parsed.manifest.id));
     const both = name === MANIFEST_NAMES[0] ? bothManifestsDiagnostic(rootPath, report.parsed.manifest.id) : undefined;
     if (both) diagnostics.push(both);
-    return { skill: folderSkill(rootPath, file, report.parsed, options), parsed: report.parsed, diagnostics, bytesRead: head.bytesRead };
+    return { skill: folderSkill(rootPath, file, report.parsed, text, options), parsed: report.parsed, diagnostics, bytesRead: head.bytesRead };
   }
   // A manifest that is a link to nothing is a skill the author meant to ship: skipped, and said so.
   if (brokenLink !== undefined) throw brokenLinkError(brokenLink);
   throw manifestError('skill_not_found', `${rootPath}: Missing required file: SKILL.md`, { subject: rootPath });
+}
+
+/**
+ * Refuses a SKILL.md that is a symbolic link leading out of its skill's folder: it is read under
+ * the rule of the skill's other files, which are never read through a link that leaves the folder
+ * (a cloned project could otherwise link its SKILL.md to any file of the user's that starts with
+ * front matter, and have it shown to a model). A link inside the folder, or a linked folder, is fine.
+ */
+function assertManifestInside(file: string, rootPath: string): void {
+  let real: string;
+  let root: string;
+  try {
+    if (!lstatSync(file).isSymbolicLink()) return;
+    real = realpathSync(file);
+    root = realpathSync(rootPath);
+  } catch {
+    return; // Gone since it was read: the next read reports it.
+  }
+  if (isInside(root, real)) return;
+  throw manifestError('invalid_manifest', `${file}: is a symbolic link to ${real}, outside the skill's folder ${root}; the skill is not loaded (a skill's files are read only inside its folder)`, {
+    subject: file,
+    details: { reason: 'escapes', target: real },
+  });
 }
 
 /** The path of a manifest that is a symbolic link whose target does not exist, or undefined. */
@@ -197,8 +221,19 @@ function brokenLinkError(file: string): ManifestError {
   });
 }
 
-/** The `DocumentSkill` of a folder whose front matter is already parsed. */
-function folderSkill(rootPath: string, file: string, parsed: ParsedManifest, options: FolderSkillOptions): DocumentSkill {
+/** The front matter block of a SKILL.md's text (delimiters included), or the whole text when it has none. */
+function frontMatterText(raw: string): string {
+  const { text } = normalizeText(raw);
+  const end = frontMatterEnd(text);
+  return end >= 0 ? text.slice(0, end) : raw;
+}
+
+/**
+ * The `DocumentSkill` of a folder whose front matter is already parsed (`frontMatter`, as read).
+ * Loading reads the body then; a front matter changed meanwhile is not taken up (the registry
+ * reads it again on `refresh()` or when watching), and loading says so.
+ */
+function folderSkill(rootPath: string, file: string, parsed: ParsedManifest, frontMatter: string, options: FolderSkillOptions): DocumentSkill {
   const { manifest } = parsed;
   return {
     name: manifest.id,
@@ -209,10 +244,19 @@ function folderSkill(rootPath: string, file: string, parsed: ParsedManifest, opt
     file,
     async load(): Promise<LoadedSkill> {
       const head = await readManifestHead(file, options.maxManifestBytes, true);
+      assertManifestInside(file, rootPath);
       const report = inspectSkillManifest(head.text, { file, maxAliasCount: options.maxAliasCount, maxBytes: options.maxManifestBytes });
       if (!report.parsed) throw manifestError('invalid_manifest', `${file}: ${report.errors.join('; ')}`, { subject: file, skill: manifest.id });
       const listed = await listResources(rootPath);
       const diagnostics = head.invalidUtf8At === undefined ? listed.diagnostics : [invalidUtf8Diagnostic(file, head.invalidUtf8At, manifest.id), ...listed.diagnostics];
+      if (frontMatterText(head.text) !== frontMatter) {
+        diagnostics.unshift(
+          diagnostic('warning', 'skill_changed_on_disk', `${file}: the front matter changed since skill '${manifest.id}' was discovered; the body is read as it is now, the name, description and other fields as they were (refresh() or watch() reads them again)`, {
+            skill: manifest.id,
+            subject: file,
+          }),
+        );
+      }
       return { instructions: report.parsed.body, resources: listed.resources, root: rootPath, diagnostics };
     },
     loadActions: () => loadToolsets(rootPath, manifest.toolsets, manifest.id),

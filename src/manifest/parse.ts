@@ -147,6 +147,8 @@ function describeLenient(problem: FieldProblem): string {
       return `${problem.message}; the pattern is ignored`;
     case 'manifest_toolset_invalid':
       return `${problem.message}; the toolset is ignored`;
+    case 'manifest_script_invalid':
+      return `${problem.message}; the script is ignored`;
     default:
       return problem.message;
   }

@@ -9,7 +9,7 @@
  *
  * I/O: reads the skill's folder. Never writes, never follows a path outside the skill's root.
  */
-import type { Dirent } from 'node:fs';
+import type { Dirent, Stats } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
@@ -21,6 +21,8 @@ import { invalidUtf8Offset } from './utf8.js';
 
 export const DEFAULT_MAX_RESOURCE_BYTES = 256 * 1024;
 export const MAX_LISTED_RESOURCES = 1000;
+/** Entries not offered that are named one by one; the rest are counted in one more diagnostic. */
+export const MAX_SKIPPED_NAMED = 100;
 const MAX_LIST_DEPTH = 8;
 const SKIPPED = new Set(['node_modules', '.git']);
 
@@ -62,23 +64,37 @@ export function fileResource(root: string, relative: string, size?: number): Ski
 /**
  * Lists the files under a skill's root (SKILL.md excluded), following links that stay inside
  * the root. Hidden entries, `node_modules` and `.git` are not listed; links leaving the root,
- * link cycles and lists past 1,000 files are reported.
+ * link cycles, folders that cannot be listed, files that cannot be looked at (a permission, a
+ * file removed meanwhile) and lists past 1,000 files are reported, and the rest is listed.
  */
 export async function listResources(root: string): Promise<{ resources: Map<string, SkillResource>; diagnostics: Diagnostic[] }> {
   const resources = new Map<string, SkillResource>();
   const diagnostics: Diagnostic[] = [];
   const realRoot = await realpath(root);
   const seen = new Set<string>([realRoot]);
+  // Set once the list is full: the walk stops there, with one diagnostic.
+  let listFull = false;
+  // Entries not offered: the first ones are named, the rest counted (a folder of thousands of
+  // links out of the skill gives a hundred and one warnings, not thousands).
+  let named = 0;
+  let unnamed = 0;
+  const skipped = (message: string, subject: string) => {
+    if (named++ < MAX_SKIPPED_NAMED) diagnostics.push(diagnostic('warning', 'resource_skipped', message, { subject }));
+    else unnamed++;
+  };
   // `resolved`: `dir` is its own real path (no link on the way from the root), so an entry of it
   // that is not a link is its own real path too and needs no `realpath`.
   const walk = async (dir: string, prefix: string, depth: number, resolved: boolean): Promise<void> => {
     let entries: Dirent[];
     try {
       entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    } catch {
+    } catch (error) {
+      const folder = prefix ? `'${prefix}'` : "the skill's folder";
+      skipped(`${folder} cannot be listed (${reasonOf(error)}); its files are not offered`, dir);
       return;
     }
     for (const entry of entries) {
+      if (listFull) return;
       const name = entry.name;
       if (name.startsWith('.') || SKIPPED.has(name)) continue;
       const relative = prefix ? `${prefix}/${name}` : name;
@@ -89,37 +105,52 @@ export async function listResources(root: string): Promise<{ resources: Map<stri
       if (!plain) {
         try {
           real = await realpath(full);
-        } catch {
-          diagnostics.push(diagnostic('warning', 'resource_skipped', `'${relative}' is a broken link`, { subject: full }));
+        } catch (error) {
+          const why = (error as NodeJS.ErrnoException).code === 'ELOOP' ? 'is a link in a cycle of links' : (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'is a broken link' : `cannot be resolved (${reasonOf(error)})`;
+          skipped(`'${relative}' ${why}; it is not offered`, full);
           continue;
         }
       }
       if (!isInside(realRoot, real)) {
-        diagnostics.push(diagnostic('warning', 'resource_skipped', `'${relative}' links outside the skill's root (to '${real}'); it is not offered`, { subject: full }));
+        skipped(`'${relative}' links outside the skill's root (to '${real}'); it is not offered`, full);
         continue;
       }
-      const info = plain && entry.isDirectory() ? undefined : await stat(real);
+      let info: Stats | undefined;
+      try {
+        info = plain && entry.isDirectory() ? undefined : await stat(real);
+      } catch (error) {
+        // Removed since it was listed, or in a folder that can be listed but not searched.
+        skipped(`'${relative}' cannot be read (${reasonOf(error)}); it is not offered`, full);
+        continue;
+      }
       if (info === undefined || info.isDirectory()) {
         if (seen.has(real)) continue;
         seen.add(real);
         if (depth >= MAX_LIST_DEPTH) {
-          diagnostics.push(diagnostic('warning', 'resource_skipped', `'${relative}' is nested deeper than ${MAX_LIST_DEPTH} levels; not listed`, { subject: full }));
+          skipped(`'${relative}' is nested deeper than ${MAX_LIST_DEPTH} levels; not listed`, full);
           continue;
         }
         await walk(full, relative, depth + 1, plain);
       } else if (info.isFile()) {
         if (resources.size >= MAX_LISTED_RESOURCES) {
           diagnostics.push(diagnostic('warning', 'resource_skipped', `more than ${MAX_LISTED_RESOURCES} files; '${relative}' and later ones are not listed`, { subject: full }));
+          listFull = true;
           return;
         }
         resources.set(relative, fileResource(root, relative, info.size));
       } else {
-        diagnostics.push(diagnostic('warning', 'resource_skipped', `'${relative}' is a ${fileKind(info)}, not a regular file; it is not offered`, { subject: full }));
+        skipped(`'${relative}' is a ${fileKind(info)}, not a regular file; it is not offered`, full);
       }
     }
   };
   await walk(realRoot, '', 0, true);
+  if (unnamed) diagnostics.push(diagnostic('warning', 'resource_skipped', `${unnamed} more entries are not offered either (only the first ${MAX_SKIPPED_NAMED} are named)`, { subject: root, details: { unnamed } }));
   return { resources, diagnostics };
+}
+
+/** Why a file system call failed, as its message says (`EACCES: permission denied, stat '…'`). */
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** One resource of a document skill as read: its text (possibly cut) or why it was refused. */
@@ -216,6 +247,11 @@ export async function readSkillResource(
   } catch (error) {
     if (error instanceof ManifestError && error.code.startsWith('resource_')) {
       throw manifestError(error.code, `skill '${skill}': ${error.message}`, { skill, subject: normal.relative, details: error.details });
+    }
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EPERM') {
+      // It is there, and this process may not read it: not a missing file.
+      throw manifestError('resource_refused', `skill '${skill}': '${normal.relative}' may not be read: ${(error as Error).message}`, { skill, subject: normal.relative, details: { reason: 'unreadable' } });
     }
     throw manifestError('resource_not_found', `skill '${skill}': '${normal.relative}' could not be read: ${(error as Error).message}`, { skill, subject: normal.relative });
   }

@@ -248,7 +248,12 @@ export async function runSkillScript(owner: ScriptOwner, script: string, args: r
     };
     child.stdout!.on('data', collect(out));
     child.stderr!.on('data', collect(err));
-    if (options.input !== undefined) child.stdin!.end(options.input);
+    if (options.input !== undefined) {
+      // A script may exit without reading all its input; the pipe then breaks (EPIPE), and the
+      // unread rest is simply not read — the run's result is what the script did.
+      child.stdin!.on('error', () => {});
+      child.stdin!.end(options.input);
+    }
     const finish = (exitCode: number | null, signal: NodeJS.Signals | null) => {
       if (settled) return;
       settled = true;
