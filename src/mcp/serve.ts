@@ -8,7 +8,8 @@
  *   Stateful by default: each client gets a session (`Mcp-Session-Id`) with its own server, and
  *   so its own `list_changed` notifications; `stateless: true` answers each request on its own.
  *   While bound to a loopback address, requests whose `Host` is not a loopback name are refused
- *   (a DNS-rebinding page cannot reach the agent).
+ *   (a DNS-rebinding page cannot reach the agent), and so are requests a browser sends from a
+ *   page elsewhere (its `Origin`); bound elsewhere, a page's `Origin` must be the host it asks.
  */
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -140,6 +141,24 @@ function hostName(header: string | undefined): string | undefined {
   return header.split(':')[0];
 }
 
+/**
+ * Whether a request's `Origin` (sent by browsers) may reach the endpoint: none at all (a host
+ * program), a page on this machine when bound to a loopback address, else a page of the very
+ * host the request names. Anything else is a web page elsewhere reaching in (DNS rebinding,
+ * cross-site requests), which MCP's Streamable HTTP transport requires be refused with 403.
+ */
+function originAllowed(origin: string | undefined, host: string | undefined, loopbackOnly: boolean): boolean {
+  if (origin === undefined) return true;
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    // `null` (a sandboxed frame, a file) or anything unreadable names no page we can trust.
+    return false;
+  }
+  return loopbackOnly ? LOOPBACK_NAMES.has(url.hostname) : url.host === host;
+}
+
 function sameToken(given: string | undefined, token: string): boolean {
   const expected = Buffer.from(`Bearer ${token}`);
   const actual = Buffer.from(given ?? '');
@@ -200,6 +219,7 @@ async function serveHttp(target: McpTarget, options: HttpServeOptions): Promise<
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== path) return refuse(res, 404, `the MCP endpoint is ${path}`);
     if (loopbackOnly && !LOOPBACK_NAMES.has(hostName(req.headers.host) ?? '')) return refuse(res, 403, 'this server answers loopback host names only');
+    if (!originAllowed(req.headers.origin, req.headers.host, loopbackOnly)) return refuse(res, 403, `requests from origin '${req.headers.origin}' are refused: ${loopbackOnly ? 'only pages on this machine may call this server' : 'only pages of the host this server answers as may call it'}`);
     if (options.token !== undefined && !sameToken(req.headers.authorization, options.token)) {
       return refuse(res, 401, 'missing or wrong bearer token', { 'www-authenticate': 'Bearer' });
     }
