@@ -1,0 +1,102 @@
+/**
+ * MCP both ways against peers that misbehave: raw HTTP requests no well-behaved client sends to
+ * `serveMcp`, and servers behind `mcpSkill` that break the protocol (the `hostile-server.mjs`
+ * fixture, a real subprocess on stdio).
+ */
+import { request } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { createAgentSystem, defineAgent } from 'skillstate';
+import { mcpSkill, serveMcp, type HttpServeOptions } from 'skillstate/mcp';
+import { counter } from 'skillstate/skills';
+import { onCleanup } from './processes.js';
+
+const HOSTILE = fileURLToPath(new URL('./fixtures/hostile-server.mjs', import.meta.url));
+
+async function served(options: Partial<HttpServeOptions> = {}) {
+  const system = createAgentSystem({ onUnhandledDiagnostic: () => {} });
+  onCleanup(() => system.shutdown());
+  const agent = system.spawn(defineAgent({ name: 'calc', skills: [counter] }), { id: 'calc' });
+  const endpoint = await serveMcp(agent, { transport: 'http', ...options });
+  onCleanup(() => endpoint.close());
+  return { agent, endpoint };
+}
+
+const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+
+/** A raw POST (node:http sends the `Host` and `Origin` given, which `fetch` would not), answered with its status and body. */
+function post(url: string, message: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end(typeof message === 'string' ? message : JSON.stringify(message));
+  });
+}
+
+describe('serveMcp against a hostile client', () => {
+  it('refuses, with 403, a browser request from a page elsewhere (its Origin), stateful or stateless', async () => {
+    for (const stateless of [false, true]) {
+      const { agent, endpoint } = await served({ stateless });
+      for (const origin of ['http://evil.example', 'null', 'http://127.0.0.1.evil.example:80']) {
+        const { status, body } = await post(endpoint.url!, INITIALIZE, { origin });
+        expect(status, `origin ${origin}`).toBe(403);
+        expect(body).toContain(`origin '${origin}'`);
+      }
+      // Stateless, a blind tools/call needs no session: the Origin is all that stops it.
+      const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'increment', arguments: {} } };
+      expect((await post(endpoint.url!, call, { origin: 'http://evil.example', 'mcp-protocol-version': '2025-11-25' })).status).toBe(403);
+      expect(agent.getSnapshot().state).toMatchObject({ counter: { count: 0 } });
+      // A page on this machine (the MCP Inspector's, say), and a program sending no Origin, get in.
+      expect((await post(endpoint.url!, INITIALIZE, { origin: 'http://localhost:6274' })).status).toBe(200);
+      expect((await post(endpoint.url!, INITIALIZE)).status).toBe(200);
+    }
+  });
+
+  it('bound to another interface, only a page of the host a request names may call it', async () => {
+    const { endpoint } = await served({ host: '0.0.0.0' });
+    const url = `http://127.0.0.1:${endpoint.port}/mcp`;
+    expect((await post(url, INITIALIZE, { host: `mcp.example:${endpoint.port}`, origin: 'http://evil.example' })).status).toBe(403);
+    expect((await post(url, INITIALIZE, { host: `mcp.example:${endpoint.port}`, origin: `http://mcp.example:${endpoint.port}` })).status).toBe(200);
+  });
+});
+
+/** `mcpSkill` over the hostile server in `mode`, mounted on an agent. */
+async function mountHostile(mode: string, options: { callTimeout?: number } = {}) {
+  const skill = await mcpSkill({ name: 'hostile', command: process.execPath, args: [HOSTILE, mode], ...options });
+  const system = createAgentSystem({ onUnhandledDiagnostic: () => {} });
+  onCleanup(() => system.shutdown());
+  return system.spawn(defineAgent({ name: 'host', skills: [skill] }), { id: 'host' });
+}
+
+describe('mcpSkill against a hostile server', () => {
+  it('a tools/list naming one tool twice is refused as a protocol error naming the tool', async () => {
+    await expect(mcpSkill({ name: 'hostile', command: process.execPath, args: [HOSTILE, 'duplicate'] })).rejects.toMatchObject({
+      code: 'mcp_protocol_error',
+      message: expect.stringMatching(/lists tool 'echo' twice/),
+    });
+  });
+
+  it('a tool whose inputSchema is not JSON Schema is a protocol error saying where, not an unreachable server', async () => {
+    const refused = mcpSkill({ name: 'hostile', command: process.execPath, args: [HOSTILE, 'not-schema'] });
+    await expect(refused).rejects.toMatchObject({ code: 'mcp_protocol_error', message: expect.stringContaining('tools.0.inputSchema.properties') });
+  });
+
+  it('a result whose content MCP does not define fails the call as a protocol error; the server stays up', async () => {
+    const agent = await mountHostile('unknown-content');
+    const failed = agent.callTool('echo', {});
+    await expect(failed).rejects.toMatchObject({ code: 'action_failed', details: { reason: 'mcp_protocol_error' }, message: expect.stringContaining('content.0') });
+    await expect(agent.callTool('echo', {})).rejects.toMatchObject({ details: { reason: 'mcp_protocol_error' } });
+  });
+
+  it('an answer that comes after its call timed out is ignored: the next slow call is a timeout, not a protocol error', async () => {
+    const agent = await mountHostile('late', { callTimeout: 100 });
+    await expect(agent.callTool('echo', {})).rejects.toMatchObject({ details: { reason: 'mcp_timeout' } });
+    // The server answers the first call as this one arrives, then holds this one past its timeout.
+    await expect(agent.callTool('echo', {})).rejects.toMatchObject({ details: { reason: 'mcp_timeout' } });
+  });
+});
