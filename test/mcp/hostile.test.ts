@@ -5,8 +5,12 @@
  */
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { createAgentSystem, defineAgent } from 'skillstate';
+import { z } from 'zod';
+import { createAgentSystem, defineAgent, discoverSkills } from 'skillstate';
 import { mcpSkill, serveMcp, type HttpServeOptions } from 'skillstate/mcp';
 import { counter } from 'skillstate/skills';
 import { onCleanup } from './processes.js';
@@ -55,6 +59,21 @@ describe('serveMcp against a hostile client', () => {
       expect((await post(endpoint.url!, INITIALIZE, { origin: 'http://localhost:6274' })).status).toBe(200);
       expect((await post(endpoint.url!, INITIALIZE)).status).toBe(200);
     }
+  });
+
+  it('a request whose params do not fit its method is -32602 (invalid params) naming the field, and the session goes on', async () => {
+    const registry = await discoverSkills({ examples: ['csv-tools'], project: false, user: false, bundled: false });
+    const { endpoint } = await served({ registry });
+    const client = new Client({ name: 'raw', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(endpoint.url!)));
+    onCleanup(() => client.close());
+    const ask = (method: string, params: Record<string, unknown>) => client.request({ method, params } as never, z.object({}).loose());
+    await expect(ask('resources/read', { uri: 5 })).rejects.toMatchObject({ code: ErrorCode.InvalidParams, message: expect.stringContaining('invalid resources/read request: params.uri: Invalid input: expected string, received number') });
+    await expect(ask('skills/get', {})).rejects.toMatchObject({ code: ErrorCode.InvalidParams, message: expect.stringContaining('params.uri') });
+    await expect(ask('prompts/get', { name: ['skills'] })).rejects.toMatchObject({ code: ErrorCode.InvalidParams, message: expect.stringContaining('params.name') });
+    await expect(ask('tools/call', { name: 5 })).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
+    await expect(ask('tools/call', { name: 'increment', arguments: [1] })).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
+    expect((await client.callTool({ name: 'increment', arguments: {} })).structuredContent).toEqual({ count: 1 });
   });
 
   it('bound to another interface, only a page of the host a request names may call it', async () => {
