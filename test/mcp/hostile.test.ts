@@ -10,8 +10,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createAgentSystem, defineAgent, discoverSkills } from 'skillstate';
-import { mcpSkill, serveMcp, type HttpServeOptions } from 'skillstate/mcp';
+import { createAgentSystem, createDocumentSkillRegistry, defineAgent, discoverSkills, type Diagnostic } from 'skillstate';
+import { mcpSkill, mountMcpSkills, serveMcp, type HttpServeOptions } from 'skillstate/mcp';
 import { counter } from 'skillstate/skills';
 import { onCleanup } from './processes.js';
 
@@ -92,7 +92,7 @@ async function mountHostile(mode: string, options: { callTimeout?: number } = {}
   return system.spawn(defineAgent({ name: 'host', skills: [skill] }), { id: 'host' });
 }
 
-describe('mcpSkill against a hostile server', () => {
+describe('mcpSkill and mountMcpSkills against a hostile server', () => {
   it('a tools/list naming one tool twice is refused as a protocol error naming the tool', async () => {
     await expect(mcpSkill({ name: 'hostile', command: process.execPath, args: [HOSTILE, 'duplicate'] })).rejects.toMatchObject({
       code: 'mcp_protocol_error',
@@ -117,5 +117,15 @@ describe('mcpSkill against a hostile server', () => {
     await expect(agent.callTool('echo', {})).rejects.toMatchObject({ details: { reason: 'mcp_timeout' } });
     // The server answers the first call as this one arrives, then holds this one past its timeout.
     await expect(agent.callTool('echo', {})).rejects.toMatchObject({ details: { reason: 'mcp_timeout' } });
+  });
+
+  it('a published SKILL.md read far larger than its entry says is skill_unverified (size), discarded as it arrives, and the entry fetched again', async () => {
+    const diagnostics: Diagnostic[] = [];
+    const registry = createDocumentSkillRegistry({ onDiagnostic: (item) => diagnostics.push(item) });
+    const mount = await mountMcpSkills(registry, { name: 'hostile', command: process.execPath, args: [HOSTILE, 'swollen-skill'] });
+    onCleanup(() => mount.close());
+    expect(mount.skills()).toEqual(['tiny']);
+    await expect(registry.content('tiny')).rejects.toMatchObject({ code: 'skill_unverified', details: { reason: 'size', server: 'hostile', uri: 'skill://tiny/SKILL.md' }, message: expect.stringContaining('where the entry says 73') });
+    expect(diagnostics.some((item) => item.code === 'mcp_skill_refreshed' && item.skill === 'tiny')).toBe(true);
   });
 });
