@@ -163,11 +163,14 @@ export class McpConnection {
     return this.transport instanceof BoundedStdioTransport ? (this.transport.pid ?? undefined) : undefined;
   }
 
-  /** What the server wrote last on stderr, or the last transport error: said when something fails. */
-  private hint(): string {
+  /**
+   * What the server wrote last on stderr, or the last transport error: said when something fails.
+   * `said` is the failure's own message, when it is that error already (not said twice).
+   */
+  private hint(said?: string): string {
     const stderr = this.stderrTail.trim();
     if (stderr) return `; its stderr ends: ${stderr.slice(-400)}`;
-    return this.lastError ? `; last error: ${this.lastError.message}` : '';
+    return this.lastError && this.lastError.message !== said ? `; last error: ${this.lastError.message}` : '';
   }
 
   /** Reports the connection dropped, once, if it was ready and is not being closed. */
@@ -393,6 +396,6 @@ export class McpConnection {
     const invalid = invalidResult(error);
     if (invalid !== undefined) return new McpFailure('mcp_protocol_error', `${where}: the server's answer is not valid MCP (${invalid})`);
     const message = error instanceof Error ? error.message : String(error);
-    return new McpFailure('mcp_unreachable', `${where}: ${message}${this.hint()}`);
+    return new McpFailure('mcp_unreachable', `${where}: ${message}${this.hint(message)}`);
   }
 }

@@ -3,7 +3,8 @@
  * `serveMcp`, and servers behind `mcpSkill` that break the protocol (the `hostile-server.mjs`
  * fixture, a real subprocess on stdio).
  */
-import { request } from 'node:http';
+import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -127,5 +128,36 @@ describe('mcpSkill and mountMcpSkills against a hostile server', () => {
     expect(mount.skills()).toEqual(['tiny']);
     await expect(registry.content('tiny')).rejects.toMatchObject({ code: 'skill_unverified', details: { reason: 'size', server: 'hostile', uri: 'skill://tiny/SKILL.md' }, message: expect.stringContaining('where the entry says 73') });
     expect(diagnostics.some((item) => item.code === 'mcp_skill_refreshed' && item.skill === 'tiny')).toBe(true);
+  });
+
+  it('an HTTP server answering a call with a 500 fails that call, saying what it said once, and the next call is answered', async () => {
+    let calls = 0;
+    // Just enough Streamable HTTP, answering JSON; the first tools/call gets a 500.
+    const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        if (req.method !== 'POST') return void res.writeHead(405).end();
+        const { id, method, params } = JSON.parse(body) as { id?: number; method: string; params: { protocolVersion?: string } };
+        const reply = (result: unknown) => void res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'one' }).end(JSON.stringify({ jsonrpc: '2.0', id, result }));
+        if (id === undefined) return void res.writeHead(202).end();
+        if (method === 'initialize') return reply({ protocolVersion: params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'flaky', version: '1' } });
+        if (method === 'tools/list') return reply({ tools: [{ name: 'echo', inputSchema: { type: 'object' } }] });
+        if (++calls === 1) return void res.writeHead(500, { 'content-type': 'text/plain' }).end('internal kaboom');
+        return reply({ content: [{ type: 'text', text: 'ok' }] });
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    onCleanup(() => new Promise((resolve) => server.close(resolve)));
+    const skill = await mcpSkill({ name: 'flaky', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp` });
+    const diagnostics: Diagnostic[] = [];
+    const system = createAgentSystem({ onUnhandledDiagnostic: (item) => diagnostics.push(item) });
+    onCleanup(() => system.shutdown());
+    const agent = system.spawn(defineAgent({ name: 'host', skills: [skill] }), { id: 'host' });
+    const failed = await agent.callTool('echo', {}).catch((error: Error) => error);
+    expect(failed).toMatchObject({ code: 'action_failed', message: expect.stringContaining('internal kaboom') });
+    expect((failed as Error).message.split('internal kaboom')).toHaveLength(2);
+    await expect(agent.callTool('echo', {})).resolves.toBe('ok');
+    expect(diagnostics.filter((item) => item.code === 'child_restarted')).toEqual([]);
   });
 });
