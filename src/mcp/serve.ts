@@ -14,9 +14,9 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createMcpServer, resolveTarget, type McpServerOptions, type McpTarget } from './server.js';
+import { BoundedStdioServerTransport } from './stdio-server-transport.js';
 import { errorInfo } from '../core/errors.js';
 import { isLoopbackInterface, LOOPBACK_NAMES } from '../core/loopback.js';
 import { describeValue } from '../core/plain.js';
@@ -95,7 +95,7 @@ export async function serveMcp(target: McpTarget, options: ServeMcpOptions): Pro
  */
 async function serveStdio(target: McpTarget, options: StdioServeOptions): Promise<McpEndpoint> {
   const server = createMcpServer(target, options);
-  const transport = new StdioServerTransport();
+  const transport = new BoundedStdioServerTransport();
   let open = true;
   let markClosed!: () => void;
   const closed = new Promise<void>((resolve) => (markClosed = resolve));

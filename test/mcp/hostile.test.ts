@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { createAgentSystem, createDocumentSkillRegistry, defineAgent, discoverSkills, type Diagnostic } from 'skillstate';
 import { mcpSkill, mountMcpSkills, serveMcp, type HttpServeOptions } from 'skillstate/mcp';
 import { counter } from 'skillstate/skills';
-import { onCleanup } from './processes.js';
+import { ONLY, onCleanup, overStdio } from './processes.js';
 
 const HOSTILE = fileURLToPath(new URL('./fixtures/hostile-server.mjs', import.meta.url));
 
@@ -75,6 +75,13 @@ describe('serveMcp against a hostile client', () => {
     await expect(ask('tools/call', { name: 5 })).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
     await expect(ask('tools/call', { name: 'increment', arguments: [1] })).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
     expect((await client.callTool({ name: 'increment', arguments: {} })).structuredContent).toEqual({ count: 1 });
+  });
+
+  it('on stdio, a request past the 10 MiB limit is answered -32600 (invalid request) with its size, and the session goes on', async () => {
+    const { client } = await overStdio(ONLY);
+    const huge = client.callTool({ name: 'list_skills', arguments: { padding: 'a'.repeat(12 * 1024 * 1024) } });
+    await expect(huge).rejects.toMatchObject({ code: ErrorCode.InvalidRequest, message: expect.stringMatching(/too large: a message of 125\d{5} bytes, past the limit of 10485760/) });
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('list_skills');
   });
 
   it('bound to another interface, only a page of the host a request names may call it', async () => {
