@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { createAgentSystem, createDocumentSkillRegistry, defineAgent, discoverSkills, type Diagnostic } from 'skillstate';
 import { mcpSkill, mountMcpSkills, serveMcp, type HttpServeOptions } from 'skillstate/mcp';
 import { counter } from 'skillstate/skills';
-import { ONLY, onCleanup, overStdio } from './processes.js';
+import { eventually, ONLY, onCleanup, overStdio } from './processes.js';
 
 const HOSTILE = fileURLToPath(new URL('./fixtures/hostile-server.mjs', import.meta.url));
 
@@ -93,9 +93,9 @@ describe('serveMcp against a hostile client', () => {
 });
 
 /** `mcpSkill` over the hostile server in `mode`, mounted on an agent. */
-async function mountHostile(mode: string, options: { callTimeout?: number } = {}) {
+async function mountHostile(mode: string, options: { callTimeout?: number } = {}, diagnostics: Diagnostic[] = []) {
   const skill = await mcpSkill({ name: 'hostile', command: process.execPath, args: [HOSTILE, mode], ...options });
-  const system = createAgentSystem({ onUnhandledDiagnostic: () => {} });
+  const system = createAgentSystem({ onUnhandledDiagnostic: (item) => diagnostics.push(item) });
   onCleanup(() => system.shutdown());
   return system.spawn(defineAgent({ name: 'host', skills: [skill] }), { id: 'host' });
 }
@@ -106,6 +106,15 @@ describe('mcpSkill and mountMcpSkills against a hostile server', () => {
       code: 'mcp_protocol_error',
       message: expect.stringMatching(/lists tool 'echo' twice/),
     });
+  });
+
+  it('a tool list naming a tool twice after a list_changed drops the connection, saying so; the restarted server is used again', async () => {
+    const diagnostics: Diagnostic[] = [];
+    const agent = await mountHostile('duplicate-later', {}, diagnostics);
+    await expect(agent.callTool('echo', {})).resolves.toBe('ok');
+    await eventually(() => diagnostics.some((item) => item.code === 'child_restarted' && item.message.includes("listed tool 'echo' twice")), 'the connection to drop over the duplicate', 5_000);
+    await expect(agent.callTool('echo', {})).resolves.toBe('ok');
+    expect(agent.toolset().tools.map((tool) => tool.function.name)).toEqual(['echo']);
   });
 
   it('a tool whose inputSchema is not JSON Schema is a protocol error saying where, not an unreachable server', async () => {
