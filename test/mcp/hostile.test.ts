@@ -84,6 +84,37 @@ describe('serveMcp against a hostile client', () => {
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('list_skills');
   });
 
+  it('closes a session left idle past sessionTimeout (a client gone without ending it); one with its stream open stays', async () => {
+    const { endpoint } = await served({ sessionTimeout: 1_000 });
+    // A: the SDK's client, which keeps its notification stream open.
+    let listening = false;
+    const watched: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (init?.method === 'GET' && response.ok) listening = true;
+      return response;
+    };
+    const client = new Client({ name: 'stays', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(endpoint.url!), { fetch: watched }));
+    onCleanup(() => client.close());
+    await eventually(() => listening, 'the notification stream to open');
+    // B: initializes, then vanishes without a DELETE.
+    const headers = await new Promise<Record<string, string>>((resolve, reject) => {
+      const req = request(endpoint.url!, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ 'mcp-session-id': String(res.headers['mcp-session-id']), 'mcp-protocol-version': '2025-11-25' }));
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify(INITIALIZE));
+    });
+    expect(endpoint.sessions()).toBe(2);
+    await eventually(() => endpoint.sessions() === 1, 'the idle session to be closed', 5_000);
+    expect((await post(endpoint.url!, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, headers)).status).toBe(404);
+    expect((await client.callTool({ name: 'increment', arguments: {} })).structuredContent).toEqual({ count: 1 });
+    for (const sessionTimeout of [0, -1, '60s']) {
+      await expect(served({ sessionTimeout } as Partial<HttpServeOptions>)).rejects.toMatchObject({ code: 'invalid_options', subject: 'sessionTimeout' });
+    }
+  });
+
   it('bound to another interface, only a page of the host a request names may call it', async () => {
     const { endpoint } = await served({ host: '0.0.0.0' });
     const url = `http://127.0.0.1:${endpoint.port}/mcp`;
