@@ -5,7 +5,10 @@
  * (10 MiB) closes the transport: the server ends, answering nothing and saying nothing. Here its
  * read buffer is replaced by `BoundedLines`: a message past the limit is never held whole, its
  * bytes dropped as they arrive, and the request it was is answered `-32600` (invalid request) with
- * its size, as a request too large for Streamable HTTP is answered 413. The session goes on.
+ * its size, as a request too large for Streamable HTTP is answered 413. A line that is not JSON
+ * is answered `-32700` (parse error), and JSON that is not a JSON-RPC message `-32600` (with its
+ * id when it is a request), as JSON-RPC asks and as Streamable HTTP answers; the SDK's transport
+ * answers neither. The session goes on.
  * (Should an SDK version keep no such buffer, the SDK's own behaviour applies.)
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -31,6 +34,7 @@ export class BoundedStdioServerTransport extends StdioServerTransport {
         try {
           ready.push({ message: deserializeMessage(text) });
         } catch (error) {
+          this.answerUnreadable(text);
           ready.push({ error: error instanceof Error ? error : new Error(String(error)) });
         }
       },
@@ -51,6 +55,25 @@ export class BoundedStdioServerTransport extends StdioServerTransport {
     };
   }
 
+  /** Answers a line that is not a JSON-RPC message: no id when none can be read (MCP's error answers may omit it). */
+  private answerUnreadable(text: string): void {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return this.answer(undefined, ErrorCode.ParseError, 'Parse error: the line is not JSON');
+    }
+    const message = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as { id?: unknown; method?: unknown; result?: unknown; error?: unknown };
+    // A malformed answer to one of this server's requests is not answered: its id is of this side's numbering.
+    if (message.method === undefined && ('result' in message || 'error' in message)) return;
+    const id = message.method !== undefined && (typeof message.id === 'string' || typeof message.id === 'number') ? message.id : undefined;
+    this.answer(id, ErrorCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message MCP defines');
+  }
+
+  private answer(id: string | number | undefined, code: number, message: string): void {
+    this.send({ jsonrpc: '2.0', ...(id === undefined ? {} : { id }), error: { code, message } } as JSONRPCMessage).catch((error: unknown) => this.onerror?.(error instanceof Error ? error : new Error(String(error))));
+  }
+
   /** Answers a request discarded for its size; a message whose id cannot be read is reported to `onerror`. */
   private refuse(line: SkippedLine): void {
     const message = `a message of ${line.size} bytes, past the limit of ${this.limit}, was discarded as it arrived`;
@@ -59,6 +82,6 @@ export class BoundedStdioServerTransport extends StdioServerTransport {
       this.onerror?.(new Error(`${message}; no request id could be read from it, so nothing was answered`));
       return;
     }
-    this.send({ jsonrpc: '2.0', id, error: { code: ErrorCode.InvalidRequest, message: `the request was too large: ${message}` } }).catch((error: unknown) => this.onerror?.(error instanceof Error ? error : new Error(String(error))));
+    this.answer(id, ErrorCode.InvalidRequest, `the request was too large: ${message}`);
   }
 }

@@ -3,6 +3,8 @@
  * `serveMcp`, and servers behind `mcpSkill` that break the protocol (the `hostile-server.mjs`
  * fixture, a real subprocess on stdio).
  */
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +16,7 @@ import { z } from 'zod';
 import { createAgentSystem, createDocumentSkillRegistry, defineAgent, discoverSkills, type Diagnostic } from 'skillstate';
 import { mcpSkill, mountMcpSkills, serveMcp, type HttpServeOptions } from 'skillstate/mcp';
 import { counter } from 'skillstate/skills';
-import { eventually, ONLY, onCleanup, overStdio } from './processes.js';
+import { BIN, eventually, ONLY, onCleanup, overStdio, stopProcess } from './processes.js';
 
 const HOSTILE = fileURLToPath(new URL('./fixtures/hostile-server.mjs', import.meta.url));
 
@@ -113,6 +115,28 @@ describe('serveMcp against a hostile client', () => {
     for (const sessionTimeout of [0, -1, '60s']) {
       await expect(served({ sessionTimeout } as Partial<HttpServeOptions>)).rejects.toMatchObject({ code: 'invalid_options', subject: 'sessionTimeout' });
     }
+  });
+
+  it('on stdio, a line that is not JSON is answered -32700, JSON that is no MCP message -32600 (with a request\'s id), and the session goes on', async () => {
+    const child = spawn(process.execPath, [BIN, 'mcp', ...ONLY], { stdio: ['pipe', 'pipe', 'ignore'] });
+    onCleanup(() => stopProcess(child));
+    const answers: { id?: unknown; error?: { code: number }; result?: unknown }[] = [];
+    const listed = new Promise<void>((resolve) => {
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        answers.push(JSON.parse(line) as (typeof answers)[number]);
+        if (answers.at(-1)!.id === 2) resolve();
+      });
+    });
+    const lines = [JSON.stringify(INITIALIZE), 'not json at all', '{"jsonrpc":"2.0","id":7,"method":5}', '{"jsonrpc":"2.0","id":9,"result":"not an object"}', '{"jsonrpc":"2.0","id":2,"method":"tools/list"}'];
+    child.stdin!.write(lines.map((line) => `${line}\n`).join(''));
+    await listed;
+    const errors = answers.filter((answer) => answer.error).map((answer) => [answer.id, answer.error!.code]);
+    // The malformed answer (id 9) is of the server's own numbering: it is not answered.
+    expect(errors).toEqual([
+      [undefined, ErrorCode.ParseError],
+      [7, ErrorCode.InvalidRequest],
+    ]);
+    expect(answers.find((answer) => answer.id === 2)?.result).toMatchObject({ tools: expect.any(Array) });
   });
 
   it('bound to another interface, only a page of the host a request names may call it', async () => {
