@@ -91,6 +91,9 @@ function checkServeOptions(options: ServeMcpOptions): void {
   if (sessionTimeout !== undefined && !(typeof sessionTimeout === 'number' && sessionTimeout > 0)) {
     throw new RuntimeError(errorInfo('invalid_options', `serveMcp's sessionTimeout must be a number of milliseconds above 0 (Infinity: sessions never expire), got ${describeValue(sessionTimeout)}`, { subject: 'sessionTimeout', details: { option: 'sessionTimeout', value: sessionTimeout } }));
   }
+  if (sessionTimeout !== undefined && (options as HttpServeOptions).stateless === true) {
+    throw new RuntimeError(errorInfo('invalid_options', "serveMcp's sessionTimeout bounds idle sessions, and with stateless: true there are none: drop one of the two", { subject: 'sessionTimeout', details: { option: 'sessionTimeout', value: sessionTimeout } }));
+  }
 }
 
 /** Serves the agent over MCP. Resolves once the transport listens. */

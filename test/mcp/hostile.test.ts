@@ -112,8 +112,8 @@ describe('serveMcp against a hostile client', () => {
     await eventually(() => endpoint.sessions() === 1, 'the idle session to be closed', 5_000);
     expect((await post(endpoint.url!, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, headers)).status).toBe(404);
     expect((await client.callTool({ name: 'increment', arguments: {} })).structuredContent).toEqual({ count: 1 });
-    for (const sessionTimeout of [0, -1, '60s']) {
-      await expect(served({ sessionTimeout } as Partial<HttpServeOptions>)).rejects.toMatchObject({ code: 'invalid_options', subject: 'sessionTimeout' });
+    for (const options of [{ sessionTimeout: 0 }, { sessionTimeout: -1 }, { sessionTimeout: '60s' }, { sessionTimeout: 60_000, stateless: true }]) {
+      await expect(served(options as Partial<HttpServeOptions>)).rejects.toMatchObject({ code: 'invalid_options', subject: 'sessionTimeout' });
     }
   });
 
