@@ -308,7 +308,7 @@ export class McpConnection {
       cursor = page.nextCursor;
     } while (cursor !== undefined && tools.length < 10_000);
     const twice = duplicateTool(tools);
-    if (twice !== undefined) throw new McpFailure('mcp_protocol_error', `MCP server '${this.label}' lists tool '${twice}' twice; a server's tool names must be unique, since a call names its tool`);
+    if (twice !== undefined) throw new McpFailure('mcp_protocol_error', `MCP server '${this.label}' lists tool '${twice}' twice; MCP asks that a server's tool names be unique, and a call names only its tool, so which of the two would answer cannot be told`);
     return tools;
   }
 
