@@ -20,6 +20,7 @@ import type { AnySchema, SchemaOutput } from '@modelcontextprotocol/sdk/server/z
 import { tracedToolCall } from './mcp-spans.js';
 import { watchedFetch } from './fetch.js';
 import type { ErrorInfo } from '../core/error-info.js';
+import { formatIssues, toIssues } from '../core/errors.js';
 import { serverErrorMessage } from './protocol-error.js';
 import { refusalText, refusedStatus } from './refusal.js';
 import { BoundedStdioTransport, oversizedAnswer } from './stdio-transport.js';
@@ -103,6 +104,26 @@ export interface ConnectOptions {
   listTools?: boolean;
 }
 
+/** How the SDK reports an answer to no request it is waiting for. */
+const LATE_ANSWER = /^Received a response for an unknown message ID/;
+
+/** The first tool name a list holds twice: a call names its tool, so the second could never be reached. */
+function duplicateTool(tools: readonly Tool[]): string | undefined {
+  const seen = new Set<string>();
+  for (const { name } of tools) {
+    if (seen.has(name)) return name;
+    seen.add(name);
+  }
+  return undefined;
+}
+
+/** An SDK result that failed the check against its MCP schema (a zod error: `ZodError`, or `$ZodError` from zod/v4/core), as `path: problem; ...`. */
+function invalidResult(error: unknown): string | undefined {
+  const issues = (error as { issues?: unknown } | undefined)?.issues;
+  if (!(error instanceof Error) || !/^\$?ZodError$/.test(error.name) || !Array.isArray(issues)) return undefined;
+  return formatIssues(toIssues(issues as Parameters<typeof toIssues>[0]));
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** A tool's answer past `maxOutputBytes`, whether it was read and measured or discarded as it arrived. */
@@ -142,11 +163,14 @@ export class McpConnection {
     return this.transport instanceof BoundedStdioTransport ? (this.transport.pid ?? undefined) : undefined;
   }
 
-  /** What the server wrote last on stderr, or the last transport error: said when something fails. */
-  private hint(): string {
+  /**
+   * What the server wrote last on stderr, or the last transport error: said when something fails.
+   * `said` is the failure's own message, when it is that error already (not said twice).
+   */
+  private hint(said?: string): string {
     const stderr = this.stderrTail.trim();
     if (stderr) return `; its stderr ends: ${stderr.slice(-400)}`;
-    return this.lastError ? `; last error: ${this.lastError.message}` : '';
+    return this.lastError && this.lastError.message !== said ? `; last error: ${this.lastError.message}` : '';
   }
 
   /** Reports the connection dropped, once, if it was ready and is not being closed. */
@@ -165,6 +189,9 @@ export class McpConnection {
           tools: {
             onChanged: (error, tools) => {
               if (error || !tools || client !== this.client) return;
+              const twice = duplicateTool(tools);
+              // A list no skill can be made of: connecting again reads it afresh, and fails saying why.
+              if (twice !== undefined) return this.drop(`listed tool '${twice}' twice after its tools changed`);
               this.tools = tools;
               this.events.onToolsChanged?.(tools);
             },
@@ -173,7 +200,9 @@ export class McpConnection {
       },
     );
     client.onerror = (error) => {
-      if (client === this.client) this.lastError = error;
+      // An answer to a request the client gave up on (it timed out, and a cancellation was sent)
+      // arrives late: MCP asks that it be ignored, and it says nothing of the server's messages.
+      if (client === this.client && !LATE_ANSWER.test(error.message)) this.lastError = error;
     };
     client.onclose = () => {
       if (client !== this.client) return;
@@ -278,6 +307,8 @@ export class McpConnection {
       tools.push(...page.tools);
       cursor = page.nextCursor;
     } while (cursor !== undefined && tools.length < 10_000);
+    const twice = duplicateTool(tools);
+    if (twice !== undefined) throw new McpFailure('mcp_protocol_error', `MCP server '${this.label}' lists tool '${twice}' twice; MCP asks that a server's tool names be unique, and a call names only its tool, so which of the two would answer cannot be told`);
     return tools;
   }
 
@@ -362,7 +393,9 @@ export class McpConnection {
       if (oversized) return new McpFailure('mcp_output_too_large', `${where}: ${error.message}`, { size: oversized.size, limit: this.limits.maxOutputBytes });
       return new McpFailure('mcp_protocol_error', `${where}: ${serverErrorMessage(error)}${this.hint()}`, { code: error.code });
     }
+    const invalid = invalidResult(error);
+    if (invalid !== undefined) return new McpFailure('mcp_protocol_error', `${where}: the server's answer is not valid MCP (${invalid})`);
     const message = error instanceof Error ? error.message : String(error);
-    return new McpFailure('mcp_unreachable', `${where}: ${message}${this.hint()}`);
+    return new McpFailure('mcp_unreachable', `${where}: ${message}${this.hint(message)}`);
   }
 }

@@ -8,14 +8,15 @@
  *   Stateful by default: each client gets a session (`Mcp-Session-Id`) with its own server, and
  *   so its own `list_changed` notifications; `stateless: true` answers each request on its own.
  *   While bound to a loopback address, requests whose `Host` is not a loopback name are refused
- *   (a DNS-rebinding page cannot reach the agent).
+ *   (a DNS-rebinding page cannot reach the agent), and so are requests a browser sends from a
+ *   page elsewhere (its `Origin`); bound elsewhere, a page's `Origin` must be the host it asks.
  */
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createMcpServer, resolveTarget, type McpServerOptions, type McpTarget } from './server.js';
+import { BoundedStdioServerTransport } from './stdio-server-transport.js';
 import { errorInfo } from '../core/errors.js';
 import { isLoopbackInterface, LOOPBACK_NAMES } from '../core/loopback.js';
 import { describeValue } from '../core/plain.js';
@@ -40,6 +41,13 @@ export interface HttpServeOptions extends McpServerOptions {
   token?: string;
   /** Answer each request on its own, with no sessions (and so no notifications). Default false. */
   stateless?: boolean;
+  /**
+   * Milliseconds a session may stay idle — no request under way and no stream open — before it
+   * is closed (default 1,800,000: 30 minutes). A client that vanished without ending its session
+   * would otherwise hold its server for as long as the endpoint runs; a client whose session was
+   * closed gets 404 and, as MCP asks, starts a new one.
+   */
+  sessionTimeout?: number;
 }
 
 /** The transport and its options. */
@@ -62,7 +70,7 @@ export interface McpEndpoint {
 
 const SERVER_OPTIONS = { name: true, version: true, instructions: true, registry: true, callTimeout: true, onDiagnostic: true } as const satisfies Record<keyof McpServerOptions, true>;
 const STDIO_OPTIONS = { ...SERVER_OPTIONS, transport: true } as const satisfies Record<keyof StdioServeOptions, true>;
-const HTTP_OPTIONS = { ...SERVER_OPTIONS, transport: true, port: true, host: true, path: true, token: true, stateless: true } as const satisfies Record<keyof HttpServeOptions, true>;
+const HTTP_OPTIONS = { ...SERVER_OPTIONS, transport: true, port: true, host: true, path: true, token: true, stateless: true, sessionTimeout: true } as const satisfies Record<keyof HttpServeOptions, true>;
 
 /**
  * The options, checked: the transport is one of the two, the port one a socket can take, and no
@@ -79,6 +87,13 @@ function checkServeOptions(options: ServeMcpOptions): void {
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
     throw new RuntimeError(errorInfo('invalid_options', `serveMcp's port must be a whole number from 0 (any free port) to 65535, got ${typeof port === 'number' ? port : describeValue(port)}`, { subject: 'port', details: { option: 'port', value: port } }));
   }
+  const sessionTimeout = (options as HttpServeOptions).sessionTimeout;
+  if (sessionTimeout !== undefined && !(typeof sessionTimeout === 'number' && sessionTimeout > 0)) {
+    throw new RuntimeError(errorInfo('invalid_options', `serveMcp's sessionTimeout must be a number of milliseconds above 0 (Infinity: sessions never expire), got ${describeValue(sessionTimeout)}`, { subject: 'sessionTimeout', details: { option: 'sessionTimeout', value: sessionTimeout } }));
+  }
+  if (sessionTimeout !== undefined && (options as HttpServeOptions).stateless === true) {
+    throw new RuntimeError(errorInfo('invalid_options', "serveMcp's sessionTimeout bounds idle sessions, and with stateless: true there are none: drop one of the two", { subject: 'sessionTimeout', details: { option: 'sessionTimeout', value: sessionTimeout } }));
+  }
 }
 
 /** Serves the agent over MCP. Resolves once the transport listens. */
@@ -94,7 +109,7 @@ export async function serveMcp(target: McpTarget, options: ServeMcpOptions): Pro
  */
 async function serveStdio(target: McpTarget, options: StdioServeOptions): Promise<McpEndpoint> {
   const server = createMcpServer(target, options);
-  const transport = new StdioServerTransport();
+  const transport = new BoundedStdioServerTransport();
   let open = true;
   let markClosed!: () => void;
   const closed = new Promise<void>((resolve) => (markClosed = resolve));
@@ -134,10 +149,31 @@ async function serveStdio(target: McpTarget, options: StdioServeOptions): Promis
   return { transport: 'stdio', url: undefined, port: undefined, sessions: () => (open ? 1 : 0), closed, close };
 }
 
+/** How long a session may stay idle by default: 30 minutes. */
+const SESSION_TIMEOUT = 30 * 60_000;
+
 function hostName(header: string | undefined): string | undefined {
   if (!header) return undefined;
   if (header.startsWith('[')) return header.slice(1, header.indexOf(']'));
   return header.split(':')[0];
+}
+
+/**
+ * Whether a request's `Origin` (sent by browsers) may reach the endpoint: none at all (a host
+ * program), a page on this machine when bound to a loopback address, else a page of the very
+ * host the request names. Anything else is a web page elsewhere reaching in (DNS rebinding,
+ * cross-site requests), which MCP's Streamable HTTP transport requires be refused with 403.
+ */
+function originAllowed(origin: string | undefined, host: string | undefined, loopbackOnly: boolean): boolean {
+  if (origin === undefined) return true;
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    // `null` (a sandboxed frame, a file) or anything unreadable names no page we can trust.
+    return false;
+  }
+  return loopbackOnly ? LOOPBACK_NAMES.has(url.hostname) : url.host === host;
 }
 
 function sameToken(given: string | undefined, token: string): boolean {
@@ -157,6 +193,23 @@ async function serveHttp(target: McpTarget, options: HttpServeOptions): Promise<
   const loopbackOnly = isLoopbackInterface(host);
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const open = new Set<{ close(): Promise<void> }>();
+  const sessionTimeout = options.sessionTimeout ?? SESSION_TIMEOUT;
+  /** Each session's requests and streams under way, and when the last of them ended. */
+  const activity = new Map<StreamableHTTPServerTransport, { busy: number; idleSince: number; close(): Promise<void> }>();
+  const track = (transport: StreamableHTTPServerTransport, res: ServerResponse) => {
+    const session = activity.get(transport);
+    if (!session) return;
+    session.busy++;
+    res.once('close', () => {
+      if (--session.busy === 0) session.idleSince = Date.now();
+    });
+  };
+  const sweep = () => {
+    const now = Date.now();
+    for (const session of activity.values()) if (session.busy === 0 && now - session.idleSince >= sessionTimeout) void session.close();
+  };
+  const sweeper = Number.isFinite(sessionTimeout) && !options.stateless ? setInterval(sweep, Math.min(sessionTimeout, 60_000)) : undefined;
+  sweeper?.unref();
 
   const handleStateless = async (req: IncomingMessage, res: ServerResponse) => {
     const server = createMcpServer(target, options);
@@ -176,6 +229,7 @@ async function serveHttp(target: McpTarget, options: HttpServeOptions): Promise<
     if (typeof id === 'string') {
       const transport = sessions.get(id);
       if (!transport) return refuse(res, 404, `no session '${id}': it ended or never existed; initialize a new one`);
+      track(transport, res);
       return transport.handleRequest(req, res);
     }
     if (req.method !== 'POST') return refuse(res, 400, 'no Mcp-Session-Id header: start a session with an initialize request (POST)');
@@ -186,20 +240,27 @@ async function serveHttp(target: McpTarget, options: HttpServeOptions): Promise<
     });
     const entry = { close: () => server.close() };
     open.add(entry);
+    activity.set(transport, { busy: 0, idleSince: Date.now(), close: entry.close });
+    track(transport, res);
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
       open.delete(entry);
+      activity.delete(transport);
     };
     await server.connect(transport);
     await transport.handleRequest(req, res);
     // A first request that was not an initialize made no session: nothing to keep.
-    if (!transport.sessionId) await server.close();
+    if (!transport.sessionId) {
+      activity.delete(transport);
+      await server.close();
+    }
   };
 
   const http = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== path) return refuse(res, 404, `the MCP endpoint is ${path}`);
     if (loopbackOnly && !LOOPBACK_NAMES.has(hostName(req.headers.host) ?? '')) return refuse(res, 403, 'this server answers loopback host names only');
+    if (!originAllowed(req.headers.origin, req.headers.host, loopbackOnly)) return refuse(res, 403, `requests from origin '${req.headers.origin}' are refused: ${loopbackOnly ? 'only pages on this machine may call this server' : 'only pages of the host this server answers as may call it'}`);
     if (options.token !== undefined && !sameToken(req.headers.authorization, options.token)) {
       return refuse(res, 401, 'missing or wrong bearer token', { 'www-authenticate': 'Bearer' });
     }
@@ -223,6 +284,7 @@ async function serveHttp(target: McpTarget, options: HttpServeOptions): Promise<
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      if (sweeper) clearInterval(sweeper);
       await Promise.allSettled([...open].map((entry) => entry.close()));
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));

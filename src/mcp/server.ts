@@ -32,6 +32,7 @@ import { RuntimeError, type AgentRef, type AgentSystem, type DocumentSkillRegist
 import { DISCLOSURE_PROMPT, DISCLOSURE_PROMPT_INFO, disclosurePrompt, listSkillResources, readSkillUri, SKILL_RESOURCE_TEMPLATE } from './documents.js';
 import { servedToolCall } from './mcp-spans.js';
 import { protocolError } from './protocol-error.js';
+import { handleRequest } from './request-handler.js';
 import { SkillCatalog, SKILLS_EXTENSION } from './skill-catalog.js';
 import { serveSkillsExtension } from './skills-methods.js';
 import { callAgentTool, mcpTools, toolListKey } from './tools.js';
@@ -116,23 +117,23 @@ export function createMcpServer(target: McpTarget, options: McpServerOptions = {
     previousClose?.();
   };
 
-  server.setRequestHandler(ListToolsRequestSchema, () => {
+  handleRequest(server, ListToolsRequestSchema, () => {
     const tools = mcpTools(ref);
     listed = toolListKey(tools);
     return { tools };
   });
-  server.setRequestHandler(CallToolRequestSchema, (request) =>
+  handleRequest(server, CallToolRequestSchema, (request) =>
     servedToolCall(request.params.name, request.params._meta, () => callAgentTool(ref, request.params.name, request.params.arguments, options.callTimeout)),
   );
 
   if (registry) {
     const catalog = new SkillCatalog(registry, options.onDiagnostic);
     serveSkillsExtension(server, catalog);
-    server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: await listSkillResources(catalog) }));
-    server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [SKILL_RESOURCE_TEMPLATE] }));
-    server.setRequestHandler(ReadResourceRequestSchema, (request) => readSkillUri(catalog, request.params.uri));
-    server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: [DISCLOSURE_PROMPT_INFO] }));
-    server.setRequestHandler(GetPromptRequestSchema, (request) => {
+    handleRequest(server, ListResourcesRequestSchema, async () => ({ resources: await listSkillResources(catalog) }));
+    handleRequest(server, ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [SKILL_RESOURCE_TEMPLATE] }));
+    handleRequest(server, ReadResourceRequestSchema, (request) => readSkillUri(catalog, request.params.uri));
+    handleRequest(server, ListPromptsRequestSchema, () => ({ prompts: [DISCLOSURE_PROMPT_INFO] }));
+    handleRequest(server, GetPromptRequestSchema, (request) => {
       if (request.params.name !== DISCLOSURE_PROMPT) {
         throw protocolError(ErrorCode.InvalidParams, `no prompt named '${request.params.name}'; the prompt is '${DISCLOSURE_PROMPT}'`);
       }

@@ -12,6 +12,7 @@ import { ErrorCode, type Resource } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { MANIFEST, parseSkillUri, skillFileUri, type ServedSkill, type SkillCatalog, type SkillExtensionEntry } from './skill-catalog.js';
 import { protocolError } from './protocol-error.js';
+import { handleRequest } from './request-handler.js';
 
 /** Skills per `skills/list` page. */
 export const SKILLS_PAGE_SIZE = 100;
@@ -79,19 +80,19 @@ export function directoryChildren(skill: ServedSkill, folder: string): Resource[
 
 /** Answers the extension's methods on `server` from `catalog`. */
 export function serveSkillsExtension(server: Server, catalog: SkillCatalog): void {
-  server.setRequestHandler(ListSkillsRequest, async (request) => {
+  handleRequest(server, ListSkillsRequest, async (request) => {
     // A page is a window on the registry's skills: those left out of it make it shorter, never split an entry.
     const { skills, next } = await catalog.page(offsetOf(request.params?.cursor), SKILLS_PAGE_SIZE);
     const entries: SkillExtensionEntry[] = skills.map((skill) => skill.entry);
     return { resultType: 'complete', skills: entries, ...(next === undefined ? {} : { nextCursor: cursorAt(next) }), ...CACHE_HINT };
   });
-  server.setRequestHandler(GetSkillRequest, async (request) => {
+  handleRequest(server, GetSkillRequest, async (request) => {
     const { uri } = request.params;
     const { skill, path } = await servedAt(catalog, uri);
     if (path !== MANIFEST || uri !== skill.entry.uri) throw invalidParams(`${uri} is not the URI of a skill's SKILL.md; this skill's is ${skill.entry.uri}`, { uri });
     return { resultType: 'complete', skill: skill.entry, ...CACHE_HINT };
   });
-  server.setRequestHandler(ReadDirectoryRequest, async (request) => {
+  handleRequest(server, ReadDirectoryRequest, async (request) => {
     const { uri, cursor } = request.params;
     const { skill, path } = await servedAt(catalog, uri);
     const children = directoryChildren(skill, path);

@@ -49,7 +49,7 @@ const ID_LAST = new RegExp(String.raw`[{,]\s*"id"\s*:\s*${ID_VALUE}\s*\}\s*$`);
 const METHOD_FIRST = new RegExp(String.raw`^\s*\{\s*(?:"(?:jsonrpc|id)"\s*:\s*${ID_VALUE}\s*,\s*){0,2}"method"\s*:`);
 
 /** The id a skipped message gives, when it can be read from its edges. */
-function idOf(line: SkippedLine): RequestId | null | undefined {
+export function idOf(line: SkippedLine): RequestId | null | undefined {
   const raw = ID_FIRST.exec(line.head)?.[1] ?? ID_LAST.exec(line.tail)?.[1];
   if (raw === undefined) return undefined;
   try {
