@@ -61,6 +61,8 @@ export interface ScriptOptions {
   env?: Readonly<Record<string, string>>;
   /** Text written to the script's standard input (default: none, stdin closed). */
   input?: string;
+  /** Aborting it kills the script's process group at once, as a time-out does (the result's `signal` is `'SIGKILL'`). */
+  signal?: AbortSignal;
 }
 
 /** What running a skill script produced: exit code, output, and whether it timed out. */
@@ -233,6 +235,8 @@ export async function runSkillScript(owner: ScriptOwner, script: string, args: r
       timedOut = true;
       killGroup();
     }, timeoutMs);
+    options.signal?.addEventListener('abort', killGroup, { once: true });
+    if (options.signal?.aborted) killGroup();
     const collect = (into: Buffer[]) => (chunk: Buffer) => {
       if (truncated) return;
       const room = maxOutput - total;
@@ -253,6 +257,7 @@ export async function runSkillScript(owner: ScriptOwner, script: string, args: r
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      options.signal?.removeEventListener('abort', killGroup);
       resolve({
         command,
         exitCode,
@@ -269,6 +274,7 @@ export async function runSkillScript(owner: ScriptOwner, script: string, args: r
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      options.signal?.removeEventListener('abort', killGroup);
       reject(manifestError('script_failed', `skill '${skill}': script '${script}' could not be started with '${command[0]}': ${error.message}`, { skill, subject: script }, error));
     });
     // The limits hold for everything the script started: what it leaves running in its process

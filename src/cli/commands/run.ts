@@ -2,6 +2,7 @@
  * `skillstate run <skill> <script> [args...]`: runs a skill's script under the script limits and
  * passes its output through. The exit code is the script's (124 after a time-out).
  */
+import { constants as osConstants } from 'node:os';
 import { parseArgs } from 'node:util';
 import { DEFAULT_SCRIPT_TIMEOUT_MS, MAX_SCRIPT_TIMEOUT_MS, runSkillScript, scriptLimitProblem } from '../../manifest/scripts.js';
 import { UsageError, type Command } from '../io.js';
@@ -16,7 +17,8 @@ root. No shell; working directory the skill's root; interpreter from the extensi
 .js, .mjs, .ts) or the #! line; a scrubbed environment; at most 100 arguments and 4096 argument
 bytes; killed after the timeout (default 60000 ms, at most ${MAX_SCRIPT_TIMEOUT_MS}, about 24.8 days)
 or 1 MiB of output. Everything after the script name is passed to the script. Exit code: the
-script's, 124 after a time-out, 2 for a usage error (such as a --timeout out of range).
+script's, 124 after a time-out, 130 after Ctrl-C and 143 after SIGTERM (the script is killed),
+2 for a usage error (such as a --timeout out of range).
 
 ${SOURCE_HELP}`,
   async run(args, io) {
@@ -35,9 +37,26 @@ ${SOURCE_HELP}`,
     const registry = await discoverFromFlags(values, io);
     const entry = registry.entry(skill);
     if (!entry) await registry.content(skill); // throws skill_not_found with the available names
-    const result = await runSkillScript(entry!, script, split.rest, { timeoutMs });
+    // The script runs in a process group of its own, which a Ctrl-C at the terminal does not
+    // reach: an interrupted run kills it rather than leave it running.
+    const interruption = new AbortController();
+    let interrupted: NodeJS.Signals | undefined;
+    const interrupt = (signal: NodeJS.Signals) => {
+      interrupted = signal;
+      interruption.abort();
+    };
+    process.once('SIGINT', interrupt);
+    process.once('SIGTERM', interrupt);
+    const result = await runSkillScript(entry!, script, split.rest, { timeoutMs, signal: interruption.signal }).finally(() => {
+      process.off('SIGINT', interrupt);
+      process.off('SIGTERM', interrupt);
+    });
     io.out(result.stdout);
     io.err(result.stderr);
+    if (interrupted) {
+      io.err(`error: interrupted (${interrupted}); script '${script}' was killed\n`);
+      return 128 + osConstants.signals[interrupted];
+    }
     if (result.truncated) io.err(`note: output passed the limit; the script was stopped and the rest dropped\n`);
     if (result.strayProcessesKilled) io.err(`note: the script left processes running when it exited; they were killed\n`);
     if (result.timedOut) {

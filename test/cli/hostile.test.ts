@@ -1,0 +1,73 @@
+/**
+ * The command line as a demanding user meets it: output piped into a reader that stops early,
+ * and a run interrupted with Ctrl-C. Each case runs the real `skillstate` as a subprocess.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { simpleSkill, tree } from '../manifest/tree.js';
+
+const BIN = fileURLToPath(new URL('../../bin/skillstate.js', import.meta.url));
+const children: ChildProcess[] = [];
+/** Processes a test's scripts started: killed afterwards should a run have left them behind. */
+const strays: number[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  for (const pid of strays.splice(0)) if (running(pid)) process.kill(pid, 'SIGKILL');
+});
+
+/** Starts the real command in `cwd`, with only the skills of `--path` folders (no user or project skills). */
+function skillstate(args: string[], cwd: string): ChildProcess & { stderrText(): string } {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: path.join(cwd, '.home') } });
+  children.push(child);
+  let stderr = '';
+  child.stderr!.on('data', (data) => (stderr += String(data)));
+  return Object.assign(child, { stderrText: () => stderr });
+}
+
+/** Whether process `pid` still runs (a zombie, dead but not yet reaped, does not). */
+function running(pid: number): boolean {
+  try {
+    return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.startsWith('Z');
+  } catch {
+    return false;
+  }
+}
+
+// Each case starts a real process; on a busy machine one start can take seconds.
+describe('skillstate, used roughly', { timeout: 30_000 }, () => {
+  it('stops quietly, exit code 0, when the reader of its output goes away (| head -1)', async () => {
+    const lines = Array.from({ length: 100_000 }, (_, i) => `line ${i}\n`).join('');
+    const root = await tree({ 'skills/huge/SKILL.md': simpleSkill('huge'), 'skills/huge/references/big.md': lines });
+    const child = skillstate(['read', '--no-user', '--no-project', '--path', path.join(root, 'skills'), '--max-bytes', '10000000', 'huge', 'references/big.md'], root);
+    // Take the first piece of the output, then close the pipe, as `head -1` does.
+    const [first] = (await once(child.stdout!, 'data')) as [Buffer];
+    expect(String(first)).toMatch(/^line 0\n/);
+    child.stdout!.destroy();
+    const [code] = (await once(child, 'close')) as [number | null];
+    expect(child.stderrText()).toBe('');
+    expect(code).toBe(0);
+  });
+
+  it.runIf(process.platform === 'linux')('run: Ctrl-C kills the script and what it started, and exits 130', async () => {
+    const root = await tree({
+      'skills/sleeper/SKILL.md': simpleSkill('sleeper'),
+      // It starts a child of its own and says which, then waits for it.
+      'skills/sleeper/scripts/nap.sh': '#!/bin/sh\nsleep 60 &\necho $! > child.pid.tmp\nmv child.pid.tmp child.pid\nwait\n',
+    });
+    const pidFile = path.join(root, 'skills/sleeper/child.pid');
+    const child = skillstate(['run', '--no-user', '--no-project', '--path', path.join(root, 'skills'), 'sleeper', 'scripts/nap.sh'], root);
+    await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), { timeout: 20_000, interval: 20 });
+    const sleeper = Number(readFileSync(pidFile, 'utf8'));
+    strays.push(sleeper);
+    expect(running(sleeper)).toBe(true);
+    child.kill('SIGINT');
+    const [code] = (await once(child, 'close')) as [number | null];
+    expect(code).toBe(130);
+    expect(child.stderrText()).toContain("error: interrupted (SIGINT); script 'scripts/nap.sh' was killed\n");
+    await vi.waitFor(() => expect(running(sleeper)).toBe(false), { timeout: 5_000, interval: 20 });
+  });
+});
