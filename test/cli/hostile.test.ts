@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/main.js';
 import { simpleSkill, tree } from '../manifest/tree.js';
 
 const BIN = fileURLToPath(new URL('../../bin/skillstate.js', import.meta.url));
@@ -26,6 +27,14 @@ function skillstate(args: string[], cwd: string): ChildProcess & { stderrText():
   let stderr = '';
   child.stderr!.on('data', (data) => (stderr += String(data)));
   return Object.assign(child, { stderrText: () => stderr });
+}
+
+/** Runs the command line in this process; its exit code and what it wrote. */
+async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, { out: (text) => void (stdout += text), err: (text) => void (stderr += text), isTTY: false });
+  return { code, stdout, stderr };
 }
 
 /** Whether process `pid` still runs (a zombie, dead but not yet reaped, does not). */
@@ -50,6 +59,24 @@ describe('skillstate, used roughly', { timeout: 30_000 }, () => {
     const [code] = (await once(child, 'close')) as [number | null];
     expect(child.stderrText()).toBe('');
     expect(code).toBe(0);
+  });
+
+  it.each([
+    [['inspect', '--port', '1', '--port', '2'], "skillstate inspect: --port is given twice ('1', then '2'): give it once\n"],
+    [['trace', 'view', 'trace.jsonl', '-p', '0', '--port', '3'], "skillstate trace: --port is given twice ('0', then '3'): give it once\n"],
+    [['read', '--max-bytes=5', '--max-bytes', '7', 'a', 'b'], "skillstate read: --max-bytes is given twice ('5', then '7'): give it once\n"],
+    [['list', '--project', 'a', '--project', 'b'], "skillstate list: --project is given twice ('a', then 'b'): give it once\n"],
+  ])('refuses an option of one value given twice, rather than keep the last: %j', async (argv, message) => {
+    const result = await run(argv);
+    expect(result).toEqual({ code: 2, stdout: '', stderr: `${message}Run 'skillstate ${argv[0]} --help' for usage.\n` });
+  });
+
+  it('takes a flag, or an option that may be repeated, given twice', async () => {
+    const root = await tree({ 'skills/one/SKILL.md': simpleSkill('one') });
+    const skills = path.join(root, 'skills');
+    const result = await run(['list', '--json', '--json', '--no-user', '--no-project', '--path', skills, '--path', skills]);
+    expect(result.code).toBe(0);
+    expect((JSON.parse(result.stdout) as { skills: { name: string }[] }).skills.map((skill) => skill.name)).toEqual(['one']);
   });
 
   it.runIf(process.platform === 'linux')('run: Ctrl-C kills the script and what it started, and exits 130', async () => {

@@ -10,7 +10,6 @@
  */
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
 import { defineAgent } from '../../core/agent-definition.js';
 import { createSignal } from '../../core/signal.js';
 import { createSkillTools } from '../../manifest/skill-tools.js';
@@ -20,7 +19,7 @@ import type { ChatModel } from '../../model/models.js';
 import { createAgentSystem } from '../../system.js';
 import { catalogOf } from '../../core/agent-value.js';
 import { scriptedModel, type ScriptStep } from '../../testing/scripted-model.js';
-import { UsageError, type Command } from '../io.js';
+import { parseCommandArgs, UsageError, type Command } from '../io.js';
 import { discoverFromFlags, SOURCE_HELP, SOURCE_OPTIONS } from '../sources.js';
 
 /** The providers `--model` knows: the package to import, its default export, and the key it reads. */
@@ -98,7 +97,7 @@ conversation, /exit (or end of input) leaves.
 
 ${SOURCE_HELP}`,
   async run(args, io) {
-    const { values } = parseArgs({
+    const { values } = parseCommandArgs({
       args,
       options: { ...SOURCE_OPTIONS, model: { type: 'string' }, script: { type: 'string' }, instructions: { type: 'string' }, json: { type: 'boolean' } },
     });

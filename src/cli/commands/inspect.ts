@@ -3,9 +3,8 @@
  * interrupted. Applications stream to it with `startInspector({ connect })`; the local viewer
  * and the Stately inspector read it.
  */
-import { parseArgs } from 'node:util';
 import { startViewerServer, type ViewerServer } from '../../viewer/server.js';
-import { UsageError, type CliIO, type Command } from '../io.js';
+import { parseCommandArgs, UsageError, type CliIO, type Command } from '../io.js';
 
 /** The options of the commands that start the inspection server. */
 export const SERVER_OPTIONS = {
@@ -62,7 +61,7 @@ address carries the session token every steering request must send.
 ${SERVER_HELP}
       --interactive    let the local viewer steer applications that opt in`,
   async run(args, io) {
-    const { values } = parseArgs({ args, options: { ...SERVER_OPTIONS, interactive: { type: 'boolean' } } });
+    const { values } = parseCommandArgs({ args, options: { ...SERVER_OPTIONS, interactive: { type: 'boolean' } } });
     if (values.help) {
       io.out(`${this.help}\n`);
       return 0;

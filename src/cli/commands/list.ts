@@ -4,8 +4,7 @@
  * was skipped as invalid (or a named source is missing), unless `--allow-skipped`.
  */
 import type { Diagnostic } from '../../core/diagnostics.js';
-import { parseArgs } from 'node:util';
-import type { Command } from '../io.js';
+import { parseCommandArgs, type Command } from '../io.js';
 import { describeSources, discoverFromFlags, SOURCE_HELP, SOURCE_OPTIONS, sourcesFromFlags } from '../sources.js';
 
 function table(rows: string[][]): string {
@@ -26,7 +25,7 @@ source you named is missing; --allow-skipped exits 0 all the same.
 
 ${SOURCE_HELP}`,
   async run(args, io) {
-    const { values } = parseArgs({ args, options: { ...SOURCE_OPTIONS, json: { type: 'boolean' }, verbose: { type: 'boolean', short: 'v' }, 'allow-skipped': { type: 'boolean' } } });
+    const { values } = parseCommandArgs({ args, options: { ...SOURCE_OPTIONS, json: { type: 'boolean' }, verbose: { type: 'boolean', short: 'v' }, 'allow-skipped': { type: 'boolean' } } });
     if (values.help) {
       io.out(`${this.help}\n`);
       return 0;

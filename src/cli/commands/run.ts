@@ -3,9 +3,8 @@
  * passes its output through. The exit code is the script's (124 after a time-out).
  */
 import { constants as osConstants } from 'node:os';
-import { parseArgs } from 'node:util';
 import { DEFAULT_SCRIPT_TIMEOUT_MS, MAX_SCRIPT_TIMEOUT_MS, runSkillScript, scriptLimitProblem } from '../../manifest/scripts.js';
-import { UsageError, type Command } from '../io.js';
+import { parseCommandArgs, UsageError, type Command } from '../io.js';
 import { discoverFromFlags, SOURCE_HELP, SOURCE_OPTIONS } from '../sources.js';
 
 export const runCommand: Command = {
@@ -24,7 +23,7 @@ ${SOURCE_HELP}`,
   async run(args, io) {
     // Options are read only before the script name; the rest belongs to the script.
     const split = splitAtScript(args);
-    const { values, positionals } = parseArgs({ args: split.own, allowPositionals: true, options: { ...SOURCE_OPTIONS, timeout: { type: 'string' } } });
+    const { values, positionals } = parseCommandArgs({ args: split.own, allowPositionals: true, options: { ...SOURCE_OPTIONS, timeout: { type: 'string' } } });
     if (values.help) {
       io.out(`${this.help}\n`);
       return 0;

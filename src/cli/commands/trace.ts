@@ -3,12 +3,11 @@
  * the Stately inspector), drawn with the package's own machine definitions, for post-mortems.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { agentMachine } from '../../../machines/agent.js';
 import { skillLifecycleMachine } from '../../../machines/skill-lifecycle.js';
 import { toPlain } from '../../viewer/messages.js';
 import { startViewerServer } from '../../viewer/server.js';
-import { UsageError, type Command } from '../io.js';
+import { parseCommandArgs, UsageError, type Command } from '../io.js';
 import { parseTrace, TraceError, traceToMessages } from '../trace-replay.js';
 import { portOf, serveUntilInterrupted, SERVER_HELP, SERVER_OPTIONS } from './inspect.js';
 
@@ -36,7 +35,7 @@ filters by agent and skill. Works offline.
 
 ${SERVER_HELP}`,
   async run(args, io) {
-    const { values, positionals } = parseArgs({ args, options: SERVER_OPTIONS, allowPositionals: true });
+    const { values, positionals } = parseCommandArgs({ args, options: SERVER_OPTIONS, allowPositionals: true });
     if (values.help) {
       io.out(`${this.help}\n`);
       return 0;
