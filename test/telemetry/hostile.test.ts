@@ -7,8 +7,9 @@ import { context, metrics, trace, type Meter, type MeterProvider, type TracerPro
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { SpanStatusCode } from '@opentelemetry/api';
 import type { AgentSystem } from '../../src/index.js';
-import { createSignal, defineAgent, notebook, quietSystem } from '../runtime/fixtures.js';
+import { createSignal, defineAction, defineAgent, defineSkill, notebook, quietSystem, z } from '../runtime/fixtures.js';
 
 const NotesAgent = defineAgent({ name: 'notes_agent', skills: [notebook] });
 
@@ -77,5 +78,34 @@ describe('telemetry that throws', () => {
     const meter = { createCounter: () => ({ add: fail }), createHistogram: () => ({ record: fail }) } as unknown as Meter;
     metrics.setGlobalMeterProvider({ getMeter: () => meter } as MeterProvider);
     await twoNotes();
+  });
+});
+
+describe("spans of work an agent's stop cuts short", () => {
+  it("an action whose promise never settles: its span ends with the step's when the agent stops", async () => {
+    const exporter = tracedWith();
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const hang = defineAction({
+      name: 'hang',
+      description: 'Starts and never finishes',
+      input: z.object({}),
+      run: () => {
+        started();
+        return new Promise<never>(() => {});
+      },
+    });
+    const hanger = defineSkill({ name: 'hanger', schema: z.object({}), actions: [hang], routes: [{ path: 'hang', target: { action: 'hang' } }] });
+    system = quietSystem();
+    const agent = system.spawn(defineAgent({ name: 'hanging', skills: [hanger] }), { id: 'h' });
+    const answer = agent.call(createSignal('hang', {})).catch((error: { code?: string }) => error.code);
+    await running;
+    await agent.stop();
+    expect(await answer).toBe('agent_stopped');
+    const [step] = exporter.getFinishedSpans().filter((span) => span.name === 'step hang');
+    const [action] = exporter.getFinishedSpans().filter((span) => span.name === "action 'hang'");
+    expect(step?.attributes['skillstate.step.outcome']).toBe('stopped');
+    expect(action?.parentSpanContext?.spanId).toBe(step?.spanContext().spanId);
+    expect(action?.status).toEqual({ code: SpanStatusCode.ERROR, message: step?.status.message });
   });
 });
