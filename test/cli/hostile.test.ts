@@ -79,6 +79,20 @@ describe('skillstate, used roughly', { timeout: 30_000 }, () => {
     expect((JSON.parse(result.stdout) as { skills: { name: string }[] }).skills.map((skill) => skill.name)).toEqual(['one']);
   });
 
+  it('trace view reads the trace of a process killed mid-line up to that line, says so, and stops on Ctrl-C', async () => {
+    const spawned = JSON.stringify({ time: '2026-01-01T00:00:00.000Z', kind: 'spawn', agent: 'a', definition: 'd' });
+    const root = await tree({ 'trace.jsonl': `${spawned}\n{"time":"2026-01-01T00:00:01.000Z","kind":"sig` });
+    const child = skillstate(['trace', 'view', 'trace.jsonl', '--port', '0'], root);
+    let stdout = '';
+    child.stdout!.on('data', (data) => (stdout += String(data)));
+    await vi.waitFor(() => expect(stdout).toContain('Press Ctrl-C to stop.'), { timeout: 20_000, interval: 20 });
+    expect(stdout).toContain('1 trace lines from trace.jsonl\n');
+    expect(child.stderrText()).toBe('note: trace.jsonl, line 2 is cut short (its writer stopped mid-line) and was left out\n');
+    child.kill('SIGINT');
+    const [code] = (await once(child, 'close')) as [number | null];
+    expect(code).toBe(0);
+  });
+
   it.runIf(process.platform === 'linux')('run: Ctrl-C kills the script and what it started, and exits 130', async () => {
     const root = await tree({
       'skills/sleeper/SKILL.md': simpleSkill('sleeper'),

@@ -8,7 +8,7 @@ import { skillLifecycleMachine } from '../../../machines/skill-lifecycle.js';
 import { toPlain } from '../../viewer/messages.js';
 import { startViewerServer } from '../../viewer/server.js';
 import { parseCommandArgs, UsageError, type Command } from '../io.js';
-import { parseTrace, TraceError, traceToMessages } from '../trace-replay.js';
+import { parseTrace, TraceError, traceToMessages, withoutCutShortLine } from '../trace-replay.js';
 import { portOf, serveUntilInterrupted, SERVER_HELP, SERVER_OPTIONS } from './inspect.js';
 
 /** The largest trace `trace view` reads: it holds the whole file, and its messages, in memory. */
@@ -48,7 +48,9 @@ ${SERVER_HELP}`,
     if (size > MAX_TRACE_BYTES) {
       throw new TraceError({ code: 'invalid_trace', message: `${file} is ${size} bytes; trace view reads traces of up to ${MAX_TRACE_BYTES} bytes (keep the part you need, e.g. with tail -n)`, subject: file });
     }
-    const lines = parseTrace(await readFile(file, 'utf8'), file);
+    const { text, cutShort } = withoutCutShortLine(await readFile(file, 'utf8'));
+    if (cutShort !== undefined) io.err(`note: ${file}, line ${cutShort} is cut short (its writer stopped mid-line) and was left out\n`);
+    const lines = parseTrace(text, file);
     const machines = { agent: JSON.stringify(toPlain(agentMachine.config)), lifecycle: JSON.stringify(toPlain(skillLifecycleMachine.config)) };
     const messages = traceToMessages(lines, machines);
     const server = await startViewerServer({ host: values.host, port: portOf(values.port), home: 'local', title: `trace ${file}`, messages, history: Math.max(1_000, messages.length) });
