@@ -251,6 +251,9 @@ export async function startViewerServer(options: ViewerServerOptions = {}): Prom
       }
     },
   });
+  // The socket server passes on the HTTP server's errors; the one that matters, failing to listen
+  // (a port in use, an address not of this machine), rejects the start below.
+  sockets.on('error', () => {});
   let connections = 0;
   sockets.on('connection', (socket) => {
     for (const text of replay.messages()) socket.send(text);

@@ -76,6 +76,13 @@ describe('the inspection server, sent what it does not expect', () => {
   });
 });
 
+describe('the inspection server, told to listen where it cannot', () => {
+  it('rejects its start, naming why, when its port is taken', async () => {
+    const first = await started();
+    await expect(startViewerServer({ port: first.port })).rejects.toMatchObject({ code: 'EADDRINUSE' });
+  });
+});
+
 describe('the inspection server on a loopback address other than 127.0.0.1', () => {
   it('serves requests to its own address', async () => {
     const server = await started({ host: '127.0.0.2' });
