@@ -71,6 +71,16 @@ describe('skillstate, used roughly', { timeout: 30_000 }, () => {
     expect(result).toEqual({ code: 2, stdout: '', stderr: `${message}Run 'skillstate ${argv[0]} --help' for usage.\n` });
   });
 
+  it.each([
+    [['inspect', '--host', ''], 'host must be an address to listen on'],
+    [['inspect', '--host', '0.0.0.0', '--interactive'], 'interactive: true steers agents from the page and is served on loopback only, not on 0.0.0.0'],
+  ])('a server option it refuses is a usage mistake (exit 2): %j', async (argv, message) => {
+    const result = await run(argv);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`skillstate inspect: ${message}`);
+    expect(result.stderr).toMatch(/Run 'skillstate inspect --help' for usage\.\n$/);
+  });
+
   it('takes a flag, or an option that may be repeated, given twice', async () => {
     const root = await tree({ 'skills/one/SKILL.md': simpleSkill('one') });
     const skills = path.join(root, 'skills');

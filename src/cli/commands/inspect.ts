@@ -3,7 +3,7 @@
  * interrupted. Applications stream to it with `startInspector({ connect })`; the local viewer
  * and the Stately inspector read it.
  */
-import { startViewerServer, type ViewerServer } from '../../viewer/server.js';
+import { startViewerServer, type ViewerServer, type ViewerServerOptions } from '../../viewer/server.js';
 import { parseCommandArgs, UsageError, type CliIO, type Command } from '../io.js';
 
 /** The options of the commands that start the inspection server. */
@@ -25,6 +25,16 @@ export function portOf(value: string | undefined): number | undefined {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port must be a whole number from 0 to 65535, not '${value}'`);
   return port;
+}
+
+/** Starts the inspection server; what it refuses to start with (an empty --host, --interactive off loopback) is a usage mistake. */
+export async function startServer(options: ViewerServerOptions): Promise<ViewerServer> {
+  try {
+    return await startViewerServer(options);
+  } catch (error) {
+    if (error instanceof TypeError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 /** Prints where the viewers are, then waits for SIGINT or SIGTERM and stops the server. */
@@ -66,7 +76,7 @@ ${SERVER_HELP}
       io.out(`${this.help}\n`);
       return 0;
     }
-    const server = await startViewerServer({ host: values.host, port: portOf(values.port), home: 'local', title: 'skillstate inspect', interactive: values.interactive === true });
+    const server = await startServer({ host: values.host, port: portOf(values.port), home: 'local', title: 'skillstate inspect', interactive: values.interactive === true });
     const connect = `startInspector({ connect: '${server.socketUrl}'${values.interactive ? ', interactive: true' : ''} })`;
     return serveUntilInterrupted(server, io, [`Application socket: ${server.socketUrl}  (${connect})`]);
   },

@@ -6,10 +6,9 @@ import { readFile, stat } from 'node:fs/promises';
 import { agentMachine } from '../../../machines/agent.js';
 import { skillLifecycleMachine } from '../../../machines/skill-lifecycle.js';
 import { toPlain } from '../../viewer/messages.js';
-import { startViewerServer } from '../../viewer/server.js';
 import { parseCommandArgs, UsageError, type Command } from '../io.js';
 import { parseTrace, TraceError, traceToMessages, withoutCutShortLine } from '../trace-replay.js';
-import { portOf, serveUntilInterrupted, SERVER_HELP, SERVER_OPTIONS } from './inspect.js';
+import { portOf, serveUntilInterrupted, SERVER_HELP, SERVER_OPTIONS, startServer } from './inspect.js';
 
 /** The largest trace `trace view` reads: it holds the whole file, and its messages, in memory. */
 const MAX_TRACE_BYTES = 256 * 1024 * 1024;
@@ -53,7 +52,7 @@ ${SERVER_HELP}`,
     const lines = parseTrace(text, file);
     const machines = { agent: JSON.stringify(toPlain(agentMachine.config)), lifecycle: JSON.stringify(toPlain(skillLifecycleMachine.config)) };
     const messages = traceToMessages(lines, machines);
-    const server = await startViewerServer({ host: values.host, port: portOf(values.port), home: 'local', title: `trace ${file}`, messages, history: Math.max(1_000, messages.length) });
+    const server = await startServer({ host: values.host, port: portOf(values.port), home: 'local', title: `trace ${file}`, messages, history: Math.max(1_000, messages.length) });
     return serveUntilInterrupted(server, io, [`${lines.length} trace lines from ${file}`]);
   },
 };
