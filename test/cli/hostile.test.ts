@@ -81,6 +81,17 @@ describe('skillstate, used roughly', { timeout: 30_000 }, () => {
     expect(result.stderr).toMatch(/Run 'skillstate inspect --help' for usage\.\n$/);
   });
 
+  it('says a shadowed skill once (disclose on stderr, list under Shadowed)', async () => {
+    const root = await tree({ 'first/notes/SKILL.md': simpleSkill('notes'), 'second/notes/SKILL.md': simpleSkill('notes') });
+    const result = await run(['disclose', '--no-user', '--no-project', '--path', path.join(root, 'first'), '--path', path.join(root, 'second'), 'notes']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe(`skillstate: skill 'notes' of extra (${path.join(root, 'second/notes')}) is shadowed by the one of extra (${path.join(root, 'first/notes')})\n`);
+    const listed = await run(['list', '--no-user', '--no-project', '--path', path.join(root, 'first'), '--path', path.join(root, 'second')]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout.match(/shadowed/g)).toHaveLength(1);
+    expect(listed.stdout).toContain(`Shadowed:\n  notes: extra ${path.join(root, 'second/notes')} is shadowed by extra ${path.join(root, 'first/notes')}\n`);
+  });
+
   it('takes a flag, or an option that may be repeated, given twice', async () => {
     const root = await tree({ 'skills/one/SKILL.md': simpleSkill('one') });
     const skills = path.join(root, 'skills');

@@ -55,7 +55,8 @@ ${SOURCE_HELP}`,
       io.out('\nShadowed:\n');
       for (const clash of registry.shadowed) io.out(`  ${clash.name}: ${clash.shadowed.source} ${clash.shadowed.path ?? ''} is shadowed by ${clash.kept.source} ${clash.kept.path ?? ''}\n`);
     }
-    const notes = registry.diagnostics.filter((item) => values.verbose || item.level !== 'info');
+    // A shadowed skill is listed under Shadowed, not again under Warnings.
+    const notes = registry.diagnostics.filter((item) => (values.verbose || item.level !== 'info') && item.code !== 'skill_shadowed');
     if (notes.length) {
       io.out('\nWarnings:\n');
       for (const note of notes) io.out(`  ${note.level}: ${note.message}\n`);
