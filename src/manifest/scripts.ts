@@ -235,6 +235,7 @@ export async function runSkillScript(owner: ScriptOwner, script: string, args: r
       timedOut = true;
       killGroup();
     }, timeoutMs);
+    running.add(killGroup);
     options.signal?.addEventListener('abort', killGroup, { once: true });
     if (options.signal?.aborted) killGroup();
     const collect = (into: Buffer[]) => (chunk: Buffer) => {
@@ -257,6 +258,7 @@ export async function runSkillScript(owner: ScriptOwner, script: string, args: r
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      running.delete(killGroup);
       options.signal?.removeEventListener('abort', killGroup);
       resolve({
         command,
@@ -274,6 +276,7 @@ export async function runSkillScript(owner: ScriptOwner, script: string, args: r
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      running.delete(killGroup);
       options.signal?.removeEventListener('abort', killGroup);
       reject(manifestError('script_failed', `skill '${skill}': script '${script}' could not be started with '${command[0]}': ${error.message}`, { skill, subject: script }, error));
     });
@@ -301,6 +304,18 @@ export async function runSkillScript(owner: ScriptOwner, script: string, args: r
       }, 1000).unref();
     });
   });
+}
+
+/** How to kill each script running now: its process group and session. */
+const running = new Set<() => void>();
+
+/**
+ * Kills every skill script this process runs now, with what each started. A script runs in a
+ * process group of its own, which a Ctrl-C at the terminal does not reach: a program that dies
+ * of one calls this first, or leaves its scripts running.
+ */
+export function killRunningScripts(): void {
+  for (const kill of running) kill();
 }
 
 /**

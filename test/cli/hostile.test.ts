@@ -46,6 +46,18 @@ function running(pid: number): boolean {
   }
 }
 
+/** A script that starts a child of its own, writes its pid to `child.pid` (whole, at once), and waits for it. */
+const NAP = '#!/bin/sh\nsleep 60 &\necho $! > child.pid.tmp\nmv child.pid.tmp child.pid\nwait\n';
+
+/** The pid of the child a `NAP` script started, once it is written to `file`; killed after the test should it outlive it. */
+async function childOf(file: string): Promise<number> {
+  await vi.waitFor(() => expect(existsSync(file)).toBe(true), { timeout: 20_000, interval: 20 });
+  const pid = Number(readFileSync(file, 'utf8'));
+  strays.push(pid);
+  expect(running(pid)).toBe(true);
+  return pid;
+}
+
 // Each case starts a real process; on a busy machine one start can take seconds.
 describe('skillstate, used roughly', { timeout: 30_000 }, () => {
   it('stops quietly, exit code 0, when the reader of its output goes away (| head -1)', async () => {
@@ -114,18 +126,31 @@ describe('skillstate, used roughly', { timeout: 30_000 }, () => {
     expect(code).toBe(0);
   });
 
+  it.runIf(process.platform === 'linux')('chat: Ctrl-C while a tool call runs a script ends the chat and kills the script', async () => {
+    const script = [
+      { toolCalls: [{ tool: 'load_skill', args: { name: 'sleeper' } }] },
+      { toolCalls: [{ tool: 'run_skill_script', args: { skill: 'sleeper', script: 'scripts/nap.sh' } }] },
+      { text: 'Done.' },
+    ];
+    const root = await tree({ 'skills/sleeper/SKILL.md': simpleSkill('sleeper'), 'skills/sleeper/scripts/nap.sh': NAP, 'responses.json': JSON.stringify(script) });
+    const child = spawn(process.execPath, [BIN, 'chat', '--no-user', '--no-project', '--path', path.join(root, 'skills'), '--script', 'responses.json'], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, HOME: path.join(root, '.home') } });
+    children.push(child);
+    let stdout = '';
+    child.stdout!.on('data', (data) => (stdout += String(data)));
+    child.stdin!.write('Take a nap.\n');
+    await vi.waitFor(() => expect(stdout).toContain('approve run_skill_script('), { timeout: 20_000, interval: 20 });
+    child.stdin!.write('y\n');
+    const sleeper = await childOf(path.join(root, 'skills/sleeper/child.pid'));
+    child.kill('SIGINT');
+    const [code, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
+    expect({ code, signal }).toEqual({ code: null, signal: 'SIGINT' });
+    await vi.waitFor(() => expect(running(sleeper)).toBe(false), { timeout: 5_000, interval: 20 });
+  });
+
   it.runIf(process.platform === 'linux')('run: Ctrl-C kills the script and what it started, and exits 130', async () => {
-    const root = await tree({
-      'skills/sleeper/SKILL.md': simpleSkill('sleeper'),
-      // It starts a child of its own and says which, then waits for it.
-      'skills/sleeper/scripts/nap.sh': '#!/bin/sh\nsleep 60 &\necho $! > child.pid.tmp\nmv child.pid.tmp child.pid\nwait\n',
-    });
-    const pidFile = path.join(root, 'skills/sleeper/child.pid');
+    const root = await tree({ 'skills/sleeper/SKILL.md': simpleSkill('sleeper'), 'skills/sleeper/scripts/nap.sh': NAP });
     const child = skillstate(['run', '--no-user', '--no-project', '--path', path.join(root, 'skills'), 'sleeper', 'scripts/nap.sh'], root);
-    await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), { timeout: 20_000, interval: 20 });
-    const sleeper = Number(readFileSync(pidFile, 'utf8'));
-    strays.push(sleeper);
-    expect(running(sleeper)).toBe(true);
+    const sleeper = await childOf(path.join(root, 'skills/sleeper/child.pid'));
     child.kill('SIGINT');
     const [code] = (await once(child, 'close')) as [number | null];
     expect(code).toBe(130);
