@@ -1,9 +1,12 @@
 /**
- * What every command gets: where to write (stdout and stderr, replaceable in-process), and the
- * shape of a command. Commands return their exit code; they never call `process.exit`.
+ * What every command gets: where to write (stdout and stderr, replaceable in-process), how it
+ * reads its arguments, and the shape of a command. Commands return their exit code; they never
+ * call `process.exit`.
  *
  * No filesystem access here.
  */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
 export interface CliIO {
   out(text: string): void;
   err(text: string): void;
@@ -24,4 +27,20 @@ export interface Command {
   name: string;
   help: string;
   run(args: string[], io: CliIO): Promise<number>;
+}
+
+/**
+ * A command's arguments, as `parseArgs` reads them, except that an option taking one value given
+ * twice (`--port 1 --port 2`) is a usage mistake: `parseArgs` would keep the last one silently.
+ */
+export function parseCommandArgs<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
+  const values = new Map<string, string | undefined>();
+  for (const token of parseArgs({ ...config, tokens: true }).tokens ?? []) {
+    if (token.kind !== 'option') continue;
+    const option = config.options?.[token.name];
+    if (option?.type !== 'string' || option.multiple) continue;
+    if (values.has(token.name)) throw new UsageError(`${token.rawName} is given twice ('${values.get(token.name)}', then '${token.value}'): give it once`);
+    values.set(token.name, token.value);
+  }
+  return parseArgs(config);
 }

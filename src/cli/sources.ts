@@ -60,7 +60,8 @@ export async function discoverFromFlags(flags: SourceFlags, io: CliIO, options: 
 
 /** The scan's warnings and shadowed skills, one line each, on stderr (info-level notes are left to `list --verbose`). */
 function reportDiscovery(registry: DocumentSkillRegistry, io: CliIO): void {
-  for (const note of registry.diagnostics) if (note.level !== 'info') io.err(`skillstate: ${note.level}: ${note.message}\n`);
+  // A shadowed skill is said once, by the clash below, not again by its diagnostic.
+  for (const note of registry.diagnostics) if (note.level !== 'info' && note.code !== 'skill_shadowed') io.err(`skillstate: ${note.level}: ${note.message}\n`);
   for (const clash of registry.shadowed) {
     const where = (side: { source: string; path?: string | undefined }) => `${side.source}${side.path ? ` (${side.path})` : ''}`;
     io.err(`skillstate: skill '${clash.name}' of ${where(clash.shadowed)} is shadowed by the one of ${where(clash.kept)}\n`);

@@ -56,6 +56,25 @@ function recordProblem(line: Record<string, unknown>, fields: readonly string[])
   return undefined;
 }
 
+/**
+ * `text` up to a last line its writer did not finish, and that line's number: a process killed
+ * while writing its trace leaves one, with no newline after it and not JSON. The trace of a crash
+ * is read up to there rather than refused.
+ */
+export function withoutCutShortLine(text: string): { text: string; cutShort?: number } {
+  if (text.endsWith('\n')) return { text };
+  const start = text.lastIndexOf('\n') + 1;
+  const last = text.slice(start);
+  if (!last.trim()) return { text };
+  try {
+    JSON.parse(last);
+    return { text };
+  } catch {
+    const complete = text.slice(0, start);
+    return { text: complete, cutShort: complete.split('\n').length };
+  }
+}
+
 /** Parses JSON-lines text into trace lines; blank lines are skipped. */
 export function parseTrace(text: string, source = 'the trace'): TraceLine[] {
   const lines: TraceLine[] = [];

@@ -61,6 +61,8 @@ export interface ScriptOptions {
   env?: Readonly<Record<string, string>>;
   /** Text written to the script's standard input (default: none, stdin closed). */
   input?: string;
+  /** Aborting it kills the script's process group at once, as a time-out does (the result's `signal` is `'SIGKILL'`). */
+  signal?: AbortSignal;
 }
 
 /** What running a skill script produced: exit code, output, and whether it timed out. */
@@ -233,6 +235,9 @@ export async function runSkillScript(owner: ScriptOwner, script: string, args: r
       timedOut = true;
       killGroup();
     }, timeoutMs);
+    running.add(killGroup);
+    options.signal?.addEventListener('abort', killGroup, { once: true });
+    if (options.signal?.aborted) killGroup();
     const collect = (into: Buffer[]) => (chunk: Buffer) => {
       if (truncated) return;
       const room = maxOutput - total;
@@ -258,6 +263,8 @@ export async function runSkillScript(owner: ScriptOwner, script: string, args: r
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      running.delete(killGroup);
+      options.signal?.removeEventListener('abort', killGroup);
       resolve({
         command,
         exitCode,
@@ -274,6 +281,8 @@ export async function runSkillScript(owner: ScriptOwner, script: string, args: r
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      running.delete(killGroup);
+      options.signal?.removeEventListener('abort', killGroup);
       reject(manifestError('script_failed', `skill '${skill}': script '${script}' could not be started with '${command[0]}': ${error.message}`, { skill, subject: script }, error));
     });
     // The limits hold for everything the script started: what it leaves running in its process
@@ -300,6 +309,18 @@ export async function runSkillScript(owner: ScriptOwner, script: string, args: r
       }, 1000).unref();
     });
   });
+}
+
+/** How to kill each script running now: its process group and session. */
+const running = new Set<() => void>();
+
+/**
+ * Kills every skill script this process runs now, with what each started. A script runs in a
+ * process group of its own, which a Ctrl-C at the terminal does not reach: a program that dies
+ * of one calls this first, or leaves its scripts running.
+ */
+export function killRunningScripts(): void {
+  for (const kill of running) kill();
 }
 
 /**

@@ -7,6 +7,7 @@
  * (`gen_ai.client.token.usage`, `gen_ai.client.operation.duration`).
  */
 import type { Attributes, Counter, Histogram, Meter } from '@opentelemetry/api';
+import { telemetryFailed } from './guarded.js';
 import { INSTRUMENTATION_SCOPE, metering, otel } from './otel.js';
 
 interface Instruments {
@@ -40,24 +41,34 @@ function made(): Instruments | undefined {
 
 /** Counts a finished step (`error`: its error code) and records its duration in ms. */
 export function stepFinished(definition: string, item: string, error: string | undefined, ms: number): void {
-  const at = made();
-  if (!at) return;
-  const attributes: Attributes = { 'skillstate.agent.definition': definition, 'skillstate.step.item': item };
-  if (error !== undefined) attributes['error.type'] = error;
-  at.steps.add(1, attributes);
-  at.stepDuration.record(ms / 1000, attributes);
+  guarded((at) => {
+    const attributes: Attributes = { 'skillstate.agent.definition': definition, 'skillstate.step.item': item };
+    if (error !== undefined) attributes['error.type'] = error;
+    at.steps.add(1, attributes);
+    at.stepDuration.record(ms / 1000, attributes);
+  });
 }
 
 /** Records a model call: its duration in ms and the tokens it used, with the GenAI attributes of its span. */
 export function modelCallFinished(attributes: Attributes, ms: number, usage: { input?: number | undefined; output?: number | undefined }): void {
-  const at = made();
-  if (!at) return;
-  at.operationDuration.record(ms / 1000, attributes);
-  if (usage.input !== undefined) at.tokens.record(usage.input, { ...attributes, 'gen_ai.token.type': 'input' });
-  if (usage.output !== undefined) at.tokens.record(usage.output, { ...attributes, 'gen_ai.token.type': 'output' });
+  guarded((at) => {
+    at.operationDuration.record(ms / 1000, attributes);
+    if (usage.input !== undefined) at.tokens.record(usage.input, { ...attributes, 'gen_ai.token.type': 'input' });
+    if (usage.output !== undefined) at.tokens.record(usage.output, { ...attributes, 'gen_ai.token.type': 'output' });
+  });
 }
 
 /** Records a model turn's duration in ms (`error`: the code it failed with). */
 export function turnFinished(attributes: Attributes, ms: number): void {
-  made()?.turnDuration.record(ms / 1000, attributes);
+  guarded((at) => at.turnDuration.record(ms / 1000, attributes));
+}
+
+/** Records with the instruments, if a meter provider is registered: a meter that throws loses the record, never the work. */
+function guarded(record: (at: Instruments) => void): void {
+  try {
+    const at = made();
+    if (at) record(at);
+  } catch (error) {
+    telemetryFailed(error);
+  }
 }

@@ -11,6 +11,7 @@
  */
 import { createRequire } from 'node:module';
 import type * as OtelApi from '@opentelemetry/api';
+import { guardedTracer, telemetryFailed } from './guarded.js';
 
 /** The global under which `@opentelemetry/api` 1.x registers its providers. */
 const REGISTRY = Symbol.for('opentelemetry.js.api.1');
@@ -59,10 +60,20 @@ export function otel(): typeof OtelApi | undefined {
 /** The name skillstate's tracer and meter are got under (the instrumentation scope). */
 export const INSTRUMENTATION_SCOPE = 'skillstate';
 
-/** skillstate's tracer, or undefined when no tracer provider is registered. */
+/**
+ * skillstate's tracer, or undefined when no tracer provider is registered. A tracer or span of
+ * the registered provider that throws loses its span, never the work (see `./guarded.ts`).
+ */
 export function tracer(): OtelApi.Tracer | undefined {
   if (!tracing()) return undefined;
-  return otel()?.trace.getTracer(INSTRUMENTATION_SCOPE);
+  const api = otel();
+  if (!api) return undefined;
+  try {
+    return guardedTracer(api, api.trace.getTracer(INSTRUMENTATION_SCOPE));
+  } catch (error) {
+    telemetryFailed(error);
+    return undefined;
+  }
 }
 
 /** Runs `work` inside `span` (what it starts, spans and steps, nests under it), or as is without one. */

@@ -14,6 +14,7 @@ import type { LifecycleReport } from '../../machines/skill-lifecycle.js';
 import { stepFinished } from './metrics.js';
 import { otel, tracer } from './otel.js';
 import { contextOf, traceHeaders } from './traceparent.js';
+import { endPendingUserCode } from './user-code.js';
 
 /** A lifecycle transition's attributes: the skill, its new state, and a restart or error. */
 function lifecycleAttributes(report: LifecycleReport): Record<string, string> {
@@ -185,7 +186,9 @@ export class StepSpan {
     if (!span) return;
     span.setAttribute('skillstate.step.outcome', 'stopped');
     span.setAttribute('error.type', 'agent_stopped');
-    span.setStatus({ code: otel()!.SpanStatusCode.ERROR, message: `the agent stopped (${reason}) before the step ended` });
+    const message = `the agent stopped (${reason}) before the step ended`;
+    span.setStatus({ code: otel()!.SpanStatusCode.ERROR, message });
+    endPendingUserCode(span, message);
     span.end();
   }
 

@@ -29,6 +29,8 @@ function tracedUserCode(): InvokeUserCode {
     const attributes: Record<string, string> = {};
     if (call.skill !== undefined) attributes['skillstate.skill.name'] = call.skill;
     if (call.action !== undefined) attributes['skillstate.action.name'] = call.action;
+    const api = otel()!;
+    const step = api.trace.getSpan(api.context.active());
     return spans.startActiveSpan(call.what, { attributes }, (span): T => {
       let returned: T;
       try {
@@ -41,18 +43,46 @@ function tracedUserCode(): InvokeUserCode {
         span.end();
         return returned;
       }
+      const pending = step && pendingOf(step);
+      pending?.add(span);
+      // A span the step's stop already ended (`endPendingUserCode`) is not ended again.
+      const settled = () => pending === undefined || pending.delete(span);
       return (returned as PromiseLike<unknown>).then(
         (value) => {
-          span.end();
+          if (settled()) span.end();
           return value;
         },
         (thrown: unknown) => {
-          failed(span, thrown);
+          if (settled()) failed(span, thrown);
           throw thrown;
         },
       ) as T;
     });
   };
+}
+
+/** The spans of user code whose promise has not settled yet, by the span of the step that called it. */
+const pendingByStep = new WeakMap<Span, Set<Span>>();
+
+function pendingOf(step: Span): Set<Span> {
+  let pending = pendingByStep.get(step);
+  if (!pending) pendingByStep.set(step, (pending = new Set()));
+  return pending;
+}
+
+/**
+ * Ends, as cut short, the spans of the user code `step` called whose promise has not settled:
+ * the agent stopped and will not wait for it, and a span never ended is never exported.
+ */
+export function endPendingUserCode(step: Span, why: string): void {
+  const pending = pendingByStep.get(step);
+  if (!pending) return;
+  pendingByStep.delete(step);
+  const api = otel();
+  for (const span of pending) {
+    if (api) span.setStatus({ code: api.SpanStatusCode.ERROR, message: why });
+    span.end();
+  }
 }
 
 /** Ends `span` as failed with what was thrown. */

@@ -18,7 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { WebSocket, WebSocketServer } from 'ws';
-import { isLoopbackInterface, LOOPBACK_NAMES } from '../core/loopback.js';
+import { isLoopbackInterface } from '../core/loopback.js';
 import { AppNamespace } from './apps.js';
 import { SteerRelay } from './steer-relay.js';
 import { refusal } from './steering.js';
@@ -67,6 +67,13 @@ export interface ViewerServer {
 }
 
 const MAX_ACTORS = 10_000;
+
+/**
+ * How far a client may fall behind (bytes queued for it and not yet taken) before it is
+ * disconnected: a viewer that stops reading would otherwise hold every message since in memory.
+ * The page reconnects and is sent the replay.
+ */
+const MAX_BACKLOG = 16 * 1024 * 1024;
 
 /** The folder holding the local viewer's files: `viewer/` at the package root, from the sources or from the build. */
 function assetsFolder(): string {
@@ -119,12 +126,14 @@ class Replay {
   constructor(private readonly history: number) {}
 
   keep(text: string): void {
-    let message: InspectionMessage;
+    let message: InspectionMessage | null;
     try {
-      message = JSON.parse(text) as InspectionMessage;
+      message = JSON.parse(text) as InspectionMessage | null;
     } catch {
       return;
     }
+    // Other JSON a program sends (`null`, `7`) is relayed as it came, never kept.
+    if (typeof message !== 'object' || message === null) return;
     if (message.type === '@xstate.actor') {
       this.actors.set(message.sessionId, text);
       if (this.actors.size > MAX_ACTORS) {
@@ -180,8 +189,9 @@ export async function startViewerServer(options: ViewerServerOptions = {}): Prom
   }
   const steering = new SteerRelay(options.interactive === true);
   // A page on another site can make the browser talk to a loopback port under a name it controls
-  // (DNS rebinding); on loopback, only loopback names are served.
-  const hostAllowed = (request: IncomingMessage) => !loopbackOnly || LOOPBACK_NAMES.has(hostnameOf(request.headers.host));
+  // (DNS rebinding); on loopback, only loopback names and addresses (such as 127.0.0.2, which the
+  // server may be bound to) are served.
+  const hostAllowed = (request: IncomingMessage) => !loopbackOnly || isLoopbackInterface(hostnameOf(request.headers.host).replace(/^\[(.*)\]$/, '$1'));
 
   const http = createServer((request, response) => void serve(request, response));
   async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -241,6 +251,9 @@ export async function startViewerServer(options: ViewerServerOptions = {}): Prom
       }
     },
   });
+  // The socket server passes on the HTTP server's errors; the one that matters, failing to listen
+  // (a port in use, an address not of this machine), rejects the start below.
+  sockets.on('error', () => {});
   let connections = 0;
   sockets.on('connection', (socket) => {
     for (const text of replay.messages()) socket.send(text);
@@ -262,7 +275,11 @@ export async function startViewerServer(options: ViewerServerOptions = {}): Prom
       const text = namespace.relay(raw);
       if (text === undefined) return;
       replay.keep(text);
-      for (const client of sockets.clients) if (client !== socket && client.readyState === WebSocket.OPEN) client.send(text);
+      for (const client of sockets.clients) {
+        if (client === socket || client.readyState !== WebSocket.OPEN) continue;
+        if (client.bufferedAmount > MAX_BACKLOG) client.terminate();
+        else client.send(text);
+      }
     });
     socket.on('error', () => {});
   });

@@ -10,9 +10,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
 import { defineAgent } from '../../core/agent-definition.js';
 import { createSignal } from '../../core/signal.js';
+import { killRunningScripts } from '../../manifest/scripts.js';
 import { createSkillTools } from '../../manifest/skill-tools.js';
 import { documentMetadata } from '../../manifest/spec.js';
 import { chatMessage, ChatSignals, conversation } from '../../model/conversation.js';
@@ -20,7 +20,7 @@ import type { ChatModel } from '../../model/models.js';
 import { createAgentSystem } from '../../system.js';
 import { catalogOf } from '../../core/agent-value.js';
 import { scriptedModel, type ScriptStep } from '../../testing/scripted-model.js';
-import { UsageError, type Command } from '../io.js';
+import { parseCommandArgs, UsageError, type Command } from '../io.js';
 import { discoverFromFlags, SOURCE_HELP, SOURCE_OPTIONS } from '../sources.js';
 
 /** The providers `--model` knows: the package to import, its default export, and the key it reads. */
@@ -98,7 +98,7 @@ conversation, /exit (or end of input) leaves.
 
 ${SOURCE_HELP}`,
   async run(args, io) {
-    const { values } = parseArgs({
+    const { values } = parseCommandArgs({
       args,
       options: { ...SOURCE_OPTIONS, model: { type: 'string' }, script: { type: 'string' }, instructions: { type: 'string' }, json: { type: 'boolean' } },
     });
@@ -125,6 +125,14 @@ ${SOURCE_HELP}`,
       skills: [[conversation, { instructions: values.instructions ?? 'You are a helpful assistant. Use the skills when they fit the request.' }], createSkillTools(registry, { scripts: { needsApproval: true } })],
       registry,
     });
+    // Ctrl-C ends the chat as it always does, but not before the scripts a tool call runs (each in
+    // a process group of its own, out of the terminal's reach) are killed.
+    const interrupted = (signal: NodeJS.Signals) => {
+      killRunningScripts();
+      process.kill(process.pid, signal);
+    };
+    process.once('SIGINT', interrupted);
+    process.once('SIGTERM', interrupted);
     const system = createAgentSystem({ models: { default: model }, resolvers: [registry], onUnhandledDiagnostic: () => {} });
     const agent = system.spawn(definition, { id: 'chat' });
 
@@ -216,6 +224,8 @@ ${SOURCE_HELP}`,
     }
     lines.close();
     await system.shutdown();
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
     return 0;
   },
 };

@@ -3,10 +3,9 @@
  * model would be given, with its size and anything the budget cut; with `--explain`, each
  * skill's trigger matches and relevance score, for authors tuning their descriptions.
  */
-import { parseArgs } from 'node:util';
 import { disclose, rankSkills, type Disclosure } from '../../manifest/disclose.js';
 import type { RelevanceScore } from '../../manifest/rank.js';
-import { UsageError, type Command } from '../io.js';
+import { parseCommandArgs, UsageError, type Command } from '../io.js';
 import { discoverFromFlags, SOURCE_HELP, SOURCE_OPTIONS } from '../sources.js';
 
 function positiveInt(value: string | undefined, flag: string): number | undefined {
@@ -34,7 +33,7 @@ Shows what progressive disclosure gives a model for the query: the tier (0 nothi
 
 ${SOURCE_HELP}`,
   async run(args, io) {
-    const { values, positionals } = parseArgs({
+    const { values, positionals } = parseCommandArgs({
       args,
       allowPositionals: true,
       options: {

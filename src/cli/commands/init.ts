@@ -8,10 +8,9 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { checkManifestFields } from '../../manifest/fields.js';
 import { validateSkillDir } from '../../manifest/validate.js';
-import { UsageError, type Command } from '../io.js';
+import { parseCommandArgs, UsageError, type Command } from '../io.js';
 
 /** The SKILL.md `init` writes. */
 export function scaffoldManifest(name: string, description: string): string {
@@ -51,7 +50,7 @@ and hyphens, at most 64 characters, no leading, trailing or double hyphen.
   --dir <parent>          where to create the folder (e.g. .agent/skills)
   --description "<text>"  what the skill does and when to use it`,
   async run(args, io) {
-    const { values, positionals } = parseArgs({
+    const { values, positionals } = parseCommandArgs({
       args,
       allowPositionals: true,
       options: { dir: { type: 'string' }, description: { type: 'string' }, help: { type: 'boolean', short: 'h' } },

@@ -3,9 +3,8 @@
  * interrupted. Applications stream to it with `startInspector({ connect })`; the local viewer
  * and the Stately inspector read it.
  */
-import { parseArgs } from 'node:util';
-import { startViewerServer, type ViewerServer } from '../../viewer/server.js';
-import { UsageError, type CliIO, type Command } from '../io.js';
+import { startViewerServer, type ViewerServer, type ViewerServerOptions } from '../../viewer/server.js';
+import { parseCommandArgs, UsageError, type CliIO, type Command } from '../io.js';
 
 /** The options of the commands that start the inspection server. */
 export const SERVER_OPTIONS = {
@@ -26,6 +25,16 @@ export function portOf(value: string | undefined): number | undefined {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port must be a whole number from 0 to 65535, not '${value}'`);
   return port;
+}
+
+/** Starts the inspection server; what it refuses to start with (an empty --host, --interactive off loopback) is a usage mistake. */
+export async function startServer(options: ViewerServerOptions): Promise<ViewerServer> {
+  try {
+    return await startViewerServer(options);
+  } catch (error) {
+    if (error instanceof TypeError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 /** Prints where the viewers are, then waits for SIGINT or SIGTERM and stops the server. */
@@ -62,12 +71,12 @@ address carries the session token every steering request must send.
 ${SERVER_HELP}
       --interactive    let the local viewer steer applications that opt in`,
   async run(args, io) {
-    const { values } = parseArgs({ args, options: { ...SERVER_OPTIONS, interactive: { type: 'boolean' } } });
+    const { values } = parseCommandArgs({ args, options: { ...SERVER_OPTIONS, interactive: { type: 'boolean' } } });
     if (values.help) {
       io.out(`${this.help}\n`);
       return 0;
     }
-    const server = await startViewerServer({ host: values.host, port: portOf(values.port), home: 'local', title: 'skillstate inspect', interactive: values.interactive === true });
+    const server = await startServer({ host: values.host, port: portOf(values.port), home: 'local', title: 'skillstate inspect', interactive: values.interactive === true });
     const connect = `startInspector({ connect: '${server.socketUrl}'${values.interactive ? ', interactive: true' : ''} })`;
     return serveUntilInterrupted(server, io, [`Application socket: ${server.socketUrl}  (${connect})`]);
   },

@@ -4,8 +4,7 @@
  * was skipped as invalid (or a named source is missing), unless `--allow-skipped`.
  */
 import type { Diagnostic } from '../../core/diagnostics.js';
-import { parseArgs } from 'node:util';
-import type { Command } from '../io.js';
+import { parseCommandArgs, type Command } from '../io.js';
 import { describeSources, discoverFromFlags, SOURCE_HELP, SOURCE_OPTIONS, sourcesFromFlags } from '../sources.js';
 
 function table(rows: string[][]): string {
@@ -26,7 +25,7 @@ source you named is missing; --allow-skipped exits 0 all the same.
 
 ${SOURCE_HELP}`,
   async run(args, io) {
-    const { values } = parseArgs({ args, options: { ...SOURCE_OPTIONS, json: { type: 'boolean' }, verbose: { type: 'boolean', short: 'v' }, 'allow-skipped': { type: 'boolean' } } });
+    const { values } = parseCommandArgs({ args, options: { ...SOURCE_OPTIONS, json: { type: 'boolean' }, verbose: { type: 'boolean', short: 'v' }, 'allow-skipped': { type: 'boolean' } } });
     if (values.help) {
       io.out(`${this.help}\n`);
       return 0;
@@ -56,7 +55,8 @@ ${SOURCE_HELP}`,
       io.out('\nShadowed:\n');
       for (const clash of registry.shadowed) io.out(`  ${clash.name}: ${clash.shadowed.source} ${clash.shadowed.path ?? ''} is shadowed by ${clash.kept.source} ${clash.kept.path ?? ''}\n`);
     }
-    const notes = registry.diagnostics.filter((item) => values.verbose || item.level !== 'info');
+    // A shadowed skill is listed under Shadowed, not again under Warnings.
+    const notes = registry.diagnostics.filter((item) => (values.verbose || item.level !== 'info') && item.code !== 'skill_shadowed');
     if (notes.length) {
       io.out('\nWarnings:\n');
       for (const note of notes) io.out(`  ${note.level}: ${note.message}\n`);

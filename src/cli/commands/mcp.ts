@@ -14,14 +14,13 @@ import { Console } from 'node:console';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import { defineAgent, type AgentDefinition } from '../../core/agent-definition.js';
 import type { Diagnostic } from '../../core/diagnostics.js';
 import { errorInfo, SkillstateError } from '../../core/errors.js';
 import { createSkillTools } from '../../manifest/skill-tools.js';
 import { loadTsx, TsxMissingError } from '../../manifest/toolsets.js';
 import { createAgentSystem } from '../../system.js';
-import { UsageError, type CliIO, type Command } from '../io.js';
+import { parseCommandArgs, UsageError, type CliIO, type Command } from '../io.js';
 import { discoverFromFlags, SOURCE_HELP, SOURCE_OPTIONS } from '../sources.js';
 
 function isAgentDefinition(value: unknown): value is AgentDefinition<object> {
@@ -131,7 +130,7 @@ Add it to a host, for example:
 
 ${SOURCE_HELP}`,
   async run(args, io) {
-    const { values } = parseArgs({
+    const { values } = parseCommandArgs({
       args,
       options: {
         ...SOURCE_OPTIONS,

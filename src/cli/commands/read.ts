@@ -4,9 +4,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { readSkillResource } from '../../manifest/resources.js';
-import { UsageError, type Command } from '../io.js';
+import { parseCommandArgs, UsageError, type Command } from '../io.js';
 import { discoverFromFlags, SOURCE_HELP, SOURCE_OPTIONS } from '../sources.js';
 
 export const readCommand: Command = {
@@ -20,7 +19,7 @@ files that exist.
 
 ${SOURCE_HELP}`,
   async run(args, io) {
-    const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { ...SOURCE_OPTIONS, 'max-bytes': { type: 'string' } } });
+    const { values, positionals } = parseCommandArgs({ args, allowPositionals: true, options: { ...SOURCE_OPTIONS, 'max-bytes': { type: 'string' } } });
     if (values.help) {
       io.out(`${this.help}\n`);
       return 0;

@@ -6,10 +6,9 @@
  *
  * The Restate SDK and server packages are imported only when this command runs.
  */
-import { parseArgs } from 'node:util';
 import type { AgentDefinition } from '../../core/agent-definition.js';
 import { SkillstateError } from '../../core/errors.js';
-import { UsageError, type Command } from '../io.js';
+import { parseCommandArgs, UsageError, type Command } from '../io.js';
 import type { ChatModel } from '../../model/models.js';
 import { loadAgentDefinition, loadExport } from './mcp.js';
 
@@ -38,7 +37,7 @@ server, and prints the ingress URL to send signals to. Ctrl-C stops both.
 
 Needs the packages @restatedev/restate-sdk and @restatedev/restate-server.`,
   async run(args, io) {
-    const { values, positionals } = parseArgs({
+    const { values, positionals } = parseCommandArgs({
       args,
       allowPositionals: true,
       options: { help: { type: 'boolean', short: 'h' }, agent: { type: 'string', multiple: true }, models: { type: 'string' }, data: { type: 'string' }, port: { type: 'string' } },

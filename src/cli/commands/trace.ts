@@ -3,14 +3,12 @@
  * the Stately inspector), drawn with the package's own machine definitions, for post-mortems.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { agentMachine } from '../../../machines/agent.js';
 import { skillLifecycleMachine } from '../../../machines/skill-lifecycle.js';
 import { toPlain } from '../../viewer/messages.js';
-import { startViewerServer } from '../../viewer/server.js';
-import { UsageError, type Command } from '../io.js';
-import { parseTrace, TraceError, traceToMessages } from '../trace-replay.js';
-import { portOf, serveUntilInterrupted, SERVER_HELP, SERVER_OPTIONS } from './inspect.js';
+import { parseCommandArgs, UsageError, type Command } from '../io.js';
+import { parseTrace, TraceError, traceToMessages, withoutCutShortLine } from '../trace-replay.js';
+import { portOf, serveUntilInterrupted, SERVER_HELP, SERVER_OPTIONS, startServer } from './inspect.js';
 
 /** The largest trace `trace view` reads: it holds the whole file, and its messages, in memory. */
 const MAX_TRACE_BYTES = 256 * 1024 * 1024;
@@ -36,7 +34,7 @@ filters by agent and skill. Works offline.
 
 ${SERVER_HELP}`,
   async run(args, io) {
-    const { values, positionals } = parseArgs({ args, options: SERVER_OPTIONS, allowPositionals: true });
+    const { values, positionals } = parseCommandArgs({ args, options: SERVER_OPTIONS, allowPositionals: true });
     if (values.help) {
       io.out(`${this.help}\n`);
       return 0;
@@ -49,10 +47,12 @@ ${SERVER_HELP}`,
     if (size > MAX_TRACE_BYTES) {
       throw new TraceError({ code: 'invalid_trace', message: `${file} is ${size} bytes; trace view reads traces of up to ${MAX_TRACE_BYTES} bytes (keep the part you need, e.g. with tail -n)`, subject: file });
     }
-    const lines = parseTrace(await readFile(file, 'utf8'), file);
+    const { text, cutShort } = withoutCutShortLine(await readFile(file, 'utf8'));
+    if (cutShort !== undefined) io.err(`note: ${file}, line ${cutShort} is cut short (its writer stopped mid-line) and was left out\n`);
+    const lines = parseTrace(text, file);
     const machines = { agent: JSON.stringify(toPlain(agentMachine.config)), lifecycle: JSON.stringify(toPlain(skillLifecycleMachine.config)) };
     const messages = traceToMessages(lines, machines);
-    const server = await startViewerServer({ host: values.host, port: portOf(values.port), home: 'local', title: `trace ${file}`, messages, history: Math.max(1_000, messages.length) });
+    const server = await startServer({ host: values.host, port: portOf(values.port), home: 'local', title: `trace ${file}`, messages, history: Math.max(1_000, messages.length) });
     return serveUntilInterrupted(server, io, [`${lines.length} trace lines from ${file}`]);
   },
 };

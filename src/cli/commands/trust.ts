@@ -7,10 +7,9 @@
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { loadSkillFolder } from '../../manifest/folder.js';
 import { defaultTrustFile, readTrustFile, revokeSkillFolders, trustSkillFolders } from '../../manifest/trust.js';
-import { UsageError, type Command } from '../io.js';
+import { parseCommandArgs, UsageError, type Command } from '../io.js';
 import { discoverFromFlags, SOURCE_HELP, SOURCE_OPTIONS } from '../sources.js';
 
 export const trustCommand: Command = {
@@ -27,7 +26,7 @@ folder, by the folder's real path). A skill is named as discovery finds it, or b
 
 ${SOURCE_HELP}`,
   async run(args, io) {
-    const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { ...SOURCE_OPTIONS, revoke: { type: 'boolean' }, list: { type: 'boolean' } } });
+    const { values, positionals } = parseCommandArgs({ args, allowPositionals: true, options: { ...SOURCE_OPTIONS, revoke: { type: 'boolean' }, list: { type: 'boolean' } } });
     if (values.help) {
       io.out(`${this.help}\n`);
       return 0;

@@ -5,11 +5,10 @@
  * Exit 0 when every skill is valid and no folder that may hold a skill went unchecked (one that
  * cannot be read, or lies past the depth limit), 1 otherwise.
  */
-import { parseArgs } from 'node:util';
 import type { SkippedFolder } from '../../manifest/skipped-folder.js';
 import { validateSkillTree } from '../../manifest/validate-tree.js';
 import type { ValidationResult } from '../../manifest/validate.js';
-import { UsageError, type Command } from '../io.js';
+import { parseCommandArgs, UsageError, type Command } from '../io.js';
 
 export const validateCommand: Command = {
   name: 'validate',
@@ -33,7 +32,7 @@ Exit code 1 when any skill is invalid or a folder that may hold a skill was not 
                        default_enabled, brief_description (default)
   --json               print the skills' results as JSON (skipped folders are still named on stderr)`,
   async run(args, io) {
-    const { values, positionals } = parseArgs({
+    const { values, positionals } = parseCommandArgs({
       args,
       allowPositionals: true,
       options: { spec: { type: 'string', default: 'skillstate' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
