@@ -24,6 +24,7 @@ export interface LineSink {
 }
 
 const NEWLINE = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
 
 /** The last `EDGE_BYTES` of `kept` followed by `more`, copied so a large chunk is not retained. */
 function lastBytes(kept: Buffer, more: Buffer): Buffer {
@@ -47,6 +48,12 @@ export class BoundedLines {
   push(chunk: Buffer): void {
     for (let start = 0; ; ) {
       const end = chunk.indexOf(NEWLINE, start);
+      // The common case, a whole line within the chunk and nothing held: read in place.
+      if (end !== -1 && this.length === 0 && this.skipping === undefined && end - start <= this.limit) {
+        this.sink.line(chunk.toString('utf8', start, end > start && chunk[end - 1] === CARRIAGE_RETURN ? end - 1 : end));
+        start = end + 1;
+        continue;
+      }
       const piece = chunk.subarray(start, end === -1 ? chunk.length : end);
       if (piece.length > 0) this.take(piece);
       if (end === -1) return;
