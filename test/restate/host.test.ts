@@ -353,17 +353,20 @@ describe('Restate host', () => {
     const old = await client.spawn('chatter', { id: 'reborn' });
     // The old turn's second model call does not answer before the stop, however long that takes.
     writeFileSync(hold, '');
+    // What the service says from here on: an earlier case of this file asked the same question.
+    const mark = host.service.output().length;
+    const said = () => host.service.output().slice(mark);
     const oldAnswer = old.call('chat.message', { text: 'slowly add 20 and 22' });
     // The old turn waits on its second model call when the agent is stopped and spawned again.
     await eventually('the tool step', async () => ((await old.getSnapshot()).state as { ledger: { total: number } }).ledger.total === 42);
     // Stopped while the model call after the tool waits, not before it is made.
-    await eventually('the model call after the tool', async () => host.service.output().includes('model call after a tool: slowly add 20 and 22'));
+    await eventually('the model call after the tool', async () => said().includes('model call after a tool: slowly add 20 and 22'));
     await old.stop();
     await expect(oldAnswer).rejects.toMatchObject({ code: 'agent_stopped' });
     // The stop cancelled the turn, and with it the model request under way.
     // The cancellation crosses the Restate server to the service, whose turn handler then aborts the request itself (the windows
     // where a cancel could miss it are in cancel.test.ts): on a machine running the whole suite that can take a while.
-    await eventually('the old model request to be aborted', async () => host.service.output().includes('model call aborted: slowly add 20 and 22'), ABORT_WAIT_MS).catch((error: Error) => {
+    await eventually('the old model request to be aborted', async () => said().includes('model call aborted: slowly add 20 and 22'), ABORT_WAIT_MS).catch((error: Error) => {
       throw new Error(`${error.message}; the service said:\n${host.service.output().slice(-2_000)}`);
     });
     rmSync(hold, { force: true });
@@ -382,14 +385,16 @@ describe('Restate host', () => {
     const agent = await client.spawn('chatter', { id: 'canceller' });
     // The model's last answer does not come before the cancel, however long that takes.
     writeFileSync(hold, '');
+    const mark = host.service.output().length;
+    const said = () => host.service.output().slice(mark);
     const slow = agent.call('chat.message', { text: 'slowly add 5 and 6' });
     // The tool has run; the model's last answer is held.
     await eventually('the tool step', async () => ((await agent.getSnapshot()).state as { ledger: { total: number } }).ledger.total === 11);
     // Cancelled while the model call after the tool waits, not before it is made.
-    await eventually('the model call after the tool', async () => host.service.output().includes('model call after a tool: slowly add 5 and 6'));
+    await eventually('the model call after the tool', async () => said().includes('model call after a tool: slowly add 5 and 6'));
     await agent.send('chat.cancel', { reason: 'enough' });
     await expect(slow).rejects.toMatchObject({ code: 'cancelled', message: 'enough' });
-    await eventually('the model request to be aborted', async () => host.service.output().includes('model call aborted: slowly add 5 and 6'), ABORT_WAIT_MS).catch((error: Error) => {
+    await eventually('the model request to be aborted', async () => said().includes('model call aborted: slowly add 5 and 6'), ABORT_WAIT_MS).catch((error: Error) => {
       throw new Error(`${error.message}; the service said:\n${host.service.output().slice(-2_000)}`);
     });
     rmSync(hold, { force: true });
