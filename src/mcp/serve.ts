@@ -17,6 +17,8 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createMcpServer, resolveTarget, type McpServerOptions, type McpTarget } from './server.js';
 import { BoundedStdioServerTransport } from './stdio-server-transport.js';
+import { stderrDiagnostics } from './skill-catalog.js';
+import { diagnostic } from '../core/diagnostics.js';
 import { errorInfo } from '../core/errors.js';
 import { isLoopbackInterface, LOOPBACK_NAMES } from '../core/loopback.js';
 import { describeValue } from '../core/plain.js';
@@ -191,6 +193,13 @@ async function serveHttp(target: McpTarget, options: HttpServeOptions): Promise<
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
   const loopbackOnly = isLoopbackInterface(host);
+  // Reachable from other machines, and answering anyone who can reach it: said, not refused (a
+  // trusted network, or a proxy in front that authenticates, is the user's call).
+  if (!loopbackOnly && options.token === undefined) {
+    (options.onDiagnostic ?? stderrDiagnostics)(
+      diagnostic('warning', 'mcp_unauthenticated', `serving on ${host}, an address other machines can reach, with no token: anyone who can reach it can call the agent's tools; give a token (Authorization: Bearer) or bind 127.0.0.1`, { subject: host, details: { host } }),
+    );
+  }
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const open = new Set<{ close(): Promise<void> }>();
   const sessionTimeout = options.sessionTimeout ?? SESSION_TIMEOUT;

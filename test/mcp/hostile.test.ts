@@ -139,8 +139,18 @@ describe('serveMcp against a hostile client', () => {
     expect(answers.find((answer) => answer.id === 2)?.result).toMatchObject({ tools: expect.any(Array) });
   });
 
+  it('bound to another interface without a token, it says anyone who can reach it may call the agent', async () => {
+    const notes: Diagnostic[] = [];
+    await served({ host: '0.0.0.0', onDiagnostic: (note) => notes.push(note) });
+    expect(notes).toEqual([expect.objectContaining({ level: 'warning', code: 'mcp_unauthenticated', subject: '0.0.0.0', message: expect.stringContaining('with no token') })]);
+    const quiet: Diagnostic[] = [];
+    await served({ host: '0.0.0.0', token: 'secret', onDiagnostic: (note) => quiet.push(note) });
+    await served({ onDiagnostic: (note) => quiet.push(note) });
+    expect(quiet).toEqual([]);
+  });
+
   it('bound to another interface, only a page of the host a request names may call it', async () => {
-    const { endpoint } = await served({ host: '0.0.0.0' });
+    const { endpoint } = await served({ host: '0.0.0.0', onDiagnostic: () => {} });
     const url = `http://127.0.0.1:${endpoint.port}/mcp`;
     expect((await post(url, INITIALIZE, { host: `mcp.example:${endpoint.port}`, origin: 'http://evil.example' })).status).toBe(403);
     expect((await post(url, INITIALIZE, { host: `mcp.example:${endpoint.port}`, origin: `http://mcp.example:${endpoint.port}` })).status).toBe(200);
