@@ -34,13 +34,14 @@ export interface Command {
  * twice (`--port 1 --port 2`) is a usage mistake: `parseArgs` would keep the last one silently.
  */
 export function parseCommandArgs<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
+  const { tokens, ...parsed } = parseArgs({ ...config, tokens: true });
   const values = new Map<string, string | undefined>();
-  for (const token of parseArgs({ ...config, tokens: true }).tokens ?? []) {
+  for (const token of tokens ?? []) {
     if (token.kind !== 'option') continue;
     const option = config.options?.[token.name];
     if (option?.type !== 'string' || option.multiple) continue;
     if (values.has(token.name)) throw new UsageError(`${token.rawName} is given twice ('${values.get(token.name)}', then '${token.value}'): give it once`);
     values.set(token.name, token.value);
   }
-  return parseArgs(config);
+  return parsed as ReturnType<typeof parseArgs<T>>;
 }

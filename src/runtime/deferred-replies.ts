@@ -37,10 +37,11 @@ export function lateResult(owner: Pick<ReplyOwner, 'id' | 'system'>, what: strin
 
 /** One agent's callers waiting for a deferred answer, and the ids of its calls not answered yet. */
 export class DeferredReplies {
-  /** Callers whose answer a step deferred (`defer_reply`), by the id of the signal they called with. */
-  private deferred: Map<string, Ticket> | undefined;
-  /** The skill whose step deferred each of those answers, when the effect names one: it alone answers them. */
-  private deferredBy: Map<string, string> | undefined;
+  /**
+   * Callers whose answer a step deferred (`defer_reply`), by the id of the signal they called
+   * with, each with the skill whose step deferred it when the effect names one: it alone answers them.
+   */
+  private deferred: Map<string, { ticket: Ticket; skill: string | undefined }> | undefined;
   /** Ids of the signals of calls not answered yet (made on the first call). */
   private calling: Set<string> | undefined;
 
@@ -87,20 +88,12 @@ export class DeferredReplies {
         else if (!ticket.settled) {
           this.deferred ??= new Map();
           // Callers that gave up (timed out) are forgotten here, so a skill that never answers leaks nothing.
-          for (const [id, waiting] of this.deferred) {
-            if (!waiting.settled) continue;
-            this.deferred.delete(id);
-            this.deferredBy?.delete(id);
-          }
-          this.deferred.set(event.signal.id, ticket);
-          if (effect.meta?.skill !== undefined) (this.deferredBy ??= new Map()).set(event.signal.id, effect.meta.skill);
+          for (const [id, waiting] of this.deferred) if (waiting.ticket.settled) this.deferred.delete(id);
+          this.deferred.set(event.signal.id, { ticket, skill: effect.meta?.skill });
         }
       } else if (effect.type === 'reply' && effect.to !== undefined) {
-        const waiting = this.deferred?.get(effect.to);
-        if (waiting !== undefined) {
-          this.deferred!.delete(effect.to);
-          this.deferredBy?.delete(effect.to);
-        }
+        const waiting = this.deferred?.get(effect.to)?.ticket;
+        if (waiting !== undefined) this.deferred!.delete(effect.to);
         if (waiting === undefined || waiting.settled) {
           lateResult(this.owner, `the deferred answer to signal '${effect.to}' found no caller waiting for it (it timed out, was cancelled or answered, or never waited)`, effect.to);
         } else if (effect.error !== undefined) this.owner.answer(waiting, new RuntimeError(effect.error, this.owner.id));
@@ -117,9 +110,8 @@ export class DeferredReplies {
    */
   aborted(signalId: string, ticket?: Ticket): void {
     if (ticket !== undefined) {
-      if (this.deferred?.get(signalId) !== ticket) return;
-      this.deferred.delete(signalId);
-      this.deferredBy?.delete(signalId);
+      if (this.deferred?.get(signalId)?.ticket !== ticket) return;
+      this.deferred!.delete(signalId);
     }
     const owner = this.owner;
     if (owner.mailbox.stopped) return;
@@ -137,13 +129,10 @@ export class DeferredReplies {
    * turn's caller, and those of the messages queued behind it, when `conversation` is unmounted).
    */
   left(skills: readonly string[]): void {
-    if (this.deferredBy === undefined) return;
-    for (const [id, skill] of this.deferredBy) {
-      if (!skills.includes(skill)) continue;
-      this.deferredBy.delete(id);
-      const ticket = this.deferred?.get(id);
-      if (ticket === undefined) continue;
-      this.deferred!.delete(id);
+    if (this.deferred === undefined) return;
+    for (const [id, { ticket, skill }] of this.deferred) {
+      if (skill === undefined || !skills.includes(skill)) continue;
+      this.deferred.delete(id);
       if (ticket.settled) continue;
       const message = `agent '${this.owner.id}': skill '${skill}' was unmounted before it answered this call (signal '${id}')`;
       this.owner.answer(ticket, new RuntimeError(errorInfo('cancelled', message, { skill, subject: id, details: { reason: `skill '${skill}' was unmounted` } }), this.owner.id));
@@ -152,8 +141,7 @@ export class DeferredReplies {
 
   /** The agent stopped: every caller still waiting for a deferred answer gets `error`. */
   stopped(error: () => RuntimeError): void {
-    if (this.deferred) for (const ticket of this.deferred.values()) this.owner.mailbox.settle(ticket, error());
+    if (this.deferred) for (const { ticket } of this.deferred.values()) this.owner.mailbox.settle(ticket, error());
     this.deferred = undefined;
-    this.deferredBy = undefined;
   }
 }
