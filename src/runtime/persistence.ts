@@ -23,6 +23,7 @@ import { SKILL_NAME, type AnySkill } from '../core/skill.js';
 import type { LifecycleState } from '../../machines/skill-lifecycle.js';
 import { agentIdProblem } from './agent-id.js';
 import { RuntimeError } from '../core/runtime-error.js';
+import { headText, ROW_PIECES, standardEnd, type PiecedRow } from './row-pieces.js';
 
 // ── What is saved ──────────────────────────────────────────────────────────────────────────
 
@@ -333,38 +334,74 @@ export function takeSnapshot(source: SnapshotSource): AgentSnapshot {
  * (plain objects, arrays, strings, finite numbers, booleans, null), which JSON writes as it is:
  * checked in one pass that copies nothing, then written by `JSON.stringify`, the snapshot's text
  * put together around it (the list of mounted skills, shared by the agents of a definition and
- * the same from step to step, written once). Anything else (a `toJSON`, a class instance, a value
+ * the same from step to step, written once). The row carries these pieces too (see
+ * `row-pieces.ts`), for a store that puts the text together on its own thread. Anything else (a `toJSON`, a class instance, a value
  * JSON cannot hold, deep nesting) goes through `takeSnapshot`, which copies it as JSON would or
  * throws its `invalid_state` error.
  */
-export function storedRow(source: SnapshotSource): StoredAgent {
+export function storedRow(source: SnapshotSource): PiecedRow {
   const agent = source.agent;
   const state = agent.state;
   const mounted = mountedText(agent.mounted);
   const scheduled = source.scheduled?.size ? [...source.scheduled.values()].sort((a, b) => a.due.localeCompare(b.due)) : undefined;
-  const row = (snapshot: string): StoredAgent => ({ id: source.id, parent: source.parent, definition: source.definition, snapshot });
-  if (mounted === undefined || !isPlainJson(state, 0) || (scheduled !== undefined && !isPlainJson(scheduled, 0))) return row(JSON.stringify(takeSnapshot(source)));
+  if (mounted === undefined || !isPlainJson(state, 0) || (scheduled !== undefined && !isPlainJson(scheduled, 0))) {
+    return { id: source.id, parent: source.parent, definition: source.definition, snapshot: JSON.stringify(takeSnapshot(source)) };
+  }
   // In takeSnapshot's order of keys, so the text is the one JSON.stringify would write.
-  let text = `${rowHead(source, agent)}${JSON.stringify(state)},"mounted":${mounted}}`;
-  const children = source.children();
+  const kept = rowCache(source, agent);
+  const stateText = JSON.stringify(state);
   const lifecycles = source.lifecycles.allActive?.() === true ? activeText(source, agent.mounted) : lifecyclesText(source.lifecycles.states(agent.mounted), agent.mounted);
-  text += `,"lifecycles":${lifecycles},"children":${children.length === 0 ? '[]' : JSON.stringify(children)}`;
-  if (source.parent !== undefined) text += `,"parent":${JSON.stringify(source.parent)}`;
-  if (source.starting) text += ',"starting":true';
-  if (scheduled !== undefined) text += `,"scheduled":${JSON.stringify(scheduled)}`;
-  return row(`${text}}`);
+  const children = source.children();
+  const childrenText = children.length === 0 ? '[]' : JSON.stringify(children);
+  if (kept.mounted !== mounted || kept.lifecycles !== lifecycles || kept.children !== childrenText) {
+    kept.mounted = mounted;
+    kept.lifecycles = lifecycles;
+    kept.children = childrenText;
+    kept.body = `,"mounted":${mounted}},"lifecycles":${lifecycles},"children":${childrenText}`;
+  }
+  let end: string | undefined;
+  if (source.starting || scheduled !== undefined) {
+    end = source.parent === undefined ? '' : `,"parent":${JSON.stringify(source.parent)}`;
+    if (source.starting) end += ',"starting":true';
+    if (scheduled !== undefined) end += `,"scheduled":${JSON.stringify(scheduled)}`;
+    end += '}';
+  }
+  return {
+    id: source.id,
+    parent: source.parent,
+    definition: source.definition,
+    snapshot: kept.head + stateText + kept.body + (end ?? kept.end),
+    [ROW_PIECES]: { head: kept.standard ? undefined : kept.head, state: stateText, body: kept.body, end },
+  };
 }
 
-/** The start of an agent's row, up to its state, by source: the same from step to step. */
-const rowHeads = new WeakMap<SnapshotSource, { agent: string; definition: string; text: string }>();
+/** What the rows of one agent share from step to step: see `rowCache`. */
+interface RowCache {
+  /** The agent value's id and definition the head was made for. */
+  agent: string;
+  definition: string;
+  head: string;
+  /** The head is `standardHead` of the row's own id and definition. */
+  standard: boolean;
+  /** `standardEnd` of its parent. */
+  end: string;
+  /** The texts the body was made of, and the body. */
+  mounted: string;
+  lifecycles: string;
+  children: string;
+  body: string;
+}
 
-/** The text of a row before the agent's state: its format, ids and definitions, kept per agent while they stay the same. */
-function rowHead(source: SnapshotSource, agent: Agent<object>): string {
-  const kept = rowHeads.get(source);
-  if (kept !== undefined && kept.agent === agent.id && kept.definition === agent.definition) return kept.text;
-  const text = `{"format":"skillstate/agent@1","id":${JSON.stringify(source.id)},"definition":${JSON.stringify(source.definition)},"agent":{"id":${JSON.stringify(agent.id)},"definition":${JSON.stringify(agent.definition)},"state":`;
-  rowHeads.set(source, { agent: agent.id, definition: agent.definition, text });
-  return text;
+const rowCaches = new WeakMap<SnapshotSource, RowCache>();
+
+/** The pieces of an agent's row kept from its last row: its head made again when its ids or definitions change. */
+function rowCache(source: SnapshotSource, agent: Agent<object>): RowCache {
+  let kept = rowCaches.get(source);
+  if (kept !== undefined && kept.agent === agent.id && kept.definition === agent.definition) return kept;
+  const standard = agent.id === source.id && agent.definition === source.definition;
+  kept = { agent: agent.id, definition: agent.definition, head: headText(source.id, source.definition, agent.id, agent.definition), standard, end: standardEnd(source.parent), mounted: '', lifecycles: '', children: '', body: '' };
+  rowCaches.set(source, kept);
+  return kept;
 }
 
 /** The JSON text of the lifecycles of lists of mounted skills met so far, every one active (the usual case). */

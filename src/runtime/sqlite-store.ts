@@ -26,6 +26,7 @@ import { errorInfo } from '../core/errors.js';
 import { unknownOption } from '../core/options.js';
 import { RuntimeError } from '../core/runtime-error.js';
 import { storedAgent, type AgentSnapshot, type DurableStore, type StoreBatch, type StoredEntry } from './persistence.js';
+import { HEAD_PIECES, ROW_PIECES, type PiecedRow } from './row-pieces.js';
 import { whyUnwritable } from './unwritable.js';
 
 /** The schema version this code writes; `MIGRATIONS[n]` takes a database from version n to n + 1. */
@@ -69,6 +70,13 @@ const SQLITE_STORE_OPTIONS = { path: true, pageSize: true } as const satisfies R
 /** Rows a page holds when `pageSize` is left out: a few MiB of text for agents of ordinary size. */
 const DEFAULT_PAGE_SIZE = 5_000;
 
+/**
+ * How long the database's thread looks for the next batch after a commit before it sleeps, and how
+ * long it naps between two looks (see the worker's source).
+ */
+const AWAKE_AFTER_COMMIT_MS = 1;
+const NAP_MS = 0.02;
+
 /** How long a synchronous request (open, read, close) waits for the database's thread before it gives up. */
 const REQUEST_TIMEOUT_MS = 60_000;
 
@@ -97,12 +105,14 @@ interface WorkerError {
 const WORKER_SOURCE = `
 const { workerData, parentPort } = process.getBuiltinModule('node:worker_threads');
 const load = process.getBuiltinModule('node:module').createRequire(workerData.driver);
-const { path, port, migrations, version: latest } = workerData;
+const { path, port, migrations, version: latest, head: HEAD } = workerData;
 // A driver that cannot load (no binary for this platform) is the first request's error, not a silent worker.
 let Database, unloadable;
 try { Database = load(workerData.driver); } catch (error) { unloadable = error; }
 const flag = new Int32Array(workerData.flag);
 let db, upsert, remove, select, all, page;
+// The rows' bodies sent once and referred to by number since (see rowsText), in the order sent.
+let bodies = [];
 // The era of the commit that last failed: commits of that era or before were given before the
 // failure was reported, and may hold steps that followed the failed ones; they are refused.
 let refusedEra = -1;
@@ -140,14 +150,23 @@ function commit(batch) {
   try {
     db.exec('BEGIN');
     if (batch.save.lengths) {
-      // One text for the rows and the length of each field (see rowsText): id, parent ('' for none), definition, snapshot, ...
-      const { text, lengths } = batch.save;
+      // One text for the rows' pieces and the length of each (see rowsText): id, parent ('' for none),
+      // definition, head (-1: the standard one), state, body (or its number in the table), end (-1: the standard one).
+      const { text, lengths, bodies: refs } = batch.save;
       let at = 0;
-      for (let field = 0; field + 3 < lengths.length; field += 4) {
+      for (let row = 0, field = 0; row < refs.length; row++, field += 7) {
         const id = text.slice(at, (at += lengths[field]));
         const parent = text.slice(at, (at += lengths[field + 1]));
         const definition = text.slice(at, (at += lengths[field + 2]));
-        upsert.run(id, parent === '' ? null : parent, definition, text.slice(at, (at += lengths[field + 3])), now);
+        let head;
+        if (lengths[field + 3] < 0) {
+          const idText = JSON.stringify(id), definitionText = JSON.stringify(definition);
+          head = HEAD[0] + idText + HEAD[1] + definitionText + HEAD[2] + idText + HEAD[3] + definitionText + HEAD[4];
+        } else head = text.slice(at, (at += lengths[field + 3]));
+        const state = text.slice(at, (at += lengths[field + 4]));
+        const body = refs[row] >= 0 ? bodies[refs[row]] : text.slice(at, (at += lengths[field + 5]));
+        const end = lengths[field + 6] < 0 ? (parent === '' ? '}' : ',"parent":' + JSON.stringify(parent) + '}') : text.slice(at, (at += lengths[field + 6]));
+        upsert.run(id, parent === '' ? null : parent, definition, head + state + body + end, now);
       }
     } else {
       for (const agent of batch.save) upsert.run(agent.id, agent.parent === undefined ? null : agent.parent, agent.definition, agent.snapshot, now);
@@ -184,55 +203,138 @@ const requests = {
   // The same page row by row, when its text does not parse.
   pageRows: (request) => page.all(request.after, request.limit).map((row) => [row.id, row.snapshot]),
 };
-port.on('message', (request) => {
+function handle(request) {
   if (request.type === 'commit') {
+    // Taken whether or not the batch is written: the batches after it refer to them.
+    const save = request.batch.save;
+    if (save.reset) bodies = [];
+    if (save.defined) for (const body of save.defined) bodies.push(body);
     let error;
     if (request.era <= refusedEra) error = { message: 'not written: the batch given before it failed', refused: true };
     else {
       try { commit(request.batch); } catch (thrown) { error = failure(thrown); refusedEra = request.era; }
     }
     parentPort.postMessage({ id: request.id, error });
-    return;
+    return true;
   }
   let reply;
   try { reply = { value: requests[request.type](request) }; } catch (thrown) { reply = { error: failure(thrown) }; }
   port.postMessage(reply);
   Atomics.store(flag, 0, 1);
   Atomics.notify(flag, 0);
-  if (request.type === 'close') port.close();
+  if (request.type === 'close') { port.close(); return false; }
+  return true;
+}
+// After a commit, the next batch is usually on its way: this thread looks for it, in naps of a few
+// microseconds, for a moment before it sleeps. Waking a thread that sleeps costs the thread that
+// posts to it (on a virtual machine, tens of microseconds a batch); posting to one that naps, a
+// system call. Napping, it leaves its core to other threads meanwhile.
+const { receiveMessageOnPort } = process.getBuiltinModule('node:worker_threads');
+const nap = new Int32Array(new SharedArrayBuffer(4));
+port.on('message', (request) => {
+  if (!handle(request) || request.type !== 'commit') return;
+  for (let until = performance.now() + workerData.awakeMs; performance.now() < until; ) {
+    const next = receiveMessageOnPort(port);
+    if (next === undefined) {
+      if (workerData.napMs > 0) Atomics.wait(nap, 0, 0, workerData.napMs);
+      continue;
+    }
+    if (!handle(next.message)) return;
+    until = performance.now() + workerData.awakeMs;
+  }
 });
 `;
 
-/** A batch's rows as the database's thread takes them: one text, and the length of each field in it. */
+/** A batch's rows as the database's thread takes them: the text of their pieces, and where each piece is (see `rowsText`). */
 interface RowsText {
   text: string;
-  lengths: Uint32Array;
+  /** Seven a row: the length of its id, parent, definition, head, state, body and end in `text`; -1 for a standard head or end. */
+  lengths: Int32Array;
+  /** A row's body by its number in the bodies sent before, or -1 when it is in `text`. */
+  bodies: Int32Array;
+  /** Bodies numbered from this batch on, after those sent before (after none, when `reset`). */
+  defined: string[];
+  reset: boolean;
+}
+
+/** How many bodies the database's thread keeps at most (then it forgets them all, and they are sent again). */
+const MAX_BODIES = 1_024;
+/** A longer body (an agent with many children) is sent with its row, not kept. */
+const MAX_KEPT_BODY = 4_096;
+
+/**
+ * The numbers of the row bodies sent to the database's thread so far: a body is the same from step
+ * to step, and shared by the agents of a definition, so it is sent once and referred to after.
+ */
+class SentBodies {
+  private numbers = new Map<string, number>();
+
+  /** `body`'s number, giving it the next one (and adding it to `defined`) when it is new and may be kept; -1 when it is sent with its row. */
+  number(body: string, defined: string[]): number {
+    let number = this.numbers.get(body);
+    if (number !== undefined) return number;
+    if (body.length > MAX_KEPT_BODY || this.numbers.size >= MAX_BODIES) return -1;
+    number = this.numbers.size;
+    this.numbers.set(body, number);
+    defined.push(body);
+    return number;
+  }
+
+  /** Forgets every body once the table is full, before a batch: true when it did. */
+  resetWhenFull(): boolean {
+    if (this.numbers.size < MAX_BODIES) return false;
+    this.numbers.clear();
+    return true;
+  }
 }
 
 /**
- * The rows of a batch as one text and the length of each of its fields, in order: id, parent (''
- * for none; an id is never empty), definition, snapshot, for each row. Copying one string (and one
- * array of numbers) to the database's thread costs a fraction of copying as many objects, and the
- * lengths let that thread cut the text into its fields without reading it. Undefined when a field
- * is not a string, and the rows then go as they are.
+ * The rows of a batch as one text and the length of each of its pieces, in order, seven a row:
+ * id, parent ('' for none; an id is never empty), definition, then the snapshot as head, state,
+ * body and end (`row-pieces.ts`). A row made by `storedRow` sends its state, its head and end only
+ * when they are not the standard ones (the database's thread makes those from the id, definition
+ * and parent), and its body by number once sent; any other row sends its snapshot whole as its
+ * head. Copying one string (and arrays of numbers) to the database's thread costs a fraction of
+ * copying as many objects, and the lengths let that thread cut the text without reading it.
+ * Undefined when a field is not a string, and the rows then go as they are.
  */
-function rowsText(rows: StoreBatch['save']): RowsText | undefined {
-  const fields: string[] = new Array<string>(rows.length * 4);
-  const lengths = new Uint32Array(rows.length * 4);
+function rowsText(rows: StoreBatch['save'], sent: SentBodies): RowsText | undefined {
+  const fields: string[] = [];
+  const lengths = new Int32Array(rows.length * 7);
+  const bodies = new Int32Array(rows.length);
+  const defined: string[] = [];
+  const reset = sent.resetWhenFull();
   let at = 0;
-  for (const row of rows) {
-    const parent = row.parent ?? '';
-    if (typeof row.id !== 'string' || typeof parent !== 'string' || typeof row.definition !== 'string' || typeof row.snapshot !== 'string') return undefined;
-    fields[at] = row.id;
-    lengths[at++] = row.id.length;
-    fields[at] = parent;
-    lengths[at++] = parent.length;
-    fields[at] = row.definition;
-    lengths[at++] = row.definition.length;
-    fields[at] = row.snapshot;
-    lengths[at++] = row.snapshot.length;
+  const field = (text: string) => {
+    fields.push(text);
+    lengths[at++] = text.length;
+  };
+  for (let row = 0; row < rows.length; row++) {
+    const agent = rows[row] as PiecedRow;
+    const parent = agent.parent ?? '';
+    if (typeof agent.id !== 'string' || typeof parent !== 'string' || typeof agent.definition !== 'string' || typeof agent.snapshot !== 'string') return undefined;
+    field(agent.id);
+    field(parent);
+    field(agent.definition);
+    const pieces = agent[ROW_PIECES];
+    if (pieces === undefined) {
+      field(agent.snapshot);
+      lengths.fill(0, at, at + 3);
+      at += 3;
+      bodies[row] = -1;
+      continue;
+    }
+    if (pieces.head === undefined) lengths[at++] = -1;
+    else field(pieces.head);
+    field(pieces.state);
+    const body = sent.number(pieces.body, defined);
+    bodies[row] = body;
+    if (body < 0) field(pieces.body);
+    else lengths[at++] = 0;
+    if (pieces.end === undefined) lengths[at++] = -1;
+    else field(pieces.end);
   }
-  return { text: fields.join(''), lengths };
+  return { text: fields.join(''), lengths, bodies, defined, reset };
 }
 
 /**
@@ -286,7 +388,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const { port1, port2 } = new MessageChannel();
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { path, port: port2, flag: flag.buffer, driver: createRequire(import.meta.url).resolve('libsql'), migrations: MIGRATIONS, version: SQLITE_SCHEMA_VERSION },
+    workerData: { path, port: port2, flag: flag.buffer, driver: createRequire(import.meta.url).resolve('libsql'), migrations: MIGRATIONS, version: SQLITE_SCHEMA_VERSION, head: HEAD_PIECES, awakeMs: AWAKE_AFTER_COMMIT_MS, napMs: NAP_MS },
     transferList: [port2],
   });
   worker.unref();
@@ -295,6 +397,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   /** Commits the worker has not confirmed yet, by request id. */
   const commits = new Map<number, { resolve(): void; reject(error: RuntimeError): void; rows: number }>();
   let nextId = 0;
+  const sent = new SentBodies();
   /** Failures reported so far (refusals are not counted): commits given after one is reported are written again (see `inOrder`). */
   let era = 0;
   worker.on('message', (reply: { id: number; error?: WorkerError }) => {
@@ -418,7 +521,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       commits.set(id, { resolve, reject, rows: batch.save.length + batch.delete.length });
       // Kept alive while a commit is under way: its answers are waiting on it.
       worker.ref();
-      port1.postMessage({ type: 'commit', id, era, batch: { save: rowsText(batch.save) ?? batch.save, delete: batch.delete } });
+      port1.postMessage({ type: 'commit', id, era, batch: { save: rowsText(batch.save, sent) ?? batch.save, delete: batch.delete } });
     });
   };
 

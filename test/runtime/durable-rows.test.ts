@@ -7,6 +7,7 @@
 import Database from 'libsql';
 import { describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../src/index.js';
+import { headText, ROW_PIECES, type PiecedRow, type RowPieces } from '../../src/runtime/row-pieces.js';
 import { Effects, createSignal, defineAction, defineAgent, defineSkill, result, systemPerTest, z, tempFolders } from './fixtures.js';
 
 const systems = systemPerTest();
@@ -182,5 +183,72 @@ describe('the rows a durable system writes', () => {
     const left = new Database(path, { readonly: true });
     expect(left.prepare('SELECT id, snapshot FROM agents ORDER BY rowid').all()).toEqual(expect.arrayContaining([{ id: 'b', snapshot: '"x","y"' }, { id: 'c', snapshot: '1,2' }]));
     left.close();
+  });
+
+  describe('sent to the database in pieces (the state, and the body once for many rows)', () => {
+    /** A row as a durable system makes it: its text, and the same text in pieces. */
+    const pieced = (id: string, parent: string | undefined, pieces: { head?: string; state: string; body: string; end?: string }): PiecedRow => {
+      const head = pieces.head ?? headText(id, 'keeper', id, 'keeper');
+      const end = pieces.end ?? (parent === undefined ? '}' : `,"parent":${JSON.stringify(parent)}}`);
+      const given: RowPieces = { head: pieces.head, state: pieces.state, body: pieces.body, end: pieces.end };
+      return { id, parent, definition: 'keeper', snapshot: head + pieces.state + pieces.body + end, [ROW_PIECES]: given };
+    };
+    const body = (n: number) => `,"mounted":[{"name":"bag","stateKey":"bag","config":{"n":${n}}}]},"lifecycles":{"bag":"active"},"children":[]`;
+    const texts = (path: string) => Object.fromEntries(rows(path).map((row) => [row.id, row.text]));
+
+    it('writes each row whole: standard or given head and end, a parent, a body over the kept length, odd characters', async () => {
+      const path = await databaseFile();
+      const store = createSqliteStore({ path });
+      const long = `,"mounted":[]},"lifecycles":{},"children":${JSON.stringify(Array.from({ length: 600 }, (_, i) => `child-${i}`))}`;
+      const given = [
+        pieced('plain', undefined, { state: '{"bag":{}}', body: body(1) }),
+        pieced('é "😀"\u2028', 'plain', { state: '{"bag":{"label":"\u0000"}}', body: body(1) }),
+        pieced('other', undefined, { head: headText('other', 'keeper', 'renamed', 'older'), state: '{}', body: body(2), end: ',"starting":true}' }),
+        pieced('many', 'plain', { state: '{}', body: long, end: ',"parent":"plain","scheduled":[]}' }),
+      ];
+      expect(long.length).toBeGreaterThan(4_096);
+      await store.commit({ save: given, delete: [] });
+      // Again, the bodies now sent before.
+      await store.commit({ save: given.map((row) => pieced(row.id, row.parent, { ...row[ROW_PIECES]!, head: row[ROW_PIECES]!.head, end: row[ROW_PIECES]!.end, state: '{"again":true}' })), delete: [] });
+      store.close();
+      const written = texts(path);
+      for (const row of given) expect(written[row.id]).toBe(row.snapshot.replace(row[ROW_PIECES]!.state, '{"again":true}'));
+    });
+
+    it('keeps every row right past the number of bodies the database keeps (they are forgotten and sent again)', async () => {
+      const path = await databaseFile();
+      const store = createSqliteStore({ path });
+      // 3,000 bodies in batches of 100: the table is full and forgotten twice; earlier bodies come back after.
+      const expected = new Map<string, string>();
+      for (let batch = 0; batch < 40; batch++) {
+        const save = Array.from({ length: 100 }, (_, i) => {
+          const n = batch < 30 ? batch * 100 + i : (batch - 30) * 100 + i;
+          return pieced(`a${n}`, undefined, { state: `{"batch":${batch}}`, body: body(n) });
+        });
+        for (const row of save) expected.set(row.id, row.snapshot);
+        await store.commit({ save, delete: [] });
+      }
+      store.close();
+      expect(texts(path)).toEqual(Object.fromEntries(expected));
+    });
+
+    it('refers to bodies sent with a batch that failed and with one refused after it, in the batches after them', async () => {
+      const path = await databaseFile();
+      const db = new Database(path);
+      db.exec(`CREATE TABLE agents (id TEXT PRIMARY KEY, parent TEXT, definition TEXT NOT NULL, snapshot TEXT NOT NULL, saved_at INTEGER NOT NULL) STRICT;
+        CREATE TRIGGER refuse BEFORE INSERT ON agents WHEN NEW.id = 'bad' BEGIN SELECT RAISE(ABORT, 'bad is refused'); END;
+        PRAGMA user_version = 1;`);
+      db.close();
+      const store = createSqliteStore({ path });
+      // Given together: the second is refused with the first (it was given before the failure was heard of).
+      const failing = store.commit({ save: [pieced('bad', undefined, { state: '{}', body: body(7) }), pieced('a', undefined, { state: '{"v":1}', body: body(8) })], delete: [] });
+      const refused = store.commit({ save: [pieced('b', undefined, { state: '{"v":1}', body: body(9) })], delete: [] });
+      await expect(failing).rejects.toMatchObject({ code: 'store_failed', message: expect.stringContaining('bad is refused') });
+      await expect(refused).rejects.toMatchObject({ code: 'store_failed' });
+      const after = [pieced('a', undefined, { state: '{"v":2}', body: body(8) }), pieced('b', undefined, { state: '{"v":2}', body: body(9) }), pieced('c', undefined, { state: '{}', body: body(7) })];
+      await store.commit({ save: after, delete: [] });
+      store.close();
+      expect(texts(path)).toEqual(Object.fromEntries(after.map((row) => [row.id, row.snapshot])));
+    });
   });
 });
