@@ -10,6 +10,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { chatMessage, ChatSignals, conversation, createSignal, createSkillTools, defineAgent, discoverSkills, type ConversationConfig, type Signal } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
+import { isRunning } from '../manifest/processes.js';
 import { simpleSkill, tree } from '../manifest/tree.js';
 import { systemPerTest } from '../runtime/fixtures.js';
 import { chatOf, next } from './fixtures.js';
@@ -28,21 +29,6 @@ const sleeper = spawn('sleep', ['300'], { stdio: 'ignore' });
 fs.writeFileSync(pids, process.pid + ' ' + sleeper.pid);
 setTimeout(() => fs.writeFileSync(late, 'ran to its end'), 30000);
 `;
-
-/** Whether process `pid` still runs (a zombie waiting to be reaped has ended). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 /** Resolves once `file` exists (the script has started and written it). */
 async function written(file: string): Promise<void> {
@@ -89,12 +75,12 @@ describe('a turn cancelled while run_skill_script runs kills the script', () => 
     const cancelled = next(system, ChatSignals.cancelled);
     const pending = agent.call(chatMessage('run the slow script'), { signal: controller.signal, timeout: 60_000 }).catch((error: unknown) => error);
     const [script, sleeper] = await started();
-    expect(alive(script!)).toBe(true);
+    expect(isRunning(script!)).toBe(true);
     controller.abort();
     expect(await pending).toMatchObject({ code: 'cancelled' });
     await cancelled;
-    expect(alive(script!)).toBe(false);
-    expect(alive(sleeper!)).toBe(false);
+    expect(isRunning(script!)).toBe(false);
+    expect(isRunning(sleeper!)).toBe(false);
     expect(existsSync(late)).toBe(false);
     // Cancelled, not timed out: the script's own limit was nowhere near.
     expect(outputOf(await result)).toMatchObject({ exitCode: null, signal: 'SIGKILL', timedOut: false, cancelled: true, cancelReason: expect.stringContaining('its caller aborted its call') });
@@ -110,7 +96,7 @@ describe('a turn cancelled while run_skill_script runs kills the script', () => 
     agent.send(createSignal(ChatSignals.cancel, { reason: 'enough' }));
     expect(await pending).toMatchObject({ code: 'cancelled' });
     await cancelled;
-    expect(alive(script!)).toBe(false);
+    expect(isRunning(script!)).toBe(false);
     expect(outputOf(await result)).toMatchObject({ cancelled: true, cancelReason: expect.stringContaining(`turn 1 is being cancelled (${ChatSignals.cancel})`) });
   });
 
@@ -120,7 +106,7 @@ describe('a turn cancelled while run_skill_script runs kills the script', () => 
     const [script] = await started();
     await agent.unmount(conversation);
     expect(await pending).toMatchObject({ code: 'cancelled', skill: 'conversation' });
-    expect(alive(script!)).toBe(false);
+    expect(isRunning(script!)).toBe(false);
     expect(outputOf(await result)).toMatchObject({ cancelled: true, cancelReason: expect.stringContaining("skill 'conversation' is being unmounted") });
   });
 
@@ -130,7 +116,7 @@ describe('a turn cancelled while run_skill_script runs kills the script', () => 
     const [script, sleeper] = await started();
     await agent.stop();
     expect(await pending).toMatchObject({ code: 'agent_stopped' });
-    while (alive(script!) || alive(sleeper!)) await new Promise((resolve) => setTimeout(resolve, 10));
+    while (isRunning(script!) || isRunning(sleeper!)) await new Promise((resolve) => setTimeout(resolve, 10));
   });
 });
 
@@ -144,6 +130,6 @@ describe("a tool call past the conversation's toolTimeout", () => {
     expect(existsSync(late)).toBe(false);
     // Killed before it could write its pids, or after: either way, nothing of it runs.
     const started = existsSync(pids) ? readFileSync(pids, 'utf8').trim().split(' ').map(Number) : [];
-    for (const pid of started) expect(alive(pid)).toBe(false);
+    for (const pid of started) expect(isRunning(pid)).toBe(false);
   });
 });

@@ -12,6 +12,13 @@ import { systemPerTest } from './fixtures.js';
 
 const systems = systemPerTest();
 
+/** A system running a `waiter` agent (id `worker`). */
+function spawnWaiter() {
+  const system = systems.start();
+  const { definition, seen } = waiter();
+  return { system, agent: system.spawn(definition, { id: 'worker' }), seen };
+}
+
 /** The reason a signal was aborted with, once it is. */
 function abortedWith(signal: AbortSignal): Promise<unknown> {
   return signal.aborted ? Promise.resolve(signal.reason) : new Promise((resolve) => signal.addEventListener('abort', () => resolve(signal.reason), { once: true }));
@@ -69,9 +76,7 @@ function waiter() {
 
 describe("an async action's abortSignal", () => {
   it('aborts with agent_stopped when its agent is stopped while the step is under way', async () => {
-    const system = systems.start();
-    const { definition, seen } = waiter();
-    const agent = system.spawn(definition, { id: 'worker' });
+    const { agent, seen } = spawnWaiter();
     const pending = agent.call(createSignal('work.wait'), { timeout: Infinity }).catch((error: unknown) => error);
     await seen.waiting;
     expect(seen.signals[0]!.aborted).toBe(false);
@@ -83,9 +88,7 @@ describe("an async action's abortSignal", () => {
   });
 
   it('aborts when the system shuts down', async () => {
-    const system = systems.start();
-    const { definition, seen } = waiter();
-    const agent = system.spawn(definition, { id: 'worker' });
+    const { system, agent, seen } = spawnWaiter();
     const pending = agent.call(createSignal('work.wait'), { timeout: Infinity }).catch((error: unknown) => error);
     await seen.waiting;
     await system.shutdown();
@@ -94,9 +97,7 @@ describe("an async action's abortSignal", () => {
   });
 
   it("aborts with cancelled when the call's caller cancels it; the agent answers next, its state unchanged", async () => {
-    const system = systems.start();
-    const { definition, seen } = waiter();
-    const agent = system.spawn(definition, { id: 'worker' });
+    const { agent, seen } = spawnWaiter();
     await agent.call(createSignal('work.note'));
     const controller = new AbortController();
     const pending = agent.call(createSignal('work.wait'), { signal: controller.signal, timeout: Infinity }).catch((error: unknown) => error);
@@ -114,9 +115,7 @@ describe("an async action's abortSignal", () => {
   });
 
   it('aborts with timeout when the call times out: a caller that stopped waiting no longer wants the work', async () => {
-    const system = systems.start();
-    const { definition, seen } = waiter();
-    const agent = system.spawn(definition, { id: 'worker' });
+    const { agent, seen } = spawnWaiter();
     const pending = agent.call(createSignal('work.wait'), { timeout: 50 }).catch((error: unknown) => error);
     expect(await pending).toMatchObject({ code: 'timeout' });
     await seen.waiting;
@@ -125,9 +124,7 @@ describe("an async action's abortSignal", () => {
   });
 
   it('is aborted from the start when its caller gave up while the item waited in the mailbox', async () => {
-    const system = systems.start();
-    const { definition, seen } = waiter();
-    const agent = system.spawn(definition, { id: 'worker' });
+    const { agent, seen } = spawnWaiter();
     const stopper = new AbortController();
     const first = agent.call(createSignal('work.wait'), { signal: stopper.signal, timeout: Infinity }).catch((error: unknown) => error);
     await seen.waiting;
@@ -155,9 +152,7 @@ describe("an async action's abortSignal", () => {
 
 describe("a sync action's abortSignal", () => {
   it('is never aborted: not by its caller cancelling afterwards, nor by its agent stopping', async () => {
-    const system = systems.start();
-    const { definition, seen } = waiter();
-    const agent = system.spawn(definition, { id: 'worker' });
+    const { agent, seen } = spawnWaiter();
     const controller = new AbortController();
     await expect(agent.call(createSignal('work.note'), { signal: controller.signal })).resolves.toEqual({ notes: 1 });
     await expect(agent.run({ action: 'note', params: {} }, { timeout: 1 })).resolves.toEqual({ notes: 2 });
