@@ -39,13 +39,13 @@ async function written(file: string): Promise<void> {
  * A model-driven agent that loads the skill `slow` and runs its script, which sleeps. Scripts
  * may run for two minutes, longer than any of these tests waits: only an abort ends one early.
  */
-async function scriptAgent(config: ConversationConfig = {}) {
+async function scriptAgent(config: ConversationConfig = {}, needsApproval = false) {
   const root = await tree({ 'slow/SKILL.md': simpleSkill('slow'), 'slow/scripts/slow.cjs': SLOW_SCRIPT });
   const out = await tree();
   const pids = path.join(out, 'pids');
   const late = path.join(out, 'late');
   const registry = await discoverSkills({ extra: [root] });
-  const definition = defineAgent({ name: 'runner', skills: [[conversation, { retryDelay: 1, ...config }], createSkillTools(registry, { scripts: { timeoutMs: 120_000 } })] });
+  const definition = defineAgent({ name: 'runner', skills: [[conversation, { retryDelay: 1, ...config }], createSkillTools(registry, { scripts: { timeoutMs: 120_000, needsApproval } })] });
   const model = scriptedModel([
     { toolCalls: [{ tool: 'load_skill', args: { name: 'slow' } }] },
     { toolCalls: [{ tool: 'run_skill_script', args: { skill: 'slow', script: 'scripts/slow.cjs', args: [pids, late] }, id: 'run' }] },
@@ -108,6 +108,19 @@ describe('a turn cancelled while run_skill_script runs kills the script', () => 
     expect(await pending).toMatchObject({ code: 'cancelled', skill: 'conversation' });
     expect(isRunning(script!)).toBe(false);
     expect(outputOf(await result)).toMatchObject({ cancelled: true, cancelReason: expect.stringContaining("skill 'conversation' is being unmounted") });
+  });
+
+  it('once approved: a call that waited for a person stops as one that did not', async () => {
+    const { system, agent, started, result } = await scriptAgent({}, true);
+    const asking = next(system, ChatSignals.approval);
+    const pending = agent.call(chatMessage('run the slow script'), { timeout: 60_000 }).catch((error: unknown) => error);
+    expect((await asking).data).toMatchObject({ toolCallId: 'run', tool: 'run_skill_script' });
+    agent.send(createSignal(ChatSignals.approve, { toolCallId: 'run' }));
+    const [script] = await started();
+    agent.send(createSignal(ChatSignals.cancel));
+    expect(await pending).toMatchObject({ code: 'cancelled' });
+    expect(isRunning(script!)).toBe(false);
+    expect(outputOf(await result)).toMatchObject({ cancelled: true, timedOut: false });
   });
 
   it('by its agent stopped', async () => {
