@@ -41,6 +41,57 @@ export interface ActionContext<TState = unknown, TConfig = unknown> {
   now(): number;
   /** A new unique id (a nanoid). An action that makes ids takes them here, for the same reason. */
   newId(): string;
+  /**
+   * Aborted when the work the action was asked for is no longer wanted while it runs: its agent
+   * stops, the call that caused the step is cancelled by its caller or times out, or (for a
+   * model's tool call) its turn is cancelled. Its `reason` is a `RuntimeError` whose `code` says
+   * why (`agent_stopped`, `cancelled`, `timeout`). Hand it to what the action starts (`fetch`,
+   * a script, a child process) so that stops too. Never aborted where nothing can cancel the
+   * step (`cmd`, the Restate host).
+   */
+  readonly abortSignal: AbortSignal;
+}
+
+/**
+ * Where a step's `ctx.abortSignal` comes from, given by a host that can cancel steps. Asked only
+ * when an action first reads the signal, so a step whose actions never read it costs nothing.
+ */
+export interface AbortSource {
+  abortSignal(): AbortSignal;
+}
+
+/** The signal of an action nothing can cancel: one, shared, never aborted. */
+const NEVER_ABORTED: AbortSignal = new AbortController().signal;
+
+/**
+ * The context `cmd` gives an action's `run`: the fields as they are, and the abort signal asked
+ * of the host on first read (a class, so that getter is on the prototype: a step pays for no
+ * closure, and a sync action that never reads the signal allocates nothing for it).
+ */
+export class ActionRunContext<TState = unknown, TConfig = unknown> implements ActionContext<TState, TConfig> {
+  // Own properties, so `{ ...ctx }` keeps them (the conversation's actions copy their context).
+  readonly now: () => number;
+  readonly newId: () => string;
+  private aborting: AbortSignal | undefined;
+
+  constructor(
+    readonly agentId: string,
+    readonly state: Readonly<Record<string, unknown>>,
+    readonly skillState: TState,
+    readonly config: TConfig,
+    readonly skill: string | undefined,
+    readonly signal: Signal | undefined,
+    private readonly abort: AbortSource | undefined,
+    now: () => number,
+    newId: () => string,
+  ) {
+    this.now = now;
+    this.newId = newId;
+  }
+
+  get abortSignal(): AbortSignal {
+    return (this.aborting ??= this.abort === undefined ? NEVER_ABORTED : this.abort.abortSignal());
+  }
 }
 
 /**

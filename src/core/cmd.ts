@@ -15,7 +15,7 @@
  * Pure: no I/O, no XState.
  */
 import { nanoid } from 'nanoid';
-import { isActionFailure, isActionResult, type ActionResult, type AnyAction } from './action.js';
+import { ActionRunContext, isActionFailure, isActionResult, type AbortSource, type ActionResult, type AnyAction } from './action.js';
 import { type ActionEntry, type Catalog } from './catalog.js';
 import { catalogOf, unlinkedError, withFrozenState, type Agent } from './agent-value.js';
 import { checkEffectList, errorEffect, type Effect } from './effects.js';
@@ -43,6 +43,8 @@ export interface CmdOptions {
 export interface ExecuteOptions extends CmdOptions {
   /** Wraps every call of an action's `run` (see `InvokeUserCode`); by default it is called directly. */
   invoke?: InvokeUserCode;
+  /** Where the actions' `ctx.abortSignal` comes from; without it, the signal is never aborted. */
+  abort?: AbortSource | undefined;
 }
 
 /** The result of one instruction run by `cmd`: its output, or the error that stopped it. */
@@ -193,16 +195,7 @@ function runAction(
     );
   }
   const state = agent.state as Record<string, unknown>;
-  const ctx = {
-    agentId: agent.id,
-    state,
-    skillState: skill ? state[skill.spec.stateKey] : undefined,
-    config: skill ? skill.config : {},
-    skill: skillName,
-    signal: options?.signal,
-    now: Date.now,
-    newId: nanoid,
-  };
+  const ctx = new ActionRunContext(agent.id, state, skill ? state[skill.spec.stateKey] : undefined, skill ? skill.config : {}, skillName, options?.signal, options?.abort, Date.now, nanoid);
   const invoke = options?.invoke;
   let returned: unknown;
   try {

@@ -20,7 +20,9 @@
  *   schema returned one, so hosts keep the fast path synchronous.
  * - **Pure**: no XState, no timers, no I/O, no globals beyond caches keyed by immutable values.
  *   The only code it runs that it does not own is user code, and every such call goes through
- *   `options.invoke` when the host gives one (to journal it, for one).
+ *   `options.invoke` when the host gives one (to journal it, for one). A host that can cancel a
+ *   step under way gives `options.abortSignal()`, asked when an action first reads
+ *   `ctx.abortSignal`; without it, actions get a signal that is never aborted.
  *
  * The engine imports only `src/core/`.
  */

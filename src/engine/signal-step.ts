@@ -11,6 +11,7 @@
  *
  * Pure: no XState, no timers, no I/O.
  */
+import type { AbortSource } from '../core/action.js';
 import { catalogOf, type Agent } from '../core/agent-value.js';
 import type { Catalog } from '../core/catalog.js';
 import { execute, type CmdResult } from '../core/cmd.js';
@@ -53,6 +54,8 @@ export class AgentStep {
     private signal: Signal | undefined,
     private readonly call: boolean,
     private readonly invoke: InvokeUserCode | undefined,
+    /** Where the actions' `ctx.abortSignal` comes from (the host's, when it can cancel a step). */
+    private readonly abort: AbortSource | undefined,
   ) {
     this.agent = original;
   }
@@ -202,7 +205,7 @@ export class AgentStep {
 
   /** Runs instructions through `cmd`; returns a failed outcome, or undefined on success. */
   private instructions(instructions: InstructionObject | unknown[]): MaybePromise<StepOutcome | undefined> {
-    const ran = execute(this.agent, instructions as InstructionObject | InstructionObject[], { signal: this.signal, invoke: this.invoke });
+    const ran = execute(this.agent, instructions as InstructionObject | InstructionObject[], { signal: this.signal, invoke: this.invoke, abort: this.abort });
     return isThenable(ran) ? (ran as Promise<CmdResult<object>>).then((done) => this.ran(done)) : this.ran(ran as CmdResult<object>);
   }
 

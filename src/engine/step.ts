@@ -5,6 +5,7 @@
  *
  * Pure: no XState, no timers, no I/O.
  */
+import type { AbortSource } from '../core/action.js';
 import { catalogOf, unlinkedError, type Agent } from '../core/agent-value.js';
 import { describeThrown, errorInfo, withCause, type ErrorInfo } from '../core/errors.js';
 import type { InstructionObject } from '../core/instruction.js';
@@ -33,7 +34,13 @@ export type WorkItem =
 /** What a host may give the engine. */
 export interface StepOptions {
   /** Wraps every call of user code (actions, hooks); by default they are called directly. */
-  invoke?: InvokeUserCode;
+  invoke?: InvokeUserCode | undefined;
+  /**
+   * The abort signal of the step's actions (`ctx.abortSignal`), asked for when one of them first
+   * reads it: a host that can cancel a step under way gives it. Without it, the signal is one
+   * that is never aborted.
+   */
+  abortSignal?(): AbortSignal;
 }
 
 /** Processes one mailbox item. Never throws; sync unless user code it calls is async. */
@@ -41,6 +48,8 @@ export function stepAgent(agent: Agent<object>, item: WorkItem, options?: StepOp
   const catalog = catalogOf(agent);
   if (!catalog) return failedOutcome(agent, unlinkedError(agent));
   const invoke = options?.invoke;
+  // The options themselves are the source: `abortSignal` is a method of the host's.
+  const abort = options?.abortSignal === undefined ? undefined : (options as AbortSource);
   switch (item.kind) {
     case 'signal':
       // Frozen, data included: every hook, route and action of the step reads the one signal.
@@ -49,9 +58,9 @@ export function stepAgent(agent: Agent<object>, item: WorkItem, options?: StepOp
       } catch (thrown) {
         return failedOutcome(agent, unreadableSignal(item.signal, thrown));
       }
-      return new AgentStep(agent, catalog, item.signal, item.call, invoke).runSignal();
+      return new AgentStep(agent, catalog, item.signal, item.call, invoke, abort).runSignal();
     case 'instructions':
-      return new AgentStep(agent, catalog, undefined, false, invoke).runInstructions(item.instructions, item.record);
+      return new AgentStep(agent, catalog, undefined, false, invoke, abort).runInstructions(item.instructions, item.record);
     case 'mount':
       return mountStep(agent, item.skill, item.config, invoke);
     case 'unmount':

@@ -5,7 +5,8 @@
  * by the file's own `#!` line; the script must be a regular file inside the root (real path, so
  * links cannot lead out); at most 100 arguments and 4,096 argument bytes; the environment is
  * scrubbed to a short allow-list; the run is killed — its whole process group — after the
- * timeout (default 60 s) or once its output passes 1 MiB, and the result says so.
+ * timeout (default 60 s), once its output passes 1 MiB, or when its `signal` aborts, and the
+ * result says so.
  *
  * Refusals throw a `ManifestError` with code `script_refused`; a script that cannot be started
  * throws `script_failed`; a limit that is not a usable number (a timeout past what a timer can
@@ -61,7 +62,10 @@ export interface ScriptOptions {
   env?: Readonly<Record<string, string>>;
   /** Text written to the script's standard input (default: none, stdin closed). */
   input?: string;
-  /** Aborting it kills the script's process group at once, as a time-out does (the result's `signal` is `'SIGKILL'`). */
+  /**
+   * Aborting it kills the script's process group at once, as a time-out does: the result's
+   * `signal` is `'SIGKILL'` and `cancelled` is true. (An action passes its `ctx.abortSignal`.)
+   */
   signal?: AbortSignal;
 }
 
@@ -77,6 +81,8 @@ export interface ScriptResult {
   /** The output passed the cap: the rest was dropped and the process killed. */
   truncated: boolean;
   timedOut: boolean;
+  /** `options.signal` aborted while the script ran (or before it began): its process group was killed. */
+  cancelled: boolean;
   /** The script exited leaving processes running in its process group; they were killed. */
   strayProcessesKilled: boolean;
   durationMs: number;
@@ -222,6 +228,7 @@ export async function runSkillScript(owner: ScriptOwner, script: string, args: r
     let total = 0;
     let truncated = false;
     let timedOut = false;
+    let cancelled = false;
     let settled = false;
     const killGroup = () => {
       try {
@@ -236,8 +243,12 @@ export async function runSkillScript(owner: ScriptOwner, script: string, args: r
       killGroup();
     }, timeoutMs);
     running.add(killGroup);
-    options.signal?.addEventListener('abort', killGroup, { once: true });
-    if (options.signal?.aborted) killGroup();
+    const cancel = () => {
+      cancelled = true;
+      killGroup();
+    };
+    options.signal?.addEventListener('abort', cancel, { once: true });
+    if (options.signal?.aborted) cancel();
     const collect = (into: Buffer[]) => (chunk: Buffer) => {
       if (truncated) return;
       const room = maxOutput - total;
@@ -264,7 +275,7 @@ export async function runSkillScript(owner: ScriptOwner, script: string, args: r
       settled = true;
       clearTimeout(timer);
       running.delete(killGroup);
-      options.signal?.removeEventListener('abort', killGroup);
+      options.signal?.removeEventListener('abort', cancel);
       resolve({
         command,
         exitCode,
@@ -273,6 +284,7 @@ export async function runSkillScript(owner: ScriptOwner, script: string, args: r
         stderr: Buffer.concat(err).toString('utf8'),
         truncated,
         timedOut,
+        cancelled,
         strayProcessesKilled: strays,
         durationMs: performance.now() - started,
       });
@@ -282,7 +294,7 @@ export async function runSkillScript(owner: ScriptOwner, script: string, args: r
       settled = true;
       clearTimeout(timer);
       running.delete(killGroup);
-      options.signal?.removeEventListener('abort', killGroup);
+      options.signal?.removeEventListener('abort', cancel);
       reject(manifestError('script_failed', `skill '${skill}': script '${script}' could not be started with '${command[0]}': ${error.message}`, { skill, subject: script }, error));
     });
     // The limits hold for everything the script started: what it leaves running in its process

@@ -13,7 +13,9 @@
  * - `read_skill_resource`: one file of a skill, by a path relative to its root or an absolute
  *   path inside it (see `resources.ts` for what is refused).
  * - `run_skill_script` (when asked for): a script of a loaded skill, under the script limits;
- *   the result names the signal that ended it and says when processes it left were killed.
+ *   the result names the signal that ended it and says when processes it left were killed. The
+ *   script is killed when the call is no longer wanted (`ctx.abortSignal`), and the result says
+ *   it was cancelled, and why.
  *
  * I/O: through the registry only.
  */
@@ -209,7 +211,13 @@ function runScriptAction(registry: DocumentSkillRegistry, limits: { timeoutMs?: 
       if (!entry) return fail('unknown_skill', `no skill named '${skill}'; available skills: ${registry.names().join(', ') || '(none)'}`);
       if (!spec || !Object.hasOwn(ctx.state, spec.stateKey)) return fail('skill_not_loaded', `skill '${skill}' is not loaded; load it with load_skill first`, { skill });
       try {
-        const ran = await runSkillScript(entry, script, args, { ...(limits.timeoutMs !== undefined ? { timeoutMs: limits.timeoutMs } : {}), ...(limits.maxOutputBytes !== undefined ? { maxOutputBytes: limits.maxOutputBytes } : {}) });
+        // Its signal aborts when the call is no longer wanted (the agent stops, the caller gives
+        // up, the model's turn is cancelled): the script and what it started are killed then.
+        const ran = await runSkillScript(entry, script, args, {
+          ...(limits.timeoutMs !== undefined ? { timeoutMs: limits.timeoutMs } : {}),
+          ...(limits.maxOutputBytes !== undefined ? { maxOutputBytes: limits.maxOutputBytes } : {}),
+          signal: ctx.abortSignal,
+        });
         return {
           skill,
           script,
@@ -220,6 +228,7 @@ function runScriptAction(registry: DocumentSkillRegistry, limits: { timeoutMs?: 
           stderr: ran.stderr,
           timedOut: ran.timedOut,
           truncated: ran.truncated,
+          ...(ran.cancelled ? { cancelled: true, cancelReason: abortReason(ctx.abortSignal) } : {}),
           ...(ran.strayProcessesKilled ? { strayProcessesKilled: true } : {}),
           durationMs: Math.round(ran.durationMs),
         };
@@ -228,6 +237,12 @@ function runScriptAction(registry: DocumentSkillRegistry, limits: { timeoutMs?: 
       }
     },
   });
+}
+
+/** Why a call's abort signal aborted, in words, for the model: the message of the error it carries. */
+function abortReason(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : 'the call was cancelled';
 }
 
 const toolRegistries = new WeakMap<AnySkill, DocumentSkillRegistry>();

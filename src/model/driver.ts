@@ -16,6 +16,7 @@ import type { Toolset } from '../core/toolset.js';
 import { DocumentSkillRegistry } from '../manifest/document-registry.js';
 import type { InstructionObject } from '../core/instruction.js';
 import type { AgentRef } from '../runtime/agent-ref.js';
+import type { AgentItemEvent } from '../../machines/agent.js';
 import { RuntimeError } from '../core/runtime-error.js';
 import type { SystemServices } from '../runtime/extension.js';
 import { ChatSignals, conversationConfigSchema, CONVERSATION, type ChatUsage, type ConversationSettings, type ConversationState, type PendingToolCall, type TurnRecord } from './conversation.js';
@@ -35,6 +36,7 @@ import {
   compactionFailed,
   compactRecord,
   crashedError,
+  endsTurn,
   lateError,
   nextMove,
   planCalls,
@@ -386,7 +388,7 @@ export class ConversationDriver {
           break;
         case 'run':
           notify('acting');
-          await this.act(ref, n, move.call, view.settings, span);
+          await this.act(ref, n, move.call, view.settings, span, abort);
           break;
       }
       if (phase !== undefined && phase !== 'thinking' && phase !== 'acting') return phase;
@@ -488,12 +490,12 @@ export class ConversationDriver {
         continue;
       }
       if (i !== last) {
-        results.push((await this.runStepCall(ref, n, plan.call, settings, notify, span, undefined))!);
+        results.push((await this.runStepCall(ref, n, plan.call, settings, abort, notify, span, undefined))!);
         continue;
       }
       // The refusals after it are answered in the same record.
       const later = plans.slice(i + 1).flatMap((after) => (after.kind === 'refuse' ? [refusedPart(after)] : []));
-      const part = await this.runStepCall(ref, n, plan.call, settings, notify, span, { at: results.length, record: stepRecord(n, answer, [...results, ...later], waiting) });
+      const part = await this.runStepCall(ref, n, plan.call, settings, abort, notify, span, { at: results.length, record: stepRecord(n, answer, [...results, ...later], waiting) });
       if (part === undefined) {
         // Recorded: the refusals after it are only announced.
         recorded = true;
@@ -532,6 +534,7 @@ export class ConversationDriver {
     n: number,
     call: AskedCall,
     settings: ConversationSettings,
+    abort: AbortSignal,
     notify: (activity: TurnActivity) => void,
     span: TurnSpan | undefined,
     withStep: { at: number; record: Record<string, unknown> } | undefined,
@@ -544,7 +547,7 @@ export class ConversationDriver {
         withStep === undefined
           ? { action: 'record_tool_call', skill: CONVERSATION, params: { turn: n, toolCallId: call.toolCallId, tool: call.toolName, args: call.input, until, late } }
           : { action: 'record_step', skill: CONVERSATION, params: { ...withStep.record, ranLast: { at: withStep.at, toolCallId: call.toolCallId, tool: call.toolName, until, late } } };
-      const outcome = await this.runTool(ref, n, { toolCallId: call.toolCallId, tool: call.toolName, args: call.input }, settings, record, span);
+      const outcome = await this.runTool(ref, n, { toolCallId: call.toolCallId, tool: call.toolName, args: call.input }, settings, record, span, abort);
       if (!outcome.ok) return toolResultPart(call, outcome);
       if (withStep !== undefined) return undefined;
       // Answered, but after its deadline: recorded as timed out, so the model is told that.
@@ -577,7 +580,9 @@ export class ConversationDriver {
 
   /**
    * Runs one tool call through the agent (a step of its own, which also runs `record` when the
-   * call succeeds), telling followers before and after.
+   * call succeeds), telling followers before and after. The call's `ctx.abortSignal` is aborted
+   * when the turn's work is (`abort`), and as soon as something that ends the turn reaches the
+   * agent (`endsTurn`), though the agent records that only once the call's step is over.
    */
   private async runTool(
     ref: AgentRef,
@@ -586,13 +591,16 @@ export class ConversationDriver {
     settings: ConversationSettings,
     record: InstructionObject,
     span: TurnSpan | undefined,
+    abort: AbortSignal,
   ): Promise<{ ok: true; output: unknown } | { ok: false; error: ToolError }> {
     const { toolCallId, tool, args, preApprovedBy } = call;
+    const turn = this.slice(ref)?.turn;
+    const interrupt = turn ? (event: AgentItemEvent) => endsTurn(event, turn) : undefined;
     this.publish(ref.id, ChatSignals.toolCall, { turn: n, toolCallId, tool, args, ...(preApprovedBy !== undefined ? { preApprovedBy } : {}) });
     const toolSpan = span?.toolCall(toolCallId, tool, args);
     let outcome: { ok: true; output: unknown } | { ok: false; error: ToolError };
     try {
-      const output = await within(toolSpan, () => this.host.callTool(ref, tool, args, record, { timeout: settings.toolTimeout }));
+      const output = await within(toolSpan, () => this.host.callTool(ref, tool, args, record, { timeout: settings.toolTimeout, signal: abort }, interrupt));
       outcome = { ok: true, output: output === undefined ? null : output };
     } catch (error) {
       if (error instanceof RuntimeError && error.code === 'agent_stopped') {
@@ -657,7 +665,7 @@ export class ConversationDriver {
 
   // ── Acting: a tool call that waited (for approval, or across a restore) ────────────────────
 
-  private async act(ref: AgentRef, n: number, call: PendingToolCall, settings: ConversationSettings, span: TurnSpan | undefined): Promise<void> {
+  private async act(ref: AgentRef, n: number, call: PendingToolCall, settings: ConversationSettings, span: TurnSpan | undefined, abort: AbortSignal): Promise<void> {
     const waitingFor = this.turnAt(ref, n, 'acting');
     if (typeof waitingFor === 'string') return;
     // A call whose step commits is recorded by that step (as timed out when it answered after
@@ -669,7 +677,7 @@ export class ConversationDriver {
       params: { turn: n, toolCallId: call.toolCallId, ok: true, until: toolDeadline(Date.now(), settings), late: lateError(ref.id, call.tool, settings) },
     };
     if (call.preApprovedBy !== undefined) this.host.diagnose(ref.id, preApprovedNote(ref.id, n, { ...call, preApprovedBy: call.preApprovedBy }));
-    const outcome = await this.runTool(ref, n, call, settings, record, span).catch((error: unknown) => {
+    const outcome = await this.runTool(ref, n, call, settings, record, span, abort).catch((error: unknown) => {
       if (error instanceof RuntimeError && error.code === 'agent_stopped') return undefined;
       throw error;
     });

@@ -11,7 +11,7 @@
 import type { Diagnostic } from '../core/diagnostics.js';
 import { diagnostic } from '../core/diagnostics.js';
 import { errorInfo, type ErrorInfo } from '../core/errors.js';
-import type { ChatMessage, ChatUsage, ConversationSettings, PendingToolCall, TurnRecord } from './conversation.js';
+import { ChatSignals, CONVERSATION, type ChatMessage, type ChatUsage, type ConversationSettings, type PendingToolCall, type TurnRecord } from './conversation.js';
 import {
   callsRun,
   historyTokens,
@@ -27,6 +27,8 @@ import {
   type WaitingCall,
 } from './model-call.js';
 import type { AskedCall, ModelAnswer } from './model-step.js';
+import type { AgentItemEvent } from '../../machines/agent.js';
+import { CALL_ABORTED_SIGNAL } from '../core/system-signals.js';
 import { failed, toolResultPart, type ToolError, type ToolResultPart } from './tool-result.js';
 
 /** What the engine reads of a turn in flight. */
@@ -239,4 +241,22 @@ export function compacted(agentId: string, remove: number, strategy: string, sum
 /** A turn's crash: work failed unexpectedly (a bug, not a model or tool error). */
 export function crashedError(agentId: string, n: number, what: string, why: string): ErrorInfo {
   return errorInfo('model_failed', `turn ${n} of agent '${agentId}' failed unexpectedly${what ? ` ${what}` : ''}: ${why}`);
+}
+
+/**
+ * Why an item reaching the agent while a tool call of `turn` runs ends that turn, or undefined:
+ * a `chat.cancel`, the turn's caller giving up (`skillstate.call.aborted` naming its call), or
+ * the `conversation` skill unmounted. The item waits behind the call's step, and the agent
+ * records the cancellation once the step is over; the call's `ctx.abortSignal` is aborted at
+ * once, so the step need not run to its end first.
+ */
+export function endsTurn(event: AgentItemEvent, turn: Pick<TurnRecord, 'n' | 'replyTo'>): string | undefined {
+  if (event.type === 'unmount') return event.skill === CONVERSATION ? `turn ${turn.n} ends: skill '${CONVERSATION}' is being unmounted` : undefined;
+  if (event.type !== 'signal') return undefined;
+  const { type, data } = event.signal;
+  if (type === ChatSignals.cancel) return `turn ${turn.n} is being cancelled (${ChatSignals.cancel})`;
+  if (type === CALL_ABORTED_SIGNAL && turn.replyTo !== null && (data as { signal?: unknown } | undefined)?.signal === turn.replyTo) {
+    return `turn ${turn.n} is being cancelled: its caller aborted its call`;
+  }
+  return undefined;
 }

@@ -14,6 +14,10 @@
  * The agent users see (`getSnapshot`, `persist`, `tools`) is the last committed one, recorded
  * when a step finishes: subscribers and listeners called while the step's effects are carried
  * out already see the state the step produced.
+ *
+ * It is also its steps' `StepOptions`: the abort signal of a step's actions (`ctx.abortSignal`)
+ * is made here when one first reads it, and aborted when the agent stops while the step is
+ * under way or the mailbox says the step is no longer wanted.
  */
 import type { AgentDefinition } from '../core/agent-definition.js';
 import { catalogOf, type Agent } from '../core/agent-value.js';
@@ -24,6 +28,7 @@ import { plainInstructions } from '../core/instruction.js';
 import { deepFreeze } from '../core/plain.js';
 import { toSignal } from '../core/signal.js';
 import type { AnySkill } from '../core/skill.js';
+import type { InvokeUserCode } from '../core/invoke.js';
 import type { StepOptions, StepOutcome } from '../engine/index.js';
 import type { AgentActor, AgentHost, AgentItemEvent } from '../../machines/agent.js';
 import type { LifecycleReport, LifecycleState } from '../../machines/skill-lifecycle.js';
@@ -61,7 +66,7 @@ function traceSubject(event: AgentItemEvent, outcome: StepOutcome): string {
 }
 
 /** The host of a running agent's machine. */
-export class AgentProcess<TState extends object = Record<string, unknown>> implements AgentHost, MailboxOwner, ReplyOwner, SnapshotSource {
+export class AgentProcess<TState extends object = Record<string, unknown>> implements AgentHost, MailboxOwner, ReplyOwner, SnapshotSource, StepOptions {
   actor!: AgentActor;
   /** The ref users hold (one per process: a stopped agent's ref never reaches a later one). */
   ref!: AgentRef<TState>;
@@ -97,6 +102,8 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   private finishing = 0;
   /** The span of the step under way, while a tracer provider is registered. */
   private stepSpan: StepSpan | undefined;
+  /** The controller of the step under way's `ctx.abortSignal`: made when an action reads it, or when the step is aborted. */
+  private stepAbort: AbortController | undefined;
   /** The system's sweep count when the agent last finished a step (or started): how long it has been idle (`passivation.ts`). */
   lastActive: number;
 
@@ -268,6 +275,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
 
   crashed(error: unknown): void {
     this.unwatchStep();
+    this.stepAbort = undefined;
     const item = this.mailbox.current;
     if (this.stepSpan) {
       if (item) this.stepSpan.crashed(this, item.event, error);
@@ -282,6 +290,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
 
   finished(event: AgentItemEvent, outcome: StepOutcome): void {
     this.unwatchStep();
+    this.stepAbort = undefined;
     this.lastActive = this.system.sweeps;
     const item = this.mailbox.finished(event);
     const span = this.stepSpan;
@@ -334,9 +343,37 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     if (report.state === 'failed' && report.error) this.system.report(this.id, report.error);
   }
 
+  /** The process itself: how its steps call user code, and where their abort signal comes from. */
+  get stepOptions(): StepOptions {
+    return this;
+  }
+
   /** With a tracer provider registered, each call of user code in a step is a span of its own. */
-  get stepOptions(): StepOptions | undefined {
-    return tracing() ? TRACED_STEP : undefined;
+  get invoke(): InvokeUserCode | undefined {
+    return tracing() ? TRACED_STEP.invoke : undefined;
+  }
+
+  /**
+   * The step under way's abort signal, made on its first read (a step whose actions never read
+   * it costs nothing). Born aborted when the step's caller gave up before it began.
+   */
+  abortSignal(): AbortSignal {
+    let controller = this.stepAbort;
+    if (controller === undefined) {
+      controller = this.stepAbort = new AbortController();
+      const abandoned = this.mailbox.current?.ticket?.abandoned;
+      if (abandoned !== undefined) controller.abort(abandoned);
+    }
+    return controller.signal;
+  }
+
+  /** Aborts the step under way's signal with `reason` (made aborted if nothing read it yet, so a later read sees it). */
+  private abortStep(reason: RuntimeError): void {
+    (this.stepAbort ??= new AbortController()).abort(reason);
+  }
+
+  unwanted(reason: RuntimeError): void {
+    this.abortStep(reason);
   }
 
   toJSON(): unknown {
@@ -465,8 +502,11 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     // Stopping an actor from inside its own step, or while its outcome is carried out, would cut
     // the transition short (and drop the `agent.stopped` queued behind it): wait for it to end.
     const inOwnStep = this.mailbox.phase === 'processing' || this.finishing > 0;
+    const stepPending = this.mailbox.phase === 'working';
     this.mailbox.stop(error);
     this.deferredReplies?.stopped(error);
+    // The async step under way never commits: what its actions started is told to stop.
+    if (stepPending) this.abortStep(error());
     if (leaving) {
       // Its skills leave with it: their unmount hooks see the last committed state.
       const agent = this.committed as Agent<object>;

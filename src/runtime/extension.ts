@@ -12,6 +12,7 @@ import type { InstructionObject } from '../core/instruction.js';
 import type { Signal } from '../core/signal.js';
 import type { SkillResolver } from '../core/skill-registry.js';
 import type { AgentRef, CallOptions } from './agent-ref.js';
+import type { StepInterrupt } from './mailbox.js';
 import type { Tracer } from './trace.js';
 
 /** What a system gives an extension: its agents, its signals, its reports. */
@@ -21,9 +22,10 @@ export interface SystemServices {
   /**
    * Runs a tool call of the agent behind `ref` (a ref `get` returned), with `record` (an action
    * of the agent) run in the same step, given the call's output: the call's effect and its record
-   * commit together, or neither does.
+   * commit together, or neither does. An item reaching the agent while the call runs, for which
+   * `interrupt` gives a reason, aborts the call's `ctx.abortSignal` (the call still answers).
    */
-  callTool(ref: AgentRef, tool: string, args: unknown, record: InstructionObject, options: CallOptions): Promise<unknown>;
+  callTool(ref: AgentRef, tool: string, args: unknown, record: InstructionObject, options: CallOptions, interrupt?: StepInterrupt): Promise<unknown>;
   /** The last committed agent value of a running agent (undefined once it stopped, or while it is passivated): cheaper than a snapshot view. */
   agent(id: string): Agent<object> | undefined;
   /** Listens to emitted signals whose type matches `pattern`. Returns the unsubscribe function. */

@@ -6,7 +6,9 @@
  * `agent_stopped` when the agent stops first.
  *
  * The mailbox knows nothing of steps: it hands items to `deliver` and is told when the current
- * one is finished.
+ * one is finished. It tells its owner when the item under way stops being wanted while its step
+ * runs (its caller cancelled or timed out, or an item arrived that interrupts it), so the owner
+ * can abort the step's `ctx.abortSignal`.
  */
 import { errorInfo } from '../core/errors.js';
 import type { AnySkill } from '../core/skill.js';
@@ -25,6 +27,8 @@ export interface Ticket {
   settled: boolean;
   /** The caller's `AbortSignal` fired: it got `cancelled`. */
   aborted?: boolean;
+  /** The error the caller got when it stopped waiting (its cancellation or its time-out), once it did. */
+  abandoned?: unknown;
   /** Called once the ticket is settled, however (answer, error, timeout, cancellation, stop). */
   onSettled?: (() => void) | undefined;
 }
@@ -45,7 +49,16 @@ export interface Submission {
   onCancelled?: ((ticket: Ticket) => void) | undefined;
   /** Called once the ticket is settled, however. */
   onSettled?: (() => void) | undefined;
+  /** Which items arriving while this one's step runs make that step's work unwanted. */
+  interrupt?: StepInterrupt | undefined;
 }
+
+/**
+ * Whether an item arriving while a step runs makes that step's work unwanted: why, in words, or
+ * undefined. A model turn's tool call is interrupted by what cancels its turn (`chat.cancel`, its
+ * caller giving up): the item waits behind the step, but the step need not run to its end first.
+ */
+export type StepInterrupt = (event: AgentItemEvent) => string | undefined;
 
 /** An item and who waits for it. */
 export interface MailboxItem {
@@ -57,6 +70,8 @@ export interface MailboxItem {
   skill?: AnySkill;
   /** The trace context it was sent in, kept while tracing: the parent of its step's span. */
   sentIn?: SentIn | undefined;
+  /** Which items arriving while its step runs make that step's work unwanted (cleared once one did). */
+  interrupt?: StepInterrupt | undefined;
 }
 
 /** An abort reason as text, for the error's details. */
@@ -77,6 +92,11 @@ export interface MailboxOwner {
   deadRef(): unknown;
   /** Whether any agent step of the system is on the stack (an item then waits for it to unwind). */
   busyElsewhere(): boolean;
+  /**
+   * The item under way is no longer wanted (its caller cancelled or timed out, or an item that
+   * interrupts it arrived): `reason` is why, as an error. Its step still runs to its end.
+   */
+  unwanted(reason: RuntimeError): void;
 }
 
 /** One agent's mailbox. */
@@ -120,7 +140,7 @@ export class Mailbox {
         const onAbort = () => {
           if (ticket.settled) return;
           ticket.aborted = true;
-          this.settle(ticket, new RuntimeError(errorInfo('cancelled', `${typeof what === 'string' ? what : what()} to agent '${this.owner.id}' was cancelled by its caller`, { details: { reason: describeReason(abort.reason) } }), this.owner.id));
+          this.abandon(ticket, new RuntimeError(errorInfo('cancelled', `${typeof what === 'string' ? what : what()} to agent '${this.owner.id}' was cancelled by its caller`, { details: { reason: describeReason(abort.reason) } }), this.owner.id));
           how.onCancelled?.(ticket);
         };
         if (abort.aborted) {
@@ -138,12 +158,14 @@ export class Mailbox {
         const ms = how.timeout;
         ticket.timer = setTimer(() => {
           const named = typeof what === 'string' ? what : what();
-          this.settle(ticket, new RuntimeError(noAnswerError(named, this.owner.id, ms), this.owner.id));
+          this.abandon(ticket, new RuntimeError(noAnswerError(named, this.owner.id, ms), this.owner.id));
         }, ms);
       }
-      const { call, skill } = how;
+      const { call, skill, interrupt } = how;
+      const item: MailboxItem = skill === undefined ? { event, ticket, call } : { event, ticket, call, skill };
+      if (interrupt !== undefined) item.interrupt = interrupt;
       try {
-        this.enqueue(skill === undefined ? { event, ticket, call } : { event, ticket, call, skill });
+        this.enqueue(item);
       } catch (error) {
         this.settle(ticket, error);
       }
@@ -169,6 +191,23 @@ export class Mailbox {
     }
     // Sent from inside another agent's step (an emit, a listener): run it once that step is over.
     if (this.phase === 'idle') this.scheduleDrain();
+    else if (this.current?.interrupt !== undefined) this.interrupts(this.current, item.event);
+  }
+
+  /** An item arrived behind `current`: when it makes `current`'s work unwanted, the owner is told (once). */
+  private interrupts(current: MailboxItem, event: AgentItemEvent): void {
+    const why = current.interrupt!(event);
+    if (why === undefined) return;
+    current.interrupt = undefined;
+    this.owner.unwanted(new RuntimeError(errorInfo('cancelled', `agent '${this.owner.id}': the step under way was interrupted: ${why}`, { details: { reason: why } }), this.owner.id));
+  }
+
+  /** A caller stopped waiting (cancelled, timed out): it gets `error`, and the step working for it, if under way, is no longer wanted. */
+  private abandon(ticket: Ticket, error: RuntimeError): void {
+    if (ticket.settled) return;
+    ticket.abandoned = error;
+    this.settle(ticket, error);
+    if (this.current?.ticket === ticket) this.owner.unwanted(error);
   }
 
   /** Whether `event` is the item handed to the actor. */

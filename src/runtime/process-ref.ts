@@ -15,6 +15,7 @@ import type { AnySkill } from '../core/skill.js';
 import { agentToolset, type Toolset } from '../core/toolset.js';
 import type { AgentActor, AgentItemEvent } from '../../machines/agent.js';
 import type { AgentProcess } from './agent-process.js';
+import type { StepInterrupt } from './mailbox.js';
 import type { AgentRef, AgentStatus, AgentView, CallOptions, MountReport } from './agent-ref.js';
 import { RuntimeError } from '../core/runtime-error.js';
 import { unknownOption } from '../core/options.js';
@@ -171,8 +172,9 @@ export class ProcessRef<TState extends object = Record<string, unknown>> impleme
    * `run`, with `record` (when given) run right after the instructions in the same step, given
    * their output as its `output` param: both commit, or neither. The conversation runs a model's
    * tool calls this way, so a snapshot never holds a tool call's effect without its record.
+   * `interrupt` says which items arriving while the step runs abort its `ctx.abortSignal`.
    */
-  runRecorded(instructions: Instruction | readonly Instruction[], record: InstructionObject | undefined, options: CallOptions = {}): Promise<unknown> {
+  runRecorded(instructions: Instruction | readonly Instruction[], record: InstructionObject | undefined, options: CallOptions = {}, interrupt?: StepInterrupt): Promise<unknown> {
     const list = Array.isArray(instructions) ? (instructions as readonly Instruction[]) : [instructions as Instruction];
     const checked = plainInstructions(record === undefined ? list : [...list, record]);
     if (!checked.ok) return Promise.reject(new RuntimeError(checked.error, this.id));
@@ -183,7 +185,7 @@ export class ProcessRef<TState extends object = Record<string, unknown>> impleme
     // Named only if the run times out or is cancelled: every tool call comes through here.
     const what = () => `run of ${plain.map((i) => `'${String(i.action)}'`).join(', ')}`;
     const event: AgentItemEvent = recorded === undefined ? { type: 'run', instructions: plain } : { type: 'run', instructions: plain, record: recorded };
-    return this.reach((process) => process.mailbox.submit(event, { call: true, timeout, what, abort: options.signal }));
+    return this.reach((process) => process.mailbox.submit(event, { call: true, timeout, what, abort: options.signal, interrupt }));
   }
 
   toolset(options: { strict?: boolean } = {}): Toolset {
@@ -198,11 +200,11 @@ export class ProcessRef<TState extends object = Record<string, unknown>> impleme
     return this.callToolRecorded(name, args, undefined, options);
   }
 
-  /** `callTool`, with a record that commits with the call (see `runRecorded`). */
-  callToolRecorded(name: string, args: unknown, record: InstructionObject | undefined, options?: CallOptions): Promise<unknown> {
+  /** `callTool`, with a record that commits with the call, and what interrupts it (see `runRecorded`). */
+  callToolRecorded(name: string, args: unknown, record: InstructionObject | undefined, options?: CallOptions, interrupt?: StepInterrupt): Promise<unknown> {
     const converted = this.toolset().toInstruction(name, args);
     if (!converted.ok) return Promise.reject(new RuntimeError(converted.error, this.id));
-    return this.runRecorded(converted.instruction, record, options);
+    return this.runRecorded(converted.instruction, record, options, interrupt);
   }
 
   mount(skill: AnySkill | string, config?: Record<string, unknown>): Promise<MountReport> {

@@ -106,7 +106,7 @@ export function createRuntimeSystem(options: RuntimeOptions, extensions: readonl
   const services: SystemServices = {
     get: (id) => runtime.refOf(id) as AgentRef | undefined,
     // The refs an extension holds are the system's own (from `get`).
-    callTool: (ref, tool, args, record, callOptions) => (ref as ProcessRef).callToolRecorded(tool, args, record, callOptions),
+    callTool: (ref, tool, args, record, callOptions, interrupt) => (ref as ProcessRef).callToolRecorded(tool, args, record, callOptions, interrupt),
     agent: (id) => {
       const process = runtime.agents.get(id);
       return process && !process.isStopped ? (process.agent as Agent<object>) : undefined;

@@ -43,6 +43,13 @@ export const HOST_DIFFERENCES = {
     restate: "are lines in the service's log, naming the agent, the turn and the model.",
     reason: 'a Restate handler has no diagnostics channel; its log is where its operator looks.',
   },
+  abortedTool: {
+    behaviour: 'The action of a tool call that outlives `toolTimeout`, or whose turn is cancelled while it runs',
+    'in-process': 'has its `ctx.abortSignal` aborted then (`timeout`, `cancelled`), so it can stop early; its step still applies what it returns.',
+    restate: 'is never told: its `ctx.abortSignal` is never aborted, and it runs to its end.',
+    reason:
+      "an action runs inside `ctx.run`, in the agent's exclusive handler: nothing reaches the agent while it runs (a `chat.cancel` waits behind it), and Restate does not abort a `ctx.run` block under way.",
+  },
   callsInStep: {
     behaviour: 'The tool calls of a model step, when none needs approval',
     'in-process': "run within the model step, each recorded by the step of the agent that runs it, the last one's step recording the model step too.",
@@ -425,12 +432,17 @@ export const HOST_CASES: readonly [string, (host: Host, id: string) => Promise<v
     },
   ],
   [
-    "a tool call that takes longer than toolTimeout reaches the model as a timeout; the tool's step still applies",
+    "a tool call that takes longer than toolTimeout reaches the model as a timeout; the tool's step still applies (its action told in-process, not on Restate)",
     async (host, id) => {
       const agent = await host.spawn('hasty', { id });
       expect(await agent.call('chat.message', { text: 'audit the books' })).toBe(`The audit failed: timeout: tool 'audit' of agent '${id}' gave no answer within 200 ms`);
       await until('the audit to apply', async () => ((await agent.state()).auditor as { audited: number }).audited === 1);
       expect((await agent.state()).conversation).toMatchObject({ turn: null, turns: 1 });
+      const { interrupted } = (await agent.state()).auditor as { interrupted: number };
+      onHost(host, 'abortedTool', {
+        'in-process': () => expect(interrupted).toBe(1),
+        restate: () => expect(interrupted).toBe(0),
+      });
     },
   ],
   [

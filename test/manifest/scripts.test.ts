@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { readFile, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
@@ -7,24 +7,11 @@ import { runSkillScript } from '../../src/manifest/index.js';
 import { EXAMPLE_SKILLS_DIR } from '../../src/manifest/discover.js';
 import { MAX_SCRIPT_TIMEOUT_MS } from '../../src/manifest/scripts.js';
 import { simpleSkill, tree } from './tree.js';
+import { isRunning } from './processes.js';
 
 async function skill(files: Record<string, string>) {
   const root = await tree({ 'tool/SKILL.md': simpleSkill('tool'), ...Object.fromEntries(Object.entries(files).map(([k, v]) => [`tool/${k}`, v])) });
   return { root, dir: path.join(root, 'tool') };
-}
-
-/** Whether a process runs (a zombie waiting to be reaped does not). */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
 }
 
 async function refusal(promise: Promise<unknown>): Promise<ManifestError> {

@@ -20,6 +20,7 @@ function contextAt(now: number, skillState: ConversationState = conversationSche
     signal: undefined,
     now: () => now,
     newId: () => `id-${++made}`,
+    abortSignal: new AbortController().signal,
   };
 }
 

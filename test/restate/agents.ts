@@ -125,8 +125,11 @@ const clerk = defineSkill({
   ],
 });
 
-/** An audit that takes 600 ms: longer than the `toolTimeout` of the agent that has it. */
-const auditState = z.object({ audited: z.number().default(0) });
+/**
+ * An audit that takes 600 ms, longer than the `toolTimeout` of the agent that has it, unless its
+ * `ctx.abortSignal` aborts first: it then stops early and counts the audit as `interrupted`.
+ */
+const auditState = z.object({ audited: z.number().default(0), interrupted: z.number().default(0) });
 const auditor = defineSkill({
   name: 'auditor',
   schema: auditState,
@@ -136,9 +139,13 @@ const auditor = defineSkill({
       description: 'Audits the ledger (slowly)',
       input: z.object({}),
       state: auditState,
-      run: async (_params, { skillState }) => {
-        await new Promise((resolve) => setTimeout(resolve, 600));
-        return result({ audited: skillState.audited + 1 }, { state: { audited: skillState.audited + 1 } });
+      run: async (_params, { skillState, abortSignal }) => {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, 600);
+          abortSignal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+        });
+        const interrupted = skillState.interrupted + (abortSignal.aborted ? 1 : 0);
+        return result({ audited: skillState.audited + 1 }, { state: { audited: skillState.audited + 1, interrupted } });
       },
     }),
   ],
