@@ -168,6 +168,9 @@ export class FolderWatcher implements SkillWatcher {
       this.#watchers.delete(dir);
       if (!wanted.has(dir)) gone.push(dir);
     }
+    // Folders back under a path watched before: what was written in them between the scan and
+    // their new watch would be seen by neither, so they are read once more when watched.
+    const renewed = [...this.#stale, ...this.#lookouts.keys()].filter((dir) => wanted.has(dir));
     this.#stale.clear();
     gone.push(...this.#orphans);
     this.#orphans.clear();
@@ -195,6 +198,7 @@ export class FolderWatcher implements SkillWatcher {
       }
     }
     await this.#lookOut(gone, wanted, note);
+    for (const dir of renewed) this.#noted(dir);
   }
 
   /**
