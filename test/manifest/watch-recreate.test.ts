@@ -4,7 +4,7 @@
  * events it emits. The watch follows the folder's new incarnation without a `refresh()`; where it
  * cannot (the folder's parent went too), a diagnostic says so.
  */
-import { cp, rm, writeFile } from 'node:fs/promises';
+import { cp, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { discoverSkills, type Diagnostic, type DocumentSkillRegistry } from '../../src/index.js';
@@ -76,6 +76,22 @@ describe('registry.watch() when the skills folder is removed and made again', ()
     await until(() => changes.slice(seen).some((change) => change.changed.includes('notes')));
     const guide = await (await registry.content('notes')).resources.get('docs/guide.md')!.read();
     expect(Buffer.from(guide).toString()).toBe('guide 3');
+  });
+
+  it('renamed away, and another folder renamed into its place: the watch follows the path, not the folder that moved', async () => {
+    const parent = await tree();
+    const root = path.join(parent, 'skills');
+    await writeTree(root, { 'notes/SKILL.md': simpleSkill('notes', 'version: 1.0.0') });
+    await writeTree(path.join(parent, 'incoming'), { 'notes/SKILL.md': simpleSkill('notes', 'version: 2.0.0') });
+    const { registry, changes, until } = await watched(root);
+
+    await rename(root, path.join(parent, 'skills.old'));
+    await rename(path.join(parent, 'incoming'), root);
+    await until(() => registry.entry('notes')?.version === '2.0.0');
+    // The folder now at the path is watched: an edit in it is a change.
+    await writeFile(path.join(root, 'notes', 'SKILL.md'), simpleSkill('notes', 'version: 3.0.0'));
+    await until(() => registry.entry('notes')?.version === '3.0.0');
+    expect(changes.some((change) => change.removed.includes('notes'))).toBe(false);
   });
 
   it('removed with its parent: the skills go, and a diagnostic says the folder is no longer watched', async () => {
