@@ -7,16 +7,15 @@
  * request answered with a JSON-RPC error naming the agent and why, with `agent_stopped` as its
  * data's code; never the stopped agent's tools.
  */
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError, type Notification } from '@modelcontextprotocol/sdk/types.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { createAgentSystem, defineAgent } from 'skillstate';
 import { serveMcp } from 'skillstate/mcp';
 import { counter } from 'skillstate/skills';
-import { eventually, onCleanup, ONLY, overHttp, overStdio, type Connected } from './processes.js';
+import { eventually, httpClient, onCleanup, ONLY, overHttp, overStdio, type Connected } from './processes.js';
 
 const STOPPABLE = `${fileURLToPath(new URL('./fixtures/stoppable-agent.ts', import.meta.url))}:Stoppable`;
 
@@ -59,19 +58,7 @@ async function servedOverHttp() {
   const agent = system.spawn(defineAgent({ name: 'calc', skills: [counter] }), { id: 'calc' });
   const endpoint = await serveMcp(agent, { transport: 'http' });
   onCleanup(() => endpoint.close());
-  const notifications: Notification[] = [];
-  const client = new Client({ name: 'test', version: '1.0.0' });
-  client.fallbackNotificationHandler = async (notification) => void notifications.push(notification);
-  let listening = false;
-  const watched: typeof fetch = async (input, init) => {
-    const response = await fetch(input, init);
-    if (init?.method === 'GET' && response.ok) listening = true;
-    return response;
-  };
-  await client.connect(new StreamableHTTPClientTransport(new URL(endpoint.url!), { fetch: watched }));
-  onCleanup(() => client.close());
-  await eventually(() => listening, 'the notification stream to open');
-  return { system, agent, endpoint, client, notifications };
+  return { system, agent, endpoint, ...(await httpClient(endpoint.url!)) };
 }
 
 describe('serveMcp in this process, once its agent has stopped', () => {
