@@ -71,8 +71,9 @@ export interface McpServerOptions {
   callTimeout?: number;
   /**
    * Receives a diagnostic for each skill of the registry left out of the extension and the
-   * resources (invalid, untrusted, over the extension's limits), once per skill and reason
-   * (default: a line on stderr).
+   * resources (invalid, untrusted, over the extension's limits), once per skill and reason, and,
+   * from `serveMcp`, one when the agent stops while served (`mcp_agent_stopped`) (default: a
+   * line on stderr).
    */
   onDiagnostic?: DiagnosticListener;
 }

@@ -12,7 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { createAgentSystem, defineAgent } from 'skillstate';
+import { createAgentSystem, defineAgent, type Diagnostic } from 'skillstate';
 import { serveMcp } from 'skillstate/mcp';
 import { counter } from 'skillstate/skills';
 import { eventually, httpClient, onCleanup, ONLY, overHttp, overStdio, type Connected } from './processes.js';
@@ -38,8 +38,8 @@ describe.each([
   ['stdio', overStdio],
   ['http', overHttp],
 ] as const)('skillstate mcp over %s, once its agent has stopped', (_transport, connect: (args: string[]) => Promise<Connected>) => {
-  it('tells the client its tools changed, then answers every request with agent_stopped', async () => {
-    const { client, notifications } = await connect([...ONLY, '--agent', STOPPABLE]);
+  it('tells the client its tools changed, then answers every request with agent_stopped, and says so on stderr', async () => {
+    const { client, notifications, stderr } = await connect([...ONLY, '--agent', STOPPABLE]);
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('retire');
     const retired = await client.callTool({ name: 'retire', arguments: {} });
     expect(retired.isError).toBeFalsy();
@@ -49,6 +49,7 @@ describe.each([
     expectAgentStopped(await refusal(client.callTool({ name: 'increment', arguments: {} })), 'stoppable');
     // The session itself still answers: the client can tell the server is there and why it refuses.
     await expect(client.ping()).resolves.toEqual({});
+    expect(stderr()).toContain("agent 'stoppable' has stopped: the MCP endpoint");
   });
 });
 
@@ -56,17 +57,21 @@ async function servedOverHttp() {
   const system = createAgentSystem({ onUnhandledDiagnostic: () => {} });
   onCleanup(() => system.shutdown());
   const agent = system.spawn(defineAgent({ name: 'calc', skills: [counter] }), { id: 'calc' });
-  const endpoint = await serveMcp(agent, { transport: 'http' });
+  const diagnostics: Diagnostic[] = [];
+  const endpoint = await serveMcp(agent, { transport: 'http', onDiagnostic: (item) => void diagnostics.push(item) });
   onCleanup(() => endpoint.close());
-  return { system, agent, endpoint, ...(await httpClient(endpoint.url!)) };
+  return { system, agent, endpoint, diagnostics, ...(await httpClient(endpoint.url!)) };
 }
 
 describe('serveMcp in this process, once its agent has stopped', () => {
   it('system.shutdown(): the connected client hears tools/list_changed, and tools/list and tools/call are refused with agent_stopped', async () => {
-    const { system, client, notifications } = await servedOverHttp();
+    const { system, endpoint, client, notifications, diagnostics } = await servedOverHttp();
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('increment');
+    expect(diagnostics).toEqual([]);
     await system.shutdown();
     await eventually(() => notifications.some((n) => n.method === 'notifications/tools/list_changed'), 'tools/list_changed');
+    // Whoever runs the endpoint is told, once.
+    expect(diagnostics).toEqual([expect.objectContaining({ level: 'warning', code: 'mcp_agent_stopped', subject: 'calc', message: `agent 'calc' has stopped: the MCP endpoint at ${endpoint.url} answers every request with agent_stopped until it is closed` })]);
     expectAgentStopped(await refusal(client.listTools()), 'calc');
     expectAgentStopped(await refusal(client.callTool({ name: 'increment', arguments: {} })), 'calc');
   });
