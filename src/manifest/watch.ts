@@ -15,6 +15,14 @@
  * - anything else (a folder added or removed in a source, a SKILL.md removed or renamed, a
  *   skill's name changed) scans the sources again, as `refresh()` does.
  *
+ * A watched folder removed and made again (`git checkout` of another branch, `rm -rf skills && cp
+ * -r ... skills`) is a new folder that the old watch no longer sees: a watch whose own folder is
+ * removed or renamed is made anew at the next batch, on whatever folder then has the path. A
+ * folder that is gone with nothing watching where it would come back (a source folder: its parent
+ * is no folder of skills) gets a lookout, a watch on its parent that waits for its name to appear
+ * and then scans again. When the parent has gone too, nothing can wait for it: a
+ * `skill_watch_lost` warning says so, and `refresh()` brings it back.
+ *
  * Then agents followed with `follow(system)` are brought up to date: a changed skill mounted on an
  * agent is loaded again through the agent's own `load_skill` action (a step in its mailbox, so the
  * agent sees the new body and tools from its next step on, with its slice kept or the change
@@ -23,7 +31,7 @@
  * I/O: watches folders, reads skill folders. Never writes.
  */
 import { watch, type FSWatcher } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { access, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
@@ -68,6 +76,12 @@ export class FolderWatcher implements SkillWatcher {
   /** Watched folder → the skill it belongs to (undefined: a source or a folder of skills). */
   readonly #owners = new Map<string, string | undefined>();
   readonly #watchers = new Map<string, FSWatcher>();
+  /** Watched folders whose own watch saw them removed or renamed: watched anew at the next sync. */
+  readonly #stale = new Set<string>();
+  /** A folder gone with nothing watching its place → the watch on its parent that waits for it. */
+  readonly #lookouts = new Map<string, FSWatcher>();
+  /** Folders whose lookout ended (their parent went too): looked out for again at the next sync. */
+  readonly #orphans = new Set<string>();
   /** Skill root → the folders inside it, as last listed. */
   readonly #inside = new Map<string, string[]>();
   readonly #pending = new Set<string>();
@@ -119,15 +133,19 @@ export class FolderWatcher implements SkillWatcher {
   close(): void {
     this.#closed = true;
     clearTimeout(this.#timer);
-    for (const watcher of this.#watchers.values()) watcher.close();
+    for (const watcher of [...this.#watchers.values(), ...this.#lookouts.values()]) watcher.close();
     this.#watchers.clear();
+    this.#lookouts.clear();
     this.#owners.clear();
     this.#listeners.clear();
     this.#followed.clear();
   }
 
-  /** Makes the watched folders those of the registry now; `relist` names skills whose inner folders must be listed again. */
-  async #sync(relist: ReadonlySet<string>): Promise<void> {
+  /**
+   * Makes the watched folders those of the registry now; `relist` names skills whose inner folders
+   * must be listed again. `note` receives the diagnostics of folders the watch lost.
+   */
+  async #sync(relist: ReadonlySet<string>, note: (item: Diagnostic) => void = (item) => this.#registry.report(item)): Promise<void> {
     const wanted = new Map<string, string | undefined>();
     const roots = new Map<string, string>();
     for (const entry of this.#registry.entries({ includeDisabled: true })) {
@@ -142,17 +160,31 @@ export class FolderWatcher implements SkillWatcher {
     }
     for (const root of this.#inside.keys()) if (!roots.has(root)) this.#inside.delete(root);
     if (this.#closed) return;
+    /** Folders watched until now, or wanted now, that are not there to watch. */
+    const gone: string[] = [];
     for (const [dir, watcher] of this.#watchers) {
-      if (wanted.has(dir)) continue;
+      if (wanted.has(dir) && !this.#stale.has(dir)) continue;
       watcher.close();
       this.#watchers.delete(dir);
+      if (!wanted.has(dir)) gone.push(dir);
     }
+    // Folders back under a path watched before: what was written in them between the scan and
+    // their new watch would be seen by neither, so they are read once more when watched.
+    const renewed = [...this.#stale, ...this.#lookouts.keys()].filter((dir) => wanted.has(dir));
+    this.#stale.clear();
+    gone.push(...this.#orphans);
+    this.#orphans.clear();
     this.#owners.clear();
     for (const [dir, owner] of wanted) {
       this.#owners.set(dir, owner);
       if (this.#watchers.has(dir)) continue;
       try {
-        const watcher = watch(dir, () => this.#noted(dir));
+        const name = path.basename(dir);
+        const watcher = watch(dir, (_event, file) => {
+          // The folder itself removed or renamed: this watch follows the old folder, wherever it went.
+          if (file === name) this.#stale.add(dir);
+          this.#noted(dir);
+        });
         // A watched folder that goes away ends its watch; its parent's watch reports the removal.
         watcher.on('error', () => {
           watcher.close();
@@ -161,7 +193,57 @@ export class FolderWatcher implements SkillWatcher {
         });
         this.#watchers.set(dir, watcher);
       } catch {
-        // Gone between the scan and now: the next event of its parent brings a rescan.
+        // Gone between the scan and now.
+        gone.push(dir);
+      }
+    }
+    await this.#lookOut(gone, wanted, note);
+    for (const dir of renewed) this.#noted(dir);
+  }
+
+  /**
+   * Waits for each folder in `gone` whose place no watch sees (its parent is not watched): a
+   * lookout on its parent notes its name appearing. Lookouts for folders watched again end.
+   */
+  async #lookOut(gone: readonly string[], wanted: ReadonlyMap<string, string | undefined>, note: (item: Diagnostic) => void): Promise<void> {
+    for (const [dir, lookout] of this.#lookouts) {
+      if (!wanted.has(dir)) continue;
+      lookout.close();
+      this.#lookouts.delete(dir);
+    }
+    const goneSet = new Set(gone);
+    for (const dir of gone) {
+      const parent = path.dirname(dir);
+      // Inside another folder gone (its lookout covers it), or in a watched one (its watch sees it come back).
+      if (goneSet.has(parent) || wanted.has(parent) || this.#lookouts.has(dir)) continue;
+      // Still there, and left out by the scan: nothing to wait for.
+      if (await access(dir).then(() => true, () => false)) continue;
+      if (this.#closed) return;
+      const name = path.basename(dir);
+      try {
+        const lookout = watch(parent, (_event, file) => {
+          if (file === null || file === name) return this.#noted(dir);
+          // The parent itself removed or renamed: the lookout is blind now, and is made again at the next sync, or reported lost.
+          if (file !== path.basename(parent)) return;
+          lookout.close();
+          this.#lookouts.delete(dir);
+          this.#orphans.add(dir);
+          this.#noted(dir);
+        });
+        lookout.on('error', () => {
+          lookout.close();
+          this.#lookouts.delete(dir);
+          this.#orphans.add(dir);
+          this.#noted(dir);
+        });
+        this.#lookouts.set(dir, lookout);
+      } catch {
+        note(
+          diagnostic('warning', 'skill_watch_lost', `skills folder ${dir} was removed, and so was ${parent}: the watch cannot see it come back; call refresh() once it is there again`, {
+            subject: dir,
+            details: { folder: dir, parent },
+          }),
+        );
       }
     }
   }
@@ -196,7 +278,10 @@ export class FolderWatcher implements SkillWatcher {
     }
     if (!rescan) rescan = !(await this.#reloadEach(touched, change));
     if (rescan) await this.#rescan(touched, change);
-    await this.#sync(touched);
+    await this.#sync(touched, (item) => {
+      change.diagnostics.push(item);
+      this.#registry.report(item);
+    });
     if (this.#closed) return;
     change.durationMs = performance.now() - started;
     await this.#updateAgents(change);

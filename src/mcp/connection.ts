@@ -1,7 +1,8 @@
 /**
  * One MCP client connection to one server: started as a subprocess (stdio) or reached by URL
  * (Streamable HTTP), with the server's tool list kept current (`tools/list_changed` refreshes it),
- * time-outs on connecting and on every call, a cap on the size of messages and results, and every
+ * time-outs on connecting and on every call, a cap on the size of messages and results (each
+ * message read only up to it, on stdio as over HTTP), and every
  * failure turned into a typed `McpFailure` (`mcp_unreachable`, `mcp_unauthorized`, `mcp_timeout`,
  * `mcp_protocol_error`, `mcp_output_too_large`, `mcp_tool_error`).
  *
@@ -43,7 +44,7 @@ export interface ConnectionLimits {
 /** The most tools/list pages read from one server before it counts as misbehaving. */
 const MAX_TOOL_PAGES = 1_000;
 
-/** Room a stdio message gets past `maxOutputBytes` for its JSON-RPC envelope and escaping. */
+/** Room a message (a stdio line, an HTTP answer or event) gets past `maxOutputBytes` for its JSON-RPC envelope and escaping. */
 const ENVELOPE_BYTES = 64 * 1024;
 
 /** The defaults of `ConnectionLimits`. */
@@ -126,12 +127,14 @@ function invalidResult(error: unknown): string | undefined {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** A tool's answer past `maxOutputBytes`, whether it was read and measured or discarded as it arrived. */
-function outputTooLarge(server: string, tool: string, size: number, limit: number, unattributed = false): McpFailure {
-  const message = unattributed
+/** A tool's answer past `maxOutputBytes`: read and measured, discarded as it arrived, or read until the limit and no further. */
+function outputTooLarge(server: string, tool: string, size: number, limit: number, how: { unattributed?: true; cutOff?: true } = {}): McpFailure {
+  const message = how.unattributed
     ? `while tool '${tool}' of MCP server '${server}' was called, the server sent a message of ${size} bytes (the limit is ${limit}) whose request could not be read, so every call waiting failed`
-    : `tool '${tool}' of MCP server '${server}' answered ${size} bytes; the limit is ${limit}`;
-  return new McpFailure('mcp_output_too_large', message, { size, limit });
+    : how.cutOff
+      ? `tool '${tool}' of MCP server '${server}' answered more than the limit of ${limit} bytes; reading stopped after ${size} bytes`
+      : `tool '${tool}' of MCP server '${server}' answered ${size} bytes; the limit is ${limit}`;
+  return new McpFailure('mcp_output_too_large', message, how.cutOff ? { size, limit, cutOff: true } : { size, limit });
 }
 
 /** One client connection to one server. */
@@ -229,13 +232,16 @@ export class McpConnection {
       return transport;
     }
     const url = address.url instanceof URL ? address.url : new URL(address.url);
-    const watched = watchedFetch({
-      unanswered: (why) => {
-        this.unanswered = `cannot be reached (${why})`;
-        this.drop(this.unanswered);
+    const watched = watchedFetch(
+      {
+        unanswered: (why) => {
+          this.unanswered = `cannot be reached (${why})`;
+          this.drop(this.unanswered);
+        },
+        sessionGone: () => this.drop('no longer knows the session (the server restarted, or ended it)'),
       },
-      sessionGone: () => this.drop('no longer knows the session (the server restarted, or ended it)'),
-    });
+      { server: this.label, bytes: this.limits.maxOutputBytes + ENVELOPE_BYTES },
+    );
     return new StreamableHTTPClientTransport(url, {
       fetch: watched,
       ...(address.headers ? { requestInit: { headers: { ...address.headers } } } : {}),
@@ -321,7 +327,7 @@ export class McpConnection {
       result = await tracedToolCall(this.label, tool, async (meta) => (await client.callTool(meta ? { name: tool, arguments: args, _meta: meta } : { name: tool, arguments: args }, undefined, { timeout: this.limits.callTimeout })) as CallToolResult);
     } catch (error) {
       const oversized = oversizedAnswer(error);
-      if (oversized) throw outputTooLarge(this.label, tool, oversized.size, this.limits.maxOutputBytes, oversized.unattributed === true);
+      if (oversized) throw outputTooLarge(this.label, tool, oversized.size, this.limits.maxOutputBytes, oversized);
       throw this.failure(error, `calling '${tool}'`);
     }
     const size = Buffer.byteLength(JSON.stringify(result));
@@ -390,7 +396,7 @@ export class McpConnection {
       }
       if (error.code === ErrorCode.ConnectionClosed) return new McpFailure('mcp_unreachable', `${where}: the connection closed${this.hint()}`);
       const oversized = oversizedAnswer(error);
-      if (oversized) return new McpFailure('mcp_output_too_large', `${where}: ${error.message}`, { size: oversized.size, limit: this.limits.maxOutputBytes });
+      if (oversized) return new McpFailure('mcp_output_too_large', `${where}: ${serverErrorMessage(error)}`, { size: oversized.size, limit: this.limits.maxOutputBytes, ...(oversized.cutOff ? { cutOff: true } : {}) });
       return new McpFailure('mcp_protocol_error', `${where}: ${serverErrorMessage(error)}${this.hint()}`, { code: error.code });
     }
     const invalid = invalidResult(error);

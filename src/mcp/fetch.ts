@@ -14,7 +14,12 @@
  * it gets no answer at all (refused, reset, no such host), or a 404 for the session it names (the
  * server restarted, or ended the session). Every other answer, whatever its status, is the
  * answer to that one request.
+ *
+ * Every answer is read only up to a limit per message (`boundedAnswer`): a huge or endless
+ * answer fails the requests it answers, never held whole.
  */
+import { boundedAnswer } from './bounded-answer.js';
+
 type Fetch = typeof fetch;
 
 export const requestScopedFetch: Fetch = async (input, init) => {
@@ -71,8 +76,14 @@ function networkError(error: unknown): string {
   return `${error instanceof Error ? error.message : String(error)}${cause}`;
 }
 
-/** `requestScopedFetch`, telling `watch` when a request shows the connection is gone. */
-export function watchedFetch(watch: ConnectionWatch): Fetch {
+/** The most bytes of one message read from a server, and the server's name for errors. */
+export interface AnswerLimit {
+  server: string;
+  bytes: number;
+}
+
+/** `requestScopedFetch`, telling `watch` when a request shows the connection is gone, and reading each answer within `limit`. */
+export function watchedFetch(watch: ConnectionWatch, limit: AnswerLimit): Fetch {
   return async (input, init) => {
     let response: Response;
     try {
@@ -85,6 +96,6 @@ export function watchedFetch(watch: ConnectionWatch): Fetch {
     // server messages (a GET) says only that the server offers none.
     const method = (init?.method ?? 'GET').toUpperCase();
     if (response.status === 404 && method !== 'GET' && new Headers(init?.headers).has('mcp-session-id')) watch.sessionGone();
-    return response;
+    return boundedAnswer(response, init?.body, limit.server, limit.bytes);
   };
 }

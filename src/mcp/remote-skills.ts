@@ -386,7 +386,7 @@ class RemoteSkills implements McpSkillsMount {
     const result = await connection.request('resources/read', { uri: file.uri }, ReadResourceResultSchema).catch(async (error: unknown) => {
       // The read's limit holds any file an entry within the extension's limits may list, even as base64
       // (only a text made mostly of characters JSON escapes grows more): an answer past it is larger than the entry says.
-      if (error instanceof McpFailure && error.reason === 'mcp_output_too_large') throw await this.#unverified(name, held, file.uri, 'size', `the server answered ${String(error.details?.size)} bytes, discarded as they arrived, where the entry says ${file.size}`);
+      if (error instanceof McpFailure && error.reason === 'mcp_output_too_large') throw await this.#unverified(name, held, file.uri, 'size', error.details?.cutOff ? `the server answered more than ${String(error.details.size)} bytes (reading stopped there) where the entry says ${file.size}` : `the server answered ${String(error.details?.size)} bytes, discarded as they arrived, where the entry says ${file.size}`);
       throw error instanceof McpFailure ? new RuntimeError(mcpErrorInfo(error, `reading ${file.uri} of skill '${name}': ${error.message}`, { skill: name, subject: file.uri })) : error;
     });
     const content = result.contents.find((item) => item.uri === file.uri);

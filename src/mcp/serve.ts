@@ -15,10 +15,11 @@ import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { AgentRef } from '../index.js';
 import { createMcpServer, resolveTarget, type McpServerOptions, type McpTarget } from './server.js';
 import { BoundedStdioServerTransport } from './stdio-server-transport.js';
 import { stderrDiagnostics } from './skill-catalog.js';
-import { diagnostic } from '../core/diagnostics.js';
+import { diagnostic, type DiagnosticListener } from '../core/diagnostics.js';
 import { errorInfo } from '../core/errors.js';
 import { isLoopbackInterface, LOOPBACK_NAMES } from '../core/loopback.js';
 import { describeValue } from '../core/plain.js';
@@ -102,7 +103,30 @@ function checkServeOptions(options: ServeMcpOptions): void {
 export async function serveMcp(target: McpTarget, options: ServeMcpOptions): Promise<McpEndpoint> {
   checkServeOptions(options);
   const ref = resolveTarget(target);
-  return options.transport === 'stdio' ? serveStdio(ref, options) : serveHttp(ref, options);
+  const endpoint = options.transport === 'stdio' ? await serveStdio(ref, options) : await serveHttp(ref, options);
+  reportStop(ref, endpoint, options.onDiagnostic ?? stderrDiagnostics);
+  return endpoint;
+}
+
+/**
+ * Says, once, that the agent stopped while the endpoint serves it: its clients are refused from
+ * then on (`agent_stopped`), and whoever runs the endpoint should know why.
+ */
+function reportStop(ref: AgentRef<object>, endpoint: McpEndpoint, onDiagnostic: DiagnosticListener): void {
+  const watch = ref.actor.subscribe({
+    error: () => {},
+    // The actor also completes when its agent is passivated: only a stop is reported.
+    complete: () => {
+      if (ref.status !== 'stopped') return;
+      onDiagnostic(
+        diagnostic('warning', 'mcp_agent_stopped', `agent '${ref.id}' has stopped: the MCP endpoint${endpoint.url ? ` at ${endpoint.url}` : ''} answers every request with agent_stopped until it is closed`, {
+          subject: ref.id,
+          details: { agent: ref.id },
+        }),
+      );
+    },
+  });
+  void endpoint.closed.then(() => watch.unsubscribe());
 }
 
 /**

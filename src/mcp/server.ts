@@ -8,6 +8,12 @@
  * one. The server watches the agent's actor: when a step changes the toolset (a skill mounted or
  * unmounted, `load_skill` included), the client gets `notifications/tools/list_changed`.
  *
+ * Once the agent has stopped (`ref.stop()`, a `stop` effect, its system shut down), the server
+ * has nothing left to serve: the client gets `notifications/tools/list_changed` (the tools are
+ * gone), and every request but `initialize` and `ping` is answered with a JSON-RPC error
+ * (`AGENT_STOPPED_ERROR`) naming the agent, with the `agent_stopped` error as its `data`. The
+ * session stays open, so that a client learns why rather than finding a closed connection.
+ *
  * It uses the SDK's low-level `Server` rather than `McpServer.registerTool`: the tools are the
  * agent's, they change while it runs, and their input schemas are JSON Schemas already, checked
  * by the agent's own pipeline with its own typed errors.
@@ -27,6 +33,7 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { DiagnosticListener } from '../core/diagnostics.js';
+import { errorInfo } from '../core/errors.js';
 import { describeValue } from '../core/plain.js';
 import { RuntimeError, type AgentRef, type AgentSystem, type DocumentSkillRegistry } from '../index.js';
 import { DISCLOSURE_PROMPT, DISCLOSURE_PROMPT_INFO, disclosurePrompt, listSkillResources, readSkillUri, SKILL_RESOURCE_TEMPLATE } from './documents.js';
@@ -36,6 +43,13 @@ import { handleRequest } from './request-handler.js';
 import { SkillCatalog, SKILLS_EXTENSION } from './skill-catalog.js';
 import { serveSkillsExtension } from './skills-methods.js';
 import { callAgentTool, mcpTools, toolListKey } from './tools.js';
+
+/**
+ * The JSON-RPC error code of a request refused because the served agent has stopped: one of the
+ * codes JSON-RPC leaves to servers (-32000 to -32099), apart from those the MCP SDK and the MCP
+ * specification use (-32000 connection closed, -32001 request timeout, -32002 resource not found).
+ */
+export const AGENT_STOPPED_ERROR = -32003;
 
 /** What `serveMcp` and `createMcpServer` serve: a running agent, or a system and an agent id. */
 export type McpTarget = AgentRef<object> | { system: AgentSystem; id: string };
@@ -57,8 +71,9 @@ export interface McpServerOptions {
   callTimeout?: number;
   /**
    * Receives a diagnostic for each skill of the registry left out of the extension and the
-   * resources (invalid, untrusted, over the extension's limits), once per skill and reason
-   * (default: a line on stderr).
+   * resources (invalid, untrusted, over the extension's limits), once per skill and reason, and,
+   * from `serveMcp`, one when the agent stops while served (`mcp_agent_stopped`) (default: a
+   * line on stderr).
    */
   onDiagnostic?: DiagnosticListener;
 }
@@ -96,6 +111,8 @@ export function createMcpServer(target: McpTarget, options: McpServerOptions = {
     options.instructions === undefined ? { capabilities } : { capabilities, instructions: options.instructions },
   );
 
+  refuseOnceStopped(server, ref);
+
   let listed = toolListKey(mcpTools(ref));
   let toolset = ref.toolset();
   const watch = ref.actor.subscribe({
@@ -110,6 +127,10 @@ export function createMcpServer(target: McpTarget, options: McpServerOptions = {
       if (server.transport) server.sendToolListChanged().catch(() => {});
     },
     error: () => {},
+    // The actor also completes when its agent is passivated (out of memory until its next use): only a stop takes the tools away.
+    complete: () => {
+      if (ref.status === 'stopped' && server.transport) server.sendToolListChanged().catch(() => {});
+    },
   });
   const previousClose = server.onclose;
   server.onclose = () => {
@@ -141,4 +162,21 @@ export function createMcpServer(target: McpTarget, options: McpServerOptions = {
     });
   }
   return server;
+}
+
+/**
+ * Makes every request handler registered on `server` from now on (every method but the SDK's own
+ * `initialize` and `ping`) refuse once the agent has stopped, with a JSON-RPC error naming it.
+ */
+function refuseOnceStopped(server: Server, ref: AgentRef<object>): void {
+  type Register = Server['setRequestHandler'];
+  const register = server.setRequestHandler.bind(server) as (schema: Parameters<Register>[0], handler: Parameters<Register>[1]) => void;
+  server.setRequestHandler = ((schema: Parameters<Register>[0], handler: Parameters<Register>[1]) =>
+    register(schema, (request, extra) => {
+      if (ref.status === 'stopped') {
+        const info = errorInfo('agent_stopped', `agent '${ref.id}' has stopped: this MCP server no longer serves it (its tools, resources and prompts are gone); connect to a server of a running agent`, { subject: ref.id });
+        throw protocolError(AGENT_STOPPED_ERROR, info.message, info);
+      }
+      return handler(request, extra);
+    })) as Register;
 }

@@ -24,12 +24,14 @@ export const OUTPUT_TOO_LARGE = -32_090;
 /** What an `OUTPUT_TOO_LARGE` answer carries. */
 export interface OversizedAnswer {
   reason: 'mcp_output_too_large';
-  /** Bytes of the discarded message. */
+  /** Bytes of the discarded message (of it read, with `cutOff`). */
   size: number;
   /** The limit it was past, in bytes. */
   limit: number;
   /** True when which request the message answered could not be read: every waiting one failed. */
   unattributed?: true;
+  /** True when reading stopped at the limit (over HTTP): `size` is what was read, the answer was larger. */
+  cutOff?: true;
 }
 
 /** The data of an `OUTPUT_TOO_LARGE` error, when `error` is one. */

@@ -32,7 +32,7 @@ import { describeStep, ModelViolation, startSession, takeStep, type ModelSetup, 
 import { checkRandomly, ModelCheckFailure, replayCode, type ModelCheckOptions } from './random.js';
 
 export { checkAgentInvariants } from './invariants.js';
-export { scriptedModel, type ScriptedModel, type ScriptedModelOptions, type ScriptedResponse, type ScriptedToolCall, type ScriptedCall, type ScriptedPromptMessage, type ScriptStep } from './scripted-model.js';
+export { scriptedModel, type ScriptedModel, type ScriptedModelOptions, type ScriptedResponse, type ScriptedToolCall, type ScriptedStreamFailure, type ScriptedCall, type ScriptedPromptMessage, type ScriptStep } from './scripted-model.js';
 export { ModelCheckFailure, ModelViolation, replayCode, type ModelCheckOptions, type ModelSignal, type ModelStep, type ReferenceModel };
 export type { ModelOutcome } from './driver.js';
 

@@ -6,7 +6,8 @@
  * retries — is the real code path.
  *
  * A response is plain JSON (so a script can live in a file): text, tool calls, a provider error,
- * or a delay. A function may stand in for a response to answer from what the model was sent.
+ * a stream that fails part-way, or a delay. A function may stand in for a response to answer from
+ * what the model was sent.
  */
 import type { LanguageModel } from 'ai';
 import type { ChatModel } from '../model/models.js';
@@ -16,6 +17,16 @@ type CallOptions = Parameters<ModelV3['doGenerate']>[0];
 type GenerateResult = Awaited<ReturnType<ModelV3['doGenerate']>>;
 type StreamResult = Awaited<ReturnType<ModelV3['doStream']>>;
 type StreamPart = StreamResult['stream'] extends ReadableStream<infer P> ? P : never;
+
+/** How a scripted answer fails part-way: after so many text pieces, with a provider error. */
+export interface ScriptedStreamFailure {
+  /** Text pieces streamed before the failure (pieces as `chunk` cuts them: words by default). */
+  after: number;
+  status?: number;
+  message: string;
+  /** Whether trying again may help (default: for 429 and 5xx). */
+  retryable?: boolean;
+}
 
 /** A tool call a scripted response makes. */
 export interface ScriptedToolCall {
@@ -38,6 +49,12 @@ export type ScriptedResponse =
       usage?: { inputTokens?: number; outputTokens?: number };
       /** Warnings the provider sends with the answer (each as `{ type: 'other', message }`), as one does for a setting it ignores. */
       warnings?: string[];
+      /**
+       * The answer fails part-way, as a dropped connection does: streamed, the stream sends
+       * `after` pieces of the text, then fails with this provider error (an HTTP status: 429 and
+       * 5xx are retryable, as for `error`); asked whole, the call fails with it at once.
+       */
+      streamFails?: ScriptedStreamFailure;
     }
   | {
       /** The provider fails: an HTTP status (429: rate limited; 5xx: retryable) and a message. */
@@ -124,7 +141,8 @@ function pieces(text: string, size: number | undefined): string[] {
   return text.match(/\S+\s*|\s+/g) ?? [];
 }
 
-const RESPONSE_KEYS = ['text', 'toolCalls', 'delay', 'usage', 'warnings', 'error'];
+const RESPONSE_KEYS = ['text', 'toolCalls', 'delay', 'usage', 'warnings', 'streamFails', 'error'];
+const STREAM_FAILURE_KEYS = ['after', 'status', 'message', 'retryable'];
 const TOOL_CALL_KEYS = ['tool', 'args', 'id'];
 
 /** What is wrong with a scripted response, in words; undefined when nothing is. A misspelt key is never ignored. */
@@ -142,7 +160,29 @@ function responseProblem(response: ScriptedResponse): string | undefined {
     }
   }
   if (warnings !== undefined && !(Array.isArray(warnings) && warnings.every((warning) => typeof warning === 'string'))) return `warnings must be a list of strings, got ${JSON.stringify(warnings)}`;
+  const { streamFails } = response as { streamFails?: unknown };
+  if (streamFails !== undefined) {
+    const failure = streamFails as Partial<Record<string, unknown>> | null;
+    if (typeof failure !== 'object' || failure === null || !(Number.isInteger(failure.after) && (failure.after as number) >= 0) || typeof failure.message !== 'string') {
+      return `streamFails must be an object with a count of text pieces and a message, such as { "after": 2, "status": 503, "message": "connection reset" }, got ${JSON.stringify(streamFails)}`;
+    }
+    const key = Object.keys(failure).find((name) => !STREAM_FAILURE_KEYS.includes(name));
+    if (key !== undefined) return `streamFails: unknown key '${key}' (it has ${STREAM_FAILURE_KEYS.join(', ')})`;
+  }
   return undefined;
+}
+
+/** The AI SDK's error for a provider's failure: an HTTP status (429 and 5xx retryable unless said otherwise) and a message. */
+async function providerError(failure: { status?: number; message: string; retryable?: boolean }): Promise<Error> {
+  const { APICallError } = await import('ai');
+  const { status } = failure;
+  return new APICallError({
+    message: failure.message,
+    url: 'scripted://model',
+    requestBodyValues: {},
+    ...(status !== undefined ? { statusCode: status } : {}),
+    isRetryable: failure.retryable ?? (status === 429 || (status !== undefined && status >= 500)),
+  });
 }
 
 /**
@@ -182,17 +222,7 @@ export function scriptedModel(script: readonly ScriptStep[], options: ScriptedMo
     const problem = responseProblem(response);
     if (problem !== undefined) throw new TypeError(`scripted response ${next} (of ${script.length}): ${problem}`);
     if (response.delay !== undefined) await sleep(response.delay, callOptions.abortSignal);
-    if ('error' in response) {
-      const { APICallError } = await import('ai');
-      const status = response.error.status;
-      throw new APICallError({
-        message: response.error.message,
-        url: 'scripted://model',
-        requestBodyValues: {},
-        ...(status !== undefined ? { statusCode: status } : {}),
-        isRetryable: response.error.retryable ?? (status === 429 || (status !== undefined && status >= 500)),
-      });
-    }
+    if ('error' in response) throw await providerError(response.error);
     const toolCalls = (response.toolCalls ?? []).map((toolCall: ScriptedToolCall) => ({
       type: 'tool-call' as const,
       toolCallId: toolCall.id ?? `call-${++callIds}`,
@@ -214,6 +244,7 @@ export function scriptedModel(script: readonly ScriptStep[], options: ScriptedMo
     },
     async doGenerate(callOptions: CallOptions): Promise<GenerateResult> {
       const { response, toolCalls, usage, warnings } = await take(callOptions, false);
+      if ('streamFails' in response && response.streamFails) throw await providerError(response.streamFails);
       const text = 'text' in response && response.text ? [{ type: 'text' as const, text: response.text }] : [];
       return {
         content: [...text, ...toolCalls],
@@ -226,13 +257,21 @@ export function scriptedModel(script: readonly ScriptStep[], options: ScriptedMo
       const { response, toolCalls, usage, warnings } = await take(callOptions, true);
       const parts: StreamPart[] = [{ type: 'stream-start', warnings }];
       const text = 'text' in response ? (response.text ?? '') : '';
-      if (text) {
+      const failure = 'streamFails' in response ? response.streamFails : undefined;
+      if (failure) {
+        // The pieces that got through, then the provider's error as the stream's last part.
         parts.push({ type: 'text-start', id: 'text-1' });
-        for (const delta of pieces(text, options.chunk)) parts.push({ type: 'text-delta', id: 'text-1', delta });
-        parts.push({ type: 'text-end', id: 'text-1' });
+        for (const delta of pieces(text, options.chunk).slice(0, failure.after)) parts.push({ type: 'text-delta', id: 'text-1', delta });
+        parts.push({ type: 'error', error: await providerError(failure) });
+      } else {
+        if (text) {
+          parts.push({ type: 'text-start', id: 'text-1' });
+          for (const delta of pieces(text, options.chunk)) parts.push({ type: 'text-delta', id: 'text-1', delta });
+          parts.push({ type: 'text-end', id: 'text-1' });
+        }
+        parts.push(...toolCalls);
+        parts.push({ type: 'finish', usage, finishReason: { unified: toolCalls.length ? 'tool-calls' : 'stop', raw: undefined } });
       }
-      parts.push(...toolCalls);
-      parts.push({ type: 'finish', usage, finishReason: { unified: toolCalls.length ? 'tool-calls' : 'stop', raw: undefined } });
       return {
         stream: new ReadableStream<StreamPart>({
           start(controller) {

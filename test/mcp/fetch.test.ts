@@ -108,7 +108,7 @@ describe('watchedFetch', () => {
     ['an answer', 'POST', '/plain', session, []],
   ] as const)('%s (%s) leaves the answer as it is and tells what it shows', async (_case, method, path, headers, told) => {
     const heard: string[] = [];
-    const watched = watchedFetch({ unanswered: (why) => void heard.push(`unanswered: ${why}`), sessionGone: () => void heard.push('session gone') });
+    const watched = watchedFetch({ unanswered: (why) => void heard.push(`unanswered: ${why}`), sessionGone: () => void heard.push('session gone') }, { server: 'test', bytes: 1024 * 1024 });
     const response = await watched(`${base}${path}`, { method, headers: new Headers(headers), signal: new AbortController().signal });
     await response.body?.cancel();
     expect(response.status).toBe(path === '/plain' ? 200 : Number(path.slice('/status/'.length)));
@@ -117,7 +117,7 @@ describe('watchedFetch', () => {
 
   it('tells when a request gets no answer at all, but not when the connection aborted it', async () => {
     const heard: string[] = [];
-    const watched = watchedFetch({ unanswered: (why) => void heard.push(why), sessionGone: () => void heard.push('session gone') });
+    const watched = watchedFetch({ unanswered: (why) => void heard.push(why), sessionGone: () => void heard.push('session gone') }, { server: 'test', bytes: 1024 * 1024 });
     await expect(watched('http://127.0.0.1:1/refused', { signal: new AbortController().signal })).rejects.toThrow();
     expect(heard).toEqual([expect.stringMatching(/^fetch failed: .+/)]);
 

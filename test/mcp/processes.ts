@@ -92,9 +92,8 @@ export async function httpServer(args: string[], cwd?: string, port = 0): Promis
   return { url, child, stderr: () => stderr };
 }
 
-/** `skillstate mcp --http 0 ...args`, with the SDK client connected over Streamable HTTP. */
-export async function overHttp(args: string[], cwd?: string, headers?: Record<string, string>): Promise<Connected> {
-  const server = await httpServer(args, cwd);
+/** The SDK client connected over Streamable HTTP to `url`, once its stream of notifications is open; closed after the test. */
+export async function httpClient(url: string, headers?: Record<string, string>): Promise<{ client: Client; notifications: Notification[] }> {
   const notifications: Notification[] = [];
   const client = newClient(notifications);
   // Notifications travel on the stream the client opens with a GET once the session starts: wait for it.
@@ -104,9 +103,16 @@ export async function overHttp(args: string[], cwd?: string, headers?: Record<st
     if (init?.method === 'GET' && response.ok) listening = true;
     return response;
   };
-  await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { fetch: watched, ...(headers ? { requestInit: { headers } } : {}) }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: watched, ...(headers ? { requestInit: { headers } } : {}) }));
   onCleanup(() => client.close());
   await eventually(() => listening, 'the notification stream to open');
+  return { client, notifications };
+}
+
+/** `skillstate mcp --http 0 ...args`, with the SDK client connected over Streamable HTTP. */
+export async function overHttp(args: string[], cwd?: string, headers?: Record<string, string>): Promise<Connected> {
+  const server = await httpServer(args, cwd);
+  const { client, notifications } = await httpClient(server.url, headers);
   return { client, notifications, stderr: server.stderr, pid: server.child.pid! };
 }
 

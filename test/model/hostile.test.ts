@@ -235,9 +235,33 @@ describe('a stream that fails half-way', () => {
   });
 });
 
+describe("a scripted answer that fails part-way (streamFails)", () => {
+  it('streams its first pieces, then fails with the provider error; the step is tried again with the next attempt', async () => {
+    const model = scriptedModel([{ text: 'The answer is forty two.', streamFails: { after: 2, status: 503, message: 'connection reset' } }, { text: 'The answer is 42.' }]);
+    const seen = observed();
+    const system = systems.start({ models: { default: model }, onUnhandledDiagnostic: seen.onUnhandledDiagnostic });
+    const deltas = record(system, 'chat.delta');
+    const agent = system.spawn(assistant({ retries: 1, retryDelay: 1 }));
+    await expect(agent.call(chatMessage('hi'), { timeout: 5_000 })).resolves.toBe('The answer is 42.');
+    const texts = (attempt: number) => deltas.filter((d) => (d.data as { attempt: number }).attempt === attempt).map((d) => (d.data as { text: string }).text);
+    expect(texts(0)).toEqual(['The ', 'answer ']);
+    expect(texts(1).join('')).toBe('The answer is 42.');
+    expect(seen.diagnostics.find((d) => d.code === 'model_retry')?.message).toContain('connection reset');
+  });
+
+  it('asked whole (not streamed), fails at once with the provider error', async () => {
+    const model = scriptedModel([{ text: 'The answer is forty two.', streamFails: { after: 2, status: 400, message: 'connection reset' } }]);
+    const system = systems.start({ models: { default: model }, onUnhandledDiagnostic: () => {} });
+    const agent = system.spawn(assistant({ stream: false, retries: 0 }));
+    await expect(agent.call(chatMessage('hi'), { timeout: 5_000 })).rejects.toMatchObject({ code: 'model_failed', message: expect.stringContaining('connection reset') });
+  });
+});
+
 describe('a script with a misspelt key', () => {
   it.each([
-    [[{ txt: 'Hello' }], "scripted response 1 (of 1): unknown key 'txt' (a response has text, toolCalls, delay, usage, warnings, error)"],
+    [[{ txt: 'Hello' }], "scripted response 1 (of 1): unknown key 'txt' (a response has text, toolCalls, delay, usage, warnings, streamFails, error)"],
+    [[{ text: 'Hello', streamFails: { after: 1, message: 'reset', stauts: 503 } }], "scripted response 1 (of 1): streamFails: unknown key 'stauts' (it has after, status, message, retryable)"],
+    [[{ text: 'Hello', streamFails: { message: 'reset' } }], 'scripted response 1 (of 1): streamFails must be an object with a count of text pieces and a message'],
     [[{ toolCalls: [{ name: 'add', args: {} }] }], 'scripted response 1 (of 1): toolCalls[0] must be an object with a tool name'],
     [[{ toolCalls: [{ tool: 'add', arguments: {} }] }], "scripted response 1 (of 1): toolCalls[0]: unknown key 'arguments' (a tool call has tool, args, id)"],
     [[null], 'scripted response 1 (of 1): a response must be an object'],

@@ -70,6 +70,9 @@ async function scriptFrom(file: string): Promise<ChatModel> {
   return scriptedModel(script as ScriptStep[]);
 }
 
+/** The line printed when a model answer that was streamed failed part-way and is asked for again. */
+const RETRY_NOTICE = "[the model's answer failed part-way; retrying]";
+
 const dim = (text: string, color: boolean) => (color ? `\x1b[2m${text}\x1b[0m` : text);
 
 function short(value: unknown, max = 160): string {
@@ -141,11 +144,21 @@ ${SOURCE_HELP}`,
       if (streaming) io.out('\n');
       streaming = false;
     };
+    /** The model step whose text was printed last, and its attempt. */
+    let printed: { turn: number; step: number; attempt: number } | undefined;
     system.subscribe(ChatSignals.delta, (signal) => {
       if (json) return;
+      const { turn, step, attempt, text } = signal.data as { turn: number; step: number; attempt: number; text: string };
+      // A step tried again streams its answer anew: printed text cannot be taken back, so a line
+      // says the earlier attempt's text is void, and the new answer starts on a line of its own.
+      if (printed !== undefined && printed.turn === turn && printed.step === step && attempt > printed.attempt) {
+        endLine();
+        io.out(`${dim(RETRY_NOTICE, color)}\n`);
+      }
+      printed = { turn, step, attempt };
       if (!streaming) io.out(color ? '\x1b[1massistant:\x1b[0m ' : 'assistant: ');
       streaming = true;
-      io.out((signal.data as { text: string }).text);
+      io.out(text);
     });
     system.subscribe(ChatSignals.toolCall, (signal) => {
       const { tool, args: input, toolCallId } = signal.data as { tool: string; args: unknown; toolCallId: string };
