@@ -219,6 +219,9 @@ export function defineSkill<
   if (typeof stateKey !== 'string' || !SKILL_NAME.test(stateKey) || !isSafeKey(stateKey)) {
     invalid('stateKey', `'${String(stateKey)}' must be 1 to 64 letters, digits, "_" or "-" and not a reserved key`);
   }
+  if (stateKey in Object.prototype) {
+    invalid('stateKey', `'${stateKey}' is a name every object inherits from Object.prototype, so the agent's state would read the inherited value for the slice: give the skill another stateKey`);
+  }
   const optionalString = (field: 'description' | 'category' | 'vsn' | 'instructions') => {
     const value = definition[field];
     if (value !== undefined && typeof value !== 'string') invalid(field, 'must be a string');

@@ -1,0 +1,132 @@
+/**
+ * The pure core against input a careless or hostile user gives it: names every object inherits,
+ * guards that cannot decide, effects with values of the wrong type, huge inputs. Each case is
+ * refused with a typed error that names the culprit, or reported, never silently passed over.
+ */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { cmd, createRouter, createSignal, DefinitionError, defineAction, defineAgent, defineSkill, Effects, result, StateError } from '../../src/index.js';
+import { thrownBy } from './support.js';
+
+describe('names every object inherits (toString, valueOf, constructor...)', () => {
+  const counting = z.object({ n: z.number().default(0) });
+
+  it.each(['toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf'])("a skill whose state key is '%s' is refused when it is defined, naming the key", (name) => {
+    const error = thrownBy(() => defineSkill({ name, schema: counting }), DefinitionError, 'invalid_skill');
+    expect(error.message).toBe(
+      `skill '${name}': stateKey '${name}' is a name every object inherits from Object.prototype, so the agent's state would read the inherited value for the slice: give the skill another stateKey`,
+    );
+    expect(error.details).toEqual({ field: 'stateKey' });
+  });
+
+  it('the same skill under another state key works: its slice starts from its defaults', () => {
+    const skill = defineSkill({ name: 'toString', stateKey: 'text', schema: counting });
+    expect(defineAgent({ name: 'a', skills: [skill] }).new().state).toEqual({ text: { n: 0 } });
+  });
+
+  const hint = (key: string) => `(a missing '${key}' reads as the '${key}' every object inherits, so no default applies to it: give it a value, or rename the field)`;
+
+  it("an agent's schema field named 'constructor' with a default: new() says why the default did not apply", () => {
+    const Agent = defineAgent({ name: 'g', schema: z.object({ constructor: z.number().default(1) }) });
+    const error = thrownBy(() => Agent.new(), StateError, 'invalid_state');
+    expect(error.message).toBe(`agent 'g': invalid initial state: constructor: Invalid input: expected number, received function ${hint('constructor')}`);
+  });
+
+  it("an action's param named 'valueOf' left out: invalid_params says why, naming the param", async () => {
+    const Agent = defineAgent({
+      name: 'g',
+      actions: [defineAction({ name: 'round', description: 'Rounds', input: z.object({ valueOf: z.number().optional() }), run: () => 0 })],
+    });
+    const ran = await cmd(Agent.new(), { action: 'round' });
+    expect(ran.effects[0]).toMatchObject({
+      type: 'error',
+      error: { code: 'invalid_params', message: `invalid params for action 'round': valueOf: Invalid input: expected number, received function ${hint('valueOf')}` },
+    });
+  });
+
+  it('given a value, such a field works: the hint is only for the missing case', () => {
+    const Agent = defineAgent({ name: 'g', schema: z.object({ constructor: z.number().default(1) }) });
+    expect(Agent.new({ state: { constructor: 5 } }).state).toEqual({ constructor: 5 });
+  });
+
+  it('fields of other names that merely contain those words are fine', () => {
+    const skill = defineSkill({ name: 's', schema: z.object({ toStringified: z.string().default(''), my_constructor: z.number().default(2) }) });
+    expect(defineAgent({ name: 'g', skills: [skill] }).new().state).toEqual({ s: { toStringified: '', my_constructor: 2 } });
+  });
+});
+
+describe('route guards that cannot decide are reported, not silently passed over', () => {
+  it.each([
+    ['an async guard', async () => true, "guard of route 'job.run' returned a promise (guards decide synchronously), not true or false; the route is passed over"],
+    ['a guard that forgot to return', () => undefined, "guard of route 'job.run' returned undefined, not true or false; the route is passed over"],
+    ['a guard returning a truthy number', () => 1, "guard of route 'job.run' returned number, not true or false; the route is passed over"],
+  ])('%s: no match, and a guard_failed error naming the route', (_what, guard, message) => {
+    const router = createRouter<string>([
+      { path: 'job.run', target: 'guarded', match: guard as unknown as () => boolean },
+      { path: 'job.*', target: 'fallback' },
+    ]);
+    const routed = router.route(createSignal('job.run'));
+    expect(routed).toEqual({ ok: true, matches: [expect.objectContaining({ target: 'fallback' })], guardErrors: [{ code: 'guard_failed', message, subject: 'job.run' }] });
+  });
+
+  it('a guard returning false is a plain no match: nothing reported', () => {
+    const router = createRouter<string>([{ path: 'job.run', target: 'guarded', match: () => false }]);
+    expect(router.route('job.run')).toMatchObject({ ok: false, error: { code: 'no_route' }, guardErrors: [] });
+  });
+});
+
+describe('effects with values of the wrong type say what they got', () => {
+  const scheduling = (delay: unknown) =>
+    defineAgent({
+      name: 'planner',
+      actions: [
+        defineAction({
+          name: 'later',
+          description: 'Schedules a reminder',
+          input: z.object({}),
+          run: () => result('planned', { effects: [Effects.schedule(delay as number, createSignal('reminder'))] }),
+        }),
+      ],
+    });
+
+  it.each([
+    ['10', "a string, '10'"],
+    [{ ms: 10 }, 'an object'],
+    [-1, '-1'],
+  ])('a schedule effect with delay %j: invalid_effect, the state unchanged', async (delay, got) => {
+    const Planner = scheduling(delay);
+    const before = Planner.new();
+    const ran = await cmd(before, { action: 'later' });
+    expect(ran.agent).toBe(before);
+    expect(ran.effects).toEqual([
+      expect.objectContaining({
+        type: 'error',
+        error: expect.objectContaining({
+          code: 'invalid_effect',
+          message: `action 'later' returned an invalid effect at index 0: effect 'schedule' needs a delay in milliseconds (a finite number >= 0), got ${got}`,
+        }),
+      }),
+    ]);
+  });
+});
+
+describe('huge inputs', () => {
+  it('a router of 100,000 routes finds the one a signal names, and removes it', () => {
+    const router = createRouter<number>(Array.from({ length: 100_000 }, (_, i) => ({ path: `tenant${i % 100}.event${i}`, target: i })));
+    expect(router.size).toBe(100_000);
+    const routed = router.route('tenant99.event99999');
+    expect(routed.ok && routed.matches.map((match) => match.target)).toEqual([99_999]);
+    expect(router.remove('tenant99.event99999')).toBe(1);
+    expect(router.route('tenant99.event99999')).toMatchObject({ ok: false, error: { code: 'no_route' } });
+  });
+
+  it('a 10 MB string param runs through cmd and lands in state whole', async () => {
+    const notes = z.object({ text: z.string().default('') });
+    const write = defineAction({ name: 'write', description: 'Keeps a text', input: z.object({ text: z.string() }), state: notes, run: ({ text }) => result(text.length, { state: { text } }) });
+    const Writer = defineAgent({ name: 'writer', skills: [defineSkill({ name: 'pad', schema: notes, actions: [write] })] });
+    const text = 'x'.repeat(10 * 1024 * 1024);
+    const ran = await cmd(Writer.new(), { action: 'write', params: { text } });
+    expect(ran.effects).toEqual([]);
+    expect(ran.agent.state.pad!.text.length).toBe(text.length);
+  });
+});
