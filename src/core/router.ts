@@ -13,6 +13,7 @@
  */
 import { describeThrown, errorInfo, RouteError, type ErrorInfo } from './errors.js';
 import { patternProblem, compilePattern, type CompiledPattern } from './pattern.js';
+import { isThenable } from './maybe-async.js';
 import { describeValue } from './plain.js';
 import { cachedSignalTypeSegments, type SignalLike } from './signal.js';
 
@@ -246,7 +247,10 @@ class TrieRouter<T> implements Router<T> {
 
 /** The error of a guard that returned something other than true or false. */
 function undecidedGuard(path: string, decided: unknown): ErrorInfo {
-  const got = decided instanceof Promise ? 'a promise (guards decide synchronously)' : decided === undefined ? 'undefined' : describeValue(decided);
+  const promised = isThenable(decided);
+  // An async guard that throws rejects a promise nobody awaits: handled here, it cannot take the process down.
+  if (promised) Promise.resolve(decided).catch(() => {});
+  const got = promised ? 'a promise (guards decide synchronously)' : decided === undefined ? 'undefined' : describeValue(decided);
   return errorInfo('guard_failed', `guard of route '${path}' returned ${got}, not true or false; the route is passed over`, { subject: path });
 }
 
