@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createAgentSystem, createSignal, defineAction, defineAgent, defineSkill, result, RouteError, RuntimeError, type AgentSystem, type Diagnostic } from '../../src/index.js';
+import { createAgentSystem, createSignal, createSkillRegistry, defineAction, defineAgent, defineSkill, DefinitionError, result, RouteError, RuntimeError, type AgentSystem, type AgentSystemOptions, type Diagnostic } from '../../src/index.js';
 
 const counting = z.object({ n: z.number().int().default(0) });
 const bump = defineAction({
@@ -61,6 +61,33 @@ describe('listeners are checked when they are given', () => {
       subject: 'orders created',
       message: "cannot subscribe to 'orders created': pattern 'orders created' has an invalid segment 'orders created' (allowed: letters, digits, '_', '-', '*' and '**')",
     });
+  });
+});
+
+describe("createAgentSystem's options of the wrong shape are refused when the system is made, naming the option", () => {
+  const registry = createSkillRegistry([tally]);
+  it.each([
+    ['one registry where a list of resolvers goes', { resolvers: registry }, 'resolvers', 'resolvers must be an array of skill resolvers, as in { resolvers: [registry] }, got an object'],
+    ['one definition where a list goes', { definitions: Tally }, 'definitions', 'definitions must be an array of agent definitions, as in { definitions: [MyAgent] }, got an object'],
+    ['skills that are neither a list nor a registry', { skills: { tally } }, 'skills', 'skills must be an array of skills or a skill registry (createSkillRegistry), got an object'],
+    ['an unhandled-error handler that is not a function', { onUnhandledError: 'stderr' }, 'onUnhandledError', "onUnhandledError must be a function (error, agentId) => void, got a string, 'stderr'"],
+    ['an unhandled-diagnostic handler that is not a function', { onUnhandledDiagnostic: true }, 'onUnhandledDiagnostic', 'onUnhandledDiagnostic must be a function (diagnostic, agentId) => void, got boolean'],
+    ['a trace that cannot be written to', { trace: 1 }, 'trace', 'trace must be true, a file path, a stream with write(line) or a function (line) => void, got 1'],
+    ['an inspector that is not one', { inspect: {} }, 'inspect', "inspect must be an XState inspector: a function, an observer with next(event), or startInspector()'s result, got an object"],
+    ['a call timeout given as text', { callTimeout: '5000' }, 'callTimeout', "callTimeout must be a number of milliseconds above 0 (or Infinity), got a string, '5000'"],
+  ])('%s', (_what, options, option, message) => {
+    const error = thrown(() => createAgentSystem(options as unknown as AgentSystemOptions));
+    expect(error).toBeInstanceOf(DefinitionError);
+    expect(error).toMatchObject({ code: 'invalid_options', subject: option, message });
+  });
+
+  it('the same options of the right shape make a system that works', async () => {
+    const lines: unknown[] = [];
+    system = createAgentSystem({ resolvers: [registry], definitions: [Tally], skills: registry, onUnhandledError: () => {}, onUnhandledDiagnostic: () => {}, trace: (line) => void lines.push(line), inspect: { next: () => {} }, callTimeout: 5_000 });
+    const agent = system.spawn(defineAgent({ name: 'bare' }), { id: 'b1' });
+    expect((await agent.mount('tally')).changed).toBe(true);
+    expect(await agent.call('tally.bump')).toBe(1);
+    expect(lines.length).toBeGreaterThan(0);
   });
 });
 
