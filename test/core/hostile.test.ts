@@ -55,6 +55,39 @@ describe('names every object inherits (toString, valueOf, constructor...)', () =
   });
 });
 
+describe('a misspelled field of a definition is refused, naming it and the field meant', () => {
+  const noop = defineAction({ name: 'noop', description: 'Does nothing', input: z.object({}), run: () => null });
+
+  it("defineSkill({ rotues }): the skill would have had no routes", () => {
+    const error = thrownBy(() => defineSkill({ name: 'desk', actions: [noop], rotues: [{ path: 'desk.noop', target: { action: 'noop' } }] } as never), DefinitionError, 'invalid_skill');
+    expect(error.message).toMatch(/^skill 'desk': rotues is not a field of the definition; did you mean 'routes'\? \(fields: name, stateKey, actions, /);
+    expect(error).toMatchObject({ skill: 'desk', details: { field: 'rotues' } });
+  });
+
+  it("defineSkill keeps a field of its own that is no misspelling: its hooks read it as this", () => {
+    const skill = defineSkill({ name: 'desk', greeting: 'hello', transformResult(this: { greeting: string }) { return this.greeting; } } as never);
+    expect(skill.transformResult?.(createSignal('desk.any'), null, {} as never)).toBe('hello');
+  });
+
+  it('defineAgent({ skils }): the agent would have had no skills', () => {
+    const error = thrownBy(() => defineAgent({ name: 'clerk', skils: [defineSkill({ name: 'desk' })] } as never), DefinitionError, 'invalid_agent');
+    expect(error.message).toMatch(/^agent 'clerk': skils is not a field of the definition; did you mean 'skills'\? /);
+    expect(error.subject).toBe('skils');
+  });
+
+  it('defineAgent with a field of no known name at all: refused too, as nothing reads it', () => {
+    expect(thrownBy(() => defineAgent({ name: 'clerk', instructions: 'Be kind.' } as never), DefinitionError, 'invalid_agent').message).toBe(
+      "agent 'clerk': instructions is not a field of the definition (fields: name, description, schema, skills, routes, actions, registry)",
+    );
+  });
+
+  it("defineAction({ needsAproval }): the action would have run without asking", () => {
+    const error = thrownBy(() => defineAction({ name: 'pay', description: 'Pays', input: z.object({}), needsAproval: true, run: () => null } as never), DefinitionError, 'invalid_action');
+    expect(error.message).toMatch(/^action 'pay': needsAproval is not a field of the definition; did you mean 'needsApproval'\? /);
+    expect(error).toMatchObject({ action: 'pay', details: { field: 'needsAproval' } });
+  });
+});
+
 describe('route guards that cannot decide are reported, not silently passed over', () => {
   it.each([
     ['an async guard', async () => true, "guard of route 'job.run' returned a promise (guards decide synchronously), not true or false; the route is passed over"],
