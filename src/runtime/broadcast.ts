@@ -106,20 +106,24 @@ export class Broadcaster {
     const problem = patternProblem(pattern);
     if (problem) throw new RouteError({ code: 'invalid_pattern', message: `cannot subscribe to '${String(pattern)}': ${problem}`, subject: String(pattern) });
     checkListener('subscribe', listener, '(signal) => void');
-    this.subscriptions.add(pattern, listener);
-    return () => this.subscriptions.delete(pattern, listener);
+    // Each subscription is its own entry, so ending one never ends another of the same function.
+    const subscription: Listener<Signal> = (signal) => listener(signal);
+    this.subscriptions.add(pattern, subscription);
+    return () => this.subscriptions.delete(pattern, subscription);
   }
 
   onError(listener: Reported<ErrorInfo>): () => void {
     checkListener('onError', listener, '(error, agentId) => void');
-    this.errorListeners.add(listener);
-    return () => this.errorListeners.delete(listener);
+    const subscription: Reported<ErrorInfo> = (error, agentId) => listener(error, agentId);
+    this.errorListeners.add(subscription);
+    return () => this.errorListeners.delete(subscription);
   }
 
   onDiagnostic(listener: Reported<Diagnostic>): () => void {
     checkListener('onDiagnostic', listener, '(diagnostic, agentId) => void');
-    this.diagnosticListeners.add(listener);
-    return () => this.diagnosticListeners.delete(listener);
+    const subscription: Reported<Diagnostic> = (diagnostic, agentId) => listener(diagnostic, agentId);
+    this.diagnosticListeners.add(subscription);
+    return () => this.diagnosticListeners.delete(subscription);
   }
 
   /** Whether any subscriber listens to signals of `type`. */

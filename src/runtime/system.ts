@@ -31,7 +31,8 @@ export interface AgentSystem {
   stop(id: string): Promise<void>;
   /**
    * Listens to emitted signals whose type matches `pattern` (the one matcher: `*`, `**`). Returns
-   * the unsubscribe function. Throws `RouteError` (`invalid_pattern`) for a pattern no signal type
+   * the unsubscribe function, which ends this subscription only (a function subscribed twice is
+   * called for each subscription its signal matches). Throws `RouteError` (`invalid_pattern`) for a pattern no signal type
    * can match, `RuntimeError` (`invalid_options`) for a listener that is not a function.
    */
   subscribe(pattern: string, listener: (signal: Signal) => void): () => void;

@@ -64,6 +64,34 @@ describe('listeners are checked when they are given', () => {
   });
 });
 
+describe('one function subscribed twice is two subscriptions', () => {
+  it('ending one subscription of a function leaves its other subscription running', () => {
+    system = createAgentSystem({ onUnhandledDiagnostic: () => {} });
+    const seen: string[] = [];
+    const log = (signal: { type: string }) => void seen.push(signal.type);
+    const first = system.subscribe('orders.created', log);
+    system.subscribe('orders.*', log);
+    expect(system.publish('orders.created')).toBe(2);
+    first();
+    expect(system.publish('orders.created')).toBe(1);
+    expect(seen).toEqual(['orders.created', 'orders.created', 'orders.created']);
+  });
+
+  it('the same for onError and onDiagnostic listeners', async () => {
+    system = createAgentSystem({ onUnhandledError: () => {}, onUnhandledDiagnostic: () => {} });
+    const codes: string[] = [];
+    const keep = (report: { code: string }) => void codes.push(report.code);
+    const [errorOne] = [system.onError(keep), system.onError(keep)];
+    const [diagnosticOne] = [system.onDiagnostic(keep), system.onDiagnostic(keep)];
+    errorOne();
+    diagnosticOne();
+    const agent = system.spawn(Tally, { id: 't1' });
+    await expect(agent.call('tally.nothing')).rejects.toMatchObject({ code: 'no_route' });
+    await agent.unmount('elsewhere');
+    expect(codes).toEqual(['no_route', 'not_mounted']);
+  });
+});
+
 describe("createAgentSystem's options of the wrong shape are refused when the system is made, naming the option", () => {
   const registry = createSkillRegistry([tally]);
   it.each([
