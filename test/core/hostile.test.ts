@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { cmd, createRouter, createSignal, DefinitionError, defineAction, defineAgent, defineSkill, Effects, result, StateError } from '../../src/index.js';
+import { cmd, createRouter, createSignal, DefinitionError, defineAction, defineAgent, defineSkill, Effects, result, SignalError, StateError } from '../../src/index.js';
 import { thrownBy } from './support.js';
 
 describe('names every object inherits (toString, valueOf, constructor...)', () => {
@@ -140,6 +140,25 @@ describe('effects with values of the wrong type say what they got', () => {
         }),
       }),
     ]);
+  });
+});
+
+describe("createSignal's options", () => {
+  it("a misspelled option is refused, naming it and the one meant: the signal would have had the default source", () => {
+    const error = thrownBy(() => createSignal('orders.created', {}, { sourc: 'shop' } as never), SignalError, 'invalid_options');
+    expect(error.message).toBe("signal 'orders.created': unknown option 'sourc'; did you mean 'source'? (createSignal options are: source, subject, id, time, datacontenttype)");
+    expect(error.subject).toBe('sourc');
+  });
+
+  it('options that are not an object are refused', () => {
+    expect(thrownBy(() => createSignal('orders.created', {}, 'shop' as never), SignalError, 'invalid_options').message).toBe(
+      "signal 'orders.created': createSignal takes an options object such as { source }, got string",
+    );
+  });
+
+  it('every known option is taken', () => {
+    const signal = createSignal('orders.created', { id: 1 }, { source: 'shop', subject: 'order-1', id: 'sig-1', time: '2026-01-01T00:00:00.000Z', datacontenttype: 'application/json' });
+    expect(signal).toEqual({ specversion: '1.0', id: 'sig-1', source: 'shop', type: 'orders.created', time: '2026-01-01T00:00:00.000Z', subject: 'order-1', data: { id: 1 }, datacontenttype: 'application/json' });
   });
 });
 
