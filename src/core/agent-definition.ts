@@ -18,7 +18,7 @@ import type { Diagnostic } from './diagnostics.js';
 import { DefinitionError, errorInfo, formatIssues, StateError, type ErrorCode, type ErrorExtras, type ErrorInfo } from './errors.js';
 import { unknownField } from './options.js';
 import { randomId } from './id.js';
-import type { Instruction, RouteTarget } from './instruction.js';
+import { checkRouteTarget, type Instruction, type RouteTarget } from './instruction.js';
 import { orderByDependencies } from './mount.js';
 import { deepFreeze, deepMerge, describeValue, isPlainObject } from './plain.js';
 import type { Result } from './result.js';
@@ -215,6 +215,7 @@ export function defineAgent<TSchema extends ObjectSchema = z.ZodObject<{}>, cons
   for (const route of routes) {
     try {
       validateRoute(route);
+      checkRouteTarget(route);
     } catch (error) {
       invalid('invalid_route', (error as Error).message, { subject: (route as Route<unknown>)?.path });
     }
@@ -224,7 +225,10 @@ export function defineAgent<TSchema extends ObjectSchema = z.ZodObject<{}>, cons
     try {
       skillRoutes = spec.routes(config);
       if (!Array.isArray(skillRoutes)) throw new TypeError('routes(config) did not return an array');
-      for (const route of skillRoutes) validateRoute(route);
+      for (const route of skillRoutes) {
+        validateRoute(route);
+        checkRouteTarget(route);
+      }
     } catch (error) {
       invalid('invalid_route', `routes of skill '${spec.name}': ${(error as Error).message}`, { skill: spec.name });
     }

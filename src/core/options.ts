@@ -32,12 +32,16 @@ export function unknownOption(where: string, options: object, known: Readonly<Re
  * without its routes). With `misspelledOnly`, only a key close to a known field counts: a
  * definition whose hooks read other fields of their own (`this.label`) keeps those.
  */
-export function unknownField(definition: object, known: Readonly<Record<string, unknown>>, misspelledOnly = false): { field: string; message: string } | undefined {
+export function unknownField(
+  definition: object,
+  known: Readonly<Record<string, unknown>>,
+  { of = 'the definition', misspelledOnly = false }: { of?: string; misspelledOnly?: boolean } = {},
+): { field: string; message: string } | undefined {
   for (const key of Object.keys(definition)) {
     if (Object.hasOwn(known, key)) continue;
     const meant = closestName(key, Object.keys(known));
     if (meant === undefined && misspelledOnly) continue;
-    return { field: key, message: `is not a field of the definition${meant === undefined ? '' : `; did you mean '${meant}'?`} (fields: ${Object.keys(known).join(', ')})` };
+    return { field: key, message: `is not a field of ${of}${meant === undefined ? '' : `; did you mean '${meant}'?`} (fields: ${Object.keys(known).join(', ')})` };
   }
   return undefined;
 }

@@ -12,7 +12,7 @@ import { isAction, type AnyAction } from './action.js';
 import { describeThrown, DefinitionError, refuseDefinitionField, errorInfo, formatIssues, withCause, type ErrorInfo, type Issue } from './errors.js';
 import { unknownField } from './options.js';
 import type { Effect } from './effects.js';
-import type { RouteTarget } from './instruction.js';
+import { checkRouteTarget, type RouteTarget } from './instruction.js';
 import { patternProblem } from './pattern.js';
 import { deepMerge, isDefinedAs, isPlainObject, isSafeKey } from './plain.js';
 import { validateRoute, type Route } from './router.js';
@@ -243,7 +243,7 @@ export function defineSkill<
   }
   // Hooks are bound to the definition, so a field of another name may be theirs (`this.label`):
   // only one that looks like a misspelled field is refused.
-  const stray = unknownField(definition, SKILL_FIELDS, true);
+  const stray = unknownField(definition, SKILL_FIELDS, { misspelledOnly: true });
   if (stray) invalid(stray.field, stray.message);
   const stateKey = (definition.stateKey ?? name) as TKey;
   if (typeof stateKey !== 'string' || !SKILL_NAME.test(stateKey) || !isSafeKey(stateKey)) {
@@ -314,6 +314,7 @@ export function defineSkill<
     for (const route of routes) {
       try {
         validateRoute(route);
+        checkRouteTarget(route);
       } catch (error) {
         invalid('routes', `has an invalid route: ${(error as Error).message}`);
       }

@@ -88,6 +88,28 @@ describe('a misspelled field of a definition is refused, naming it and the field
   });
 });
 
+describe('route targets of the wrong shape are refused when the agent or skill is defined, naming the route', () => {
+  const noop = defineAction({ name: 'noop', description: 'Does nothing', input: z.object({ a: z.number().optional() }), run: (params) => params });
+  it.each([
+    ['a bare action name', 'noop', "route 'go' has a target that is neither { action } nor a handler function, got a string, 'noop' (write { action: 'noop' })"],
+    ['params that are not an object', { action: 'noop', params: 5 }, "route 'go' has a target whose params are not an object, got 5"],
+    ['a misspelled params', { action: 'noop', parms: { a: 1 } }, "route 'go' has a target whose parms is not a field of a target; did you mean 'params'? (fields: action, params, skill)"],
+    ['an action that is neither a name nor an action', { action: 5 }, "route 'go' has a target whose action is not an action name or an action made by defineAction, got 5"],
+    ['a skill that is not a name', { action: 'noop', skill: { name: 'desk' } }, "route 'go' has a target whose skill is not a skill name, got an object"],
+  ])('%s', (_what, target, words) => {
+    const route = { path: 'go', target } as never;
+    expect(thrownBy(() => defineAgent({ name: 'clerk', actions: [noop], routes: [route] }), DefinitionError, 'invalid_route').message).toBe(`agent 'clerk': ${words}`);
+    expect(thrownBy(() => defineSkill({ name: 'desk', actions: [noop], routes: [route] }), DefinitionError, 'invalid_skill').message).toBe(`skill 'desk': routes has an invalid route: ${words}`);
+    const configured = defineSkill({ name: 'desk', actions: [noop], routes: () => [route] });
+    expect(thrownBy(() => defineAgent({ name: 'clerk', skills: [configured] }), DefinitionError, 'invalid_route').message).toBe(`agent 'clerk': routes of skill 'desk': ${words}`);
+  });
+
+  it('a handler target and an action given by value are fine', async () => {
+    const Clerk = defineAgent({ name: 'clerk', actions: [noop], routes: [{ path: 'go', target: { action: noop, params: { a: 1 } } }, { path: 'run', target: () => ({ action: 'noop' }) }] });
+    expect(Clerk.routes().map((route) => route.path)).toEqual(['go', 'run']);
+  });
+});
+
 describe('route guards that cannot decide are reported, not silently passed over', () => {
   it.each([
     ['an async guard', async () => true, "guard of route 'job.run' returned a promise (guards decide synchronously), not true or false; the route is passed over"],
