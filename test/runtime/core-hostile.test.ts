@@ -92,6 +92,15 @@ describe('one function subscribed twice is two subscriptions', () => {
   });
 });
 
+describe("a ref's options", () => {
+  it('toolset with a misspelled strict: invalid_options naming it, not the non-strict tools', () => {
+    system = createAgentSystem();
+    const agent = system.spawn(Tally, { id: 't1' });
+    expect(thrown(() => agent.toolset({ stric: true } as never))).toMatchObject({ code: 'invalid_options', subject: 'stric', message: "unknown option 'stric'; did you mean 'strict'? (toolset options are: strict)" });
+    expect(agent.toolset({ strict: true }).tools.map((tool) => tool.function.name)).toEqual(['bump']);
+  });
+});
+
 describe("createAgentSystem's options of the wrong shape are refused when the system is made, naming the option", () => {
   const registry = createSkillRegistry([tally]);
   it.each([
