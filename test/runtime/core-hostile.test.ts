@@ -92,6 +92,17 @@ describe('one function subscribed twice is two subscriptions', () => {
   });
 });
 
+describe('a skill mounted at run time whose routes(config) gives a target of the wrong shape', () => {
+  it('is refused with the words defineAgent uses, and the agent keeps answering', async () => {
+    system = createAgentSystem();
+    const agent = system.spawn(Tally, { id: 't1' });
+    const desk = defineSkill({ name: 'desk', actions: [defineAction({ name: 'file', description: 'Files', input: z.object({}), run: () => 'filed' })], routes: () => [{ path: 'desk.file', target: { action: 'file', params: 5 as never } }] });
+    await expect(agent.mount(desk)).rejects.toMatchObject({ code: 'invalid_route', skill: 'desk', message: "routes of skill 'desk': route 'desk.file' has a target whose params are not an object, got 5" });
+    expect(agent.getSnapshot().mounted.map((skill) => skill.name)).toEqual(['tally']);
+    expect(await agent.call('tally.bump')).toBe(1);
+  });
+});
+
 describe("a ref's options", () => {
   it('toolset with a misspelled strict: invalid_options naming it, not the non-strict tools', () => {
     system = createAgentSystem();
