@@ -1,6 +1,9 @@
 /**
  * The README's code runs, and so does the code in docs/: every ```ts run block is executed as a
- * program, as a newcomer would paste it.
+ * program, as a newcomer would paste it. Running goes through tsx, which strips types without
+ * checking them, so every ```ts run block, and every ```ts check block (a whole program that needs
+ * a service to run: a Restate server, an MCP host), is also type-checked under the repository's
+ * strict compiler options, as a user's strict project would.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,8 +12,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const scratch = `${root}.readme-blocks`;
-const runnable = (file: string) => [...readFileSync(`${root}${file}`, 'utf8').matchAll(/```ts run\n([\s\S]*?)```/g)].map((match) => match[1]!);
-const pages = ['README.md', ...readdirSync(`${root}docs`).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)].filter((page) => runnable(page).length > 0);
+const blocks = (file: string, marker: RegExp) => [...readFileSync(`${root}${file}`, 'utf8').matchAll(new RegExp(`\`\`\`ts ${marker.source}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((match) => match[1]!);
+const runnable = (file: string) => blocks(file, /run/);
+const allPages = ['README.md', ...readdirSync(`${root}docs`).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const pages = allPages.filter((page) => runnable(page).length > 0);
 
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -36,6 +41,25 @@ describe('README', () => {
     } finally {
       await system.shutdown();
     }
+  });
+});
+
+describe('code blocks of the README and docs/', () => {
+  it('type-check under strict TypeScript: every ts run and ts check block', () => {
+    const dir = `${scratch}/typecheck`;
+    mkdirSync(dir, { recursive: true });
+    const files = allPages.flatMap((page) =>
+      blocks(page, /(?:run|check)/).map((code, i) => {
+        const name = `${page.replace(/[^a-z0-9]+/gi, '-')}-${i + 1}.ts`;
+        writeFileSync(`${dir}/${name}`, code);
+        return name;
+      }),
+    );
+    expect(files.length).toBeGreaterThanOrEqual(19);
+    writeFileSync(`${dir}/tsconfig.json`, JSON.stringify({ extends: '../../tsconfig.json', compilerOptions: { noEmit: true, rootDir: '../..' }, include: [], files }));
+    const checked = spawnSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', dir], { cwd: root, encoding: 'utf8', timeout: 120_000 });
+    expect(checked.stdout + checked.stderr).toBe('');
+    expect(checked.status).toBe(0);
   });
 });
 

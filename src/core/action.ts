@@ -9,6 +9,7 @@
  */
 import type { z } from 'zod';
 import { DefinitionError, refuseDefinitionField } from './errors.js';
+import { unknownField } from './options.js';
 import { isDefinedAs } from './plain.js';
 import type { Effect } from './effects.js';
 import { isObjectSchema, isZodSchema, schemaProblem, type ObjectSchema } from './schema.js';
@@ -232,6 +233,12 @@ export interface ActionDefinition<
 
 type StateOf<S> = S extends ObjectSchema ? z.output<S> : unknown;
 
+/** The fields `defineAction` takes: one entry per key of `ActionDefinition`. */
+const ACTION_FIELDS = { name: true, description: true, input: true, output: true, state: true, tool: true, needsApproval: true, run: true } as const satisfies Record<
+  keyof ActionDefinition<ObjectSchema, unknown, undefined, unknown>,
+  true
+>;
+
 /**
  * Defines an action. Throws a `DefinitionError` (code `invalid_action`) naming the action and
  * the field when the definition cannot work.
@@ -257,6 +264,8 @@ export function defineAction<
   if (typeof definition !== 'object' || definition === null) {
     throw new DefinitionError({ code: 'invalid_action', message: 'defineAction needs a definition object' });
   }
+  const stray = unknownField(definition, ACTION_FIELDS);
+  if (stray) problem(stray.field, stray.message);
   if (typeof name !== 'string' || !ACTION_NAME.test(name)) {
     problem('name', 'must be 1 to 64 letters, digits, "_" or "-" (a valid tool name)');
   }

@@ -16,8 +16,9 @@ import { Agent, catalogOf, unlinkedError, withState, type AgentData, type Mounte
 import { execute, type CmdOptions, type CmdResult } from './cmd.js';
 import type { Diagnostic } from './diagnostics.js';
 import { DefinitionError, errorInfo, formatIssues, StateError, type ErrorCode, type ErrorExtras, type ErrorInfo } from './errors.js';
+import { unknownField } from './options.js';
 import { randomId } from './id.js';
-import type { Instruction, RouteTarget } from './instruction.js';
+import { checkRouteTarget, type Instruction, type RouteTarget } from './instruction.js';
 import { orderByDependencies } from './mount.js';
 import { deepFreeze, deepMerge, describeValue, isPlainObject } from './plain.js';
 import type { Result } from './result.js';
@@ -130,13 +131,20 @@ export interface AgentDefinition<TState extends object = Record<string, unknown>
   skillState<S extends AnySkill>(agent: Agent<object>, skill: S | string): SkillState<S> | undefined;
 }
 
+/** The fields `defineAgent` takes: one entry per key of `AgentDefinitionInput`. */
+const AGENT_FIELDS = { name: true, description: true, schema: true, skills: true, routes: true, actions: true, registry: true } as const satisfies Record<
+  keyof AgentDefinitionInput<ObjectSchema, []>,
+  true
+>;
+
 /**
  * Defines an agent. Throws a `DefinitionError` naming the culprits when two skills share a state
  * key (`duplicate_state_key`), a state key collides with the agent's schema
  * (`state_key_conflict`), a config is invalid (`invalid_config`), a skill's requirement is not
  * attached (`missing_dependency`), requirements form a cycle (`dependency_cycle`), or a route
  * targets an action that neither the agent nor its attached skills have (`unknown_action`, naming
- * the route and the action; a route for a skill mounted later names it: `{ action, skill }`).
+ * the route and the action; a route for a skill mounted later names it: `{ action, skill }`), or
+ * the definition has a field it does not take (`invalid_agent`, naming it).
  */
 export function defineAgent<TSchema extends ObjectSchema = z.ZodObject<{}>, const TSkills extends readonly SkillAttachment[] = []>(
   input: AgentDefinitionInput<TSchema, TSkills>,
@@ -153,6 +161,8 @@ export function defineAgent<TSchema extends ObjectSchema = z.ZodObject<{}>, cons
   if (typeof name !== 'string' || !SKILL_NAME.test(name)) {
     invalid('invalid_agent', 'name must be 1 to 64 letters, digits, "_" or "-", starting with a letter or digit');
   }
+  const stray = unknownField(input, AGENT_FIELDS);
+  if (stray) invalid('invalid_agent', `${stray.field} ${stray.message}`, { subject: stray.field });
   if (input.description !== undefined && typeof input.description !== 'string') invalid('invalid_agent', 'description must be a string');
   const schema = input.schema ?? EMPTY_SCHEMA;
   if (!isObjectSchema(schema)) invalid('invalid_agent', `schema ${schemaProblem(schema, 'must be a zod object schema')}`);
@@ -205,6 +215,7 @@ export function defineAgent<TSchema extends ObjectSchema = z.ZodObject<{}>, cons
   for (const route of routes) {
     try {
       validateRoute(route);
+      checkRouteTarget(route);
     } catch (error) {
       invalid('invalid_route', (error as Error).message, { subject: (route as Route<unknown>)?.path });
     }
@@ -214,7 +225,10 @@ export function defineAgent<TSchema extends ObjectSchema = z.ZodObject<{}>, cons
     try {
       skillRoutes = spec.routes(config);
       if (!Array.isArray(skillRoutes)) throw new TypeError('routes(config) did not return an array');
-      for (const route of skillRoutes) validateRoute(route);
+      for (const route of skillRoutes) {
+        validateRoute(route);
+        checkRouteTarget(route);
+      }
     } catch (error) {
       invalid('invalid_route', `routes of skill '${spec.name}': ${(error as Error).message}`, { skill: spec.name });
     }

@@ -6,7 +6,7 @@
  * Pure: no I/O, no XState.
  */
 import { errorInfo, type ErrorInfo } from './errors.js';
-import { deepFreeze, isPlainObject } from './plain.js';
+import { deepFreeze, describeGiven, isPlainObject } from './plain.js';
 import type { Result } from './result.js';
 import { signalProblem, type Signal } from './signal.js';
 
@@ -237,7 +237,7 @@ export function effectProblem(value: unknown): string | undefined {
     case 'schedule': {
       const delay = value.delay;
       if (typeof delay !== 'number' || !Number.isFinite(delay) || delay < 0) {
-        return `effect 'schedule' needs a delay in milliseconds (a finite number >= 0), got ${String(delay)}`;
+        return `effect 'schedule' needs a delay in milliseconds (a finite number >= 0), got ${describeGiven(delay)}`;
       }
       const problem = signalProblem(value.signal);
       return problem ? `effect 'schedule' carries an invalid signal: ${problem}` : undefined;

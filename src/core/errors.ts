@@ -163,11 +163,22 @@ export function toIssues(
   return issues.map((issue) => {
     const converted: Issue = {
       path: issue.path.map((key) => (typeof key === 'number' ? key : String(key))),
-      message: issue.message,
+      message: inheritedFieldHint(issue),
     };
     if (issue.code !== undefined) converted.code = issue.code;
     return converted;
   });
+}
+
+/**
+ * An issue's message, with why when zod saw a function where a field named like an
+ * `Object.prototype` member (`constructor`, `toString`, `valueOf`...) is missing: zod reads the
+ * inherited member, so the field is never missing to it and its default never applies.
+ */
+function inheritedFieldHint(issue: { path: ReadonlyArray<PropertyKey>; message: string; code?: string }): string {
+  const key = issue.path.at(-1);
+  if (issue.code !== 'invalid_type' || typeof key !== 'string' || !(key in Object.prototype) || !issue.message.endsWith('received function')) return issue.message;
+  return `${issue.message} (a missing '${key}' reads as the '${key}' every object inherits, so no default applies to it: give it a value, or rename the field)`;
 }
 
 /** Formats issues as `path: message; path: message` for a one-line error message. */

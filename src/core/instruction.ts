@@ -6,8 +6,9 @@
  * Pure: no I/O, no XState.
  */
 import { isAction, type AnyAction } from './action.js';
-import { describeThrown, errorInfo, withCause, type ErrorInfo } from './errors.js';
-import { describeValue, isPlainObject } from './plain.js';
+import { describeThrown, errorInfo, RouteError, withCause, type ErrorInfo } from './errors.js';
+import { unknownField } from './options.js';
+import { describeGiven, describeValue, isPlainObject } from './plain.js';
 import type { Result } from './result.js';
 import type { Signal } from './signal.js';
 
@@ -38,6 +39,32 @@ export interface NormalizedInstruction {
 export type RouteTarget =
   | InstructionObject
   | ((signal: Signal) => Instruction | readonly Instruction[]);
+
+/** The fields of an action target: one entry per key of `InstructionObject`. */
+const TARGET_FIELDS = { action: true, params: true, skill: true } as const satisfies Record<keyof InstructionObject, true>;
+
+/**
+ * Checks what a route points at when the route is defined: a handler, or `{ action, params?,
+ * skill? }` with an action name or action, plain-object params and a skill name. Throws a
+ * `RouteError` (`invalid_route`) naming the route otherwise — a target given as a bare name, params
+ * that are not an object or a misspelled `parms` would each be lost without a word at every signal.
+ */
+export function checkRouteTarget(route: { path: string; target: unknown }): void {
+  const target = route.target;
+  if (typeof target === 'function') return;
+  const refuse = (problem: string): never => {
+    throw new RouteError({ code: 'invalid_route', message: `route '${route.path}' ${problem}`, subject: route.path });
+  };
+  if (!isPlainObject(target)) {
+    refuse(`has a target that is neither { action } nor a handler function, got ${describeGiven(target)}${typeof target === 'string' ? ` (write { action: '${target}' })` : ''}`);
+  }
+  const { action, params, skill } = target as Record<string, unknown>;
+  if (typeof action !== 'string' && !isAction(action)) refuse(`has a target whose action is not an action name or an action made by defineAction, got ${describeGiven(action)}`);
+  if (params !== undefined && !isPlainObject(params)) refuse(`has a target whose params are not an object, got ${describeGiven(params)}`);
+  if (skill !== undefined && typeof skill !== 'string') refuse(`has a target whose skill is not a skill name, got ${describeGiven(skill)}`);
+  const stray = unknownField(target as object, TARGET_FIELDS, { of: 'a target' });
+  if (stray) refuse(`has a target whose ${stray.field} ${stray.message}`);
+}
 
 /** Normalises an instruction, or explains why it is malformed. Never throws. */
 export function normalizeInstruction(value: unknown): Result<NormalizedInstruction> {

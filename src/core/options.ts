@@ -25,6 +25,27 @@ export function unknownOption(where: string, options: object, known: Readonly<Re
   return undefined;
 }
 
+/**
+ * Why `definition` has a field its `define*` function does not take — `rotues is not a field of
+ * the definition; did you mean 'routes'?` — or undefined when every field is known. A misspelled
+ * field would otherwise be dropped without a word, and the definition work without it (a skill
+ * without its routes). With `misspelledOnly`, only a key close to a known field counts: a
+ * definition whose hooks read other fields of their own (`this.label`) keeps those.
+ */
+export function unknownField(
+  definition: object,
+  known: Readonly<Record<string, unknown>>,
+  { of = 'the definition', misspelledOnly = false }: { of?: string; misspelledOnly?: boolean } = {},
+): { field: string; message: string } | undefined {
+  for (const key of Object.keys(definition)) {
+    if (Object.hasOwn(known, key)) continue;
+    const meant = closestName(key, Object.keys(known));
+    if (meant === undefined && misspelledOnly) continue;
+    return { field: key, message: `is not a field of ${of}${meant === undefined ? '' : `; did you mean '${meant}'?`} (fields: ${Object.keys(known).join(', ')})` };
+  }
+  return undefined;
+}
+
 /** The name among `names` nearest to `name` (case aside), if it is near enough to be a slip: at most one edit in four letters. */
 function closestName(name: string, names: readonly string[]): string | undefined {
   const wanted = name.toLowerCase();

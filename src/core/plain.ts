@@ -55,6 +55,13 @@ export function describeValue(value: unknown): string {
   return typeof value;
 }
 
+/** A value given where another was expected, for an error message: a number as written, a string quoted, anything else by its kind. */
+export function describeGiven(value: unknown): string {
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'string') return `a string, '${value.length > 32 ? `${value.slice(0, 32)}…` : value}'`;
+  return describeValue(value);
+}
+
 /**
  * True for what a `define*` function made: an object whose `kind` is `kind`, with a string
  * `name` and a function under `method` (checked by shape, so copies from another instance of

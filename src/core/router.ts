@@ -7,11 +7,14 @@
  * before `**`, position by position), then by priority (higher first), then insertion order.
  * Matching uses exactly the semantics of `matches()` in `pattern.ts`.
  *
- * Pure: no I/O, no XState. Guards are user code: a guard that throws counts as "no match" and
- * is reported in the result, never thrown.
+ * Pure: no I/O, no XState. Guards are user code: a guard that throws, or returns anything but
+ * `true` or `false` (a promise, undefined), counts as "no match" and is reported in the result,
+ * never thrown.
  */
 import { describeThrown, errorInfo, RouteError, type ErrorInfo } from './errors.js';
 import { patternProblem, compilePattern, type CompiledPattern } from './pattern.js';
+import { isThenable } from './maybe-async.js';
+import { describeValue } from './plain.js';
 import { cachedSignalTypeSegments, type SignalLike } from './signal.js';
 
 export const MIN_PRIORITY = -100;
@@ -205,9 +208,9 @@ class TrieRouter<T> implements Router<T> {
       previous = entry;
       const guard = entry.route.match;
       if (guard) {
-        let passed: boolean;
+        let decided: unknown;
         try {
-          passed = guard(subject) === true;
+          decided = guard(subject);
         } catch (thrown) {
           guardErrors.push(
             errorInfo('guard_failed', `guard of route '${entry.route.path}' threw: ${describeThrown(thrown)}`, {
@@ -216,7 +219,12 @@ class TrieRouter<T> implements Router<T> {
           );
           continue;
         }
-        if (!passed) continue;
+        if (decided !== true) {
+          // Anything but `false` is a guard that cannot decide (an async guard's promise, a
+          // forgotten return): passed over like a throw, and said, never silently.
+          if (decided !== false) guardErrors.push(undecidedGuard(entry.route.path, decided));
+          continue;
+        }
       }
       found.push({ path: entry.route.path, target: entry.route.target, priority: entry.priority, route: entry.route });
     }
@@ -235,6 +243,15 @@ class TrieRouter<T> implements Router<T> {
     gather(this.root, entries);
     return entries.sort((a, b) => a.order - b.order).map((entry) => entry.route);
   }
+}
+
+/** The error of a guard that returned something other than true or false. */
+function undecidedGuard(path: string, decided: unknown): ErrorInfo {
+  const promised = isThenable(decided);
+  // An async guard that throws rejects a promise nobody awaits: handled here, it cannot take the process down.
+  if (promised) Promise.resolve(decided).catch(() => {});
+  const got = promised ? 'a promise (guards decide synchronously)' : decided === undefined ? 'undefined' : describeValue(decided);
+  return errorInfo('guard_failed', `guard of route '${path}' returned ${got}, not true or false; the route is passed over`, { subject: path });
 }
 
 function isEmpty(node: TrieNode<unknown>): boolean {

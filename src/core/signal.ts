@@ -4,7 +4,8 @@
  *
  * Pure: no I/O, no XState.
  */
-import { SignalError } from './errors.js';
+import { errorInfo, SignalError } from './errors.js';
+import { unknownOption } from './options.js';
 import { randomId } from './id.js';
 
 /** A CloudEvents 1.0 event. Plain data: it round-trips through JSON unchanged. */
@@ -44,6 +45,9 @@ export interface CreateSignalOptions {
   time?: string | Date;
   datacontenttype?: string;
 }
+
+/** The options `createSignal` takes: one entry per key of `CreateSignalOptions`. */
+const SIGNAL_OPTIONS = { source: true, subject: true, id: true, time: true, datacontenttype: true } as const satisfies Record<keyof CreateSignalOptions, true>;
 
 /** The longest signal type accepted, in characters. Longer types are rejected, not truncated. */
 export const MAX_SIGNAL_TYPE_LENGTH = 2048;
@@ -118,6 +122,11 @@ export function createSignal<TData = undefined>(
 ): Signal<TData> {
   if (!isValidSignalType(type)) {
     throw new SignalError({ code: 'invalid_signal', message: describeTypeProblem(type), subject: String(type) });
+  }
+  if (options !== undefined) {
+    // A misspelled option (`sourc`) would leave the default in its place without a word.
+    const unknown = typeof options === 'object' && options !== null ? unknownOption('createSignal', options, SIGNAL_OPTIONS) : errorInfo('invalid_options', `createSignal takes an options object such as { source }, got ${typeof options}`);
+    if (unknown) throw new SignalError({ ...unknown, message: `signal '${type}': ${unknown.message}` });
   }
   const source = options?.source ?? 'skillstate';
   if (typeof source !== 'string' || source.length === 0) {

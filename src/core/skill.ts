@@ -10,8 +10,9 @@
 import type { z } from 'zod';
 import { isAction, type AnyAction } from './action.js';
 import { describeThrown, DefinitionError, refuseDefinitionField, errorInfo, formatIssues, withCause, type ErrorInfo, type Issue } from './errors.js';
+import { unknownField } from './options.js';
 import type { Effect } from './effects.js';
-import type { RouteTarget } from './instruction.js';
+import { checkRouteTarget, type RouteTarget } from './instruction.js';
 import { patternProblem } from './pattern.js';
 import { deepMerge, isDefinedAs, isPlainObject, isSafeKey } from './plain.js';
 import { validateRoute, type Route } from './router.js';
@@ -195,6 +196,31 @@ export interface SkillDefinition<
 
 const HOOKS = ['mount', 'unmount', 'handleSignal', 'transformResult', 'children', 'initialState'] as const;
 
+/** The fields `defineSkill` takes: one entry per key of `SkillDefinition`. */
+const SKILL_FIELDS = {
+  name: true,
+  stateKey: true,
+  actions: true,
+  schema: true,
+  configSchema: true,
+  description: true,
+  category: true,
+  vsn: true,
+  tags: true,
+  signalPatterns: true,
+  routes: true,
+  requires: true,
+  instructions: true,
+  tools: true,
+  initialState: true,
+  metadata: true,
+  mount: true,
+  handleSignal: true,
+  transformResult: true,
+  unmount: true,
+  children: true,
+} as const satisfies Record<keyof SkillDefinition<string, string, ObjectSchema, ObjectSchema>, true>;
+
 /**
  * Defines a skill. Throws a `DefinitionError` (code `invalid_skill`) naming the skill and the
  * field when the definition cannot work.
@@ -215,9 +241,16 @@ export function defineSkill<
   if (typeof name !== 'string' || !SKILL_NAME.test(name)) {
     invalid('name', 'must be 1 to 64 letters, digits, "_" or "-", starting with a letter or digit');
   }
+  // Hooks are bound to the definition, so a field of another name may be theirs (`this.label`):
+  // only one that looks like a misspelled field is refused.
+  const stray = unknownField(definition, SKILL_FIELDS, { misspelledOnly: true });
+  if (stray) invalid(stray.field, stray.message);
   const stateKey = (definition.stateKey ?? name) as TKey;
   if (typeof stateKey !== 'string' || !SKILL_NAME.test(stateKey) || !isSafeKey(stateKey)) {
     invalid('stateKey', `'${String(stateKey)}' must be 1 to 64 letters, digits, "_" or "-" and not a reserved key`);
+  }
+  if (stateKey in Object.prototype) {
+    invalid('stateKey', `'${stateKey}' is a name every object inherits from Object.prototype, so the agent's state would read the inherited value for the slice: give the skill another stateKey`);
   }
   const optionalString = (field: 'description' | 'category' | 'vsn' | 'instructions') => {
     const value = definition[field];
@@ -281,6 +314,7 @@ export function defineSkill<
     for (const route of routes) {
       try {
         validateRoute(route);
+        checkRouteTarget(route);
       } catch (error) {
         invalid('routes', `has an invalid route: ${(error as Error).message}`);
       }

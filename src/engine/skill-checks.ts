@@ -12,6 +12,7 @@
  */
 import type { ActiveSkill, Catalog } from '../core/catalog.js';
 import { describeThrown, errorInfo, withCause, type ErrorInfo } from '../core/errors.js';
+import { checkRouteTarget } from '../core/instruction.js';
 import { validateRoute } from '../core/router.js';
 import type { ChildSpec, RestartPolicy } from '../core/skill.js';
 
@@ -69,21 +70,12 @@ function checkRoutes(active: ActiveSkill): ErrorInfo | undefined {
   for (const route of routes as unknown[]) {
     try {
       validateRoute(route as never);
-      const target = (route as { target: unknown }).target;
-      if (typeof target !== 'function' && !isActionTarget(target)) {
-        return refuse(`route '${String((route as { path: unknown }).path)}' has a target that is neither a handler nor { action }`, String((route as { path: unknown }).path));
-      }
+      checkRouteTarget(route as never);
     } catch (thrown) {
       return refuse(describeThrown(thrown), typeof (route as { path?: unknown })?.path === 'string' ? (route as { path: string }).path : undefined);
     }
   }
   return undefined;
-}
-
-function isActionTarget(target: unknown): boolean {
-  if (typeof target !== 'object' || target === null) return false;
-  const action = (target as { action?: unknown }).action;
-  return typeof action === 'string' || (typeof action === 'object' && action !== null && typeof (action as { name?: unknown }).name === 'string');
 }
 
 /** Calls `children(config)` once, checks every spec, and keeps them when they pass. */

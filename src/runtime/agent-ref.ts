@@ -93,6 +93,7 @@ export interface AgentRef<TState extends object = Record<string, unknown>> {
   /**
    * The agent's toolset for a language model, as `agentToolset` builds it for its current skills:
    * `{ tools, bindings, diagnostics, toInstruction }` — `tools` is the list of function tools.
+   * Throws `invalid_options` for an option it does not take (a misspelled `strict`).
    */
   toolset(options?: { strict?: boolean }): Toolset;
   /** @deprecated Renamed `toolset()`: it returns a `Toolset`, whose `tools` is the list. */

@@ -13,8 +13,10 @@
  */
 import { nanoid } from 'nanoid';
 import { diagnostic as makeDiagnostic, type Diagnostic } from '../core/diagnostics.js';
-import { describeThrown, type ErrorInfo } from '../core/errors.js';
-import { deepFreeze } from '../core/plain.js';
+import { describeThrown, errorInfo, RouteError, type ErrorInfo } from '../core/errors.js';
+import { patternProblem } from '../core/pattern.js';
+import { deepFreeze, describeValue } from '../core/plain.js';
+import { RuntimeError } from '../core/runtime-error.js';
 import type { Signal } from '../core/signal.js';
 import { DIAGNOSTIC_SIGNAL, ERROR_SIGNAL } from '../core/system-signals.js';
 import { PatternIndex } from './pattern-index.js';
@@ -78,6 +80,17 @@ function listenerFailed(failure: ListenerFailure, about: string): Diagnostic {
   });
 }
 
+/**
+ * Refuses a listener that is not a function when it is given: taken, it would fail on every report
+ * it was told of, far from the line that registered it.
+ */
+function checkListener(method: string, listener: unknown, shape: string): void {
+  if (typeof listener === 'function') return;
+  throw new RuntimeError(
+    errorInfo('invalid_options', `${method} needs a listener function, ${shape}; got ${describeValue(listener)}`, { subject: 'listener', details: { option: 'listener', value: describeValue(listener) } }),
+  );
+}
+
 export class Broadcaster {
   private readonly subscriptions = new PatternIndex<Listener<Signal>>();
   private readonly errorListeners = new Set<Reported<ErrorInfo>>();
@@ -88,19 +101,29 @@ export class Broadcaster {
     private readonly trace: Tracer | undefined,
   ) {}
 
+  /** Throws `invalid_pattern` for a pattern no signal type could match, `invalid_options` for a listener that is not a function. */
   subscribe(pattern: string, listener: Listener<Signal>): () => void {
-    this.subscriptions.add(pattern, listener);
-    return () => this.subscriptions.delete(pattern, listener);
+    const problem = patternProblem(pattern);
+    if (problem) throw new RouteError({ code: 'invalid_pattern', message: `cannot subscribe to '${String(pattern)}': ${problem}`, subject: String(pattern) });
+    checkListener('subscribe', listener, '(signal) => void');
+    // Each subscription is its own entry, so ending one never ends another of the same function.
+    const subscription: Listener<Signal> = (signal) => listener(signal);
+    this.subscriptions.add(pattern, subscription);
+    return () => this.subscriptions.delete(pattern, subscription);
   }
 
   onError(listener: Reported<ErrorInfo>): () => void {
-    this.errorListeners.add(listener);
-    return () => this.errorListeners.delete(listener);
+    checkListener('onError', listener, '(error, agentId) => void');
+    const subscription: Reported<ErrorInfo> = (error, agentId) => listener(error, agentId);
+    this.errorListeners.add(subscription);
+    return () => this.errorListeners.delete(subscription);
   }
 
   onDiagnostic(listener: Reported<Diagnostic>): () => void {
-    this.diagnosticListeners.add(listener);
-    return () => this.diagnosticListeners.delete(listener);
+    checkListener('onDiagnostic', listener, '(diagnostic, agentId) => void');
+    const subscription: Reported<Diagnostic> = (diagnostic, agentId) => listener(diagnostic, agentId);
+    this.diagnosticListeners.add(subscription);
+    return () => this.diagnosticListeners.delete(subscription);
   }
 
   /** Whether any subscriber listens to signals of `type`. */

@@ -33,6 +33,9 @@ function toolsetFor(agent: Agent<object>, strict: boolean): Toolset {
   return (cached[key] ??= agentToolset(agent, { strict }));
 }
 
+/** The options `toolset` takes. */
+const TOOLSET_OPTIONS = { strict: true } as const;
+
 /** The options `call`, `run` and `callTool` take: one entry per key of `CallOptions`. */
 const CALL_OPTIONS = { timeout: true, signal: true } as const satisfies Record<keyof CallOptions, true>;
 
@@ -189,6 +192,9 @@ export class ProcessRef<TState extends object = Record<string, unknown>> impleme
   }
 
   toolset(options: { strict?: boolean } = {}): Toolset {
+    // A misspelled `strict` would hand a model the non-strict schemas without a word.
+    const unknown = typeof options === 'object' && options !== null ? unknownOption('toolset', options, TOOLSET_OPTIONS) : errorInfo('invalid_options', 'toolset options must be an object such as { strict: true }');
+    if (unknown) throw new RuntimeError(unknown, this.id);
     return toolsetFor(this.process.agent, options.strict === true);
   }
 

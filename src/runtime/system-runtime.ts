@@ -26,6 +26,7 @@ import { agentIdProblem } from './agent-id.js';
 import type { AgentRef } from './agent-ref.js';
 import { DIAGNOSTIC_SIGNAL, ERROR_SIGNAL } from '../core/system-signals.js';
 import { Broadcaster } from './broadcast.js';
+import { checkRuntimeOptions } from './runtime-options.js';
 import { listenPatterns, PatternIndex, registeredNames } from './pattern-index.js';
 import { effectHandlers, interpretEffect, type EffectHost } from './effects.js';
 import { RuntimeError } from '../core/runtime-error.js';
@@ -176,14 +177,11 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     if (!isPlainObject(options as unknown)) {
       throw new DefinitionError({ code: 'invalid_options', message: `createAgentSystem takes an options object, got ${describeValue(options)}` });
     }
+    checkRuntimeOptions(options);
     const limit = options.mailboxLimit ?? 10_000;
     if (!Number.isInteger(limit) || limit < 1) throw new DefinitionError({ code: 'invalid_options', subject: 'mailboxLimit', message: `mailboxLimit must be a positive integer, got ${String(limit)}` });
     this.mailboxLimit = limit;
-    const callTimeout = options.callTimeout ?? 5_000;
-    if (typeof callTimeout !== 'number' || !(callTimeout > 0)) {
-      throw new DefinitionError({ code: 'invalid_options', subject: 'callTimeout', message: `callTimeout must be a number of milliseconds above 0 (or Infinity), got ${String(callTimeout)}` });
-    }
-    this.callTimeout = callTimeout;
+    this.callTimeout = options.callTimeout ?? 5_000;
     this.skills = Array.isArray(options.skills) || options.skills === undefined ? createSkillRegistry((options.skills as readonly AnySkill[]) ?? []) : (options.skills as SkillRegistry);
     this.resolvers = [...(options.resolvers ?? [])];
     for (const resolver of this.resolvers) {

@@ -29,13 +29,18 @@ export interface AgentSystem {
   list(): AgentRef[];
   /** Stops an agent and its children. Rejects with `unknown_agent` for an id that is not running. */
   stop(id: string): Promise<void>;
-  /** Listens to emitted signals whose type matches `pattern` (the one matcher: `*`, `**`). Returns the unsubscribe function. */
+  /**
+   * Listens to emitted signals whose type matches `pattern` (the one matcher: `*`, `**`). Returns
+   * the unsubscribe function, which ends this subscription only (a function subscribed twice is
+   * called for each subscription its signal matches). Throws `RouteError` (`invalid_pattern`) for a pattern no signal type
+   * can match, `RuntimeError` (`invalid_options`) for a listener that is not a function.
+   */
   subscribe(pattern: string, listener: (signal: Signal) => void): () => void;
   /** Publishes a signal from outside any agent, as an `emit` effect would. Returns how many subscribers and agents got it. Throws `agent_stopped` after shutdown. */
   publish(signal: Signal | SignalLike | string): number;
-  /** Errors reported by any agent (failed sends, crashed skills, effects that could not be carried out). */
+  /** Errors reported by any agent (failed sends, crashed skills, effects that could not be carried out). Throws `invalid_options` for a listener that is not a function. */
   onError(listener: (error: ErrorInfo, agentId: string | undefined) => void): () => void;
-  /** Diagnostics: shadowed routes, dropped signals, restarted children... */
+  /** Diagnostics: shadowed routes, dropped signals, restarted children... Throws `invalid_options` for a listener that is not a function. */
   onDiagnostic(listener: (diagnostic: Diagnostic, agentId: string | undefined) => void): () => void;
   /** Makes a definition known by name (for `spawn` effects and `restore`). */
   register(definition: AgentDefinition<object>): void;

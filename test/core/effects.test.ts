@@ -86,7 +86,7 @@ const MALFORMED: [EffectType, unknown, string][] = [
   ['schedule', { type: 'schedule', delay: -1, signal, meta: {} }, "effect 'schedule' needs a delay in milliseconds (a finite number >= 0), got -1"],
   ['schedule', { type: 'schedule', delay: Number.NaN, signal, meta: {} }, "effect 'schedule' needs a delay in milliseconds (a finite number >= 0), got NaN"],
   ['schedule', { type: 'schedule', delay: Number.POSITIVE_INFINITY, signal, meta: {} }, "effect 'schedule' needs a delay in milliseconds (a finite number >= 0), got Infinity"],
-  ['schedule', { type: 'schedule', delay: '10', signal, meta: {} }, "effect 'schedule' needs a delay in milliseconds (a finite number >= 0), got 10"],
+  ['schedule', { type: 'schedule', delay: '10', signal, meta: {} }, "effect 'schedule' needs a delay in milliseconds (a finite number >= 0), got a string, '10'"],
   ['schedule', { type: 'schedule', delay: 10, signal: 'job.done', meta: {} }, "effect 'schedule' carries an invalid signal: a signal must be an object"],
   ['error', { type: 'error', error: { code: 'x' }, meta: {} }, "effect 'error' needs an error with a code and a message"],
   ['error', { type: 'error', error: 'boom', meta: {} }, "effect 'error' needs an error with a code and a message"],

@@ -109,7 +109,7 @@ describe("a skill's routes and children are checked when it is mounted, and a ba
       'a route target is neither a handler nor an action',
       'invalid_route',
       { name: 'bad', routes: () => [{ path: 'bad.go', target: 42 as never }] },
-      "routes of skill 'bad': route 'bad.go' has a target that is neither a handler nor { action }",
+      "routes of skill 'bad': route 'bad.go' has a target that is neither { action } nor a handler function, got 42",
     ],
     ['children(config) throws', 'hook_failed', { name: 'bad', children: () => { throw new Error('no kids'); } }, "children of skill 'bad' failed: no kids"],
     ['children(config) returns no array', 'invalid_skill', { name: 'bad', children: () => ({ id: 'x', logic }) as never }, "children of skill 'bad' must return an array of child specs"],
