@@ -23,7 +23,7 @@ import { SKILL_NAME, type AnySkill } from '../core/skill.js';
 import type { LifecycleState } from '../../machines/skill-lifecycle.js';
 import { agentIdProblem } from './agent-id.js';
 import { RuntimeError } from '../core/runtime-error.js';
-import { headText, ROW_PIECES, standardEnd, type PiecedRow } from './row-pieces.js';
+import { headText, ROW_PIECES, standardEnd, type RowPieces } from './row-pieces.js';
 
 // ── What is saved ──────────────────────────────────────────────────────────────────────────
 
@@ -71,6 +71,9 @@ export interface StoredAgent {
   /** The `AgentSnapshot`, as JSON text. */
   snapshot: string;
 }
+
+/** A stored row that may carry its text in pieces (see `row-pieces.ts`), as `storedRow` makes it. */
+export type PiecedRow = StoredAgent & { readonly [ROW_PIECES]?: RowPieces };
 
 /** What a durable store writes in one transaction: agents to save (replacing what it holds of them) and ids to delete. */
 export interface StoreBatch {

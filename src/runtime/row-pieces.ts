@@ -12,8 +12,6 @@
  *   head                                        state      body                                           end
  *   {"format":…,"id":…,"definition":…,"agent":{…,"state": {…}  ,"mounted":[…]},"lifecycles":{…},"children":[…] ,"parent":…}
  */
-import type { StoredAgent } from './persistence.js';
-
 /** The head of a row, between its ids and definitions (each as JSON text): see `headText`. */
 export const HEAD_PIECES = ['{"format":"skillstate/agent@1","id":', ',"definition":', ',"agent":{"id":', ',"definition":', ',"state":'] as const;
 
@@ -38,8 +36,5 @@ export interface RowPieces {
   readonly end: string | undefined;
 }
 
-/** Where a row made by `storedRow` keeps its pieces (a symbol: a store that does not know them sees a plain `StoredAgent`). */
+/** Where a row made by `storedRow` keeps its pieces (a symbol: a store that does not know them sees a plain stored row). */
 export const ROW_PIECES: unique symbol = Symbol('skillstate.rowPieces');
-
-/** A stored row that may carry its pieces. */
-export type PiecedRow = StoredAgent & { readonly [ROW_PIECES]?: RowPieces };

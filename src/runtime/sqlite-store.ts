@@ -25,8 +25,8 @@ import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_thread
 import { errorInfo } from '../core/errors.js';
 import { unknownOption } from '../core/options.js';
 import { RuntimeError } from '../core/runtime-error.js';
-import { storedAgent, type AgentSnapshot, type DurableStore, type StoreBatch, type StoredEntry } from './persistence.js';
-import { HEAD_PIECES, ROW_PIECES, type PiecedRow } from './row-pieces.js';
+import { storedAgent, type AgentSnapshot, type DurableStore, type PiecedRow, type StoreBatch, type StoredEntry } from './persistence.js';
+import { HEAD_PIECES, ROW_PIECES } from './row-pieces.js';
 import { whyUnwritable } from './unwritable.js';
 
 /** The schema version this code writes; `MIGRATIONS[n]` takes a database from version n to n + 1. */

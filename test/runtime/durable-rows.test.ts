@@ -7,7 +7,8 @@
 import Database from 'libsql';
 import { describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../src/index.js';
-import { headText, ROW_PIECES, type PiecedRow, type RowPieces } from '../../src/runtime/row-pieces.js';
+import type { PiecedRow } from '../../src/runtime/persistence.js';
+import { headText, ROW_PIECES, type RowPieces } from '../../src/runtime/row-pieces.js';
 import { Effects, createSignal, defineAction, defineAgent, defineSkill, result, systemPerTest, z, tempFolders } from './fixtures.js';
 
 const systems = systemPerTest();
