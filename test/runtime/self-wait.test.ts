@@ -55,24 +55,45 @@ function spawnSelfWaiter(system: AgentSystem, id: string): AgentRef<object> {
   return ref;
 }
 
-/** An agent whose step for `slow.hold` waits until `release()`: what is submitted meanwhile waits behind it. */
+/**
+ * An agent whose steps for `slow.hold` (and `slow.hold_again`) wait until `release()` (and
+ * `releaseAgain()`): what is submitted meanwhile waits behind them.
+ */
 function holdingAgent(system: AgentSystem, id: string) {
   let release!: () => void;
+  let releaseAgain!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
+  const heldAgain = new Promise<void>((resolve) => (releaseAgain = resolve));
   const Holder = defineAgent({
     name: 'holder',
     skills: [
       notebook,
       defineSkill({
         name: 'slow',
-        actions: [defineAction({ name: 'hold', description: 'Waits until released', input: z.object({}), run: async () => result(await held.then(() => 'released')) })],
-        routes: [{ path: 'slow.hold', target: { action: 'hold' } }],
+        actions: [
+          defineAction({ name: 'hold', description: 'Waits until released', input: z.object({}), run: async () => result(await held.then(() => 'released')) }),
+          defineAction({ name: 'hold_again', description: 'Waits until released again', input: z.object({}), run: async () => result(await heldAgain.then(() => 'released again')) }),
+        ],
+        routes: [
+          { path: 'slow.hold', target: { action: 'hold' } },
+          { path: 'slow.hold_again', target: { action: 'hold_again' } },
+        ],
       }),
     ],
   });
   const ref = system.spawn(Holder, { id });
-  return { ref, hold: () => ref.call(createSignal('slow.hold'), { timeout: Infinity }), release };
+  return {
+    ref,
+    hold: () => ref.call(createSignal('slow.hold'), { timeout: Infinity }),
+    holdAgain: () => ref.call(createSignal('slow.hold_again'), { timeout: Infinity }),
+    release,
+    releaseAgain,
+  };
 }
+
+/** What a timeout adds when the whole wait was spent behind one step, under way when the item was sent. */
+const behind = (step: string) =>
+  `: it waited all along behind the step for signal '${step}', under way when it was sent. A step that awaits its own agent waits for itself: from inside a step, return result(output, { mount, unmount }) or a run effect, or send without awaiting`;
 
 const mountedNames = (ref: AgentRef<object>) => ref.getSnapshot().mounted.map((skill) => skill.name);
 
@@ -85,7 +106,7 @@ describe('an action that awaits its own agent', () => {
       (error: unknown) => error,
     );
     const what = { mount: "mount 'extra'", unmount: "unmount 'spare'", call: "call 'notes.add_now'" }[how];
-    expect(failed).toMatchObject({ code: 'action_failed', action: 'wait_on_self', message: `action 'wait_on_self' failed: ${what} to agent 'self_${how}' got no answer within 50 ms` });
+    expect(failed).toMatchObject({ code: 'action_failed', action: 'wait_on_self', message: `action 'wait_on_self' failed: ${what} to agent 'self_${how}' got no answer within 50 ms${behind('self.wait')}` });
     // The item it waited for was queued behind the failed step: it runs next, and the agent answers.
     await expect(self.call(createSignal('notes.list'), { timeout: Infinity })).resolves.toEqual({ items: how === 'call' ? ['from inside'] : [] });
     expect(mountedNames(self)).toEqual(how === 'mount' ? ['notebook', 'spare', 'self_waiting', 'extra'] : how === 'unmount' ? ['notebook', 'self_waiting'] : ['notebook', 'spare', 'self_waiting']);
@@ -98,8 +119,8 @@ describe('mount and unmount are waited for as a call is', () => {
     const system = systems.start();
     const { ref, hold, release } = holdingAgent(system, 'busy');
     const holding = hold();
-    await expect(ref.mount(extra, undefined, { timeout: 10 })).rejects.toMatchObject({ code: 'timeout', message: "mount 'extra' to agent 'busy' got no answer within 10 ms" });
-    await expect(ref.unmount('notebook', { timeout: 10 })).rejects.toMatchObject({ code: 'timeout', message: "unmount 'notebook' to agent 'busy' got no answer within 10 ms" });
+    await expect(ref.mount(extra, undefined, { timeout: 10 })).rejects.toMatchObject({ code: 'timeout', message: `mount 'extra' to agent 'busy' got no answer within 10 ms${behind('slow.hold')}` });
+    await expect(ref.unmount('notebook', { timeout: 10 })).rejects.toMatchObject({ code: 'timeout', message: `unmount 'notebook' to agent 'busy' got no answer within 10 ms${behind('slow.hold')}` });
     expect(mountedNames(ref)).toEqual(['notebook', 'slow']);
     release();
     await expect(holding).resolves.toBe('released');
@@ -108,11 +129,24 @@ describe('mount and unmount are waited for as a call is', () => {
     expect(mountedNames(ref)).toEqual(['slow', 'extra']);
   });
 
+  it('a timeout says nothing of the step ahead when the wait was spent behind more than one', async () => {
+    const system = systems.start();
+    const { ref, hold, holdAgain, release, releaseAgain } = holdingAgent(system, 'busy');
+    const holding = hold();
+    const holdingAgain = holdAgain();
+    const mounting = ref.mount(extra, undefined, { timeout: 100 });
+    release();
+    await expect(holding).resolves.toBe('released');
+    await expect(mounting).rejects.toMatchObject({ code: 'timeout', message: "mount 'extra' to agent 'busy' got no answer within 100 ms" });
+    releaseAgain();
+    await expect(holdingAgain).resolves.toBe('released again');
+  });
+
   it('the system’s callTimeout is the default wait of a mount', async () => {
     const system = systems.start({ callTimeout: 10 });
     const { ref, hold, release } = holdingAgent(system, 'busy');
     const holding = hold();
-    await expect(ref.mount(extra)).rejects.toMatchObject({ code: 'timeout', message: "mount 'extra' to agent 'busy' got no answer within 10 ms" });
+    await expect(ref.mount(extra)).rejects.toMatchObject({ code: 'timeout', message: `mount 'extra' to agent 'busy' got no answer within 10 ms${behind('slow.hold')}` });
     release();
     await holding;
   });
