@@ -38,7 +38,7 @@ import { DeferredReplies, lateResult, type ReplyOwner } from './deferred-replies
 import type { HeldAnswer } from './durability.js';
 import { RuntimeError } from '../core/runtime-error.js';
 import { SkillLifecycles } from './lifecycles.js';
-import { Mailbox, type MailboxItem, type MailboxOwner, type Ticket } from './mailbox.js';
+import { itemName, Mailbox, type MailboxItem, type MailboxOwner, type Ticket } from './mailbox.js';
 import type { ScheduledSignal, SnapshotSource } from './persistence.js';
 import type { ProcessHost } from './process-host.js';
 import { clearTimer, MAX_TIMER_DELAY, type Timer } from './timers.js';
@@ -219,8 +219,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     const started = Date.now();
     this.slowStep = setTimeout(() => {
       this.slowStep = undefined;
-      const what = event.type === 'signal' ? `signal '${event.signal.type}'` : event.type === 'run' ? 'a run of instructions' : event.type === 'start' ? 'its mount hooks' : `${event.type} of skill '${event.skill}'`;
-      const message = `agent '${this.id}': its step for ${what} has been running for ${Date.now() - started} ms, longer than a call waits; the agent takes nothing else until it ends`;
+      const message = `agent '${this.id}': its step for ${itemName(event)} has been running for ${Date.now() - started} ms, longer than a call waits; the agent takes nothing else until it ends`;
       this.system.diagnose(this.id, diagnostic('warning', 'step_running_long', message, { subject: this.id, details: { item: event.type } }));
     }, after);
     this.slowStep.unref();

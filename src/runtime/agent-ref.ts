@@ -17,7 +17,11 @@ import type { AgentSnapshot } from './persistence.js';
 
 export type { AgentSnapshot, ScheduledSignal } from './persistence.js';
 
-/** Options of `ref.call`, `ref.run` and `ref.callTool`. */
+/**
+ * Options of `ref.call`, `ref.run`, `ref.callTool`, `ref.mount` and `ref.unmount`: how long the
+ * caller waits. A caller that stops waiting (timed out or cancelled) leaves its item queued: it
+ * still runs, or is applied, in its turn.
+ */
 export interface CallOptions {
   /** Milliseconds to wait for the answer; default the system's `callTimeout` (5000). */
   timeout?: number;
@@ -100,10 +104,15 @@ export interface AgentRef<TState extends object = Record<string, unknown>> {
   tools(options?: { strict?: boolean }): Toolset;
   /** Runs a model's tool call (arguments as an object or JSON text) through `run`. */
   callTool(name: string, args: unknown, options?: CallOptions): Promise<unknown>;
-  /** Mounts a skill at run time, in mailbox order. A skill given by name is looked up in the system. */
-  mount<S extends AnySkill>(skill: S, config?: SkillConfigInput<S>): Promise<MountReport>;
-  mount(skill: string, config?: Record<string, unknown>): Promise<MountReport>;
-  unmount(skill: AnySkill | string): Promise<MountReport>;
+  /**
+   * Mounts a skill at run time, in mailbox order. A skill given by name is looked up in the
+   * system. Waited for as a `call` is (`options`: `timeout`, default the system's `callTimeout`,
+   * and `signal`): a mount whose caller timed out or cancelled is still applied in its turn.
+   */
+  mount<S extends AnySkill>(skill: S, config?: SkillConfigInput<S>, options?: CallOptions): Promise<MountReport>;
+  mount(skill: string, config?: Record<string, unknown>, options?: CallOptions): Promise<MountReport>;
+  /** Unmounts a skill, in mailbox order; waited for as `mount` is (`options`: `timeout`, `signal`). */
+  unmount(skill: AnySkill | string, options?: CallOptions): Promise<MountReport>;
   getSnapshot(): AgentView<TState>;
   /** A JSON-serialisable snapshot of the last committed state. */
   persist(): AgentSnapshot;

@@ -10,7 +10,7 @@
  * runs (its caller cancelled or timed out, or an item arrived that interrupts it), so the owner
  * can abort the step's `ctx.abortSignal`.
  */
-import { errorInfo } from '../core/errors.js';
+import { errorInfo, reworded, type ErrorInfo } from '../core/errors.js';
 import type { AnySkill } from '../core/skill.js';
 import type { AgentItemEvent } from '../../machines/agent.js';
 import { noAnswerError, RuntimeError } from '../core/runtime-error.js';
@@ -72,6 +72,13 @@ export interface MailboxItem {
   sentIn?: SentIn | undefined;
   /** Which items arriving while its step runs make that step's work unwanted (cleared once one did). */
   interrupt?: StepInterrupt | undefined;
+  /** The event of the item under way when this one was queued: a wait that ends still behind it was spent on that one step. */
+  behind?: AgentItemEvent | undefined;
+}
+
+/** An item as a message names it: `signal 'x'`, `mount of skill 'y'`, `its mount hooks`. */
+export function itemName(event: AgentItemEvent): string {
+  return event.type === 'signal' ? `signal '${event.signal.type}'` : event.type === 'run' ? 'a run of instructions' : event.type === 'start' ? 'its mount hooks' : `${event.type} of skill '${event.skill}'`;
 }
 
 /** An abort reason as text, for the error's details. */
@@ -154,21 +161,35 @@ export class Mailbox {
           settled?.();
         };
       }
+      const { call, skill, interrupt } = how;
+      const item: MailboxItem = skill === undefined ? { event, ticket, call } : { event, ticket, call, skill };
+      if (interrupt !== undefined) item.interrupt = interrupt;
       if (how.timeout !== undefined && how.timeout !== Infinity) {
         const ms = how.timeout;
         ticket.timer = setTimer(() => {
           const named = typeof what === 'string' ? what : what();
-          this.abandon(ticket, new RuntimeError(noAnswerError(named, this.owner.id, ms), this.owner.id));
+          this.abandon(ticket, new RuntimeError(this.noAnswer(named, ms, item), this.owner.id));
         }, ms);
       }
-      const { call, skill, interrupt } = how;
-      const item: MailboxItem = skill === undefined ? { event, ticket, call } : { event, ticket, call, skill };
-      if (interrupt !== undefined) item.interrupt = interrupt;
       try {
         this.enqueue(item);
       } catch (error) {
         this.settle(ticket, error);
       }
+    });
+  }
+
+  /**
+   * The error of a caller whose wait for `item` ended. When the whole wait was spent behind one
+   * step, under way when the item was sent, it says so: most often that step is the caller,
+   * awaiting its own agent, which cannot answer before the step ends.
+   */
+  private noAnswer(what: string, ms: number, item: MailboxItem): ErrorInfo<'timeout'> {
+    const info = noAnswerError(what, this.owner.id, ms);
+    const behind = item.behind;
+    if (behind === undefined || this.current?.event !== behind) return info;
+    return reworded(info, {
+      message: `${info.message}: it waited all along behind the step for ${itemName(behind)}, under way when it was sent. A step that awaits its own agent waits for itself: from inside a step, return result(output, { mount, unmount }) or a run effect, or send without awaiting`,
     });
   }
 
@@ -181,6 +202,7 @@ export class Mailbox {
       this.dispatch(item);
       return;
     }
+    if (this.current !== undefined) item.behind = this.current.event;
     if (!(this.queue ??= new BoundedQueue(this.capacity)).push(item)) {
       throw new RuntimeError(
         errorInfo('mailbox_full', `agent '${this.owner.id}' has ${this.capacity} items waiting; its mailbox is full`, {

@@ -36,17 +36,18 @@ function toolsetFor(agent: Agent<object>, strict: boolean): Toolset {
 /** The options `toolset` takes. */
 const TOOLSET_OPTIONS = { strict: true } as const;
 
-/** The options `call`, `run` and `callTool` take: one entry per key of `CallOptions`. */
+/** The options `call`, `run`, `callTool`, `mount` and `unmount` take: one entry per key of `CallOptions`. */
 const CALL_OPTIONS = { timeout: true, signal: true } as const satisfies Record<keyof CallOptions, true>;
 
 /**
- * The timeout of a call or a run: the option, else the system's default. A timeout is a number of
- * milliseconds above 0, or Infinity; anything else (0, negative, NaN, not a number) is refused,
- * and so is an option `CallOptions` does not have (a misspelled `timeout` would be ignored).
+ * The timeout of a call, a run, a mount or an unmount (`where` names it): the option, else the
+ * system's default. A timeout is a number of milliseconds above 0, or Infinity; anything else (0,
+ * negative, NaN, not a number) is refused, and so is an option `CallOptions` does not have (a
+ * misspelled `timeout` would be ignored).
  */
-function callTimeout(options: CallOptions, fallback: number): number | ErrorInfo {
-  if (typeof options !== 'object' || options === null) return errorInfo('invalid_options', 'call options must be an object such as { timeout: 5000 }');
-  const unknown = unknownOption('call', options, CALL_OPTIONS);
+function callTimeout(options: CallOptions, fallback: number, where = 'call'): number | ErrorInfo {
+  if (typeof options !== 'object' || options === null) return errorInfo('invalid_options', `${where} options must be an object such as { timeout: 5000 }`);
+  const unknown = unknownOption(where, options, CALL_OPTIONS);
   if (unknown) return unknown;
   const timeout: unknown = options.timeout;
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
@@ -213,17 +214,28 @@ export class ProcessRef<TState extends object = Record<string, unknown>> impleme
     return this.runRecorded(converted.instruction, record, options, interrupt);
   }
 
-  mount(skill: AnySkill | string, config?: Record<string, unknown>): Promise<MountReport> {
+  mount(skill: AnySkill | string, config?: Record<string, unknown>, options: CallOptions = {}): Promise<MountReport> {
     const name = typeof skill === 'string' ? skill : skill?.name;
     if (typeof name !== 'string') return Promise.reject(new RuntimeError(errorInfo('invalid_skill', 'mount needs a skill or a skill name'), this.id));
     const event: AgentItemEvent = config === undefined ? { type: 'mount', skill: name } : { type: 'mount', skill: name, config };
-    return this.reach((process) => process.mailbox.submit(event, { call: false, what: `mount '${name}'`, skill: typeof skill === 'string' ? undefined : skill }) as Promise<MountReport>);
+    return this.submitChange(event, `mount '${name}'`, options, typeof skill === 'string' ? undefined : skill);
   }
 
-  unmount(skill: AnySkill | string): Promise<MountReport> {
+  unmount(skill: AnySkill | string, options: CallOptions = {}): Promise<MountReport> {
     const name = typeof skill === 'string' ? skill : skill?.name;
     if (typeof name !== 'string') return Promise.reject(new RuntimeError(errorInfo('invalid_skill', 'unmount needs a skill or a skill name'), this.id));
-    return this.reach((process) => process.mailbox.submit({ type: 'unmount', skill: name }, { call: false, what: `unmount '${name}'` }) as Promise<MountReport>);
+    return this.submitChange({ type: 'unmount', skill: name }, `unmount '${name}'`, options, undefined);
+  }
+
+  /**
+   * Queues a mount or an unmount, waited for as a call is: at most its timeout, until its signal
+   * aborts. The caller who stops waiting gets `timeout` or `cancelled`; the item stays queued and
+   * is applied in its turn all the same, as a timed-out call's step still runs.
+   */
+  private submitChange(event: AgentItemEvent & { type: 'mount' | 'unmount' }, what: string, options: CallOptions, skill: AnySkill | undefined): Promise<MountReport> {
+    const timeout = callTimeout(options, this.host.callTimeout, event.type);
+    if (typeof timeout !== 'number') return Promise.reject(new RuntimeError(timeout, this.id));
+    return this.reach((process) => process.mailbox.submit(event, { call: false, timeout, what, skill, abort: options.signal }) as Promise<MountReport>);
   }
 
   getSnapshot(): AgentView<TState> {

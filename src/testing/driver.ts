@@ -142,6 +142,9 @@ function failure(error: unknown): ModelOutcome {
 /** How long a mount or an unmount may take, as long as a call waits by default: one that never settles fails its step. */
 const SETTLE_LIMIT_MS = 5_000;
 
+/** A mount's own wait, left to `settlesWithin`: its message says why the step never ended. */
+const UNBOUNDED = { timeout: Infinity } as const;
+
 /** `promise`, or a rejection saying `what` did not settle within `SETTLE_LIMIT_MS`. */
 function settlesWithin<T>(promise: Promise<T>, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -163,10 +166,10 @@ export async function takeStep<M>(session: ModelSession<M>, setup: ModelSetup<M>
   const mounted = () => [...session.mounted].sort();
   try {
     if ('mount' in step) {
-      await settlesWithin(session.agent.mount(setup.optional.get(step.mount)!), `mount of '${step.mount}'`);
+      await settlesWithin(session.agent.mount(setup.optional.get(step.mount)!, undefined, UNBOUNDED), `mount of '${step.mount}'`);
       session.mounted.add(step.mount);
     } else if ('unmount' in step) {
-      await settlesWithin(session.agent.unmount(step.unmount), `unmount of '${step.unmount}'`);
+      await settlesWithin(session.agent.unmount(step.unmount, UNBOUNDED), `unmount of '${step.unmount}'`);
       session.mounted.delete(step.unmount);
     } else if ('signal' in step) {
       const spec = setup.signals[step.signal]!;
