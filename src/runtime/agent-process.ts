@@ -89,8 +89,14 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   registeredAtStart: readonly string[] = [];
   /** The `mount` hooks of the skills it was spawned with have not finished (see `runMountHooks`). */
   starting = false;
-  /** Signals scheduled for this agent that have not fired yet, by timer (made on first use). */
+  /**
+   * Signals scheduled for this agent that have not fired yet, or fired and wait for their step, by
+   * timer (made on first use). A fired signal stays until its step is over, so the snapshot taken
+   * meanwhile keeps it: a process that dies before that step fires it again once restored.
+   */
   scheduled: Map<Timer, ScheduledSignal> | undefined;
+  /** The timers of `scheduled` that fired: their signals were sent and their steps are not over. */
+  private firing: Set<Timer> | undefined;
   /** Patterns this agent is indexed under for emitted signals (the system's index keeps them). */
   patterns: readonly string[] = [];
   /** Callers waiting for a deferred answer, and the calls not answered yet (made on the first call or deferred answer). */
@@ -302,7 +308,10 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     }
     const before = this.committed as Agent<object>;
     this.committed = outcome.agent as Agent<TState>;
-    if (outcome.agent !== before || outcome.effects.length > 0) this.system.changed(this);
+    // A first step (mount hooks) ends `starting`, and a fired signal's step ends its schedule: the
+    // snapshot changes even when the agent's value does not.
+    const firedOver = this.firing !== undefined && event.type === 'signal' && this.firedStepped(event.signal.id);
+    if (outcome.agent !== before || outcome.effects.length > 0 || firedOver || event.type === 'start') this.system.changed(this);
     this.system.inStep++;
     try {
       this.finishing++;
@@ -322,6 +331,29 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     } finally {
       this.system.inStep--;
     }
+  }
+
+  /** The scheduled signal of `timer` fell due and is sent: kept until its step is over. */
+  fired(timer: Timer): void {
+    if (this.scheduled?.has(timer)) (this.firing ??= new Set()).add(timer);
+  }
+
+  /** The scheduled signal of `timer` fell due and could not be sent: it is dropped (its failure is reported). */
+  unsent(timer: Timer): void {
+    this.firing?.delete(timer);
+    if (this.scheduled?.delete(timer)) this.system.changed(this);
+  }
+
+  /** A step for the signal `id` is over: when a fired scheduled signal, it leaves the schedule (true). */
+  private firedStepped(id: string): boolean {
+    for (const timer of this.firing!) {
+      if (this.scheduled?.get(timer)?.signal.id !== id) continue;
+      this.firing!.delete(timer);
+      this.scheduled!.delete(timer);
+      if (this.firing!.size === 0) this.firing = undefined;
+      return true;
+    }
+    return false;
   }
 
   lifecycle(report: LifecycleReport): void {
@@ -498,6 +530,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
     this.stepSpan = undefined;
     if (this.scheduled) for (const timer of this.scheduled.keys()) clearTimer(timer);
     this.scheduled = undefined;
+    this.firing = undefined;
     // Stopping an actor from inside its own step, or while its outcome is carried out, would cut
     // the transition short (and drop the `agent.stopped` queued behind it): wait for it to end.
     const inOwnStep = this.mailbox.phase === 'processing' || this.finishing > 0;
@@ -534,6 +567,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
       }
     }
     this.scheduled = undefined;
+    this.firing = undefined;
     this.unwatchStep();
     // Whatever still holds this process finds it stopped; its lifecycles report nothing more.
     this.mailbox.stop(() => this.deadRef());

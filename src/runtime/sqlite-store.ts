@@ -299,6 +299,10 @@ class SentBodies {
  * Undefined when a field is not a string, and the rows then go as they are.
  */
 function rowsText(rows: StoreBatch['save'], sent: SentBodies): RowsText | undefined {
+  // Checked before any body is numbered: rows that go as they are must not leave numbers the database's thread never got.
+  for (const row of rows) {
+    if (typeof row.id !== 'string' || typeof (row.parent ?? '') !== 'string' || typeof row.definition !== 'string' || typeof row.snapshot !== 'string') return undefined;
+  }
   const fields: string[] = [];
   const lengths = new Int32Array(rows.length * 7);
   const bodies = new Int32Array(rows.length);
@@ -311,10 +315,8 @@ function rowsText(rows: StoreBatch['save'], sent: SentBodies): RowsText | undefi
   };
   for (let row = 0; row < rows.length; row++) {
     const agent = rows[row] as PiecedRow;
-    const parent = agent.parent ?? '';
-    if (typeof agent.id !== 'string' || typeof parent !== 'string' || typeof agent.definition !== 'string' || typeof agent.snapshot !== 'string') return undefined;
     field(agent.id);
-    field(parent);
+    field(agent.parent ?? '');
     field(agent.definition);
     const pieces = agent[ROW_PIECES];
     if (pieces === undefined) {

@@ -937,10 +937,11 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     const process = this.agents.get(agentId);
     if (!process || process.isStopped) return;
     const timer = setTimer(() => {
-      process.scheduled?.delete(timer);
+      process.fired(timer);
       try {
         process.ref.send(signal);
       } catch (error) {
+        process.unsent(timer);
         this.report(agentId, errorInfo('mailbox_full', `scheduled signal '${signal.type}' for agent '${agentId}' could not be delivered: ${(error as Error).message}`));
       }
     }, delay);

@@ -8,7 +8,8 @@
 import Database from 'libsql';
 import { describe, expect, it } from 'vitest';
 import { createSqliteStore, type AgentRef, type AgentSystem, type TraceLine } from '../../src/index.js';
-import { headText, ROW_PIECES, type PiecedRow } from '../../src/runtime/row-pieces.js';
+import type { PiecedRow } from '../../src/runtime/persistence.js';
+import { headText, ROW_PIECES } from '../../src/runtime/row-pieces.js';
 import { Effects, createSignal, defineAction, defineAgent, defineSkill, result, systemPerTest, tempFolders, z } from './fixtures.js';
 
 const systems = systemPerTest();
@@ -157,6 +158,47 @@ describe('rows under hostile use', () => {
     await agent.call(createSignal('slot.later', { inMs: 1, type: 'slot.same' }));
     await firing;
     expect((agent.persist() as { scheduled?: unknown[] }).scheduled).toHaveLength(1);
+    await expectFileToHold(system, path, await expectedRows(system));
+  });
+
+  it('a scheduled signal that falls due while its agent is busy stays in its row until its step is over', async () => {
+    const path = await databaseFile();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const hold = defineAction({ name: 'hold', description: 'Wait until released', input: z.object({}), run: async () => held.then(() => result(null, { state: { label: 'held' } })) });
+    const Busy = defineAgent({
+      name: 'busy',
+      skills: [
+        defineSkill({
+          name: 'slot',
+          schema: slot,
+          actions: [same, later, hold],
+          routes: [
+            { path: 'slot.same', target: { action: 'same' } },
+            { path: 'slot.later', target: { action: 'later' } },
+            { path: 'slot.hold', target: { action: 'hold' } },
+          ],
+        }),
+      ],
+    });
+    let fired!: () => void;
+    const firing = new Promise<void>((resolve) => (fired = resolve));
+    const trace = (record: TraceLine) => {
+      if (record.kind === 'signal' && record.type === 'slot.same') fired();
+    };
+    const system = systems.start({ definitions: [Busy], store: createSqliteStore({ path }), durability: 'step', trace });
+    const agent = system.spawn(Busy, { id: 'busy' });
+    await agent.call(createSignal('slot.later', { inMs: 20, type: 'slot.same' }));
+    const holding = agent.call(createSignal('slot.hold'));
+    await firing;
+    // Fired and waiting in the mailbox behind the held step: the snapshot written now (a row is
+    // `persist()`, as the tests above check) keeps it, so a crash now fires it again once restored.
+    await system.flush();
+    expect(agent.persist().scheduled?.map((entry) => entry.signal.type)).toEqual(['slot.same']);
+    release();
+    await holding;
+    await agent.call(createSignal('slot.same'));
+    expect(agent.persist()).not.toHaveProperty('scheduled');
     await expectFileToHold(system, path, await expectedRows(system));
   });
 
