@@ -31,7 +31,7 @@
  * I/O: watches folders, reads skill folders. Never writes.
  */
 import { watch, type FSWatcher } from 'node:fs';
-import { access, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
@@ -203,7 +203,8 @@ export class FolderWatcher implements SkillWatcher {
 
   /**
    * Waits for each folder in `gone` whose place no watch sees (its parent is not watched): a
-   * lookout on its parent notes its name appearing. Lookouts for folders watched again end.
+   * lookout on its parent notes its name appearing (or a folder taking the place of the file
+   * found there). Lookouts for folders watched again end.
    */
   async #lookOut(gone: readonly string[], wanted: ReadonlyMap<string, string | undefined>, note: (item: Diagnostic) => void): Promise<void> {
     for (const [dir, lookout] of this.#lookouts) {
@@ -216,9 +217,12 @@ export class FolderWatcher implements SkillWatcher {
       const parent = path.dirname(dir);
       // Inside another folder gone (its lookout covers it), or in a watched one (its watch sees it come back).
       if (goneSet.has(parent) || wanted.has(parent) || this.#lookouts.has(dir)) continue;
-      // Still there, and left out by the scan: nothing to wait for.
-      if (await access(dir).then(() => true, () => false)) continue;
+      // There again already (made again after the scan that found it gone): that scan is out of
+      // date, so the sources are scanned once more. Something else in its place (a file) is waited
+      // out like nothing: the lookout sees the folder come back.
+      const back = await stat(dir).then((info) => info.isDirectory(), () => false);
       if (this.#closed) return;
+      if (back) this.#noted(dir);
       const name = path.basename(dir);
       try {
         const lookout = watch(parent, (_event, file) => {
