@@ -89,6 +89,22 @@ describe('registry.watch() when the skills folder comes back the wrong way', () 
     expect(registry.watcher!.folders).toBe(2);
   });
 
+  it('lost with its parent, then back and found by refresh(): the folder is watched again', async () => {
+    const top = await tree();
+    const root = path.join(top, 'project', 'skills');
+    await writeTree(root, { 'notes/SKILL.md': simpleSkill('notes', 'version: 1.0.0') });
+    const { registry, diagnostics, until } = await watched(root);
+    await rm(path.join(top, 'project'), { recursive: true });
+    await until(() => diagnostics.some((item) => item.code === 'skill_watch_lost'));
+
+    await writeTree(root, { 'notes/SKILL.md': simpleSkill('notes', 'version: 2.0.0') });
+    await registry.refresh();
+    expect(registry.entry('notes')?.version).toBe('2.0.0');
+    // As the warning said: from the refresh on, the folder is watched once more.
+    await writeFile(path.join(root, 'notes', 'SKILL.md'), simpleSkill('notes', 'version: 3.0.0'));
+    await until(() => registry.entry('notes')?.version === '3.0.0');
+  });
+
   it('closed while a change is being applied: nothing is reported after close()', async () => {
     const parent = await tree();
     const root = path.join(parent, 'skills');
