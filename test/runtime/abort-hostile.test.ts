@@ -6,7 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { cmd, createSignal, defineAction, defineAgent, defineSkill, fail, result, type ActionContext } from '../../src/index.js';
+import { chatMessage, ChatSignals, cmd, conversation, createSignal, defineAction, defineAgent, defineSkill, fail, result, type ActionContext } from '../../src/index.js';
+import { scriptedModel } from '../../src/testing/index.js';
+import { next } from '../model/fixtures.js';
 import { systemPerTest } from './fixtures.js';
 
 const systems = systemPerTest();
@@ -116,5 +118,59 @@ describe('an abortSignal under cmd', () => {
       process.off('warning', onWarning);
     }
     expect(warnings.filter((warning) => warning.name === 'MaxListenersExceededWarning')).toEqual([]);
+  });
+});
+
+describe("a model's tool call whose turn is cancelled before its step begins", () => {
+  it('finds its abortSignal aborted when its step begins: a chat.cancel queued behind it while the agent was busy', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let toolSignal: AbortSignal | undefined;
+    let toolStarted!: () => void;
+    const toolRunning = new Promise<void>((resolve) => (toolStarted = resolve));
+    const work = defineSkill({
+      name: 'work',
+      actions: [
+        defineAction({
+          name: 'busy',
+          description: 'Keeps the agent busy until released',
+          input: z.object({}),
+          run: async () => {
+            await released;
+            return result('done');
+          },
+        }),
+        defineAction({
+          name: 'long_task',
+          description: 'Works until its turn no longer wants it',
+          input: z.object({}),
+          run: async (_params, ctx) => {
+            toolSignal = ctx.abortSignal;
+            toolStarted();
+            await aborted(ctx.abortSignal);
+            return fail('aborted', 'no longer wanted');
+          },
+        }),
+      ],
+      routes: [{ path: 'busy', target: { action: 'busy' } }],
+    });
+    const model = scriptedModel([{ toolCalls: [{ tool: 'long_task', args: {}, id: 'task' }], delay: 1 }, { text: 'after' }]);
+    const system = systems.start({ models: { default: model } });
+    const agent = system.spawn(defineAgent({ name: 'assistant', skills: [conversation, work] }), { id: 'assistant' });
+    system.subscribe(ChatSignals.toolCall, () => {
+      // The tool call is queued right after this signal: the cancel goes behind it.
+      queueMicrotask(() => agent.send(createSignal(ChatSignals.cancel, { reason: 'enough' })));
+    });
+    const pending = agent.call(chatMessage('do the long task'), { timeout: Infinity }).catch((error: unknown) => error);
+    // Busy before the model answers (its answer comes after a timer): the tool call waits behind it.
+    const busy = agent.call(createSignal('busy'), { timeout: Infinity });
+    await next(system, ChatSignals.toolCall);
+    release();
+    await busy;
+    await toolRunning;
+    // Aborted as its step begins: its turn was cancelled while it waited.
+    expect(toolSignal!.aborted).toBe(true);
+    expect(toolSignal!.reason).toMatchObject({ code: 'cancelled' });
+    expect(await pending).toMatchObject({ code: 'cancelled' });
   });
 });
