@@ -1,38 +1,16 @@
 /**
  * Hot reload when the watched skills folder is put back the wrong ways: as a file first and a
- * folder again later, over and over in quick succession (no watch may be left open), and with
- * the watcher closed while changes are under way (nothing reported after `close()`).
+ * folder again later, as a link, over and over in quick succession (no watch may be left open),
+ * with its parent (found again by `refresh()`, and watched from then on), and with the watcher
+ * closed while changes are under way (nothing reported after `close()`).
  */
 import { mkdir, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { discoverSkills, type Diagnostic, type DocumentSkillRegistry } from '../../src/index.js';
-import type { SkillChange } from '../../src/manifest/document-registry.js';
+import { describe, expect, it } from 'vitest';
 import { simpleSkill, tree, writeTree } from './tree.js';
+import { watchedRegistries } from './watched.js';
 
-const open: DocumentSkillRegistry[] = [];
-afterEach(() => {
-  for (const registry of open.splice(0)) registry.watcher?.close();
-});
-
-/** A registry watching `root`, with every change and diagnostic it gives kept in order. */
-async function watched(root: string) {
-  const changes: SkillChange[] = [];
-  const diagnostics: Diagnostic[] = [];
-  const registry = await discoverSkills({ extra: [root] }, { watch: { debounceMs: 20, onChange: (change) => void changes.push(change) }, onDiagnostic: (item) => void diagnostics.push(item) });
-  open.push(registry);
-  /** Resolves once a change the watcher applies makes `check` hold. */
-  const until = (check: () => boolean) =>
-    new Promise<void>((resolve) => {
-      if (check()) return resolve();
-      const stop = registry.watcher!.onChange(() => {
-        if (!check()) return;
-        stop();
-        resolve();
-      });
-    });
-  return { registry, changes, diagnostics, until };
-}
+const watched = watchedRegistries();
 
 /** This process's open file descriptors (inotify watches among them). */
 async function openFds(): Promise<number> {

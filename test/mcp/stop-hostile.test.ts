@@ -2,12 +2,15 @@
  * A served agent that leaves memory without stopping: passivated (a system with `idleMs`), it is
  * woken by the next request and served as before. Neither its endpoint's owner nor its clients
  * are told it stopped, and a skill mounted after it woke still tells clients its tools changed.
+ * And one that stops while a tool call is under way: that call is answered, as a failed tool call
+ * saying the agent stopped, and later requests are refused.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAgentSystem, createSqliteStore, defineAgent, type Diagnostic, type TraceRecord } from 'skillstate';
+import { z } from 'zod';
+import { createAgentSystem, createSqliteStore, defineAction, defineAgent, defineSkill, result, type Diagnostic, type TraceRecord } from 'skillstate';
 import { serveMcp } from 'skillstate/mcp';
 import { arithmetic, counter } from 'skillstate/skills';
 import { eventually, httpClient, onCleanup } from './processes.js';
@@ -62,5 +65,40 @@ describe('serveMcp of an agent that is passivated', () => {
     await agent.mount(arithmetic);
     await eventually(() => changes() > before, 'tools/list_changed after the mount');
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('add');
+  });
+});
+
+describe('serveMcp of an agent stopped while a tool call runs', () => {
+  it('answers the call as a failed tool call naming agent_stopped, then refuses the next request', async () => {
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const slow = defineSkill({
+      name: 'slow',
+      actions: [
+        defineAction({
+          name: 'hang',
+          description: 'Works until its work is no longer wanted',
+          input: z.object({}),
+          run: async (_params, ctx) => {
+            started();
+            await new Promise((resolve) => ctx.abortSignal.addEventListener('abort', resolve, { once: true }));
+            return result('too late');
+          },
+        }),
+      ],
+    });
+    const system = createAgentSystem({ onUnhandledDiagnostic: () => {} });
+    onCleanup(() => system.shutdown());
+    const agent = system.spawn(defineAgent({ name: 'slow', skills: [slow] }), { id: 'slow' });
+    const endpoint = await serveMcp(agent, { transport: 'http', onDiagnostic: () => {} });
+    onCleanup(() => endpoint.close());
+    const { client } = await httpClient(endpoint.url!);
+    const call = client.callTool({ name: 'hang', arguments: {} });
+    await running;
+    await agent.stop();
+    const answered = await call;
+    expect(answered.isError).toBe(true);
+    expect(answered._meta).toMatchObject({ 'skillstate/error': { code: 'agent_stopped' } });
+    await expect(client.callTool({ name: 'hang', arguments: {} })).rejects.toMatchObject({ code: -32003 });
   });
 });
