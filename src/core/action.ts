@@ -58,11 +58,17 @@ export interface ActionContext<TState = unknown, TConfig = unknown> {
  * when an action first reads the signal, so a step whose actions never read it costs nothing.
  */
 export interface AbortSource {
-  abortSignal(): AbortSignal;
+  /**
+   * The signal of the step under way; given `steps` (what `steps` was when the action's context
+   * was made), the signal of that step, which is one never aborted once that step has ended.
+   */
+  abortSignal(steps?: number): AbortSignal;
+  /**
+   * How many steps the host has ended, when it counts them: a context read after its step ended
+   * (kept in a closure) then gets a signal of its own, never the signal of a later step.
+   */
+  readonly steps?: number;
 }
-
-/** The signal of an action nothing can cancel: one, shared, never aborted. */
-const NEVER_ABORTED: AbortSignal = new AbortController().signal;
 
 /**
  * The context `cmd` gives an action's `run`: the fields as they are, and the abort signal asked
@@ -74,6 +80,8 @@ export class ActionRunContext<TState = unknown, TConfig = unknown> implements Ac
   readonly now: () => number;
   readonly newId: () => string;
   private aborting: AbortSignal | undefined;
+  /** The host's count of ended steps when this context was made: which step it belongs to. */
+  private readonly steps: number | undefined;
 
   constructor(
     readonly agentId: string,
@@ -88,10 +96,13 @@ export class ActionRunContext<TState = unknown, TConfig = unknown> implements Ac
   ) {
     this.now = now;
     this.newId = newId;
+    this.steps = abort?.steps;
   }
 
   get abortSignal(): AbortSignal {
-    return (this.aborting ??= this.abort === undefined ? NEVER_ABORTED : this.abort.abortSignal());
+    // Where nothing can cancel the step, a signal of its own all the same: what one run hangs on
+    // it (listeners never removed) is not carried into the next.
+    return (this.aborting ??= this.abort === undefined ? new AbortController().signal : this.abort.abortSignal(this.steps));
   }
 }
 

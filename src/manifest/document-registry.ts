@@ -54,7 +54,7 @@ export interface RegistryOptions extends FolderSkillOptions {
   /** Re-runs discovery; set by `discoverSkills`. */
   scan?: () => Promise<ScanResult>;
   /** @internal Makes the watcher `watch()` starts; set by `discoverSkills`. */
-  watcher?: (registry: DocumentSkillRegistry, options: WatchOptions) => SkillWatcher & { start(): Promise<void> };
+  watcher?: (registry: DocumentSkillRegistry, options: WatchOptions) => FolderWatch;
 }
 
 /** What one applied batch of file changes did to the registry. */
@@ -70,6 +70,9 @@ export interface SkillChange {
   /** Milliseconds spent bringing the registry and the watches up to date (not the quiet period, not the agents). */
   durationMs: number;
 }
+
+/** @internal A watcher as the registry drives it: started once, and told when `refresh()` scanned again (resolves once it watches what the scan found). */
+export type FolderWatch = SkillWatcher & { start(): Promise<void>; rescanned(): Promise<void> };
 
 /** The running agents a watcher keeps up to date: an agent system, or anything listing agent refs. */
 export interface RunningAgents {
@@ -128,7 +131,7 @@ export class DocumentSkillRegistry implements SkillResolver {
   #shadowed: ShadowedSkill[] = [];
   #revision = 0;
   #folders: readonly string[] = [];
-  #watcher: SkillWatcher | undefined;
+  #watcher: FolderWatch | undefined;
 
   constructor(options: RegistryOptions = {}) {
     this.#options = options;
@@ -363,6 +366,8 @@ export class DocumentSkillRegistry implements SkillResolver {
     if (!this.#options.scan) return [];
     const result = await this.#options.scan();
     this.applyScan(result);
+    // A folder the watch had lost (gone with its parent) is watched again once a scan finds it.
+    if (this.#watcher && !this.#watcher.closed) await this.#watcher.rescanned();
     return result.diagnostics;
   }
 

@@ -230,7 +230,13 @@ export async function runSkillScript(owner: ScriptOwner, script: string, args: r
     let timedOut = false;
     let cancelled = false;
     let settled = false;
+    /**
+     * The script has exited: what comes after (an abort, the time-out) did not end it, and its
+     * process id may name another process by now, so nothing is killed by it any more.
+     */
+    let exited = false;
     const killGroup = () => {
+      if (exited) return;
       try {
         if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
       } catch {
@@ -244,6 +250,7 @@ export async function runSkillScript(owner: ScriptOwner, script: string, args: r
     }, timeoutMs);
     running.add(killGroup);
     const cancel = () => {
+      if (exited) return;
       cancelled = true;
       killGroup();
     };
@@ -302,6 +309,10 @@ export async function runSkillScript(owner: ScriptOwner, script: string, args: r
     let strays = false;
     child.on('close', (code, signal) => finish(code, signal));
     child.on('exit', (code, signal) => {
+      exited = true;
+      clearTimeout(timer);
+      running.delete(killGroup);
+      options.signal?.removeEventListener('abort', cancel);
       if (child.pid !== undefined) {
         try {
           process.kill(-child.pid, 0);

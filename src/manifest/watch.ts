@@ -31,14 +31,14 @@
  * I/O: watches folders, reads skill folders. Never writes.
  */
 import { watch, type FSWatcher } from 'node:fs';
-import { access, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import { describeThrown } from '../core/errors.js';
 import { ManifestError } from './errors.js';
 import { loadSkillFolder, type FolderSkillOptions } from './folder.js';
-import { type DocumentSkillRegistry, type RunningAgents, type SkillChange, type SkillWatcher, type WatchOptions } from './document-registry.js';
+import { type DocumentSkillRegistry, type FolderWatch, type RunningAgents, type SkillChange, type WatchOptions } from './document-registry.js';
 import { skillEntry, type SkillEntry } from './skill-entry.js';
 
 /** Folders watched inside one skill (its resources); deeper or further ones are not. */
@@ -69,7 +69,7 @@ async function resourceFolders(root: string): Promise<string[]> {
 }
 
 /** The `node:fs` watcher behind `registry.watch()`. */
-export class FolderWatcher implements SkillWatcher {
+export class FolderWatcher implements FolderWatch {
   readonly #registry: DocumentSkillRegistry;
   readonly #debounceMs: number;
   readonly #folderOptions: FolderSkillOptions;
@@ -90,6 +90,8 @@ export class FolderWatcher implements SkillWatcher {
   #timer: NodeJS.Timeout | undefined;
   #queue: Promise<void> = Promise.resolve();
   #closed = false;
+  /** A batch is scanning the sources again (it watches what it finds itself). */
+  #rescanning = false;
 
   constructor(registry: DocumentSkillRegistry, options: WatchOptions, folderOptions: FolderSkillOptions) {
     this.#registry = registry;
@@ -109,6 +111,17 @@ export class FolderWatcher implements SkillWatcher {
   /** Watches the folders of the registry's last scan. */
   async start(): Promise<void> {
     await this.#sync(new Set());
+  }
+
+  /**
+   * The registry scanned its sources again (`refresh()`): the folders it found are watched, after
+   * the batch under way if any. Nothing to do for the scan of a batch, which watches them itself.
+   */
+  rescanned(): Promise<void> {
+    if (this.#rescanning || this.#closed) return Promise.resolve();
+    const synced = this.#queue.then(() => this.#sync(new Set()));
+    this.#queue = synced.catch(() => {});
+    return synced;
   }
 
   onChange(listener: (change: SkillChange) => void): () => void {
@@ -203,7 +216,8 @@ export class FolderWatcher implements SkillWatcher {
 
   /**
    * Waits for each folder in `gone` whose place no watch sees (its parent is not watched): a
-   * lookout on its parent notes its name appearing. Lookouts for folders watched again end.
+   * lookout on its parent notes its name appearing (or a folder taking the place of the file
+   * found there). Lookouts for folders watched again end.
    */
   async #lookOut(gone: readonly string[], wanted: ReadonlyMap<string, string | undefined>, note: (item: Diagnostic) => void): Promise<void> {
     for (const [dir, lookout] of this.#lookouts) {
@@ -216,9 +230,12 @@ export class FolderWatcher implements SkillWatcher {
       const parent = path.dirname(dir);
       // Inside another folder gone (its lookout covers it), or in a watched one (its watch sees it come back).
       if (goneSet.has(parent) || wanted.has(parent) || this.#lookouts.has(dir)) continue;
-      // Still there, and left out by the scan: nothing to wait for.
-      if (await access(dir).then(() => true, () => false)) continue;
+      // There again already (made again after the scan that found it gone): that scan is out of
+      // date, so the sources are scanned once more. Something else in its place (a file) is waited
+      // out like nothing: the lookout sees the folder come back.
+      const back = await stat(dir).then((info) => info.isDirectory(), () => false);
       if (this.#closed) return;
+      if (back) this.#noted(dir);
       const name = path.basename(dir);
       try {
         const lookout = watch(parent, (_event, file) => {
@@ -321,7 +338,12 @@ export class FolderWatcher implements SkillWatcher {
   /** Scans the sources again and works out what was added, changed and removed. */
   async #rescan(touched: ReadonlySet<string>, change: SkillChange): Promise<void> {
     const before = new Map(this.#registry.entries({ includeDisabled: true }).map((entry) => [entry.name, entry]));
-    await this.#registry.refresh();
+    this.#rescanning = true;
+    try {
+      await this.#registry.refresh();
+    } finally {
+      this.#rescanning = false;
+    }
     for (const entry of this.#registry.entries({ includeDisabled: true })) {
       const previous = before.get(entry.name);
       if (!previous) change.added.push(entry.name);

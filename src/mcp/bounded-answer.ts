@@ -79,11 +79,6 @@ function boundedJson(body: ReadableStream<Uint8Array>, declared: number | undefi
   });
 }
 
-/** Whether `bytes[from, to)`, one line of an event stream without its LF, holds more than a CR. */
-function hasContent(bytes: Uint8Array, from: number, to: number): boolean {
-  return to - from > 1 || (to - from === 1 && bytes[from] !== CR);
-}
-
 /** An SSE stream passed on event by event, each held only up to `limit` bytes. */
 function boundedEvents(body: ReadableStream<Uint8Array>, ids: readonly RequestId[], server: string, limit: number): ReadableStream<Uint8Array> {
   const reader = body.getReader();
@@ -91,28 +86,53 @@ function boundedEvents(body: ReadableStream<Uint8Array>, ids: readonly RequestId
   let event: Uint8Array[] = [];
   let size = 0;
   let lineHasContent = false;
+  /** The last byte taken was a CR: an LF right after it ends the same line (CRLF), not another. */
+  let afterCR = false;
   /** Events passed on so far. */
   let passed = 0;
-  /** Takes in a chunk, passing on each event it ends; false once the event being read is past the limit. */
+  /**
+   * Takes in a chunk, passing on each event it ends; false once the event being read is past the
+   * limit. A line ends at CRLF, LF or CR alone, as the event-stream format has it; an empty line
+   * ends the event.
+   */
   const take = (chunk: Uint8Array, controller: ReadableStreamDefaultController<Uint8Array>): boolean => {
     let start = 0;
-    let lineStart = 0;
-    for (let lf = chunk.indexOf(LF); lf !== -1; lf = chunk.indexOf(LF, lf + 1)) {
-      const empty = !lineHasContent && !hasContent(chunk, lineStart, lf);
+    for (let at = 0; at < chunk.length; at++) {
+      const byte = chunk[at];
+      if (byte !== LF && byte !== CR) {
+        lineHasContent = true;
+        afterCR = false;
+        continue;
+      }
+      const crlf = byte === LF && afterCR;
+      afterCR = byte === CR;
+      if (crlf) {
+        // The LF of the CRLF that ended the event passed on last (its CR ended a chunk): it goes on after it.
+        if (at === start && event.length === 0 && size === 0) {
+          controller.enqueue(chunk.subarray(at, at + 1));
+          start = at + 1;
+        }
+        continue;
+      }
+      const empty = !lineHasContent;
       lineHasContent = false;
-      lineStart = lf + 1;
       if (!empty) continue;
-      // An empty line ends the event: it is passed on whole.
-      size += lf + 1 - start;
+      // An empty line ends the event: it is passed on whole, with the LF of its CRLF when that is here already.
+      let end = at + 1;
+      if (byte === CR && chunk[end] === LF) {
+        end++;
+        afterCR = false;
+        at++;
+      }
+      size += end - start;
       if (size > limit) return false;
-      event.push(chunk.subarray(start, lf + 1));
+      event.push(chunk.subarray(start, end));
       for (const part of event) controller.enqueue(part);
       passed++;
       event = [];
       size = 0;
-      start = lf + 1;
+      start = end;
     }
-    lineHasContent ||= hasContent(chunk, lineStart, chunk.length);
     size += chunk.length - start;
     if (size > limit) return false;
     if (start < chunk.length) event.push(chunk.subarray(start));

@@ -16,6 +16,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AgentRef } from '../index.js';
+import { watchAgent } from './agent-watch.js';
 import { createMcpServer, resolveTarget, type McpServerOptions, type McpTarget } from './server.js';
 import { BoundedStdioServerTransport } from './stdio-server-transport.js';
 import { stderrDiagnostics } from './skill-catalog.js';
@@ -113,20 +114,17 @@ export async function serveMcp(target: McpTarget, options: ServeMcpOptions): Pro
  * then on (`agent_stopped`), and whoever runs the endpoint should know why.
  */
 function reportStop(ref: AgentRef<object>, endpoint: McpEndpoint, onDiagnostic: DiagnosticListener): void {
-  const watch = ref.actor.subscribe({
-    error: () => {},
-    // The actor also completes when its agent is passivated: only a stop is reported.
-    complete: () => {
-      if (ref.status !== 'stopped') return;
+  // Followed through passivation: an agent passivated is not stopped, and the one woken later is watched.
+  const watch = watchAgent(ref, {
+    stopped: () =>
       onDiagnostic(
         diagnostic('warning', 'mcp_agent_stopped', `agent '${ref.id}' has stopped: the MCP endpoint${endpoint.url ? ` at ${endpoint.url}` : ''} answers every request with agent_stopped until it is closed`, {
           subject: ref.id,
           details: { agent: ref.id },
         }),
-      );
-    },
+      ),
   });
-  void endpoint.closed.then(() => watch.unsubscribe());
+  void endpoint.closed.then(() => watch.close());
 }
 
 /**

@@ -38,6 +38,7 @@ import { describeValue } from '../core/plain.js';
 import { RuntimeError, type AgentRef, type AgentSystem, type DocumentSkillRegistry } from '../index.js';
 import { DISCLOSURE_PROMPT, DISCLOSURE_PROMPT_INFO, disclosurePrompt, listSkillResources, readSkillUri, SKILL_RESOURCE_TEMPLATE } from './documents.js';
 import { servedToolCall } from './mcp-spans.js';
+import { watchAgent } from './agent-watch.js';
 import { protocolError } from './protocol-error.js';
 import { handleRequest } from './request-handler.js';
 import { SkillCatalog, SKILLS_EXTENSION } from './skill-catalog.js';
@@ -111,12 +112,12 @@ export function createMcpServer(target: McpTarget, options: McpServerOptions = {
     options.instructions === undefined ? { capabilities } : { capabilities, instructions: options.instructions },
   );
 
-  refuseOnceStopped(server, ref);
+  refuseOnceStopped(server, ref, () => watch.used());
 
   let listed = toolListKey(mcpTools(ref));
   let toolset = ref.toolset();
-  const watch = ref.actor.subscribe({
-    next: () => {
+  const watch = watchAgent(ref, {
+    step: () => {
       // The toolset is rebuilt only when the agent's skills change: most steps stop at this check.
       const current = ref.toolset();
       if (current === toolset) return;
@@ -126,15 +127,14 @@ export function createMcpServer(target: McpTarget, options: McpServerOptions = {
       listed = key;
       if (server.transport) server.sendToolListChanged().catch(() => {});
     },
-    error: () => {},
-    // The actor also completes when its agent is passivated (out of memory until its next use): only a stop takes the tools away.
-    complete: () => {
-      if (ref.status === 'stopped' && server.transport) server.sendToolListChanged().catch(() => {});
+    // Its tools are gone (a passivated agent is not stopped: it is served again once woken).
+    stopped: () => {
+      if (server.transport) server.sendToolListChanged().catch(() => {});
     },
   });
   const previousClose = server.onclose;
   server.onclose = () => {
-    watch.unsubscribe();
+    watch.close();
     previousClose?.();
   };
 
@@ -166,9 +166,10 @@ export function createMcpServer(target: McpTarget, options: McpServerOptions = {
 
 /**
  * Makes every request handler registered on `server` from now on (every method but the SDK's own
- * `initialize` and `ping`) refuse once the agent has stopped, with a JSON-RPC error naming it.
+ * `initialize` and `ping`) refuse once the agent has stopped, with a JSON-RPC error naming it, and
+ * say when it has served one (`used`).
  */
-function refuseOnceStopped(server: Server, ref: AgentRef<object>): void {
+function refuseOnceStopped(server: Server, ref: AgentRef<object>, used: () => void): void {
   type Register = Server['setRequestHandler'];
   const register = server.setRequestHandler.bind(server) as (schema: Parameters<Register>[0], handler: Parameters<Register>[1]) => void;
   server.setRequestHandler = ((schema: Parameters<Register>[0], handler: Parameters<Register>[1]) =>
@@ -177,6 +178,11 @@ function refuseOnceStopped(server: Server, ref: AgentRef<object>): void {
         const info = errorInfo('agent_stopped', `agent '${ref.id}' has stopped: this MCP server no longer serves it (its tools, resources and prompts are gone); connect to a server of a running agent`, { subject: ref.id });
         throw protocolError(AGENT_STOPPED_ERROR, info.message, info);
       }
-      return handler(request, extra);
+      try {
+        return handler(request, extra);
+      } finally {
+        // The handler has woken a passivated agent: its steps are followed from now on.
+        used();
+      }
     })) as Register;
 }

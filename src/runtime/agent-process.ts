@@ -110,6 +110,8 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   private stepSpan: StepSpan | undefined;
   /** The controller of the step under way's `ctx.abortSignal`: made when an action reads it, or when the step is aborted. */
   private stepAbort: AbortController | undefined;
+  /** Steps ended (finished or crashed): which step an action's context belongs to, so one read after its step never gets a later step's signal. */
+  steps = 0;
   /** The system's sweep count when the agent last finished a step (or started): how long it has been idle (`passivation.ts`). */
   lastActive: number;
 
@@ -281,6 +283,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   crashed(error: unknown): void {
     this.unwatchStep();
     this.stepAbort = undefined;
+    this.steps++;
     const item = this.mailbox.current;
     if (this.stepSpan) {
       if (item) this.stepSpan.crashed(this, item.event, error);
@@ -296,6 +299,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   finished(event: AgentItemEvent, outcome: StepOutcome): void {
     this.unwatchStep();
     this.stepAbort = undefined;
+    this.steps++;
     this.lastActive = this.system.sweeps;
     const item = this.mailbox.finished(event);
     const span = this.stepSpan;
@@ -386,9 +390,12 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
 
   /**
    * The step under way's abort signal, made on its first read (a step whose actions never read
-   * it costs nothing). Born aborted when the step's caller gave up before it began.
+   * it costs nothing). Born aborted when the step's caller gave up before it began. Read for a
+   * step that has ended (`steps` behind the count), a signal never aborted: that step's work is
+   * over, and the step under way now, or the next, is not its business.
    */
-  abortSignal(): AbortSignal {
+  abortSignal(steps?: number): AbortSignal {
+    if (steps !== undefined && steps !== this.steps) return new AbortController().signal;
     let controller = this.stepAbort;
     if (controller === undefined) {
       controller = this.stepAbort = new AbortController();

@@ -298,6 +298,21 @@ export class Mailbox {
   private dispatch(item: MailboxItem): void {
     this.phase = 'processing';
     this.current = item;
+    if (item.interrupt !== undefined && this.queue !== undefined && this.queue.size > 0) this.interruptedAhead(item);
     this.owner.deliver(item);
+  }
+
+  /**
+   * An item that can be interrupted begins while items wait behind it: one of those that arrived
+   * while it waited may already have made its work unwanted (a `chat.cancel` sent while the agent
+   * was busy with something else), and its step is told so from the start. The queue is read in
+   * order by taking it out and putting it back.
+   */
+  private interruptedAhead(item: MailboxItem): void {
+    const queue = this.queue!;
+    for (const waiting of queue.drain()) {
+      queue.push(waiting);
+      if (item.interrupt !== undefined) this.interrupts(item, waiting.event);
+    }
   }
 }

@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 
 const BIN = fileURLToPath(new URL('../../bin/skillstate.js', import.meta.url));
 const NOTICE = "[the model's answer failed part-way; retrying]";
+const FAILED = "[the model's answer failed part-way]";
 
 function chat(script: unknown, input: string, extra: string[] = []) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'skillstate-chat-retry-'));
@@ -44,6 +45,13 @@ describe('skillstate chat, a streamed answer that fails part-way', () => {
   it('failing twice: a notice for each new attempt', () => {
     const { stdout } = chat([BREAKS_OFF, BREAKS_OFF, { text: 'Third time.' }], 'question\n');
     expect(stdout).toContain(`assistant: The answer \n${NOTICE}\nassistant: The answer \n${NOTICE}\nassistant: Third time.\n`);
+  });
+
+  it('failing on every attempt: the last partial answer is followed by a line saying it failed, the error on stderr, and the chat goes on', () => {
+    const { code, stdout, stderr } = chat([BREAKS_OFF, BREAKS_OFF, BREAKS_OFF, { text: 'Next.' }], 'question\nanother\n');
+    expect(code).toBe(0);
+    expect(stdout).toContain(`assistant: The answer \n${NOTICE}\nassistant: The answer \n${NOTICE}\nassistant: The answer \n${FAILED}\nassistant: Next.\n`);
+    expect(stderr).toContain('error model_failed:');
   });
 
   it('--json prints the answer once, whole', () => {

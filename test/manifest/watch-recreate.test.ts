@@ -6,34 +6,11 @@
  */
 import { cp, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { discoverSkills, type Diagnostic, type DocumentSkillRegistry } from '../../src/index.js';
-import type { SkillChange } from '../../src/manifest/document-registry.js';
+import { describe, expect, it } from 'vitest';
 import { simpleSkill, tree, writeTree } from './tree.js';
+import { watchedRegistries } from './watched.js';
 
-const open: DocumentSkillRegistry[] = [];
-afterEach(() => {
-  for (const registry of open.splice(0)) registry.watcher?.close();
-});
-
-/** A registry watching `root`, with every change and diagnostic it gives kept in order. */
-async function watched(root: string) {
-  const changes: SkillChange[] = [];
-  const diagnostics: Diagnostic[] = [];
-  const registry = await discoverSkills({ extra: [root] }, { watch: { debounceMs: 20, onChange: (change) => void changes.push(change) }, onDiagnostic: (item) => void diagnostics.push(item) });
-  open.push(registry);
-  /** Resolves once a change the watcher applies makes `check` hold. */
-  const until = (check: () => boolean) =>
-    new Promise<void>((resolve) => {
-      if (check()) return resolve();
-      const stop = registry.watcher!.onChange(() => {
-        if (!check()) return;
-        stop();
-        resolve();
-      });
-    });
-  return { registry, changes, diagnostics, until };
-}
+const watched = watchedRegistries();
 
 describe('registry.watch() when the skills folder is removed and made again', () => {
   it('removed, then made again with a changed SKILL.md: the skill goes, comes back in its new version, and later edits are seen', async () => {

@@ -72,6 +72,8 @@ async function scriptFrom(file: string): Promise<ChatModel> {
 
 /** The line printed when a model answer that was streamed failed part-way and is asked for again. */
 const RETRY_NOTICE = "[the model's answer failed part-way; retrying]";
+/** The line printed when the turn failed after part of the model's answer was printed: that text is no answer. */
+const FAILED_NOTICE = "[the model's answer failed part-way]";
 
 const dim = (text: string, color: boolean) => (color ? `\x1b[2m${text}\x1b[0m` : text);
 
@@ -228,7 +230,10 @@ ${SOURCE_HELP}`,
         endLine();
         if (json) emit({ type: 'answer', text: answer });
       } catch (error) {
+        // Printed text cannot be taken back: a line says the answer it began is not one.
+        const partial = streaming;
         endLine();
+        if (partial) io.out(`${dim(FAILED_NOTICE, color)}\n`);
         const { code, message } = error as { code?: string; message?: string };
         if (json) emit({ type: 'error', code: code ?? 'unknown', message: message ?? String(error) });
         else io.err(`error ${code ?? ''}: ${message ?? String(error)}\n`);
