@@ -13,7 +13,7 @@
  * Pure: no I/O, no XState.
  */
 import type { AnyAction } from './action.js';
-import type { Catalog } from './catalog.js';
+import type { ActiveSkill, Catalog } from './catalog.js';
 import { errorInfo, type ErrorInfo } from './errors.js';
 import type { RouteTarget } from './instruction.js';
 import type { Route } from './router.js';
@@ -25,10 +25,21 @@ export function unknownRouteTarget(catalog: Catalog): ErrorInfo | undefined {
     if (problem) return problem;
   }
   for (const active of catalog.skills.values()) {
-    for (const route of active.spec.routes(active.config)) {
-      const problem = routeTargetProblem(catalog, route, active.spec.name);
-      if (problem) return problem;
-    }
+    const problem = unknownSkillRouteTarget(catalog, active);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+/**
+ * The first route of `active`, a skill of the agent `catalog` describes, whose target nothing the
+ * agent has provides (`unknown_action`): checked when a skill is mounted at run time, by the rule
+ * `defineAgent` holds its attached skills to.
+ */
+export function unknownSkillRouteTarget(catalog: Catalog, active: ActiveSkill): ErrorInfo | undefined {
+  for (const route of active.spec.routes(active.config)) {
+    const problem = routeTargetProblem(catalog, route, active.spec.name);
+    if (problem) return problem;
   }
   return undefined;
 }

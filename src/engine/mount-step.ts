@@ -17,7 +17,7 @@ import { isPlainObject } from '../core/plain.js';
 import type { AnySkill, MountOutcome } from '../core/skill.js';
 import { hookContext, hookEffects, patchSlice } from './hook-output.js';
 import { failedOutcome, type StepOutcome } from './outcome.js';
-import { checkRouter, checkSkill } from './skill-checks.js';
+import { checkRouter, checkRouteTargets, checkSkill } from './skill-checks.js';
 import { callSafely } from './user-code.js';
 
 /** The agent after mount hooks ran, with their effects; or the error of the first that failed. */
@@ -40,6 +40,11 @@ export function runMountHooks(
   const mountedCatalog = catalogOf(after)!;
   for (const record of added) {
     const problem = checkSkill(mountedCatalog.skills.get(record.name)!);
+    if (problem) return { ok: false, error: problem };
+  }
+  // Checked once every added skill's routes read well: a route may name an action of another skill mounted with it.
+  for (const record of added) {
+    const problem = checkRouteTargets(mountedCatalog, mountedCatalog.skills.get(record.name)!);
     if (problem) return { ok: false, error: problem };
   }
   const routing = checkRouter(mountedCatalog);

@@ -13,6 +13,7 @@
 import type { ActiveSkill, Catalog } from '../core/catalog.js';
 import { describeThrown, errorInfo, withCause, type ErrorInfo } from '../core/errors.js';
 import { checkRouteTarget } from '../core/instruction.js';
+import { unknownSkillRouteTarget } from '../core/route-targets.js';
 import { validateRoute } from '../core/router.js';
 import type { ChildSpec, RestartPolicy } from '../core/skill.js';
 
@@ -55,6 +56,20 @@ export function childSpecs(active: ActiveSkill | undefined): readonly ChildSpec[
   if (!active?.spec.children) return NO_CHILDREN;
   if (!checkedChildren.has(active)) checkChildren(active);
   return checkedChildren.get(active) ?? NO_CHILDREN;
+}
+
+/**
+ * The first route of `active`, mounted at run time, aimed at an action nothing on the agent has
+ * (`unknown_action`, as `defineAgent` refuses it), rather than a route that fails at every signal
+ * it matches. Its routes were read by `checkSkill` first.
+ */
+export function checkRouteTargets(catalog: Catalog, active: ActiveSkill): ErrorInfo | undefined {
+  try {
+    const problem = unknownSkillRouteTarget(catalog, active);
+    return problem && { ...problem, message: `mounting skill '${active.spec.name}': ${problem.message}` };
+  } catch (thrown) {
+    return errorInfo('invalid_route', `routes of skill '${active.spec.name}': routes(config) failed: ${describeThrown(thrown)}`, { skill: active.spec.name });
+  }
 }
 
 function checkRoutes(active: ActiveSkill): ErrorInfo | undefined {

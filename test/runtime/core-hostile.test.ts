@@ -103,6 +103,31 @@ describe('a skill mounted at run time whose routes(config) gives a target of the
   });
 });
 
+describe('a skill mounted at run time whose route names an action nothing on the agent has', () => {
+  it('is refused with unknown_action, as defineAgent refuses it, and the agent keeps answering', async () => {
+    system = createAgentSystem();
+    const agent = system.spawn(Tally, { id: 't1' });
+    const desk = defineSkill({ name: 'desk', actions: [defineAction({ name: 'file', description: 'Files', input: z.object({}), run: () => 'filed' })], routes: [{ path: 'desk.shred', target: { action: 'shred' } }] });
+    await expect(agent.mount(desk)).rejects.toMatchObject({ code: 'unknown_action', skill: 'desk', action: 'shred', subject: 'desk.shred', message: expect.stringContaining("mounting skill 'desk': route 'desk.shred' of skill 'desk' targets action 'shred'") });
+    expect(agent.getSnapshot().mounted.map((skill) => skill.name)).toEqual(['tally']);
+    expect(await agent.call('tally.bump')).toBe(1);
+  });
+
+  it("takes routes to the agent's actions, to another skill's, and to a skill mounted later when they name it", async () => {
+    system = createAgentSystem();
+    const agent = system.spawn(Tally, { id: 't1' });
+    const routes = [
+      { path: 'desk.bump', target: { action: 'bump' } },
+      { path: 'desk.file', target: { action: 'file' } },
+      { path: 'desk.later', target: { action: 'archive', skill: 'archive' } },
+    ];
+    const desk = defineSkill({ name: 'desk', actions: [defineAction({ name: 'file', description: 'Files', input: z.object({}), run: () => 'filed' })], routes });
+    expect((await agent.mount(desk)).changed).toBe(true);
+    expect(await agent.call('desk.file')).toBe('filed');
+    expect(await agent.call('desk.bump')).toBe(1);
+  });
+});
+
 describe("a ref's options", () => {
   it('toolset with a misspelled strict: invalid_options naming it, not the non-strict tools', () => {
     system = createAgentSystem();
