@@ -74,15 +74,18 @@ describe('effect interpreter', () => {
 describe('the system actor', () => {
   it('takes each effect of a step as an event named after its kind, in order, and carries it out with the action of that name', async () => {
     const seen: string[] = [];
+    // The inspector hears the system actor start before createAgentSystem returns.
+    let systemActor: unknown;
     const system = createAgentSystem({
       onUnhandledError: () => {},
       onUnhandledDiagnostic: () => {},
       inspect: (event) => {
-        if (event.actorRef !== system.actor) return;
+        if (systemActor === undefined || event.actorRef !== systemActor) return;
         if (event.type === '@xstate.event') seen.push(`event ${(event.event as { type: string }).type}`);
         if (event.type === '@xstate.action') seen.push(`action ${event.action.type}`);
       },
     });
+    systemActor = system.actor;
     const heard: string[] = [];
     system.subscribe('told.*', (signal) => heard.push(signal.type));
     const teller = defineSkill({
