@@ -305,14 +305,12 @@ export class Mailbox {
   /**
    * An item that can be interrupted begins while items wait behind it: one of those that arrived
    * while it waited may already have made its work unwanted (a `chat.cancel` sent while the agent
-   * was busy with something else), and its step is told so from the start. The queue is read in
-   * order by taking it out and putting it back.
+   * was busy with something else), and its step is told so from the start (once).
    */
   private interruptedAhead(item: MailboxItem): void {
-    const queue = this.queue!;
-    for (const waiting of queue.drain()) {
-      queue.push(waiting);
-      if (item.interrupt !== undefined) this.interrupts(item, waiting.event);
+    for (const waiting of this.queue!) {
+      if (item.interrupt === undefined) return;
+      this.interrupts(item, waiting.event);
     }
   }
 }

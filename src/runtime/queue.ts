@@ -32,6 +32,11 @@ export class BoundedQueue<T> {
     return item;
   }
 
+  /** The items, oldest first, left in place. */
+  *[Symbol.iterator](): IterableIterator<T> {
+    for (let i = 0; i < this.count; i++) yield this.items[(this.head + i) % this.items.length]!;
+  }
+
   /** Removes and returns every item, oldest first. */
   drain(): T[] {
     const all: T[] = [];
