@@ -18,8 +18,10 @@
  * the host's mailbox, one at a time; an item event the host did not hand over (sent to the actor
  * directly, or while busy) is handed back to it.
  *
- * The item handlers stay on the root, and a step is one `assign`, which runs it, tells the host
- * and commits the new agent, so a sync step costs about what a bare machine's `assign` does.
+ * A step is one `assign`, which runs it, tells the host and commits the new agent. In `idle`,
+ * a sync step that leaves the mounted skills as they were (nearly every step) is taken directly:
+ * the machine stays where it is and its next snapshot is the current one with the new agent, what
+ * XState's statechart algorithm would work out at several times the cost (see `directly`).
  * Only an async step, the first item, and a step that changed the mounted skills send the machine
  * an event of their own (`step.pending`, `step.started`, `step.reconcile`). Stopping is
  * `actor.stop()` (the system stops children first).
@@ -44,7 +46,7 @@ import type { ActiveSkill } from '../src/core/catalog.js';
 import type { ErrorInfo } from '../src/core/errors.js';
 import type { AnySkill } from '../src/core/skill.js';
 import type { Signal } from '../src/core/signal.js';
-import { isThenable } from '../src/core/maybe-async.js';
+import { isThenable, type MaybePromise } from '../src/core/maybe-async.js';
 import { childSpecs, failedOutcome, stepAgent, unknownSkillOutcome, type StepOptions, type StepOutcome, type WorkItem } from '../src/engine/index.js';
 import {
   lifecycleMachines,
@@ -55,7 +57,7 @@ import {
   type LifecycleReport,
   type LifecycleState,
 } from './skill-lifecycle.js';
-import { actionHandoff, persistedWithout } from './xstate-internals.js';
+import { actionHandoff, persistedWithout, unguardedTransition, withDirectTransitions } from './xstate-internals.js';
 
 /** Items as events: plain data, so the inspector and traces show them as they are. */
 export type AgentItemEvent =
@@ -292,6 +294,19 @@ function spawnOptions(op: Extract<LifecycleOp, { op: 'spawn' }>): LifecycleSpawn
 
 const NO_CHANGE = Object.freeze({});
 
+/** Runs the step for an item event: never throws; sync unless the step is async. */
+function runItem(context: AgentContext, event: AgentItemEvent): MaybePromise<StepOutcome> {
+  const item = toItem(event, context.host);
+  if ('load' in item) return loadThenMount(context, event as Extract<AgentItemEvent, { type: 'mount' }>);
+  if ('refused' in item) return failedOutcome(context.agent, item.refused);
+  return stepAgent(context.agent, item, context.host.stepOptions);
+}
+
+/** Steps begun by `takeDirectly` that it left to the machine (async, or changing the mounted skills), by their item event. */
+const begun = actionHandoff<AgentItemEvent, MaybePromise<StepOutcome>>();
+
+const ITEM_TYPES: ReadonlySet<string> = new Set<AgentItemEvent['type']>(['signal', 'run', 'mount', 'unmount', 'start']);
+
 /** Sync steps that changed the mounted skills, until their `step.reconcile` event is taken. */
 const reconciling = actionHandoff<AgentHost, { event: AgentItemEvent; outcome: StepOutcome; before: Agent<object> }>();
 
@@ -310,20 +325,13 @@ const agentSetup = setup({
     notNow: ({ context, event }) => context.busy || !context.host.owns(event as AgentItemEvent),
   },
   actions: {
-    // The item's step, run as the assign that commits it: a sync step that leaves the mounted
-    // skills as they were (the common case) costs one assign, like a bare machine. The host is
-    // told from here too, in the same transition: a second action on the hot path costs more than
-    // its call (with it, every step's objects outlived young-generation collections by the
-    // megabyte once an application's modules filled the heap).
+    // The item's step, run as the assign that commits it (or begun by `directly`, which left it
+    // here). The host is told from here too, in the same transition: a second action on the hot
+    // path costs more than its call (with it, every step's objects outlived young-generation
+    // collections by the megabyte once an application's modules filled the heap).
     step: assign(({ context, event, spawn, self }) => {
       const itemEvent = event as AgentItemEvent;
-      const item = toItem(itemEvent, context.host);
-      const stepped =
-        'load' in item
-          ? loadThenMount(context, itemEvent as Extract<AgentItemEvent, { type: 'mount' }>)
-          : 'refused' in item
-            ? failedOutcome(context.agent, item.refused)
-            : stepAgent(context.agent, item, context.host.stepOptions);
+      const stepped = begun.take(itemEvent) ?? runItem(context, itemEvent);
       if (isThenable(stepped)) {
         const pending = (stepped as Promise<StepOutcome>).then((outcome) => ({ event: itemEvent, outcome }));
         spawn('pendingStep', { id: 'step', input: pending });
@@ -430,10 +438,33 @@ function agentMachineFrom(initial: 'starting' | 'idle') {
   );
 }
 
+/**
+ * An idle agent's sync step that leaves its mounted skills as they were (nearly every step) is
+ * taken directly: it is the `step` assign of `idle`, and nothing else happens in that transition,
+ * so the next snapshot is the current one with the new agent (see `withDirectTransitions`). Any
+ * other step is begun here and left to the machine, which takes it where this one stopped.
+ */
+function directly(machine: ReturnType<typeof agentMachineFrom>): ReturnType<typeof agentMachineFrom> {
+  const transitions = new Map([...ITEM_TYPES].map((type) => [type, unguardedTransition(machine, 'idle', type)]));
+  return withDirectTransitions(machine, (snapshot, event) => {
+    if (snapshot.value !== 'idle' || !ITEM_TYPES.has(event.type) || event.type === 'start') return undefined;
+    const context = snapshot.context;
+    const itemEvent = event as AgentItemEvent;
+    if (context.busy || !context.host.owns(itemEvent)) return undefined;
+    const stepped = runItem(context, itemEvent);
+    if (isThenable(stepped) || stepped.agent.mounted !== context.agent.mounted) {
+      begun.put(itemEvent, stepped);
+      return undefined;
+    }
+    context.host.finished(itemEvent, stepped);
+    return { context: { ...context, agent: stepped.agent }, transition: transitions.get(event.type)! };
+  });
+}
+
 /** The agent machine of an agent that starts `idle`. */
-export const agentMachine = agentMachineFrom('idle');
+export const agentMachine = directly(agentMachineFrom('idle'));
 /** The agent machine of an agent whose first item runs its skills' `mount` hooks. */
-export const startingAgentMachine = agentMachineFrom('starting');
+export const startingAgentMachine = directly(agentMachineFrom('starting'));
 
 /** A mount of a skill not loaded yet: load it (an async step, so it keeps its place in the mailbox), then mount it. */
 function loadThenMount(context: AgentContext, event: Extract<AgentItemEvent, { type: 'mount' }>): Promise<StepOutcome> {

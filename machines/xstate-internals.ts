@@ -7,7 +7,10 @@
  * method of a machine, or counts on when XState runs an action: code that needs one of these
  * goes through a helper here.
  */
-import type { AnyActorRef, AnyStateMachine } from 'xstate';
+import type { AnyActorRef, AnyStateMachine, AnyTransitionDefinition, EventFromLogic, SnapshotFrom } from 'xstate';
+
+/** The snapshot type of a machine's actors. */
+type MachineSnapshotOf<TMachine extends AnyStateMachine> = SnapshotFrom<TMachine>;
 
 /** The XState release the reliances below were last checked against (the test pins it). */
 export const XSTATE_CHECKED_VERSION = '5.33.3';
@@ -61,6 +64,63 @@ export function persistedWithout<TMachine extends AnyStateMachine>(machine: TMac
     return persist({ ...snapshot, context } as typeof snapshot, options);
   };
   return machine;
+}
+
+// ── Transitions that only change the context ───────────────────────────────────────────────
+
+/** The next context of a transition taken directly, and the transition XState would have taken. */
+export interface DirectTransition {
+  context: object;
+  /** The transition XState would have selected (inspectors are told of it, as XState tells them). */
+  transition: AnyTransitionDefinition;
+}
+
+/**
+ * Makes `machine` take some events without running XState's statechart algorithm: `direct` is
+ * asked first, with the snapshot and the event, and when it returns the next context (having done
+ * what the transition's `assign` would), the next snapshot is the current one with that context.
+ * When it returns undefined, XState takes the event as usual. For a machine whose hottest events
+ * leave it in the state it is in (an item handled by one `assign`), this is most of what XState
+ * costs an event: selecting transitions, computing the exit and entry sets, and making the
+ * snapshot's value and tags again. Only for a machine without eventless transitions, which is
+ * checked here.
+ *
+ * Relies on: an actor calls `machine.transition(snapshot, event, actorScope)` for each event (so
+ * replacing it on the machine object takes effect); for a targetless transition whose only action
+ * is an `assign` (which raises no event and spawns nothing), in a machine with no eventless
+ * transitions, XState makes one microstep whose snapshot is the current one with the assigned
+ * context: the same `_nodes`, `value`, `tags`, `children` and history (its methods are own
+ * properties, so a spread copy keeps them); and it reports that microstep to inspectors as
+ * `@xstate.microstep`, naming the event, the snapshot and the transitions taken.
+ */
+export function withDirectTransitions<TMachine extends AnyStateMachine>(machine: TMachine, direct: (snapshot: MachineSnapshotOf<TMachine>, event: EventFromLogic<TMachine>) => DirectTransition | undefined): TMachine {
+  const eventless = Object.values(machine.root.states).find((state) => (state.always?.length ?? 0) > 0) ?? (machine.root.always?.length ? machine.root : undefined);
+  if (eventless !== undefined) throw new Error(`machine '${machine.id}' cannot take transitions directly: state '${eventless.key}' has eventless transitions`);
+  const transition: AnyStateMachine['transition'] = machine.transition.bind(machine);
+  (machine as AnyStateMachine).transition = (snapshot, event, actorScope) => {
+    const taken = direct(snapshot as MachineSnapshotOf<TMachine>, event as EventFromLogic<TMachine>);
+    if (taken === undefined) return transition(snapshot, event, actorScope);
+    const next = { ...snapshot, context: taken.context };
+    (actorScope.system as unknown as InspectionSink)._sendInspectionEvent({ type: '@xstate.microstep', actorRef: actorScope.self, event, snapshot: next, _transitions: [taken.transition] });
+    return next;
+  };
+  return machine;
+}
+
+/** The internal method XState's own system reports inspection events through. */
+interface InspectionSink {
+  _sendInspectionEvent(event: { type: '@xstate.microstep'; actorRef: AnyActorRef; event: unknown; snapshot: unknown; _transitions: unknown[] }): void;
+}
+
+/**
+ * The transition a state of `machine` takes for `eventType` when no guard stops it: the last of
+ * its candidates for that event, which must have no guard (checked here).
+ */
+export function unguardedTransition(machine: AnyStateMachine, state: string, eventType: string): AnyTransitionDefinition {
+  const candidates = machine.root.states[state]?.transitions.get(eventType);
+  const last = candidates?.at(-1);
+  if (last === undefined || last.guard !== undefined) throw new Error(`machine '${machine.id}': state '${state}' has no unguarded transition for '${eventType}'`);
+  return last;
 }
 
 // ── One initial snapshot shared by every actor of a machine ─────────────────────────────────

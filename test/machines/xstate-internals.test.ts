@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { assign, createActor, createMachine, fromCallback, setup, type AnyActorRef } from 'xstate';
-import { actionHandoff, FailureObserver, grandparentOf, persistedWithout, stopActor, withSharedInitialSnapshot, XSTATE_CHECKED_VERSION } from '../../machines/xstate-internals.js';
+import { assign, createActor, createMachine, fromCallback, setup, type AnyActorRef, type InspectionEvent } from 'xstate';
+import { actionHandoff, FailureObserver, grandparentOf, persistedWithout, stopActor, unguardedTransition, withDirectTransitions, withSharedInitialSnapshot, XSTATE_CHECKED_VERSION } from '../../machines/xstate-internals.js';
 
 /** The version of the xstate package this project resolves. */
 function installedXStateVersion(): string {
@@ -133,6 +133,99 @@ describe('withSharedInitialSnapshot', () => {
     expect([first.getSnapshot().value, second.getSnapshot().value, createActor(machine).start().getSnapshot().value]).toEqual(['idle', 'busy', 'idle']);
     first.stop();
     second.stop();
+  });
+});
+
+describe('withDirectTransitions', () => {
+  type Context = { count: number; log: string[] };
+  type Event = { type: 'add'; by: number } | { type: 'go' } | { type: 'back' };
+  /** A machine whose `add` is a targetless assign behind a guard that never passes, as the agent machine's items are. */
+  const counter = () =>
+    setup({ types: {} as { context: Context; events: Event }, guards: { never: () => false } }).createMachine({
+      context: { count: 0, log: [] },
+      initial: 'idle',
+      states: {
+        idle: {
+          tags: ['resting'],
+          on: {
+            add: [{ guard: 'never', actions: assign({ log: ({ context }) => [...context.log, 'refused'] }) }, { actions: assign(({ context, event }) => ({ count: context.count + (event as { by: number }).by })) }],
+            go: 'busy',
+          },
+        },
+        busy: { on: { add: { actions: assign(({ context, event }) => ({ count: context.count + 10 * (event as { by: number }).by })) }, back: 'idle' } },
+      },
+    });
+
+  /** What an actor and its inspectors show, step by step, for `events`. */
+  function run(machine: ReturnType<typeof counter>, events: Event[]) {
+    const seen: unknown[] = [];
+    const inspect = (event: InspectionEvent) => {
+      if (event.type !== '@xstate.microstep' && event.type !== '@xstate.snapshot') return;
+      const snapshot = event.snapshot as unknown as { value: unknown; context: unknown };
+      const transitions = (event as { _transitions?: Array<{ eventType: string; source: { key: string } }> })._transitions?.map((t) => `${t.source.key}:${t.eventType}`);
+      seen.push({ type: event.type, event: event.event.type, value: snapshot.value, context: snapshot.context, transitions });
+    };
+    const actor = createActor(machine, { inspect }).start();
+    const snapshots: unknown[] = [];
+    for (const event of events) {
+      actor.send(event);
+      const snapshot = actor.getSnapshot() as unknown as { _nodes: Array<{ id: string }>; historyValue: unknown; tags: Set<string>; children: unknown };
+      snapshots.push({
+        value: actor.getSnapshot().value,
+        context: actor.getSnapshot().context,
+        status: actor.getSnapshot().status,
+        nodes: snapshot._nodes.map((node) => node.id),
+        history: snapshot.historyValue,
+        tags: [...snapshot.tags],
+        children: snapshot.children,
+        resting: actor.getSnapshot().hasTag('resting'),
+        matches: actor.getSnapshot().matches('idle'),
+        canGo: actor.getSnapshot().can({ type: 'go' }),
+        persisted: actor.getPersistedSnapshot(),
+      });
+    }
+    return { snapshots, seen };
+  }
+
+  const events: Event[] = [{ type: 'add', by: 1 }, { type: 'add', by: 2 }, { type: 'go' }, { type: 'add', by: 3 }, { type: 'back' }, { type: 'add', by: 4 }];
+
+  it("gives the snapshots and inspection events XState's own transitions give", () => {
+    const plain = run(counter(), events);
+    let taken = 0;
+    const machine = counter();
+    const add = unguardedTransition(machine, 'idle', 'add');
+    const direct = run(
+      withDirectTransitions(machine, (snapshot, event) => {
+        if (snapshot.value !== 'idle' || event.type !== 'add') return undefined;
+        taken++;
+        return { context: { ...snapshot.context, count: snapshot.context.count + event.by }, transition: add };
+      }),
+      events,
+    );
+    expect(taken).toBe(3);
+    expect(direct.snapshots, broken('makes, for a targetless assign, the current snapshot with the new context (same nodes, value, tags, children, history; methods as own properties)', 'withDirectTransitions')).toEqual(plain.snapshots);
+    expect(direct.seen, broken('reports a targetless transition as one @xstate.microstep naming the event, the snapshot and the transition, then @xstate.snapshot', 'withDirectTransitions')).toEqual(plain.seen);
+  });
+
+  it('leaves to XState every event it is not given a context for', () => {
+    const machine = counter();
+    let asked = 0;
+    const direct = run(
+      withDirectTransitions(machine, () => {
+        asked++;
+        return undefined;
+      }),
+      events,
+    );
+    expect(asked, broken("takes each event through the machine object's transition", 'withDirectTransitions')).toBe(events.length);
+    expect(direct).toEqual(run(counter(), events));
+  });
+
+  it('refuses a machine with eventless transitions, and a state whose last candidate has a guard', () => {
+    const moving = createMachine({ initial: 'a', states: { a: { always: { target: 'b', guard: () => false } }, b: {} } });
+    expect(() => withDirectTransitions(moving, () => undefined)).toThrow("state 'a' has eventless transitions");
+    const guarded = setup({ guards: { g: () => true } }).createMachine({ initial: 'a', states: { a: { on: { e: { guard: 'g', actions: () => {} } } } } });
+    expect(() => unguardedTransition(guarded, 'a', 'e')).toThrow("state 'a' has no unguarded transition for 'e'");
   });
 });
 
