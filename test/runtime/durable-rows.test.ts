@@ -159,6 +159,25 @@ describe('the rows a durable system writes', () => {
     );
   });
 
+  it('writes a batch of any size whole, several statements of rows in one transaction, each row where its id is', async () => {
+    const path = await databaseFile();
+    const store = createSqliteStore({ path });
+    const row = (i: number, version: number) => ({ id: `agent-${i}`, parent: i % 3 === 0 ? undefined : `agent-${i - 1}`, definition: `def-${i % 4}`, snapshot: `{"i":${i},"version":${version}}` });
+    // 64 + 32 + 8 + 2 + 1 rows, then a batch of 7 that writes over some of them and adds one.
+    const first = Array.from({ length: 107 }, (_, i) => row(i, 1));
+    await store.commit({ save: first, delete: [] });
+    const second = [5, 0, 106, 63, 64, 99, 107].map((i) => row(i, 2));
+    await store.commit({ save: second, delete: ['agent-1'] });
+    store.close();
+    const expected = new Map(first.map((r) => [r.id, r]));
+    for (const r of second) expected.set(r.id, r);
+    expected.delete('agent-1');
+    const stored = rows(path).map(({ id, parent, definition, text }) => ({ id, parent, definition, text }));
+    expect(stored.sort((a, b) => a.id.localeCompare(b.id))).toEqual(
+      [...expected.values()].map(({ id, parent, definition, snapshot }) => ({ id, parent: parent ?? null, definition, text: snapshot })).sort((a, b) => a.id.localeCompare(b.id)),
+    );
+  });
+
   it('opening a file with damaged rows restores the others and reports each damaged one by its id, leaving it there', async () => {
     const path = await databaseFile();
     const first = systems.start({ definitions: [Keeper], store: createSqliteStore({ path }) });
