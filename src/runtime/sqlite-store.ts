@@ -327,40 +327,46 @@ function rowsText(rows: StoreBatch['save'], sent: SentBodies): RowsText | undefi
   for (const row of rows) {
     if (typeof row.id !== 'string' || typeof (row.parent ?? '') !== 'string' || typeof row.definition !== 'string' || typeof row.snapshot !== 'string') return undefined;
   }
-  const fields: string[] = [];
+  let text = '';
   const lengths = new Int32Array(rows.length * 7);
   const bodies = new Int32Array(rows.length);
   const defined: string[] = [];
   const reset = sent.resetWhenFull();
-  let at = 0;
-  const field = (text: string) => {
-    fields.push(text);
-    lengths[at++] = text.length;
-  };
-  for (let row = 0; row < rows.length; row++) {
+  for (let row = 0, at = 0; row < rows.length; row++, at += 7) {
     const agent = rows[row] as PiecedRow;
-    field(agent.id);
-    field(agent.parent ?? '');
-    field(agent.definition);
+    const parent = agent.parent ?? '';
+    text += agent.id + parent + agent.definition;
+    lengths[at] = agent.id.length;
+    lengths[at + 1] = parent.length;
+    lengths[at + 2] = agent.definition.length;
     const pieces = agent[ROW_PIECES];
     if (pieces === undefined) {
-      field(agent.snapshot);
-      lengths.fill(0, at, at + 3);
-      at += 3;
+      // The snapshot whole, as its head; no state, body or end.
+      text += agent.snapshot;
+      lengths[at + 3] = agent.snapshot.length;
       bodies[row] = -1;
       continue;
     }
-    if (pieces.head === undefined) lengths[at++] = -1;
-    else field(pieces.head);
-    field(pieces.state);
+    if (pieces.head === undefined) lengths[at + 3] = -1;
+    else {
+      text += pieces.head;
+      lengths[at + 3] = pieces.head.length;
+    }
+    text += pieces.state;
+    lengths[at + 4] = pieces.state.length;
     const body = sent.number(pieces.body, defined);
     bodies[row] = body;
-    if (body < 0) field(pieces.body);
-    else lengths[at++] = 0;
-    if (pieces.end === undefined) lengths[at++] = -1;
-    else field(pieces.end);
+    if (body < 0) {
+      text += pieces.body;
+      lengths[at + 5] = pieces.body.length;
+    }
+    if (pieces.end === undefined) lengths[at + 6] = -1;
+    else {
+      text += pieces.end;
+      lengths[at + 6] = pieces.end.length;
+    }
   }
-  return { text: fields.join(''), lengths, bodies, defined, reset };
+  return { text, lengths, bodies, defined, reset };
 }
 
 /**
