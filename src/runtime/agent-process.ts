@@ -489,7 +489,7 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
    * they are answered, once the step is written (a failed write is the caller's error instead).
    */
   answer(ticket: Ticket, error: unknown, value?: unknown): void {
-    if (!this.system.holdAnswer(new HeldReply(this.id, this.mailbox, ticket, error, value))) this.mailbox.settle(ticket, error, value);
+    if (!this.system.mayHoldAnswers || !this.system.holdAnswer(new HeldReply(this.id, this.mailbox, ticket, error, value))) this.mailbox.settle(ticket, error, value);
   }
 
   // ── Stopping ─────────────────────────────────────────────────────────────────────────────

@@ -47,6 +47,8 @@ export interface ProcessHost {
    * true; false: answer at once. Its `settle` gets the write's error, if any.
    */
   holdAnswer(answer: HeldAnswer): boolean;
+  /** False when `holdAnswer` never holds one (a system without a store): answers are given at once, and none is made to be held. */
+  readonly mayHoldAnswers: boolean;
   /** Stops an agent and its children. */
   stopAgent(id: string, reason: string): Promise<void>;
   /** Idle sweeps the system has made (0 without passivation): a process records it at each step. */

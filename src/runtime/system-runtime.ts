@@ -332,6 +332,10 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     return refs;
   }
 
+  get mayHoldAnswers(): boolean {
+    return this.durability !== undefined;
+  }
+
   holdAnswer(answer: HeldAnswer): boolean {
     return this.durability?.hold(answer) ?? false;
   }
