@@ -15,9 +15,9 @@ import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { AgentRef } from '../index.js';
-import { watchAgent } from './agent-watch.js';
-import { createMcpServer, resolveTarget, type McpServerOptions, type McpTarget } from './server.js';
+import { createSessionServer, followTarget, isAgentRef, resolveTarget, type McpServerOptions, type McpTarget, type TargetWatch } from './server.js';
 import { BoundedStdioServerTransport } from './stdio-server-transport.js';
 import { stderrDiagnostics } from './skill-catalog.js';
 import { diagnostic, type DiagnosticListener } from '../core/diagnostics.js';
@@ -103,36 +103,50 @@ function checkServeOptions(options: ServeMcpOptions): void {
 /** Serves the agent over MCP. Resolves once the transport listens. */
 export async function serveMcp(target: McpTarget, options: ServeMcpOptions): Promise<McpEndpoint> {
   checkServeOptions(options);
-  const ref = resolveTarget(target);
-  const endpoint = options.transport === 'stdio' ? await serveStdio(ref, options) : await serveHttp(ref, options);
-  reportStop(ref, endpoint, options.onDiagnostic ?? stderrDiagnostics);
+  const first = resolveTarget(target);
+  let url: string | undefined;
+  const watch = reportStop(target, first, () => url, options.onDiagnostic ?? stderrDiagnostics);
+  // Each session follows the target from the agent the endpoint follows when the session starts.
+  const session = (): Server => createSessionServer(target, watch.current(), options);
+  let endpoint: McpEndpoint;
+  try {
+    endpoint = options.transport === 'stdio' ? await serveStdio(session, options) : await serveHttp(session, options);
+  } catch (error) {
+    watch.close();
+    throw error;
+  }
+  url = endpoint.url;
+  void endpoint.closed.then(() => watch.close());
   return endpoint;
 }
 
 /**
- * Says, once, that the agent stopped while the endpoint serves it: its clients are refused from
- * then on (`agent_stopped`), and whoever runs the endpoint should know why.
+ * Says that the agent stopped while the endpoint serves it: its clients are refused from then on
+ * (`agent_stopped`), and whoever runs the endpoint should know why. Once for a ref; for an id, once
+ * per agent that stops under it (the next one is served).
  */
-function reportStop(ref: AgentRef<object>, endpoint: McpEndpoint, onDiagnostic: DiagnosticListener): void {
+function reportStop(target: McpTarget, first: AgentRef<object>, url: () => string | undefined, onDiagnostic: DiagnosticListener): TargetWatch {
+  const until = isAgentRef(target) ? 'until it is closed' : `until an agent runs under the id '${first.id}' again, or it is closed`;
   // Followed through passivation: an agent passivated is not stopped, and the one woken later is watched.
-  const watch = watchAgent(ref, {
-    stopped: () =>
+  return followTarget(target, first, {
+    stopped: () => {
+      const at = url();
       onDiagnostic(
-        diagnostic('warning', 'mcp_agent_stopped', `agent '${ref.id}' has stopped: the MCP endpoint${endpoint.url ? ` at ${endpoint.url}` : ''} answers every request with agent_stopped until it is closed`, {
-          subject: ref.id,
-          details: { agent: ref.id },
+        diagnostic('warning', 'mcp_agent_stopped', `agent '${first.id}' has stopped: the MCP endpoint${at ? ` at ${at}` : ''} answers every request with agent_stopped ${until}`, {
+          subject: first.id,
+          details: { agent: first.id },
         }),
-      ),
+      );
+    },
   });
-  void endpoint.closed.then(() => watch.close());
 }
 
 /**
  * Serves on stdin and stdout. When stdin ends, the requests already read are answered first
  * (each within its call timeout), then the server closes.
  */
-async function serveStdio(target: McpTarget, options: StdioServeOptions): Promise<McpEndpoint> {
-  const server = createMcpServer(target, options);
+async function serveStdio(session: () => Server, options: StdioServeOptions): Promise<McpEndpoint> {
+  const server = session();
   const transport = new BoundedStdioServerTransport();
   let open = true;
   let markClosed!: () => void;
@@ -211,7 +225,7 @@ function refuse(res: ServerResponse, status: number, message: string, headers: R
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
-async function serveHttp(target: McpTarget, options: HttpServeOptions): Promise<McpEndpoint> {
+async function serveHttp(session: () => Server, options: HttpServeOptions): Promise<McpEndpoint> {
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
   const loopbackOnly = isLoopbackInterface(host);
@@ -243,7 +257,7 @@ async function serveHttp(target: McpTarget, options: HttpServeOptions): Promise<
   sweeper?.unref();
 
   const handleStateless = async (req: IncomingMessage, res: ServerResponse) => {
-    const server = createMcpServer(target, options);
+    const server = session();
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     const entry = { close: () => server.close() };
     open.add(entry);
@@ -264,7 +278,7 @@ async function serveHttp(target: McpTarget, options: HttpServeOptions): Promise<
       return transport.handleRequest(req, res);
     }
     if (req.method !== 'POST') return refuse(res, 400, 'no Mcp-Session-Id header: start a session with an initialize request (POST)');
-    const server = createMcpServer(target, options);
+    const server = session();
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sessionId) => void sessions.set(sessionId, transport),
