@@ -10,14 +10,14 @@
  *   decompresses past the limit is cut off there; a body whose compressed length (its
  *   `Content-Length`) is past the limit but whose content is within it is read whole.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createAgentSystem, defineAgent } from 'skillstate';
 import { mcpSkill } from 'skillstate/mcp';
 import { boundedAnswer } from '../../src/mcp/bounded-answer.js';
 import { OUTPUT_TOO_LARGE } from '../../src/mcp/stdio-transport.js';
+import { answerJson, listening, readBody } from './handmade-server.js';
 import { onCleanup } from './processes.js';
 
 /** The room a message gets past `maxOutputBytes` for its envelope (64 KiB), as the client counts it. */
@@ -25,32 +25,20 @@ const ENVELOPE = 64 * 1024;
 /** What the gzip bomb decompresses to: 16 MiB of text. */
 const BOMB_TEXT = 16 * 1024 * 1024;
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    let text = '';
-    req.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    req.on('end', () => resolve(text));
-  });
-}
-
 /** A stateless MCP server over HTTP whose `silent` tool answers headers only, and `bomb` a gzip bomb. */
 async function hostileServer() {
   /** Each answer that `silent` started, and a promise of the client hanging up on it. */
   const silences: Promise<void>[] = [];
   /** Requests cancelled by the client (`notifications/cancelled`), by id. */
   const cancelled: unknown[] = [];
-  const json = (res: ServerResponse, id: unknown, result: unknown) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ jsonrpc: '2.0', id, result }));
-  };
   const http = createServer((req, res) => {
     if (req.method !== 'POST') return void res.writeHead(405).end();
     void readBody(req).then((text) => {
       const { id, method, params } = JSON.parse(text) as { id?: number; method: string; params: Record<string, any> };
       if (method === 'notifications/cancelled') cancelled.push(params.requestId);
       if (id === undefined) return void res.writeHead(202).end();
-      if (method === 'initialize') return json(res, id, { protocolVersion: params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'hostile', version: '1.0.0' } });
-      if (method === 'tools/list') return json(res, id, { tools: ['silent', 'bomb', 'small'].map((name) => ({ name, inputSchema: { type: 'object' } })) });
+      if (method === 'initialize') return answerJson(res, id, { protocolVersion: params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'hostile', version: '1.0.0' } });
+      if (method === 'tools/list') return answerJson(res, id, { tools: ['silent', 'bomb', 'small'].map((name) => ({ name, inputSchema: { type: 'object' } })) });
       if (method === 'tools/call' && params.name === 'silent') {
         silences.push(new Promise((resolve) => res.once('close', () => resolve())));
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -62,15 +50,12 @@ async function hostileServer() {
         res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(body.length) });
         return void res.end(body);
       }
-      if (method === 'tools/call' && params.name === 'small') return json(res, id, { content: [{ type: 'text', text: 'small' }] });
+      if (method === 'tools/call' && params.name === 'small') return answerJson(res, id, { content: [{ type: 'text', text: 'small' }] });
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${method}` } }));
     });
   });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  onCleanup(() => new Promise<void>((resolve) => http.close(() => resolve())));
-  onCleanup(() => http.closeAllConnections());
-  return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, silences, cancelled };
+  return { url: await listening(http), silences, cancelled };
 }
 
 /** An agent with the hostile server mounted as the skill `hostile`, connected. */
@@ -133,10 +118,9 @@ describe('an MCP server over HTTP whose answer is gzip-compressed', () => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length), ...headers });
       res.end(body);
     });
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    onCleanup(() => new Promise<void>((resolve) => http.close(() => resolve())));
+    const url = await listening(http);
     const sent = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'x' } });
-    const response = await fetch(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, { method: 'POST', body: sent });
+    const response = await fetch(url, { method: 'POST', body: sent });
     return boundedAnswer(response, sent, 'srv', limit).text();
   }
 

@@ -11,13 +11,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgentSystem, createSqliteStore, defineAction, defineAgent, defineSkill, result, type Diagnostic, type TraceRecord } from 'skillstate';
 import { serveMcp } from 'skillstate/mcp';
 import { arithmetic, counter } from 'skillstate/skills';
-import { eventually, httpClient, onCleanup } from './processes.js';
+import { eventually, httpClient, onCleanup, refusal } from './processes.js';
 
 const extra = defineSkill({
   name: 'extra',
@@ -67,16 +66,6 @@ describe('serveMcp of an agent woken by the application, changed, and passivated
     expect(await client.callTool({ name: 'extra_tool', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'extra' }] });
   });
 });
-
-/** The error a request was answered with. */
-async function refusal(request: Promise<unknown>): Promise<McpError> {
-  const error = await request.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(McpError);
-  return error as McpError;
-}
 
 const Calc = defineAgent({ name: 'calc', skills: [counter] });
 const Adder = defineAgent({ name: 'adder', skills: [arithmetic] });

@@ -9,23 +9,13 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createAgentSystem, defineAction, defineAgent, Effects, result, type Diagnostic } from 'skillstate';
 import { serveMcp } from 'skillstate/mcp';
 import { counter } from 'skillstate/skills';
-import { eventually, httpClient, onCleanup } from './processes.js';
-
-/** The error a request was answered with. */
-async function refusal(request: Promise<unknown>): Promise<McpError> {
-  const error = await request.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(McpError);
-  return error as McpError;
-}
+import { eventually, httpClient, onCleanup, refusal } from './processes.js';
 
 function expectAgentStopped(error: McpError, agent: string): void {
   expect(error.message).toContain(`agent '${agent}' has stopped`);
