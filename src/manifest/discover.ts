@@ -245,6 +245,7 @@ export async function scanSkillSources(sources: SkillSources, options: DiscoverO
   };
   const stats: ScanStats = { folders: 0, skills: 0, bytesRead: 0 };
   const folders: string[] = [];
+  const missing: string[] = [];
   const winners = new Map<string, SkillEntry>();
   const shadowed: ShadowedSkill[] = [];
   const seenReal = new Map<string, string>();
@@ -256,6 +257,7 @@ export async function scanSkillSources(sources: SkillSources, options: DiscoverO
     try {
       if (!(await stat(root.path)).isDirectory()) {
         diagnostics.push(diagnostic('warning', 'source_missing', `${root.kind} skills source ${root.path} is not a folder`, { subject: root.path }));
+        missing.push(root.path);
         continue;
       }
     } catch (error) {
@@ -264,6 +266,7 @@ export async function scanSkillSources(sources: SkillSources, options: DiscoverO
         // The usual places may well be empty; a path someone named should exist.
         const level = root.kind === 'project' || root.kind === 'user' ? 'info' : 'warning';
         diagnostics.push(diagnostic(level, 'source_missing', `${root.kind} skills source ${root.path} does not exist`, { subject: root.path }));
+        missing.push(root.path);
       } else {
         diagnostics.push(diagnostic('warning', 'source_missing', `${root.kind} skills source ${root.path} cannot be read: ${(error as Error).message}`, { subject: root.path }));
       }
@@ -346,7 +349,7 @@ export async function scanSkillSources(sources: SkillSources, options: DiscoverO
       if (container.found === 0 && !container.unsure) passedOver(container.path, { reason: 'no_skill_md' }, undefined);
     }
   }
-  return { entries: [...winners.values()], shadowed, diagnostics, stats, folders };
+  return { entries: [...winners.values()], shadowed, diagnostics, stats, folders, missing };
 }
 
 type FolderOutcome =

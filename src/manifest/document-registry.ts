@@ -46,6 +46,8 @@ export interface ScanResult {
   diagnostics: Diagnostic[];
   /** Every folder the scan looked at (sources, folders of folders, skill folders): what a watcher watches. */
   folders?: string[];
+  /** Sources that are no folder (missing, or a file in their place): a watcher waits for them to appear. */
+  missing?: string[];
 }
 
 /** Options of `createDocumentSkillRegistry`. */
@@ -131,6 +133,7 @@ export class DocumentSkillRegistry implements SkillResolver {
   #shadowed: ShadowedSkill[] = [];
   #revision = 0;
   #folders: readonly string[] = [];
+  #missing: readonly string[] = [];
   #watcher: FolderWatch | undefined;
 
   constructor(options: RegistryOptions = {}) {
@@ -376,6 +379,11 @@ export class DocumentSkillRegistry implements SkillResolver {
     return this.#folders;
   }
 
+  /** @internal The sources the last scan found no folder at (what a watcher waits for). */
+  get missingSources(): readonly string[] {
+    return this.#missing;
+  }
+
   /** @internal Puts a reloaded entry in place of the one of the same name; its loaded body and spec are forgotten. */
   replaceEntry(entry: SkillEntry): void {
     this.#forget(entry.name);
@@ -412,6 +420,7 @@ export class DocumentSkillRegistry implements SkillResolver {
   /** @internal Replaces the discovered entries with a scan's; hand-registered skills stay on top. */
   applyScan(result: ScanResult): void {
     this.#folders = result.folders ?? [];
+    this.#missing = result.missing ?? [];
     this.#diagnostics = [];
     this.#shadowed = [...result.shadowed];
     for (const item of result.diagnostics) this.#report(item);

@@ -19,9 +19,11 @@
  * -r ... skills`) is a new folder that the old watch no longer sees: a watch whose own folder is
  * removed or renamed is made anew at the next batch, on whatever folder then has the path. A
  * folder that is gone with nothing watching where it would come back (a source folder: its parent
- * is no folder of skills) gets a lookout, a watch on its parent that waits for its name to appear
- * and then scans again. When the parent has gone too, nothing can wait for it: a
- * `skill_watch_lost` warning says so, and `refresh()` brings it back.
+ * is no folder of skills), and a source that was missing when the watch started, gets a lookout:
+ * a watch on its nearest existing parent that waits for the next folder of its path to appear,
+ * then scans again (and, while the source is still missing, looks out from the folder that
+ * appeared, one level nearer). Only a lookout that cannot be made (the system refuses the watch) is
+ * lost: a `skill_watch_lost` warning says so, and `refresh()` brings the folder back.
  *
  * Then agents followed with `follow(system)` are brought up to date: a changed skill mounted on an
  * agent is loaded again through the agent's own `load_skill` action (a step in its mailbox, so the
@@ -68,6 +70,21 @@ async function resourceFolders(root: string): Promise<string[]> {
   return found;
 }
 
+/** Whether `dir` is a folder now. */
+function isFolder(dir: string): Promise<boolean> {
+  return stat(dir).then(
+    (info) => info.isDirectory(),
+    () => false,
+  );
+}
+
+/** `dir`, or its nearest parent that is a folder now (the root of the file system at worst). */
+async function nearestFolder(dir: string): Promise<string> {
+  for (let at = dir; ; at = path.dirname(at)) {
+    if (at === path.dirname(at) || (await isFolder(at))) return at;
+  }
+}
+
 /** The `node:fs` watcher behind `registry.watch()`. */
 export class FolderWatcher implements FolderWatch {
   readonly #registry: DocumentSkillRegistry;
@@ -78,8 +95,8 @@ export class FolderWatcher implements FolderWatch {
   readonly #watchers = new Map<string, FSWatcher>();
   /** Watched folders whose own watch saw them removed or renamed: watched anew at the next sync. */
   readonly #stale = new Set<string>();
-  /** A folder gone with nothing watching its place → the watch on its parent that waits for it. */
-  readonly #lookouts = new Map<string, FSWatcher>();
+  /** A folder gone with nothing watching its place → the watch on its nearest existing parent (`at`) that waits for it. */
+  readonly #lookouts = new Map<string, { watcher: FSWatcher; at: string }>();
   /** Folders whose lookout ended (their parent went too): looked out for again at the next sync. */
   readonly #orphans = new Set<string>();
   /** Skill root → the folders inside it, as last listed. */
@@ -146,7 +163,8 @@ export class FolderWatcher implements FolderWatch {
   close(): void {
     this.#closed = true;
     clearTimeout(this.#timer);
-    for (const watcher of [...this.#watchers.values(), ...this.#lookouts.values()]) watcher.close();
+    for (const watcher of this.#watchers.values()) watcher.close();
+    for (const lookout of this.#lookouts.values()) lookout.watcher.close();
     this.#watchers.clear();
     this.#lookouts.clear();
     this.#owners.clear();
@@ -187,6 +205,8 @@ export class FolderWatcher implements FolderWatch {
     this.#stale.clear();
     gone.push(...this.#orphans);
     this.#orphans.clear();
+    // Sources the scan found no folder at (missing since the watch started, or gone since): waited for.
+    for (const dir of this.#registry.missingSources) if (!wanted.has(dir)) gone.push(dir);
     this.#owners.clear();
     for (const [dir, owner] of wanted) {
       this.#owners.set(dir, owner);
@@ -216,49 +236,57 @@ export class FolderWatcher implements FolderWatch {
 
   /**
    * Waits for each folder in `gone` whose place no watch sees (its parent is not watched): a
-   * lookout on its parent notes its name appearing (or a folder taking the place of the file
-   * found there). Lookouts for folders watched again end.
+   * lookout on its nearest existing parent notes the next folder of its path appearing (or a
+   * folder taking the place of the file found there). Lookouts for folders watched again end, and
+   * so do those a folder nearer than theirs has appeared for (made again nearer).
    */
   async #lookOut(gone: readonly string[], wanted: ReadonlyMap<string, string | undefined>, note: (item: Diagnostic) => void): Promise<void> {
     for (const [dir, lookout] of this.#lookouts) {
       if (!wanted.has(dir)) continue;
-      lookout.close();
+      lookout.watcher.close();
       this.#lookouts.delete(dir);
     }
     const goneSet = new Set(gone);
-    for (const dir of gone) {
+    for (const dir of new Set(gone)) {
       const parent = path.dirname(dir);
       // Inside another folder gone (its lookout covers it), or in a watched one (its watch sees it come back).
-      if (goneSet.has(parent) || wanted.has(parent) || this.#lookouts.has(dir)) continue;
+      if (goneSet.has(parent) || wanted.has(parent)) {
+        this.#lookouts.get(dir)?.watcher.close();
+        this.#lookouts.delete(dir);
+        continue;
+      }
       // There again already (made again after the scan that found it gone): that scan is out of
       // date, so the sources are scanned once more. Something else in its place (a file) is waited
       // out like nothing: the lookout sees the folder come back.
-      const back = await stat(dir).then((info) => info.isDirectory(), () => false);
+      const back = await isFolder(dir);
+      const at = await nearestFolder(parent);
       if (this.#closed) return;
       if (back) this.#noted(dir);
-      const name = path.basename(dir);
+      const current = this.#lookouts.get(dir);
+      if (current?.at === at) continue;
+      current?.watcher.close();
+      this.#lookouts.delete(dir);
+      // The name, in `at`, of the next folder on the way to `dir` (`dir`'s own name when `at` is its parent).
+      const next = path.relative(at, dir).split(path.sep)[0];
+      const blind = () => {
+        this.#lookouts.get(dir)?.watcher.close();
+        this.#lookouts.delete(dir);
+        this.#orphans.add(dir);
+        this.#noted(dir);
+      };
       try {
-        const lookout = watch(parent, (_event, file) => {
-          if (file === null || file === name) return this.#noted(dir);
-          // The parent itself removed or renamed: the lookout is blind now, and is made again at the next sync, or reported lost.
-          if (file !== path.basename(parent)) return;
-          lookout.close();
-          this.#lookouts.delete(dir);
-          this.#orphans.add(dir);
-          this.#noted(dir);
+        const watcher = watch(at, (_event, file) => {
+          if (file === null || file === next) return this.#noted(dir);
+          // The folder watched itself removed or renamed: the lookout is blind now, and is made again at the next sync.
+          if (file === path.basename(at)) blind();
         });
-        lookout.on('error', () => {
-          lookout.close();
-          this.#lookouts.delete(dir);
-          this.#orphans.add(dir);
-          this.#noted(dir);
-        });
-        this.#lookouts.set(dir, lookout);
-      } catch {
+        watcher.on('error', blind);
+        this.#lookouts.set(dir, { watcher, at });
+      } catch (error) {
         note(
-          diagnostic('warning', 'skill_watch_lost', `skills folder ${dir} was removed, and so was ${parent}: the watch cannot see it come back; call refresh() once it is there again`, {
+          diagnostic('warning', 'skill_watch_lost', `skills folder ${dir} is missing, and watching ${at} for it to appear failed (${describeThrown(error)}): the watch cannot see it come; call refresh() once it is there`, {
             subject: dir,
-            details: { folder: dir, parent },
+            details: { folder: dir, parent: at },
           }),
         );
       }

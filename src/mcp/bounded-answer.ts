@@ -17,26 +17,39 @@
  * - any other body (an error page) is cut at the limit.
  *
  * No JSON is parsed but the body the client sent, for its request ids.
+ *
+ * A compressed body (`Content-Encoding: gzip`, `br`, `deflate`) is decoded by `fetch` as it is read,
+ * before it reaches this view: the limit counts decoded bytes, so a small body that decodes to a
+ * huge one is cut off at the limit, decoded no further.
  */
 import { OUTPUT_TOO_LARGE, type OversizedAnswer } from './stdio-transport.js';
 
-type RequestId = string | number;
+/** A JSON-RPC request id. */
+export type RequestId = string | number;
 
-/** The ids of the requests in a JSON-RPC message or batch the client POSTed. */
-function requestIds(body: unknown): RequestId[] {
-  if (typeof body !== 'string') return [];
+const isId = (id: unknown): id is RequestId => typeof id === 'string' || typeof id === 'number';
+
+/**
+ * What a JSON-RPC message or batch the client POSTed carries: the ids of its requests, and the ids
+ * of the requests it cancels (`notifications/cancelled`).
+ */
+export function postedIds(body: unknown): { requests: RequestId[]; cancelled: RequestId[] } {
+  const requests: RequestId[] = [];
+  const cancelled: RequestId[] = [];
+  if (typeof body !== 'string') return { requests, cancelled };
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
   } catch {
-    return [];
+    return { requests, cancelled };
   }
   const messages = Array.isArray(parsed) ? parsed : [parsed];
-  const ids: RequestId[] = [];
-  for (const message of messages as { method?: unknown; id?: unknown }[]) {
-    if (typeof message?.method === 'string' && (typeof message.id === 'string' || typeof message.id === 'number')) ids.push(message.id);
+  for (const message of messages as { method?: unknown; id?: unknown; params?: { requestId?: unknown } }[]) {
+    if (typeof message?.method !== 'string') continue;
+    if (isId(message.id)) requests.push(message.id);
+    else if (message.method === 'notifications/cancelled' && isId(message.params?.requestId)) cancelled.push(message.params.requestId);
   }
-  return ids;
+  return { requests, cancelled };
 }
 
 /** The JSON-RPC answers, in place of the one that was too large, to each request the POST carried. */
@@ -194,13 +207,21 @@ function mediaType(contentType: string | null): string {
  * body of the request it answers; `server` names the server in errors.
  */
 export function boundedAnswer(response: Response, sent: unknown, server: string, limit: number): Response {
+  return boundedAnswerTo(response, postedIds(sent).requests, server, limit);
+}
+
+/** `boundedAnswer`, given the ids of the requests the POST carried (`postedIds`). */
+export function boundedAnswerTo(response: Response, ids: readonly RequestId[], server: string, limit: number): Response {
   if (response.body === null) return response;
   const type = mediaType(response.headers.get('content-type'));
   let body: ReadableStream<Uint8Array>;
-  if (response.ok && type === 'text/event-stream') body = boundedEvents(response.body, requestIds(sent), server, limit);
+  if (response.ok && type === 'text/event-stream') body = boundedEvents(response.body, ids, server, limit);
   else if (response.ok && type === 'application/json') {
-    const length = Number(response.headers.get('content-length') ?? Number.NaN);
-    body = boundedJson(response.body, Number.isFinite(length) ? length : undefined, requestIds(sent), server, limit);
+    // `fetch` decodes a compressed body before it is read here, so the limit counts decoded bytes,
+    // and the Content-Length (of the encoded body) says nothing of their number.
+    const encoded = (response.headers.get('content-encoding') ?? 'identity').trim().toLowerCase() !== 'identity';
+    const length = encoded ? Number.NaN : Number(response.headers.get('content-length') ?? Number.NaN);
+    body = boundedJson(response.body, Number.isFinite(length) ? length : undefined, ids, server, limit);
   } else body = truncated(response.body, limit);
   const headers = new Headers(response.headers);
   // The body passed on is not the one the length was of.

@@ -19,7 +19,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type CallToolResult, type ServerCapabilities, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { AnySchema, SchemaOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import { tracedToolCall } from './mcp-spans.js';
-import { watchedFetch } from './fetch.js';
+import { ABANDONED_ANSWER, watchedFetch } from './fetch.js';
 import type { ErrorInfo } from '../core/error-info.js';
 import { formatIssues, toIssues } from '../core/errors.js';
 import { serverErrorMessage } from './protocol-error.js';
@@ -204,8 +204,9 @@ export class McpConnection {
     );
     client.onerror = (error) => {
       // An answer to a request the client gave up on (it timed out, and a cancellation was sent)
-      // arrives late: MCP asks that it be ignored, and it says nothing of the server's messages.
-      if (client === this.client && !LATE_ANSWER.test(error.message)) this.lastError = error;
+      // arrives late, or is no longer read (over HTTP): MCP asks that it be ignored, and it says
+      // nothing of the server's messages.
+      if (client === this.client && !LATE_ANSWER.test(error.message) && !error.message.includes(ABANDONED_ANSWER)) this.lastError = error;
     };
     client.onclose = () => {
       if (client !== this.client) return;

@@ -16,19 +16,34 @@
  * answer to that one request.
  *
  * Every answer is read only up to a limit per message (`boundedAnswer`): a huge or endless
- * answer fails the requests it answers, never held whole.
+ * answer fails the requests it answers, never held whole. An answer that does not come at all
+ * (headers, then nothing) is bounded by the client's request timeout; once every request it
+ * answers is cancelled (as the client does when it times out), it is no longer waited for.
  */
-import { boundedAnswer } from './bounded-answer.js';
+import { boundedAnswerTo, postedIds, type RequestId } from './bounded-answer.js';
 
 type Fetch = typeof fetch;
 
-export const requestScopedFetch: Fetch = async (input, init) => {
+export const requestScopedFetch: Fetch = (input, init) => scopedFetch(input, init, undefined);
+
+/**
+ * `requestScopedFetch`; with `scope`, the request's own signal is `scope.controller`'s (aborted
+ * by its caller too), and `scope.over` is called once the response is over.
+ */
+async function scopedFetch(input: Parameters<Fetch>[0], init: Parameters<Fetch>[1], scope: { controller: AbortController; over(): void } | undefined): Promise<Response> {
   const outer = init?.signal;
-  if (!outer || outer.aborted) return fetch(input, init);
-  const own = new AbortController();
-  const forward = () => own.abort(outer.reason);
-  outer.addEventListener('abort', forward, { once: true });
-  const release = () => outer.removeEventListener('abort', forward);
+  if (!scope && (!outer || outer.aborted)) return fetch(input, init);
+  const own = scope?.controller ?? new AbortController();
+  const forward = () => own.abort(outer!.reason);
+  if (outer?.aborted) forward();
+  else outer?.addEventListener('abort', forward, { once: true });
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    outer?.removeEventListener('abort', forward);
+    scope?.over();
+  };
   let response: Response;
   try {
     response = await fetch(input, { ...init, signal: own.signal });
@@ -60,7 +75,51 @@ export const requestScopedFetch: Fetch = async (input, init) => {
     },
   });
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
-};
+}
+
+/**
+ * The message a response given up on is aborted with: every request its POST carried was
+ * cancelled (the client's request timeout). Whatever reads the response fails with it.
+ */
+export const ABANDONED_ANSWER = 'skillstate: the answer was given up on: every request it answers was cancelled';
+
+/**
+ * POSTs of requests whose answer is still being read, so that an answer whose requests were all
+ * cancelled stops being read: a server that sent its headers and then nothing would otherwise
+ * hold the request's socket for as long as the connection lasts, after the call timed out.
+ */
+class AnswersAwaited {
+  private readonly byId = new Map<RequestId, Set<{ waiting: Set<RequestId>; controller: AbortController }>>();
+
+  /** A POST carrying these requests; returns its scope for `scopedFetch`. */
+  posted(ids: readonly RequestId[]): { controller: AbortController; over(): void } {
+    const entry = { waiting: new Set(ids), controller: new AbortController() };
+    for (const id of ids) {
+      let entries = this.byId.get(id);
+      if (!entries) this.byId.set(id, (entries = new Set()));
+      entries.add(entry);
+    }
+    return { controller: entry.controller, over: () => this.forget(ids, entry) };
+  }
+
+  /** The client cancelled these requests: an answer left with none of its requests awaited is no longer read. */
+  cancelled(ids: readonly RequestId[]): void {
+    for (const id of ids) {
+      for (const entry of [...(this.byId.get(id) ?? [])]) {
+        entry.waiting.delete(id);
+        if (entry.waiting.size === 0) entry.controller.abort(new Error(ABANDONED_ANSWER));
+      }
+    }
+  }
+
+  private forget(ids: readonly RequestId[], entry: { waiting: Set<RequestId>; controller: AbortController }): void {
+    for (const id of ids) {
+      const entries = this.byId.get(id);
+      entries?.delete(entry);
+      if (entries?.size === 0) this.byId.delete(id);
+    }
+  }
+}
 
 /** What requests tell about their connection. */
 export interface ConnectionWatch {
@@ -84,18 +143,22 @@ export interface AnswerLimit {
 
 /** `requestScopedFetch`, telling `watch` when a request shows the connection is gone, and reading each answer within `limit`. */
 export function watchedFetch(watch: ConnectionWatch, limit: AnswerLimit): Fetch {
+  const awaited = new AnswersAwaited();
   return async (input, init) => {
+    const method = (init?.method ?? 'GET').toUpperCase();
+    const { requests, cancelled } = method === 'POST' ? postedIds(init?.body) : { requests: [], cancelled: [] };
+    if (cancelled.length > 0) awaited.cancelled(cancelled);
+    const scope = requests.length > 0 ? awaited.posted(requests) : undefined;
     let response: Response;
     try {
-      response = await requestScopedFetch(input, init);
+      response = await scopedFetch(input, init, scope);
     } catch (error) {
-      if (!init?.signal?.aborted) watch.unanswered(networkError(error));
+      if (!init?.signal?.aborted && !scope?.controller.signal.aborted) watch.unanswered(networkError(error));
       throw error;
     }
     // A 404 for a request of the session says the session is gone; one for the optional stream of
     // server messages (a GET) says only that the server offers none.
-    const method = (init?.method ?? 'GET').toUpperCase();
     if (response.status === 404 && method !== 'GET' && new Headers(init?.headers).has('mcp-session-id')) watch.sessionGone();
-    return boundedAnswer(response, init?.body, limit.server, limit.bytes);
+    return boundedAnswerTo(response, requests, limit.server, limit.bytes);
   };
 }

@@ -15,21 +15,23 @@ import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { AgentRef } from '../index.js';
-import { watchAgent } from './agent-watch.js';
-import { createMcpServer, resolveTarget, type McpServerOptions, type McpTarget } from './server.js';
+import { createSessionServer, followTarget, isAgentRef, resolveTarget, type McpServerOptions, type McpTarget, type TargetWatch } from './server.js';
 import { BoundedStdioServerTransport } from './stdio-server-transport.js';
 import { stderrDiagnostics } from './skill-catalog.js';
 import { diagnostic, type DiagnosticListener } from '../core/diagnostics.js';
 import { errorInfo } from '../core/errors.js';
 import { isLoopbackInterface, LOOPBACK_NAMES } from '../core/loopback.js';
-import { describeValue } from '../core/plain.js';
+import { describeGiven, describeValue } from '../core/plain.js';
 import { RuntimeError } from '../core/runtime-error.js';
 import { unknownOption } from '../core/options.js';
 
 /** Serve on this process's stdin and stdout. */
 export interface StdioServeOptions extends McpServerOptions {
   transport: 'stdio';
+  /** What the endpoint does once the agent it serves has stopped: see `HttpServeOptions.whenStopped`. */
+  whenStopped?: 'refuse' | 'close';
 }
 
 /** Serve Streamable HTTP. */
@@ -52,6 +54,13 @@ export interface HttpServeOptions extends McpServerOptions {
    * closed gets 404 and, as MCP asks, starts a new one.
    */
   sessionTimeout?: number;
+  /**
+   * What the endpoint does once the agent it serves has stopped: `'refuse'` (the default) stays
+   * open and answers every request with `agent_stopped` (served by id, until an agent runs under
+   * the id again); `'close'` answers the requests under way, then closes (`endpoint.closed`
+   * resolves), for a program whose endpoint has nothing else to serve.
+   */
+  whenStopped?: 'refuse' | 'close';
 }
 
 /** The transport and its options. */
@@ -73,8 +82,8 @@ export interface McpEndpoint {
 }
 
 const SERVER_OPTIONS = { name: true, version: true, instructions: true, registry: true, callTimeout: true, onDiagnostic: true } as const satisfies Record<keyof McpServerOptions, true>;
-const STDIO_OPTIONS = { ...SERVER_OPTIONS, transport: true } as const satisfies Record<keyof StdioServeOptions, true>;
-const HTTP_OPTIONS = { ...SERVER_OPTIONS, transport: true, port: true, host: true, path: true, token: true, stateless: true, sessionTimeout: true } as const satisfies Record<keyof HttpServeOptions, true>;
+const STDIO_OPTIONS = { ...SERVER_OPTIONS, transport: true, whenStopped: true } as const satisfies Record<keyof StdioServeOptions, true>;
+const HTTP_OPTIONS = { ...SERVER_OPTIONS, transport: true, whenStopped: true, port: true, host: true, path: true, token: true, stateless: true, sessionTimeout: true } as const satisfies Record<keyof HttpServeOptions, true>;
 
 /**
  * The options, checked: the transport is one of the two, the port one a socket can take, and no
@@ -91,6 +100,10 @@ function checkServeOptions(options: ServeMcpOptions): void {
   if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
     throw new RuntimeError(errorInfo('invalid_options', `serveMcp's port must be a whole number from 0 (any free port) to 65535, got ${typeof port === 'number' ? port : describeValue(port)}`, { subject: 'port', details: { option: 'port', value: port } }));
   }
+  const whenStopped: unknown = options.whenStopped;
+  if (whenStopped !== undefined && whenStopped !== 'refuse' && whenStopped !== 'close') {
+    throw new RuntimeError(errorInfo('invalid_options', `serveMcp's whenStopped must be 'refuse' or 'close', got ${describeGiven(whenStopped)}`, { subject: 'whenStopped', details: { option: 'whenStopped', value: whenStopped } }));
+  }
   const sessionTimeout = (options as HttpServeOptions).sessionTimeout;
   if (sessionTimeout !== undefined && !(typeof sessionTimeout === 'number' && sessionTimeout > 0)) {
     throw new RuntimeError(errorInfo('invalid_options', `serveMcp's sessionTimeout must be a number of milliseconds above 0 (Infinity: sessions never expire), got ${describeValue(sessionTimeout)}`, { subject: 'sessionTimeout', details: { option: 'sessionTimeout', value: sessionTimeout } }));
@@ -103,36 +116,83 @@ function checkServeOptions(options: ServeMcpOptions): void {
 /** Serves the agent over MCP. Resolves once the transport listens. */
 export async function serveMcp(target: McpTarget, options: ServeMcpOptions): Promise<McpEndpoint> {
   checkServeOptions(options);
-  const ref = resolveTarget(target);
-  const endpoint = options.transport === 'stdio' ? await serveStdio(ref, options) : await serveHttp(ref, options);
-  reportStop(ref, endpoint, options.onDiagnostic ?? stderrDiagnostics);
+  const first = resolveTarget(target);
+  let served: ServedEndpoint | undefined;
+  const closeWhenStopped = options.whenStopped === 'close';
+  const watch = reportStop(target, first, () => served?.endpoint.url, closeWhenStopped, options.onDiagnostic ?? stderrDiagnostics, () => {
+    if (closeWhenStopped && served) void served.answered().then(() => served!.endpoint.close());
+  });
+  // Each session follows the target from the agent the endpoint follows when the session starts.
+  const session = (): Server => createSessionServer(target, watch.current(), options);
+  try {
+    served = options.transport === 'stdio' ? await serveStdio(session, options) : await serveHttp(session, options);
+  } catch (error) {
+    watch.close();
+    throw error;
+  }
+  const { endpoint } = served;
+  void endpoint.closed.then(() => watch.close());
+  // Stopped while the transport was being set up.
+  if (closeWhenStopped && watch.current().status === 'stopped') void endpoint.close();
   return endpoint;
 }
 
+/** An endpoint, and when the requests it is answering have been answered. */
+interface ServedEndpoint {
+  endpoint: McpEndpoint;
+  /** Resolves once no request is being answered (at once when none is). */
+  answered(): Promise<void>;
+}
+
+/** Requests being answered, counted, and whoever waits for there to be none. */
+class Answering {
+  private count = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  started(): void {
+    this.count++;
+  }
+
+  ended(): void {
+    if (--this.count === 0) for (const done of this.waiting.splice(0)) done();
+  }
+
+  /** Resolves once no request is being answered. */
+  none(): Promise<void> {
+    return this.count === 0 ? Promise.resolve() : new Promise((resolve) => this.waiting.push(resolve));
+  }
+}
+
 /**
- * Says, once, that the agent stopped while the endpoint serves it: its clients are refused from
- * then on (`agent_stopped`), and whoever runs the endpoint should know why.
+ * Says that the agent stopped while the endpoint serves it: its clients are refused from then on
+ * (`agent_stopped`), and whoever runs the endpoint should know why. Once for a ref; for an id, once
+ * per agent that stops under it (the next one is served).
  */
-function reportStop(ref: AgentRef<object>, endpoint: McpEndpoint, onDiagnostic: DiagnosticListener): void {
+function reportStop(target: McpTarget, first: AgentRef<object>, url: () => string | undefined, closes: boolean, onDiagnostic: DiagnosticListener, stopped: () => void): TargetWatch {
+  const what = closes
+    ? 'answers the requests under way, then closes'
+    : `answers every request with agent_stopped ${isAgentRef(target) ? 'until it is closed' : `until an agent runs under the id '${first.id}' again, or it is closed`}`;
   // Followed through passivation: an agent passivated is not stopped, and the one woken later is watched.
-  const watch = watchAgent(ref, {
-    stopped: () =>
+  return followTarget(target, first, {
+    stopped: () => {
+      const at = url();
       onDiagnostic(
-        diagnostic('warning', 'mcp_agent_stopped', `agent '${ref.id}' has stopped: the MCP endpoint${endpoint.url ? ` at ${endpoint.url}` : ''} answers every request with agent_stopped until it is closed`, {
-          subject: ref.id,
-          details: { agent: ref.id },
+        diagnostic('warning', 'mcp_agent_stopped', `agent '${first.id}' has stopped: the MCP endpoint${at ? ` at ${at}` : ''} ${what}`, {
+          subject: first.id,
+          details: { agent: first.id },
         }),
-      ),
+      );
+      stopped();
+    },
   });
-  void endpoint.closed.then(() => watch.close());
 }
 
 /**
  * Serves on stdin and stdout. When stdin ends, the requests already read are answered first
  * (each within its call timeout), then the server closes.
  */
-async function serveStdio(target: McpTarget, options: StdioServeOptions): Promise<McpEndpoint> {
-  const server = createMcpServer(target, options);
+async function serveStdio(session: () => Server, options: StdioServeOptions): Promise<ServedEndpoint> {
+  const server = session();
   const transport = new BoundedStdioServerTransport();
   let open = true;
   let markClosed!: () => void;
@@ -145,6 +205,7 @@ async function serveStdio(target: McpTarget, options: StdioServeOptions): Promis
     markClosed();
   };
   const answering = new Set<string | number>();
+  const count = new Answering();
   let ended = false;
   const onEnd = () => {
     ended = true;
@@ -159,7 +220,10 @@ async function serveStdio(target: McpTarget, options: StdioServeOptions): Promis
   // The requests read and not yet answered, so that the end of stdin waits for their answers.
   const receive = transport.onmessage;
   transport.onmessage = (message) => {
-    if ('method' in message && 'id' in message) answering.add(message.id);
+    if ('method' in message && 'id' in message && !answering.has(message.id)) {
+      answering.add(message.id);
+      count.started();
+    }
     receive?.(message);
   };
   const send = transport.send.bind(transport);
@@ -167,10 +231,13 @@ async function serveStdio(target: McpTarget, options: StdioServeOptions): Promis
     try {
       await send(message);
     } finally {
-      if (!('method' in message) && 'id' in message && message.id !== undefined && answering.delete(message.id) && ended && answering.size === 0) void close();
+      if (!('method' in message) && 'id' in message && message.id !== undefined && answering.delete(message.id)) {
+        count.ended();
+        if (ended && answering.size === 0) void close();
+      }
     }
   };
-  return { transport: 'stdio', url: undefined, port: undefined, sessions: () => (open ? 1 : 0), closed, close };
+  return { endpoint: { transport: 'stdio', url: undefined, port: undefined, sessions: () => (open ? 1 : 0), closed, close }, answered: () => count.none() };
 }
 
 /** How long a session may stay idle by default: 30 minutes. */
@@ -211,7 +278,7 @@ function refuse(res: ServerResponse, status: number, message: string, headers: R
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
-async function serveHttp(target: McpTarget, options: HttpServeOptions): Promise<McpEndpoint> {
+async function serveHttp(session: () => Server, options: HttpServeOptions): Promise<ServedEndpoint> {
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
   const loopbackOnly = isLoopbackInterface(host);
@@ -224,6 +291,7 @@ async function serveHttp(target: McpTarget, options: HttpServeOptions): Promise<
   }
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const open = new Set<{ close(): Promise<void> }>();
+  const answering = new Answering();
   const sessionTimeout = options.sessionTimeout ?? SESSION_TIMEOUT;
   /** Each session's requests and streams under way, and when the last of them ended. */
   const activity = new Map<StreamableHTTPServerTransport, { busy: number; idleSince: number; close(): Promise<void> }>();
@@ -243,7 +311,7 @@ async function serveHttp(target: McpTarget, options: HttpServeOptions): Promise<
   sweeper?.unref();
 
   const handleStateless = async (req: IncomingMessage, res: ServerResponse) => {
-    const server = createMcpServer(target, options);
+    const server = session();
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     const entry = { close: () => server.close() };
     open.add(entry);
@@ -264,7 +332,7 @@ async function serveHttp(target: McpTarget, options: HttpServeOptions): Promise<
       return transport.handleRequest(req, res);
     }
     if (req.method !== 'POST') return refuse(res, 400, 'no Mcp-Session-Id header: start a session with an initialize request (POST)');
-    const server = createMcpServer(target, options);
+    const server = session();
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sessionId) => void sessions.set(sessionId, transport),
@@ -295,6 +363,12 @@ async function serveHttp(target: McpTarget, options: HttpServeOptions): Promise<
     if (options.token !== undefined && !sameToken(req.headers.authorization, options.token)) {
       return refuse(res, 401, 'missing or wrong bearer token', { 'www-authenticate': 'Bearer' });
     }
+    // A POST carries requests (or notifications): answered once its response is over. A GET is
+    // the stream of server messages, open for as long as the session.
+    if (req.method === 'POST') {
+      answering.started();
+      res.once('close', () => answering.ended());
+    }
     (options.stateless ? handleStateless : handleSession)(req, res).catch((error: unknown) => {
       if (!res.headersSent) refuse(res, 500, error instanceof Error ? error.message : String(error));
       else res.end();
@@ -321,5 +395,5 @@ async function serveHttp(target: McpTarget, options: HttpServeOptions): Promise<
       await new Promise<void>((resolve) => http.close(() => resolve()));
       markClosed();
     })());
-  return { transport: 'http', url: `http://${urlHost}:${port}${path}`, port, sessions: () => sessions.size, closed, close };
+  return { endpoint: { transport: 'http', url: `http://${urlHost}:${port}${path}`, port, sessions: () => sessions.size, closed, close }, answered: () => answering.none() };
 }

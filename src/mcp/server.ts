@@ -35,10 +35,11 @@ import {
 import type { DiagnosticListener } from '../core/diagnostics.js';
 import { errorInfo } from '../core/errors.js';
 import { describeValue } from '../core/plain.js';
+import type { Toolset } from '../core/toolset.js';
 import { RuntimeError, type AgentRef, type AgentSystem, type DocumentSkillRegistry } from '../index.js';
 import { DISCLOSURE_PROMPT, DISCLOSURE_PROMPT_INFO, disclosurePrompt, listSkillResources, readSkillUri, SKILL_RESOURCE_TEMPLATE } from './documents.js';
 import { servedToolCall } from './mcp-spans.js';
-import { watchAgent } from './agent-watch.js';
+import { watchAgent, watchAgentId, type AgentWatch, type AgentWatchListener } from './agent-watch.js';
 import { protocolError } from './protocol-error.js';
 import { handleRequest } from './request-handler.js';
 import { SkillCatalog, SKILLS_EXTENSION } from './skill-catalog.js';
@@ -79,7 +80,8 @@ export interface McpServerOptions {
   onDiagnostic?: DiagnosticListener;
 }
 
-function isAgentRef(target: McpTarget): target is AgentRef<object> {
+/** Whether a target is a ref (served for good) rather than `{ system, id }` (whichever agent runs under the id). */
+export function isAgentRef(target: McpTarget): target is AgentRef<object> {
   return typeof (target as Partial<AgentRef<object>> | undefined)?.callTool === 'function';
 }
 
@@ -94,12 +96,36 @@ export function resolveTarget(target: McpTarget): AgentRef<object> {
   return ref;
 }
 
+/** A watch of what a target names, and the ref it names now. */
+export type TargetWatch = AgentWatch & { current(): AgentRef<object> };
+
+/**
+ * Follows what `target` names from `first` on (`resolveTarget`'s answer, or the ref last
+ * followed): a ref is that agent for good; `{ system, id }` is whichever agent runs under the id,
+ * the next one followed once the last stopped.
+ */
+export function followTarget(target: McpTarget, first: AgentRef<object>, on: AgentWatchListener): TargetWatch {
+  if (isAgentRef(target)) {
+    const watch = watchAgent(first, on);
+    return { current: () => first, close: () => watch.close() };
+  }
+  return watchAgentId(target, first, on);
+}
+
 /**
  * An MCP server session for the agent. Closing the server stops watching the agent; the agent
  * itself keeps running (it belongs to its system).
+ *
+ * Given a ref, the session serves that agent, and once it stops, refuses every request. Given
+ * `{ system, id }`, it serves whichever agent runs under the id: once one stops, an agent spawned
+ * (or restored) later under the same id is served (its clients are told the tool list changed).
  */
 export function createMcpServer(target: McpTarget, options: McpServerOptions = {}): Server {
-  const ref = resolveTarget(target);
+  return createSessionServer(target, resolveTarget(target), options);
+}
+
+/** `createMcpServer`, following `target` from `first` on (for `serveMcp`, the ref its endpoint follows now). */
+export function createSessionServer(target: McpTarget, first: AgentRef<object>, options: McpServerOptions): Server {
   const { registry } = options;
   const capabilities: ServerCapabilities = { tools: { listChanged: true } };
   if (registry) {
@@ -108,16 +134,18 @@ export function createMcpServer(target: McpTarget, options: McpServerOptions = {
     capabilities.extensions = { [SKILLS_EXTENSION]: { directoryRead: true } };
   }
   const server = new Server(
-    { name: options.name ?? ref.definition, version: options.version ?? '0.0.0' },
+    { name: options.name ?? first.definition, version: options.version ?? '0.0.0' },
     options.instructions === undefined ? { capabilities } : { capabilities, instructions: options.instructions },
   );
 
-  refuseOnceStopped(server, ref, () => watch.used());
-
-  let listed = toolListKey(mcpTools(ref));
-  let toolset = ref.toolset();
-  const watch = watchAgent(ref, {
+  let toolset: Toolset | undefined;
+  let listed: string | undefined;
+  let watch: TargetWatch | undefined;
+  /** The agent served now (`first` until the watch is made: it may be told of a step as it is made). */
+  const served = () => watch?.current() ?? first;
+  watch = followTarget(target, first, {
     step: () => {
+      const ref = served();
       // The toolset is rebuilt only when the agent's skills change: most steps stop at this check.
       const current = ref.toolset();
       if (current === toolset) return;
@@ -129,9 +157,16 @@ export function createMcpServer(target: McpTarget, options: McpServerOptions = {
     },
     // Its tools are gone (a passivated agent is not stopped: it is served again once woken).
     stopped: () => {
+      toolset = undefined;
+      listed = undefined;
       if (server.transport) server.sendToolListChanged().catch(() => {});
     },
   });
+  if (first.status !== 'stopped') {
+    toolset = first.toolset();
+    listed = toolListKey(mcpTools(first));
+  }
+  refuseOnceStopped(server, served);
   const previousClose = server.onclose;
   server.onclose = () => {
     watch.close();
@@ -139,12 +174,12 @@ export function createMcpServer(target: McpTarget, options: McpServerOptions = {
   };
 
   handleRequest(server, ListToolsRequestSchema, () => {
-    const tools = mcpTools(ref);
+    const tools = mcpTools(served());
     listed = toolListKey(tools);
     return { tools };
   });
   handleRequest(server, CallToolRequestSchema, (request) =>
-    servedToolCall(request.params.name, request.params._meta, () => callAgentTool(ref, request.params.name, request.params.arguments, options.callTimeout)),
+    servedToolCall(request.params.name, request.params._meta, () => callAgentTool(served(), request.params.name, request.params.arguments, options.callTimeout)),
   );
 
   if (registry) {
@@ -166,23 +201,19 @@ export function createMcpServer(target: McpTarget, options: McpServerOptions = {
 
 /**
  * Makes every request handler registered on `server` from now on (every method but the SDK's own
- * `initialize` and `ping`) refuse once the agent has stopped, with a JSON-RPC error naming it, and
- * say when it has served one (`used`).
+ * `initialize` and `ping`) refuse while the agent served (`served()`) has stopped, with a JSON-RPC
+ * error naming it.
  */
-function refuseOnceStopped(server: Server, ref: AgentRef<object>, used: () => void): void {
+function refuseOnceStopped(server: Server, served: () => AgentRef<object>): void {
   type Register = Server['setRequestHandler'];
   const register = server.setRequestHandler.bind(server) as (schema: Parameters<Register>[0], handler: Parameters<Register>[1]) => void;
   server.setRequestHandler = ((schema: Parameters<Register>[0], handler: Parameters<Register>[1]) =>
     register(schema, (request, extra) => {
+      const ref = served();
       if (ref.status === 'stopped') {
         const info = errorInfo('agent_stopped', `agent '${ref.id}' has stopped: this MCP server no longer serves it (its tools, resources and prompts are gone); connect to a server of a running agent`, { subject: ref.id });
         throw protocolError(AGENT_STOPPED_ERROR, info.message, info);
       }
-      try {
-        return handler(request, extra);
-      } finally {
-        // The handler has woken a passivated agent: its steps are followed from now on.
-        used();
-      }
+      return handler(request, extra);
     })) as Register;
 }

@@ -37,6 +37,7 @@ import type { ProcessHost } from './process-host.js';
 import { ProcessRef } from './process-ref.js';
 import { idleMsOf, Passivation, type PassivateOptions, type PassivationHost } from './passivation.js';
 import { checkCatalog } from '../engine/index.js';
+import { refChanged, refChangesHeard } from './ref-changes.js';
 import { setTimer } from './timers.js';
 import { createTracer, type TraceOption, type TraceRecord, type Tracer } from './trace.js';
 
@@ -741,6 +742,8 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     if (hooks) process.runMountHooks();
     this.reindex(agent.id, agent as Agent<object>);
     this.changed(process as AgentProcess<object>);
+    // Whoever follows the agent from outside (an MCP server) subscribes to its new actor now.
+    refChanged(this.actor, process.ref);
     return process;
   }
 
@@ -788,8 +791,10 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     try {
       return this.awake(id);
     } catch (error) {
-      const parentId = this.passivation?.refs.get(id)?.parent;
+      const ref = this.passivation?.refs.get(id);
+      const parentId = ref?.parent;
       this.passivation?.forget(id);
+      if (ref) refChanged(this.actor, ref);
       // Its patterns went with its snapshot: it leaves the index by id.
       this.listeners.deleteEverywhere(id);
       if (forget) this.durability?.removed(id);
@@ -1028,6 +1033,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     this.shutDown = true;
     // Passivated agents stopped with the system (they stay in the store): they woke for the steps
     // taken while it wrote its last changes; from now on no list, stop or persistAll reaches them.
+    if (this.passivation && refChangesHeard()) for (const ref of [...this.passivation.refs.values()]) refChanged(this.actor, ref);
     this.passivation?.refs.clear();
     this.actor.stop();
     this.broadcast.clear();

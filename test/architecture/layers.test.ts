@@ -34,7 +34,8 @@ const LAYERS: ReadonlyArray<readonly [layer: string, imports: readonly string[]]
   ['src/restate/', ['src/core/', 'src/telemetry/', 'src/engine/', 'src/manifest/', 'machines/', 'src/model/']],
   ['src/system.ts', ['src/core/', 'src/telemetry/', 'src/runtime/', 'src/model/']],
   ['src/index.ts', ['src/core/', 'src/telemetry/', 'src/engine/', 'src/manifest/', 'src/viewer/', 'machines/', 'src/runtime/', 'src/model/', 'src/system.ts']],
-  ['src/mcp/', ['src/core/', 'src/telemetry/', 'src/manifest/', 'machines/', 'src/index.ts']],
+  // A served agent is followed through the runtime's internal hook (`ref-changes.ts`), not exported.
+  ['src/mcp/', ['src/core/', 'src/telemetry/', 'src/manifest/', 'machines/', 'src/runtime/', 'src/index.ts']],
   ['src/testing/', ['src/core/', 'src/telemetry/', 'src/engine/', 'src/manifest/', 'machines/', 'src/runtime/', 'src/model/', 'src/system.ts', 'src/index.ts']],
   ['skills/', ['src/index.ts']],
   ['src/cli/', ['src/core/', 'src/telemetry/', 'src/engine/', 'src/manifest/', 'src/viewer/', 'machines/', 'src/runtime/', 'src/model/', 'src/restate/', 'src/system.ts', 'src/index.ts', 'src/mcp/', 'src/testing/', 'skills/']],

@@ -67,20 +67,21 @@ describe('registry.watch() when the skills folder comes back the wrong way', () 
     expect(registry.watcher!.folders).toBe(2);
   });
 
-  it('lost with its parent, then back and found by refresh(): the folder is watched again', async () => {
+  it('gone with its parent, then back and also found by a refresh(): the folder is watched again, once', async () => {
     const top = await tree();
     const root = path.join(top, 'project', 'skills');
     await writeTree(root, { 'notes/SKILL.md': simpleSkill('notes', 'version: 1.0.0') });
-    const { registry, diagnostics, until } = await watched(root);
+    const { registry, changes, until } = await watched(root);
     await rm(path.join(top, 'project'), { recursive: true });
-    await until(() => diagnostics.some((item) => item.code === 'skill_watch_lost'));
+    await until(() => changes.some((change) => change.removed.includes('notes')));
 
     await writeTree(root, { 'notes/SKILL.md': simpleSkill('notes', 'version: 2.0.0') });
     await registry.refresh();
     expect(registry.entry('notes')?.version).toBe('2.0.0');
-    // As the warning said: from the refresh on, the folder is watched once more.
     await writeFile(path.join(root, 'notes', 'SKILL.md'), simpleSkill('notes', 'version: 3.0.0'));
     await until(() => registry.entry('notes')?.version === '3.0.0');
+    // The folder of skills and the skill's folder, each watched once, whichever of the watch and the refresh found them first.
+    expect(registry.watcher!.folders).toBe(2);
   });
 
   it('closed while a change is being applied: nothing is reported after close()', async () => {

@@ -6,12 +6,12 @@
  * and fails with a typed error naming the server and the limit; the server sees its answer cut off.
  */
 import { createHash } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { createAgentSystem, createDocumentSkillRegistry, defineAgent } from 'skillstate';
 import { mcpSkill } from 'skillstate/mcp';
 import { mountMcpSkills } from '../../src/mcp/remote-skills.js';
+import { answerJson, listening, readBody } from './handmade-server.js';
 import { onCleanup } from './processes.js';
 
 const MANIFEST = '---\nname: notes\ndescription: Takes notes. Use when asked to note something.\n---\n\n# Notes\n';
@@ -23,14 +23,6 @@ const ENVELOPE = 64 * 1024;
 interface Flood {
   written: number;
   ended: Promise<void>;
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    let text = '';
-    req.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    req.on('end', () => resolve(text));
-  });
 }
 
 /** An MCP server over HTTP, stateless, whose `flood_*` tools and `resources/read` answer without end. */
@@ -50,10 +42,6 @@ async function endlessServer() {
     };
     pump();
   };
-  const json = (res: ServerResponse, id: unknown, result: unknown) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ jsonrpc: '2.0', id, result }));
-  };
   const http = createServer((req, res) => {
     if (req.method !== 'POST') return void res.writeHead(405).end();
     void readBody(req).then((text) => {
@@ -61,11 +49,11 @@ async function endlessServer() {
       if (id === undefined) return void res.writeHead(202).end();
       if (method === 'initialize') {
         const capabilities = { tools: {}, resources: {}, extensions: { 'io.modelcontextprotocol/skills': {} } };
-        return json(res, id, { protocolVersion: params.protocolVersion, capabilities, serverInfo: { name: 'endless', version: '1.0.0' } });
+        return answerJson(res, id, { protocolVersion: params.protocolVersion, capabilities, serverInfo: { name: 'endless', version: '1.0.0' } });
       }
       if (method === 'tools/list') {
         const tools = ['flood_json', 'flood_sse', 'small_sse'].map((name) => ({ name, inputSchema: { type: 'object' } }));
-        return json(res, id, { tools });
+        return answerJson(res, id, { tools });
       }
       if (method === 'tools/call' && params.name === 'small_sse') {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -79,17 +67,14 @@ async function endlessServer() {
         const uri = 'skill://notes/SKILL.md';
         const digest = `sha256:${createHash('sha256').update(MANIFEST).digest('hex')}`;
         const skills = [{ uri, frontmatter: { name: 'notes', description: 'Takes notes. Use when asked to note something.' }, resources: [{ uri, digest, size: Buffer.byteLength(MANIFEST) }] }];
-        return json(res, id, { skills });
+        return answerJson(res, id, { skills });
       }
       if (method === 'resources/read') return flood(res, 'application/json', `{"jsonrpc":"2.0","id":${id},"result":{"contents":[{"uri":"${String(params.uri)}","text":"`);
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32601, message: `Method not found: ${method}` } }));
     });
   });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  onCleanup(() => new Promise<void>((resolve) => http.close(() => resolve())));
-  onCleanup(() => http.closeAllConnections());
-  return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, floods };
+  return { url: await listening(http), floods };
 }
 
 describe('an MCP server over HTTP whose answer never ends', () => {

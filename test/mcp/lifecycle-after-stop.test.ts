@@ -1,57 +1,26 @@
 /**
- * An MCP server whose agent has stopped, as MCP clients see it: the SDK's own client, over stdio
- * and Streamable HTTP, against `skillstate mcp` (an action stops the agent) and against
- * `serveMcp` in this process (the system shuts down, or the agent is stopped).
+ * An MCP server whose agent has stopped, as MCP clients see it: the SDK's own client, over
+ * Streamable HTTP, against `serveMcp` in this process (the system shuts down, or the agent is
+ * stopped). (`skillstate mcp`, whose system is its own, exits instead: test/cli/mcp-agent-stopped.test.ts.)
  *
  * What a client sees: `notifications/tools/list_changed` (the agent's tools are gone), then every
  * request answered with a JSON-RPC error naming the agent and why, with `agent_stopped` as its
  * data's code; never the stopped agent's tools.
  */
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { createAgentSystem, defineAgent, type Diagnostic } from 'skillstate';
+import { z } from 'zod';
+import { createAgentSystem, defineAction, defineAgent, Effects, result, type Diagnostic } from 'skillstate';
 import { serveMcp } from 'skillstate/mcp';
 import { counter } from 'skillstate/skills';
-import { eventually, httpClient, onCleanup, ONLY, overHttp, overStdio, type Connected } from './processes.js';
-
-const STOPPABLE = `${fileURLToPath(new URL('./fixtures/stoppable-agent.ts', import.meta.url))}:Stoppable`;
-
-/** The error a request was answered with. */
-async function refusal(request: Promise<unknown>): Promise<McpError> {
-  const error = await request.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(McpError);
-  return error as McpError;
-}
+import { eventually, httpClient, onCleanup, refusal } from './processes.js';
 
 function expectAgentStopped(error: McpError, agent: string): void {
   expect(error.message).toContain(`agent '${agent}' has stopped`);
   expect(error.data).toMatchObject({ code: 'agent_stopped', subject: agent });
 }
-
-describe.each([
-  ['stdio', overStdio],
-  ['http', overHttp],
-] as const)('skillstate mcp over %s, once its agent has stopped', (_transport, connect: (args: string[]) => Promise<Connected>) => {
-  it('tells the client its tools changed, then answers every request with agent_stopped, and says so on stderr', async () => {
-    const { client, notifications, stderr } = await connect([...ONLY, '--agent', STOPPABLE]);
-    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('retire');
-    const retired = await client.callTool({ name: 'retire', arguments: {} });
-    expect(retired.isError).toBeFalsy();
-    await eventually(() => notifications.some((n) => n.method === 'notifications/tools/list_changed'), 'tools/list_changed');
-
-    expectAgentStopped(await refusal(client.listTools()), 'stoppable');
-    expectAgentStopped(await refusal(client.callTool({ name: 'increment', arguments: {} })), 'stoppable');
-    // The session itself still answers: the client can tell the server is there and why it refuses.
-    await expect(client.ping()).resolves.toEqual({});
-    expect(stderr()).toContain("agent 'stoppable' has stopped: the MCP endpoint");
-  });
-});
 
 async function servedOverHttp() {
   const system = createAgentSystem({ onUnhandledDiagnostic: () => {} });
@@ -90,5 +59,29 @@ describe('serveMcp in this process, once its agent has stopped', () => {
     await endpoint.close();
     await expect(client.listTools()).rejects.toThrow();
     expect(agent.status).not.toBe('stopped');
+  });
+});
+
+describe("serveMcp with whenStopped: 'close'", () => {
+  it('answers the call that stopped the agent, then closes; the diagnostic says it closes', async () => {
+    const retire = defineAction({ name: 'retire', description: 'Stops this agent', input: z.object({}), run: () => result('retiring', { effects: [Effects.stop({ reason: 'retired' })] }) });
+    const system = createAgentSystem({ onUnhandledDiagnostic: () => {} });
+    onCleanup(() => system.shutdown());
+    const agent = system.spawn(defineAgent({ name: 'calc', skills: [counter], actions: [retire] }), { id: 'calc' });
+    const diagnostics: Diagnostic[] = [];
+    const endpoint = await serveMcp(agent, { transport: 'http', whenStopped: 'close', onDiagnostic: (item) => void diagnostics.push(item) });
+    onCleanup(() => endpoint.close());
+    const { client } = await httpClient(endpoint.url!);
+    expect((await client.callTool({ name: 'retire', arguments: {} })).content).toEqual([{ type: 'text', text: 'retiring' }]);
+    await endpoint.closed;
+    expect(agent.status).toBe('stopped');
+    expect(diagnostics).toEqual([expect.objectContaining({ code: 'mcp_agent_stopped', message: `agent 'calc' has stopped: the MCP endpoint at ${endpoint.url} answers the requests under way, then closes` })]);
+  });
+
+  it('refuses a whenStopped it does not know', async () => {
+    const system = createAgentSystem({ onUnhandledDiagnostic: () => {} });
+    onCleanup(() => system.shutdown());
+    const agent = system.spawn(defineAgent({ name: 'calc', skills: [counter] }), { id: 'calc' });
+    await expect(serveMcp(agent, { transport: 'stdio', whenStopped: 'exit' as never })).rejects.toMatchObject({ code: 'invalid_options', subject: 'whenStopped', message: "serveMcp's whenStopped must be 'refuse' or 'close', got a string, 'exit'" });
   });
 });

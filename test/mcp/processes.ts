@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Notification } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach } from 'vitest';
+import { McpError, type Notification } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, expect } from 'vitest';
 
 export const BIN = fileURLToPath(new URL('../../bin/skillstate.js', import.meta.url));
 export const BUNDLED = fileURLToPath(new URL('../../skills', import.meta.url));
@@ -123,4 +123,14 @@ export async function eventually(check: () => boolean, what: string, ms = 10_000
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/** The JSON-RPC error a request was answered with (fails the test when it was answered otherwise). */
+export async function refusal(request: Promise<unknown>): Promise<McpError> {
+  const error = await request.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(McpError);
+  return error as McpError;
 }

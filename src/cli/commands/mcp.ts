@@ -8,6 +8,8 @@
  * the discovered skills are still offered as resources and as the disclosure prompt.
  *
  * On stdio, stdout carries the protocol only: `console.log` and friends are sent to stderr.
+ * The system is the command's own: once its agent stops, nothing can run it again, so the command
+ * answers the requests under way, says why on stderr and exits with 1.
  * The SDK is imported only when this command runs.
  */
 import { Console } from 'node:console';
@@ -125,6 +127,9 @@ untrusted project skill, or one over the extension's limits is left out of those
   --stateless              with --http, no sessions: each request is answered on its own
   --timeout <ms>           longest a tool call may take (default 60000)
 
+When the agent stops (an action of it returns a stop effect), nothing can start it again in this
+server: it answers the requests under way, says so on stderr and exits with code 1.
+
 Add it to a host, for example:
   claude mcp add skills -- npx skillstate mcp --path ./skills
 
@@ -161,8 +166,12 @@ ${SOURCE_HELP}`,
       : defineAgent({ name: 'skills', skills: [createSkillTools(registry)], registry });
     const system = createAgentSystem({ callTimeout: timeout, resolvers: [registry] });
     const agent = system.spawn(definition, { id: definition.name });
-    const onDiagnostic = (note: Diagnostic) => io.err(`skillstate: ${note.level}: ${note.message}\n`);
-    const shared = { registry, callTimeout: timeout, name: definition.name, onDiagnostic };
+    // The command says itself, below, that the agent stopped and why it exits.
+    const onDiagnostic = (note: Diagnostic) => {
+      if (note.code !== 'mcp_agent_stopped') io.err(`skillstate: ${note.level}: ${note.message}\n`);
+    };
+    // The system is this command's own: nothing will run an agent under that id again.
+    const shared = { registry, callTimeout: timeout, name: definition.name, onDiagnostic, whenStopped: 'close' as const };
     const endpoint =
       http === undefined
         ? await serveMcp(agent, { ...shared, transport: 'stdio' })
@@ -181,7 +190,9 @@ ${SOURCE_HELP}`,
     await endpoint.closed;
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
+    const stopped = agent.status === 'stopped';
+    if (stopped) io.err(`skillstate mcp: agent '${agent.id}' has stopped, and nothing in this server can start it again: the server exits, having answered the requests under way (start the command again to serve a new one)\n`);
     await system.shutdown();
-    return 0;
+    return stopped ? 1 : 0;
   },
 };
