@@ -20,6 +20,8 @@ export const XSTATE_CHECKED_VERSION = '5.33.3';
 /** A value handed from an action to the action of a later transition of the same actor. */
 export interface ActionHandoff<TKey extends object, TValue> {
   put(key: TKey, value: TValue): void;
+  /** Whether a value is put under `key` and not taken yet. */
+  has(key: TKey): boolean;
   /** The value put under `key`, removed: taken once. */
   take(key: TKey): TValue | undefined;
 }
@@ -38,6 +40,7 @@ export function actionHandoff<TKey extends object, TValue>(): ActionHandoff<TKey
   const values = new WeakMap<TKey, TValue>();
   return {
     put: (key, value) => void values.set(key, value),
+    has: (key) => values.has(key),
     take: (key) => {
       const value = values.get(key);
       if (value !== undefined) values.delete(key);

@@ -1,0 +1,246 @@
+/**
+ * An idle agent's sync step is taken as a direct transition (`machines/agent.ts`, `directly`),
+ * and any other step is begun there and left to XState. Each scenario here runs twice, once as
+ * the runtime runs it and once with every step taken by XState's own statechart algorithm, and
+ * what a user can see must be the same: the inspection stream (events, microsteps, snapshots of
+ * the agent and its lifecycles), the errors reported, the answers, the agent's snapshots.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AnyStateMachine, InspectionEvent } from 'xstate';
+import { agentMachine, startingAgentMachine } from '../../machines/agent.js';
+import type { AgentRef, AgentSystem } from '../../src/index.js';
+import { Effects, createSignal, defineAction, defineAgent, defineSkill, notebook, notes, quietSystem, result, z } from '../runtime/fixtures.js';
+
+let systems: AgentSystem[] = [];
+afterEach(async () => {
+  for (const system of systems) await system.shutdown();
+  systems = [];
+});
+
+/** A snapshot as the projection shows it: the state, and the agent's skill state when it is an agent's. */
+function shown(snapshot: unknown): string {
+  const { value, status, context } = (snapshot ?? {}) as { value?: unknown; status?: string; context?: { busy?: boolean; agent?: { state: unknown; mounted: Array<{ name: string }> } } };
+  const agent = context?.agent;
+  const inner = agent ? ` busy=${String(context!.busy)} ${JSON.stringify(agent.state)} [${agent.mounted.map((record) => record.name).join(',')}]` : '';
+  return `${JSON.stringify(value)}/${String(status)}${inner}`;
+}
+
+/** An inspection event as a line of text: no session ids, signal ids or times, which differ from run to run. */
+function line(event: InspectionEvent): string | undefined {
+  // The system's own actor is named by its session id, which counts every actor made so far.
+  const id = (event.actorRef as { id?: string }).id;
+  const actor = id !== undefined && /^x:\d+$/.test(id) ? 'system' : id;
+  const signal = 'event' in event ? (event.event as { signal?: { type: string } } | undefined)?.signal : undefined;
+  const item = 'event' in event && event.event ? `${event.event.type}${signal ? `(${signal.type})` : ''}` : '';
+  switch (event.type) {
+    case '@xstate.event':
+      return `event ${actor} ${item}`;
+    case '@xstate.microstep': {
+      const taken = (event as { _transitions?: Array<{ source: { key: string }; eventType: string; target?: unknown[] }> })._transitions ?? [];
+      return `microstep ${actor} ${item} [${taken.map((t) => `${t.source.key}:${t.eventType}${t.target?.length ? '>' : ''}`).join(',')}] ${shown(event.snapshot)}`;
+    }
+    case '@xstate.snapshot':
+      return `snapshot ${actor} ${item} ${shown(event.snapshot)}`;
+    case '@xstate.actor':
+      return `actor ${actor}`;
+    case '@xstate.action':
+      return `action ${actor} ${event.action.type}`;
+    default:
+      return undefined;
+  }
+}
+
+/** What a scenario shows a user: the inspection stream, the errors reported, and what the scenario noted. */
+interface Seen {
+  inspected: string[];
+  errors: string[];
+  noted: unknown[];
+}
+
+type Scenario = (system: AgentSystem, note: (value: unknown) => void) => Promise<void>;
+
+async function watch(scenario: Scenario, options: Parameters<typeof quietSystem>[0] = {}): Promise<Seen> {
+  const seen: Seen = { inspected: [], errors: [], noted: [] };
+  const system = quietSystem({
+    ...options,
+    inspect: (event) => {
+      const text = line(event);
+      if (text !== undefined) seen.inspected.push(text);
+    },
+    onUnhandledError: (error) => void seen.errors.push(`${error.code}: ${error.message}`),
+  });
+  systems.push(system);
+  await scenario(system, (value) => seen.noted.push(value));
+  await system.shutdown();
+  return seen;
+}
+
+/** Runs `scenario` with every step taken by XState's own algorithm: the machines' own `transition`, not the direct one. */
+async function throughXState(scenario: Scenario, options?: Parameters<typeof quietSystem>[0]): Promise<Seen> {
+  const machines = [agentMachine, startingAgentMachine] as AnyStateMachine[];
+  const direct = machines.map((machine) => machine.transition);
+  for (const machine of machines) delete (machine as { transition?: unknown }).transition;
+  try {
+    expect(machines.every((machine) => !Object.hasOwn(machine, 'transition'))).toBe(true);
+    return await watch(scenario, options);
+  } finally {
+    machines.forEach((machine, at) => (machine.transition = direct[at]!));
+  }
+}
+
+/** The scenario run both ways gives the same: returns what it showed. */
+async function same(scenario: Scenario, options?: Parameters<typeof quietSystem>[0]): Promise<Seen> {
+  const reference = await throughXState(scenario, options);
+  const directly = await watch(scenario, options);
+  expect(directly).toEqual(reference);
+  return directly;
+}
+
+/** The outcome of a call, as the caller sees it. */
+async function outcome(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    return { ok: await promise };
+  } catch (error) {
+    return { error: `${(error as { code?: string }).code}: ${(error as Error).message}` };
+  }
+}
+
+const flags = z.object({ log: z.array(z.string()).default([]) });
+
+/** Sync or async as asked, each step; can stop its own agent (sync part), mount or unmount a skill by its result. */
+const maybe = defineAction({
+  name: 'maybe',
+  description: 'appends to the log, async when asked',
+  input: z.object({ entry: z.string(), async: z.boolean().default(false), stop: z.boolean().default(false), quit: z.boolean().default(false), mount: z.string().optional(), unmount: z.string().optional() }),
+  state: flags,
+  run: ({ entry, async, stop, quit, mount, unmount }, { skillState, agentId }) => {
+    if (stop) void systemOf.get(agentId)!.stop(agentId);
+    const done = result(entry, { state: { log: [...skillState.log, entry] }, effects: quit ? [Effects.stop()] : [], ...(mount ? { mount: [skillsByName[mount]!] } : {}), ...(unmount ? { unmount: [unmount] } : {}) });
+    return async ? Promise.resolve(done) : done;
+  },
+});
+const thrower = defineAction({
+  name: 'thrower',
+  description: 'throws',
+  input: z.object({ async: z.boolean().default(false) }),
+  run: ({ async }) => {
+    if (async) return Promise.reject(new Error('thrown on purpose'));
+    throw new Error('thrown on purpose');
+  },
+});
+const logging = defineSkill({
+  name: 'logging',
+  schema: flags,
+  actions: [maybe, thrower],
+  routes: [
+    { path: 'log', target: { action: 'maybe' } },
+    { path: 'throw', target: { action: 'thrower' } },
+  ],
+  signalPatterns: ['log'],
+  transformResult: (signal, output) => (signal.type === 'log' && typeof output === 'string' ? output.toUpperCase() : output),
+});
+/** A skill whose mount hook runs: agents defined with it start `starting`. */
+const hooked = defineSkill({ name: 'hooked', schema: z.object({ mounted: z.number().default(0) }), mount: ({ state }) => ({ state: { mounted: state.mounted + 1 } }) });
+
+const skillsByName: Record<string, typeof hooked> = { hooked };
+
+/** The system each agent is in (an action reaches its own system through it). */
+const systemOf = new Map<string, AgentSystem>();
+
+function spawn(system: AgentSystem, id: string, skills: Parameters<typeof defineAgent>[0]['skills'] = [logging, notebook]): AgentRef {
+  systemOf.set(id, system);
+  return system.spawn(defineAgent({ name: `agent_${id}`, skills }), { id });
+}
+
+describe("an agent's steps, direct or through XState", () => {
+  it('sync, async and sometimes-async steps in a row, with answers through transformResult: the same stream and snapshots', async () => {
+    const seen = await same(async (system, note) => {
+      const agent = spawn(system, 'a');
+      for (const [entry, async] of [['one', false], ['two', true], ['three', false], ['four', false], ['five', true], ['six', true], ['seven', false]] as const) {
+        note(await outcome(agent.call(createSignal('log', { entry, async }))));
+      }
+      const burst = ['b1', 'b2', 'b3', 'b4'].map((entry, at) => outcome(agent.call(createSignal('log', { entry, async: at % 2 === 1 }))));
+      note(await Promise.all(burst));
+      note(agent.persist());
+      note(agent.actor.getPersistedSnapshot());
+    });
+    expect(seen.noted[0]).toEqual({ ok: 'ONE' });
+    expect(seen.inspected).toContain('microstep a signal(log) [idle:signal] "idle"/active busy=false {"logging":{"log":["one"]},"notebook":{"items":[]}} [logging,notebook]');
+  });
+
+  it('a step whose user code throws, sync or async: the same errors and stream', async () => {
+    const seen = await same(async (system, note) => {
+      const agent = spawn(system, 'a');
+      note(await outcome(agent.call(createSignal('throw', { async: false }))));
+      note(await outcome(agent.call(createSignal('throw', { async: true }))));
+      note(await outcome(agent.call(createSignal('log', { entry: 'after' }))));
+    });
+    expect(seen.noted).toEqual([expect.objectContaining({ error: expect.stringContaining('thrown on purpose') }), expect.objectContaining({ error: expect.stringContaining('thrown on purpose') }), { ok: 'AFTER' }]);
+  });
+
+  it('an action that stops its own agent, in a sync step, an async one, and one that mounts a skill: nothing reported, the same stream', async () => {
+    for (const how of [{}, { async: true }, { mount: 'hooked' }]) {
+      const seen = await same(
+        async (system, note) => {
+          const agent = spawn(system, 'k');
+          note(await outcome(agent.call(createSignal('log', { entry: 'first' }))));
+          note(await outcome(agent.call(createSignal('log', { entry: 'last', stop: true, ...how }))));
+          note(agent.actor.getSnapshot().status);
+        },
+        { skills: [hooked] },
+      );
+      expect(seen.errors, JSON.stringify(how)).toEqual([]);
+      expect(seen.noted, JSON.stringify(how)).toEqual([{ ok: 'FIRST' }, { error: "agent_stopped: agent 'k' stopped (stopped by request) before answering" }, 'stopped']);
+    }
+  });
+
+  it('mounts and unmounts, by the step itself and by the items, with mount hooks and a starting agent: the same stream', async () => {
+    await same(
+      async (system, note) => {
+        const agent = spawn(system, 'm', [logging, hooked]);
+        note(await outcome(agent.call(createSignal('log', { entry: 'one' }))));
+        note(await outcome(agent.unmount('hooked')));
+        note(await outcome(agent.call(createSignal('log', { entry: 'two', mount: 'hooked' }))));
+        note(await outcome(agent.call(createSignal('log', { entry: 'three', unmount: 'hooked', async: true }))));
+        note(await outcome(agent.mount('hooked')));
+        note(await outcome(agent.mount('hooked')));
+        note(await outcome(agent.mount('nowhere')));
+        note(await outcome(agent.call(createSignal('log', { entry: 'four' }))));
+        note(agent.persist());
+      },
+      { skills: [hooked] },
+    );
+  });
+
+  it('emits, stops by effect and sends from listeners to the same agent and to another: the same stream', async () => {
+    await same(async (system, note) => {
+      const a = spawn(system, 'a');
+      const b = spawn(system, 'b');
+      system.subscribe('noted', (signal) => {
+        note(`heard ${JSON.stringify(signal.data)}`);
+        if ((signal.data as { item: string }).item === 'x') void a.send(createSignal('log', { entry: 'from listener' }));
+      });
+      note(await outcome(a.call(createSignal('notes.add_now', { item: 'x' }))));
+      a.actor.subscribe((snapshot) => {
+        if (snapshot.context.agent.state && (snapshot.context.agent.state as { logging: { log: string[] } }).logging.log.length === 2) void b.send(createSignal('log', { entry: 'from subscriber' }));
+      });
+      note(await outcome(a.call(createSignal('log', { entry: 'second' }))));
+      note(await outcome(b.call(createSignal('log', { entry: 'b own' }))));
+      note(await outcome(b.run([{ action: 'maybe', params: { entry: 'by run' } }])));
+      note(await outcome(b.call(createSignal('log', { entry: 'bye', quit: true }))));
+      note(await outcome(b.call(createSignal('log', { entry: 'after bye' }))));
+      note(a.persist());
+    });
+  });
+
+  it('an item sent to the actor directly goes back through the mailbox and is taken once: the same stream', async () => {
+    const seen = await same(async (system, note) => {
+      const agent = spawn(system, 'd');
+      agent.actor.send({ type: 'signal', signal: createSignal('log', { entry: 'direct' }) });
+      agent.actor.send({ type: 'signal', signal: createSignal('log', { entry: 'direct async', async: true }) });
+      note(await outcome(agent.call(createSignal('log', { entry: 'called' }))));
+      note((agent.getSnapshot().state as { logging: { log: string[] } }).logging.log);
+    });
+    expect(seen.noted.at(-1)).toEqual(['direct', 'direct async', 'called']);
+  });
+});
