@@ -8,8 +8,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AnyStateMachine, InspectionEvent } from 'xstate';
 import { agentMachine, startingAgentMachine } from '../../machines/agent.js';
-import type { AgentRef, AgentSystem } from '../../src/index.js';
-import { Effects, createSignal, defineAction, defineAgent, defineSkill, notebook, notes, quietSystem, result, z } from '../runtime/fixtures.js';
+import type { AgentRef, AgentSystem, AgentSystemOptions, TraceRecord } from '../../src/index.js';
+import { chatMessage, createSqliteStore, discoverSkills } from '../../src/index.js';
+import { scriptedModel } from '../../src/testing/index.js';
+import { assistant, next } from '../model/fixtures.js';
+import { EXAMPLE_SKILLS_DIR } from '../../src/manifest/discover.js';
+import { Effects, Reminder, createSignal, defineAction, defineAgent, defineSkill, firedOf, notebook, quietSystem, result, tempFolders, z } from '../runtime/fixtures.js';
+
+const databaseFile = tempFolders('direct-transitions').database;
 
 let systems: AgentSystem[] = [];
 afterEach(async () => {
@@ -17,12 +23,22 @@ afterEach(async () => {
   systems = [];
 });
 
+/** Random ids (of signals, turns) and times differ from run to run: the same text with each replaced. */
+function steady(text: string): string {
+  return text.replace(/"[A-Za-z0-9_-]{21}"/g, '"<id>"').replace(/"\d{4}-\d\d-\d\dT[\d:.]+Z"/g, '"<time>"');
+}
+
+/** A value as the scenario notes it: plain JSON data, ids and times replaced. */
+function noted(value: unknown): unknown {
+  return value === undefined ? value : (JSON.parse(steady(JSON.stringify(value))) as unknown);
+}
+
 /** A snapshot as the projection shows it: the state, and the agent's skill state when it is an agent's. */
 function shown(snapshot: unknown): string {
-  const { value, status, context } = (snapshot ?? {}) as { value?: unknown; status?: string; context?: { busy?: boolean; agent?: { state: unknown; mounted: Array<{ name: string }> } } };
+  const { value, status, context } = (snapshot ?? {}) as { value?: unknown; status?: string; context?: { busy?: boolean; agent?: { state?: unknown; mounted?: Array<{ name: string }> } } };
   const agent = context?.agent;
-  const inner = agent ? ` busy=${String(context!.busy)} ${JSON.stringify(agent.state)} [${agent.mounted.map((record) => record.name).join(',')}]` : '';
-  return `${JSON.stringify(value)}/${String(status)}${inner}`;
+  const inner = Array.isArray(agent?.mounted) ? ` busy=${String(context!.busy)} ${JSON.stringify(agent.state)} [${agent.mounted.map((record) => record.name).join(',')}]` : '';
+  return steady(`${JSON.stringify(value)}/${String(status)}${inner}`);
 }
 
 /** An inspection event as a line of text: no session ids, signal ids or times, which differ from run to run. */
@@ -50,38 +66,58 @@ function line(event: InspectionEvent): string | undefined {
   }
 }
 
-/** What a scenario shows a user: the inspection stream, the errors reported, and what the scenario noted. */
+/** What a scenario shows a user: the inspection stream, the trace, the errors reported, and what the scenario noted. */
 interface Seen {
   inspected: string[];
+  traced: string[];
   errors: string[];
   noted: unknown[];
 }
 
-type Scenario = (system: AgentSystem, note: (value: unknown) => void) => Promise<void>;
+/** What a scenario is given: its system, a way to note what it sees, and a wait for the next trace record of a kind for an agent. */
+interface Run {
+  system: AgentSystem;
+  note(value: unknown): void;
+  next(kind: TraceRecord['kind'], agent: string): Promise<void>;
+}
 
-async function watch(scenario: Scenario, options: Parameters<typeof quietSystem>[0] = {}): Promise<Seen> {
-  const seen: Seen = { inspected: [], errors: [], noted: [] };
+type Scenario = (run: Run) => Promise<void>;
+
+/** The options of a scenario's system, made anew for each run (a store is one run's). */
+type Options = () => AgentSystemOptions | Promise<AgentSystemOptions>;
+
+async function watch(scenario: Scenario, options: Options): Promise<Seen> {
+  const seen: Seen = { inspected: [], traced: [], errors: [], noted: [] };
+  const waiting: Array<{ kind: string; agent: string; resolve(): void }> = [];
   const system = quietSystem({
-    ...options,
+    ...(await options()),
     inspect: (event) => {
       const text = line(event);
       if (text !== undefined) seen.inspected.push(text);
     },
+    trace: (record) => {
+      const agent = 'agent' in record ? record.agent : '';
+      seen.traced.push(`${record.kind} ${agent} ${'item' in record ? record.item : ''} ${'subject' in record ? record.subject : ''} ${'ok' in record ? String(record.ok) : ''} ${'state' in record ? record.state : ''}`);
+      for (const waiter of [...waiting]) {
+        if (waiter.kind !== record.kind || waiter.agent !== agent) continue;
+        waiting.splice(waiting.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+    },
     onUnhandledError: (error) => void seen.errors.push(`${error.code}: ${error.message}`),
   });
   systems.push(system);
-  await scenario(system, (value) => seen.noted.push(value));
+  await scenario({ system, note: (value) => seen.noted.push(noted(value)), next: (kind, agent) => new Promise((resolve) => waiting.push({ kind, agent, resolve })) });
   await system.shutdown();
   return seen;
 }
 
 /** Runs `scenario` with every step taken by XState's own algorithm: the machines' own `transition`, not the direct one. */
-async function throughXState(scenario: Scenario, options?: Parameters<typeof quietSystem>[0]): Promise<Seen> {
+async function throughXState(scenario: Scenario, options: Options): Promise<Seen> {
   const machines = [agentMachine, startingAgentMachine] as AnyStateMachine[];
   const direct = machines.map((machine) => machine.transition);
   for (const machine of machines) delete (machine as { transition?: unknown }).transition;
   try {
-    expect(machines.every((machine) => !Object.hasOwn(machine, 'transition'))).toBe(true);
     return await watch(scenario, options);
   } finally {
     machines.forEach((machine, at) => (machine.transition = direct[at]!));
@@ -89,7 +125,7 @@ async function throughXState(scenario: Scenario, options?: Parameters<typeof qui
 }
 
 /** The scenario run both ways gives the same: returns what it showed. */
-async function same(scenario: Scenario, options?: Parameters<typeof quietSystem>[0]): Promise<Seen> {
+async function same(scenario: Scenario, options: Options = () => ({})): Promise<Seen> {
   const reference = await throughXState(scenario, options);
   const directly = await watch(scenario, options);
   expect(directly).toEqual(reference);
@@ -139,6 +175,57 @@ const logging = defineSkill({
   signalPatterns: ['log'],
   transformResult: (signal, output) => (signal.type === 'log' && typeof output === 'string' ? output.toUpperCase() : output),
 });
+const desk = z.object({ waiting: z.array(z.string()).default([]) });
+/** A help desk: `ask` waits for an answer, `answer` gives the oldest question its answer. */
+const helpDesk = defineSkill({
+  name: 'desk',
+  schema: desk,
+  actions: [
+    defineAction({
+      name: 'ask',
+      description: 'asks a question; the answer comes later',
+      input: z.object({}),
+      state: desk,
+      run: (_params: Record<string, never>, { skillState, signal }) => result({ queued: true }, { state: { waiting: [...skillState.waiting, signal!.id] }, effects: [Effects.deferReply()] }),
+    }),
+    defineAction({
+      name: 'answer',
+      description: 'answers the oldest question',
+      input: z.object({ text: z.string() }),
+      state: desk,
+      run: ({ text }, { skillState }) => {
+        const [first, ...rest] = skillState.waiting;
+        return result({ answered: first ?? null }, { state: { waiting: rest }, effects: first ? [Effects.reply(text, {}, { to: first })] : [] });
+      },
+    }),
+  ],
+  routes: [
+    { path: 'desk.ask', target: { action: 'ask' } },
+    { path: 'desk.answer', target: { action: 'answer' } },
+  ],
+});
+
+/** Sends to its own agent and to agent 'b' from inside the step, in its sync part or after an await. */
+const relaying = defineSkill({
+  name: 'relaying',
+  actions: [
+    defineAction({
+      name: 'relay',
+      description: 'sends to itself and to b',
+      input: z.object({ async: z.boolean() }),
+      run: async ({ async }, { agentId }) => {
+        if (async) await Promise.resolve();
+        const system = systemOf.get(agentId)!;
+        system.get(agentId)!.send(createSignal('log', { entry: `to self (${String(async)})` }));
+        system.get('b')!.send(createSignal('log', { entry: `to b (${String(async)})` }));
+        void system.get('b')!.call(createSignal('log', { entry: `call b (${String(async)})`, async: true }));
+        return 'relayed';
+      },
+    }),
+  ],
+  routes: [{ path: 'relay', target: { action: 'relay' } }],
+});
+
 /** A skill whose mount hook runs: agents defined with it start `starting`. */
 const hooked = defineSkill({ name: 'hooked', schema: z.object({ mounted: z.number().default(0) }), mount: ({ state }) => ({ state: { mounted: state.mounted + 1 } }) });
 
@@ -154,7 +241,7 @@ function spawn(system: AgentSystem, id: string, skills: Parameters<typeof define
 
 describe("an agent's steps, direct or through XState", () => {
   it('sync, async and sometimes-async steps in a row, with answers through transformResult: the same stream and snapshots', async () => {
-    const seen = await same(async (system, note) => {
+    const seen = await same(async ({ system, note }) => {
       const agent = spawn(system, 'a');
       for (const [entry, async] of [['one', false], ['two', true], ['three', false], ['four', false], ['five', true], ['six', true], ['seven', false]] as const) {
         note(await outcome(agent.call(createSignal('log', { entry, async }))));
@@ -163,13 +250,16 @@ describe("an agent's steps, direct or through XState", () => {
       note(await Promise.all(burst));
       note(agent.persist());
       note(agent.actor.getPersistedSnapshot());
+      const snapshot = agent.actor.getSnapshot();
+      const probe = { type: 'signal', signal: createSignal('log', { entry: 'probe' }) } as const;
+      note({ json: JSON.parse(JSON.stringify(snapshot)) as unknown, can: snapshot.can(probe), idle: snapshot.matches('idle'), tagged: snapshot.hasTag('idle'), meta: snapshot.getMeta() });
     });
     expect(seen.noted[0]).toEqual({ ok: 'ONE' });
     expect(seen.inspected).toContain('microstep a signal(log) [idle:signal] "idle"/active busy=false {"logging":{"log":["one"]},"notebook":{"items":[]}} [logging,notebook]');
   });
 
   it('a step whose user code throws, sync or async: the same errors and stream', async () => {
-    const seen = await same(async (system, note) => {
+    const seen = await same(async ({ system, note }) => {
       const agent = spawn(system, 'a');
       note(await outcome(agent.call(createSignal('throw', { async: false }))));
       note(await outcome(agent.call(createSignal('throw', { async: true }))));
@@ -181,13 +271,13 @@ describe("an agent's steps, direct or through XState", () => {
   it('an action that stops its own agent, in a sync step, an async one, and one that mounts a skill: nothing reported, the same stream', async () => {
     for (const how of [{}, { async: true }, { mount: 'hooked' }]) {
       const seen = await same(
-        async (system, note) => {
+        async ({ system, note }) => {
           const agent = spawn(system, 'k');
           note(await outcome(agent.call(createSignal('log', { entry: 'first' }))));
           note(await outcome(agent.call(createSignal('log', { entry: 'last', stop: true, ...how }))));
           note(agent.actor.getSnapshot().status);
         },
-        { skills: [hooked] },
+        () => ({ skills: [hooked] }),
       );
       expect(seen.errors, JSON.stringify(how)).toEqual([]);
       expect(seen.noted, JSON.stringify(how)).toEqual([{ ok: 'FIRST' }, { error: "agent_stopped: agent 'k' stopped (stopped by request) before answering" }, 'stopped']);
@@ -196,7 +286,7 @@ describe("an agent's steps, direct or through XState", () => {
 
   it('mounts and unmounts, by the step itself and by the items, with mount hooks and a starting agent: the same stream', async () => {
     await same(
-      async (system, note) => {
+      async ({ system, note }) => {
         const agent = spawn(system, 'm', [logging, hooked]);
         note(await outcome(agent.call(createSignal('log', { entry: 'one' }))));
         note(await outcome(agent.unmount('hooked')));
@@ -208,12 +298,12 @@ describe("an agent's steps, direct or through XState", () => {
         note(await outcome(agent.call(createSignal('log', { entry: 'four' }))));
         note(agent.persist());
       },
-      { skills: [hooked] },
+      () => ({ skills: [hooked] }),
     );
   });
 
   it('emits, stops by effect and sends from listeners to the same agent and to another: the same stream', async () => {
-    await same(async (system, note) => {
+    await same(async ({ system, note }) => {
       const a = spawn(system, 'a');
       const b = spawn(system, 'b');
       system.subscribe('noted', (signal) => {
@@ -234,7 +324,7 @@ describe("an agent's steps, direct or through XState", () => {
   });
 
   it('an item sent to the actor directly goes back through the mailbox and is taken once: the same stream', async () => {
-    const seen = await same(async (system, note) => {
+    const seen = await same(async ({ system, note }) => {
       const agent = spawn(system, 'd');
       agent.actor.send({ type: 'signal', signal: createSignal('log', { entry: 'direct' }) });
       agent.actor.send({ type: 'signal', signal: createSignal('log', { entry: 'direct async', async: true }) });
@@ -242,5 +332,119 @@ describe("an agent's steps, direct or through XState", () => {
       note((agent.getSnapshot().state as { logging: { log: string[] } }).logging.log);
     });
     expect(seen.noted.at(-1)).toEqual(['direct', 'direct async', 'called']);
+  });
+
+  it('a passivated agent wakes on use and steps on: the same stream and trace', async () => {
+    const seen = await same(
+      async ({ system, note, next }) => {
+        const agent = spawn(system, 'p');
+        note(await outcome(agent.call(createSignal('log', { entry: 'before' }))));
+        await next('passivate', 'p');
+        note(agent.status);
+        note(await outcome(agent.call(createSignal('log', { entry: 'woken' }))));
+        note(await outcome(agent.call(createSignal('log', { entry: 'woken async', async: true }))));
+        note(await outcome(agent.call(createSignal('log', { entry: 'after' }))));
+        note(agent.persist());
+      },
+      async () => ({ store: createSqliteStore({ path: await databaseFile() }), passivate: { idleMs: 20 } }),
+    );
+    expect(seen.noted.slice(0, 3)).toEqual([{ ok: 'BEFORE' }, 'passivated', { ok: 'WOKEN' }]);
+  });
+
+  it("a durable system writing each step, and an agent restored from a snapshot: the same stream, answers and rows", async () => {
+    await same(
+      async ({ system, note }) => {
+        const agent = spawn(system, 'w', [logging, notebook, hooked]);
+        for (const [entry, async] of [['one', false], ['two', true], ['three', false]] as const) note(await outcome(agent.call(createSignal('log', { entry, async }))));
+        note(await outcome(agent.unmount('hooked')));
+        note(await outcome(agent.call(createSignal('log', { entry: 'four', mount: 'hooked' }))));
+        const snapshot = agent.persist();
+        await agent.stop();
+        const restored = system.restore(snapshot);
+        note(await outcome(restored.call(createSignal('log', { entry: 'restored' }))));
+        note(await outcome(restored.call(createSignal('log', { entry: 'restored async', async: true }))));
+        await system.flush();
+        note(restored.persist());
+      },
+      async () => ({ store: createSqliteStore({ path: await databaseFile() }), durability: 'step', skills: [hooked], definitions: [] }),
+    );
+  });
+
+  it('scheduled signals firing, deferred replies answered by a later step, and a model tool call: the same stream', async () => {
+    await same(async ({ system, note, next }) => {
+      const reminder = system.spawn(Reminder, { id: 'r' });
+      note(await outcome(reminder.call(createSignal('later.set', { text: 'soon', inMs: 1 }))));
+      await next('step', 'r');
+      note(firedOf(reminder));
+      const desk = spawn(system, 'desk', [logging, helpDesk]);
+      const asked = outcome(desk.call(createSignal('desk.ask', {}, { id: 'question-1' })));
+      note(await outcome(desk.call(createSignal('log', { entry: 'meanwhile' }))));
+      note(await outcome(desk.call(createSignal('desk.answer', { text: 'forty-two' }))));
+      note(await asked);
+      note(await outcome(desk.callTool('maybe', { entry: 'by tool' })));
+      note(await outcome(desk.callTool('maybe', { entry: 'by tool, async', async: true })));
+      note(desk.persist());
+    });
+  });
+
+  it("user code that sends to its own agent and to another, from a step's sync and async parts: the same stream", async () => {
+    await same(async ({ system, note }) => {
+      const a = spawn(system, 'a', [logging, notebook, relaying]);
+      spawn(system, 'b');
+      note(await outcome(a.call(createSignal('relay', { async: false }))));
+      note(await outcome(a.call(createSignal('relay', { async: true }))));
+      note(await outcome(a.call(createSignal('log', { entry: 'last' }))));
+      note(a.persist().agent.state);
+      note(system.get('b')!.persist().agent.state);
+    });
+  });
+
+  it('a document skill mounted by name is loaded first, then mounted: the same stream', async () => {
+    const seen = await same(
+      async ({ system, note }) => {
+        const agent = spawn(system, 'doc');
+        note(await outcome(agent.call(createSignal('log', { entry: 'before' }))));
+        const mounted = outcome(agent.mount('csv-tools'));
+        const after = outcome(agent.call(createSignal('log', { entry: 'behind the load' })));
+        note(await mounted);
+        note(await after);
+        note(await outcome(agent.unmount('csv-tools')));
+        note(await outcome(agent.mount('csv-tools')));
+        note(agent.getSnapshot().mounted.map((record) => record.name));
+      },
+      // A registry of its own for each run: a registry keeps the skills it loaded.
+      async () => ({ resolvers: [await discoverSkills({ bundled: EXAMPLE_SKILLS_DIR })] }),
+    );
+    expect(seen.inspected.filter((text) => text.startsWith('microstep doc ')).slice(1, 4)).toEqual([
+      expect.stringMatching(/^microstep doc mount \[idle:mount\] "idle"\/active busy=true /),
+      expect.stringMatching(/^microstep doc step.pending \[idle:step.pending>\] "stepping"/),
+      expect.stringMatching(/^microstep doc xstate.done.actor.step \[stepping:xstate.done.actor.step>\] "idle"\/active busy=false .*\[logging,notebook,csv-tools\]$/),
+    ]);
+  });
+
+  it("a model's turn whose tool calls run as items, one of them waiting for an approval: the same stream", async () => {
+    const seen = await same(
+      async ({ system, note }) => {
+        const agent = system.spawn(assistant(), { id: 'ada' });
+        const asked = next(system, 'chat.turn.approval');
+        const answered = next(system, 'chat.turn.answered');
+        const pending = outcome(agent.call(chatMessage('Pay Bob 5, then tell me the balance')));
+        note((await asked).data);
+        agent.send(createSignal('chat.approve', { toolCallId: 'pay-1' }));
+        note((await answered).data);
+        note(await pending);
+        note((agent.getSnapshot().state as { ledger: unknown }).ledger);
+      },
+      () => ({
+        models: {
+          default: scriptedModel([
+            { toolCalls: [{ tool: 'balance', args: {}, id: 'balance-1' }, { tool: 'pay', args: { to: 'Bob', amount: 5 }, id: 'pay-1' }] },
+            { toolCalls: [{ tool: 'balance', args: {}, id: 'balance-2' }] },
+            { text: 'Paid Bob 5; 5 paid in all.' },
+          ]),
+        },
+      }),
+    );
+    expect(seen.noted.at(-1)).toEqual({ paid: [{ to: 'Bob', amount: 5 }], audits: 0 });
   });
 });
