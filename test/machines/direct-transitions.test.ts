@@ -13,6 +13,7 @@ import { chatMessage, createSqliteStore, discoverSkills } from '../../src/index.
 import { scriptedModel } from '../../src/testing/index.js';
 import { assistant, next } from '../model/fixtures.js';
 import { EXAMPLE_SKILLS_DIR } from '../../src/manifest/discover.js';
+import { toPlain } from '../../src/viewer/messages.js';
 import { Effects, Reminder, createSignal, defineAction, defineAgent, defineSkill, firedOf, notebook, quietSystem, result, tempFolders, z } from '../runtime/fixtures.js';
 
 const databaseFile = tempFolders('direct-transitions').database;
@@ -56,7 +57,8 @@ function line(event: InspectionEvent): string | undefined {
       return `microstep ${actor} ${item} [${taken.map((t) => `${t.source.key}:${t.eventType}${t.target?.length ? '>' : ''}`).join(',')}] ${shown(event.snapshot)}`;
     }
     case '@xstate.snapshot':
-      return `snapshot ${actor} ${item} ${shown(event.snapshot)}`;
+      // The snapshot whole, as the viewers receive it.
+      return `snapshot ${actor} ${item} ${steady(JSON.stringify(toPlain(event.snapshot)))}`;
     case '@xstate.actor':
       return `actor ${actor}`;
     case '@xstate.action':
@@ -147,11 +149,12 @@ const flags = z.object({ log: z.array(z.string()).default([]) });
 const maybe = defineAction({
   name: 'maybe',
   description: 'appends to the log, async when asked',
-  input: z.object({ entry: z.string(), async: z.boolean().default(false), stop: z.boolean().default(false), quit: z.boolean().default(false), mount: z.string().optional(), unmount: z.string().optional() }),
+  input: z.object({ entry: z.string(), async: z.boolean().default(false), stop: z.boolean().default(false), quit: z.boolean().default(false), shutdown: z.boolean().default(false), then: z.string().optional(), mount: z.string().optional(), unmount: z.string().optional() }),
   state: flags,
-  run: ({ entry, async, stop, quit, mount, unmount }, { skillState, agentId }) => {
+  run: ({ entry, async, stop, quit, shutdown, then, mount, unmount }, { skillState, agentId }) => {
     if (stop) void systemOf.get(agentId)!.stop(agentId);
-    const done = result(entry, { state: { log: [...skillState.log, entry] }, effects: quit ? [Effects.stop()] : [], ...(mount ? { mount: [skillsByName[mount]!] } : {}), ...(unmount ? { unmount: [unmount] } : {}) });
+    if (shutdown) void systemOf.get(agentId)!.shutdown();
+    const done = result(entry, { state: { log: [...skillState.log, entry] }, effects: [...(then ? [Effects.run('maybe', { entry: then })] : []), ...(quit ? [Effects.stop()] : [])], ...(mount ? { mount: [skillsByName[mount]!] } : {}), ...(unmount ? { unmount: [unmount] } : {}) });
     return async ? Promise.resolve(done) : done;
   },
 });
@@ -281,6 +284,20 @@ describe("an agent's steps, direct or through XState", () => {
       );
       expect(seen.errors, JSON.stringify(how)).toEqual([]);
       expect(seen.noted, JSON.stringify(how)).toEqual([{ ok: 'FIRST' }, { error: "agent_stopped: agent 'k' stopped (stopped by request) before answering" }, 'stopped']);
+    }
+  });
+
+  it('a step that shuts its system down, sync or async, and one whose run effect steps again: the same stream', async () => {
+    for (const async of [false, true]) {
+      const seen = await same(async ({ system, note }) => {
+        const agent = spawn(system, 's');
+        note(await outcome(agent.call(createSignal('log', { entry: 'first', then: 'by its run effect', async }))));
+        note(await outcome(agent.call(createSignal('log', { entry: 'last', shutdown: true, async }))));
+        note(agent.actor.getSnapshot().status);
+      });
+      expect(seen.errors).toEqual([]);
+      // A call's answer is the output of the last action its step ran.
+      expect(seen.noted[0]).toEqual({ ok: 'BY ITS RUN EFFECT' });
     }
   });
 
