@@ -246,11 +246,15 @@ describe("an agent's steps, direct or through XState", () => {
   it('sync, async and sometimes-async steps in a row, with answers through transformResult: the same stream and snapshots', async () => {
     const seen = await same(async ({ system, note }) => {
       const agent = spawn(system, 'a');
+      const observed: unknown[] = [];
+      agent.actor.subscribe((snapshot) => observed.push(toPlain(snapshot)));
       for (const [entry, async] of [['one', false], ['two', true], ['three', false], ['four', false], ['five', true], ['six', true], ['seven', false]] as const) {
         note(await outcome(agent.call(createSignal('log', { entry, async }))));
       }
       const burst = ['b1', 'b2', 'b3', 'b4'].map((entry, at) => outcome(agent.call(createSignal('log', { entry, async: at % 2 === 1 }))));
       note(await Promise.all(burst));
+      // What a subscriber of the agent's actor saw, snapshot by snapshot.
+      note(observed);
       note(agent.persist());
       note(agent.actor.getPersistedSnapshot());
       const snapshot = agent.actor.getSnapshot();
@@ -258,6 +262,8 @@ describe("an agent's steps, direct or through XState", () => {
       note({ json: JSON.parse(JSON.stringify(snapshot)) as unknown, can: snapshot.can(probe), idle: snapshot.matches('idle'), tagged: snapshot.hasTag('idle'), meta: snapshot.getMeta() });
     });
     expect(seen.noted[0]).toEqual({ ok: 'ONE' });
+    // One snapshot a sync step; three an async one (its item, `step.pending`, its commit).
+    expect(seen.noted[8]).toHaveLength(6 * 1 + 5 * 3);
     expect(seen.inspected).toContain('microstep a signal(log) [idle:signal] "idle"/active busy=false {"logging":{"log":["one"]},"notebook":{"items":[]}} [logging,notebook]');
   });
 
