@@ -179,33 +179,24 @@ const logging = defineSkill({
   transformResult: (signal, output) => (signal.type === 'log' && typeof output === 'string' ? output.toUpperCase() : output),
 });
 const desk = z.object({ waiting: z.array(z.string()).default([]) });
-/** A help desk: `ask` waits for an answer, `answer` gives the oldest question its answer. */
+/** A help desk: asked, it answers later (`defer_reply`); given an answer, it gives it to the oldest question. */
 const helpDesk = defineSkill({
   name: 'desk',
   schema: desk,
   actions: [
     defineAction({
-      name: 'ask',
-      description: 'asks a question; the answer comes later',
-      input: z.object({}),
+      name: 'desk',
+      description: 'asks, or answers the oldest question',
+      input: z.object({ answer: z.string().optional() }),
       state: desk,
-      run: (_params: Record<string, never>, { skillState, signal }) => result({ queued: true }, { state: { waiting: [...skillState.waiting, signal!.id] }, effects: [Effects.deferReply()] }),
-    }),
-    defineAction({
-      name: 'answer',
-      description: 'answers the oldest question',
-      input: z.object({ text: z.string() }),
-      state: desk,
-      run: ({ text }, { skillState }) => {
-        const [first, ...rest] = skillState.waiting;
-        return result({ answered: first ?? null }, { state: { waiting: rest }, effects: first ? [Effects.reply(text, {}, { to: first })] : [] });
+      run: ({ answer }, { skillState, signal }) => {
+        if (answer === undefined) return result({ queued: true }, { state: { waiting: [...skillState.waiting, signal!.id] }, effects: [Effects.deferReply()] });
+        const [first, ...waiting] = skillState.waiting;
+        return result({ answered: first ?? null }, { state: { waiting }, effects: first ? [Effects.reply(answer, {}, { to: first })] : [] });
       },
     }),
   ],
-  routes: [
-    { path: 'desk.ask', target: { action: 'ask' } },
-    { path: 'desk.answer', target: { action: 'answer' } },
-  ],
+  routes: [{ path: 'desk', target: { action: 'desk' } }],
 });
 
 /** Sends to its own agent and to agent 'b' from inside the step, in its sync part or after an await. */
@@ -394,20 +385,21 @@ describe("an agent's steps, direct or through XState", () => {
   });
 
   it('scheduled signals firing, deferred replies answered by a later step, and a model tool call: the same stream', async () => {
-    await same(async ({ system, note, next }) => {
+    const seen = await same(async ({ system, note, next }) => {
       const reminder = system.spawn(Reminder, { id: 'r' });
       note(await outcome(reminder.call(createSignal('later.set', { text: 'soon', inMs: 1 }))));
       await next('step', 'r');
       note(firedOf(reminder));
       const desk = spawn(system, 'desk', [logging, helpDesk]);
-      const asked = outcome(desk.call(createSignal('desk.ask', {}, { id: 'question-1' })));
+      const asked = outcome(desk.call(createSignal('desk', {}, { id: 'question-1' })));
       note(await outcome(desk.call(createSignal('log', { entry: 'meanwhile' }))));
-      note(await outcome(desk.call(createSignal('desk.answer', { text: 'forty-two' }))));
+      note(await outcome(desk.call(createSignal('desk', { answer: 'forty-two' }))));
       note(await asked);
       note(await outcome(desk.callTool('maybe', { entry: 'by tool' })));
       note(await outcome(desk.callTool('maybe', { entry: 'by tool, async', async: true })));
       note(desk.persist());
     });
+    expect(seen.noted.slice(0, 5)).toEqual([{ ok: null }, ['soon'], { ok: 'MEANWHILE' }, { ok: { answered: 'question-1' } }, { ok: 'forty-two' }]);
   });
 
   it("user code that sends to its own agent and to another, from a step's sync and async parts: the same stream", async () => {

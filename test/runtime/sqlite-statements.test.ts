@@ -9,7 +9,7 @@ import Database from 'libsql';
 import { describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../src/index.js';
 import type { StoreBatch } from '../../src/runtime/persistence.js';
-import { Effects, createSignal, defineAction, defineAgent, defineSkill, result, systemPerTest, tempFolders, z } from './fixtures.js';
+import { Reminder, createSignal, defineAgent, defineSkill, systemPerTest, tempFolders } from './fixtures.js';
 
 const systems = systemPerTest();
 const databaseFile = tempFolders('sqlite-statements').database;
@@ -133,37 +133,20 @@ describe('a batch written by statements of many rows', () => {
 });
 
 describe('the rows a durable system writes, many in one statement', () => {
-  const bag = z.object({ label: z.string().default('') });
   /** Mount hooks that wait for `release`: agents of `Slow` stay `starting` until then. */
   let release: () => void = () => {};
   const started = new Promise<void>((resolve) => (release = resolve));
-  const Keeper = defineAgent({
-    name: 'keeper',
-    skills: [
-      defineSkill({
-        name: 'bag',
-        schema: bag,
-        actions: [
-          defineAction({ name: 'label', description: 'Sets the label', input: z.object({ label: z.string() }), run: ({ label }) => result(null, { state: { label } }) }),
-          defineAction({ name: 'later', description: 'Schedules a signal an hour away', input: z.object({}), run: () => result(null, { effects: [Effects.schedule(3_600_000, createSignal('bag.label', { label: 'later' }))] }) }),
-        ],
-        routes: [
-          { path: 'bag.label', target: { action: 'label' } },
-          { path: 'bag.later', target: { action: 'later' } },
-        ],
-      }),
-    ],
-  });
   const Slow = defineAgent({ name: 'slow', skills: [defineSkill({ name: 'slow', mount: () => started })] });
 
   it('hold the text JSON.stringify gives of persist() for 150 agents: with parents, scheduled signals, restored, starting', async () => {
     const path = await databaseFile();
-    const system = systems.start({ definitions: [Keeper, Slow], store: createSqliteStore({ path }) });
-    const agents = Array.from({ length: 150 }, (_, i) => system.spawn(Keeper, { id: `k${i}`, ...(i % 4 === 1 ? { parent: `k${i - 1}` } : {}) }));
-    await Promise.all(agents.map((agent, i) => agent.call(createSignal(i % 5 === 0 ? 'bag.later' : 'bag.label', { label: `label ${i} "quoted" é` }))));
+    const system = systems.start({ definitions: [Reminder, Slow], store: createSqliteStore({ path }) });
+    const agents = Array.from({ length: 150 }, (_, i) => system.spawn(Reminder, { id: `k${i}`, ...(i % 4 === 1 ? { parent: `k${i - 1}` } : {}) }));
+    // One in five schedules a signal an hour away; the others note one that fell due.
+    await Promise.all(agents.map((agent, i) => agent.call(i % 5 === 0 ? createSignal('later.set', { text: `in an hour ${i}`, inMs: 3_600_000 }) : createSignal('later.due', { text: `due ${i} "quoted" é` }))));
     const model = agents[2]!.persist();
     const restored = system.restore({ ...model, id: 'restored', agent: { ...model.agent, id: 'restored' } });
-    await restored.call(createSignal('bag.label', { label: 'restored' }));
+    await restored.call(createSignal('later.due', { text: 'restored' }));
     const slow = system.spawn(Slow, { id: 'slow' });
     await system.flush();
     const everyone = [...agents, restored, slow];
