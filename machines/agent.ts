@@ -302,7 +302,7 @@ function runItem(context: AgentContext, event: AgentItemEvent): MaybePromise<Ste
   return stepAgent(context.agent, item, context.host.stepOptions);
 }
 
-/** Steps begun by `takeDirectly` that it left to the machine (async, or changing the mounted skills), by their item event. */
+/** Steps begun by `directly` that it left to the machine (async, or changing the mounted skills), by their item event. */
 const begun = actionHandoff<AgentItemEvent, MaybePromise<StepOutcome>>();
 
 const ITEM_TYPES: ReadonlySet<string> = new Set<AgentItemEvent['type']>(['signal', 'run', 'mount', 'unmount', 'start']);
@@ -321,8 +321,10 @@ const agentSetup = setup({
     pendingStep: fromPromise<StepResult, Promise<StepResult>>(({ input }) => input),
   },
   guards: {
-    // Busy with an async step, or not the item the host handed over: back to the mailbox.
-    notNow: ({ context, event }) => context.busy || !context.host.owns(event as AgentItemEvent),
+    // Busy with an async step, or not the item the host handed over: back to the mailbox. A step
+    // `directly` began was the host's item when it began: its user code may have stopped the
+    // agent since (the host then owns nothing), and the machine takes it all the same.
+    notNow: ({ context, event }) => !begun.has(event as AgentItemEvent) && (context.busy || !context.host.owns(event as AgentItemEvent)),
   },
   actions: {
     // The item's step, run as the assign that commits it (or begun by `directly`, which left it

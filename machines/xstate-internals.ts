@@ -7,7 +7,7 @@
  * method of a machine, or counts on when XState runs an action: code that needs one of these
  * goes through a helper here.
  */
-import type { AnyActorRef, AnyStateMachine, AnyTransitionDefinition, EventFromLogic, SnapshotFrom } from 'xstate';
+import type { AnyActorRef, AnyStateMachine, AnyStateNode, AnyTransitionDefinition, EventFromLogic, SnapshotFrom } from 'xstate';
 
 /** The snapshot type of a machine's actors. */
 type MachineSnapshotOf<TMachine extends AnyStateMachine> = SnapshotFrom<TMachine>;
@@ -20,6 +20,8 @@ export const XSTATE_CHECKED_VERSION = '5.33.3';
 /** A value handed from an action to the action of a later transition of the same actor. */
 export interface ActionHandoff<TKey extends object, TValue> {
   put(key: TKey, value: TValue): void;
+  /** Whether a value is put under `key` and not taken yet. */
+  has(key: TKey): boolean;
   /** The value put under `key`, removed: taken once. */
   take(key: TKey): TValue | undefined;
 }
@@ -38,6 +40,7 @@ export function actionHandoff<TKey extends object, TValue>(): ActionHandoff<TKey
   const values = new WeakMap<TKey, TValue>();
   return {
     put: (key, value) => void values.set(key, value),
+    has: (key) => values.has(key),
     take: (key) => {
       const value = values.get(key);
       if (value !== undefined) values.delete(key);
@@ -94,7 +97,7 @@ export interface DirectTransition {
  * `@xstate.microstep`, naming the event, the snapshot and the transitions taken.
  */
 export function withDirectTransitions<TMachine extends AnyStateMachine>(machine: TMachine, direct: (snapshot: MachineSnapshotOf<TMachine>, event: EventFromLogic<TMachine>) => DirectTransition | undefined): TMachine {
-  const eventless = Object.values(machine.root.states).find((state) => (state.always?.length ?? 0) > 0) ?? (machine.root.always?.length ? machine.root : undefined);
+  const eventless = withEventless(machine.root);
   if (eventless !== undefined) throw new Error(`machine '${machine.id}' cannot take transitions directly: state '${eventless.key}' has eventless transitions`);
   const transition: AnyStateMachine['transition'] = machine.transition.bind(machine);
   (machine as AnyStateMachine).transition = (snapshot, event, actorScope) => {
@@ -105,6 +108,16 @@ export function withDirectTransitions<TMachine extends AnyStateMachine>(machine:
     return next;
   };
   return machine;
+}
+
+/** The first of `state` and the states below it, at any depth, that has eventless transitions. */
+function withEventless(state: AnyStateNode): AnyStateNode | undefined {
+  if ((state.always?.length ?? 0) > 0) return state;
+  for (const child of Object.values(state.states)) {
+    const found = withEventless(child);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 /** The internal method XState's own system reports inspection events through. */

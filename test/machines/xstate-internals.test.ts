@@ -52,7 +52,7 @@ describe('actionHandoff', () => {
             () => seen.push('after the assign, same transition'),
           ],
         },
-        next: { actions: ({ context }) => seen.push(`next sees n=${context.n}, ${handoff.take(key) ?? 'nothing'}`) },
+        next: { actions: ({ context }) => seen.push(`next sees n=${context.n}, ${handoff.has(key) ? handoff.take(key)! : 'nothing'}`) },
       },
     });
     const actor = createActor(machine, { inspect: () => {} }).start();
@@ -63,6 +63,7 @@ describe('actionHandoff', () => {
       'next sees n=1, left by step 1',
     ]);
     expect(handoff.take(key)).toBeUndefined();
+    expect(handoff.has(key)).toBe(false);
     actor.stop();
   });
 });
@@ -224,6 +225,8 @@ describe('withDirectTransitions', () => {
   it('refuses a machine with eventless transitions, and a state whose last candidate has a guard', () => {
     const moving = createMachine({ initial: 'a', states: { a: { always: { target: 'b', guard: () => false } }, b: {} } });
     expect(() => withDirectTransitions(moving, () => undefined)).toThrow("state 'a' has eventless transitions");
+    const nested = createMachine({ initial: 'a', states: { a: { initial: 'x', states: { x: { always: { target: 'y', guard: () => false } }, y: {} } } } });
+    expect(() => withDirectTransitions(nested, () => undefined)).toThrow("state 'x' has eventless transitions");
     const guarded = setup({ guards: { g: () => true } }).createMachine({ initial: 'a', states: { a: { on: { e: { guard: 'g', actions: () => {} } } } } });
     expect(() => unguardedTransition(guarded, 'a', 'e')).toThrow("state 'a' has no unguarded transition for 'e'");
   });
