@@ -39,7 +39,7 @@ import type { HeldAnswer } from './durability.js';
 import { RuntimeError } from '../core/runtime-error.js';
 import { SkillLifecycles } from './lifecycles.js';
 import { itemName, Mailbox, type MailboxItem, type MailboxOwner, type Ticket } from './mailbox.js';
-import type { ScheduledSignal, SnapshotSource } from './persistence.js';
+import type { RowCache, ScheduledSignal, SnapshotSource } from './persistence.js';
 import type { ProcessHost } from './process-host.js';
 import { clearTimer, MAX_TIMER_DELAY, type Timer } from './timers.js';
 import { traceCause } from './trace.js';
@@ -114,6 +114,8 @@ export class AgentProcess<TState extends object = Record<string, unknown>> imple
   steps = 0;
   /** The system's sweep count when the agent last finished a step (or started): how long it has been idle (`passivation.ts`). */
   lastActive: number;
+  /** What its last durable row shares with its next one (`storedRow`). */
+  rowCache: RowCache | undefined = undefined;
 
   constructor(
     initial: Agent<TState>,

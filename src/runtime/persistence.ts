@@ -75,6 +75,7 @@ export interface StoredAgent {
 /** A stored row that may carry its text in pieces (see `row-pieces.ts`), as `storedRow` makes it. */
 export type PiecedRow = StoredAgent & { readonly [ROW_PIECES]?: RowPieces };
 
+
 /** What a durable store writes in one transaction: agents to save (replacing what it holds of them) and ids to delete. */
 export interface StoreBatch {
   save: readonly StoredAgent[];
@@ -298,6 +299,8 @@ export interface SnapshotSource {
   readonly starting: boolean;
   /** Signals scheduled for it that have not fired yet. */
   readonly scheduled: ReadonlyMap<unknown, ScheduledSignal> | undefined;
+  /** What its last row shares with its next one, kept by `storedRow`. */
+  rowCache?: RowCache | undefined;
 }
 
 /**
@@ -344,16 +347,20 @@ export function takeSnapshot(source: SnapshotSource): AgentSnapshot {
  */
 export function storedRow(source: SnapshotSource): PiecedRow {
   const agent = source.agent;
-  const state = agent.state;
-  const mounted = mountedText(agent.mounted);
+  const kept = rowCache(source, agent);
+  const list = agent.mounted;
+  const allActive = source.lifecycles.allActive?.() === true;
+  // The list of mounted skills of the last row, every one active still: its text and its lifecycles' are the ones kept.
+  const known = allActive && kept.list === list;
+  const mounted = known ? kept.mounted : mountedText(list);
+  const stateText = mounted === undefined ? undefined : plainJsonText(agent.state, 0);
   const scheduled = source.scheduled?.size ? [...source.scheduled.values()].sort((a, b) => a.due.localeCompare(b.due)) : undefined;
-  if (mounted === undefined || !isPlainJson(state, 0) || (scheduled !== undefined && !isPlainJson(scheduled, 0))) {
+  const scheduledText = scheduled === undefined ? undefined : plainJsonText(scheduled, 0);
+  if (mounted === undefined || stateText === undefined || (scheduled !== undefined && scheduledText === undefined)) {
     return { id: source.id, parent: source.parent, definition: source.definition, snapshot: JSON.stringify(takeSnapshot(source)) };
   }
   // In takeSnapshot's order of keys, so the text is the one JSON.stringify would write.
-  const kept = rowCache(source, agent);
-  const stateText = JSON.stringify(state);
-  const lifecycles = source.lifecycles.allActive?.() === true ? activeText(source, agent.mounted) : lifecyclesText(source.lifecycles.states(agent.mounted), agent.mounted);
+  const lifecycles = known ? kept.lifecycles : allActive ? activeText(source, list) : lifecyclesText(source.lifecycles.states(list), list);
   const children = source.children();
   const childrenText = children.length === 0 ? '[]' : JSON.stringify(children);
   if (kept.mounted !== mounted || kept.lifecycles !== lifecycles || kept.children !== childrenText) {
@@ -362,11 +369,14 @@ export function storedRow(source: SnapshotSource): PiecedRow {
     kept.children = childrenText;
     kept.body = `,"mounted":${mounted}},"lifecycles":${lifecycles},"children":${childrenText}`;
   }
+  // A list is kept only while frozen: the text of one that can change is made again at each row.
+  if (!allActive) kept.list = undefined;
+  else if (kept.list !== list) kept.list = Object.isFrozen(list) ? list : undefined;
   let end: string | undefined;
   if (source.starting || scheduled !== undefined) {
     end = source.parent === undefined ? '' : `,"parent":${JSON.stringify(source.parent)}`;
     if (source.starting) end += ',"starting":true';
-    if (scheduled !== undefined) end += `,"scheduled":${JSON.stringify(scheduled)}`;
+    if (scheduled !== undefined) end += `,"scheduled":${scheduledText}`;
     end += '}';
   }
   return {
@@ -379,7 +389,7 @@ export function storedRow(source: SnapshotSource): PiecedRow {
 }
 
 /** What the rows of one agent share from step to step: see `rowCache`. */
-interface RowCache {
+export interface RowCache {
   /** The agent value's id and definition the head was made for. */
   agent: string;
   definition: string;
@@ -393,18 +403,16 @@ interface RowCache {
   lifecycles: string;
   children: string;
   body: string;
+  /** The (frozen) list of mounted skills `mounted` and `lifecycles` were made of, every one active; undefined when they are made again at the next row. */
+  list: readonly MountedSkill[] | undefined;
 }
-
-const rowCaches = new WeakMap<SnapshotSource, RowCache>();
 
 /** The pieces of an agent's row kept from its last row: its head made again when its ids or definitions change. */
 function rowCache(source: SnapshotSource, agent: Agent<object>): RowCache {
-  let kept = rowCaches.get(source);
+  const kept = source.rowCache;
   if (kept !== undefined && kept.agent === agent.id && kept.definition === agent.definition) return kept;
   const standard = agent.id === source.id && agent.definition === source.definition;
-  kept = { agent: agent.id, definition: agent.definition, head: headText(source.id, source.definition, agent.id, agent.definition), standard, end: standardEnd(source.parent), mounted: '', lifecycles: '', children: '', body: '' };
-  rowCaches.set(source, kept);
-  return kept;
+  return (source.rowCache = { agent: agent.id, definition: agent.definition, head: headText(source.id, source.definition, agent.id, agent.definition), standard, end: standardEnd(source.parent), mounted: '', lifecycles: '', children: '', body: '', list: undefined });
 }
 
 /** The JSON text of the lifecycles of lists of mounted skills met so far, every one active (the usual case). */
@@ -434,49 +442,84 @@ function activeText(source: SnapshotSource, mounted: readonly MountedSkill[]): s
 /** The JSON text of lists of mounted skills met so far (frozen, so their text never changes). */
 const mountedTexts = new WeakMap<readonly MountedSkill[], string>();
 
-/** The JSON text of an agent's mounted skills, or undefined when it is not plain data (see `isPlainJson`). */
+/** The JSON text of an agent's mounted skills, or undefined when it is not plain data (see `plainJsonText`). */
 function mountedText(mounted: readonly MountedSkill[]): string | undefined {
   let text = mountedTexts.get(mounted);
   if (text !== undefined) return text;
-  if (!isPlainJson(mounted, 0)) return undefined;
-  text = JSON.stringify(mounted);
-  if (Object.isFrozen(mounted)) mountedTexts.set(mounted, text);
+  text = plainJsonText(mounted, 0);
+  if (text !== undefined && Object.isFrozen(mounted)) mountedTexts.set(mounted, text);
   return text;
 }
 
-/** How deep `isPlainJson` looks before it leaves a value to the copying path. */
+/** How deep `plainJsonText` looks before it leaves a value to the copying path. */
 const PLAIN_DEPTH = 64;
 
-/** True when JSON writes `value` as it is, with nothing to copy, call or refuse: see `storedRow`. */
-function isPlainJson(value: unknown, depth: number): boolean {
+/** A string JSON writes as `"` + itself + `"`: no quote, backslash, control character or surrogate (JSON escapes a lone one). */
+const VERBATIM_STRING = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+/** Strings longer than this are written by `JSON.stringify`, which scans them faster than a test and a copy. */
+const SHORT_STRING = 64;
+
+/** Object keys as JSON writes them, followed by the colon: a state's keys are few and the same from step to step. */
+const keyTexts = new Map<string, string>();
+const MAX_KEY_TEXTS = 4_096;
+
+function keyText(key: string): string {
+  let text = keyTexts.get(key);
+  if (text === undefined) {
+    text = `${JSON.stringify(key)}:`;
+    if (keyTexts.size < MAX_KEY_TEXTS) keyTexts.set(key, text);
+  }
+  return text;
+}
+
+/**
+ * `JSON.stringify(value)` when JSON writes `value` as it is, with nothing to copy, call or refuse
+ * (plain objects and arrays of strings, finite numbers, booleans and null, no `toJSON`, no hole,
+ * no `undefined` in an array, at most `PLAIN_DEPTH` deep); undefined otherwise, and the value goes
+ * through `takeSnapshot`, which copies it as JSON would or says what it cannot hold. One pass both
+ * checks and writes, where a check then `JSON.stringify` took two; and for the small objects of
+ * most states it writes faster than `JSON.stringify`, whose call costs more than their text.
+ */
+export function plainJsonText(value: unknown, depth: number): string | undefined {
   switch (typeof value) {
     case 'string':
-    case 'boolean':
-      return true;
+      return value.length <= SHORT_STRING && VERBATIM_STRING.test(value) ? `"${value}"` : JSON.stringify(value);
     case 'number':
-      return Number.isFinite(value);
+      return Number.isFinite(value) ? `${value}` : undefined;
+    case 'boolean':
+      return value ? 'true' : 'false';
     case 'object':
       break;
     default:
-      return false;
+      return undefined;
   }
-  if (value === null) return true;
-  if (depth >= PLAIN_DEPTH) return false;
+  if (value === null) return 'null';
+  if (depth >= PLAIN_DEPTH || typeof (value as { toJSON?: unknown }).toJSON === 'function') return undefined;
   if (Array.isArray(value)) {
+    let text = '[';
     for (let i = 0; i < value.length; i++) {
-      // A hole or undefined (JSON writes null), or anything else JSON does not keep as it is.
-      if (!(i in value) || !isPlainJson(value[i], depth + 1)) return false;
+      // A hole or undefined (JSON writes null) is left to the copy, which names it.
+      const item = i in value ? plainJsonText(value[i], depth + 1) : undefined;
+      if (item === undefined) return undefined;
+      text += i === 0 ? item : `,${item}`;
     }
-    return true;
+    return `${text}]`;
   }
   const proto = Object.getPrototypeOf(value) as unknown;
-  if ((proto !== Object.prototype && proto !== null) || typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
-  for (const key in value) {
+  if (proto !== Object.prototype && proto !== null) return undefined;
+  let text = '{';
+  let first = true;
+  // Own enumerable string keys, in JSON's order.
+  for (const key of Object.keys(value)) {
     const field = (value as Record<string, unknown>)[key];
     // A key holding undefined is left out by JSON, as by the copy.
-    if (field !== undefined && !isPlainJson(field, depth + 1)) return false;
+    if (field === undefined) continue;
+    const fieldText = plainJsonText(field, depth + 1);
+    if (fieldText === undefined) return undefined;
+    text += first ? keyText(key) + fieldText : `,${keyText(key)}${fieldText}`;
+    first = false;
   }
-  return true;
+  return `${text}}`;
 }
 
 /** A JSON copy of part of agent `agentId`'s snapshot (at `path`), or the `invalid_state` error saying what in it JSON cannot hold. */
