@@ -161,4 +161,19 @@ describe('the rows a durable system writes, many in one statement', () => {
     expect(rows.map((r) => r.id)).toEqual(everyone.map((ref) => ref.id));
     for (const r of rows) expect(r.snapshot, r.id).toBe(persisted.get(r.id));
   });
+
+  it('hold it for states from 32,000 characters to megabytes long, and for long ids and parents', async () => {
+    const path = await databaseFile();
+    const system = systems.start({ definitions: [Reminder], store: createSqliteStore({ path }) });
+    const parent = system.spawn(Reminder, { id: `parent-${'p'.repeat(40_000)}` });
+    const lengths = [...Array.from({ length: 40 }, (_, i) => 32_730 + i), 65_535, 65_536, 1_048_576, 3_000_000];
+    const agents = lengths.map((length, i) => system.spawn(Reminder, { id: `long-${i}`, ...(i % 3 === 0 ? { parent: parent.id } : {}) }));
+    await Promise.all(agents.map((agent, i) => agent.call(createSignal('later.due', { text: (i % 2 === 0 ? 'x' : 'é').repeat(lengths[i]!) }))));
+    await system.flush();
+    const persisted = new Map([parent, ...agents].map((ref) => [ref.id, JSON.stringify(ref.persist())]));
+    await system.shutdown();
+    const rows = stored(path);
+    expect(rows.map((r) => r.id)).toEqual([parent.id, ...agents.map((ref) => ref.id)]);
+    for (const r of rows) expect(r.snapshot === persisted.get(r.id), `${r.id.slice(0, 20)}: ${r.snapshot.length} characters written, ${persisted.get(r.id)?.length} persisted`).toBe(true);
+  });
 });
