@@ -353,9 +353,9 @@ export function storedRow(source: SnapshotSource): PiecedRow {
   // The list of mounted skills of the last row, every one active still: its text and its lifecycles' are the ones kept.
   const known = allActive && kept.list === list;
   const mounted = known ? kept.mounted : mountedText(list);
-  const stateText = mounted === undefined ? undefined : plainJsonText(agent.state, 0);
+  const stateText = mounted === undefined ? undefined : readText(agent.state);
   const scheduled = source.scheduled?.size ? [...source.scheduled.values()].sort((a, b) => a.due.localeCompare(b.due)) : undefined;
-  const scheduledText = scheduled === undefined ? undefined : plainJsonText(scheduled, 0);
+  const scheduledText = scheduled === undefined ? undefined : readText(scheduled);
   if (mounted === undefined || stateText === undefined || (scheduled !== undefined && scheduledText === undefined)) {
     return { id: source.id, parent: source.parent, definition: source.definition, snapshot: JSON.stringify(takeSnapshot(source)) };
   }
@@ -446,9 +446,21 @@ const mountedTexts = new WeakMap<readonly MountedSkill[], string>();
 function mountedText(mounted: readonly MountedSkill[]): string | undefined {
   let text = mountedTexts.get(mounted);
   if (text !== undefined) return text;
-  text = plainJsonText(mounted, 0);
+  text = readText(mounted);
   if (text !== undefined && Object.isFrozen(mounted)) mountedTexts.set(mounted, text);
   return text;
+}
+
+/**
+ * `plainJsonText` of a part of a row, or undefined when reading it throws (a getter, a revoked
+ * proxy): the row then goes through `takeSnapshot`, whose error names the agent and the path.
+ */
+function readText(value: unknown): string | undefined {
+  try {
+    return plainJsonText(value, 0);
+  } catch {
+    return undefined;
+  }
 }
 
 /** How deep `plainJsonText` looks before it leaves a value to the copying path. */
