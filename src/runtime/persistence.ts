@@ -471,7 +471,11 @@ const VERBATIM_STRING = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
 /** Strings longer than this are written by `JSON.stringify`, which scans them faster than a test and a copy. */
 const SHORT_STRING = 64;
 
-/** Object keys as JSON writes them, followed by the colon: a state's keys are few and the same from step to step. */
+/**
+ * Object keys as JSON writes them, followed by the colon: a state's keys are few and the same from
+ * step to step. Kept for the life of the process, so only short ones, and a bounded number: a
+ * state keyed by long texts (documents, URLs) would otherwise hold them after its agent is gone.
+ */
 const keyTexts = new Map<string, string>();
 const MAX_KEY_TEXTS = 4_096;
 
@@ -479,7 +483,7 @@ function keyText(key: string): string {
   let text = keyTexts.get(key);
   if (text === undefined) {
     text = `${JSON.stringify(key)}:`;
-    if (keyTexts.size < MAX_KEY_TEXTS) keyTexts.set(key, text);
+    if (key.length <= SHORT_STRING && keyTexts.size < MAX_KEY_TEXTS) keyTexts.set(key, text);
   }
   return text;
 }

@@ -4,8 +4,11 @@
  * last row while the same list of mounted skills is mounted and every skill is active. Whatever
  * the agent goes through (a skill failing with its list unchanged, mounts undone, restores,
  * children, scheduled signals) and whatever odd but legal values its state holds, the row is
- * `JSON.stringify(ref.persist())`, or refused as `persist()` refuses it.
+ * `JSON.stringify(ref.persist())`, or refused as `persist()` refuses it; and the pass keeps no
+ * state's long keys once they are written.
  */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import Database from 'libsql';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -14,6 +17,7 @@ import { Effects, crashableChild, createSignal, defineAction, defineAgent, defin
 
 const systems = systemPerTest();
 const databaseFile = tempFolders('durable-rows-fast-path').database;
+const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Every row of the file: id and snapshot text. */
 function rowTexts(path: string): Map<string, string> {
@@ -247,4 +251,16 @@ describe('odd but legal values in state', () => {
     }
     await expectFileToHoldPersisted(system, path);
   });
+});
+
+describe('what the one-pass writer keeps', () => {
+  it('holds none of the long keys of a state once they are written and gone from it', () => {
+    const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'test/runtime/durable-rows-memory.program.ts'], { cwd: root, encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const { retained, written } = JSON.parse(run.stdout) as { retained: number; written: number };
+    // Sixteen keys of a megabyte each were written: holding them (and their text) would be 32 MB.
+    expect(written).toBeGreaterThan(16 * 2 ** 20);
+    expect(retained).toBeLessThan(4 * 2 ** 20);
+  }, 120_000);
 });
