@@ -454,11 +454,15 @@ function mountedText(mounted: readonly MountedSkill[]): string | undefined {
 /**
  * `plainJsonText` of a part of a row, or undefined when reading it throws (a getter, a revoked
  * proxy): the row then goes through `takeSnapshot`, whose error names the agent and the path.
+ * A text longer than a string can hold is thrown as it is: the copy would end the same way, once
+ * it had copied all of it (a value sharing its parts many times over can take more memory than
+ * there is).
  */
 function readText(value: unknown): string | undefined {
   try {
     return plainJsonText(value, 0);
-  } catch {
+  } catch (error) {
+    if (error instanceof RangeError) throw error;
     return undefined;
   }
 }
