@@ -9,26 +9,14 @@
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import Database from 'libsql';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createSqliteStore, type AgentRef, type AgentSystem, type DurableStore } from '../../src/index.js';
-import { Effects, crashableChild, createSignal, defineAction, defineAgent, defineSkill, result, systemPerTest, tempFolders, thrown, z } from './fixtures.js';
+import { Effects, crashableChild, createSignal, defineAction, defineAgent, defineSkill, result, rowTexts, systemPerTest, tempFolders, thrown, z } from './fixtures.js';
 
 const systems = systemPerTest();
 const databaseFile = tempFolders('durable-rows-fast-path').database;
 const root = fileURLToPath(new URL('../..', import.meta.url));
-
-/** Every row of the file: id and snapshot text. */
-function rowTexts(path: string): Map<string, string> {
-  const db = new Database(path, { readonly: true });
-  try {
-    const found = db.prepare('SELECT id, snapshot FROM agents ORDER BY rowid').all() as Array<{ id: string; snapshot: string }>;
-    return new Map(found.map((row) => [row.id, row.snapshot]));
-  } finally {
-    db.close();
-  }
-}
 
 /** Writes what changed, then checks each running agent's row, read back through the open store, is its `persist()` (a row is JSON.stringify's text, which a JSON round trip keeps as it is). */
 async function expectRowsToBePersisted(system: AgentSystem, store: DurableStore): Promise<void> {
@@ -189,7 +177,7 @@ const oddValues: Record<string, () => unknown> = {
   map: () => new Map([[1, 2]]),
   typedArray: () => new Uint8Array([1]),
   classInstance: () => new (class Point { x = 1; })(),
-  sparse: () => [1, , 3], // eslint-disable-line no-sparse-arrays
+  sparse: () => [1, , 3],
   boxedString: () => [new String('s')],
   functionKey: () => ({ f: () => 1 }),
   depth1200: () => nested(1_200),

@@ -10,21 +10,10 @@ import { describe, expect, it } from 'vitest';
 import { createSqliteStore, type AgentRef, type AgentSystem, type TraceLine } from '../../src/index.js';
 import type { PiecedRow } from '../../src/runtime/persistence.js';
 import { headText, ROW_PIECES } from '../../src/runtime/row-pieces.js';
-import { Effects, createSignal, defineAction, defineAgent, defineSkill, result, systemPerTest, tempFolders, z } from './fixtures.js';
+import { Effects, createSignal, defineAction, defineAgent, defineSkill, result, rowTexts, systemPerTest, tempFolders, z } from './fixtures.js';
 
 const systems = systemPerTest();
 const databaseFile = tempFolders('durable-rows-hostile').database;
-
-/** Every row of the file: id and snapshot text. */
-function rowTexts(path: string): Map<string, string> {
-  const db = new Database(path, { readonly: true });
-  try {
-    const found = db.prepare('SELECT id, snapshot FROM agents ORDER BY rowid').all() as Array<{ id: string; snapshot: string }>;
-    return new Map(found.map((row) => [row.id, row.snapshot]));
-  } finally {
-    db.close();
-  }
-}
 
 /** What each running agent's row must be: `JSON.stringify(ref.persist())`, taken once everything is written. */
 async function expectedRows(system: AgentSystem): Promise<Map<string, string>> {

@@ -5,6 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'libsql';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { fromCallback } from 'xstate';
 import { z } from 'zod';
@@ -192,6 +193,17 @@ export function tempFolders(prefix: string): { folder(): Promise<string>; databa
     return dir;
   };
   return { folder, database: async () => join(await folder(), 'agents.db') };
+}
+
+/** Every row of the SQLite file at `path` (opened read-only), in the order they were first written: id and snapshot text. */
+export function rowTexts(path: string): Map<string, string> {
+  const db = new Database(path, { readonly: true });
+  try {
+    const found = db.prepare('SELECT id, snapshot FROM agents ORDER BY rowid').all() as Array<{ id: string; snapshot: string }>;
+    return new Map(found.map((row) => [row.id, row.snapshot]));
+  } finally {
+    db.close();
+  }
 }
 
 /**
