@@ -338,12 +338,12 @@ export function takeSnapshot(source: SnapshotSource): AgentSnapshot {
  * The row a durable store keeps of a running agent: its snapshot as of its last finished step, as
  * JSON text, the same text as `JSON.stringify(takeSnapshot(source))`. Most state is plain data
  * (plain objects, arrays, strings, finite numbers, booleans, null), which JSON writes as it is:
- * checked in one pass that copies nothing, then written by `JSON.stringify`, the snapshot's text
- * put together around it (the list of mounted skills, shared by the agents of a definition and
- * the same from step to step, written once). The row carries these pieces too (see
+ * checked and written in one pass (`plainJsonText`), the snapshot's text put together around it
+ * (the list of mounted skills, shared by the agents of a definition and the same from step to
+ * step, written once). The row carries these pieces too (see
  * `row-pieces.ts`), for a store that puts the text together on its own thread. Anything else (a `toJSON`, a class instance, a value
- * JSON cannot hold, deep nesting) goes through `takeSnapshot`, which copies it as JSON would or
- * throws its `invalid_state` error.
+ * JSON cannot hold, deep nesting, a value that throws when read) goes through `takeSnapshot`,
+ * which copies it as JSON would or throws its `invalid_state` error.
  */
 export function storedRow(source: SnapshotSource): PiecedRow {
   const agent = source.agent;
