@@ -460,7 +460,7 @@ function mountedText(mounted: readonly MountedSkill[]): string | undefined {
  */
 function readText(value: unknown): string | undefined {
   try {
-    return plainJsonText(value, 0);
+    return plainJsonText(value);
   } catch (error) {
     if (error instanceof RangeError) throw error;
     return undefined;
@@ -496,11 +496,30 @@ function keyText(key: string): string {
  * `JSON.stringify(value)` when JSON writes `value` as it is, with nothing to copy, call or refuse
  * (plain objects and arrays of strings, finite numbers, booleans and null, no `toJSON`, no hole,
  * no `undefined` in an array, at most `PLAIN_DEPTH` deep); undefined otherwise, and the value goes
- * through `takeSnapshot`, which copies it as JSON would or says what it cannot hold. One pass both
- * checks and writes, where a check then `JSON.stringify` took two; and for the small objects of
- * most states it writes faster than `JSON.stringify`, whose call costs more than their text.
+ * through `takeSnapshot`, which copies it as JSON would or says what it cannot hold.
+ *
+ * A value of up to `PIECEWISE_VALUES` values is checked and written in one pass, where a check then
+ * `JSON.stringify` took two: for the small objects of most states it is the faster, `JSON.stringify`'s
+ * call costing more than their text. A larger one is checked by `isPlainJson` and written by
+ * `JSON.stringify`: built from thousands of pieces, a text costs more time and memory than a
+ * second pass over the value.
  */
-export function plainJsonText(value: unknown, depth: number): string | undefined {
+export function plainJsonText(value: unknown): string | undefined {
+  piecesLeft = PIECEWISE_VALUES;
+  const text = piecewiseText(value, 0);
+  if (text !== TOO_LARGE) return text;
+  return isPlainJson(value, 0) ? JSON.stringify(value) : undefined;
+}
+
+/** How many values `plainJsonText` writes a piece at a time before it leaves the value to `isPlainJson` and `JSON.stringify`. */
+const PIECEWISE_VALUES = 256;
+/** Said by `piecewiseText` of a value with more than `PIECEWISE_VALUES` values in it. */
+const TOO_LARGE: unique symbol = Symbol('too large');
+let piecesLeft = 0;
+
+/** `plainJsonText` a piece at a time, or `TOO_LARGE` once it has met `PIECEWISE_VALUES` values. */
+function piecewiseText(value: unknown, depth: number): string | undefined | typeof TOO_LARGE {
+  if (--piecesLeft < 0) return TOO_LARGE;
   switch (typeof value) {
     case 'string':
       return value.length <= SHORT_STRING && VERBATIM_STRING.test(value) ? `"${value}"` : JSON.stringify(value);
@@ -519,8 +538,8 @@ export function plainJsonText(value: unknown, depth: number): string | undefined
     let text = '[';
     for (let i = 0; i < value.length; i++) {
       // A hole or undefined (JSON writes null) is left to the copy, which names it.
-      const item = i in value ? plainJsonText(value[i], depth + 1) : undefined;
-      if (item === undefined) return undefined;
+      const item = i in value ? piecewiseText(value[i], depth + 1) : undefined;
+      if (typeof item !== 'string') return item;
       text += i === 0 ? item : `,${item}`;
     }
     return `${text}]`;
@@ -534,12 +553,44 @@ export function plainJsonText(value: unknown, depth: number): string | undefined
     const field = (value as Record<string, unknown>)[key];
     // A key holding undefined is left out by JSON, as by the copy.
     if (field === undefined) continue;
-    const fieldText = plainJsonText(field, depth + 1);
-    if (fieldText === undefined) return undefined;
+    const fieldText = piecewiseText(field, depth + 1);
+    if (typeof fieldText !== 'string') return fieldText;
     text += first ? keyText(key) + fieldText : `,${keyText(key)}${fieldText}`;
     first = false;
   }
   return `${text}}`;
+}
+
+/** True when JSON writes `value` as it is, with nothing to copy, call or refuse: what `piecewiseText` accepts, checked without writing. */
+function isPlainJson(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value);
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  if (value === null) return true;
+  if (depth >= PLAIN_DEPTH || typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      // A hole or undefined (JSON writes null), or anything else JSON does not keep as it is.
+      if (!(i in value) || !isPlainJson(value[i], depth + 1)) return false;
+    }
+    return true;
+  }
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const key of Object.keys(value)) {
+    const field = (value as Record<string, unknown>)[key];
+    // A key holding undefined is left out by JSON, as by the copy.
+    if (field !== undefined && !isPlainJson(field, depth + 1)) return false;
+  }
+  return true;
 }
 
 /** A JSON copy of part of agent `agentId`'s snapshot (at `path`), or the `invalid_state` error saying what in it JSON cannot hold. */
