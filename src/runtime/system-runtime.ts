@@ -188,9 +188,10 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
     for (const resolver of this.resolvers) {
       if (typeof resolver?.get !== 'function') throw new DefinitionError({ code: 'invalid_skill', message: 'each of resolvers must have a get(name) method' });
     }
-    for (const definition of options.definitions ?? []) this.register(definition);
     this.trace = createTracer(options.trace);
     this.broadcast = new Broadcaster(options, this.trace);
+    // After the broadcaster: registering says what defining each definition found.
+    for (const definition of options.definitions ?? []) this.register(definition);
     this.inspect = normalizeInspect(options.inspect);
     this.actor = createActor(systemMachine, { input: { host: this }, ...(this.inspect ? { inspect: this.inspect } : {}) });
     this.actor.subscribe({ error: (error) => this.report(undefined, errorInfo('signal_failed', `the system actor failed: ${String(error)}`)) });

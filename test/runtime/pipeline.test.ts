@@ -3,7 +3,7 @@
  * router → cmd → run effects → transformResult (for calls) → effects.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { RuntimeError, type AgentSystem, type Signal } from '../../src/index.js';
+import { RuntimeError, createAgentSystem, type AgentSystem, type Diagnostic, type Signal } from '../../src/index.js';
 import { arithmetic, calculator, counter } from '../../skills/index.js';
 import { Decision, Effects, createSignal, defineAction, defineAgent, defineSkill, notebook, quietSystem, result, z } from './fixtures.js';
 
@@ -94,6 +94,19 @@ describe('routing', () => {
     expect(Agent.diagnostics).toEqual([expect.objectContaining({ code: 'shadowed_route', subject: 'notes.list', skill: 'notebook' })]);
     system = quietSystem();
     return expect(system.spawn(Agent).call(createSignal('notes.list'))).resolves.toBe('agent');
+  });
+
+  it("says what defining an agent found once per system, whether the system is given it in `definitions` or first meets it at a spawn", async () => {
+    const mine = defineAction({ name: 'mine', description: 'the agent own', input: z.object({}), run: () => 'agent' });
+    const Agent = defineAgent({ name: 'shadowing_listed', skills: [notebook], actions: [mine], routes: [{ path: 'notes.list', target: { action: 'mine' } }] });
+    for (const listed of [true, false]) {
+      const said: Diagnostic[] = [];
+      system = createAgentSystem({ ...(listed ? { definitions: [Agent] } : {}), onUnhandledDiagnostic: (diagnostic) => void said.push(diagnostic) });
+      await expect(system.spawn(Agent).call(createSignal('notes.list'))).resolves.toBe('agent');
+      system.spawn(Agent);
+      expect(said, listed ? 'given in definitions' : 'met at a spawn').toEqual([expect.objectContaining({ code: 'shadowed_route', subject: 'notes.list', skill: 'notebook' })]);
+      await system.shutdown();
+    }
   });
 
   it('passes the signal data as params, with the route static params on top', async () => {
