@@ -127,7 +127,7 @@ export class Durability {
   changed(source: SnapshotSource): void {
     if (this.closed) return;
     this.dirty.set(source.id, source);
-    this.deleted.delete(source.id);
+    if (this.deleted.size > 0) this.deleted.delete(source.id);
     this.schedule();
   }
 

@@ -174,10 +174,11 @@ function commit(batch) {
     db.exec('BEGIN');
     if (batch.save.lengths) {
       // One text for the rows' pieces and the length of each (see rowsText): id, parent ('' for none),
-      // definition, head (-1: the standard one), state, body (or its number in the table), end (-1: the standard one).
-      const { text, lengths, bodies: refs } = batch.save;
+      // definition, head (-1: the standard one), state, body (-1 - its number in the table when it
+      // was sent before), end (-1: the standard one).
+      const { text, lengths } = batch.save;
       let at = 0;
-      for (let row = 0, field = 0; row < refs.length; row++, field += 7) {
+      for (let field = 0; field < lengths.length; field += 7) {
         const id = text.slice(at, (at += lengths[field]));
         const parent = text.slice(at, (at += lengths[field + 1]));
         const definition = text.slice(at, (at += lengths[field + 2]));
@@ -187,7 +188,7 @@ function commit(batch) {
           head = HEAD[0] + idText + HEAD[1] + definitionText + HEAD[2] + idText + HEAD[3] + definitionText + HEAD[4];
         } else head = text.slice(at, (at += lengths[field + 3]));
         const state = text.slice(at, (at += lengths[field + 4]));
-        const body = refs[row] >= 0 ? bodies[refs[row]] : text.slice(at, (at += lengths[field + 5]));
+        const body = lengths[field + 5] < 0 ? bodies[-1 - lengths[field + 5]] : text.slice(at, (at += lengths[field + 5]));
         const end = lengths[field + 6] < 0 ? (parent === '' ? '}' : ',"parent":' + JSON.stringify(parent) + '}') : text.slice(at, (at += lengths[field + 6]));
         values.push(id, parent === '' ? null : parent, definition, head + state + body + end, now);
       }
@@ -272,10 +273,12 @@ port.on('message', (request) => {
 /** A batch's rows as the database's thread takes them: the text of their pieces, and where each piece is (see `rowsText`). */
 interface RowsText {
   text: string;
-  /** Seven a row: the length of its id, parent, definition, head, state, body and end in `text`; -1 for a standard head or end. */
+  /**
+   * Seven a row: the length of its id, parent, definition, head, state, body and end in `text`; -1
+   * for a standard head or end, and -1 - n for a body sent before as the nth. One array: each
+   * typed array in a message costs the copy about as much as the text.
+   */
   lengths: Int32Array;
-  /** A row's body by its number in the bodies sent before, or -1 when it is in `text`. */
-  bodies: Int32Array;
   /** Bodies numbered from this batch on, after those sent before (after none, when `reset`). */
   defined: string[];
   reset: boolean;
@@ -329,7 +332,6 @@ function rowsText(rows: StoreBatch['save'], sent: SentBodies): RowsText | undefi
   }
   let text = '';
   const lengths = new Int32Array(rows.length * 7);
-  const bodies = new Int32Array(rows.length);
   const defined: string[] = [];
   const reset = sent.resetWhenFull();
   for (let row = 0, at = 0; row < rows.length; row++, at += 7) {
@@ -344,7 +346,6 @@ function rowsText(rows: StoreBatch['save'], sent: SentBodies): RowsText | undefi
       // The snapshot whole, as its head; no state, body or end.
       text += agent.snapshot;
       lengths[at + 3] = agent.snapshot.length;
-      bodies[row] = -1;
       continue;
     }
     if (pieces.head === undefined) lengths[at + 3] = -1;
@@ -355,8 +356,8 @@ function rowsText(rows: StoreBatch['save'], sent: SentBodies): RowsText | undefi
     text += pieces.state;
     lengths[at + 4] = pieces.state.length;
     const body = sent.number(pieces.body, defined);
-    bodies[row] = body;
-    if (body < 0) {
+    if (body >= 0) lengths[at + 5] = -1 - body;
+    else {
       text += pieces.body;
       lengths[at + 5] = pieces.body.length;
     }
@@ -366,7 +367,7 @@ function rowsText(rows: StoreBatch['save'], sent: SentBodies): RowsText | undefi
       lengths[at + 6] = pieces.end.length;
     }
   }
-  return { text, lengths, bodies, defined, reset };
+  return { text, lengths, defined, reset };
 }
 
 /**
