@@ -75,7 +75,6 @@ export interface StoredAgent {
 /** A stored row that may carry its text in pieces (see `row-pieces.ts`), as `storedRow` makes it. */
 export type PiecedRow = StoredAgent & { readonly [ROW_PIECES]?: RowPieces };
 
-
 /** What a durable store writes in one transaction: agents to save (replacing what it holds of them) and ids to delete. */
 export interface StoreBatch {
   save: readonly StoredAgent[];
@@ -340,10 +339,11 @@ export function takeSnapshot(source: SnapshotSource): AgentSnapshot {
  * (plain objects, arrays, strings, finite numbers, booleans, null), which JSON writes as it is:
  * checked and written in one pass (`plainJsonText`), the snapshot's text put together around it
  * (the list of mounted skills, shared by the agents of a definition and the same from step to
- * step, written once). The row carries these pieces too (see
- * `row-pieces.ts`), for a store that puts the text together on its own thread. Anything else (a `toJSON`, a class instance, a value
- * JSON cannot hold, deep nesting, a value that throws when read) goes through `takeSnapshot`,
- * which copies it as JSON would or throws its `invalid_state` error.
+ * step, written once, and kept with the agent's other shared pieces in its `RowCache`). The row
+ * carries these pieces too (see `row-pieces.ts`), for a store that puts the text together on its
+ * own thread. Anything else (a `toJSON`, a class instance, a value JSON cannot hold, deep nesting,
+ * a value that throws when read) goes through `takeSnapshot`, which copies it as JSON would or
+ * throws its `invalid_state` error.
  */
 export function storedRow(source: SnapshotSource): PiecedRow {
   const agent = source.agent;
