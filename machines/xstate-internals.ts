@@ -93,21 +93,63 @@ export interface DirectTransition {
  * is an `assign` (which raises no event and spawns nothing), in a machine with no eventless
  * transitions, XState makes one microstep whose snapshot is the current one with the assigned
  * context: the same `_nodes`, `value`, `tags`, `children` and history (its methods are own
- * properties, so a spread copy keeps them); and it reports that microstep to inspectors as
- * `@xstate.microstep`, naming the event, the snapshot and the transitions taken.
+ * properties, so a copy keeps them; `withContext` names the fields); and it reports that
+ * microstep to inspectors as `@xstate.microstep`, naming the event, the snapshot and the
+ * transitions taken.
  */
 export function withDirectTransitions<TMachine extends AnyStateMachine>(machine: TMachine, direct: (snapshot: MachineSnapshotOf<TMachine>, event: EventFromLogic<TMachine>) => DirectTransition | undefined): TMachine {
   const eventless = withEventless(machine.root);
   if (eventless !== undefined) throw new Error(`machine '${machine.id}' cannot take transitions directly: state '${eventless.key}' has eventless transitions`);
   const transition: AnyStateMachine['transition'] = machine.transition.bind(machine);
+  /** Whether this machine's snapshots have exactly `MACHINE_SNAPSHOT_KEYS`, in order: found at its first direct transition. */
+  let known: boolean | undefined;
   (machine as AnyStateMachine).transition = (snapshot, event, actorScope) => {
     const taken = direct(snapshot as MachineSnapshotOf<TMachine>, event as EventFromLogic<TMachine>);
     if (taken === undefined) return transition(snapshot, event, actorScope);
-    const next = { ...snapshot, context: taken.context };
+    known ??= sameKeys(snapshot);
+    const next = (known ? withContext(snapshot as unknown as MachineSnapshotFields, taken.context) : { ...snapshot, context: taken.context }) as typeof snapshot;
     (actorScope.system as unknown as InspectionSink)._sendInspectionEvent({ type: '@xstate.microstep', actorRef: actorScope.self, event, snapshot: next, _transitions: [taken.transition] });
     return next;
   };
   return machine;
+}
+
+/** The fields of a machine snapshot, as XState makes it (`createMachineSnapshot`), in its order. */
+export const MACHINE_SNAPSHOT_KEYS = ['status', 'output', 'error', 'machine', 'context', '_nodes', 'value', 'tags', 'children', 'historyValue', 'matches', 'hasTag', 'can', 'getMeta', 'toJSON'] as const;
+
+type MachineSnapshotFields = Record<(typeof MACHINE_SNAPSHOT_KEYS)[number], unknown>;
+
+/**
+ * `snapshot`, which has exactly `MACHINE_SNAPSHOT_KEYS` in order, with `context` in place of its own:
+ * an object literal of those fields in that order, so it has the hidden class of the snapshots XState
+ * makes and the code that reads snapshots stays monomorphic (a spread copy, whose class differs, cost
+ * a fifth of an in-memory step). A machine whose snapshots have other fields (another XState release)
+ * has them copied with a spread instead, which keeps them all.
+ */
+function withContext(snapshot: MachineSnapshotFields, context: object): object {
+  return {
+    status: snapshot.status,
+    output: snapshot.output,
+    error: snapshot.error,
+    machine: snapshot.machine,
+    context,
+    _nodes: snapshot._nodes,
+    value: snapshot.value,
+    tags: snapshot.tags,
+    children: snapshot.children,
+    historyValue: snapshot.historyValue,
+    matches: snapshot.matches,
+    hasTag: snapshot.hasTag,
+    can: snapshot.can,
+    getMeta: snapshot.getMeta,
+    toJSON: snapshot.toJSON,
+  };
+}
+
+/** Whether `snapshot`'s own keys are `MACHINE_SNAPSHOT_KEYS`, in order. */
+function sameKeys(snapshot: object): boolean {
+  const keys = Object.keys(snapshot);
+  return keys.length === MACHINE_SNAPSHOT_KEYS.length && keys.every((key, i) => key === MACHINE_SNAPSHOT_KEYS[i]);
 }
 
 /** The first of `state` and the states below it, at any depth, that has eventless transitions. */
