@@ -72,7 +72,8 @@ const DEFAULT_PAGE_SIZE = 5_000;
 
 /**
  * How long the database's thread looks for the next batch after a commit before it sleeps, and how
- * long it naps between two looks (see the worker's source).
+ * long it asks to nap between two looks (see the worker's source). Linux lengthens a nap by the
+ * thread's timer slack (50 µs by default): the nap asked for is the shortest, not the one taken.
  */
 const AWAKE_AFTER_COMMIT_MS = 1;
 const NAP_MS = 0.02;
@@ -250,8 +251,8 @@ function handle(request) {
   if (request.type === 'close') { port.close(); return false; }
   return true;
 }
-// After a commit, the next batch is usually on its way: this thread looks for it, in naps of a few
-// microseconds, for a moment before it sleeps. Waking a thread that sleeps costs the thread that
+// After a commit, the next batch is usually on its way: this thread looks for it, in short naps, for
+// a moment before it sleeps. Waking a thread that sleeps costs the thread that
 // posts to it (on a virtual machine, tens of microseconds a batch); posting to one that naps, a
 // system call. Napping, it leaves its core to other threads meanwhile.
 const { receiveMessageOnPort } = process.getBuiltinModule('node:worker_threads');
