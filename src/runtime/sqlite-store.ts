@@ -78,6 +78,9 @@ const DEFAULT_PAGE_SIZE = 5_000;
 const AWAKE_AFTER_COMMIT_MS = 1;
 const NAP_MS = 0.02;
 
+/** How many agents' standard heads the database's thread keeps at most (then it forgets them all and makes them again). */
+const MAX_HEADS = 16_384;
+
 /** How long a synchronous request (open, read, close) waits for the database's thread before it gives up. */
 const REQUEST_TIMEOUT_MS = 60_000;
 
@@ -114,6 +117,20 @@ const flag = new Int32Array(workerData.flag);
 let db, upserts, remove, select, all, page;
 // The rows' bodies sent once and referred to by number since (see rowsText), in the order sent.
 let bodies = [];
+// The standard heads made so far, by agent id (see standardHead).
+let heads = new Map();
+// The standard head of a row (HEAD's pieces around its id and definition as JSON), made once per
+// agent: an agent's rows share it from step to step. The id and definition come cut from a batch's
+// text, so what is kept is a copy of each (JSON.parse of their JSON), which does not hold that text.
+function standardHead(id, definition) {
+  const kept = heads.get(id);
+  if (kept !== undefined && kept.definition === definition) return kept.head;
+  const idText = JSON.stringify(id), definitionText = JSON.stringify(definition);
+  const head = HEAD[0] + idText + HEAD[1] + definitionText + HEAD[2] + idText + HEAD[3] + definitionText + HEAD[4];
+  if (heads.size >= workerData.maxHeads) heads = new Map();
+  heads.set(JSON.parse(idText), { definition: JSON.parse(definitionText), head });
+  return head;
+}
 // The era of the commit that last failed: commits of that era or before were given before the
 // failure was reported, and may hold steps that followed the failed ones; they are refused.
 let refusedEra = -1;
@@ -183,11 +200,7 @@ function commit(batch) {
         const id = text.slice(at, (at += lengths[field]));
         const parent = text.slice(at, (at += lengths[field + 1]));
         const definition = text.slice(at, (at += lengths[field + 2]));
-        let head;
-        if (lengths[field + 3] < 0) {
-          const idText = JSON.stringify(id), definitionText = JSON.stringify(definition);
-          head = HEAD[0] + idText + HEAD[1] + definitionText + HEAD[2] + idText + HEAD[3] + definitionText + HEAD[4];
-        } else head = text.slice(at, (at += lengths[field + 3]));
+        const head = lengths[field + 3] < 0 ? standardHead(id, definition) : text.slice(at, (at += lengths[field + 3]));
         const state = text.slice(at, (at += lengths[field + 4]));
         const body = lengths[field + 5] < 0 ? bodies[-1 - lengths[field + 5]] : text.slice(at, (at += lengths[field + 5]));
         const end = lengths[field + 6] < 0 ? (parent === '' ? '}' : ',"parent":' + JSON.stringify(parent) + '}') : text.slice(at, (at += lengths[field + 6]));
@@ -422,7 +435,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const { port1, port2 } = new MessageChannel();
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { path, port: port2, flag: flag.buffer, driver: createRequire(import.meta.url).resolve('libsql'), migrations: MIGRATIONS, version: SQLITE_SCHEMA_VERSION, head: HEAD_PIECES, awakeMs: AWAKE_AFTER_COMMIT_MS, napMs: NAP_MS },
+    workerData: { path, port: port2, flag: flag.buffer, driver: createRequire(import.meta.url).resolve('libsql'), migrations: MIGRATIONS, version: SQLITE_SCHEMA_VERSION, head: HEAD_PIECES, awakeMs: AWAKE_AFTER_COMMIT_MS, napMs: NAP_MS, maxHeads: MAX_HEADS },
     transferList: [port2],
   });
   worker.unref();

@@ -162,6 +162,29 @@ describe('the rows a durable system writes, many in one statement', () => {
     for (const r of rows) expect(r.snapshot, r.id).toBe(persisted.get(r.id));
   });
 
+  it('hold it for an id that comes back with another definition, and for more agents than the database thread keeps heads of', async () => {
+    const Other = defineAgent({ name: 'other_agent', skills: [defineSkill({ name: 'note' })] });
+    const path = await databaseFile();
+    const system = systems.start({ definitions: [Reminder, Other], store: createSqliteStore({ path }) });
+    const first = system.spawn(Reminder, { id: 'again "é"' });
+    await first.call(createSignal('later.due', { text: 'first' }));
+    await system.flush();
+    await system.stop(first.id);
+    const again = system.spawn(Other, { id: first.id });
+    // 16,384 heads are kept; the first agents' heads are made again past them.
+    const many = Array.from({ length: 16_400 }, (_, i) => system.spawn(Reminder, { id: `m${i}` }));
+    await system.flush();
+    const sample = [...many.slice(0, 3), ...many.slice(-3)];
+    await Promise.all(sample.map((agent) => agent.call(createSignal('later.due', { text: `after ${agent.id}` }))));
+    await system.flush();
+    const persisted = new Map([again, ...many].map((ref) => [ref.id, JSON.stringify(ref.persist())]));
+    await system.shutdown();
+    const rows = stored(path);
+    expect(rows).toHaveLength(1 + many.length);
+    expect(JSON.parse(rows[0]!.snapshot)).toMatchObject({ id: first.id, definition: 'other_agent', agent: { definition: 'other_agent' } });
+    for (const r of rows) if (r.snapshot !== persisted.get(r.id)) expect(r.snapshot, r.id).toBe(persisted.get(r.id));
+  });
+
   it('hold it for states from 32,000 characters to megabytes long, and for long ids and parents', async () => {
     const path = await databaseFile();
     const system = systems.start({ definitions: [Reminder], store: createSqliteStore({ path }) });
