@@ -97,6 +97,15 @@ interface WorkerError {
 }
 
 /**
+ * The driver's words for a failure, with what to do when SQLite found the file damaged (its
+ * pages cut short or overwritten): the driver says only that the "disk image is malformed".
+ */
+function driverWords(error: WorkerError): string {
+  if (error.code?.startsWith('SQLITE_CORRUPT')) return `the file is damaged (${error.message}); put back a copy of it, or move it aside to start an empty store there`;
+  return error.message;
+}
+
+/**
  * The worker, as source run with `eval` (so it is the same file whether the package runs compiled
  * or from its TypeScript sources). It owns the only connection to the database. It reads as a
  * script and as a module alike, and so takes no `require` from its scope: a program run as
@@ -111,6 +120,9 @@ let Database, unloadable;
 try { Database = load(workerData.driver); } catch (error) { unloadable = error; }
 const flag = new Int32Array(workerData.flag);
 let db, upserts, remove, select, all, page;
+// The file opened, as its device and inode: a commit checks the path still names it (see sameFile).
+const { statSync } = process.getBuiltinModule('node:fs');
+let opened;
 // The rows' bodies sent once and referred to by number since (see rowsText), in the order sent.
 let bodies = [];
 // The era of the commit that last failed: commits of that era or before were given before the
@@ -138,12 +150,23 @@ function open() {
     db.close();
     throw error;
   }
+  opened = statSync(path, { bigint: true });
   upserts = new Map();
   remove = db.prepare('DELETE FROM agents WHERE id = ?');
   select = db.prepare('SELECT snapshot FROM agents WHERE id = ?');
   all = db.prepare('SELECT id, snapshot FROM agents ORDER BY rowid');
   // By rowid from where the last page ended: a page is its own query, whatever was written between two.
   page = db.prepare('SELECT rowid, id, snapshot FROM agents WHERE rowid > ? ORDER BY rowid LIMIT ?');
+}
+// A connection keeps writing to a file deleted, or moved aside for another, while it is open:
+// what it commits then is in no file at the path, and would be lost with the process. A commit is
+// refused (rolled back) when the path no longer names the file opened.
+function sameFile() {
+  const now = statSync(path, { bigint: true, throwIfNoEntry: false });
+  return now !== undefined && now.ino === opened.ino && now.dev === opened.dev;
+}
+function moved() {
+  return Object.assign(new Error(path + ' is no longer the database this store opened (it was deleted, or another file was moved there): nothing is written to it any more; shut the system down, then put the file back or open a store anew'), { code: 'SKILLSTATE_MOVED' });
 }
 // Rows are written up to MAX_ROWS_AT_ONCE by one statement (one call into SQLite and one program
 // run for them all, instead of one a row: it halves what a row costs to write). Statements are
@@ -197,6 +220,7 @@ function commit(batch) {
     }
     upsertAll(values);
     for (const id of batch.delete) remove.run(id);
+    if (!sameFile()) throw moved();
     db.exec('COMMIT');
   } catch (error) {
     if (db.inTransaction) db.exec('ROLLBACK');
@@ -207,6 +231,7 @@ function close() {
   // The driver keeps the connection (and so the write lock) while prepared statements live:
   // leaving WAL lets the lock go now, so the next system can open the file at once.
   try {
+    if (!sameFile()) throw moved();
     db.exec('PRAGMA journal_mode = DELETE');
     db.exec('PRAGMA locking_mode = NORMAL');
     db.exec('SELECT 1 FROM agents LIMIT 1');
@@ -443,7 +468,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       // written. A refusal is no new failure: counting it would have the commits given before the
       // next failure is reported written after it.
       if (reply.error.refused !== true) era++;
-      waiting.reject(storeFailed(path, 'write_failed', `writing ${waiting.rows} agent(s) to ${path} failed: ${reply.error.message}`));
+      waiting.reject(storeFailed(path, 'write_failed', `writing ${waiting.rows} agent(s) to ${path} failed: ${driverWords(reply.error)}`));
     } else waiting.resolve();
   });
   worker.on('error', (error: Error) => {
@@ -467,7 +492,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   /** A read request's answer; its failure is `store_failed` (`'open_failed'`). */
   const readReply = (message: Parameters<typeof request>[0]): unknown => {
     const reply = request(message);
-    if (reply.error) throw storeFailed(path, 'open_failed', `reading ${path} failed: ${reply.error.message}`);
+    if (reply.error) throw storeFailed(path, 'open_failed', `reading ${path} failed: ${driverWords(reply.error)}`);
     return reply.value;
   };
   const usable = () => {
@@ -491,7 +516,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     if (unwritable !== undefined) {
       throw storeFailed(path, 'open_failed', `cannot open the database ${path} for writing: ${unwritable}; make the file and its folder writable, or give a path elsewhere (${message})`);
     }
-    throw storeFailed(path, 'open_failed', `cannot open the database ${path}: ${message}`);
+    throw storeFailed(path, 'open_failed', `cannot open the database ${path}: ${driverWords(opened.error)}`);
   }
 
   const parse = (id: string, text: string): AgentSnapshot => {
@@ -594,7 +619,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       // Carried out after every commit sent before it: the queue keeps their order.
       const reply = request({ type: 'close' });
       void worker.terminate();
-      if (reply.error) throw storeFailed(path, 'write_failed', `closing ${path} failed: ${reply.error.message}`);
+      if (reply.error) throw storeFailed(path, 'write_failed', `closing ${path} failed: ${driverWords(reply.error)}`);
     },
   };
 }
