@@ -120,9 +120,10 @@ let Database, unloadable;
 try { Database = load(workerData.driver); } catch (error) { unloadable = error; }
 const flag = new Int32Array(workerData.flag);
 let db, upserts, remove, select, all, page;
-// The file opened, as its device and inode: a commit checks the path still names it (see sameFile).
+// The files opened, the database and its write-ahead log, as their device and inode (see checkFiles).
 const { statSync } = process.getBuiltinModule('node:fs');
-let opened;
+const wal = path + '-wal';
+let opened, openedWal;
 // The rows' bodies sent once and referred to by number since (see rowsText), in the order sent.
 let bodies = [];
 // The era of the commit that last failed: commits of that era or before were given before the
@@ -150,7 +151,8 @@ function open() {
     db.close();
     throw error;
   }
-  opened = statSync(path, { bigint: true });
+  opened = identity(path);
+  openedWal = identity(wal);
   upserts = new Map();
   remove = db.prepare('DELETE FROM agents WHERE id = ?');
   select = db.prepare('SELECT snapshot FROM agents WHERE id = ?');
@@ -159,14 +161,28 @@ function open() {
   page = db.prepare('SELECT rowid, id, snapshot FROM agents WHERE rowid > ? ORDER BY rowid LIMIT ?');
 }
 // A connection keeps writing to a file deleted, or moved aside for another, while it is open:
-// what it commits then is in no file at the path, and would be lost with the process. A commit is
-// refused (rolled back) when the path no longer names the file opened.
-function sameFile() {
-  const now = statSync(path, { bigint: true, throwIfNoEntry: false });
-  return now !== undefined && now.ino === opened.ino && now.dev === opened.dev;
+// what it commits then is in no file at the path, and is lost with the process. So are the
+// commits its log holds when the log is deleted, those made before included: they reach the
+// database only when it is closed (closing copies them in, through the file it still holds). A
+// commit is refused (rolled back) when a path no longer names the file opened.
+function identity(file) {
+  return statSync(file, { bigint: true, throwIfNoEntry: false });
 }
-function moved() {
-  return Object.assign(new Error(path + ' is no longer the database this store opened (it was deleted, or another file was moved there): nothing is written to it any more; shut the system down, then put the file back or open a store anew'), { code: 'SKILLSTATE_MOVED' });
+function same(file, was) {
+  const now = identity(file);
+  return now !== undefined && now.ino === was.ino && now.dev === was.dev;
+}
+function moved(message) {
+  return Object.assign(new Error(message), { code: 'SKILLSTATE_MOVED' });
+}
+function checkDatabase() {
+  if (!same(path, opened)) throw moved(path + ' is no longer the database this store opened (it was deleted, or another file was moved there): nothing is written to it any more; shut the system down, then put the file back or open a store anew');
+}
+function checkFiles() {
+  checkDatabase();
+  // Made with the first write when opening wrote nothing.
+  openedWal ??= identity(wal);
+  if (openedWal !== undefined && !same(wal, openedWal)) throw moved(wal + ', the write-ahead log of the database, is no longer the one this store opened (it was deleted, or another file was moved there): nothing is written to it any more; shut the system down, which copies what the log held into ' + path);
 }
 // Rows are written up to MAX_ROWS_AT_ONCE by one statement (one call into SQLite and one program
 // run for them all, instead of one a row: it halves what a row costs to write). Statements are
@@ -220,7 +236,7 @@ function commit(batch) {
     }
     upsertAll(values);
     for (const id of batch.delete) remove.run(id);
-    if (!sameFile()) throw moved();
+    checkFiles();
     db.exec('COMMIT');
   } catch (error) {
     if (db.inTransaction) db.exec('ROLLBACK');
@@ -231,7 +247,7 @@ function close() {
   // The driver keeps the connection (and so the write lock) while prepared statements live:
   // leaving WAL lets the lock go now, so the next system can open the file at once.
   try {
-    if (!sameFile()) throw moved();
+    checkDatabase();
     db.exec('PRAGMA journal_mode = DELETE');
     db.exec('PRAGMA locking_mode = NORMAL');
     db.exec('SELECT 1 FROM agents LIMIT 1');

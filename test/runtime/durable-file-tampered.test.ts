@@ -55,6 +55,22 @@ describe('a database file taken from under a running system', () => {
     const closing = errors.filter((error) => error.message.includes('closing'));
     expect(closing.map((error) => error.message)).toEqual([expect.stringContaining(`${path} is no longer the database this store opened`)]);
   });
+
+  it("its write-ahead log deleted: a step is not answered as written, and shutting down copies what the log held into the database", async () => {
+    const path = await databaseFile();
+    const { system, agent } = await runningWithOneNote(path);
+    // The answered step is in the log, not yet in the database: deleting the log takes it.
+    await unlink(`${path}-wal`);
+
+    const failed = await rejection(agent.call(createSignal('notes.add_now', { item: 'b' })));
+    expect(failed).toMatchObject({ code: 'store_failed', subject: path, details: { reason: 'write_failed', path } });
+    expect(failed.message).toContain(`${path}-wal, the write-ahead log of the database, is no longer the one this store opened`);
+    expect(itemsOf(agent)).toEqual(['a']);
+    await system.shutdown();
+
+    const reopened = systems.start({ definitions: [NotesAgent], store: createSqliteStore({ path }) });
+    expect(itemsOf(reopened.get('n1')!)).toEqual(['a']);
+  });
 });
 
 describe('a damaged database opened', () => {
