@@ -536,11 +536,18 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   }
 
   const parse = (id: string, text: string): AgentSnapshot => {
+    let snapshot: unknown;
     try {
-      return JSON.parse(text) as AgentSnapshot;
+      snapshot = JSON.parse(text);
     } catch (error) {
       throw new RuntimeError(errorInfo('invalid_snapshot', `the stored snapshot of agent '${id}' in ${path} is not valid JSON: ${(error as Error).message}`, { subject: id }), id);
     }
+    // Named by its row: the id inside a damaged snapshot names no row of the file.
+    const inside = typeof snapshot === 'object' && snapshot !== null ? (snapshot as { id?: unknown }).id : undefined;
+    if (inside !== id) {
+      throw new RuntimeError(errorInfo('invalid_snapshot', `the stored snapshot of agent '${id}' in ${path} is the snapshot of ${typeof inside === 'string' ? `agent '${inside}'` : 'no agent (it has no id)'}`, { subject: id }), id);
+    }
+    return snapshot as AgentSnapshot;
   };
   const rows = (): Array<[string, string]> => {
     usable();

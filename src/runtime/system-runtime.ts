@@ -370,12 +370,17 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
       }
       for (const ref of this.restoreStored(now)) refs.push(ref);
     }
-    let ordered: AgentSnapshot[];
-    try {
-      ordered = orderParentsFirst(held);
-    } catch (error) {
-      this.unrestorable(undefined, toErrorInfo(error, 'invalid_snapshot'));
-      ordered = held;
+    // The agents of a cycle of parent links are each reported and left in the store; the others are restored.
+    let ordered: AgentSnapshot[] | undefined;
+    for (let left = held; ordered === undefined; ) {
+      try {
+        ordered = orderParentsFirst(left);
+      } catch (error) {
+        const info = toErrorInfo(error, 'invalid_snapshot');
+        const cycle = cycleFrom(info.subject, left);
+        for (const id of cycle) this.unrestorable(id, reworded(info, { subject: id }));
+        left = left.filter((snapshot) => !cycle.has(snapshot.id));
+      }
     }
     const waiting = waitingForSkills(ordered, (snapshot) => this.loadable(snapshot));
     for (const ref of this.restoreStored(waiting.size === 0 ? ordered : ordered.filter((snapshot) => !waiting.has(snapshot?.id)))) refs.push(ref);
@@ -1078,4 +1083,12 @@ function durabilityOf(options: RuntimeOptions, host: SystemRuntime): Durability 
     host.diagnose(undefined, makeDiagnostic('warning', 'option_ignored', `intervalMs is ignored: it is how late a change may be written in 'interval' durability, and this system's durability is '${mode}'`, { subject: 'intervalMs', details: { option: 'intervalMs', durability: mode } }));
   }
   return new Durability(store, mode, intervalMs, host);
+}
+
+/** The agents of the cycle of parent links `snapshots` hold through `id`: its parent, its parent's, and so on back to it. */
+function cycleFrom(id: string | undefined, snapshots: readonly AgentSnapshot[]): Set<string> {
+  const parents = new Map(snapshots.map((snapshot) => [snapshot.id, snapshot.parent]));
+  const cycle = new Set<string>();
+  for (let at = id; at !== undefined && !cycle.has(at); at = parents.get(at)) cycle.add(at);
+  return cycle;
 }

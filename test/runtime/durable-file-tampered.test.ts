@@ -3,10 +3,12 @@
  * step is answered only once it is in the file at the store's path: one written into a file no
  * longer there (deleted, or moved aside for another) fails with `store_failed`, naming the path,
  * and the agent stays at its last written state. A damaged file refused on open says why it
- * could not be read, not how closing it failed.
+ * could not be read, not how closing it failed. Rows edited by hand into something no system wrote
+ * are each reported by the id of their row and left in the file.
  */
 import { rename, truncate, unlink } from 'node:fs/promises';
 import { join, dirname } from 'node:path';
+import Database from 'libsql';
 import { describe, expect, it } from 'vitest';
 import { createSqliteStore, RuntimeError, type ErrorInfo } from '../../src/index.js';
 import { NotesAgent, createSignal, defineAction, defineAgent, defineSkill, itemsOf, quietSystem, result, systemPerTest, thrown, z, tempFolders } from './fixtures.js';
@@ -93,5 +95,43 @@ describe('a damaged database opened', () => {
     expect(error.toInfo()).toMatchObject({ code: 'store_failed', subject: path, details: { reason: 'open_failed', path } });
     expect(error.message).toContain('the file is damaged');
     expect(error.message).not.toContain('closing');
+  });
+});
+
+describe('rows edited by hand', () => {
+  /** A file of agents a…e, each with one note, whose rows `edit` changes; then the system opened on it, and what it reported. */
+  async function openedAfter(edit: (db: Database.Database, snapshotOf: (id: string) => Record<string, unknown>) => void) {
+    const path = await databaseFile();
+    const first = systems.start({ definitions: [NotesAgent], store: createSqliteStore({ path }) });
+    for (const id of ['a', 'b', 'c', 'd', 'e']) await first.spawn(NotesAgent, { id }).call(createSignal('notes.add_now', { item: id }));
+    await first.shutdown();
+    const db = new Database(path);
+    edit(db, (id) => JSON.parse((db.prepare('SELECT snapshot FROM agents WHERE id = ?').get(id) as { snapshot: string }).snapshot) as Record<string, unknown>);
+    db.close();
+    const errors: ErrorInfo[] = [];
+    const system = systems.start({ definitions: [NotesAgent], store: createSqliteStore({ path }), onUnhandledError: (error) => errors.push(error) });
+    return { system, errors, path };
+  }
+  const setSnapshot = (db: Database.Database, id: string, snapshot: Record<string, unknown>, parent: string | null = null) =>
+    db.prepare('UPDATE agents SET snapshot = ?, parent = ? WHERE id = ?').run(JSON.stringify(snapshot), parent, id);
+
+  it('a row holding the snapshot of another id is reported by its own id, which stays taken', async () => {
+    const { system, errors, path } = await openedAfter((db, snapshotOf) => setSnapshot(db, 'b', { ...snapshotOf('b'), id: 'elsewhere' }));
+    expect(system.list().map((ref) => ref.id)).toEqual(['a', 'c', 'd', 'e']);
+    expect(errors).toEqual([expect.objectContaining({ code: 'invalid_snapshot', subject: 'b', message: expect.stringContaining(`the stored snapshot of agent 'b' in ${path} is the snapshot of agent 'elsewhere'`) })]);
+    expect(() => system.spawn(NotesAgent, { id: 'b' })).toThrow(expect.objectContaining({ code: 'duplicate_agent', subject: 'b' }));
+  });
+
+  it('agents whose parent links form a cycle are each reported and left in the file, not restored as the report says they are not', async () => {
+    const { system, errors } = await openedAfter((db, snapshotOf) => {
+      setSnapshot(db, 'b', { ...snapshotOf('b'), parent: 'c' }, 'c');
+      setSnapshot(db, 'c', { ...snapshotOf('c'), parent: 'b' }, 'b');
+    });
+    expect(system.list().map((ref) => ref.id)).toEqual(['a', 'd', 'e']);
+    expect(errors.map((error) => [error.code, error.subject])).toEqual([
+      ['invalid_snapshot', 'b'],
+      ['invalid_snapshot', 'c'],
+    ]);
+    expect(errors[0]!.message).toContain("the parent links of the snapshots form a cycle: 'b' → 'c' → 'b'");
   });
 });
