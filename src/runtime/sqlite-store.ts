@@ -160,17 +160,19 @@ function open() {
   // By rowid from where the last page ended: a page is its own query, whatever was written between two.
   page = db.prepare('SELECT rowid, id, snapshot FROM agents WHERE rowid > ? ORDER BY rowid LIMIT ?');
 }
-// A connection keeps writing to a file deleted, or moved aside for another, while it is open:
-// what it commits then is in no file at the path, and is lost with the process. So are the
-// commits its log holds when the log is deleted, those made before included: they reach the
-// database only when it is closed (closing copies them in, through the file it still holds). A
-// commit is refused (rolled back) when a path no longer names the file opened.
+// A file's device and inode; null when there is no such file, undefined when it cannot be told (a
+// folder on the path this process may no longer search, while its handle still writes the file).
 function identity(file) {
-  return statSync(file, { bigint: true, throwIfNoEntry: false });
+  try {
+    return statSync(file, { bigint: true, throwIfNoEntry: false }) ?? null;
+  } catch {
+    return undefined;
+  }
 }
 function same(file, was) {
   const now = identity(file);
-  return now !== undefined && now.ino === was.ino && now.dev === was.dev;
+  if (was == null || now === undefined) return true;
+  return now !== null && now.ino === was.ino && now.dev === was.dev;
 }
 function moved(message) {
   return Object.assign(new Error(message), { code: 'SKILLSTATE_MOVED' });
@@ -178,11 +180,16 @@ function moved(message) {
 function checkDatabase() {
   if (!same(path, opened)) throw moved(path + ' is no longer the database this store opened (it was deleted, or another file was moved there): nothing is written to it any more; shut the system down, then put the file back or open a store anew');
 }
+// A connection keeps writing to a file deleted, or moved aside for another, while it is open:
+// what it commits then is in no file at the path, and is lost with the process. So are the
+// commits its log holds when the log is deleted, those made before included: they reach the
+// database only when it is closed (closing copies them in, through the file it still holds). A
+// commit is refused (rolled back) when a path no longer names the file opened.
 function checkFiles() {
   checkDatabase();
   // Made with the first write when opening wrote nothing.
   openedWal ??= identity(wal);
-  if (openedWal !== undefined && !same(wal, openedWal)) throw moved(wal + ', the write-ahead log of the database, is no longer the one this store opened (it was deleted, or another file was moved there): nothing is written to it any more; shut the system down, which copies what the log held into ' + path);
+  if (!same(wal, openedWal)) throw moved(wal + ', the write-ahead log of the database, is no longer the one this store opened (it was deleted, or another file was moved there): nothing is written to it any more; shut the system down, which copies what the log held into ' + path);
 }
 // Rows are written up to MAX_ROWS_AT_ONCE by one statement (one call into SQLite and one program
 // run for them all, instead of one a row: it halves what a row costs to write). Statements are
