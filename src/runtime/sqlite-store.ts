@@ -49,7 +49,8 @@ export interface SqliteStoreOptions {
   path: string;
   /**
    * Rows read at a time when a system opens the store (`loadPages`): a system holds one page of
-   * snapshots as it opens, whatever the store's size. A positive integer; 5,000 when left out.
+   * snapshots as it opens, whatever the store's size. A positive integer; 5,000 when left out. A
+   * page holds fewer when their snapshots add up to more than 2^26 characters.
    */
   pageSize?: number;
 }
@@ -60,7 +61,7 @@ export interface SqliteStore extends DurableStore {
   readonly path: string;
   /** The stored snapshot of agent `id`, read synchronously; undefined when none is stored. */
   read(id: string): AgentSnapshot | undefined;
-  /** Every stored agent, `pageSize` rows at a time, in the order the agents were first stored. */
+  /** Every stored agent, `pageSize` rows at a time (fewer for large snapshots), in the order the agents were first stored. */
   loadPages(): Iterable<StoredEntry[]>;
 }
 
@@ -76,6 +77,13 @@ const DEFAULT_PAGE_SIZE = 5_000;
  */
 const AWAKE_AFTER_COMMIT_MS = 1;
 const NAP_MS = 0.02;
+
+/**
+ * The most characters a page's text holds (its rows' snapshots as one JSON text): a page of agents
+ * with states of megabytes each ends before it, as one text longer than about 2^29 characters is
+ * more than a string can hold. A row longer than this is a page of its own.
+ */
+const MAX_PAGE_TEXT = 2 ** 26;
 
 /** How long a synchronous request (open, read, close) waits for the database's thread before it gives up. */
 const REQUEST_TIMEOUT_MS = 60_000;
@@ -268,10 +276,16 @@ const requests = {
   load: (request) => { const row = select.get(request.id); return row === undefined ? undefined : row.snapshot; },
   all: () => all.all().map((row) => [row.id, row.snapshot]),
   // A page of rows as one JSON text, [id, snapshot, id, snapshot, ...]: one string to copy and to parse.
+  // It ends early (full) before a row that would take it past maxText characters: a page of
+  // agents with large states would be longer than a string can be. It holds one row at least.
   pageText: (request) => {
-    let text = '', last = request.after, count = 0;
-    for (const row of page.iterate(request.after, request.limit)) { text += (text === '' ? '[' : ',') + JSON.stringify(row.id) + ',' + row.snapshot; last = row.rowid; count++; }
-    return { text: text === '' ? '[]' : text + ']', last, count };
+    let text = '', last = request.after, count = 0, full = false;
+    for (const row of page.iterate(request.after, request.limit)) {
+      const entry = JSON.stringify(row.id) + ',' + row.snapshot;
+      if (count > 0 && text.length + entry.length >= request.maxText) { full = true; break; }
+      text += (text === '' ? '[' : ',') + entry; last = row.rowid; count++;
+    }
+    return { text: text === '' ? '[]' : text + ']', last, count, full };
   },
   // The same page row by row, when its text does not parse.
   pageRows: (request) => page.all(request.after, request.limit).map((row) => [row.id, row.snapshot]),
@@ -502,7 +516,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   });
 
   /** Sends a request and waits for the worker's reply. */
-  const request = (message: { type: 'open' | 'close' | 'all' } | { type: 'load'; id: string } | { type: 'pageText' | 'pageRows'; after: number; limit: number }): { value?: unknown; error?: WorkerError } => {
+  const request = (message: { type: 'open' | 'close' | 'all' } | { type: 'load'; id: string } | { type: 'pageText'; after: number; limit: number; maxText: number } | { type: 'pageRows'; after: number; limit: number }): { value?: unknown; error?: WorkerError } => {
     Atomics.store(flag, 0, 0);
     port1.postMessage(message);
     if (Atomics.wait(flag, 0, 0, REQUEST_TIMEOUT_MS) === 'timed-out') {
@@ -580,8 +594,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     return agents;
   };
   /** The rows after rowid `after`, read one by one: each failure its own, named by its id. */
-  const pageRowByRow = (after: number): StoredEntry[] => {
-    return (readReply({ type: 'pageRows', after, limit: pageSize }) as Array<[string, string]>).map(([id, text]) => {
+  const pageRowByRow = (after: number, limit: number): StoredEntry[] => {
+    return (readReply({ type: 'pageRows', after, limit }) as Array<[string, string]>).map(([id, text]) => {
       try {
         return { id, snapshot: parse(id, text) };
       } catch (error) {
@@ -595,10 +609,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     let after = Number.MIN_SAFE_INTEGER;
     for (;;) {
       usable();
-      const { text, last, count } = readReply({ type: 'pageText', after, limit: pageSize }) as { text: string; last: number; count: number };
+      const { text, last, count, full } = readReply({ type: 'pageText', after, limit: pageSize, maxText: MAX_PAGE_TEXT }) as { text: string; last: number; count: number; full: boolean };
       if (count === 0) return;
-      yield parsedPage(text) ?? pageRowByRow(after);
-      if (count < pageSize) return;
+      yield parsedPage(text) ?? pageRowByRow(after, count);
+      if (count < pageSize && !full) return;
       after = last;
     }
   }
