@@ -79,11 +79,13 @@ const AWAKE_AFTER_COMMIT_MS = 1;
 const NAP_MS = 0.02;
 
 /**
- * The most characters a page's text holds (its rows' snapshots as one JSON text): a page of agents
- * with states of megabytes each ends before it, as one text longer than about 2^29 characters is
- * more than a string can hold. A row longer than this is a page of its own.
+ * The most characters one text between the two threads holds: a page of rows read (their
+ * snapshots as one JSON text) ends before it, and a batch of rows longer than it goes to the
+ * database's thread as the rows are, not as one text (`rowsText`). Agents with states of
+ * megabytes each would otherwise make a text longer than a string can be (about 2^29
+ * characters). A row longer than this is a page of its own.
  */
-const MAX_PAGE_TEXT = 2 ** 26;
+const MAX_TEXT = 2 ** 26;
 
 /** How long a synchronous request (open, read, close) waits for the database's thread before it gives up. */
 const REQUEST_TIMEOUT_MS = 60_000;
@@ -385,13 +387,17 @@ class SentBodies {
  * and parent), and its body by number once sent; any other row sends its snapshot whole as its
  * head. Copying one string (and arrays of numbers) to the database's thread costs a fraction of
  * copying as many objects, and the lengths let that thread cut the text without reading it.
- * Undefined when a field is not a string, and the rows then go as they are.
+ * Undefined when a field is not a string, or when the rows' snapshots add up to more than
+ * `MAX_TEXT` characters, and the rows then go as they are.
  */
 function rowsText(rows: StoreBatch['save'], sent: SentBodies): RowsText | undefined {
   // Checked before any body is numbered: rows that go as they are must not leave numbers the database's thread never got.
+  let length = 0;
   for (const row of rows) {
     if (typeof row.id !== 'string' || typeof (row.parent ?? '') !== 'string' || typeof row.definition !== 'string' || typeof row.snapshot !== 'string') return undefined;
+    length += row.snapshot.length;
   }
+  if (length > MAX_TEXT) return undefined;
   let text = '';
   const lengths = new Int32Array(rows.length * 7);
   const defined: string[] = [];
@@ -609,7 +615,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     let after = Number.MIN_SAFE_INTEGER;
     for (;;) {
       usable();
-      const { text, last, count, full } = readReply({ type: 'pageText', after, limit: pageSize, maxText: MAX_PAGE_TEXT }) as { text: string; last: number; count: number; full: boolean };
+      const { text, last, count, full } = readReply({ type: 'pageText', after, limit: pageSize, maxText: MAX_TEXT }) as { text: string; last: number; count: number; full: boolean };
       if (count === 0) return;
       yield parsedPage(text) ?? pageRowByRow(after, count);
       if (count < pageSize && !full) return;

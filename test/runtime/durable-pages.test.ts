@@ -103,19 +103,17 @@ describe('opening a store page by page', () => {
     }
   });
 
-  it('opens a store whose page of rows is longer than a string can be (agents of 10 MB each)', async () => {
+  it('writes and opens agents of 10 MB each, a batch and a page of them longer than a string can be', async () => {
     const base = (await snapshotsOf([['n0', undefined]])).get('n0')!;
     // One note of 10 million characters an agent: 60 agents hold more than one text of 2^29 characters can.
     const note = 'x'.repeat(10_000_000);
     const path = await databaseFile();
     const writer = createSqliteStore({ path });
-    for (let first = 0; first < 60; first += 10) {
-      const rows = Array.from({ length: 10 }, (_, at) => {
-        const id = `n${first + at}`;
-        return row({ ...base, id, agent: { ...base.agent, id, state: { notebook: { items: [note] } } } });
-      });
-      await writer.commit({ save: rows, delete: [] });
-    }
+    const rows = Array.from({ length: 60 }, (_, at) => {
+      const id = `n${at}`;
+      return row({ ...base, id, agent: { ...base.agent, id, state: { notebook: { items: [note] } } } });
+    });
+    await writer.commit({ save: rows, delete: [] });
     writer.close();
 
     // Left in the file, at rest (so the test holds one page of them at a time): the one woken has its note whole.
