@@ -378,6 +378,12 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
       } catch (error) {
         const info = toErrorInfo(error, 'invalid_snapshot');
         const cycle = cycleFrom(info.subject, left);
+        if (cycle.size === 0) {
+          // Not a cycle it can name: said once, and the agents restored in the order read.
+          this.unrestorable(undefined, info);
+          ordered = left;
+          break;
+        }
         for (const id of cycle) this.unrestorable(id, reworded(info, { subject: id }));
         left = left.filter((snapshot) => !cycle.has(snapshot.id));
       }
@@ -1099,6 +1105,6 @@ function durabilityOf(options: RuntimeOptions, host: SystemRuntime): Durability 
 function cycleFrom(id: string | undefined, snapshots: readonly AgentSnapshot[]): Set<string> {
   const parents = new Map(snapshots.map((snapshot) => [snapshot.id, snapshot.parent]));
   const cycle = new Set<string>();
-  for (let at = id; at !== undefined && !cycle.has(at); at = parents.get(at)) cycle.add(at);
+  for (let at = id; at !== undefined && parents.has(at) && !cycle.has(at); at = parents.get(at)) cycle.add(at);
   return cycle;
 }
