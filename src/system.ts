@@ -4,7 +4,7 @@
  * the runtime imports nothing of the model loop and the model loop reaches the runtime only
  * through the services of an extension (`runtime/extension.ts`).
  */
-import { DefinitionError } from './core/errors.js';
+import { DefinitionError, reworded } from './core/errors.js';
 import { CONVERSATION } from './model/conversation.js';
 import { ConversationDriver } from './model/driver.js';
 import type { ChatModel, Compactor } from './model/models.js';
@@ -36,6 +36,16 @@ export interface AgentSystemOptions extends RuntimeOptions {
 const SYSTEM_OPTIONS = { ...RUNTIME_OPTIONS, models: true, compactors: true, telemetry: true } as const satisfies Record<keyof AgentSystemOptions, true>;
 
 /**
+ * Options of what `createAgentSystem` is given, given to it directly: where each one goes. Its
+ * error says so, rather than only that the option is unknown.
+ */
+const NESTED_OPTIONS: Readonly<Record<string, string>> = {
+  idleMs: 'passivate: { idleMs }',
+  path: 'store: createSqliteStore({ path })',
+  pageSize: 'store: createSqliteStore({ path, pageSize })',
+};
+
+/**
  * Creates an agent system.
  *
  * @example
@@ -48,7 +58,8 @@ export function createAgentSystem(options: AgentSystemOptions = {}): AgentSystem
   const unknown = typeof options === 'object' && options !== null ? unknownOption('createAgentSystem', options, SYSTEM_OPTIONS) : undefined;
   if (unknown) {
     closeRefusedStore(options.store);
-    throw new DefinitionError(unknown);
+    const nested = Object.hasOwn(NESTED_OPTIONS, unknown.subject!) ? NESTED_OPTIONS[unknown.subject!] : undefined;
+    throw new DefinitionError(nested === undefined ? unknown : reworded(unknown, { message: `${unknown.message}; ${unknown.subject} goes in createAgentSystem({ ${nested} })` }));
   }
   return createRuntimeSystem(options, [conversations({ models: options.models, compactors: options.compactors, telemetry: options.telemetry })]);
 }

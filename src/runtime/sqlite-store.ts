@@ -49,7 +49,8 @@ export interface SqliteStoreOptions {
   path: string;
   /**
    * Rows read at a time when a system opens the store (`loadPages`): a system holds one page of
-   * snapshots as it opens, whatever the store's size. A positive integer; 5,000 when left out.
+   * snapshots as it opens, whatever the store's size. A positive integer; 5,000 when left out. A
+   * page holds fewer when their snapshots add up to more than 2^26 characters.
    */
   pageSize?: number;
 }
@@ -60,7 +61,7 @@ export interface SqliteStore extends DurableStore {
   readonly path: string;
   /** The stored snapshot of agent `id`, read synchronously; undefined when none is stored. */
   read(id: string): AgentSnapshot | undefined;
-  /** Every stored agent, `pageSize` rows at a time, in the order the agents were first stored. */
+  /** Every stored agent, `pageSize` rows at a time (fewer for large snapshots), in the order the agents were first stored. */
   loadPages(): Iterable<StoredEntry[]>;
 }
 
@@ -80,6 +81,15 @@ const NAP_MS = 0.02;
 
 /** How many agents' standard heads the database's thread keeps at most (then it forgets them all and makes them again). */
 const MAX_HEADS = 16_384;
+
+/**
+ * The most characters one text between the two threads holds: a page of rows read (their
+ * snapshots as one JSON text) ends before it, and a batch of rows longer than it goes to the
+ * database's thread as the rows are, not as one text (`rowsText`). Agents with states of
+ * megabytes each would otherwise make a text longer than a string can be (about 2^29
+ * characters). A row longer than this is a page of its own.
+ */
+const MAX_TEXT = 2 ** 26;
 
 /** How long a synchronous request (open, read, close) waits for the database's thread before it gives up. */
 const REQUEST_TIMEOUT_MS = 60_000;
@@ -101,6 +111,15 @@ interface WorkerError {
 }
 
 /**
+ * The driver's words for a failure, with what to do when SQLite found the file damaged (its
+ * pages cut short or overwritten): the driver says only that the "disk image is malformed".
+ */
+function driverWords(error: WorkerError): string {
+  if (error.code?.startsWith('SQLITE_CORRUPT')) return `the file is damaged (${error.message}); put back a copy of it, or move it aside to start an empty store there`;
+  return error.message;
+}
+
+/**
  * The worker, as source run with `eval` (so it is the same file whether the package runs compiled
  * or from its TypeScript sources). It owns the only connection to the database. It reads as a
  * script and as a module alike, and so takes no `require` from its scope: a program run as
@@ -115,6 +134,10 @@ let Database, unloadable;
 try { Database = load(workerData.driver); } catch (error) { unloadable = error; }
 const flag = new Int32Array(workerData.flag);
 let db, upserts, remove, select, all, page;
+// The files opened, the database and its write-ahead log, as their device and inode (see checkFiles).
+const { statSync } = process.getBuiltinModule('node:fs');
+const wal = path + '-wal';
+let opened, openedWal;
 // The rows' bodies sent once and referred to by number since (see rowsText), in the order sent.
 let bodies = [];
 // The standard heads made so far, by agent id (see standardHead).
@@ -156,12 +179,45 @@ function open() {
     db.close();
     throw error;
   }
+  opened = identity(path);
+  openedWal = identity(wal);
   upserts = new Map();
   remove = db.prepare('DELETE FROM agents WHERE id = ?');
   select = db.prepare('SELECT snapshot FROM agents WHERE id = ?');
   all = db.prepare('SELECT id, snapshot FROM agents ORDER BY rowid');
   // By rowid from where the last page ended: a page is its own query, whatever was written between two.
   page = db.prepare('SELECT rowid, id, snapshot FROM agents WHERE rowid > ? ORDER BY rowid LIMIT ?');
+}
+// A file's device and inode; null when there is no such file, undefined when it cannot be told (a
+// folder on the path this process may no longer search, while its handle still writes the file).
+function identity(file) {
+  try {
+    return statSync(file, { bigint: true, throwIfNoEntry: false }) ?? null;
+  } catch {
+    return undefined;
+  }
+}
+function same(file, was) {
+  const now = identity(file);
+  if (was == null || now === undefined) return true;
+  return now !== null && now.ino === was.ino && now.dev === was.dev;
+}
+function moved(message) {
+  return Object.assign(new Error(message), { code: 'SKILLSTATE_MOVED' });
+}
+function checkDatabase() {
+  if (!same(path, opened)) throw moved(path + ' is no longer the database this store opened (it was deleted, or another file was moved there): nothing is written to it any more; shut the system down, then put the file back or open a store anew');
+}
+// A connection keeps writing to a file deleted, or moved aside for another, while it is open:
+// what it commits then is in no file at the path, and is lost with the process. So are the
+// commits its log holds when the log is deleted, those made before included: they reach the
+// database only when it is closed (closing copies them in, through the file it still holds). A
+// commit is refused (rolled back) when a path no longer names the file opened.
+function checkFiles() {
+  checkDatabase();
+  // Made with the first write when opening wrote nothing.
+  openedWal ??= identity(wal);
+  if (!same(wal, openedWal)) throw moved(wal + ', the write-ahead log of the database, is no longer the one this store opened (it was deleted, or another file was moved there): nothing is written to it any more; shut the system down, which copies what the log held into ' + path);
 }
 // Rows are written up to MAX_ROWS_AT_ONCE by one statement (one call into SQLite and one program
 // run for them all, instead of one a row: it halves what a row costs to write). Statements are
@@ -211,6 +267,7 @@ function commit(batch) {
     }
     upsertAll(values);
     for (const id of batch.delete) remove.run(id);
+    checkFiles();
     db.exec('COMMIT');
   } catch (error) {
     if (db.inTransaction) db.exec('ROLLBACK');
@@ -221,6 +278,7 @@ function close() {
   // The driver keeps the connection (and so the write lock) while prepared statements live:
   // leaving WAL lets the lock go now, so the next system can open the file at once.
   try {
+    checkDatabase();
     db.exec('PRAGMA journal_mode = DELETE');
     db.exec('PRAGMA locking_mode = NORMAL');
     db.exec('SELECT 1 FROM agents LIMIT 1');
@@ -234,10 +292,16 @@ const requests = {
   load: (request) => { const row = select.get(request.id); return row === undefined ? undefined : row.snapshot; },
   all: () => all.all().map((row) => [row.id, row.snapshot]),
   // A page of rows as one JSON text, [id, snapshot, id, snapshot, ...]: one string to copy and to parse.
+  // It ends early (full) before a row that would take it past maxText characters: a page of
+  // agents with large states would be longer than a string can be. It holds one row at least.
   pageText: (request) => {
-    let text = '', last = request.after, count = 0;
-    for (const row of page.iterate(request.after, request.limit)) { text += (text === '' ? '[' : ',') + JSON.stringify(row.id) + ',' + row.snapshot; last = row.rowid; count++; }
-    return { text: text === '' ? '[]' : text + ']', last, count };
+    let text = '', last = request.after, count = 0, full = false;
+    for (const row of page.iterate(request.after, request.limit)) {
+      const entry = JSON.stringify(row.id) + ',' + row.snapshot;
+      if (count > 0 && text.length + entry.length >= request.maxText) { full = true; break; }
+      text += (text === '' ? '[' : ',') + entry; last = row.rowid; count++;
+    }
+    return { text: text === '' ? '[]' : text + ']', last, count, full };
   },
   // The same page row by row, when its text does not parse.
   pageRows: (request) => page.all(request.after, request.limit).map((row) => [row.id, row.snapshot]),
@@ -337,13 +401,17 @@ class SentBodies {
  * and parent), and its body by number once sent; any other row sends its snapshot whole as its
  * head. Copying one string (and arrays of numbers) to the database's thread costs a fraction of
  * copying as many objects, and the lengths let that thread cut the text without reading it.
- * Undefined when a field is not a string, and the rows then go as they are.
+ * Undefined when a field is not a string, or when the rows' snapshots add up to more than
+ * `MAX_TEXT` characters, and the rows then go as they are.
  */
 function rowsText(rows: StoreBatch['save'], sent: SentBodies): RowsText | undefined {
   // Checked before any body is numbered: rows that go as they are must not leave numbers the database's thread never got.
+  let length = 0;
   for (const row of rows) {
     if (typeof row.id !== 'string' || typeof (row.parent ?? '') !== 'string' || typeof row.definition !== 'string' || typeof row.snapshot !== 'string') return undefined;
+    length += row.snapshot.length;
   }
+  if (length > MAX_TEXT) return undefined;
   let text = '';
   const lengths = new Int32Array(rows.length * 7);
   const defined: string[] = [];
@@ -457,7 +525,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       // written. A refusal is no new failure: counting it would have the commits given before the
       // next failure is reported written after it.
       if (reply.error.refused !== true) era++;
-      waiting.reject(storeFailed(path, 'write_failed', `writing ${waiting.rows} agent(s) to ${path} failed: ${reply.error.message}`));
+      waiting.reject(storeFailed(path, 'write_failed', `writing ${waiting.rows} agent(s) to ${path} failed: ${driverWords(reply.error)}`));
     } else waiting.resolve();
   });
   worker.on('error', (error: Error) => {
@@ -468,7 +536,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   });
 
   /** Sends a request and waits for the worker's reply. */
-  const request = (message: { type: 'open' | 'close' | 'all' } | { type: 'load'; id: string } | { type: 'pageText' | 'pageRows'; after: number; limit: number }): { value?: unknown; error?: WorkerError } => {
+  const request = (message: { type: 'open' | 'close' | 'all' } | { type: 'load'; id: string } | { type: 'pageText'; after: number; limit: number; maxText: number } | { type: 'pageRows'; after: number; limit: number }): { value?: unknown; error?: WorkerError } => {
     Atomics.store(flag, 0, 0);
     port1.postMessage(message);
     if (Atomics.wait(flag, 0, 0, REQUEST_TIMEOUT_MS) === 'timed-out') {
@@ -481,7 +549,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   /** A read request's answer; its failure is `store_failed` (`'open_failed'`). */
   const readReply = (message: Parameters<typeof request>[0]): unknown => {
     const reply = request(message);
-    if (reply.error) throw storeFailed(path, 'open_failed', `reading ${path} failed: ${reply.error.message}`);
+    if (reply.error) throw storeFailed(path, 'open_failed', `reading ${path} failed: ${driverWords(reply.error)}`);
     return reply.value;
   };
   const usable = () => {
@@ -505,15 +573,22 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     if (unwritable !== undefined) {
       throw storeFailed(path, 'open_failed', `cannot open the database ${path} for writing: ${unwritable}; make the file and its folder writable, or give a path elsewhere (${message})`);
     }
-    throw storeFailed(path, 'open_failed', `cannot open the database ${path}: ${message}`);
+    throw storeFailed(path, 'open_failed', `cannot open the database ${path}: ${driverWords(opened.error)}`);
   }
 
   const parse = (id: string, text: string): AgentSnapshot => {
+    let snapshot: unknown;
     try {
-      return JSON.parse(text) as AgentSnapshot;
+      snapshot = JSON.parse(text);
     } catch (error) {
       throw new RuntimeError(errorInfo('invalid_snapshot', `the stored snapshot of agent '${id}' in ${path} is not valid JSON: ${(error as Error).message}`, { subject: id }), id);
     }
+    // Named by its row: the id inside a damaged snapshot names no row of the file.
+    const inside = typeof snapshot === 'object' && snapshot !== null ? (snapshot as { id?: unknown }).id : undefined;
+    if (inside !== id) {
+      throw new RuntimeError(errorInfo('invalid_snapshot', `the stored snapshot of agent '${id}' in ${path} is the snapshot of ${typeof inside === 'string' ? `agent '${inside}'` : 'no agent (it has no id)'}`, { subject: id }), id);
+    }
+    return snapshot as AgentSnapshot;
   };
   const rows = (): Array<[string, string]> => {
     usable();
@@ -539,8 +614,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     return agents;
   };
   /** The rows after rowid `after`, read one by one: each failure its own, named by its id. */
-  const pageRowByRow = (after: number): StoredEntry[] => {
-    return (readReply({ type: 'pageRows', after, limit: pageSize }) as Array<[string, string]>).map(([id, text]) => {
+  const pageRowByRow = (after: number, limit: number): StoredEntry[] => {
+    return (readReply({ type: 'pageRows', after, limit }) as Array<[string, string]>).map(([id, text]) => {
       try {
         return { id, snapshot: parse(id, text) };
       } catch (error) {
@@ -554,10 +629,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     let after = Number.MIN_SAFE_INTEGER;
     for (;;) {
       usable();
-      const { text, last, count } = readReply({ type: 'pageText', after, limit: pageSize }) as { text: string; last: number; count: number };
+      const { text, last, count, full } = readReply({ type: 'pageText', after, limit: pageSize, maxText: MAX_TEXT }) as { text: string; last: number; count: number; full: boolean };
       if (count === 0) return;
-      yield parsedPage(text) ?? pageRowByRow(after);
-      if (count < pageSize) return;
+      yield parsedPage(text) ?? pageRowByRow(after, count);
+      if (count < pageSize && !full) return;
       after = last;
     }
   }
@@ -608,7 +683,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       // Carried out after every commit sent before it: the queue keeps their order.
       const reply = request({ type: 'close' });
       void worker.terminate();
-      if (reply.error) throw storeFailed(path, 'write_failed', `closing ${path} failed: ${reply.error.message}`);
+      if (reply.error) throw storeFailed(path, 'write_failed', `closing ${path} failed: ${driverWords(reply.error)}`);
     },
   };
 }

@@ -370,12 +370,23 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
       }
       for (const ref of this.restoreStored(now)) refs.push(ref);
     }
-    let ordered: AgentSnapshot[];
-    try {
-      ordered = orderParentsFirst(held);
-    } catch (error) {
-      this.unrestorable(undefined, toErrorInfo(error, 'invalid_snapshot'));
-      ordered = held;
+    // The agents of a cycle of parent links are each reported and left in the store; the others are restored.
+    let ordered: AgentSnapshot[] | undefined;
+    for (let left = held; ordered === undefined; ) {
+      try {
+        ordered = orderParentsFirst(left);
+      } catch (error) {
+        const info = toErrorInfo(error, 'invalid_snapshot');
+        const cycle = cycleFrom(info.subject, left);
+        if (cycle.size === 0) {
+          // Not a cycle it can name: said once, and the agents restored in the order read.
+          this.unrestorable(undefined, info);
+          ordered = left;
+          break;
+        }
+        for (const id of cycle) this.unrestorable(id, reworded(info, { subject: id }));
+        left = left.filter((snapshot) => !cycle.has(snapshot.id));
+      }
     }
     const waiting = waitingForSkills(ordered, (snapshot) => this.loadable(snapshot));
     for (const ref of this.restoreStored(waiting.size === 0 ? ordered : ordered.filter((snapshot) => !waiting.has(snapshot?.id)))) refs.push(ref);
@@ -539,7 +550,7 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
   reverted(agentIds: readonly string[], why: string, failure: ErrorInfo): void {
     const durability = this.durability;
     if (!durability) return;
-    const stored = this.storedOf(durability.store, agentIds);
+    const { stored, unreadable } = this.storedOf(durability.store, agentIds);
     const depth = (process: AgentProcess<object>) => {
       let levels = 0;
       for (let parent = process.parent; parent !== undefined; parent = this.agents.get(parent)?.parent) levels++;
@@ -553,7 +564,12 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
         // Stopped meanwhile, with a parent that was never written.
         if (this.agents.get(process.id) !== process) continue;
         const snapshot = stored.get(process.id);
-        if (snapshot === undefined) this.stopTree(process, `${why}; it was never written`, false);
+        const unread = unreadable.get(process.id);
+        if (unread !== undefined) {
+          // Its row stays, and so its id stays taken (see `unrestorable`), once it is stopped.
+          this.stopTree(process, `${why}; its last written state could not be read back`, false);
+          this.unrestorable(process.id, unread);
+        } else if (snapshot === undefined) this.stopTree(process, `${why}; it was never written`, false);
         else this.revert(process, snapshot, why, failure);
       }
     } finally {
@@ -589,25 +605,30 @@ export class SystemRuntime implements SystemHost, ProcessHost, EffectHost, Resto
 
   /**
    * The stored snapshots of these agents, by id: each read on its own when the store can
-   * (`read`), not every row of the store for a few agents. One that is damaged is reported and
-   * left out, as one the store does not hold.
+   * (`read`), not every row of the store for a few agents. One that is damaged, or that the store
+   * fails to read, is in `unreadable` with its error, not in `stored`.
    */
-  private storedOf(store: DurableStore, agentIds: readonly string[]): Map<string, unknown> {
+  private storedOf(store: DurableStore, agentIds: readonly string[]): { stored: Map<string, unknown>; unreadable: Map<string, ErrorInfo> } {
     const stored = new Map<string, unknown>();
+    const unreadable = new Map<string, ErrorInfo>();
     if (!store.read) {
       const wanted = new Set(agentIds);
-      for (const entry of store.loadAll()) if (!entry.error && wanted.has(entry.id)) stored.set(entry.id, entry.snapshot);
-      return stored;
+      for (const entry of store.loadAll()) {
+        if (!wanted.has(entry.id)) continue;
+        if (entry.error) unreadable.set(entry.id, entry.error.toInfo());
+        else stored.set(entry.id, entry.snapshot);
+      }
+      return { stored, unreadable };
     }
     for (const id of agentIds) {
       try {
         const snapshot = store.read(id);
         if (snapshot !== undefined) stored.set(id, snapshot);
       } catch (error) {
-        this.unrestorable(id, toErrorInfo(error, 'invalid_snapshot'));
+        unreadable.set(id, toErrorInfo(error, 'invalid_snapshot'));
       }
     }
-    return stored;
+    return { stored, unreadable };
   }
 
   // ── Definitions and skills ─────────────────────────────────────────────────────────────────
@@ -1078,4 +1099,12 @@ function durabilityOf(options: RuntimeOptions, host: SystemRuntime): Durability 
     host.diagnose(undefined, makeDiagnostic('warning', 'option_ignored', `intervalMs is ignored: it is how late a change may be written in 'interval' durability, and this system's durability is '${mode}'`, { subject: 'intervalMs', details: { option: 'intervalMs', durability: mode } }));
   }
   return new Durability(store, mode, intervalMs, host);
+}
+
+/** The agents of the cycle of parent links `snapshots` hold through `id`: its parent, its parent's, and so on back to it. */
+function cycleFrom(id: string | undefined, snapshots: readonly AgentSnapshot[]): Set<string> {
+  const parents = new Map(snapshots.map((snapshot) => [snapshot.id, snapshot.parent]));
+  const cycle = new Set<string>();
+  for (let at = id; at !== undefined && parents.has(at) && !cycle.has(at); at = parents.get(at)) cycle.add(at);
+  return cycle;
 }

@@ -8,7 +8,7 @@
 import type { AgentDefinition } from '../core/agent-definition.js';
 import type { Agent } from '../core/agent-value.js';
 import type { Diagnostic } from '../core/diagnostics.js';
-import type { ErrorInfo } from '../core/errors.js';
+import { toErrorInfo, type ErrorInfo } from '../core/errors.js';
 import type { SkillRegistry, SkillResolver } from '../core/skill-registry.js';
 import { createSignal, type Signal, type SignalLike, toSignal } from '../core/signal.js';
 import type { AnySkill } from '../core/skill.js';
@@ -127,7 +127,12 @@ export function createRuntimeSystem(options: RuntimeOptions, extensions: readonl
   };
   /** The system never starts (an extension refused its options, its store cannot be read): it closes its store at once. */
   const refuse = (error: unknown): never => {
-    runtime.durability?.release();
+    // A store that fails to close too (a damaged file) is reported: its failure must not hide why the system was refused.
+    try {
+      runtime.durability?.release();
+    } catch (closing) {
+      runtime.report(undefined, toErrorInfo(closing, 'store_failed'));
+    }
     void runtime.shutdown();
     throw error;
   };

@@ -190,6 +190,15 @@ describe('a stored agent left in the file unrestored', () => {
   });
 });
 
+describe("an option of passivate's or createSqliteStore's given to createAgentSystem", () => {
+  it.each([
+    ['idleMs', { idleMs: 100 }, 'createAgentSystem({ passivate: { idleMs } })'],
+    ['path', { path: 'agents.db' }, 'createAgentSystem({ store: createSqliteStore({ path }) })'],
+  ])('%s is refused, saying where it goes', (subject, options, says) => {
+    expect(() => createAgentSystem(options as AgentSystemOptions)).toThrow(expect.objectContaining({ code: 'invalid_options', subject, message: expect.stringContaining(`${subject} goes in ${says}`) }));
+  });
+});
+
 describe('createSqliteStore options', () => {
   it.each([
     ['a misspelled option', { pagesize: 10 }, 'pagesize', "did you mean 'pageSize'?"],

@@ -103,6 +103,25 @@ describe('opening a store page by page', () => {
     }
   });
 
+  it('writes and opens agents of 10 MB each, a batch and a page of them longer than a string can be', async () => {
+    const base = (await snapshotsOf([['n0', undefined]])).get('n0')!;
+    // One note of 10 million characters an agent: 60 agents hold more than one text of 2^29 characters can.
+    const note = 'x'.repeat(10_000_000);
+    const path = await databaseFile();
+    const writer = createSqliteStore({ path });
+    const rows = Array.from({ length: 60 }, (_, at) => {
+      const id = `n${at}`;
+      return row({ ...base, id, agent: { ...base.agent, id, state: { notebook: { items: [note] } } } });
+    });
+    await writer.commit({ save: rows, delete: [] });
+    writer.close();
+
+    // Left in the file, at rest (so the test holds one page of them at a time): the one woken has its note whole.
+    const system = systems.start({ definitions: [NotesAgent], store: createSqliteStore({ path }), passivate: { idleMs: 60_000 } });
+    expect(system.list().map((ref) => ref.id)).toEqual(Array.from({ length: 60 }, (_, at) => `n${at}`));
+    expect(itemsOf(system.get('n59')!)).toEqual([note]);
+  }, 120_000);
+
   it('refuses a page size that is not a positive integer, naming it', async () => {
     const path = await databaseFile();
     for (const pageSize of [0, -1, 2.5, Number.NaN]) {

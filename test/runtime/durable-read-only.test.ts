@@ -1,7 +1,7 @@
 /**
  * A database file, or its folder, that cannot be written: opening it as a store is refused with
- * `store_failed`, naming the file and saying what to do, rather than with the driver's words.
- * Each case opens the store in a real subprocess without privileges (as `nobody` when the tests
+ * `store_failed`, naming the file and saying what to do, rather than with the driver's words; a
+ * folder that becomes unsearchable while a system runs does not stop its writes. Each case opens the store in a real subprocess without privileges (as `nobody` when the tests
  * run as root: root writes through any file mode, so the permission would not hold for it).
  */
 import { chmod, chown, stat, writeFile } from 'node:fs/promises';
@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../src/index.js';
 import { NOBODY, runUnprivileged, unprivilegedCheckout } from '../unprivileged.js';
-import { tempFolders } from './fixtures.js';
+import { rowTexts, tempFolders } from './fixtures.js';
 
 const folders = tempFolders('read-only');
 const asRoot = process.getuid?.() === 0;
@@ -85,5 +85,36 @@ describe('a database that cannot be written', () => {
     await chmod(folder, 0o755);
     expect(failure).toMatchObject({ code: 'store_failed', details: { reason: 'open_failed', path } });
     expect((failure as { message: string }).message).toContain(`cannot open the database ${path} for writing: its folder is read-only, so the file cannot be made there`);
+  });
+});
+
+describe('a folder that cannot be searched any more while its system runs', () => {
+  it('has the steps written through the file the system holds open, answered, and there when the folder opens again', async () => {
+    const { folder, path } = await storeFolder();
+    const checkout = unprivilegedCheckout().root;
+    const url = (...parts: string[]) => JSON.stringify(pathToFileURL(join(checkout, ...parts)).href);
+    const program = join(await folders.folder(), 'run.mjs');
+    await writeFile(
+      program,
+      `const { chmodSync } = await import('node:fs');
+const { createAgentSystem, createSignal, createSqliteStore } = await import(${url('src', 'index.ts')});
+const { Ledger } = await import(${url('test', 'runtime', 'durable', 'ledger.ts')});
+const system = createAgentSystem({ definitions: [Ledger], store: createSqliteStore({ path: ${JSON.stringify(path)} }), onUnhandledError: () => {} });
+const agent = system.spawn(Ledger, { id: 'a' });
+await agent.call(createSignal('ledger.record', { call: 1 }));
+chmodSync(${JSON.stringify(folder)}, 0o000);
+let second;
+try { await agent.call(createSignal('ledger.record', { call: 2 })); second = 'answered'; } catch (error) { second = error.code; }
+await system.shutdown();
+chmodSync(${JSON.stringify(folder)}, 0o755);
+console.log(JSON.stringify(second));\n`,
+    );
+    await chmod(dirname(program), 0o755);
+    await chmod(program, 0o644);
+    const child = runUnprivileged('the system', ['--import', 'tsx', program], { cwd: checkout });
+    await chmod(folder, 0o755);
+    if (child.status !== 0) throw new Error(`the system's program failed: ${child.stderr}`);
+    expect(JSON.parse(child.stdout)).toBe('answered');
+    expect(JSON.parse(rowTexts(path).get('a')!).agent.state.ledger.calls).toEqual([1, 2]);
   });
 });

@@ -252,6 +252,36 @@ describe("'step' durability", () => {
     await expect(agent.call('notes.list')).rejects.toMatchObject({ code: 'agent_stopped' });
   });
 
+  it('is stopped, saying its last written state could not be read back, when the store fails to read it; its row and its id stay', async () => {
+    const path = await databaseFile();
+    const store = counted(createSqliteStore({ path }));
+    let failReads = false;
+    const read = store.read!.bind(store);
+    store.read = (id) => {
+      if (failReads) throw new RuntimeError({ code: 'store_failed', message: 'disk read error', details: { reason: 'open_failed', path } });
+      return read(id);
+    };
+    const errors: Array<{ agent: string | undefined; error: ErrorInfo }> = [];
+    const stops: string[] = [];
+    const system = open(store, { trace: (record: TraceRecord) => record.kind === 'stop' && stops.push(record.reason) }, errors);
+    const agent = system.spawn(NotesAgent, { id: 'n1' });
+    await agent.call(createSignal('notes.add_now', { item: 'kept' }));
+    store.failNext = 1;
+    failReads = true;
+    await expect(agent.call(createSignal('notes.add_now', { item: 'lost' }))).rejects.toMatchObject({ code: 'store_failed' });
+    expect(agent.status).toBe('stopped');
+    expect(stops).toEqual(['its last write failed; its last written state could not be read back']);
+    expect(errors.map(({ agent, error }) => [agent, error.code, error.message])).toEqual([
+      [undefined, 'store_failed', 'disk full'],
+      ['n1', 'store_failed', "stored agent 'n1' was not restored and is left in the store: disk read error"],
+    ]);
+    // A new agent of its id would write over the row it keeps.
+    expect(() => system.spawn(NotesAgent, { id: 'n1' })).toThrow(expect.objectContaining({ code: 'duplicate_agent', subject: 'n1' }));
+    await close(system);
+    const next = open(createSqliteStore({ path }));
+    expect(itemsOf(next.get('n1')!)).toEqual(['kept']);
+  });
+
   it("ends the subscriptions to its old actor (complete) and shows the new one as ref.actor", async () => {
     const store = counted(createSqliteStore({ path: await databaseFile() }));
     const system = open(store);
