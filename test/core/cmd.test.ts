@@ -310,6 +310,13 @@ describe('actions the agent does not have', () => {
     ]);
   });
 
+  it('a misspelled action → unknown_action naming the registered action it was likely meant for', async () => {
+    const run = await Lab.cmd(newLab(), 'bmup');
+    expect(errorsOf(run)).toEqual([
+      { code: 'unknown_action', message: "action 'bmup' is not registered on agent 'lab-1': no active skill provides it; did you mean 'bump'?", action: 'bmup' },
+    ]);
+  });
+
   it('hints at the definition skill that provides it when that skill is unmounted', async () => {
     const unmounted = unmountSkill(newLab(), 'calculator');
     if (!unmounted.ok) throw new Error(unmounted.error.message);
