@@ -273,6 +273,18 @@ describe('skillstate CLI', { timeout: 90_000 }, () => {
     expect(skillstate(['init'], cwd).code).toBe(2);
   });
 
+  it('init outside the folders discovery scans says how the other commands reach the skill', async () => {
+    const cwd = await tree();
+    const made = skillstate(['init', 'my-skill'], cwd);
+    expect(made).toMatchObject({ code: 0, stderr: '' });
+    expect(made.stdout).toBe(
+      `Created ${path.join(cwd, 'my-skill', 'SKILL.md')}\nValid skill: ${path.join(cwd, 'my-skill')}\n` +
+        'Discovery scans ./.agent/skills and ~/.agent/skills, not the current folder: give the other commands --path ., or create skills with --dir .agent/skills\n',
+    );
+    expect(skillstate(['list', '--no-user', '--path', '.'], cwd).stdout).toMatch(/^my-skill\s+extra/m);
+    expect(skillstate(['init', '--dir', 'skills', 'other'], cwd).stdout).toContain('not skills: give the other commands --path skills,');
+  });
+
   it('trust: a project skill runs its scripts only once trusted; --list and --revoke', async () => {
     const cwd = await tree({ '.agent/skills/tool/SKILL.md': simpleSkill('tool'), '.agent/skills/tool/hi.sh': 'echo hi' });
     const refused = skillstate(['run', '--no-user', 'tool', 'hi.sh'], cwd);
