@@ -51,6 +51,18 @@ describe('skillstate CLI', { timeout: 90_000 }, () => {
     expect(skillstate(['list', '--bogus'], cwd).code).toBe(2);
   });
 
+  it('a misspelled command or option names the one it was likely meant to be', async () => {
+    const cwd = await tree();
+    const command = skillstate(['lsit'], cwd);
+    expect(command).toMatchObject({ code: 2, stdout: '' });
+    expect(command.stderr).toMatch(/^skillstate: unknown command 'lsit'; did you mean 'list'\?\n\nUsage: skillstate <command>/);
+    expect(skillstate(['run', '--timout', '5', 'a', 'b'], cwd)).toMatchObject({
+      code: 2,
+      stderr: "skillstate run: unknown option '--timout'; did you mean '--timeout'?\nRun 'skillstate run --help' for usage.\n",
+    });
+    expect(skillstate(['list', '--bogus'], cwd).stderr).toBe("skillstate list: Unknown option '--bogus'\nRun 'skillstate list --help' for usage.\n");
+  });
+
   it('validate: exit 0 for valid folders, 1 with the reference wording otherwise', async () => {
     const root = await tree({ 'good/SKILL.md': simpleSkill('good'), 'bad/SKILL.md': skillMd('name: Bad_Name\ndescription: x') });
     const ok = skillstate(['validate', path.join(root, 'good'), path.join(BUNDLED, 'hello-extended')], root);
