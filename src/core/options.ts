@@ -10,13 +10,15 @@ import { errorInfo, type ErrorInfo } from './errors.js';
 /**
  * The first key of `options` that is not one of `known`, as an `invalid_options` error naming it
  * and, when one is close, the option it probably meant; undefined when every key is known.
- * `where` names what takes the options: `call`, `createAgentSystem`.
+ * `where` names what takes the options: `call`, `createAgentSystem`. `aliases` maps names users
+ * bring from elsewhere, too far from the option's own name to be caught as a slip, to that option
+ * (`paths`, as the CLI's `--path`, to `extra`).
  */
-export function unknownOption(where: string, options: object, known: Readonly<Record<string, unknown>>): ErrorInfo | undefined {
+export function unknownOption(where: string, options: object, known: Readonly<Record<string, unknown>>, aliases: Readonly<Record<string, string>> = {}): ErrorInfo | undefined {
   for (const key of Object.keys(options)) {
     if (Object.hasOwn(known, key)) continue;
     const names = Object.keys(known);
-    const meant = closestName(key, names);
+    const meant = Object.hasOwn(aliases, key) ? aliases[key] : closestName(key, names);
     const hint = meant === undefined ? '' : `; did you mean '${meant}'?`;
     return errorInfo('invalid_options', `unknown option '${key}'${hint} (${where} options are: ${names.join(', ')})`, {
       subject: key,
