@@ -6,7 +6,7 @@
  * No filesystem access here.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { closestName } from '../core/closest-name.js';
+import { closestName, didYouMean } from '../core/closest-name.js';
 
 export interface CliIO {
   out(text: string): void;
@@ -55,6 +55,6 @@ function parseWithSuggestion<T extends ParseArgsConfig>(config: T): ReturnType<t
     const unknown = (error as { code?: unknown }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /'--([^'=]+)'/.exec((error as Error).message)?.[1] : undefined;
     const meant = unknown === undefined ? undefined : closestName(unknown, Object.keys(config.options ?? {}));
     if (meant === undefined) throw error;
-    throw new UsageError(`unknown option '--${unknown}'; did you mean '--${meant}'?`);
+    throw new UsageError(`unknown option '--${unknown}'${didYouMean(`--${meant}`)}`);
   }
 }

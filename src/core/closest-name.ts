@@ -35,3 +35,8 @@ function editDistance(a: string, b: string): number {
   }
   return rows[a.length]![b.length]!;
 }
+
+/** `; did you mean 'increment'?` for the name a slip likely meant, to end an error's message; empty when there is none. */
+export function didYouMean(meant: string | undefined): string {
+  return meant === undefined ? '' : `; did you mean '${meant}'?`;
+}

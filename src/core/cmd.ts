@@ -17,7 +17,7 @@
 import { nanoid } from 'nanoid';
 import { ActionRunContext, isActionFailure, isActionResult, type AbortSource, type ActionResult, type AnyAction } from './action.js';
 import { type ActionEntry, type Catalog } from './catalog.js';
-import { closestName } from './closest-name.js';
+import { closestName, didYouMean } from './closest-name.js';
 import { catalogOf, unlinkedError, withFrozenState, type Agent } from './agent-value.js';
 import { checkEffectList, errorEffect, type Effect } from './effects.js';
 import { describeThrown, errorInfo, formatIssues, reworded, withCause, type ErrorDetails, type ErrorInfo } from './errors.js';
@@ -393,6 +393,5 @@ function unregistered(catalog: Catalog, name: string, agent: Agent<object>): str
     (skill) => skill.actions.some((action) => action.name === name),
   );
   if (provider) return `${base} (skill '${provider.name}' does, but it is not mounted)`;
-  const meant = closestName(name, catalog.actions.keys());
-  return meant === undefined ? base : `${base}; did you mean '${meant}'?`;
+  return `${base}${didYouMean(closestName(name, catalog.actions.keys()))}`;
 }

@@ -4,7 +4,7 @@
  *
  * Pure: no I/O, no XState.
  */
-import { closestName } from './closest-name.js';
+import { closestName, didYouMean } from './closest-name.js';
 import { errorInfo, type ErrorInfo } from './errors.js';
 
 /**
@@ -19,8 +19,7 @@ export function unknownOption(where: string, options: object, known: Readonly<Re
     if (Object.hasOwn(known, key)) continue;
     const names = Object.keys(known);
     const meant = Object.hasOwn(aliases, key) ? aliases[key] : closestName(key, names);
-    const hint = meant === undefined ? '' : `; did you mean '${meant}'?`;
-    return errorInfo('invalid_options', `unknown option '${key}'${hint} (${where} options are: ${names.join(', ')})`, {
+    return errorInfo('invalid_options', `unknown option '${key}'${didYouMean(meant)} (${where} options are: ${names.join(', ')})`, {
       subject: key,
       details: meant === undefined ? { option: key, known: names } : { option: key, known: names, suggestion: meant },
     });
@@ -44,7 +43,7 @@ export function unknownField(
     if (Object.hasOwn(known, key)) continue;
     const meant = closestName(key, Object.keys(known));
     if (meant === undefined && misspelledOnly) continue;
-    return { field: key, message: `is not a field of ${of}${meant === undefined ? '' : `; did you mean '${meant}'?`} (fields: ${Object.keys(known).join(', ')})` };
+    return { field: key, message: `is not a field of ${of}${didYouMean(meant)} (fields: ${Object.keys(known).join(', ')})` };
   }
   return undefined;
 }

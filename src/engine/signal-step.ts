@@ -14,6 +14,7 @@
 import type { AbortSource } from '../core/action.js';
 import { catalogOf, type Agent } from '../core/agent-value.js';
 import type { Catalog } from '../core/catalog.js';
+import { didYouMean } from '../core/closest-name.js';
 import { execute, type CmdResult } from '../core/cmd.js';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import type { Effect, RunEffect } from '../core/effects.js';
@@ -189,8 +190,8 @@ export class AgentStep {
       this.diagnostics.push(diagnostic('warning', 'guard_failed', guardError.message, { subject: guardError.subject }));
     }
     if (!routed.ok) {
-      const meant = likelyRoute(router, this.current.type);
-      return this.fail(meant === undefined ? routed.error : reworded(routed.error, { message: `${routed.error.message}; did you mean '${meant}'?` }));
+      const hint = didYouMean(likelyRoute(router, this.current.type));
+      return this.fail(hint === '' ? routed.error : reworded(routed.error, { message: `${routed.error.message}${hint}` }));
     }
     const target = routed.matches[0]!.target;
     let failed: MaybePromise<StepOutcome | undefined>;
