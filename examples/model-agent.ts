@@ -28,7 +28,7 @@ export async function modelAgentTour(log: (line: string) => void = console.log, 
       return { text: 'Let me load the CSV skill.', toolCalls: [{ tool: 'load_skill', args: { name: 'csv-tools' } }] };
     },
     (call: ScriptedCall) => {
-      log(`\x1b[2m[model] tools now: ${call.tools.join(', ')}\x1b[0m`);
+      log(`\x1b[2m[model] tools after load_skill: ${call.tools.join(', ')} (the same: csv-tools brings a script, which run_skill_script runs, and no tools)\x1b[0m`);
       return { toolCalls: [{ tool: 'read_skill_resource', args: { skill: 'csv-tools', path: 'reference.md' } }] };
     },
     { toolCalls: [{ tool: 'run_skill_script', args: { skill: 'csv-tools', script: 'summarize', args: ['data/sample.csv'] } }] },

@@ -20,7 +20,7 @@ export async function persistenceTour(log: (line: string) => void = console.log)
     agent.send(createSignal('counter.increment'));
     await agent.mount('arithmetic');
     await store.save(agent.persist());
-    log(`saved ${await store.list()} to ${dir}`);
+    log(`saved to ${dir}, which now holds the agents ${JSON.stringify(await store.list())}`);
     await first.shutdown();
 
     // A new system knows the definition and the skills by name, as a restarted process would.

@@ -17,11 +17,11 @@ describe('examples', () => {
   it.each([
     ['examples/runtime.ts', [], ['call answered: {"result":42} (calculator.result)', 'call rejected: no_route', '1/0 → action_failed {"reason":"division_by_zero"}']],
     ['examples/parent-child.ts', [], ["boss's children: w1, w2", 'after stopping boss, running agents: 0']],
-    ['examples/persistence.ts', [], ['still counts: {"count":3}', 'still has arithmetic: {"result":15}']],
+    ['examples/persistence.ts', [], ['which now holds the agents ["durable"]', 'still counts: {"count":3}', 'still has arithmetic: {"result":15}']],
     ['examples/model-test.ts', [], ['4 of 4 paths hold', '25 random sequences of signals, mounts, unmounts, restarts and persist/restore hold', "the forgetful counter is caught", "await model.replay([{ signal: 'count' }]);"]],
     ['examples/document-skills.ts', [], ['tier 3 (triggers match the query)', 'tools now: load_skill, list_skills, read_skill_resource, say_hello, wave', "Did you mean 'reference.md'?", 'exit 0 in']],
     ['examples/inspector.ts', ['--once'], ['Local viewer: open http://127.0.0.1:', 'Stately inspector: open http://127.0.0.1:', 'lifecycle children: skill:counter, skill:arithmetic']],
-    ['examples/model-agent.ts', [], ['tools now: load_skill, list_skills, read_skill_resource, run_skill_script, add, subtract, multiply', '"exitCode":0', 'error: invalid params for action \'add\'', 'answer: The sample has 4 rows; 1200 + 34.5 = 1234.5.', "turn status 'awaiting-approval'", 'answer after restore: Done: the sample has 4 rows.']],
+    ['examples/model-agent.ts', [], ['tools after load_skill: load_skill, list_skills, read_skill_resource, run_skill_script, add, subtract, multiply (the same: csv-tools brings a script', '"exitCode":0', 'error: invalid params for action \'add\'', 'answer: The sample has 4 rows; 1200 + 34.5 = 1234.5.', "turn status 'awaiting-approval'", 'answer after restore: Done: the sample has 4 rows.']],
     ['examples/mcp.ts', [], ['increment over MCP → {"count":5}', 'bad arguments, refused before the call: invalid_params', 'after load_skill: load_skill, list_skills, read_skill_resource, say_hello, wave']],
   ])('%s runs and exits 0', (file, args, expected) => {
     const { code, stdout, stderr } = run(file, args);

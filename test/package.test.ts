@@ -314,6 +314,27 @@ console.log('ok');
     expect(readFileSync(path.join(app, 'node_modules', 'skillstate', 'package.json'), 'utf8')).toBe(readFileSync(`${root}package.json`, 'utf8'));
   });
 
+  it('README: a CommonJS program requires skillstate and every subpath but skillstate/restate, which Node says to import()', { timeout: 60_000 }, () => {
+    const { exports } = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { exports: Record<string, unknown> };
+    const entries = Object.keys(exports).map((key) => (key === '.' ? 'skillstate' : `skillstate/${key.slice(2)}`));
+    writeFileSync(
+      path.join(app, 'app.cjs'),
+      `
+const assert = require('node:assert/strict');
+for (const entry of ${JSON.stringify(entries.filter((entry) => entry !== 'skillstate/restate'))}) assert.ok(Object.keys(require(entry)).length > 0, entry);
+const { createSignal, defineAgent } = require('skillstate');
+const { counter } = require('skillstate/skills');
+assert.equal(defineAgent({ name: 'required', skills: [counter] }).new().state.counter.count, 0);
+assert.equal(createSignal('counter.get').type, 'counter.get');
+assert.throws(() => require('skillstate/restate'), { code: 'ERR_REQUIRE_ASYNC_MODULE', message: /top-level await\\. Use import/ });
+console.log('ok');
+`,
+    );
+    const outcome = spawnSync(process.execPath, ['app.cjs'], { cwd: app, encoding: 'utf8', env: userEnv, timeout: 60_000 });
+    expect(outcome.stderr).toBe('');
+    expect(outcome.stdout).toBe('ok\n');
+  });
+
   it('README install: npx skillstate --version runs the installed command', { timeout: 60_000 }, () => {
     const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { version: string };
     const outcome = npm(['exec', '--offline', '--', 'skillstate', '--version'], app);

@@ -6,6 +6,7 @@
  * No filesystem access here.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { closestName, didYouMean } from '../core/closest-name.js';
 
 export interface CliIO {
   out(text: string): void;
@@ -34,7 +35,7 @@ export interface Command {
  * twice (`--port 1 --port 2`) is a usage mistake: `parseArgs` would keep the last one silently.
  */
 export function parseCommandArgs<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
-  const { tokens, ...parsed } = parseArgs({ ...config, tokens: true });
+  const { tokens, ...parsed } = parseWithSuggestion({ ...config, tokens: true });
   const values = new Map<string, string | undefined>();
   for (const token of tokens ?? []) {
     if (token.kind !== 'option') continue;
@@ -44,4 +45,16 @@ export function parseCommandArgs<T extends ParseArgsConfig>(config: T): ReturnTy
     values.set(token.name, token.value);
   }
   return parsed as ReturnType<typeof parseArgs<T>>;
+}
+
+/** `parseArgs`, whose refusal of a misspelled option (`--modle`) names the option it was likely meant to be. */
+function parseWithSuggestion<T extends ParseArgsConfig>(config: T): ReturnType<typeof parseArgs<T>> {
+  try {
+    return parseArgs(config);
+  } catch (error) {
+    const unknown = (error as { code?: unknown }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /'--([^'=]+)'/.exec((error as Error).message)?.[1] : undefined;
+    const meant = unknown === undefined ? undefined : closestName(unknown, Object.keys(config.options ?? {}));
+    if (meant === undefined) throw error;
+    throw new UsageError(`unknown option '--${unknown}'${didYouMean(`--${meant}`)}`);
+  }
 }

@@ -9,6 +9,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { closestName, didYouMean } from '../core/closest-name.js';
 import { SkillstateError } from '../core/errors.js';
 import { processIO, UsageError, type CliIO, type Command } from './io.js';
 
@@ -87,7 +88,7 @@ export async function main(argv: readonly string[], io: CliIO = processIO): Prom
     return 0;
   }
   if (!COMMAND_NAMES.includes(name)) {
-    io.err(`skillstate: unknown command '${name}'\n\n${usage()}`);
+    io.err(`skillstate: unknown command '${name}'${didYouMean(closestName(name, COMMAND_NAMES))}\n\n${usage()}`);
     return 2;
   }
   try {

@@ -17,6 +17,7 @@
 import { nanoid } from 'nanoid';
 import { ActionRunContext, isActionFailure, isActionResult, type AbortSource, type ActionResult, type AnyAction } from './action.js';
 import { type ActionEntry, type Catalog } from './catalog.js';
+import { closestName, didYouMean } from './closest-name.js';
 import { catalogOf, unlinkedError, withFrozenState, type Agent } from './agent-value.js';
 import { checkEffectList, errorEffect, type Effect } from './effects.js';
 import { describeThrown, errorInfo, formatIssues, reworded, withCause, type ErrorDetails, type ErrorInfo } from './errors.js';
@@ -391,5 +392,6 @@ function unregistered(catalog: Catalog, name: string, agent: Agent<object>): str
   const provider = catalog.blueprint.skills.find(
     (skill) => skill.actions.some((action) => action.name === name),
   );
-  return provider ? `${base} (skill '${provider.name}' does, but it is not mounted)` : base;
+  if (provider) return `${base} (skill '${provider.name}' does, but it is not mounted)`;
+  return `${base}${didYouMean(closestName(name, catalog.actions.keys()))}`;
 }

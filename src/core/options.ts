@@ -4,20 +4,22 @@
  *
  * Pure: no I/O, no XState.
  */
+import { closestName, didYouMean } from './closest-name.js';
 import { errorInfo, type ErrorInfo } from './errors.js';
 
 /**
  * The first key of `options` that is not one of `known`, as an `invalid_options` error naming it
  * and, when one is close, the option it probably meant; undefined when every key is known.
- * `where` names what takes the options: `call`, `createAgentSystem`.
+ * `where` names what takes the options: `call`, `createAgentSystem`. `aliases` maps names users
+ * bring from elsewhere, too far from the option's own name to be caught as a slip, to that option
+ * (`paths`, as the CLI's `--path`, to `extra`).
  */
-export function unknownOption(where: string, options: object, known: Readonly<Record<string, unknown>>): ErrorInfo | undefined {
+export function unknownOption(where: string, options: object, known: Readonly<Record<string, unknown>>, aliases: Readonly<Record<string, string>> = {}): ErrorInfo | undefined {
   for (const key of Object.keys(options)) {
     if (Object.hasOwn(known, key)) continue;
     const names = Object.keys(known);
-    const meant = closestName(key, names);
-    const hint = meant === undefined ? '' : `; did you mean '${meant}'?`;
-    return errorInfo('invalid_options', `unknown option '${key}'${hint} (${where} options are: ${names.join(', ')})`, {
+    const meant = Object.hasOwn(aliases, key) ? aliases[key] : closestName(key, names);
+    return errorInfo('invalid_options', `unknown option '${key}'${didYouMean(meant)} (${where} options are: ${names.join(', ')})`, {
       subject: key,
       details: meant === undefined ? { option: key, known: names } : { option: key, known: names, suggestion: meant },
     });
@@ -41,35 +43,7 @@ export function unknownField(
     if (Object.hasOwn(known, key)) continue;
     const meant = closestName(key, Object.keys(known));
     if (meant === undefined && misspelledOnly) continue;
-    return { field: key, message: `is not a field of ${of}${meant === undefined ? '' : `; did you mean '${meant}'?`} (fields: ${Object.keys(known).join(', ')})` };
+    return { field: key, message: `is not a field of ${of}${didYouMean(meant)} (fields: ${Object.keys(known).join(', ')})` };
   }
   return undefined;
-}
-
-/** The name among `names` nearest to `name` (case aside), if it is near enough to be a slip: at most one edit in four letters. */
-function closestName(name: string, names: readonly string[]): string | undefined {
-  const wanted = name.toLowerCase();
-  const limit = Math.max(1, Math.floor(name.length / 4));
-  let best: string | undefined;
-  let bestDistance = limit + 1;
-  for (const candidate of names) {
-    const distance = editDistance(wanted, candidate.toLowerCase());
-    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
-  }
-  return best;
-}
-
-/** Levenshtein distance, with a swap of two neighbouring letters counted as one edit. */
-function editDistance(a: string, b: string): number {
-  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) rows[0]![j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1);
-      rows[i]![j] = best;
-    }
-  }
-  return rows[a.length]![b.length]!;
 }

@@ -11,6 +11,7 @@
  * `true` or `false` (a promise, undefined), counts as "no match" and is reported in the result,
  * never thrown.
  */
+import { closestName } from './closest-name.js';
 import { describeThrown, errorInfo, RouteError, type ErrorInfo } from './errors.js';
 import { patternProblem, compilePattern, type CompiledPattern } from './pattern.js';
 import { isThenable } from './maybe-async.js';
@@ -243,6 +244,17 @@ class TrieRouter<T> implements Router<T> {
     gather(this.root, entries);
     return entries.sort((a, b) => a.order - b.order).map((entry) => entry.route);
   }
+}
+
+/**
+ * The route a signal type that no route matches was probably meant for: one without wildcards, a
+ * slip away (`counter.increment` for `counter.incremnt`), or undefined (a route of that very type
+ * whose guard said no is not a slip). Asked once a step has
+ * failed with `no_route`, never by `route()` itself, which runs for every emitted signal and
+ * finds no match for most.
+ */
+export function likelyRoute<T>(router: Router<T>, type: string): string | undefined {
+  return closestName(type, router.routes().flatMap((route) => (route.path.includes('*') || route.path === type ? [] : [route.path])));
 }
 
 /** The error of a guard that returned something other than true or false. */

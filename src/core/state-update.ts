@@ -8,7 +8,7 @@
 import { errorInfo, formatIssues, type ErrorInfo } from './errors.js';
 import { replaceAny, type ReplacingCopier } from './object-copy.js';
 import type { Result } from './result.js';
-import { applyPatch } from './schema.js';
+import { applyPatch, EMPTY_SCHEMA } from './schema.js';
 import type { AnyAction } from './action.js';
 import type { AnySkill } from './skill.js';
 
@@ -33,7 +33,9 @@ export function updateSlice(
 ): Result<Record<string, unknown>> {
   const applied = applyPatch(skill.schema, state[skill.stateKey] as Record<string, unknown>, patch);
   if (!applied.ok) {
-    const detail = formatIssues(applied.issues);
+    // A skill defined without a schema holds no state: every field is unknown to it, which says
+    // less than where the field should have been declared.
+    const detail = skill.schema === EMPTY_SCHEMA ? `${formatIssues(applied.issues)}; skill '${skill.name}' has no state schema: give defineSkill a schema with the fields its actions update` : formatIssues(applied.issues);
     if (typeof by === 'string') return { ok: false, error: invalidStateUpdate(by, detail, { skill: skill.name, issues: applied.issues }) };
     return { ok: false, error: invalidStateUpdate(`action '${by.name}'`, detail, { action: by.name, skill: skill.name, issues: applied.issues }) };
   }

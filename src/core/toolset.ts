@@ -15,6 +15,7 @@
 import { z } from 'zod';
 import { ACTION_NAME, type AnyAction } from './action.js';
 import { type Catalog } from './catalog.js';
+import { closestName, didYouMean } from './closest-name.js';
 import { catalogOf, type Agent } from './agent-value.js';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
 import { DefinitionError, describeThrown, errorInfo, type ErrorInfo } from './errors.js';
@@ -214,7 +215,7 @@ export function agentToolset(agent: Agent<object>, options: Omit<ToolOptions, 'n
       if (!binding) {
         return {
           ok: false,
-          error: errorInfo('unknown_action', `no tool named '${tool}'; known tools: ${[...bindings.keys()].join(', ') || '(none)'}`, { subject: tool }),
+          error: errorInfo('unknown_action', `no tool named '${tool}'; known tools: ${[...bindings.keys()].join(', ') || '(none)'}${didYouMean(closestName(tool, bindings.keys()))}`, { subject: tool }),
         };
       }
       let params: unknown = args ?? {};

@@ -14,6 +14,7 @@
 import type { AbortSource } from '../core/action.js';
 import { catalogOf, type Agent } from '../core/agent-value.js';
 import type { Catalog } from '../core/catalog.js';
+import { didYouMean } from '../core/closest-name.js';
 import { execute, type CmdResult } from '../core/cmd.js';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import type { Effect, RunEffect } from '../core/effects.js';
@@ -22,6 +23,7 @@ import { actionInstruction, instructionsForTarget, type InstructionObject } from
 import type { InvokeUserCode } from '../core/invoke.js';
 import { andThen, isThenable, type MaybePromise } from '../core/maybe-async.js';
 import { matchesAny } from '../core/pattern.js';
+import { likelyRoute } from '../core/router.js';
 import { deepFreeze, isPlainObject } from '../core/plain.js';
 import { signalProblem, type Signal } from '../core/signal.js';
 import type { AnySkill, SignalDecision } from '../core/skill.js';
@@ -182,11 +184,15 @@ export class AgentStep {
   }
 
   private route(): MaybePromise<StepOutcome> {
-    const routed = this.catalog.router().router.route(this.current);
+    const { router } = this.catalog.router();
+    const routed = router.route(this.current);
     for (const guardError of routed.guardErrors) {
       this.diagnostics.push(diagnostic('warning', 'guard_failed', guardError.message, { subject: guardError.subject }));
     }
-    if (!routed.ok) return this.fail(routed.error);
+    if (!routed.ok) {
+      const hint = didYouMean(likelyRoute(router, this.current.type));
+      return this.fail(hint === '' ? routed.error : reworded(routed.error, { message: `${routed.error.message}${hint}` }));
+    }
     const target = routed.matches[0]!.target;
     let failed: MaybePromise<StepOutcome | undefined>;
     if (typeof target === 'function') {

@@ -167,7 +167,7 @@ function checkSources(sources: SkillSources): void {
   if (typeof sources !== 'object' || sources === null || Array.isArray(sources)) {
     throw manifestError('invalid_options', `discoverSkills takes sources { project?, user?, bundled?, extra?, examples? } (or defaultSkillSources(...)), got ${describeValue(sources)}`, { subject: 'sources', details: { option: 'sources', value: describeValue(sources) } });
   }
-  const unknown = unknownOption('discoverSkills sources', sources, SOURCE_KEYS);
+  const unknown = unknownOption('discoverSkills sources', sources, SOURCE_KEYS, { path: 'extra', paths: 'extra' });
   if (unknown) throw new ManifestError(unknown);
   for (const key of ['project', 'user', 'bundled'] as const) {
     const value = sources[key];

@@ -51,6 +51,18 @@ describe('skillstate CLI', { timeout: 90_000 }, () => {
     expect(skillstate(['list', '--bogus'], cwd).code).toBe(2);
   });
 
+  it('a misspelled command or option names the one it was likely meant to be', async () => {
+    const cwd = await tree();
+    const command = skillstate(['lsit'], cwd);
+    expect(command).toMatchObject({ code: 2, stdout: '' });
+    expect(command.stderr).toMatch(/^skillstate: unknown command 'lsit'; did you mean 'list'\?\n\nUsage: skillstate <command>/);
+    expect(skillstate(['run', '--timout', '5', 'a', 'b'], cwd)).toMatchObject({
+      code: 2,
+      stderr: "skillstate run: unknown option '--timout'; did you mean '--timeout'?\nRun 'skillstate run --help' for usage.\n",
+    });
+    expect(skillstate(['list', '--bogus'], cwd).stderr).toBe("skillstate list: Unknown option '--bogus'\nRun 'skillstate list --help' for usage.\n");
+  });
+
   it('validate: exit 0 for valid folders, 1 with the reference wording otherwise', async () => {
     const root = await tree({ 'good/SKILL.md': simpleSkill('good'), 'bad/SKILL.md': skillMd('name: Bad_Name\ndescription: x') });
     const ok = skillstate(['validate', path.join(root, 'good'), path.join(BUNDLED, 'hello-extended')], root);
@@ -271,6 +283,18 @@ describe('skillstate CLI', { timeout: 90_000 }, () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain("Skill name 'Bad--Name' must be lowercase");
     expect(skillstate(['init'], cwd).code).toBe(2);
+  });
+
+  it('init outside the folders discovery scans says how the other commands reach the skill', async () => {
+    const cwd = await tree();
+    const made = skillstate(['init', 'my-skill'], cwd);
+    expect(made).toMatchObject({ code: 0, stderr: '' });
+    expect(made.stdout).toBe(
+      `Created ${path.join(cwd, 'my-skill', 'SKILL.md')}\nValid skill: ${path.join(cwd, 'my-skill')}\n` +
+        'Discovery scans ./.agent/skills and ~/.agent/skills, not the current folder: give the other commands --path ., or create skills with --dir .agent/skills\n',
+    );
+    expect(skillstate(['list', '--no-user', '--path', '.'], cwd).stdout).toMatch(/^my-skill\s+extra/m);
+    expect(skillstate(['init', '--dir', 'skills', 'other'], cwd).stdout).toContain('not skills: give the other commands --path skills,');
   });
 
   it('trust: a project skill runs its scripts only once trusted; --list and --revoke', async () => {

@@ -257,6 +257,16 @@ describe('a failing instruction yields an error effect naming the action and rea
     expect(run.results).toEqual([{ ok: false, action: reported.action, skill: reported.skill, error: reported }]);
   });
 
+  it('a state update from a skill defined without a schema says where the field should have been declared', async () => {
+    const stateless = defineSkill({ name: 'stateless', actions: [defineAction({ name: 'remember', description: 'Remember x', input: z.object({}), run: () => result(1, { state: { x: 1 } }) })] });
+    const Agent = defineAgent({ name: 'forgetful', skills: [stateless] });
+    const run = await Agent.cmd(Agent.new({ id: 'f-1' }), 'remember');
+    expect(errorsOf(run)[0]).toMatchObject({
+      code: 'invalid_state_update',
+      message: "action 'remember' returned an invalid state update: x: unknown field 'x'; skill 'stateless' has no state schema: give defineSkill a schema with the fields its actions update",
+    });
+  });
+
   it('a __proto__ key in params is data, never taken for params, and pollutes nothing', async () => {
     const run = await Lab.cmd(newLab(), { action: 'bump', params: JSON.parse('{"__proto__": {"by": 50}}') });
     expect(run.results[0]).toEqual({ ok: true, action: 'bump', skill: 'probe', output: { n: 1 } });
@@ -307,6 +317,13 @@ describe('actions the agent does not have', () => {
     const run = await Lab.cmd(newLab(), 'teleport');
     expect(errorsOf(run)).toEqual([
       { code: 'unknown_action', message: "action 'teleport' is not registered on agent 'lab-1': no active skill provides it", action: 'teleport' },
+    ]);
+  });
+
+  it('a misspelled action → unknown_action naming the registered action it was likely meant for', async () => {
+    const run = await Lab.cmd(newLab(), 'bmup');
+    expect(errorsOf(run)).toEqual([
+      { code: 'unknown_action', message: "action 'bmup' is not registered on agent 'lab-1': no active skill provides it; did you mean 'bump'?", action: 'bmup' },
     ]);
   });
 

@@ -469,6 +469,13 @@ describe('toInstruction(tool, args)', () => {
     });
   });
 
+  it('a misspelled tool → unknown_action naming the tool it was likely meant to be', () => {
+    expect(toolset.toInstruction('incremnet', {})).toMatchObject({
+      ok: false,
+      error: { code: 'unknown_action', message: "no tool named 'incremnet'; known tools: book, increment, decrement, reset, get_count; did you mean 'increment'?" },
+    });
+  });
+
   it('an agent that is plain data → unlinked_agent, before any tool call', () => {
     thrownBy(() => agentToolset(viaJson(Host.new()) as never), DefinitionError, 'unlinked_agent');
   });

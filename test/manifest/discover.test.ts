@@ -35,6 +35,12 @@ describe('discoverSkills', () => {
   it('refuses sources that would scan nothing without a word, naming the key', async () => {
     const root = await tree({ 'alpha/SKILL.md': simpleSkill('alpha') });
     await expect(discoverSkills({ paths: [root] } as never)).rejects.toMatchObject({ code: 'invalid_options', subject: 'paths', message: expect.stringContaining('project, user, bundled, extra, examples') });
+    // The CLI's --path is `extra` here: the name a newcomer brings from the command line is pointed there.
+    await expect(discoverSkills({ path: [root] } as never)).rejects.toMatchObject({
+      message: "unknown option 'path'; did you mean 'extra'? (discoverSkills sources options are: project, user, bundled, extra, examples)",
+      details: { option: 'path', suggestion: 'extra' },
+    });
+    await expect(discoverSkills({ paths: [root] } as never)).rejects.toMatchObject({ details: { option: 'paths', suggestion: 'extra' } });
     await expect(discoverSkills({ extra: root } as never)).rejects.toMatchObject({ code: 'invalid_options', subject: 'extra', message: expect.stringContaining(`extra: [${JSON.stringify(root)}]`) });
     await expect(discoverSkills({ bundled: 5 } as never)).rejects.toMatchObject({ code: 'invalid_options', subject: 'bundled' });
     await expect(discoverSkills(null as never)).rejects.toMatchObject({ code: 'invalid_options', subject: 'sources' });

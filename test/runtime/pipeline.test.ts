@@ -88,6 +88,27 @@ describe('routing', () => {
     await expect(agent.call(createSignal('notes.add_now', { item: 'a' }))).resolves.toEqual({ count: 1 });
   });
 
+  it('names the route a misspelled signal type was likely meant for; never a wildcard, nor a route whose guard said no', async () => {
+    const guarded = defineAgent({
+      name: 'slips',
+      skills: [notebook],
+      actions: [defineAction({ name: 'noop', description: 'Nothing', input: z.object({}), run: () => null })],
+      routes: [
+        { path: 'notes.archive', target: { action: 'noop' }, match: () => false },
+        { path: 'audit.*', target: { action: 'noop' }, match: () => false },
+      ],
+    });
+    system = quietSystem();
+    const agent = system.spawn(guarded);
+    await expect(agent.call(createSignal('notes.lsit'))).rejects.toMatchObject({
+      code: 'no_route',
+      subject: 'notes.lsit',
+      message: "no route matches signal 'notes.lsit'; did you mean 'notes.list'?",
+    });
+    await expect(agent.call(createSignal('notes.archive'))).rejects.toMatchObject({ code: 'no_route', message: "no route matches signal 'notes.archive'" });
+    await expect(agent.call(createSignal('audit.x'))).rejects.toMatchObject({ code: 'no_route', message: "no route matches signal 'audit.x'" });
+  });
+
   it('uses agent routes before skill routes of the same path and reports the shadowed one', () => {
     const mine = defineAction({ name: 'mine', description: 'the agent own', input: z.object({}), run: () => 'agent' });
     const Agent = defineAgent({ name: 'shadowing', skills: [notebook], actions: [mine], routes: [{ path: 'notes.list', target: { action: 'mine' } }] });

@@ -8,6 +8,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { defaultSkillSources } from '../../manifest/discover.js';
 import { checkManifestFields } from '../../manifest/fields.js';
 import { validateSkillDir } from '../../manifest/validate.js';
 import { parseCommandArgs, UsageError, type Command } from '../io.js';
@@ -82,7 +83,19 @@ and hyphens, at most 64 characters, no leading, trailing or double hyphen.
       io.err(`skillstate init: the new skill is not valid:\n${result.errors.map((error) => `  - ${error}\n`).join('')}`);
       return 1;
     }
-    io.out(`Created ${path.join(dir, 'SKILL.md')}\nValid skill: ${dir}\n`);
+    io.out(`Created ${path.join(dir, 'SKILL.md')}\nValid skill: ${dir}\n${unscannedHint(path.dirname(dir))}`);
     return 0;
   },
 };
+
+/**
+ * A skill made where discovery does not look by default (`init my-skill` in an application's
+ * folder) would be missing from the next `skillstate list` without a word: the line that says how
+ * to reach it. Nothing for the project and user folders.
+ */
+function unscannedHint(parent: string): string {
+  const { project, user } = defaultSkillSources();
+  if (parent === project || parent === user) return '';
+  const shown = path.relative(process.cwd(), parent) || '.';
+  return `Discovery scans ./.agent/skills and ~/.agent/skills, not ${shown === '.' ? 'the current folder' : shown}: give the other commands --path ${shown}, or create skills with --dir .agent/skills\n`;
+}
