@@ -16,8 +16,8 @@ import type { TestProject } from 'vitest/node';
 import { NOBODY, type UnprivilegedCheckout } from './unprivileged.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-/** What a program run from the checkout needs: the package's code, its manifest and its dependencies. */
-const NEEDED = ['package.json', 'tsconfig.json', 'bin', 'src', 'machines', 'skills', 'examples', 'node_modules'];
+/** What a program run from the checkout needs: the package's code, its manifest, its dependencies and the tests' fixtures it may import. */
+const NEEDED = ['package.json', 'tsconfig.json', 'bin', 'src', 'machines', 'skills', 'examples', 'test', 'node_modules'];
 
 /** Whether `nobody` can run `node` and read `files` (the probe's failure says which it could not). */
 function reachable(node: string, files: string[]): boolean {
