@@ -506,8 +506,6 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     workerData: { path, port: port2, flag: flag.buffer, driver: createRequire(import.meta.url).resolve('libsql'), migrations: MIGRATIONS, version: SQLITE_SCHEMA_VERSION, head: HEAD_PIECES, awakeMs: AWAKE_AFTER_COMMIT_MS, napMs: NAP_MS, maxHeads: MAX_HEADS },
     transferList: [port2],
   });
-  worker.unref();
-  port1.unref();
   let closed = false;
   /** Commits the worker has not confirmed yet, by request id. */
   const commits = new Map<number, { resolve(): void; reject(error: RuntimeError): void; rows: number }>();
@@ -534,6 +532,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     for (const waiting of commits.values()) waiting.reject(storeFailed(path, 'write_failed', `the database ${path} stopped: ${error.message}`));
     commits.clear();
   });
+  // The database's thread keeps the process alive only while a commit is under way (see commit):
+  // after the listeners, as adding a 'message' listener refs the worker again.
+  worker.unref();
+  port1.unref();
 
   /** Sends a request and waits for the worker's reply. */
   const request = (message: { type: 'open' | 'close' | 'all' } | { type: 'load'; id: string } | { type: 'pageText'; after: number; limit: number; maxText: number } | { type: 'pageRows'; after: number; limit: number }): { value?: unknown; error?: WorkerError } => {

@@ -1,6 +1,8 @@
 /** Durable systems on an SQLite file: steps written before they are answered, agents back when the system opens again. */
+import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import Database from 'libsql';
 import { describe, expect, it } from 'vitest';
 import { createSqliteStore, RuntimeError, type AgentSystem, type TraceRecord, type AgentSystemOptions, type DurableStore, type ErrorInfo, type StoreBatch } from '../../src/index.js';
@@ -384,6 +386,27 @@ describe('opening a system on a database', () => {
 });
 
 describe('the database', () => {
+  it('lets a program that never shuts its system down end once it has nothing left to do, in every durability', async () => {
+    const root = fileURLToPath(new URL('../..', import.meta.url));
+    const program = join(dirname(await databaseFile()), 'forgets-shutdown.mjs');
+    await writeFile(
+      program,
+      `const { createAgentSystem, createSqliteStore, defineAgent, defineSkill } = await import(${JSON.stringify(pathToFileURL(join(root, 'src', 'index.ts')).href)});
+const [path, durability] = process.argv.slice(2);
+const system = createAgentSystem({ store: createSqliteStore({ path }), durability });
+system.spawn(defineAgent({ name: 'quiet', skills: [defineSkill({ name: 'note' })] }), { id: 'a' });
+console.log('spawned');\n`,
+    );
+    for (const durability of ['step', 'interval', 'manual']) {
+      const ended = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string }>((resolve) => {
+        execFile(process.execPath, ['--import', 'tsx', program, join(dirname(program), `${durability}.db`), durability], { cwd: root, timeout: 30_000, killSignal: 'SIGKILL' }, (error, stdout) => {
+          resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, signal: error ? ((error as { signal?: NodeJS.Signals }).signal ?? null) : null, stdout });
+        });
+      });
+      expect(ended, durability).toEqual({ code: 0, signal: null, stdout: 'spawned\n' });
+    }
+  });
+
   it('refuses a second system opening it for writing', async () => {
     const path = await databaseFile();
     open(createSqliteStore({ path }));
