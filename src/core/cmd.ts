@@ -251,6 +251,15 @@ function finish(agent: Agent<object>, catalog: Catalog, entry: ActionEntry, retu
     output = returned.output;
     patch = returned.state;
     produced = returned.effects;
+  } else if (action.state !== undefined && changesWithoutResult(returned)) {
+    // Taken as the output, it would change nothing, without a word.
+    return failed(
+      errorInfo(
+        'invalid_output',
+        `action '${action.name}' returned { state: {…} } as a plain object, which is its output and changes no state: return result(output, { state: {…} }) to update the state (or result({ state: … }) for an output that has a 'state' field)`,
+        named(action.name, skillName),
+      ),
+    );
   }
   if (action.output) {
     const checked = parseSync(action.output, output);
@@ -285,6 +294,16 @@ function finish(agent: Agent<object>, catalog: Catalog, entry: ActionEntry, retu
     effects = [...effects, ...remounted.effects];
   }
   return { ok: true, agent: next, output, effects, action: action.name, skill: skillName };
+}
+
+/** The keys `result`'s changes have, with `output`. */
+const CHANGE_KEYS = new Set(['output', 'state', 'effects', 'mount', 'unmount', 'replace']);
+
+/** A plain object holding a state update (an object) and nothing but `result`'s keys: changes given without `result`. */
+function changesWithoutResult(returned: unknown): boolean {
+  if (!isPlainObject(returned) || !isPlainObject(returned.state)) return false;
+  for (const key of Object.keys(returned)) if (!CHANGE_KEYS.has(key)) return false;
+  return true;
 }
 
 /** Unmounts, then mounts, then replaces, the skills an action asked for; all or nothing. */

@@ -312,6 +312,53 @@ describe('a failing instruction yields an error effect naming the action and rea
   });
 });
 
+describe('changes returned without result()', () => {
+  const door = z.object({ open: z.boolean().default(false), n: z.number().int().default(0) });
+  const Door = defineAgent({
+    name: 'door',
+    skills: [
+      defineSkill({
+        name: 'door',
+        schema: door,
+        actions: [
+          defineAction({ name: 'open_forgetting_result', description: 'Opens, forgetting result()', input: z.object({}), state: door, run: () => ({ state: { open: true } }) as never }),
+          defineAction({ name: 'open_with_output', description: 'Opens, with an output too', input: z.object({}), state: door, run: () => ({ output: 'opened', state: { open: true }, effects: [] }) as never }),
+          defineAction({ name: 'describe', description: "Says the door's state", input: z.object({}), state: door, run: () => ({ state: 'open', since: 3 }) }),
+          defineAction({ name: 'status', description: 'An output with a state object, wrapped', input: z.object({}), state: door, run: () => result({ state: { open: true } }) }),
+        ],
+      }),
+      defineSkill({
+        name: 'report',
+        actions: [defineAction({ name: 'report', description: 'An output shaped like changes, from an action with no state', input: z.object({}), run: () => ({ state: { open: true } }) })],
+      }),
+    ],
+  });
+
+  it('refuses { state: {…} } returned as a plain object by an action that declares state, saying to use result(), and changes nothing', async () => {
+    for (const action of ['open_forgetting_result', 'open_with_output']) {
+      const agent = Door.new({ id: 'door-1' });
+      const run = await Door.cmd(agent, action);
+      expect(errorsOf(run)).toEqual([
+        {
+          code: 'invalid_output',
+          message: `action '${action}' returned { state: {…} } as a plain object, which is its output and changes no state: return result(output, { state: {…} }) to update the state (or result({ state: … }) for an output that has a 'state' field)`,
+          action,
+          skill: 'door',
+        },
+      ]);
+      expect(run.agent.state).toBe(agent.state);
+    }
+  });
+
+  it("keeps as output an object with a 'state' field that is no update, one given through result(), and one from an action that declares no state", async () => {
+    const agent = Door.new({ id: 'door-1' });
+    const run = await Door.cmd(agent, ['describe', 'status', 'report']);
+    expect(errorsOf(run)).toEqual([]);
+    expect(run.results.map((r) => (r.ok ? r.output : r.error.code))).toEqual([{ state: 'open', since: 3 }, { state: { open: true } }, { state: { open: true } }]);
+    expect(run.agent.state).toEqual(agent.state);
+  });
+});
+
 describe('actions the agent does not have', () => {
   it('an action no active skill provides → unknown_action naming it', async () => {
     const run = await Lab.cmd(newLab(), 'teleport');
