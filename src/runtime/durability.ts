@@ -21,7 +21,7 @@
  */
 import { errorInfo, type ErrorInfo } from '../core/errors.js';
 import { RuntimeError } from '../core/runtime-error.js';
-import { storedRow, type DurableStore, type SnapshotSource, type StoredAgent } from './persistence.js';
+import { HEAR_COMMITS, storedRow, type DurableStore, type SnapshotSource, type StoredAgent } from './persistence.js';
 import { MAX_TIMER_DELAY } from './timers.js';
 
 /**
@@ -112,6 +112,8 @@ export class Durability {
   /** How many batches the store may hold at once: see `DurableStore.inOrder`. */
   private readonly depth: number;
   private closed = false;
+  /** The store's way to answer written commits between steps, if it has one. */
+  private readonly hearCommits: (() => void) | undefined;
 
   constructor(
     readonly store: DurableStore,
@@ -121,6 +123,7 @@ export class Durability {
   ) {
     storesInUse.add(store);
     this.depth = mode === 'step' && store.inOrder === true ? IN_ORDER_DEPTH : 1;
+    this.hearCommits = (store as { [HEAR_COMMITS]?: () => void })[HEAR_COMMITS];
   }
 
   /** The agent changed (a step, a lifecycle, a spawn, a restore): it is written with the next batch. */
@@ -152,12 +155,18 @@ export class Durability {
 
   /**
    * The steps on the stack are over (each step's state, effects and held answer are in place): in
-   * `'step'` mode, when the store can take a batch and enough agents changed, their batch is written
+   * `'step'` mode, the batches the store has written since are answered (when it can say so between
+   * steps), and when the store can take a batch and enough agents changed, their batch is written
    * now rather than at the end of the turn, so the database writes it while the agents take the
    * turn's other steps, which gather for the next batch.
    */
   stepsOver(): void {
-    if (this.mode !== 'step' || this.writes.length >= this.depth || this.closed || this.dirty.size < EARLY_BATCH) return;
+    if (this.mode !== 'step' || this.closed) return;
+    // A batch the store has written is answered now, not at the next turn of the event loop: the
+    // agents waiting on it take their next steps in this turn (its answers are given by the
+    // microtasks that follow), and the next batch can be handed over sooner.
+    if (this.writes.length > 0) this.hearCommits?.();
+    if (this.writes.length >= this.depth || this.dirty.size < EARLY_BATCH) return;
     this.unschedule();
     void this.write();
   }

@@ -81,6 +81,13 @@ export interface StoreBatch {
   delete: readonly string[];
 }
 
+/**
+ * A store's way to answer, between two steps, the commits it has written since it last did, rather
+ * than at the next turn of the event loop: a system calls it while it waits for a batch to be written
+ * before it can give the next (see `Durability.stepsOver`). Not part of the public API.
+ */
+export const HEAR_COMMITS: unique symbol = Symbol('skillstate.hearCommits');
+
 /** An agent snapshot as a durable store keeps it; a snapshot JSON cannot hold is the `invalid_state` error naming its agent. */
 export function storedAgent(snapshot: AgentSnapshot): StoredAgent {
   return { id: snapshot.id, parent: snapshot.parent, definition: snapshot.definition, snapshot: snapshotText(snapshot) };

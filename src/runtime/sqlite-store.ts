@@ -4,10 +4,12 @@
  *
  * The database belongs to a worker thread of its own, which runs the driver (`libsql`, whose API
  * is synchronous): a batch is written there while the agents go on taking steps here, and the
- * answers it holds are given once the worker says it committed. Opening, reading and closing are
- * synchronous requests: the caller waits for the worker's reply (`Atomics.wait`, then
+ * answers it holds are given once the worker says it committed. Batches go to the worker through
+ * shared memory when they can, and their commits come back the same way, read between steps
+ * (`sqlite-handover.ts`); the others, and failures, go as messages. Opening, reading and closing
+ * are synchronous requests: the caller waits for the worker's reply (`Atomics.wait`, then
  * `receiveMessageOnPort`), so a system restores its agents before `createAgentSystem` returns.
- * Requests and batches travel in one queue and are carried out in the order they were made: a
+ * Requests and batches are carried out in the order they were made, whichever way each went: a
  * system hands a batch over while the last one is written (`inOrder`), and the worker starts it as
  * soon as that one commits. Once a batch fails, the worker refuses those handed over before the
  * failure was reported here, which may hold steps that followed the failed ones.
@@ -25,8 +27,9 @@ import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_thread
 import { errorInfo } from '../core/errors.js';
 import { unknownOption } from '../core/options.js';
 import { RuntimeError } from '../core/runtime-error.js';
-import { storedAgent, type AgentSnapshot, type DurableStore, type PiecedRow, type StoreBatch, type StoredEntry } from './persistence.js';
+import { HEAR_COMMITS, storedAgent, type AgentSnapshot, type DurableStore, type PiecedRow, type StoreBatch, type StoredEntry } from './persistence.js';
 import { HEAD_PIECES, ROW_PIECES } from './row-pieces.js';
+import { CONTROL, Handover, OUTCOMES, SLOT, SLOT_BYTES, SLOT_FIELDS, SLOTS, THREAD } from './sqlite-handover.js';
 import { whyUnwritable } from './unwritable.js';
 
 /** The schema version this code writes; `MIGRATIONS[n]` takes a database from version n to n + 1. */
@@ -72,12 +75,18 @@ const SQLITE_STORE_OPTIONS = { path: true, pageSize: true } as const satisfies R
 const DEFAULT_PAGE_SIZE = 5_000;
 
 /**
- * How long the database's thread looks for the next batch after a commit before it sleeps, and how
- * long it asks to nap between two looks (see the worker's source). Linux lengthens a nap by the
- * thread's timer slack (50 µs by default): the nap asked for is the shortest, not the one taken.
+ * How long the database's thread stays for the next batch after its last one before it goes back
+ * to its event loop, and how long of that it looks at the bell at least before it waits on it (see
+ * the worker's `serve`).
  */
 const AWAKE_AFTER_COMMIT_MS = 1;
-const NAP_MS = 0.02;
+const SPIN_MS = 0.05;
+
+/**
+ * How long the agents' thread keeps reading commits from shared memory while none comes (see
+ * `listen`) before it waits for the database's thread's message instead.
+ */
+const LISTEN_MS = 1;
 
 /** How many agents' standard heads the database's thread keeps at most (then it forgets them all and makes them again). */
 const MAX_HEADS = 16_384;
@@ -90,6 +99,12 @@ const MAX_HEADS = 16_384;
  * characters). A row longer than this is a page of its own.
  */
 const MAX_TEXT = 2 ** 26;
+
+/** Where the database's thread finds things in the shared memory of `Handover`. */
+const HANDOVER_LAYOUT = { ...CONTROL, ...SLOT, ...THREAD, slots: SLOTS, slotBytes: SLOT_BYTES, slotFields: SLOT_FIELDS, outcomes: OUTCOMES };
+
+/** What wakes the database's thread asleep in its event loop when a batch was put in a slot. */
+const BELL_MESSAGE = { type: 'bell' };
 
 /** How long a synchronous request (open, read, close) waits for the database's thread before it gives up. */
 const REQUEST_TIMEOUT_MS = 60_000;
@@ -306,20 +321,58 @@ const requests = {
   // The same page row by row, when its text does not parse.
   pageRows: (request) => page.all(request.after, request.limit).map((row) => [row.id, row.snapshot]),
 };
-function handle(request) {
-  if (request.type === 'commit') {
-    // Taken whether or not the batch is written: the batches after it refer to them.
-    const save = request.batch.save;
-    if (save.reset) bodies = [];
-    if (save.defined) for (const body of save.defined) bodies.push(body);
-    let error;
-    if (request.era <= refusedEra) error = { message: 'not written: the batch given before it failed', refused: true };
-    else {
-      try { commit(request.batch); } catch (thrown) { error = failure(thrown); refusedEra = request.era; }
-    }
-    parentPort.postMessage({ id: request.id, error });
-    return true;
+// The batches handed over in shared memory (see sqlite-handover.ts), and where things are in it.
+const { layout } = workerData;
+const control = new Int32Array(workerData.shared.control);
+const slotText = new Uint8Array(workerData.shared.text);
+const slotFields = new Int32Array(workerData.shared.fields);
+const outcomes = new Int32Array(workerData.shared.outcomes);
+const decoder = new TextDecoder();
+// The id of the next batch to write: batches are written in the order they were given, whether
+// they came in a slot or as a message.
+let next = 0;
+// Batches that came as messages, by id, until their turn.
+const given = new Map();
+// The request (open, read, close) waiting for the batches given before it.
+let asked;
+// Batch id's rows, taken out of its slot (which is free again), or undefined when no slot holds it.
+function fromSlot(id) {
+  for (let slot = 0; slot < layout.slots; slot++) {
+    const head = layout.heads + slot * layout.slotHead;
+    if (Atomics.load(control, head) !== layout.full || control[head + 1] !== (id | 0)) continue;
+    const from = slot * layout.slotBytes;
+    const text = decoder.decode(slotText.subarray(from, from + control[head + 3]));
+    const lengths = slotFields.slice(slot * layout.slotFields, slot * layout.slotFields + control[head + 4]);
+    const era = control[head + 2];
+    Atomics.store(control, head, layout.free);
+    return { type: 'commit', id, era, batch: { save: { text, lengths }, delete: [] } };
   }
+  return undefined;
+}
+function accept(message) {
+  if (message.type === 'commit') given.set(message.id, message);
+  else if (message.type !== 'bell') asked = message;
+}
+function write(request) {
+  // Taken whether or not the batch is written: the batches after it refer to them.
+  const save = request.batch.save;
+  if (save.reset) bodies = [];
+  if (save.defined) for (const body of save.defined) bodies.push(body);
+  let error;
+  if (request.era <= refusedEra) error = { message: 'not written: the batch given before it failed', refused: true };
+  else {
+    try { commit(request.batch); } catch (thrown) { error = failure(thrown); refusedEra = request.era; }
+  }
+  // Written: its outcome goes in the ring (unless the agents' thread is so far behind that it would
+  // overwrite one not heard yet), and needs no message while the agents' thread reads the ring.
+  if (error === undefined && (((request.id | 0) - Atomics.load(control, layout.heard)) | 0) < layout.outcomes) {
+    Atomics.store(outcomes, request.id & (layout.outcomes - 1), (request.id + 1) | 0);
+    if (Atomics.load(control, layout.listening) === 1) return;
+  }
+  parentPort.postMessage({ id: request.id, error });
+}
+// Answers a request; false once the store is closed.
+function answer(request) {
   let reply;
   try { reply = { value: requests[request.type](request) }; } catch (thrown) { reply = { error: failure(thrown) }; }
   port.postMessage(reply);
@@ -328,23 +381,64 @@ function handle(request) {
   if (request.type === 'close') { port.close(); return false; }
   return true;
 }
-// After a commit, the next batch is usually on its way: this thread looks for it, in short naps, for
-// a moment before it sleeps. Waking a thread that sleeps costs the thread that
-// posts to it (on a virtual machine, tens of microseconds a batch); posting to one that naps, a
-// system call. Napping, it leaves its core to other threads meanwhile.
-const { receiveMessageOnPort } = process.getBuiltinModule('node:worker_threads');
-const nap = new Int32Array(new SharedArrayBuffer(4));
-port.on('message', (request) => {
-  if (!handle(request) || request.type !== 'commit') return;
-  for (let until = performance.now() + workerData.awakeMs; performance.now() < until; ) {
-    const next = receiveMessageOnPort(port);
-    if (next === undefined) {
-      if (workerData.napMs > 0) Atomics.wait(nap, 0, 0, workerData.napMs);
-      continue;
+// Writes every batch and answers every request given so far, in order: how many, or -1 once closed.
+function drain() {
+  for (let done = 0; ; done++) {
+    let batch = given.get(next) ?? fromSlot(next);
+    if (batch === undefined) {
+      for (let message; (message = receiveMessageOnPort(port)) !== undefined; ) accept(message.message);
+      batch = given.get(next);
     }
-    if (!handle(next.message)) return;
-    until = performance.now() + workerData.awakeMs;
+    if (batch !== undefined) {
+      given.delete(next);
+      next++;
+      write(batch);
+    } else if (asked !== undefined && asked.batchesBefore <= next) {
+      const request = asked;
+      asked = undefined;
+      if (!answer(request)) return -1;
+    } else return done;
   }
+}
+// When this thread last did something, and how long before that it had done the one before.
+let lastDone = 0, cadence = Infinity;
+// After the last thing done, the next batch is usually on its way: this thread stays for it a
+// moment (awakeMs) before it goes back to its event loop, where only a message wakes it. Staying,
+// it looks at the bell for twice the time between its last two batches when that was shorter than
+// the moment (spinMs at least, and only spinMs when it was longer), then
+// waits on it: the agents' thread wakes it as it rings (Atomics.notify), which costs that thread a
+// system call and takes an idle core tens of microseconds. Batches that come often are so taken
+// as they come, at the cost of this thread's core; a batch that comes after a while wakes it.
+function serve() {
+  Atomics.store(control, layout.thread, layout.busy);
+  for (let until = performance.now() + workerData.awakeMs; ; ) {
+    const bell = Atomics.load(control, layout.bell);
+    const done = drain();
+    if (done < 0) return;
+    let now = performance.now();
+    if (done > 0) {
+      cadence = now - lastDone;
+      lastDone = now;
+      until = now + workerData.awakeMs;
+    } else if (now >= until) {
+      Atomics.store(control, layout.thread, layout.asleep);
+      // Rung as this thread fell asleep, by a thread that saw it awake and so posted nothing: looked at again.
+      if (Atomics.load(control, layout.bell) === bell) return;
+      Atomics.store(control, layout.thread, layout.busy);
+    } else {
+      const looking = lastDone + (cadence < workerData.awakeMs ? Math.min(workerData.awakeMs, Math.max(workerData.spinMs, 2 * cadence)) : workerData.spinMs);
+      while (now < looking && Atomics.load(control, layout.bell) === bell) now = performance.now();
+      if (Atomics.load(control, layout.bell) !== bell) continue;
+      Atomics.store(control, layout.thread, layout.waiting);
+      Atomics.wait(control, layout.bell, bell, until - now);
+      Atomics.store(control, layout.thread, layout.busy);
+    }
+  }
+}
+const { receiveMessageOnPort } = process.getBuiltinModule('node:worker_threads');
+port.on('message', (message) => {
+  accept(message);
+  serve();
 });
 `;
 
@@ -500,10 +594,11 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     throw storeFailed(path, 'open_failed', `cannot open the database ${path}: it is a folder; give the path of a database file, such as ${join(path, 'agents.db')}`);
   }
   const flag = new Int32Array(new SharedArrayBuffer(4));
+  const handover = new Handover();
   const { port1, port2 } = new MessageChannel();
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { path, port: port2, flag: flag.buffer, driver: createRequire(import.meta.url).resolve('libsql'), migrations: MIGRATIONS, version: SQLITE_SCHEMA_VERSION, head: HEAD_PIECES, awakeMs: AWAKE_AFTER_COMMIT_MS, napMs: NAP_MS, maxHeads: MAX_HEADS },
+    workerData: { path, port: port2, flag: flag.buffer, driver: createRequire(import.meta.url).resolve('libsql'), migrations: MIGRATIONS, version: SQLITE_SCHEMA_VERSION, head: HEAD_PIECES, awakeMs: AWAKE_AFTER_COMMIT_MS, spinMs: SPIN_MS, maxHeads: MAX_HEADS, shared: handover.shared, layout: HANDOVER_LAYOUT },
     transferList: [port2],
   });
   let closed = false;
@@ -513,24 +608,72 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const sent = new SentBodies();
   /** Failures reported so far (refusals are not counted): commits given after one is reported are written again (see `inOrder`). */
   let era = 0;
-  worker.on('message', (reply: { id: number; error?: WorkerError }) => {
-    const waiting = commits.get(reply.id);
-    if (!waiting) return;
-    commits.delete(reply.id);
+  /** The first commit not answered yet: commits are answered in the order they were given. */
+  let oldest = 0;
+  /** After commits were answered: the database's thread keeps the process alive only while one is under way, and may write outcomes up to `OUTCOMES` past the first not answered. */
+  const answered = () => {
     if (commits.size === 0) worker.unref();
-    if (reply.error) {
-      // Counted before the rejection is seen: a commit given from here on follows the failure, and is
-      // written. A refusal is no new failure: counting it would have the commits given before the
-      // next failure is reported written after it.
-      if (reply.error.refused !== true) era++;
-      waiting.reject(storeFailed(path, 'write_failed', `writing ${waiting.rows} agent(s) to ${path} failed: ${driverWords(reply.error)}`));
-    } else waiting.resolve();
+    handover.heard(oldest);
+  };
+  /**
+   * Answers the commits written since, in order, as the outcome ring says (see `Handover`): true
+   * when it answered one. Called between steps: when none was written, it reads one number.
+   */
+  const hear = (): boolean => {
+    if (oldest === nextId || !handover.written(oldest)) return false;
+    do {
+      const waiting = commits.get(oldest);
+      commits.delete(oldest);
+      oldest++;
+      waiting?.resolve();
+    } while (oldest < nextId && handover.written(oldest));
+    answered();
+    return true;
+  };
+  let listening: ReturnType<typeof setImmediate> | undefined;
+  /** When a commit was last heard of, or listening began. */
+  let lastHeard = 0;
+  /**
+   * While commits are under way, this thread reads their outcomes at each turn of its event loop,
+   * rather than sleeping until the database's thread's message wakes it (which takes an idle core
+   * tens of microseconds, at every commit): for up to `LISTEN_MS` while none comes, after which it
+   * waits for the messages.
+   */
+  const listen = () => {
+    listening = undefined;
+    if (hear()) lastHeard = performance.now();
+    if (commits.size > 0 && performance.now() - lastHeard < LISTEN_MS) {
+      listening = setImmediate(listen);
+      return;
+    }
+    handover.listening(false);
+    // Written as this thread stopped listening, by a thread that saw it listening and so sent no message.
+    hear();
+  };
+  worker.on('message', (reply: { id: number; error?: WorkerError }) => {
+    // Commits are answered in the order they were given: those written before it first (from the
+    // ring), then it, then those written after it.
+    hear();
+    const waiting = commits.get(reply.id);
+    if (waiting !== undefined) {
+      commits.delete(reply.id);
+      if (reply.id >= oldest) oldest = reply.id + 1;
+      if (reply.error) {
+        // Counted before the rejection is seen: a commit given from here on follows the failure, and is
+        // written. A refusal is no new failure: counting it would have the commits given before the
+        // next failure is reported written after it.
+        if (reply.error.refused !== true) era++;
+        waiting.reject(storeFailed(path, 'write_failed', `writing ${waiting.rows} agent(s) to ${path} failed: ${driverWords(reply.error)}`));
+      } else waiting.resolve();
+    }
+    if (!hear()) answered();
   });
   worker.on('error', (error: Error) => {
     // The worker is gone (out of memory, say): later requests are refused at once, not waited on.
     closed = true;
     for (const waiting of commits.values()) waiting.reject(storeFailed(path, 'write_failed', `the database ${path} stopped: ${error.message}`));
     commits.clear();
+    oldest = nextId;
   });
   // The database's thread keeps the process alive only while a commit is under way (see commit):
   // after the listeners, as adding a 'message' listener refs the worker again.
@@ -540,7 +683,9 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   /** Sends a request and waits for the worker's reply. */
   const request = (message: { type: 'open' | 'close' | 'all' } | { type: 'load'; id: string } | { type: 'pageText'; after: number; limit: number; maxText: number } | { type: 'pageRows'; after: number; limit: number }): { value?: unknown; error?: WorkerError } => {
     Atomics.store(flag, 0, 0);
-    port1.postMessage(message);
+    // Carried out after every batch given before it.
+    port1.postMessage({ ...message, batchesBefore: nextId });
+    handover.ring(true);
     if (Atomics.wait(flag, 0, 0, REQUEST_TIMEOUT_MS) === 'timed-out') {
       void worker.terminate();
       closed = true;
@@ -641,15 +786,26 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const commit = (batch: StoreBatch): Promise<void> => {
     usable();
     return new Promise((resolve, reject) => {
-      const id = nextId++;
+      const id = nextId;
+      const rows = rowsText(batch.save, sent);
+      // In shared memory when it can be; as a message with new bodies or deletes (rare), or when it is
+      // too large for a slot or every slot is full.
+      const slotted = rows !== undefined && batch.delete.length === 0 && rows.defined.length === 0 && !rows.reset && handover.put(id, era, rows);
+      if (!slotted) port1.postMessage({ type: 'commit', id, era, batch: { save: rows ?? batch.save, delete: batch.delete } });
+      nextId++;
       commits.set(id, { resolve, reject, rows: batch.save.length + batch.delete.length });
       // Kept alive while a commit is under way: its answers are waiting on it.
       worker.ref();
-      port1.postMessage({ type: 'commit', id, era, batch: { save: rowsText(batch.save, sent) ?? batch.save, delete: batch.delete } });
+      if (handover.ring(!slotted)) port1.postMessage(BELL_MESSAGE);
+      if (listening === undefined) {
+        lastHeard = performance.now();
+        handover.listening(true);
+        listening = setImmediate(listen);
+      }
     });
   };
 
-  return {
+  const store: SqliteStore = {
     path,
     commit,
     inOrder: true,
@@ -682,10 +838,12 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     close() {
       if (closed) return;
       closed = true;
-      // Carried out after every commit sent before it: the queue keeps their order.
       const reply = request({ type: 'close' });
+      // Written before it, and not answered by a message while this thread listened.
+      hear();
       void worker.terminate();
       if (reply.error) throw storeFailed(path, 'write_failed', `closing ${path} failed: ${driverWords(reply.error)}`);
     },
   };
+  return Object.assign(store, { [HEAR_COMMITS]: hear });
 }

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../src/index.js';
 import type { PiecedRow } from '../../src/runtime/persistence.js';
 import { headText, ROW_PIECES, type RowPieces } from '../../src/runtime/row-pieces.js';
-import { Effects, createSignal, defineAction, defineAgent, defineSkill, result, systemPerTest, z, tempFolders } from './fixtures.js';
+import { Effects, createSignal, defineAction, defineAgent, defineSkill, refusingDatabase, result, systemPerTest, z, tempFolders } from './fixtures.js';
 
 const systems = systemPerTest();
 const databaseFile = tempFolders('durable-rows').database;
@@ -254,11 +254,7 @@ describe('the rows a durable system writes', () => {
 
     it('refers to bodies sent with a batch that failed and with one refused after it, in the batches after them', async () => {
       const path = await databaseFile();
-      const db = new Database(path);
-      db.exec(`CREATE TABLE agents (id TEXT PRIMARY KEY, parent TEXT, definition TEXT NOT NULL, snapshot TEXT NOT NULL, saved_at INTEGER NOT NULL) STRICT;
-        CREATE TRIGGER refuse BEFORE INSERT ON agents WHEN NEW.id = 'bad' BEGIN SELECT RAISE(ABORT, 'bad is refused'); END;
-        PRAGMA user_version = 1;`);
-      db.close();
+      refusingDatabase(path, 'bad');
       const store = createSqliteStore({ path });
       // Given together: the second is refused with the first (it was given before the failure was heard of).
       const failing = store.commit({ save: [pieced('bad', undefined, { state: '{}', body: body(7) }), pieced('a', undefined, { state: '{"v":1}', body: body(8) })], delete: [] });

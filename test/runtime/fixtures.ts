@@ -227,3 +227,12 @@ export function systemPerTest(): { start(options?: AgentSystemOptions): AgentSys
     },
   };
 }
+
+/** A database file of the SQLite store's schema that refuses, by a trigger, to write the agent `refused`: its error says "agent <refused> is refused here". */
+export function refusingDatabase(path: string, refused: string): void {
+  const db = new Database(path);
+  db.exec(`CREATE TABLE agents (id TEXT PRIMARY KEY, parent TEXT, definition TEXT NOT NULL, snapshot TEXT NOT NULL, saved_at INTEGER NOT NULL) STRICT;
+    CREATE TRIGGER refuse BEFORE INSERT ON agents WHEN NEW.id = '${refused}' BEGIN SELECT RAISE(ABORT, 'agent ${refused} is refused here'); END;
+    PRAGMA user_version = 1;`);
+  db.close();
+}

@@ -9,7 +9,7 @@ import Database from 'libsql';
 import { describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../src/index.js';
 import type { StoreBatch } from '../../src/runtime/persistence.js';
-import { Reminder, createSignal, defineAgent, defineSkill, systemPerTest, tempFolders } from './fixtures.js';
+import { Reminder, createSignal, defineAgent, defineSkill, refusingDatabase, systemPerTest, tempFolders } from './fixtures.js';
 
 const systems = systemPerTest();
 const databaseFile = tempFolders('sqlite-statements').database;
@@ -36,15 +36,6 @@ function expectedAfter(batches: Row[][]): Array<{ id: string; parent: string | n
   const rows = new Map<string, { id: string; parent: string | null; definition: string; snapshot: string }>();
   for (const batch of batches) for (const r of batch) rows.set(r.id, { id: r.id, parent: r.parent ?? null, definition: r.definition, snapshot: r.snapshot });
   return [...rows.values()];
-}
-
-/** A file of this store's schema that refuses, by a trigger, to write the agent `refused`. */
-function refusingFile(path: string, refused: string): void {
-  const db = new Database(path);
-  db.exec(`CREATE TABLE agents (id TEXT PRIMARY KEY, parent TEXT, definition TEXT NOT NULL, snapshot TEXT NOT NULL, saved_at INTEGER NOT NULL) STRICT;
-    CREATE TRIGGER refuse BEFORE INSERT ON agents WHEN NEW.id = '${refused}' BEGIN SELECT RAISE(ABORT, 'agent ${refused} is refused here'); END;
-    PRAGMA user_version = 1;`);
-  db.close();
 }
 
 describe('a batch written by statements of many rows', () => {
@@ -105,7 +96,7 @@ describe('a batch written by statements of many rows', () => {
 
   it("fails a whole batch on a row a trigger refuses, with the trigger's words, for rows sent as text and rows given as they are", async () => {
     const path = await databaseFile();
-    refusingFile(path, 'refused');
+    refusingDatabase(path, 'refused');
     const store = createSqliteStore({ path });
     const text = Array.from({ length: 100 }, (_, i) => row(i === 70 ? 'refused' : `t-${i}`, 1));
     await expect(store.commit({ save: text, delete: [] })).rejects.toMatchObject({ code: 'store_failed', message: `writing 100 agent(s) to ${path} failed: agent refused is refused here` });
