@@ -274,7 +274,7 @@ export class Durability {
    * refuses: it writes in order) fail with it, and so do the steps these agents took since.
    */
   private fail(batch: Batch, error: unknown): void {
-    const failure = error instanceof RuntimeError ? error : new RuntimeError(errorInfo('store_failed', `writing agents failed: ${String(error)}`, { details: { reason: 'write_failed', path: '' } }));
+    const failure = error instanceof RuntimeError ? error : this.writeFailed(batch, error);
     this.host.report(undefined, failure.toInfo());
     const given = this.writes.indexOf(batch);
     const later = given < 0 ? [] : this.writes.slice(given + 1).filter((next) => !next.refused);
@@ -302,6 +302,21 @@ export class Durability {
     });
     for (const id of back) this.dirty.delete(id);
     this.host.reverted(back, 'its last write failed', failure.toInfo());
+  }
+
+  /**
+   * The `store_failed` error of a batch whose store failed with something else than a
+   * `RuntimeError` (a store of the user's own): the store's words, and its file when it has one.
+   */
+  private writeFailed(batch: Batch, error: unknown): RuntimeError {
+    const path = (this.store as { path?: unknown }).path;
+    const file = typeof path === 'string' && path !== '' ? path : undefined;
+    const words = error instanceof Error ? error.message : String(error);
+    return new RuntimeError(
+      errorInfo('store_failed', `writing ${batch.agents.length + batch.deletes.length} agent(s)${file === undefined ? '' : ` to ${file}`} failed: ${words}`, {
+        details: file === undefined ? { reason: 'write_failed' } : { reason: 'write_failed', path: file },
+      }),
+    );
   }
 
   /**

@@ -142,6 +142,31 @@ describe("'step' durability", () => {
     expect((await store.load('n1'))?.agent.state).toEqual({ notebook: { items: ['kept'] } });
   });
 
+  it("fails a call in the words of a store of the user's own whose commit throws, naming the store's file only when it has one, and keeps answering", async () => {
+    for (const named of [false, true]) {
+      const sqlite = createSqliteStore({ path: await databaseFile() });
+      const { path: file, ...unnamed } = sqlite;
+      let failNext = false;
+      const commit = (batch: StoreBatch) => {
+        if (!failNext) return sqlite.commit(batch);
+        failNext = false;
+        throw new Error('disk quota exceeded');
+      };
+      const store: DurableStore = named ? { ...sqlite, commit } : { ...unnamed, commit };
+      const system = open(store);
+      const agent = system.spawn(NotesAgent, { id: 'n1' });
+      await agent.call(createSignal('notes.add_now', { item: 'kept' }));
+      failNext = true;
+      const failed = (await agent.call(createSignal('notes.add_now', { item: 'lost' })).catch((error: unknown) => error)) as RuntimeError;
+      expect(failed).toMatchObject({ code: 'store_failed', message: expect.stringContaining(`writing 1 agent(s)${named ? ` to ${file}` : ''} failed: disk quota exceeded`) });
+      expect(failed.details).toEqual(named ? { reason: 'write_failed', path: file } : { reason: 'write_failed' });
+      expect(itemsOf(system.get('n1')!)).toEqual(['kept']);
+      await agent.call(createSignal('notes.add_now', { item: 'again' }));
+      expect(itemsOf(system.get('n1')!)).toEqual(['kept', 'again']);
+      await close(system);
+    }
+  });
+
   it('fails the calls of an agent whose state cannot be stored, and writes the others', async () => {
     const bad = defineAgent({
       name: 'bad_agent',
