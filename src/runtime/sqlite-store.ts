@@ -327,7 +327,8 @@ const control = new Int32Array(workerData.shared.control);
 const slotText = new Uint8Array(workerData.shared.text);
 const slotFields = new Int32Array(workerData.shared.fields);
 const outcomes = new Int32Array(workerData.shared.outcomes);
-const decoder = new TextDecoder();
+// A first row whose id begins with U+FEFF keeps it: by default the decoder drops it as a byte order mark.
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 // The id of the next batch to write: batches are written in the order they were given, whether
 // they came in a slot or as a message.
 let next = 0;
@@ -610,6 +611,9 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   let era = 0;
   /** The first commit not answered yet: commits are answered in the order they were given. */
   let oldest = 0;
+  let listening: ReturnType<typeof setImmediate> | undefined;
+  /** When a commit was last heard of, or listening began. */
+  let lastHeard = 0;
   /** After commits were answered: the database's thread keeps the process alive only while one is under way, and may write outcomes up to `OUTCOMES` past the first not answered. */
   const answered = () => {
     if (commits.size === 0) worker.unref();
@@ -628,11 +632,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       waiting?.resolve();
     } while (oldest < nextId && handover.written(oldest));
     answered();
+    // Heard between steps as much as by listening: either keeps this thread listening.
+    lastHeard = performance.now();
     return true;
   };
-  let listening: ReturnType<typeof setImmediate> | undefined;
-  /** When a commit was last heard of, or listening began. */
-  let lastHeard = 0;
   /**
    * While commits are under way, this thread reads their outcomes at each turn of its event loop,
    * rather than sleeping until the database's thread's message wakes it (which takes an idle core
@@ -641,7 +644,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
    */
   const listen = () => {
     listening = undefined;
-    if (hear()) lastHeard = performance.now();
+    hear();
     if (commits.size > 0 && performance.now() - lastHeard < LISTEN_MS) {
       listening = setImmediate(listen);
       return;
@@ -670,6 +673,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   });
   worker.on('error', (error: Error) => {
     // The worker is gone (out of memory, say): later requests are refused at once, not waited on.
+    // The commits it wrote before are answered as written first.
+    hear();
     closed = true;
     for (const waiting of commits.values()) waiting.reject(storeFailed(path, 'write_failed', `the database ${path} stopped: ${error.message}`));
     commits.clear();

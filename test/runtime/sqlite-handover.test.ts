@@ -91,11 +91,12 @@ describe('batches handed to the database thread in shared memory and as messages
     expect(answered).toEqual(['long', 'after-1', 'after-2', 'after-3', 'after-4', 'after-5']);
   });
 
-  it('keeps every character of ids, definitions and snapshots of one to four UTF-8 bytes each, beside ASCII ones', async () => {
+  it('keeps every character of ids, definitions and snapshots of one to four UTF-8 bytes each, beside ASCII ones, U+FEFF first included', async () => {
     const path = await databaseFile();
     const store = createSqliteStore({ path });
     // Pieces are cut by their lengths in UTF-16 units: text whose UTF-8 bytes outnumber them must land whole.
-    const odd = ['plain', 'é-2-bytes', '€-3-bytes', '😀-4-bytes', 'mixed é€😀 \u{10FFFF}', '\u{FFFF}'];
+    // U+FEFF first: a decoder left to its defaults drops it as a byte order mark, and every piece after it moves.
+    const odd = ['\u{FEFF}bom-first', 'plain', 'é-2-bytes', '€-3-bytes', '😀-4-bytes', 'mixed é€😀 \u{10FFFF}', '\u{FFFF}'];
     const rows = odd.map((id, i): Row => ({ id, parent: i > 0 ? odd[i - 1] : undefined, definition: `définition-${id}`, snapshot: JSON.stringify({ id, text: id.repeat(50) }) }));
     await commitAll(store, rows.map((r) => ({ save: [r], delete: [] })));
     await store.commit({ save: rows, delete: [] });
