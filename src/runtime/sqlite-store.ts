@@ -28,6 +28,7 @@ import { errorInfo } from '../core/errors.js';
 import { unknownOption } from '../core/options.js';
 import { RuntimeError } from '../core/runtime-error.js';
 import { HEAR_COMMITS, storedAgent, type AgentSnapshot, type DurableStore, type PiecedRow, type StoreBatch, type StoredEntry } from './persistence.js';
+import { Durability } from './durability.js';
 import { HEAD_PIECES, ROW_PIECES } from './row-pieces.js';
 import { CONTROL, Handover, OUTCOMES, SLOT, SLOT_BYTES, SLOT_FIELDS, SLOTS, THREAD } from './sqlite-handover.js';
 import { whyUnwritable } from './unwritable.js';
@@ -109,7 +110,7 @@ const BELL_MESSAGE = { type: 'bell' };
 /** How long a synchronous request (open, read, close) waits for the database's thread before it gives up. */
 const REQUEST_TIMEOUT_MS = 60_000;
 
-type StoreFailure = 'locked' | 'newer_schema' | 'write_failed' | 'open_failed';
+type StoreFailure = 'locked' | 'newer_schema' | 'write_failed' | 'open_failed' | 'in_use';
 
 /** The `store_failed` error for the database at `path`. */
 function storeFailed(path: string, reason: StoreFailure, message: string): RuntimeError {
@@ -842,6 +843,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     },
     close() {
       if (closed) return;
+      // Closed under a running system, its agents would each fail their next write and be stopped.
+      if (Durability.inUse(store)) {
+        throw storeFailed(path, 'in_use', `the store ${path} is written to by a running system: shut that system down (system.shutdown() writes what is left and closes the store) instead of closing the store under it`);
+      }
       closed = true;
       const reply = request({ type: 'close' });
       // Written before it, and not answered by a message while this thread listened.

@@ -491,6 +491,24 @@ console.log('spawned');\n`,
     expect((await store.load('n1'))?.agent.state).toEqual({ notebook: { items: ['a'] } });
   });
 
+  it('refuses to close its store under it, saying to shut the system down, and goes on writing; the store closes with the system', async () => {
+    const path = await databaseFile();
+    const store = createSqliteStore({ path });
+    const system = open(store);
+    const agent = system.spawn(NotesAgent, { id: 'n1' });
+    await agent.call(createSignal('notes.add_now', { item: 'a' }));
+    const error = thrown(() => store.close());
+    expect(error).toMatchObject({ code: 'store_failed', details: { reason: 'in_use', path } });
+    expect((error as Error).message).toContain('system.shutdown()');
+    await agent.call(createSignal('notes.add_now', { item: 'b' }));
+    expect(store.read('n1')).toMatchObject({ agent: { state: { notebook: { items: ['a', 'b'] } } } });
+    await close(system);
+    // Closed by the shutdown: closing it again does nothing.
+    expect(thrown(() => store.close())).toBeUndefined();
+    const again = open(createSqliteStore({ path }));
+    expect(itemsOf(again.get('n1')!)).toEqual(['a', 'b']);
+  });
+
   it('refuses a store object a running system already writes to, and takes it again once that system has shut down', async () => {
     const path = await databaseFile();
     const store = createSqliteStore({ path });
