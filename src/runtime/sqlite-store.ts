@@ -407,10 +407,10 @@ let lastDone = 0, cadence = Infinity;
 // After the last thing done, the next batch is usually on its way: this thread stays for it a
 // moment (awakeMs) before it goes back to its event loop, where only a message wakes it. Staying,
 // it looks at the bell for twice the time between its last two batches when that was shorter than
-// the moment (spinMs at least, and only spinMs when it was longer), then
-// waits on it: the agents' thread wakes it as it rings (Atomics.notify), which costs that thread a
-// system call and takes an idle core tens of microseconds. Batches that come often are so taken
-// as they come, at the cost of this thread's core; a batch that comes after a while wakes it.
+// the moment (spinMs at least; only spinMs when it was longer), then waits on it: the agents'
+// thread wakes it as it rings (Atomics.notify), which costs that thread a system call and takes an
+// idle core tens of microseconds. Batches that come often are so taken as they come, at the cost
+// of this thread's core; a batch that comes after a while wakes it.
 function serve() {
   Atomics.store(control, layout.thread, layout.busy);
   for (let until = performance.now() + workerData.awakeMs; ; ) {
