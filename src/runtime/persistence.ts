@@ -83,8 +83,8 @@ export interface StoreBatch {
 
 /**
  * A store's way to answer, between two steps, the commits it has written since it last did, rather
- * than at the next turn of the event loop: a system calls it while it waits for a batch to be written
- * before it can give the next (see `Durability.stepsOver`). Not part of the public API.
+ * than at the next turn of the event loop: a system in `'step'` durability calls it after each step
+ * while a batch is being written (see `Durability.stepsOver`). Not part of the public API.
  */
 export const HEAR_COMMITS: unique symbol = Symbol('skillstate.hearCommits');
 
