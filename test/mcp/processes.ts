@@ -27,6 +27,13 @@ export function onCleanup(cleanup: () => Promise<unknown> | void): void {
 
 /** Sources that make a test see only the skills it names. */
 export const ONLY = ['--no-user', '--no-project', '--no-bundled'];
+/**
+ * The environment a `skillstate mcp` started over stdio needs to run the sources: the MCP SDK gives
+ * a stdio server only a few variables of its own (not NODE_OPTIONS, which holds the source
+ * condition), and without it the command runs dist/ when a build is there, one that another test
+ * may be writing at that moment.
+ */
+export const SOURCE_ENV = { NODE_OPTIONS: process.env.NODE_OPTIONS ?? '' };
 
 export interface Connected {
   client: Client;

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cmd, createDocumentSkillRegistry, createSkillTools, defineAgent, defineDocumentSkill, type Diagnostic } from '../../src/index.js';
 import { checkEntry, mountMcpSkills, type McpSkillsMount, type McpSkillsOptions } from '../../src/mcp/remote-skills.js';
-import { BIN, eventually, httpServer, ONLY, onCleanup, stopProcess } from './processes.js';
+import { BIN, eventually, httpServer, ONLY, onCleanup, SOURCE_ENV, stopProcess } from './processes.js';
 
 let root: string;
 let alpha: string;
@@ -54,7 +54,7 @@ function localRegistry() {
   return { registry, diagnostics };
 }
 
-const stdio = (name: string, folder: string): McpSkillsOptions => ({ name, command: process.execPath, args: [BIN, 'mcp', ...ONLY, '--path', folder] });
+const stdio = (name: string, folder: string): McpSkillsOptions => ({ name, command: process.execPath, args: [BIN, 'mcp', ...ONLY, '--path', folder], env: SOURCE_ENV });
 const http = async (name: string, folder: string): Promise<McpSkillsOptions> => ({ name, url: (await httpServer([...ONLY, '--path', folder])).url });
 
 async function mounted(registry: ReturnType<typeof localRegistry>['registry'], options: McpSkillsOptions): Promise<McpSkillsMount> {

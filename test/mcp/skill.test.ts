@@ -14,10 +14,9 @@ import type { ConnectionContext } from '../../src/mcp/skill.js';
 import { counter } from 'skillstate/skills';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BIN, BUNDLED, eventually, FIXTURE_AGENT, httpServer, onCleanup, ONLY, stopProcess } from './processes.js';
+import { BIN, BUNDLED, eventually, FIXTURE_AGENT, httpServer, onCleanup, ONLY, SOURCE_ENV, stopProcess } from './processes.js';
 
 const EVERYTHING = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
-const SOURCE_ENV = { NODE_OPTIONS: process.env.NODE_OPTIONS ?? '' };
 
 const skillstateServer = (name = 'remote'): McpSkillOptions => ({
   name,

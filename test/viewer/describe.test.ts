@@ -13,7 +13,7 @@ import { createDocumentSkillRegistry, createSkillRegistry, defineAgent, defineSk
 import { mountMcpSkills } from '../../src/mcp/remote-skills.js';
 import { carryOut } from '../../src/runtime/steering.js';
 import type { DescribedAgent } from '../../src/viewer/steering.js';
-import { BIN, ONLY, onCleanup } from '../mcp/processes.js';
+import { BIN, ONLY, onCleanup, SOURCE_ENV } from '../mcp/processes.js';
 import { notebook, quietSystem } from '../runtime/fixtures.js';
 
 const CORPUS = '/work/shared/corpus/anthropics-skills';
@@ -42,7 +42,7 @@ async function resolvers(): Promise<{ folders: DocumentSkillRegistry; remote: Do
   const folders = createDocumentSkillRegistry();
   await folders.registerPath(path.join(documents, 'brand-guidelines'));
   const remote = createDocumentSkillRegistry();
-  const mcp = await mountMcpSkills(remote, { name: 'comms', command: process.execPath, args: [BIN, 'mcp', ...ONLY, '--path', served] });
+  const mcp = await mountMcpSkills(remote, { name: 'comms', command: process.execPath, args: [BIN, 'mcp', ...ONLY, '--path', served], env: SOURCE_ENV });
   onCleanup(() => mcp.close());
   return { folders, remote };
 }
