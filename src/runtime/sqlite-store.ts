@@ -77,10 +77,13 @@ const DEFAULT_PAGE_SIZE = 5_000;
 
 /**
  * How long the database's thread stays for the next batch after its last one before it goes back
- * to its event loop, and how long of that it looks at the bell at least before it waits on it (see
- * the worker's `serve`).
+ * to its event loop, how long of that it looks at the bell at most and at least, before it waits
+ * on it (see the worker's `serve`). It stays past the agents' thread's pauses (a garbage
+ * collection of a millisecond, say): waking from a wait on the bell takes tens of microseconds,
+ * from the event loop, by a message, hundreds.
  */
-const AWAKE_AFTER_COMMIT_MS = 1;
+const AWAKE_AFTER_COMMIT_MS = 10;
+const LOOK_MS = 1;
 const SPIN_MS = 0.05;
 
 /**
@@ -405,12 +408,12 @@ function drain() {
 // When this thread last did something, and how long before that it had done the one before.
 let lastDone = 0, cadence = Infinity;
 // After the last thing done, the next batch is usually on its way: this thread stays for it a
-// moment (awakeMs) before it goes back to its event loop, where only a message wakes it. Staying,
+// while (awakeMs) before it goes back to its event loop, where only a message wakes it. Staying,
 // it looks at the bell for twice the time between its last two batches when that was shorter than
-// the moment (spinMs at least; only spinMs when it was longer), then waits on it: the agents'
-// thread wakes it as it rings (Atomics.notify), which costs that thread a system call and takes an
-// idle core tens of microseconds. Batches that come often are so taken as they come, at the cost
-// of this thread's core; a batch that comes after a while wakes it.
+// lookMs (spinMs at least; only spinMs when it was longer), then waits on it: the agents' thread
+// wakes it as it rings (Atomics.notify), which costs that thread a system call and takes an idle
+// core tens of microseconds. Batches that come often are so taken as they come, at the cost of
+// this thread's core; a batch that comes after a while wakes it.
 function serve() {
   Atomics.store(control, layout.thread, layout.busy);
   for (let until = performance.now() + workerData.awakeMs; ; ) {
@@ -428,7 +431,7 @@ function serve() {
       if (Atomics.load(control, layout.bell) === bell) return;
       Atomics.store(control, layout.thread, layout.busy);
     } else {
-      const looking = lastDone + (cadence < workerData.awakeMs ? Math.min(workerData.awakeMs, Math.max(workerData.spinMs, 2 * cadence)) : workerData.spinMs);
+      const looking = lastDone + (cadence < workerData.lookMs ? Math.min(workerData.lookMs, Math.max(workerData.spinMs, 2 * cadence)) : workerData.spinMs);
       while (now < looking && Atomics.load(control, layout.bell) === bell) now = performance.now();
       if (Atomics.load(control, layout.bell) !== bell) continue;
       Atomics.store(control, layout.thread, layout.waiting);
@@ -600,7 +603,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const { port1, port2 } = new MessageChannel();
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { path, port: port2, flag: flag.buffer, driver: createRequire(import.meta.url).resolve('libsql'), migrations: MIGRATIONS, version: SQLITE_SCHEMA_VERSION, head: HEAD_PIECES, awakeMs: AWAKE_AFTER_COMMIT_MS, spinMs: SPIN_MS, maxHeads: MAX_HEADS, shared: handover.shared, layout: HANDOVER_LAYOUT },
+    workerData: { path, port: port2, flag: flag.buffer, driver: createRequire(import.meta.url).resolve('libsql'), migrations: MIGRATIONS, version: SQLITE_SCHEMA_VERSION, head: HEAD_PIECES, awakeMs: AWAKE_AFTER_COMMIT_MS, lookMs: LOOK_MS, spinMs: SPIN_MS, maxHeads: MAX_HEADS, shared: handover.shared, layout: HANDOVER_LAYOUT },
     transferList: [port2],
   });
   let closed = false;

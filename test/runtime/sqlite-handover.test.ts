@@ -108,11 +108,14 @@ describe('batches handed to the database thread in shared memory and as messages
     expect(back).toEqual(rows.map((r) => ({ id: r.id, parent: r.parent ?? null, definition: r.definition, snapshot: r.snapshot })));
   });
 
-  it('answers a commit given after the database thread went back to sleep, and one that takes longer than the agents thread listens', async () => {
+  it('answers a commit given while the database thread waits on the bell, one given after it went back to sleep, and one that takes longer than the agents thread listens', async () => {
     const path = await databaseFile();
     const store = createSqliteStore({ path });
+    await store.commit({ save: [row('a', 0)], delete: [] });
+    // Past the millisecond the database thread looks at the bell, within the ten it waits on it: the ring must wake it.
+    await sleep(4);
     await store.commit({ save: [row('a', 1)], delete: [] });
-    // Past the moment the database thread stays awake after a batch: a slot's batch must wake it.
+    // Past the ten milliseconds the database thread stays after a batch: a slot's batch must wake it.
     await sleep(30);
     await store.commit({ save: [row('a', 2)], delete: [] });
     await sleep(30);
