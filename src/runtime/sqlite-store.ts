@@ -87,6 +87,13 @@ const LOOK_MS = 1;
 const SPIN_MS = 0.05;
 
 /**
+ * While batches follow one another without a pause, how long the database's thread goes without
+ * looking whether the database and its log are still the files it opened (see `checkFiles` in the
+ * worker's source).
+ */
+const FILE_CHECK_MS = 1;
+
+/**
  * How long the agents' thread keeps reading commits from shared memory while none comes (see
  * `listen`) before it waits for the database's thread's message instead.
  */
@@ -232,11 +239,22 @@ function checkDatabase() {
 // commits its log holds when the log is deleted, those made before included: they reach the
 // database only when it is closed (closing copies them in, through the file it still holds). A
 // commit is refused (rolled back) when a path no longer names the file opened.
+//
+// Looked at before the commit of the first batch after this thread found none to write, and
+// while batches follow one another without a pause, before a commit every checkMs: two calls into
+// the file system a batch cost this thread a tenth of its time under load. So under load, the
+// commits of up to that long after a file was taken away may land in it.
+let checkedAt = -Infinity, pausedSinceCheck = true;
 function checkFiles() {
+  if (!pausedSinceCheck && performance.now() - checkedAt < workerData.checkMs) return;
+  // A file found taken away: every write after it looks again, however soon it comes.
+  checkedAt = -Infinity;
   checkDatabase();
   // Made with the first write when opening wrote nothing.
   openedWal ??= identity(wal);
   if (!same(wal, openedWal)) throw moved(wal + ', the write-ahead log of the database, is no longer the one this store opened (it was deleted, or another file was moved there): nothing is written to it any more; shut the system down, which copies what the log held into ' + path);
+  checkedAt = performance.now();
+  pausedSinceCheck = false;
 }
 // Rows are written up to MAX_ROWS_AT_ONCE by one statement (one call into SQLite and one program
 // run for them all, instead of one a row: it halves what a row costs to write). Statements are
@@ -402,7 +420,11 @@ function drain() {
       const request = asked;
       asked = undefined;
       if (!answer(request)) return -1;
-    } else return done;
+    } else {
+      // None left to write: the next batch's files are looked at, however soon it comes (see checkFiles).
+      pausedSinceCheck = true;
+      return done;
+    }
   }
 }
 // When this thread last did something, and how long before that it had done the one before.
@@ -603,7 +625,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const { port1, port2 } = new MessageChannel();
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { path, port: port2, flag: flag.buffer, driver: createRequire(import.meta.url).resolve('libsql'), migrations: MIGRATIONS, version: SQLITE_SCHEMA_VERSION, head: HEAD_PIECES, awakeMs: AWAKE_AFTER_COMMIT_MS, lookMs: LOOK_MS, spinMs: SPIN_MS, maxHeads: MAX_HEADS, shared: handover.shared, layout: HANDOVER_LAYOUT },
+    workerData: { path, port: port2, flag: flag.buffer, driver: createRequire(import.meta.url).resolve('libsql'), migrations: MIGRATIONS, version: SQLITE_SCHEMA_VERSION, head: HEAD_PIECES, awakeMs: AWAKE_AFTER_COMMIT_MS, lookMs: LOOK_MS, spinMs: SPIN_MS, checkMs: FILE_CHECK_MS, maxHeads: MAX_HEADS, shared: handover.shared, layout: HANDOVER_LAYOUT },
     transferList: [port2],
   });
   let closed = false;

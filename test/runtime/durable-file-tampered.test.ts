@@ -6,6 +6,7 @@
  * could not be read, not how closing it failed. Rows edited by hand into something no system wrote
  * are each reported by the id of their row and left in the file.
  */
+import { unlinkSync } from 'node:fs';
 import { rename, truncate, unlink } from 'node:fs/promises';
 import { join, dirname } from 'node:path';
 import Database from 'libsql';
@@ -72,6 +73,31 @@ describe('a database file taken from under a running system', () => {
 
     const reopened = systems.start({ definitions: [NotesAgent], store: createSqliteStore({ path }) });
     expect(itemsOf(reopened.get('n1')!)).toEqual(['a']);
+  });
+});
+
+describe('a database file deleted while batches follow one another without a pause', () => {
+  it('is noticed all the same: the batches after it are refused, not answered as written', async () => {
+    const path = await databaseFile();
+    const store = createSqliteStore({ path });
+    const batches = Array.from({ length: 2_000 }, (_, batch) => ({ save: Array.from({ length: 20 }, (_, i) => ({ id: `a${i}`, definition: 'note', snapshot: JSON.stringify({ id: `a${i}`, batch }) })), delete: [] }));
+    // Given at once: the database's thread writes them one after another, never finding its queue
+    // empty (giving is faster than writing). The file is taken away after the first hundred are given.
+    const given = batches.map((batch, i) => {
+      if (i === 100) unlinkSync(path);
+      return Promise.resolve(store.commit(batch));
+    });
+    const outcomes = await Promise.allSettled(given);
+    // Closing says so too: what it would copy into the file goes nowhere.
+    expect(() => store.close()).toThrow(`${path} is no longer the database this store opened`);
+    const first = outcomes.findIndex((outcome) => outcome.status === 'rejected');
+    // Within a moment of it going, not only once that thread found nothing left to write.
+    expect(first).toBeGreaterThanOrEqual(0);
+    expect(first).toBeLessThan(1_000);
+    expect(outcomes.slice(first).every((outcome) => outcome.status === 'rejected')).toBe(true);
+    const reasons = outcomes.slice(first).map((outcome) => String((outcome as PromiseRejectedResult).reason.message));
+    expect(reasons[0]).toContain(`${path} is no longer the database this store opened`);
+    expect(reasons.slice(1).every((reason) => reason.includes('not written: the batch given before it failed'))).toBe(true);
   });
 });
 
