@@ -80,7 +80,7 @@ describe('a database file deleted while batches follow one another without a pau
   it('is noticed all the same: the batches after it are refused, not answered as written', async () => {
     const path = await databaseFile();
     const store = createSqliteStore({ path });
-    const batches = Array.from({ length: 2_000 }, (_, batch) => ({ save: Array.from({ length: 20 }, (_, i) => ({ id: `a${i}`, definition: 'note', snapshot: JSON.stringify({ id: `a${i}`, batch }) })), delete: [] }));
+    const batches = Array.from({ length: 2_000 }, (_, batch) => ({ save: Array.from({ length: 20 }, (_, i) => ({ id: `a${i}`, parent: undefined, definition: 'note', snapshot: JSON.stringify({ id: `a${i}`, batch }) })), delete: [] as string[] }));
     // Given at once: the database's thread writes them one after another, never finding its queue
     // empty (giving is faster than writing). The file is taken away after the first hundred are given.
     const given = batches.map((batch, i) => {
