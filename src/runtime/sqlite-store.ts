@@ -409,7 +409,9 @@ function drain() {
   for (let done = 0; ; done++) {
     let batch = given.get(next) ?? fromSlot(next);
     if (batch === undefined) {
-      for (let message; (message = receiveMessageOnPort(port)) !== undefined; ) accept(message.message);
+      // Read up to the batch due, not on past it: a caller posting batches faster than they are
+      // written would otherwise keep this thread reading, and writing none, until it stopped.
+      for (let message; !given.has(next) && (message = receiveMessageOnPort(port)) !== undefined; ) accept(message.message);
       batch = given.get(next);
     }
     if (batch !== undefined) {

@@ -112,7 +112,7 @@ describe('batches handed to the database thread in shared memory and as messages
     const path = await databaseFile();
     const store = createSqliteStore({ path });
     await store.commit({ save: [row('a', 0)], delete: [] });
-    // Past the millisecond the database thread looks at the bell, within the ten it waits on it: the ring must wake it.
+    // Past the millisecond the database thread looks at the bell, within the ten it waits on it.
     await sleep(4);
     await store.commit({ save: [row('a', 1)], delete: [] });
     // Past the ten milliseconds the database thread stays after a batch: a slot's batch must wake it.
