@@ -79,8 +79,8 @@ const DEFAULT_PAGE_SIZE = 5_000;
  * How long the database's thread stays for the next batch after its last one before it goes back
  * to its event loop, how long of that it looks at the bell at most and at least, before it waits
  * on it (see the worker's `serve`). It stays past the agents' thread's pauses (a garbage
- * collection of a millisecond, say): waking from a wait on the bell takes tens of microseconds,
- * from the event loop, by a message, hundreds.
+ * collection of a millisecond, say): woken from a wait on the bell, it starts the next batch sooner
+ * than from its event loop, where a message must wake it.
  */
 const AWAKE_AFTER_COMMIT_MS = 10;
 const LOOK_MS = 1;
