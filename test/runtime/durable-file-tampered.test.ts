@@ -3,9 +3,10 @@
  * step is answered only once it is in the file at the store's path: one written into a file no
  * longer there (deleted, or moved aside for another) fails with `store_failed`, naming the path,
  * and the agent stays at its last written state. (Under continuous load the files are looked at
- * once a millisecond: the writes of up to that long after the file went may be answered.) A damaged file refused on open says why it
- * could not be read, not how closing it failed. Rows edited by hand into something no system wrote
- * are each reported by the id of their row and left in the file.
+ * once a millisecond: the writes of up to that long after the file went may be answered.) A
+ * damaged file refused on open says why it could not be read, not how closing it failed. Rows
+ * edited by hand into something no system wrote are each reported by the id of their row and left
+ * in the file.
  */
 import { unlinkSync } from 'node:fs';
 import { rename, truncate, unlink } from 'node:fs/promises';
