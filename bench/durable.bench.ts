@@ -22,10 +22,16 @@
  * Rounds interleave the three runs, after untimed rounds of the first two; each ratio is the median
  * of the rounds' own ratios.
  *
+ * And the same calls while another process keeps a core busy (a loop in a child process): durable
+ * steps per second against the same agents in memory under the same load. The agents' run needs
+ * one core, the durable run two (the agents' thread and the database's), so on a machine with two
+ * the durable run shares a core with that process: what a busy machine leaves of durability.
+ *
  * And recovery: the time `createAgentSystem` takes to open a database holding 100,000 agents,
  * each with a state of its own, and restore them all; against spawning the same agents anew
  * (what a system costs to start without a store).
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -46,6 +52,8 @@ const ROUNDS = 5;
  */
 const WARMUP_ROUNDS = 2;
 const STORED = 100_000;
+/** Rounds of the runs beside a busy process. */
+const CROWDED_ROUNDS = 3;
 
 const counterState = z.object({ count: z.number().int().default(0) });
 /** An agent with one counter: `counter.increment` adds one (the passivation bench spawns it too). */
@@ -218,6 +226,26 @@ async function recoveryRun(path: string): Promise<number> {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
+/** Rounds of the calls in memory and durable (at `dir`) while a child process keeps a core busy. */
+async function crowdedRuns(dir: string): Promise<{ memory: Timed[]; durable: Timed[] }> {
+  const busy = spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });
+  const memory: Timed[] = [];
+  const durable: Timed[] = [];
+  try {
+    await new Promise<void>((resolve, reject) => {
+      busy.once('spawn', resolve);
+      busy.once('error', reject);
+    });
+    for (let round = 0; round < CROWDED_ROUNDS; round++) {
+      memory.push(await callsRun({}));
+      durable.push(await callsRun({ store: createSqliteStore({ path: join(dir, `crowded-${round}.db`) }), durability: 'step' }));
+    }
+  } finally {
+    busy.kill('SIGKILL');
+  }
+  return { memory, durable };
+}
+
 export async function run(): Promise<ReportRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'skillstate-durable-bench-'));
   const steps = AGENTS * CALLS;
@@ -229,6 +257,7 @@ export async function run(): Promise<ReportRow[]> {
   let sameBatches = 0;
   let recovery: number;
   let spawning: number;
+  let crowded: { memory: Timed[]; durable: Timed[] };
   try {
     for (let round = 0; round < WARMUP_ROUNDS; round++) {
       await callsRun({});
@@ -249,6 +278,7 @@ export async function run(): Promise<ReportRow[]> {
       transactions.push(timed.length);
       raw.push(await rawRun(join(dir, `raw-${round}.db`), timed));
     }
+    crowded = await crowdedRuns(dir);
     spawning = await spawnRun();
     recovery = await recoveryRun(join(dir, 'recovery.db'));
   } finally {
@@ -257,6 +287,7 @@ export async function run(): Promise<ReportRow[]> {
   const ofMemory = median(durable.map((run, round) => memory[round]!.ms / run.ms));
   const overRaw = median(durable.map((run, round) => run.ms / raw[round]!.ms));
   const cpuOver = median(durable.map((run, round) => run.cpu / (memory[round]!.cpu + raw[round]!.cpu)));
+  const crowdedOfMemory = median(crowded.durable.map((run, round) => crowded.memory[round]!.ms / run.ms));
   const ms = (runs: Timed[]) => median(runs.map((run) => run.ms));
   const cpu = (runs: Timed[]) => median(runs.map((run) => run.cpu));
   const rate = (ms: number) => formatRate((steps / ms) * 1000);
@@ -285,6 +316,14 @@ export async function run(): Promise<ReportRow[]> {
       value: `${cpu(durable).toFixed(0)} ms`,
       anchor: `${cpu(memory).toFixed(0)} ms + ${cpu(raw).toFixed(0)} ms`,
       ratio: cpuOver,
+      target: 'reported',
+    },
+    {
+      suite: 'durable',
+      name: `'step' durability, 100 agents × 1,000 calls, while another process keeps a core busy: durable steps/s vs in memory under the same load`,
+      value: rate(ms(crowded.durable)),
+      anchor: `in memory: ${rate(ms(crowded.memory))}`,
+      ratio: crowdedOfMemory,
       target: 'reported',
     },
     {

@@ -8,8 +8,10 @@
  *   between the batches that came as messages (those with new bodies or deletes, those too large
  *   for a slot, those given while every slot was full).
  * - The bell: rung after each batch or request is given. The database's thread, having nothing to
- *   do, waits on it for a while (`Atomics.wait`, woken by `Atomics.notify`), then goes back to its
- *   event loop, where only a message wakes it; the agents' thread reads where it is to know which.
+ *   do, looks at it in short waits of its own for a while, then waits on it to be woken
+ *   (`Atomics.notify`), then goes back to its event loop, where only a message wakes it; the
+ *   agents' thread reads where it is to know which.
+ * - Whether the cores are crowded, as the database's thread finds them (see `crowded`).
  * - A commit's outcome: its id (plus one) in the outcome ring once written. The agents' thread
  *   reads the ring between steps and while it waits (`listen`), and gives the answers the commit
  *   held. While it listens, the database's thread sends no message for a commit; once it stops
@@ -39,15 +41,20 @@ export const CONTROL = {
   heard: 2,
   /** 1 while the agents' thread reads commits from the ring (see `listen`): no message is sent for one then. */
   listening: 3,
+  /** 1 while the database's thread finds the cores crowded: neither thread looks for the other's news then, each waits for it. */
+  crowded: 4,
   /** The first slot's head; each head is `SLOT_HEAD` numbers: state (`SLOT`), batch id, era, bytes of text, lengths. */
-  heads: 4,
+  heads: 5,
   slotHead: 5,
 } as const;
 
 /** A slot's state. */
 export const SLOT = { free: 0, full: 1 } as const;
 
-/** Where the database's thread is: writing, waiting on the bell (woken by `Atomics.notify`), or asleep in its event loop (woken by a message). */
+/**
+ * Where the database's thread is: writing or looking at the bell (`busy`: nothing wakes it), waiting
+ * on the bell to be woken (`Atomics.notify`), or asleep in its event loop (woken by a message).
+ */
 export const THREAD = { busy: 0, waiting: 1, asleep: 2 } as const;
 
 /** A batch's rows as one text and the lengths of its pieces (see `rowsText`). */
@@ -125,6 +132,11 @@ export class Handover {
   /** The agents' thread has heard of every commit before `id`: the ring may hold outcomes up to `OUTCOMES` past it. */
   heard(id: number): void {
     Atomics.store(this.control, CONTROL.heard, id | 0);
+  }
+
+  /** Whether the database's thread last found the cores crowded. */
+  crowded(): boolean {
+    return Atomics.load(this.control, CONTROL.crowded) === 1;
   }
 
   /** The agents' thread reads the ring (true) or waits for messages (false). */

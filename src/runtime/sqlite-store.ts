@@ -77,14 +77,31 @@ const DEFAULT_PAGE_SIZE = 5_000;
 
 /**
  * How long the database's thread stays for the next batch after its last one before it goes back
- * to its event loop, how long of that it looks at the bell at most and at least, before it waits
- * on it (see the worker's `serve`). It stays past the agents' thread's pauses (a garbage
- * collection of a millisecond, say): woken from a wait on the bell, it starts the next batch sooner
- * than from its event loop, where a message must wake it.
+ * to its event loop, how long of that it looks at the bell at most and at least, how long it then
+ * looks at it every `POLL_MS` in waits of its own, before it waits on it to be woken (see the
+ * worker's `serve`). It stays past the agents' thread's pauses (a garbage collection of a
+ * millisecond, say): from a wait on the bell, it starts the next batch sooner than from its event
+ * loop, where a message must wake it. While it looks in waits of its own, the agents' thread does
+ * not wake it: waking a thread is a system call, which on a virtual machine can hold the agents'
+ * thread for a tenth of a millisecond.
  */
 const AWAKE_AFTER_COMMIT_MS = 10;
 const LOOK_MS = 1;
 const SPIN_MS = 0.05;
+const POLL_FOR_MS = 2;
+const POLL_MS = 0.1;
+
+/**
+ * The cores are crowded when the database's thread spent more than `CROWDED_SHARE` of a window
+ * of `CROWD_WINDOW_MS` or more ready to run but waiting for a core (Linux says so in
+ * `/proc/thread-self/schedstat`; elsewhere they are never counted crowded). Then neither thread
+ * looks for the other's news on a core of its own (that core is wanted elsewhere: by the other
+ * thread, or another process), each waits for it: the database's thread does not spin, and the
+ * agents' thread reads commits for `CROWDED_LISTEN_MS` at most.
+ */
+const CROWD_WINDOW_MS = 20;
+const CROWDED_SHARE = 0.25;
+const CROWDED_LISTEN_MS = 0.05;
 
 /**
  * While batches follow one another without a pause, how long the database's thread goes without
@@ -207,6 +224,7 @@ function open() {
   }
   opened = identity(path);
   openedWal = identity(wal);
+  try { schedstat = openSync('/proc/thread-self/schedstat', 'r'); } catch {}
   upserts = new Map();
   remove = db.prepare('DELETE FROM agents WHERE id = ?');
   select = db.prepare('SELECT snapshot FROM agents WHERE id = ?');
@@ -321,6 +339,8 @@ function close() {
     db.exec('SELECT 1 FROM agents LIMIT 1');
   } finally {
     db.close();
+    if (schedstat !== undefined) closeSync(schedstat);
+    schedstat = undefined;
   }
 }
 const requests = {
@@ -351,6 +371,31 @@ const slotFields = new Int32Array(workerData.shared.fields);
 const outcomes = new Int32Array(workerData.shared.outcomes);
 // A first row whose id begins with U+FEFF keeps it: by default the decoder drops it as a byte order mark.
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+// How crowded the cores are, as this thread finds them: the time it spent ready to run but waiting
+// for a core (the second number of Linux's schedstat of the thread, in nanoseconds), over windows
+// of crowdWindowMs. Read from a file opened once; undefined where there is none.
+const { openSync, readSync, closeSync } = process.getBuiltinModule('node:fs');
+let schedstat, crowded = false, windowFrom = 0, waitedFrom = 0;
+const schedText = new Uint8Array(64);
+function waitedMs() {
+  const read = readSync(schedstat, schedText, 0, schedText.length, 0);
+  let at = 0, ns = 0;
+  while (at < read && schedText[at] !== 32) at++;
+  for (at++; at < read && schedText[at] >= 48 && schedText[at] <= 57; at++) ns = ns * 10 + schedText[at] - 48;
+  return ns / 1e6;
+}
+function judgeCrowd(now) {
+  if (schedstat === undefined || now - windowFrom < workerData.crowdWindowMs) return;
+  let waited;
+  try { waited = waitedMs(); } catch { closeSync(schedstat); schedstat = undefined; crowded = false; Atomics.store(control, layout.crowded, 0); return; }
+  const found = waited - waitedFrom > workerData.crowdedShare * (now - windowFrom);
+  windowFrom = now;
+  waitedFrom = waited;
+  if (found !== crowded) {
+    crowded = found;
+    Atomics.store(control, layout.crowded, crowded ? 1 : 0);
+  }
+}
 // The id of the next batch to write: batches are written in the order they were given, whether
 // they came in a slot or as a message.
 let next = 0;
@@ -434,10 +479,11 @@ let lastDone = 0, cadence = Infinity;
 // After the last thing done, the next batch is usually on its way: this thread stays for it a
 // while (awakeMs) before it goes back to its event loop, where only a message wakes it. Staying,
 // it looks at the bell for twice the time between its last two batches when that was shorter than
-// lookMs (spinMs at least; only spinMs when it was longer), then waits on it: the agents' thread
-// wakes it as it rings (Atomics.notify), which costs that thread a system call and takes an idle
-// core tens of microseconds. Batches that come often are so taken as they come, at the cost of
-// this thread's core; a batch that comes after a while wakes it.
+// lookMs (spinMs at least; only spinMs when it was longer; not at all while the cores are
+// crowded), then, until pollForMs after its last batch, every pollMs in waits of its own, and then
+// waits on it: the agents' thread wakes it as it rings (Atomics.notify), which costs that thread a
+// system call. Batches that come often are so taken as they come, at the cost of this thread's
+// core; a batch that comes after a while wakes it.
 function serve() {
   Atomics.store(control, layout.thread, layout.busy);
   for (let until = performance.now() + workerData.awakeMs; ; ) {
@@ -449,15 +495,20 @@ function serve() {
       cadence = now - lastDone;
       lastDone = now;
       until = now + workerData.awakeMs;
+      judgeCrowd(now);
     } else if (now >= until) {
       Atomics.store(control, layout.thread, layout.asleep);
       // Rung as this thread fell asleep, by a thread that saw it awake and so posted nothing: looked at again.
       if (Atomics.load(control, layout.bell) === bell) return;
       Atomics.store(control, layout.thread, layout.busy);
     } else {
-      const looking = lastDone + (cadence < workerData.lookMs ? Math.min(workerData.lookMs, Math.max(workerData.spinMs, 2 * cadence)) : workerData.spinMs);
+      const looking = crowded ? 0 : lastDone + (cadence < workerData.lookMs ? Math.min(workerData.lookMs, Math.max(workerData.spinMs, 2 * cadence)) : workerData.spinMs);
       while (now < looking && Atomics.load(control, layout.bell) === bell) now = performance.now();
       if (Atomics.load(control, layout.bell) !== bell) continue;
+      if (now - lastDone < workerData.pollForMs) {
+        Atomics.wait(control, layout.bell, bell, Math.min(workerData.pollMs, until - now));
+        continue;
+      }
       Atomics.store(control, layout.thread, layout.waiting);
       Atomics.wait(control, layout.bell, bell, until - now);
       Atomics.store(control, layout.thread, layout.busy);
@@ -627,7 +678,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const { port1, port2 } = new MessageChannel();
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { path, port: port2, flag: flag.buffer, driver: createRequire(import.meta.url).resolve('libsql'), migrations: MIGRATIONS, version: SQLITE_SCHEMA_VERSION, head: HEAD_PIECES, awakeMs: AWAKE_AFTER_COMMIT_MS, lookMs: LOOK_MS, spinMs: SPIN_MS, checkMs: FILE_CHECK_MS, maxHeads: MAX_HEADS, shared: handover.shared, layout: HANDOVER_LAYOUT },
+    workerData: { path, port: port2, flag: flag.buffer, driver: createRequire(import.meta.url).resolve('libsql'), migrations: MIGRATIONS, version: SQLITE_SCHEMA_VERSION, head: HEAD_PIECES, awakeMs: AWAKE_AFTER_COMMIT_MS, lookMs: LOOK_MS, spinMs: SPIN_MS, pollForMs: POLL_FOR_MS, pollMs: POLL_MS, crowdWindowMs: CROWD_WINDOW_MS, crowdedShare: CROWDED_SHARE, checkMs: FILE_CHECK_MS, maxHeads: MAX_HEADS, shared: handover.shared, layout: HANDOVER_LAYOUT },
     transferList: [port2],
   });
   let closed = false;
@@ -667,13 +718,13 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   /**
    * While commits are under way, this thread reads their outcomes at each turn of its event loop,
    * rather than sleeping until the database's thread's message wakes it (which takes an idle core
-   * tens of microseconds, at every commit): for up to `LISTEN_MS` while none comes, after which it
-   * waits for the messages.
+   * tens of microseconds, at every commit): for up to `LISTEN_MS` while none comes (while the cores
+   * are crowded, `CROWDED_LISTEN_MS`), after which it waits for the messages.
    */
   const listen = () => {
     listening = undefined;
     hear();
-    if (commits.size > 0 && performance.now() - lastHeard < LISTEN_MS) {
+    if (commits.size > 0 && performance.now() - lastHeard < (handover.crowded() ? CROWDED_LISTEN_MS : LISTEN_MS)) {
       listening = setImmediate(listen);
       return;
     }

@@ -108,11 +108,14 @@ describe('batches handed to the database thread in shared memory and as messages
     expect(back).toEqual(rows.map((r) => ({ id: r.id, parent: r.parent ?? null, definition: r.definition, snapshot: r.snapshot })));
   });
 
-  it('answers a commit given while the database thread waits on the bell, one given after it went back to sleep, and one that takes longer than the agents thread listens', async () => {
+  it('answers a commit given while the database thread looks at the bell in waits of its own, one while it waits on the bell, one after it went back to sleep, and one that takes longer than the agents thread listens', async () => {
     const path = await databaseFile();
     const store = createSqliteStore({ path });
     await store.commit({ save: [row('a', 0)], delete: [] });
-    // Past the millisecond the database thread looks at the bell, within the ten it waits on it.
+    // Within the two milliseconds the database thread looks at the bell in short waits of its own.
+    await sleep(1);
+    await store.commit({ save: [row('a', 0.5)], delete: [] });
+    // Past those, within the ten it waits on the bell to be woken.
     await sleep(4);
     await store.commit({ save: [row('a', 1)], delete: [] });
     // Past the ten milliseconds the database thread stays after a batch: a slot's batch must wake it.
