@@ -92,15 +92,18 @@ const POLL_FOR_MS = 2;
 const POLL_MS = 0.1;
 
 /**
- * The cores are crowded when the database's thread spent more than `CROWDED_SHARE` of a window
- * of `CROWD_WINDOW_MS` or more ready to run but waiting for a core (Linux says so in
- * `/proc/thread-self/schedstat`; elsewhere they are never counted crowded). Then neither thread
+ * The cores are crowded once the database's thread spent more than `CROWDED_SHARE` of two windows
+ * in a row (of `CROWD_WINDOW_MS` or more each) ready to run but waiting for a core, and no longer
+ * after a window in which it spent less than `UNCROWDED_SHARE` so (Linux says how long in
+ * `/proc/thread-self/schedstat`; elsewhere they are never counted crowded): a window alone is
+ * crowded at times on an idle machine, while the process starts its work. Then neither thread
  * looks for the other's news on a core of its own (that core is wanted elsewhere: by the other
  * thread, or another process), each waits for it: the database's thread does not spin, and the
  * agents' thread reads commits for `CROWDED_LISTEN_MS` at most.
  */
 const CROWD_WINDOW_MS = 20;
 const CROWDED_SHARE = 0.25;
+const UNCROWDED_SHARE = 0.15;
 const CROWDED_LISTEN_MS = 0.05;
 
 /**
@@ -375,7 +378,7 @@ const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 // for a core (the second number of Linux's schedstat of the thread, in nanoseconds), over windows
 // of crowdWindowMs. Read from a file opened once; undefined where there is none.
 const { openSync, readSync, closeSync } = process.getBuiltinModule('node:fs');
-let schedstat, crowded = false, windowFrom = 0, waitedFrom = 0;
+let schedstat, crowded = false, crowdedWindows = 0, windowFrom = 0, waitedFrom = 0;
 const schedText = new Uint8Array(64);
 function waitedMs() {
   const read = readSync(schedstat, schedText, 0, schedText.length, 0);
@@ -388,9 +391,11 @@ function judgeCrowd(now) {
   if (schedstat === undefined || now - windowFrom < workerData.crowdWindowMs) return;
   let waited;
   try { waited = waitedMs(); } catch { closeSync(schedstat); schedstat = undefined; crowded = false; Atomics.store(control, layout.crowded, 0); return; }
-  const found = waited - waitedFrom > workerData.crowdedShare * (now - windowFrom);
+  const share = (waited - waitedFrom) / (now - windowFrom);
   windowFrom = now;
   waitedFrom = waited;
+  crowdedWindows = share > workerData.crowdedShare ? crowdedWindows + 1 : 0;
+  const found = crowded ? share >= workerData.uncrowdedShare : crowdedWindows >= 2;
   if (found !== crowded) {
     crowded = found;
     Atomics.store(control, layout.crowded, crowded ? 1 : 0);
@@ -678,7 +683,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const { port1, port2 } = new MessageChannel();
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { path, port: port2, flag: flag.buffer, driver: createRequire(import.meta.url).resolve('libsql'), migrations: MIGRATIONS, version: SQLITE_SCHEMA_VERSION, head: HEAD_PIECES, awakeMs: AWAKE_AFTER_COMMIT_MS, lookMs: LOOK_MS, spinMs: SPIN_MS, pollForMs: POLL_FOR_MS, pollMs: POLL_MS, crowdWindowMs: CROWD_WINDOW_MS, crowdedShare: CROWDED_SHARE, checkMs: FILE_CHECK_MS, maxHeads: MAX_HEADS, shared: handover.shared, layout: HANDOVER_LAYOUT },
+    workerData: { path, port: port2, flag: flag.buffer, driver: createRequire(import.meta.url).resolve('libsql'), migrations: MIGRATIONS, version: SQLITE_SCHEMA_VERSION, head: HEAD_PIECES, awakeMs: AWAKE_AFTER_COMMIT_MS, lookMs: LOOK_MS, spinMs: SPIN_MS, pollForMs: POLL_FOR_MS, pollMs: POLL_MS, crowdWindowMs: CROWD_WINDOW_MS, crowdedShare: CROWDED_SHARE, uncrowdedShare: UNCROWDED_SHARE, checkMs: FILE_CHECK_MS, maxHeads: MAX_HEADS, shared: handover.shared, layout: HANDOVER_LAYOUT },
     transferList: [port2],
   });
   let closed = false;
