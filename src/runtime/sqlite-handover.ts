@@ -41,7 +41,7 @@ export const CONTROL = {
   heard: 2,
   /** 1 while the agents' thread reads commits from the ring (see `listen`): no message is sent for one then. */
   listening: 3,
-  /** 1 while the database's thread finds the cores crowded: neither thread looks for the other's news then, each waits for it. */
+  /** 1 while the database's thread finds the cores crowded: neither thread spins on its core for the other's news then. */
   crowded: 4,
   /** The first slot's head; each head is `SLOT_HEAD` numbers: state (`SLOT`), batch id, era, bytes of text, lengths. */
   heads: 5,

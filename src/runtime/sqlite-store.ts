@@ -92,14 +92,14 @@ const POLL_FOR_MS = 2;
 const POLL_MS = 0.1;
 
 /**
- * The cores are crowded once the database's thread spent more than `CROWDED_SHARE` of two windows
- * in a row (of `CROWD_WINDOW_MS` or more each) ready to run but waiting for a core, and no longer
- * after a window in which it spent less than `UNCROWDED_SHARE` so (Linux says how long in
- * `/proc/thread-self/schedstat`; elsewhere they are never counted crowded): a window alone is
- * crowded at times on an idle machine, while the process starts its work. Then neither thread
- * looks for the other's news on a core of its own (that core is wanted elsewhere: by the other
- * thread, or another process), each waits for it: the database's thread does not spin, and the
- * agents' thread reads commits for `CROWDED_LISTEN_MS` at most.
+ * The cores are crowded once the database's thread, of the time it wanted a core (it ran, or was
+ * ready to run), spent more than `CROWDED_SHARE` waiting for one in two spells in a row (of
+ * `CROWD_WINDOW_MS` or more each), and no longer after a spell in which it spent less than
+ * `UNCROWDED_SHARE` so (Linux says how long in `/proc/thread-self/schedstat`; elsewhere the cores
+ * are never counted crowded): one spell alone can be crowded by the process's own helper threads
+ * (its garbage collector's, its compiler's) on an idle machine. Then neither thread spins on its core for the other's news (that core
+ * is wanted elsewhere: by the other thread, or another process): the database's thread goes to its
+ * short waits at once, and the agents' thread reads commits for `CROWDED_LISTEN_MS` at most.
  */
 const CROWD_WINDOW_MS = 20;
 const CROWDED_SHARE = 0.25;
@@ -341,9 +341,11 @@ function close() {
     db.exec('PRAGMA locking_mode = NORMAL');
     db.exec('SELECT 1 FROM agents LIMIT 1');
   } finally {
-    db.close();
-    if (schedstat !== undefined) closeSync(schedstat);
-    schedstat = undefined;
+    try {
+      db.close();
+    } finally {
+      if (schedstat !== undefined) stopMeasuringCrowd();
+    }
   }
 }
 const requests = {
@@ -374,28 +376,40 @@ const slotFields = new Int32Array(workerData.shared.fields);
 const outcomes = new Int32Array(workerData.shared.outcomes);
 // A first row whose id begins with U+FEFF keeps it: by default the decoder drops it as a byte order mark.
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
-// How crowded the cores are, as this thread finds them: the time it spent ready to run but waiting
-// for a core (the second number of Linux's schedstat of the thread, in nanoseconds), over windows
-// of crowdWindowMs. Read from a file opened once; undefined where there is none.
+// How crowded the cores are, as this thread finds them: of the time it wanted a core (ran, or was
+// ready to run), the share it spent waiting for one, over spells of crowdWindowMs or more of its
+// work. Linux says both (the first two numbers of the thread's schedstat, in nanoseconds), read from
+// a file opened once; where there is none, the cores are never counted crowded.
 const { openSync, readSync, closeSync } = process.getBuiltinModule('node:fs');
-let schedstat, crowded = false, crowdedWindows = 0, windowFrom = 0, waitedFrom = 0;
+let schedstat, crowded = false, crowdedSpells = 0, spellFrom = 0, ranFrom = 0, waitedFrom = 0;
 const schedText = new Uint8Array(64);
-function waitedMs() {
+// The first two numbers of the schedstat line, in milliseconds, into schedTimes.
+const schedTimes = [0, 0];
+function readSchedstat() {
   const read = readSync(schedstat, schedText, 0, schedText.length, 0);
-  let at = 0, ns = 0;
-  while (at < read && schedText[at] !== 32) at++;
-  for (at++; at < read && schedText[at] >= 48 && schedText[at] <= 57; at++) ns = ns * 10 + schedText[at] - 48;
-  return ns / 1e6;
+  for (let at = 0, field = 0; field < 2; field++, at++) {
+    let ns = 0;
+    for (; at < read && schedText[at] >= 48 && schedText[at] <= 57; at++) ns = ns * 10 + schedText[at] - 48;
+    schedTimes[field] = ns / 1e6;
+  }
+}
+function stopMeasuringCrowd() {
+  try { closeSync(schedstat); } catch {}
+  schedstat = undefined;
+  crowded = false;
+  Atomics.store(control, layout.crowded, 0);
 }
 function judgeCrowd(now) {
-  if (schedstat === undefined || now - windowFrom < workerData.crowdWindowMs) return;
-  let waited;
-  try { waited = waitedMs(); } catch { closeSync(schedstat); schedstat = undefined; crowded = false; Atomics.store(control, layout.crowded, 0); return; }
-  const share = (waited - waitedFrom) / (now - windowFrom);
-  windowFrom = now;
+  if (schedstat === undefined || now - spellFrom < workerData.crowdWindowMs) return;
+  try { readSchedstat(); } catch { stopMeasuringCrowd(); return; }
+  const [ran, waited] = schedTimes;
+  const wanted = ran - ranFrom + (waited - waitedFrom);
+  const share = wanted > 0 ? (waited - waitedFrom) / wanted : 0;
+  spellFrom = now;
+  ranFrom = ran;
   waitedFrom = waited;
-  crowdedWindows = share > workerData.crowdedShare ? crowdedWindows + 1 : 0;
-  const found = crowded ? share >= workerData.uncrowdedShare : crowdedWindows >= 2;
+  crowdedSpells = share > workerData.crowdedShare ? crowdedSpells + 1 : 0;
+  const found = crowded ? share >= workerData.uncrowdedShare : crowdedSpells >= 2;
   if (found !== crowded) {
     crowded = found;
     Atomics.store(control, layout.crowded, crowded ? 1 : 0);
