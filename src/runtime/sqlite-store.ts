@@ -97,9 +97,10 @@ const POLL_MS = 0.1;
  * `CROWD_WINDOW_MS` or more each), and no longer after a spell in which it spent less than
  * `UNCROWDED_SHARE` so (Linux says how long in `/proc/thread-self/schedstat`; elsewhere the cores
  * are never counted crowded): one spell alone can be crowded by the process's own helper threads
- * (its garbage collector's, its compiler's) on an idle machine. Then neither thread spins on its core for the other's news (that core
- * is wanted elsewhere: by the other thread, or another process): the database's thread goes to its
- * short waits at once, and the agents' thread reads commits for `CROWDED_LISTEN_MS` at most.
+ * (its garbage collector's, its compiler's) on an idle machine. Then neither thread spins on its
+ * core for the other's news (that core is wanted elsewhere: by the other thread, or another
+ * process): the database's thread goes to its short waits at once, and the agents' thread reads
+ * commits for `CROWDED_LISTEN_MS` at most.
  */
 const CROWD_WINDOW_MS = 20;
 const CROWDED_SHARE = 0.25;
