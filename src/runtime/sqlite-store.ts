@@ -384,15 +384,16 @@ const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 const { openSync, readSync, closeSync } = process.getBuiltinModule('node:fs');
 let schedstat, crowded = false, crowdedSpells = 0, spellFrom = 0, ranFrom = 0, waitedFrom = 0;
 const schedText = new Uint8Array(64);
-// The first two numbers of the schedstat line, in milliseconds, into schedTimes.
-const schedTimes = [0, 0];
+// The first two numbers of the schedstat line (ran, waited), in milliseconds.
 function readSchedstat() {
   const read = readSync(schedstat, schedText, 0, schedText.length, 0);
+  const times = [0, 0];
   for (let at = 0, field = 0; field < 2; field++, at++) {
     let ns = 0;
     for (; at < read && schedText[at] >= 48 && schedText[at] <= 57; at++) ns = ns * 10 + schedText[at] - 48;
-    schedTimes[field] = ns / 1e6;
+    times[field] = ns / 1e6;
   }
+  return times;
 }
 function stopMeasuringCrowd() {
   try { closeSync(schedstat); } catch {}
@@ -402,8 +403,8 @@ function stopMeasuringCrowd() {
 }
 function judgeCrowd(now) {
   if (schedstat === undefined || now - spellFrom < workerData.crowdWindowMs) return;
-  try { readSchedstat(); } catch { stopMeasuringCrowd(); return; }
-  const [ran, waited] = schedTimes;
+  let ran, waited;
+  try { [ran, waited] = readSchedstat(); } catch { stopMeasuringCrowd(); return; }
   const wanted = ran - ranFrom + (waited - waitedFrom);
   const share = wanted > 0 ? (waited - waitedFrom) / wanted : 0;
   spellFrom = now;
