@@ -628,4 +628,8 @@ class HeldReply implements HeldAnswer {
     if (failure) this.mailbox.settle(this.ticket, failure);
     else this.mailbox.settle(this.ticket, this.error, this.value);
   }
+
+  awaited(): boolean {
+    return !this.ticket.settled;
+  }
 }

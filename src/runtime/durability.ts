@@ -48,6 +48,8 @@ export type DurabilityMode = 'step' | 'interval' | 'manual';
 export interface HeldAnswer {
   readonly agentId: string;
   settle(failure: RuntimeError | undefined): void;
+  /** True while a caller waits for this answer: what `settle` gives, it receives. */
+  awaited(): boolean;
 }
 
 /** A batch given to the store: what it writes, and the answers it holds until it is written. */
@@ -70,7 +72,8 @@ function settle(batch: Batch): void {
 
 /** What a failed write needs from the system. */
 export interface DurabilityHost {
-  report(agentId: string | undefined, error: ErrorInfo): void;
+  /** `answered`: a caller receives this very error (its promise rejected with it). */
+  report(agentId: string | undefined, error: ErrorInfo, answered?: boolean): void;
   /** These agents and their descendants: restoring an agent from the store restores its child agents with it. */
   withDescendants(agentIds: readonly string[]): string[];
   /** A write of these agents failed (`why` says how, `failure` is the error): bring each back to its last durable state. */
@@ -230,7 +233,7 @@ export class Durability {
         // State JSON cannot hold: this agent is not written; its answers get the error.
         const failure = error instanceof RuntimeError ? error : new RuntimeError(errorInfo('invalid_state', String(error)), source.id);
         failed.set(source.id, failure);
-        this.host.report(source.id, failure.toInfo());
+        this.host.report(source.id, failure.toInfo(), held.some((answer) => answer.agentId === source.id && answer.awaited()));
       }
     }
     // What runs is what is stored: an agent left holding such state would fail every step after.

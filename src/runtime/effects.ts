@@ -60,17 +60,22 @@ export function effectHandlers(host: EffectHost): EffectHandlers {
     spawn: (effect, origin) => host.afterStep(() => host.spawnChild(origin.agent, effect)),
     stop: (effect, origin) => {
       const target = effect.agent ?? origin.agent;
-      if (!host.isRunning(target)) {
-        host.report(origin.agent, errorInfo('unknown_agent', `agent '${origin.agent}' asked to stop agent '${target}', which is not running`, { subject: target }), false);
-        return;
-      }
       const reason = effect.reason ?? `stopped by agent '${origin.agent}'`;
       // An agent that stops itself takes nothing more from its mailbox (what waits there gets
       // agent_stopped now); the stop itself comes after the step, in effect order, like any
       // other work for other actors: a child spawned by an earlier effect is stopped with it.
-      if (target === origin.agent) host.close(target, reason);
+      if (target === origin.agent) {
+        host.close(target, reason);
+        host.afterStep(() => {
+          if (host.isRunning(target)) host.stopAgent(target, reason);
+        });
+        return;
+      }
+      // Whether the agent runs is asked then too: a spawn asked for by an earlier effect, of this
+      // step or of a step before it, has been carried out by then, and its agent is stopped.
       host.afterStep(() => {
         if (host.isRunning(target)) host.stopAgent(target, reason);
+        else host.report(origin.agent, errorInfo('unknown_agent', `agent '${origin.agent}' asked to stop agent '${target}', which is not running`, { subject: target }), false);
       });
     },
     schedule: (effect, origin) => host.schedule(origin.agent, effect.delay, effect.signal),

@@ -6,7 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import Database from 'libsql';
 import { describe, expect, it } from 'vitest';
 import { createSqliteStore, RuntimeError, type AgentSystem, type TraceRecord, type AgentSystemOptions, type DurableStore, type ErrorInfo, type StoreBatch } from '../../src/index.js';
-import { NotesAgent, Reminder, createSignal, defineAction, defineAgent, defineSkill, itemsOf, notebook, quietSystem, result, systemPerTest, thrown, z, tempFolders } from './fixtures.js';
+import { Effects, NotesAgent, Reminder, createSignal, defineAction, defineAgent, defineSkill, itemsOf, notebook, quietSystem, result, systemPerTest, thrown, z, tempFolders } from './fixtures.js';
 
 const systems = systemPerTest();
 const databaseFile = tempFolders('durable').database;
@@ -180,13 +180,21 @@ describe("'step' durability", () => {
       ],
     });
     const store = createSqliteStore({ path: await databaseFile() });
-    const system = open(store, { definitions: [bad, NotesAgent] });
+    const unhandled: Array<{ agent: string | undefined; error: ErrorInfo }> = [];
+    const system = open(store, { definitions: [bad, NotesAgent] }, unhandled);
     const failing = system.spawn(bad, { id: 'b1' });
     const fine = system.spawn(NotesAgent, { id: 'n1' });
     const [a, b] = await Promise.allSettled([failing.call('bag.put'), fine.call(createSignal('notes.add_now', { item: 'x' }))]);
     expect(a.status === 'rejected' && (a.reason as RuntimeError).code).toBe('invalid_state');
     expect(b.status).toBe('fulfilled');
     expect((await store.load('n1'))?.agent.state).toEqual({ notebook: { items: ['x'] } });
+    // The caller received the error: it is not also unhandled. Sent without a caller, it is.
+    expect(unhandled).toEqual([]);
+    const sent = system.spawn(bad, { id: 'b2' });
+    await system.flush();
+    sent.send('bag.put');
+    await system.flush();
+    expect(unhandled.map(({ agent, error }) => `${agent}: ${error.code}`)).toEqual(['b2: invalid_state']);
   });
 
   it('is served by the ref its user holds: the failed call rejects with store_failed, the same ref answers the next from what is stored', async () => {
@@ -344,6 +352,38 @@ describe("'step' durability", () => {
 });
 
 describe('opening a system on a database', () => {
+  it('does not bring back a child stopped right after it was spawned (the spawn and the stop asked for by two calls at once)', async () => {
+    const team = z.object({ hired: z.array(z.string()).default([]) });
+    const Boss = defineAgent({
+      name: 'boss_agent',
+      skills: [
+        defineSkill({
+          name: 'team',
+          schema: team,
+          actions: [
+            defineAction({ name: 'hire', description: 'Spawn a worker', input: z.object({ id: z.string() }), state: team, run: ({ id }, { skillState }) => result(id, { state: { hired: [...skillState.hired, id] }, effects: [Effects.spawn('notes_agent', { id })] }) }),
+            defineAction({ name: 'fire', description: 'Stop a worker', input: z.object({ id: z.string() }), state: team, run: ({ id }, { skillState }) => result(id, { state: { hired: skillState.hired.filter((hired) => hired !== id) }, effects: [Effects.stop({ agent: id })] }) }),
+          ],
+          routes: [
+            { path: 'team.hire', target: { action: 'hire' } },
+            { path: 'team.fire', target: { action: 'fire' } },
+          ],
+        }),
+      ],
+    });
+    const path = await databaseFile();
+    const errors: Array<{ agent: string | undefined; error: ErrorInfo }> = [];
+    const first = open(createSqliteStore({ path }), { definitions: [Boss, NotesAgent] }, errors);
+    const boss = first.spawn(Boss, { id: 'boss' });
+    await Promise.all([boss.call(createSignal('team.hire', { id: 'w1' })), boss.call(createSignal('team.fire', { id: 'w1' }))]);
+    await close(first);
+    expect(errors).toEqual([]);
+    const second = open(createSqliteStore({ path }), { definitions: [Boss, NotesAgent] });
+    expect(second.list().map((ref) => ref.id)).toEqual(['boss']);
+    expect(second.get('boss')?.getSnapshot().state).toEqual({ team: { hired: [] } });
+    expect(second.get('boss')?.children()).toEqual([]);
+  });
+
   it('restores every stored agent, parents before children, with its state', async () => {
     const path = await databaseFile();
     const first = open(createSqliteStore({ path }));

@@ -78,6 +78,43 @@ describe('effects', () => {
     expect(system.list()).toEqual([]);
   });
 
+  it('stop: stops a child that an earlier effect of the same step spawned', async () => {
+    system = quietSystem({ definitions: [NotesAgent] });
+    const errors: string[] = [];
+    system.onError((error, agent) => errors.push(`${agent}: ${error.code}: ${error.message}`));
+    const performer = system.spawn(Performer, { id: 'p' });
+    await performer.call(perform_([Effects.spawn('notes_agent', { id: 'w1' }), Effects.stop({ agent: 'w1' })]));
+    await system.flush();
+    expect(system.list().map((ref) => ref.id)).toEqual(['p']);
+    expect(performer.children()).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it('stop: stops a child that the step before it spawned, the two sent back to back', async () => {
+    system = quietSystem({ definitions: [NotesAgent] });
+    const errors: string[] = [];
+    system.onError((error, agent) => errors.push(`${agent}: ${error.code}: ${error.message}`));
+    const performer = system.spawn(Performer, { id: 'p' });
+    performer.send(perform_([Effects.spawn('notes_agent', { id: 'w1' })]));
+    await performer.call(perform_([Effects.stop({ agent: 'w1' })]));
+    await system.flush();
+    expect(system.list().map((ref) => ref.id)).toEqual(['p']);
+    expect(errors).toEqual([]);
+  });
+
+  it('stop: an agent that is not running is an error for the errors subscription, naming it', async () => {
+    system = quietSystem();
+    const errors: string[] = [];
+    system.onError((error, agent) => errors.push(`${agent}: ${error.code}: ${error.message}`));
+    const victim = system.spawn(NotesAgent, { id: 'victim' });
+    const performer = system.spawn(Performer, { id: 'p' });
+    // The second stop finds it stopped by the first.
+    await performer.call(perform_([Effects.stop({ agent: 'nobody' }), Effects.stop({ agent: 'victim' }), Effects.stop({ agent: 'victim' })]));
+    await system.flush();
+    expect(victim.getSnapshot().status).toBe('stopped');
+    expect(errors).toEqual(["p: unknown_agent: agent 'p' asked to stop agent 'nobody', which is not running", "p: unknown_agent: agent 'p' asked to stop agent 'victim', which is not running"]);
+  });
+
   it('schedule: delivers the signal to the agent after the delay; cancelled when the agent stops', async () => {
     system = quietSystem();
     const Both = defineAgent({ name: 'both', skills: [notebook], actions: [perform], routes: [{ path: 'do', target: { action: 'perform' } }] });
