@@ -153,6 +153,8 @@ interface WorkerError {
   message: string;
   code?: string;
   newerSchema?: number;
+  /** Why the database is not a skillstate store (another program's, or changed by hand). */
+  foreign?: string;
   /** A commit refused, not tried: it was given before an earlier one's failure was reported. */
   refused?: boolean;
 }
@@ -206,7 +208,7 @@ function standardHead(id, definition) {
 let refusedEra = -1;
 
 function failure(error) {
-  return { message: error && error.message ? String(error.message) : String(error), code: error && typeof error.code === 'string' ? error.code : undefined, newerSchema: error && error.newerSchema };
+  return { message: error && error.message ? String(error.message) : String(error), code: error && typeof error.code === 'string' ? error.code : undefined, newerSchema: error && error.newerSchema, foreign: error && error.foreign };
 }
 function open() {
   if (unloadable) throw unloadable;
@@ -218,8 +220,15 @@ function open() {
     db.exec('BEGIN EXCLUSIVE');
     const version = db.prepare('PRAGMA user_version').get().user_version;
     if (version > latest) throw Object.assign(new Error('newer schema'), { newerSchema: version });
+    // Another program's database is left as it is: no table of ours is added to it.
+    if (version === 0) {
+      const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all().map((row) => row.name);
+      if (tables.length > 0) throw Object.assign(new Error('foreign schema'), { foreign: 'it holds tables (' + tables.join(', ') + ') and no skillstate schema version' });
+    }
     for (let at = version; at < latest; at++) db.exec(migrations[at]);
     if (version !== latest) db.exec('PRAGMA user_version = ' + latest);
+    const columns = db.prepare('PRAGMA table_info(agents)').all().map((row) => row.name).join(', ');
+    if (columns !== 'id, parent, definition, snapshot, saved_at') throw Object.assign(new Error('foreign schema'), { foreign: columns === '' ? 'it has no agents table' : 'its agents table has the columns (' + columns + ')' });
     db.exec('COMMIT');
   } catch (error) {
     if (db.inTransaction) db.exec('ROLLBACK');
@@ -680,6 +689,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   if (typeof options?.path !== 'string' || options.path === '') {
     throw new RuntimeError(errorInfo('invalid_options', `createSqliteStore needs { path }, the database file, got ${JSON.stringify(options?.path)}`, { subject: 'path', details: { option: 'path', value: options?.path } }));
   }
+  // SQLite's name for a database in memory would be a file named so here: nothing in memory outlives the process.
+  if (options.path === ':memory:') {
+    throw new RuntimeError(errorInfo('invalid_options', `createSqliteStore needs a database file, got ':memory:': a store keeps agents across restarts, which a database in memory cannot; give a file such as './agents.db', or leave out store to keep agents in memory only`, { subject: 'path', details: { option: 'path', value: options.path } }));
+  }
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   if (!Number.isSafeInteger(pageSize) || pageSize < 1) {
     throw new RuntimeError(errorInfo('invalid_options', `createSqliteStore's pageSize must be a positive integer, got ${String(pageSize)}`, { subject: 'pageSize', details: { option: 'pageSize', value: pageSize } }));
@@ -811,9 +824,12 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const opened = request({ type: 'open' });
   if (opened.error) {
     void worker.terminate();
-    const { code, newerSchema, message } = opened.error;
+    const { code, newerSchema, foreign, message } = opened.error;
     if (newerSchema !== undefined) {
       throw storeFailed(path, 'newer_schema', `the database ${path} has schema version ${newerSchema}, written by a newer skillstate; this one reads up to version ${SQLITE_SCHEMA_VERSION}`);
+    }
+    if (foreign !== undefined) {
+      throw storeFailed(path, 'open_failed', `cannot open the database ${path}: it is not a skillstate store (${foreign}); it is left as it was: give another path, or move the file aside to start an empty store there`);
     }
     if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
       throw storeFailed(path, 'locked', `the database ${path} is open for writing by another system (one writer at a time); close that system first`);

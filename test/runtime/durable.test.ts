@@ -499,6 +499,38 @@ console.log('spawned');\n`,
     expect(error.message).toContain(join(folder, 'agents.db'));
   });
 
+  it("refuses ':memory:', which would be a file of that name, saying to give a file", () => {
+    const error = thrown(() => createSqliteStore({ path: ':memory:' })) as RuntimeError;
+    expect(error.toInfo()).toMatchObject({ code: 'invalid_options', subject: 'path' });
+    expect(error.message).toContain("got ':memory:'");
+  });
+
+  it("refuses another program's SQLite database, naming what it holds, and leaves it as it was", async () => {
+    const path = await databaseFile();
+    const raw = new Database(path);
+    raw.exec('CREATE TABLE invoices (number INTEGER PRIMARY KEY, total REAL)');
+    raw.exec('INSERT INTO invoices VALUES (1, 9.5)');
+    raw.close();
+    const error = thrown(() => createSqliteStore({ path })) as RuntimeError;
+    expect(error.toInfo()).toMatchObject({ code: 'store_failed', details: { reason: 'open_failed', path } });
+    expect(error.message).toContain('it is not a skillstate store (it holds tables (invoices) and no skillstate schema version)');
+    const after = new Database(path);
+    expect(after.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all()).toEqual([{ name: 'invoices' }]);
+    expect(after.prepare('PRAGMA user_version').get()).toMatchObject({ user_version: 0 });
+    after.close();
+  });
+
+  it('refuses a database whose schema version is ours but whose agents table is not, naming its columns', async () => {
+    const path = await databaseFile();
+    const raw = new Database(path);
+    raw.exec('CREATE TABLE agents (name TEXT, age INTEGER)');
+    raw.exec('PRAGMA user_version = 1');
+    raw.close();
+    const error = thrown(() => createSqliteStore({ path })) as RuntimeError;
+    expect(error.toInfo()).toMatchObject({ code: 'store_failed', details: { reason: 'open_failed', path } });
+    expect(error.message).toContain('its agents table has the columns (name, age)');
+  });
+
   it('refuses a file that is not an SQLite database, saying so, and leaves it as it was', async () => {
     const path = await databaseFile();
     await writeFile(path, 'notes, not a database\n'.repeat(100));
