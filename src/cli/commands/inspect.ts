@@ -39,8 +39,8 @@ export async function startServer(options: ViewerServerOptions): Promise<ViewerS
 
 /** Prints where the viewers are, then waits for SIGINT or SIGTERM and stops the server. */
 export async function serveUntilInterrupted(server: ViewerServer, io: CliIO, lines: string[]): Promise<number> {
-  io.out(`${[`Local viewer:      ${server.localUrl}`, `Stately inspector: ${server.statelyUrl} (needs the internet)`, ...lines].join('\n')}\nPress Ctrl-C to stop.\n`);
-  await new Promise<void>((resolve) => {
+  // Listened for before saying so: a Ctrl-C sent as soon as the line is read stops the server too.
+  const interrupted = new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
@@ -49,6 +49,8 @@ export async function serveUntilInterrupted(server: ViewerServer, io: CliIO, lin
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+  io.out(`${[`Local viewer:      ${server.localUrl}`, `Stately inspector: ${server.statelyUrl} (needs the internet)`, ...lines].join('\n')}\nPress Ctrl-C to stop.\n`);
+  await interrupted;
   await server.stop();
   return 0;
 }

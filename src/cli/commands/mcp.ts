@@ -183,10 +183,11 @@ ${SOURCE_HELP}`,
             token: values.token ?? process.env.SKILLSTATE_MCP_TOKEN,
             stateless: values.stateless === true,
           });
-    if (endpoint.url) io.err(`skillstate mcp: serving agent '${definition.name}' at ${endpoint.url}\n`);
+    // Listened for before the address is said: a Ctrl-C sent as soon as it is read closes the server too.
     const stop = () => void endpoint.close();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
+    if (endpoint.url) io.err(`skillstate mcp: serving agent '${definition.name}' at ${endpoint.url}\n`);
     await endpoint.closed;
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);

@@ -77,6 +77,11 @@ Needs the packages @restatedev/restate-sdk and @restatedev/restate-server.`,
       throw error;
     }
     const first = definitions[0]!.name;
+    // Listened for before the addresses are said: a Ctrl-C sent as soon as they are read stops both too.
+    const interrupted = new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
     io.out(
       `Restate ingress: ${server.ingressUrl}\n` +
         `Restate admin:   ${server.adminUrl}\n` +
@@ -88,10 +93,7 @@ Needs the packages @restatedev/restate-sdk and @restatedev/restate-server.`,
         `            curl -X POST ${server.ingressUrl}/${first}/a1/call -H 'content-type: application/json' \\\n` +
         `              -d '{"specversion":"1.0","id":"s1","source":"curl","type":"<signal type>","time":"${new Date(0).toISOString()}","data":{}}'\n`,
     );
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
+    await interrupted;
     await service.close();
     await server.close();
     return 0;
