@@ -78,8 +78,12 @@ export interface ErrorDetailsByCode {
   unknown_agent: never;
   duplicate_agent: never;
   invalid_snapshot: never;
-  /** Why a durable store failed (`in_use`: closed while a running system writes to it), and its database file (none for a store of your own without a `path` whose write failed). */
-  store_failed: { reason: 'locked' | 'newer_schema' | 'write_failed' | 'open_failed' | 'in_use'; path?: string };
+  /**
+   * Why a durable store failed (`in_use`: closed while a running system writes to it; `closed`: used
+   * after it was closed), and its database file (none for a store of your own without a `path` whose
+   * write failed).
+   */
+  store_failed: { reason: 'locked' | 'newer_schema' | 'write_failed' | 'open_failed' | 'in_use' | 'closed'; path?: string };
   invalid_trace: never;
   /**
    * An unknown option (`option`, the `known` ones, a close `suggestion`), an unusable value

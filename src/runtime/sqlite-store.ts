@@ -141,7 +141,7 @@ const BELL_MESSAGE = { type: 'bell' };
 /** How long a synchronous request (open, read, close) waits for the database's thread before it gives up. */
 const REQUEST_TIMEOUT_MS = 60_000;
 
-type StoreFailure = 'locked' | 'newer_schema' | 'write_failed' | 'open_failed' | 'in_use';
+type StoreFailure = 'locked' | 'newer_schema' | 'write_failed' | 'open_failed' | 'in_use' | 'closed';
 
 /** The `store_failed` error for the database at `path`. */
 function storeFailed(path: string, reason: StoreFailure, message: string): RuntimeError {
@@ -210,25 +210,34 @@ let refusedEra = -1;
 function failure(error) {
   return { message: error && error.message ? String(error.message) : String(error), code: error && typeof error.code === 'string' ? error.code : undefined, newerSchema: error && error.newerSchema, foreign: error && error.foreign };
 }
+// Why the database at schema version \`version\` is not a store of ours (another program's, or one
+// changed by hand), or undefined: at version 0 it holds no table yet; at the latest version its
+// agents table has the latest columns.
+function foreignSchema(version) {
+  if (version === 0) {
+    const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all().map((row) => row.name);
+    return tables.length === 0 ? undefined : 'it holds tables (' + tables.join(', ') + ') and no skillstate schema version';
+  }
+  if (version !== latest) return undefined;
+  const columns = db.prepare('PRAGMA table_info(agents)').all().map((row) => row.name).join(', ');
+  if (columns === 'id, parent, definition, snapshot, saved_at') return undefined;
+  return columns === '' ? 'it has no agents table' : 'its agents table has the columns (' + columns + ')';
+}
 function open() {
   if (unloadable) throw unloadable;
   db = new Database(path, { timeout: 0 });
   try {
     db.exec('PRAGMA locking_mode = EXCLUSIVE');
+    // Another program's database is left as it was: looked at before anything is changed (WAL included).
+    const foreign = foreignSchema(db.prepare('PRAGMA user_version').get().user_version);
+    if (foreign !== undefined) throw Object.assign(new Error('foreign schema'), { foreign });
     db.exec('PRAGMA journal_mode = WAL');
     db.exec('PRAGMA synchronous = NORMAL');
     db.exec('BEGIN EXCLUSIVE');
     const version = db.prepare('PRAGMA user_version').get().user_version;
     if (version > latest) throw Object.assign(new Error('newer schema'), { newerSchema: version });
-    // Another program's database is left as it is: no table of ours is added to it.
-    if (version === 0) {
-      const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all().map((row) => row.name);
-      if (tables.length > 0) throw Object.assign(new Error('foreign schema'), { foreign: 'it holds tables (' + tables.join(', ') + ') and no skillstate schema version' });
-    }
     for (let at = version; at < latest; at++) db.exec(migrations[at]);
     if (version !== latest) db.exec('PRAGMA user_version = ' + latest);
-    const columns = db.prepare('PRAGMA table_info(agents)').all().map((row) => row.name).join(', ');
-    if (columns !== 'id, parent, definition, snapshot, saved_at') throw Object.assign(new Error('foreign schema'), { foreign: columns === '' ? 'it has no agents table' : 'its agents table has the columns (' + columns + ')' });
     db.exec('COMMIT');
   } catch (error) {
     if (db.inTransaction) db.exec('ROLLBACK');
@@ -818,7 +827,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     return reply.value;
   };
   const usable = () => {
-    if (closed) throw storeFailed(path, 'write_failed', `the database ${path} is closed (its system shut down, or the store was closed); open it again with createSqliteStore({ path })`);
+    if (closed) throw storeFailed(path, 'closed', `the database ${path} is closed (its system shut down, or the store was closed); open it again with createSqliteStore({ path })`);
   };
 
   const opened = request({ type: 'open' });

@@ -499,6 +499,23 @@ console.log('spawned');\n`,
     expect(error.message).toContain(join(folder, 'agents.db'));
   });
 
+  it('refuses to be used once its system shut down, saying it is closed', async () => {
+    const path = await databaseFile();
+    const store = createSqliteStore({ path });
+    const system = open(store);
+    system.spawn(NotesAgent, { id: 'n1' });
+    await close(system);
+    for (const use of [() => store.read('n1'), () => store.loadAll(), () => store.commit({ save: [], delete: ['n1'] })]) {
+      const error = thrown(use) as RuntimeError;
+      expect(error.toInfo()).toMatchObject({ code: 'store_failed', details: { reason: 'closed', path } });
+      expect(error.message).toContain('open it again with createSqliteStore({ path })');
+    }
+    // Open again, it reads what the system wrote.
+    const again = createSqliteStore({ path });
+    expect(again.read('n1')?.id).toBe('n1');
+    again.close();
+  });
+
   it("refuses ':memory:', which would be a file of that name, saying to give a file", () => {
     const error = thrown(() => createSqliteStore({ path: ':memory:' })) as RuntimeError;
     expect(error.toInfo()).toMatchObject({ code: 'invalid_options', subject: 'path' });
@@ -517,6 +534,7 @@ console.log('spawned');\n`,
     const after = new Database(path);
     expect(after.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").all()).toEqual([{ name: 'invoices' }]);
     expect(after.prepare('PRAGMA user_version').get()).toMatchObject({ user_version: 0 });
+    expect(after.prepare('PRAGMA journal_mode').get()).toMatchObject({ journal_mode: 'delete' });
     after.close();
   });
 
@@ -594,7 +612,7 @@ console.log('spawned');\n`,
     await close(first);
     // Shutting down closed it: reusing the object says how to open the file again.
     const reused = thrown(() => quietSystem({ definitions: [NotesAgent], store }));
-    expect(reused).toMatchObject({ code: 'store_failed', details: { reason: 'write_failed', path } });
+    expect(reused).toMatchObject({ code: 'store_failed', details: { reason: 'closed', path } });
     expect((reused as Error).message).toContain('open it again with createSqliteStore');
     // The system that could not start holds nothing: the same mistake gets the same answer.
     expect(thrown(() => quietSystem({ definitions: [NotesAgent], store }))).toMatchObject({ code: 'store_failed' });
