@@ -71,11 +71,13 @@ export function effectHandlers(host: EffectHost): EffectHandlers {
         });
         return;
       }
-      // Whether the agent runs is asked then too: a spawn asked for by an earlier effect, of this
-      // step or of a step before it, has been carried out by then, and its agent is stopped.
+      // An agent not running yet may be one a spawn asked for by an earlier effect, of this step or
+      // of a step before it: that spawn is carried out by then, and its agent is stopped. One running
+      // now may have stopped by then (with its parent, say): its stop is done.
+      const runningNow = host.isRunning(target);
       host.afterStep(() => {
         if (host.isRunning(target)) host.stopAgent(target, reason);
-        else host.report(origin.agent, errorInfo('unknown_agent', `agent '${origin.agent}' asked to stop agent '${target}', which is not running`, { subject: target }), false);
+        else if (!runningNow) host.report(origin.agent, errorInfo('unknown_agent', `agent '${origin.agent}' asked to stop agent '${target}', which is not running`, { subject: target }), false);
       });
     },
     schedule: (effect, origin) => host.schedule(origin.agent, effect.delay, effect.signal),

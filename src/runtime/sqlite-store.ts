@@ -215,7 +215,8 @@ function failure(error) {
 // agents table has the latest columns.
 function foreignSchema(version) {
   if (version === 0) {
-    const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all().map((row) => row.name);
+    // SQLite's own tables (sqlite_sequence, sqlite_stat1) make no database another program's.
+    const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite!_%' ESCAPE '!' ORDER BY name").all().map((row) => row.name);
     return tables.length === 0 ? undefined : 'it holds tables (' + tables.join(', ') + ') and no skillstate schema version';
   }
   if (version !== latest) return undefined;
@@ -725,6 +726,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     transferList: [port2],
   });
   let closed = false;
+  /** Why the store closed itself (its thread died, or did not answer): undefined when it was closed, or is open. */
+  let stopped: string | undefined;
   /** Commits the worker has not confirmed yet, by request id. */
   const commits = new Map<number, { resolve(): void; reject(error: RuntimeError): void; rows: number }>();
   let nextId = 0;
@@ -798,6 +801,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     // The commits it wrote before are answered as written first.
     hear();
     closed = true;
+    stopped = `its thread stopped: ${error.message}`;
     for (const waiting of commits.values()) waiting.reject(storeFailed(path, 'write_failed', `the database ${path} stopped: ${error.message}`));
     commits.clear();
     oldest = nextId;
@@ -816,6 +820,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     if (Atomics.wait(flag, 0, 0, REQUEST_TIMEOUT_MS) === 'timed-out') {
       void worker.terminate();
       closed = true;
+      stopped = `it did not answer a ${message.type} request within ${REQUEST_TIMEOUT_MS / 1000} s`;
       throw storeFailed(path, message.type === 'open' ? 'open_failed' : 'write_failed', `the database ${path} did not answer a ${message.type} request within ${REQUEST_TIMEOUT_MS / 1000} s; it is closed`);
     }
     return receiveMessageOnPort(port1)!.message as { value?: unknown; error?: WorkerError };
@@ -827,6 +832,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     return reply.value;
   };
   const usable = () => {
+    if (stopped !== undefined) throw storeFailed(path, 'write_failed', `the database ${path} is closed: ${stopped}; open it again with createSqliteStore({ path })`);
     if (closed) throw storeFailed(path, 'closed', `the database ${path} is closed (its system shut down, or the store was closed); open it again with createSqliteStore({ path })`);
   };
 
@@ -835,7 +841,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     void worker.terminate();
     const { code, newerSchema, foreign, message } = opened.error;
     if (newerSchema !== undefined) {
-      throw storeFailed(path, 'newer_schema', `the database ${path} has schema version ${newerSchema}, written by a newer skillstate; this one reads up to version ${SQLITE_SCHEMA_VERSION}`);
+      throw storeFailed(path, 'newer_schema', `the database ${path} has schema version ${newerSchema}, written by a newer skillstate (or it is another program's database); this one reads up to version ${SQLITE_SCHEMA_VERSION}`);
     }
     if (foreign !== undefined) {
       throw storeFailed(path, 'open_failed', `cannot open the database ${path}: it is not a skillstate store (${foreign}); it is left as it was: give another path, or move the file aside to start an empty store there`);

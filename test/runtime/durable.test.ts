@@ -538,6 +538,21 @@ console.log('spawned');\n`,
     after.close();
   });
 
+  it("opens an empty database whose only tables are SQLite's own", async () => {
+    const path = await databaseFile();
+    const raw = new Database(path);
+    raw.exec('CREATE TABLE scratch (n INTEGER PRIMARY KEY AUTOINCREMENT)');
+    raw.exec('INSERT INTO scratch DEFAULT VALUES');
+    raw.exec('ANALYZE');
+    raw.exec('DROP TABLE scratch');
+    expect(raw.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all()).toEqual([{ name: 'sqlite_sequence' }, { name: 'sqlite_stat1' }]);
+    raw.close();
+    const system = open(createSqliteStore({ path }));
+    await system.spawn(NotesAgent, { id: 'n1' }).call(createSignal('notes.add_now', { item: 'a' }));
+    await close(system);
+    expect(open(createSqliteStore({ path })).list().map((ref) => ref.id)).toEqual(['n1']);
+  });
+
   it('refuses a database whose schema version is ours but whose agents table is not, naming its columns', async () => {
     const path = await databaseFile();
     const raw = new Database(path);

@@ -108,11 +108,26 @@ describe('effects', () => {
     system.onError((error, agent) => errors.push(`${agent}: ${error.code}: ${error.message}`));
     const victim = system.spawn(NotesAgent, { id: 'victim' });
     const performer = system.spawn(Performer, { id: 'p' });
-    // The second stop finds it stopped by the first.
+    // The second stop of the victim finds it stopped by the first: its stop is done, nothing to say.
     await performer.call(perform_([Effects.stop({ agent: 'nobody' }), Effects.stop({ agent: 'victim' }), Effects.stop({ agent: 'victim' })]));
     await system.flush();
     expect(victim.getSnapshot().status).toBe('stopped');
-    expect(errors).toEqual(["p: unknown_agent: agent 'p' asked to stop agent 'nobody', which is not running", "p: unknown_agent: agent 'p' asked to stop agent 'victim', which is not running"]);
+    expect(errors).toEqual(["p: unknown_agent: agent 'p' asked to stop agent 'nobody', which is not running"]);
+  });
+
+  it('stop: an agent stopped by another before the step is over (with its parent, by itself) is no error', async () => {
+    system = quietSystem({ definitions: [NotesAgent, Performer] });
+    const errors: string[] = [];
+    system.onError((error, agent) => errors.push(`${agent}: ${error.code}: ${error.message}`));
+    const performer = system.spawn(Performer, { id: 'p' });
+    const parent = system.spawn(Performer, { id: 'q' });
+    const child = system.spawn(Performer, { id: 'qc', parent });
+    await performer.call(perform_([Effects.stop({ agent: 'q' }), Effects.stop({ agent: 'qc' })]));
+    const kid = system.spawn(Performer, { id: 'kid', parent: performer });
+    await Promise.all([kid.call(perform_([Effects.stop()])), performer.call(perform_([Effects.stop({ agent: 'kid' })]))]);
+    await system.flush();
+    expect([parent.getSnapshot().status, child.getSnapshot().status, kid.getSnapshot().status]).toEqual(['stopped', 'stopped', 'stopped']);
+    expect(errors).toEqual([]);
   });
 
   it('schedule: delivers the signal to the agent after the delay; cancelled when the agent stops', async () => {
