@@ -335,6 +335,29 @@ describe('passivation', () => {
     expect(t.records.filter((record) => record.kind === 'step' && record.subject === 'later.due')).toHaveLength(1);
   });
 
+  it('fails a wake whose snapshot mounts a skill no longer known with unknown_skill naming it, and leaves the agent passivated', async () => {
+    const t = traced();
+    const store = createSqliteStore({ path: await databaseFile() });
+    let vanished = false;
+    const faulty: DurableStore = {
+      ...store,
+      read: (id) => {
+        const snapshot = store.read(id)!;
+        return vanished ? { ...snapshot, agent: { ...snapshot.agent, mounted: [...snapshot.agent.mounted, { name: 'vanished', stateKey: 'vanished', config: {} }] } } : snapshot;
+      },
+      close: () => store.close(),
+    };
+    const system = systems.start({ definitions: [NotesAgent], store: faulty, trace: t.trace, passivate: { idleMs: IDLE_MS } });
+    const agent = system.spawn(NotesAgent, { id: 'n1' });
+    await agent.call(createSignal('notes.add_now', { item: 'kept' }));
+    await t.next('passivate', 'n1');
+    vanished = true;
+    await expect(agent.call('notes.list')).rejects.toMatchObject({ code: 'unknown_skill', agentId: 'n1', message: expect.stringContaining("skill 'vanished' is mounted on it") });
+    expect(agent.status).toBe('passivated');
+    vanished = false;
+    expect(itemsOf(agent)).toEqual(['kept']);
+  });
+
   it('keeps the scheduled signals of an agent whose wake by a call failed: they fire once it wakes', async () => {
     const t = traced();
     const store = createSqliteStore({ path: await databaseFile() });
