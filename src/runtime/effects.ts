@@ -63,18 +63,12 @@ export function effectHandlers(host: EffectHost): EffectHandlers {
       const reason = effect.reason ?? `stopped by agent '${origin.agent}'`;
       // An agent that stops itself takes nothing more from its mailbox (what waits there gets
       // agent_stopped now); the stop itself comes after the step, in effect order, like any
-      // other work for other actors: a child spawned by an earlier effect is stopped with it.
-      if (target === origin.agent) {
-        host.close(target, reason);
-        host.afterStep(() => {
-          if (host.isRunning(target)) host.stopAgent(target, reason);
-        });
-        return;
-      }
-      // An agent not running yet may be one a spawn asked for by an earlier effect, of this step or
-      // of a step before it: that spawn is carried out by then, and its agent is stopped. One running
-      // now may have stopped by then (with its parent, say): its stop is done.
+      // other work for other actors. An agent not running yet may be one a spawn asked for by an
+      // earlier effect, of this step or of a step before it: that spawn is carried out by then, and
+      // its agent is stopped. One running now may have stopped by then (with its parent, say): its
+      // stop is done.
       const runningNow = host.isRunning(target);
+      if (target === origin.agent) host.close(target, reason);
       host.afterStep(() => {
         if (host.isRunning(target)) host.stopAgent(target, reason);
         else if (!runningNow) host.report(origin.agent, errorInfo('unknown_agent', `agent '${origin.agent}' asked to stop agent '${target}', which is not running`, { subject: target }), false);
