@@ -12,8 +12,12 @@
  *
  * I/O: only through the skills' own `load()` and the scanner it was given.
  */
+import path from 'node:path';
 import type { AnyAction } from '../core/action.js';
 import { diagnostic, type Diagnostic, type DiagnosticListener } from '../core/diagnostics.js';
+import { errorInfo } from '../core/errors.js';
+import { unknownOption } from '../core/options.js';
+import { describeGiven, describeValue } from '../core/plain.js';
 import type { SkillResolver } from '../core/skill-registry.js';
 import type { AnySkill } from '../core/skill.js';
 import type { DocumentSkill, LoadedSkill } from './document.js';
@@ -115,6 +119,9 @@ export interface SkillWatcher {
   close(): void;
 }
 
+/** The keys `WatchOptions` takes. */
+const WATCH_OPTIONS = { debounceMs: true, onChange: true } as const satisfies Record<keyof WatchOptions, true>;
+
 /** The registry of document skills: every known skill by name, loaded on demand; a `SkillResolver` for agent systems. */
 export class DocumentSkillRegistry implements SkillResolver {
   readonly #entries = new Map<string, SkillEntry>();
@@ -134,6 +141,8 @@ export class DocumentSkillRegistry implements SkillResolver {
   #revision = 0;
   #folders: readonly string[] = [];
   #missing: readonly string[] = [];
+  /** Skills the last scan found in their folder but could not load, kept in their previous version. */
+  #stale: ReadonlySet<string> = new Set();
   #watcher: FolderWatch | undefined;
 
   constructor(options: RegistryOptions = {}) {
@@ -409,6 +418,15 @@ export class DocumentSkillRegistry implements SkillResolver {
    * Resolves once every folder is watched. Calling it again returns the same watcher.
    */
   async watch(options: WatchOptions = {}): Promise<SkillWatcher> {
+    const unknown = typeof options === 'object' && options !== null ? unknownOption('watch', options, WATCH_OPTIONS) : errorInfo('invalid_options', `watch takes an options object such as { debounceMs: 50 }, got ${describeValue(options)}`);
+    if (unknown) throw new ManifestError(unknown);
+    const { debounceMs, onChange } = options;
+    if (debounceMs !== undefined && (typeof debounceMs !== 'number' || !Number.isFinite(debounceMs) || debounceMs < 0)) {
+      throw manifestError('invalid_options', `watch's debounceMs must be a number of milliseconds, 0 or more, got ${describeGiven(debounceMs)}`, { subject: 'debounceMs', details: { option: 'debounceMs', value: describeGiven(debounceMs) } });
+    }
+    if (onChange !== undefined && typeof onChange !== 'function') {
+      throw manifestError('invalid_options', `watch's onChange must be a function, got ${describeGiven(onChange)}`, { subject: 'onChange', details: { option: 'onChange', value: describeGiven(onChange) } });
+    }
     if (this.#watcher && !this.#watcher.closed) return this.#watcher;
     if (!this.#options.watcher) throw manifestError('invalid_manifest', 'watch() needs a registry made by discoverSkills: there are no folders to watch');
     const watcher = this.#options.watcher(this, options);
@@ -417,7 +435,17 @@ export class DocumentSkillRegistry implements SkillResolver {
     return watcher;
   }
 
-  /** @internal Replaces the discovered entries with a scan's; hand-registered skills stay on top. */
+  /** @internal The skills the last scan found in their folder but could not load, kept in their previous version. */
+  get stale(): ReadonlySet<string> {
+    return this.#stale;
+  }
+
+  /**
+   * @internal Replaces the discovered entries with a scan's; hand-registered skills stay on top. A
+   * skill whose SKILL.md is still in its folder but no longer loads (saved half-written, say) keeps
+   * its previous version, as an edit to that file alone does, with a `skill_reload_failed` error:
+   * taking it away would unmount it from the agents that use it.
+   */
   applyScan(result: ScanResult): void {
     this.#folders = result.folders ?? [];
     this.#missing = result.missing ?? [];
@@ -426,6 +454,23 @@ export class DocumentSkillRegistry implements SkillResolver {
     for (const item of result.diagnostics) this.#report(item);
     const next = new Map<string, SkillEntry>();
     for (const entry of result.entries) next.set(entry.name, entry);
+    const stale = new Set<string>();
+    for (const [name, entry] of this.#entries) {
+      if (next.has(name) || this.#pinned.has(name) || entry.rootPath === undefined) continue;
+      const unloadable = result.diagnostics.find(
+        (item) => item.code === 'skill_skipped' && (item.details as { reason?: unknown } | undefined)?.reason === 'invalid_manifest' && typeof item.subject === 'string' && path.resolve(item.subject) === entry.rootPath,
+      );
+      if (unloadable === undefined) continue;
+      next.set(name, entry);
+      stale.add(name);
+      this.#report(
+        diagnostic('error', 'skill_reload_failed', `skill '${name}' is still in ${entry.rootPath} but cannot be loaded: ${unloadable.message}; the previous version stays`, {
+          skill: name,
+          subject: entry.rootPath,
+        }),
+      );
+    }
+    this.#stale = stale;
     for (const [name, entry] of this.#entries) {
       if (!this.#pinned.has(name)) continue;
       const discovered = next.get(name);

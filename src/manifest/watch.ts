@@ -28,7 +28,10 @@
  * Then agents followed with `follow(system)` are brought up to date: a changed skill mounted on an
  * agent is loaded again through the agent's own `load_skill` action (a step in its mailbox, so the
  * agent sees the new body and tools from its next step on, with its slice kept or the change
- * refused); a removed one is unmounted. Each refusal and removal is a diagnostic.
+ * refused); a removed one is unmounted. Each refusal and removal is a diagnostic, reported to the
+ * registry and to the system followed (its `onDiagnostic` listeners, about the agent). A skill still
+ * in its folder whose SKILL.md no longer loads is not removed, whether its own edit or a rescan
+ * found it so: it keeps its previous version (`skill_reload_failed`).
  *
  * I/O: watches folders, reads skill folders. Never writes.
  */
@@ -37,6 +40,7 @@ import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
+import { diagnosticSinkOf } from '../core/diagnostic-sink.js';
 import { describeThrown } from '../core/errors.js';
 import { ManifestError } from './errors.js';
 import { loadSkillFolder, type FolderSkillOptions } from './folder.js';
@@ -376,7 +380,8 @@ export class FolderWatcher implements FolderWatch {
       const previous = before.get(entry.name);
       if (!previous) change.added.push(entry.name);
       else if (previous !== entry) change.changed.push(entry.name);
-      else if (touched.has(entry.name)) {
+      // A SKILL.md that no longer loads keeps its previous version, loaded body included (the registry said so).
+      else if (touched.has(entry.name) && !this.#registry.stale.has(entry.name)) {
         // Same front matter, but a resource or the body changed: forget what was loaded.
         this.#registry.replaceEntry(entry);
         change.changed.push(entry.name);
@@ -391,12 +396,15 @@ export class FolderWatcher implements FolderWatch {
     const changed = new Set(change.changed);
     const removed = new Set(change.removed);
     const pending: Promise<void>[] = [];
-    const note = (item: Diagnostic) => {
-      change.diagnostics.push(item);
-      this.#registry.report(item);
-    };
     for (const agents of this.#followed) {
+      // Told to the system as well as to the registry: a program listening to the system hears what happened to its agents.
+      const sink = diagnosticSinkOf(agents);
       for (const ref of agents.list()) {
+        const note = (item: Diagnostic) => {
+          change.diagnostics.push(item);
+          this.#registry.report(item);
+          sink?.(item, ref.id);
+        };
         const view = ref.getSnapshot();
         for (const { name } of view.mounted) {
           if (removed.has(name)) {

@@ -7,6 +7,7 @@
  */
 import type { AgentDefinition } from '../core/agent-definition.js';
 import type { Agent } from '../core/agent-value.js';
+import { setDiagnosticSink } from '../core/diagnostic-sink.js';
 import type { Diagnostic } from '../core/diagnostics.js';
 import { toErrorInfo, type ErrorInfo } from '../core/errors.js';
 import type { SkillRegistry, SkillResolver } from '../core/skill-registry.js';
@@ -185,6 +186,8 @@ export function createRuntimeSystem(options: RuntimeOptions, extensions: readonl
     },
   };
   RESOLVERS.set(system, runtime.resolvers);
+  // What a skill watcher following this system did to its agents reaches its diagnostic listeners.
+  setDiagnosticSink(system, (diagnostic, agentId) => runtime.diagnose(agentId, diagnostic));
   return system;
 }
 

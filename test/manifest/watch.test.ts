@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createAgentSystem, createSkillTools, defineAgent, discoverSkills, type AgentSystem, type DocumentSkillRegistry } from '../../src/index.js';
 import { type SkillChange } from '../../src/manifest/document-registry.js';
 import { simpleSkill, tree, writeTree } from './tree.js';
+import { afterEdit } from './watched.js';
 
 const zodUrl = new URL('../../node_modules/zod/index.js', import.meta.url).href;
 const open: { registries: DocumentSkillRegistry[]; systems: AgentSystem[] } = { registries: [], systems: [] };
@@ -17,19 +18,6 @@ async function watched(root: string, debounceMs = 20): Promise<DocumentSkillRegi
   const registry = await discoverSkills({ extra: [root] }, { watch: { debounceMs } });
   open.registries.push(registry);
   return registry;
-}
-
-/** Runs `edit`, then waits (bounded) for the change the watcher applies. */
-async function afterEdit(registry: DocumentSkillRegistry, edit: () => Promise<unknown>): Promise<SkillChange> {
-  const next = registry.watcher!.nextChange();
-  await edit();
-  let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('no change applied within 5 s')), 5000)));
-  try {
-    return await Promise.race([next, limit]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 const toolset = (version: string, extra = '') => `

@@ -3,6 +3,19 @@ import { afterEach } from 'vitest';
 import { discoverSkills, type Diagnostic, type DocumentSkillRegistry } from '../../src/index.js';
 import type { SkillChange } from '../../src/manifest/document-registry.js';
 
+/** Runs `edit`, then waits (bounded) for the change the registry's watcher applies. */
+export async function afterEdit(registry: DocumentSkillRegistry, edit: () => Promise<unknown>): Promise<SkillChange> {
+  const next = registry.watcher!.nextChange();
+  await edit();
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('no change applied within 5 s')), 5000)));
+  try {
+    return await Promise.race([next, limit]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Call at the top level of a test file: returns `watched(root)`, which discovers the skills of
  * `root` and watches them (debounce 20 ms); each watcher is closed after its test.
