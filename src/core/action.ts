@@ -8,9 +8,10 @@
  * Pure: no I/O, no XState.
  */
 import type { z } from 'zod';
-import { DefinitionError, refuseDefinitionField } from './errors.js';
+import { closestName, didYouMean } from './closest-name.js';
+import { DefinitionError, refuseDefinitionField, type ErrorDetails } from './errors.js';
 import { unknownField } from './options.js';
-import { isDefinedAs } from './plain.js';
+import { describeGiven, isDefinedAs } from './plain.js';
 import type { Effect } from './effects.js';
 import { isObjectSchema, isZodSchema, schemaProblem, type ObjectSchema } from './schema.js';
 import type { Signal } from './signal.js';
@@ -20,6 +21,8 @@ export const ACTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 const RESULT = Symbol.for('skillstate.result');
 const FAILURE = Symbol.for('skillstate.failure');
+/** Where a result keeps what `result` could not read in its changes. */
+const UNREAD = Symbol.for('skillstate.unreadChanges');
 
 /** What an action sees besides its params. Read-only: change state by returning `result(...)`. */
 export interface ActionContext<TState = unknown, TConfig = unknown> {
@@ -151,29 +154,80 @@ export interface ActionFailure {
  * The changes apply all together or not at all.
  */
 export function result<TOutput, TState = unknown>(output: TOutput, changes: ActionChanges<TState> = {}): ActionResult<TOutput, TState> {
-  const value: ActionChanges<TState> & { [RESULT]: true; output: TOutput } = { [RESULT]: true, output };
+  const value: ActionChanges<TState> & { [RESULT]: true; output: TOutput; [UNREAD]?: UnreadChanges } = { [RESULT]: true, output };
+  if (typeof changes !== 'object' || changes === null || Array.isArray(changes)) {
+    value[UNREAD] = { given: describeGiven(changes) };
+    return value;
+  }
   // Only the changes given: an absent key and an undefined one read the same to `cmd`, not to
-  // `toEqual`. One test per key (not a loop over the keys): every sync action's step runs this.
+  // `toEqual`. One test per key to copy them (every sync action's step runs this); the loop
+  // after only looks for a key that is none of them, and builds nothing.
   if (changes.state !== undefined) value.state = changes.state;
   if (changes.effects !== undefined) value.effects = changes.effects;
   if (changes.mount !== undefined) value.mount = changes.mount;
   if (changes.unmount !== undefined) value.unmount = changes.unmount;
   if (changes.replace !== undefined) value.replace = changes.replace;
+  // A misspelled `stat` would otherwise change nothing, without a word: `cmd` refuses the result.
+  for (const key in changes) {
+    if (!Object.hasOwn(CHANGE_FIELDS, key) && Object.hasOwn(changes, key)) {
+      value[UNREAD] = { key };
+      break;
+    }
+  }
+  return value;
+}
+
+/** The changes `result` takes: one entry per key of `ActionChanges`. */
+const CHANGE_FIELDS = { state: true, effects: true, mount: true, unmount: true, replace: true } as const satisfies Record<keyof ActionChanges, true>;
+
+/** What `result` was given that it cannot read: the first key of its changes it does not take, or changes that are not an object (described). */
+export type UnreadChanges = { key: string; given?: undefined } | { given: string; key?: undefined };
+
+/** What `result` could not read in the changes it was given, if anything (`cmd` then refuses the result). */
+export function unreadChanges(value: ActionResult): UnreadChanges | undefined {
+  return (value as { [UNREAD]?: UnreadChanges })[UNREAD];
+}
+
+/**
+ * Why `cmd` refuses a result whose changes could not be read (see `unreadChanges`): the key
+ * that is not a change, the one it probably meant, and the changes there are.
+ */
+export function unreadChangesProblem(unread: UnreadChanges): { message: string; details?: ErrorDetails<'invalid_output'> } {
+  const known = Object.keys(CHANGE_FIELDS);
+  if (unread.key === undefined) return { message: `result(output, changes) was given changes that are not an object (${unread.given}); changes are an object such as { state }` };
+  const meant = closestName(unread.key, known);
+  const details: ErrorDetails<'invalid_output'> = { field: unread.key, known };
+  if (meant !== undefined) details.suggestion = meant;
+  return { message: `result(output, changes) was given '${unread.key}', which is not a change${didYouMean(meant)} (changes: ${known.join(', ')})`, details };
+}
+
+/** The same result marked with what it could not read: how a result is rebuilt from a record of it (a journal) that says so. */
+export function withUnreadChanges<T extends ActionResult>(value: T, unread: UnreadChanges | undefined): T {
+  if (unread !== undefined) (value as { [UNREAD]?: UnreadChanges })[UNREAD] = unread;
   return value;
 }
 
 /**
  * Fails the action with a reason code (e.g. `division_by_zero`). The caller receives an
- * `action_failed` error whose details carry the reason; the agent's state is left unchanged.
+ * `action_failed` error whose details carry the reason; the agent's state is left unchanged. A
+ * reason that is not a string (`fail(404)`) fails the action with `invalid_output` instead,
+ * saying so.
  */
 export function fail(reason: string, message?: string, details?: Record<string, unknown>): ActionFailure {
   const failure: { [FAILURE]: true; reason: string; message: string; details?: Record<string, unknown> } = {
     [FAILURE]: true,
     reason,
-    message: message ?? reason.replace(/_/g, ' '),
+    // Described, not read as text: `cmd` refuses what is not a string, with a message of its own.
+    message: message ?? (typeof reason === 'string' ? reason.replace(/_/g, ' ') : describeGiven(reason)),
   };
   if (details !== undefined) failure.details = details;
   return failure;
+}
+
+/** Why `cmd` cannot report a failure `fail` built: a reason that is not a code string. Undefined for one it can. */
+export function failureProblem(failure: ActionFailure): string | undefined {
+  const reason: unknown = failure.reason;
+  return typeof reason === 'string' ? undefined : `fail(reason) needs a reason code string such as 'not_found', got ${describeGiven(reason)}`;
 }
 
 export function isActionResult(value: unknown): value is ActionResult {
@@ -278,7 +332,7 @@ export function defineAction<
   const stray = unknownField(definition, ACTION_FIELDS);
   if (stray) problem(stray.field, stray.message);
   if (typeof name !== 'string' || !ACTION_NAME.test(name)) {
-    problem('name', 'must be 1 to 64 letters, digits, "_" or "-" (a valid tool name)');
+    problem('name', 'must be 1 to 64 ASCII letters, digits, "_" or "-" (a valid tool name)');
   }
   if (typeof definition.description !== 'string' || definition.description.trim() === '') {
     problem('description', 'must be a non-empty string (language models read it to choose the tool)');

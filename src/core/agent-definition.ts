@@ -13,10 +13,10 @@ import { isAction, type AnyAction } from './action.js';
 import { Catalog, providerName, type ActiveSkill, type Blueprint } from './catalog.js';
 import { CatalogShelf } from './catalog-shelf.js';
 import { Agent, catalogOf, unlinkedError, withState, type AgentData, type MountedSkill } from './agent-value.js';
-import { execute, type CmdOptions, type CmdResult } from './cmd.js';
+import { cmd, type CmdOptions, type CmdResult } from './cmd.js';
 import type { Diagnostic } from './diagnostics.js';
 import { DefinitionError, errorInfo, formatIssues, StateError, type ErrorCode, type ErrorExtras, type ErrorInfo } from './errors.js';
-import { unknownField } from './options.js';
+import { unknownField, unknownOption } from './options.js';
 import { randomId } from './id.js';
 import { checkRouteTarget, type Instruction, type RouteTarget } from './instruction.js';
 import { orderByDependencies } from './mount.js';
@@ -99,6 +99,9 @@ export interface NewAgentOptions<TState> {
   state?: DeepPartial<TState>;
 }
 
+/** The options `definition.new()` takes: one entry per key of `NewAgentOptions`. */
+const NEW_OPTIONS = { id: true, state: true } as const satisfies Record<keyof NewAgentOptions<object>, true>;
+
 /** An agent definition made by `defineAgent`: makes agent values (`new`), restores them, and runs pure operations on them. */
 export interface AgentDefinition<TState extends object = Record<string, unknown>> {
   readonly kind: 'agent';
@@ -110,7 +113,10 @@ export interface AgentDefinition<TState extends object = Record<string, unknown>
   readonly diagnostics: readonly Diagnostic[];
   /** @internal What catalogs of this definition's agents are built from. */
   readonly blueprint: Blueprint;
-  /** A new agent with every default applied. Throws a `StateError` when `state` is invalid. */
+  /**
+   * A new agent with every default applied. Throws a `StateError` when `state` is invalid
+   * (`invalid_state`) or an option is not one of `NewAgentOptions` (`invalid_options`).
+   */
   'new'(options?: NewAgentOptions<TState>): Agent<TState>;
   /** Runs instructions; never rejects (see `cmd`). */
   cmd(agent: Agent<TState>, instructions: Instruction | readonly Instruction[], options?: CmdOptions): Promise<CmdResult<TState>>;
@@ -276,6 +282,9 @@ export function defineAgent<TSchema extends ObjectSchema = z.ZodObject<{}>, cons
       if (!isPlainObject(options)) {
         throw new StateError({ code: 'invalid_state', message: `agent '${name}': new() takes { id?, state? }, got ${describeValue(options)}` });
       }
+      // A misspelled `idd` would give the agent a random id, without a word.
+      const unknown = unknownOption('new()', options, NEW_OPTIONS);
+      if (unknown) throw new StateError({ ...unknown, message: `agent '${name}': ${unknown.message}` });
       const state = buildInitialState(blueprint, catalog, options.state);
       if (!state.ok) throw new StateError(state.error);
       const id = options.id ?? randomId();
@@ -284,7 +293,7 @@ export function defineAgent<TSchema extends ObjectSchema = z.ZodObject<{}>, cons
       }
       return Agent.link<TState>({ id, definition: name, state: state.value as TState, mounted: ownMounted() }, catalog);
     },
-    cmd: (agent, instructions, options) => Promise.resolve(execute(agent, instructions, options)),
+    cmd: (agent, instructions, options) => cmd(agent, instructions, options),
     set: (agent, attrs) => setState(agent, attrs),
     validate: (agent) => validateState(agent),
     restore: (data, options) => restoreAgent<TState>(blueprint, sharedCatalogs(), data, options?.skills),

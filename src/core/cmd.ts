@@ -15,7 +15,7 @@
  * Pure: no I/O, no XState.
  */
 import { nanoid } from 'nanoid';
-import { ActionRunContext, isActionFailure, isActionResult, type AbortSource, type ActionResult, type AnyAction } from './action.js';
+import { ActionRunContext, failureProblem, isActionFailure, isActionResult, unreadChanges, unreadChangesProblem, type AbortSource, type ActionResult, type AnyAction } from './action.js';
 import { type ActionEntry, type Catalog } from './catalog.js';
 import { closestName, didYouMean } from './closest-name.js';
 import { catalogOf, unlinkedError, withFrozenState, type Agent } from './agent-value.js';
@@ -23,7 +23,8 @@ import { checkEffectList, errorEffect, type Effect } from './effects.js';
 import { describeThrown, errorInfo, formatIssues, reworded, withCause, type ErrorDetails, type ErrorInfo } from './errors.js';
 import { normalizeInstruction, type Instruction, type NormalizedInstruction } from './instruction.js';
 import { mountSkills, replaceSkill, unmountSkill, type MountResult } from './mount.js';
-import { isPlainObject } from './plain.js';
+import { optionsProblem } from './options.js';
+import { describeGiven, isPlainObject } from './plain.js';
 import { applyPatch, parseSync, parseWith, type Parsed } from './schema.js';
 import type { Result } from './result.js';
 import type { Signal } from './signal.js';
@@ -65,16 +66,37 @@ type InstructionStep =
   | { ok: true; agent: Agent<object>; output: unknown; effects: Effect[]; action: string; skill: string | undefined }
   | { ok: false; error: ErrorInfo; action: string | undefined; skill: string | undefined };
 
+/** The options `cmd` takes: one entry per key of `CmdOptions`. */
+const CMD_OPTIONS = { signal: true, onError: true } as const satisfies Record<keyof CmdOptions, true>;
+
 /**
  * Runs instructions against an agent. Resolves with the new agent, the effects and one result
- * per instruction that ran. Never rejects.
+ * per instruction that ran. Never rejects: options it cannot read (a misspelled `onEror`, an
+ * `onError` that is neither `stop` nor `continue`) run nothing, and the one result is their
+ * `invalid_options` error.
  */
 export function cmd<TState extends object>(
   agent: Agent<TState>,
   instructions: Instruction | readonly Instruction[],
   options?: CmdOptions,
 ): Promise<CmdResult<TState>> {
+  const refused = cmdOptionsProblem(options);
+  if (refused) return Promise.resolve(nothingRun(agent, refused));
   return Promise.resolve(execute(agent, instructions, options));
+}
+
+/** Why `options` cannot be `cmd`'s: not an object, a key it does not take, an `onError` that is neither `stop` nor `continue`. */
+function cmdOptionsProblem(options: unknown): ErrorInfo | undefined {
+  const problem = optionsProblem('cmd', options, CMD_OPTIONS, "{ onError: 'continue' }");
+  if (problem) return problem;
+  const onError: unknown = (options as CmdOptions | undefined)?.onError;
+  if (onError === undefined || onError === 'stop' || onError === 'continue') return undefined;
+  return errorInfo('invalid_options', `cmd's onError must be 'stop' or 'continue', got ${describeGiven(onError)}`, { subject: 'onError', details: { option: 'onError', value: onError } });
+}
+
+/** The result of a `cmd` call that ran nothing: `error` is its one result. */
+function nothingRun<TState extends object>(agent: Agent<TState>, error: ErrorInfo): CmdResult<TState> {
+  return { agent, effects: [errorEffect(error)], results: [{ ok: false, action: undefined, skill: undefined, error }] };
 }
 
 /**
@@ -87,10 +109,7 @@ export function execute<TState extends object>(
   options?: ExecuteOptions,
 ): CmdResult<TState> | Promise<CmdResult<TState>> {
   const catalog = catalogOf(agent);
-  if (!catalog) {
-    const error = unlinkedError(agent);
-    return { agent, effects: [errorEffect(error)], results: [{ ok: false, action: undefined, skill: undefined, error }] };
-  }
+  if (!catalog) return nothingRun(agent, unlinkedError(agent));
   const list: readonly unknown[] | undefined = Array.isArray(instructions) ? instructions : undefined;
   if (list === undefined || list.length === 1) {
     // One instruction (what a route and most calls run): no bookkeeping across instructions.
@@ -238,6 +257,8 @@ function finish(agent: Agent<object>, catalog: Catalog, entry: ActionEntry, retu
   const { action, skill } = entry;
   const skillName = skill?.spec.name;
   if (isActionFailure(returned)) {
+    const problem = failureProblem(returned);
+    if (problem !== undefined) return failed(errorInfo('invalid_output', `action '${action.name}' returned a failure that cannot be reported: ${problem}`, named(action.name, skillName)));
     const details: ErrorDetails<'action_failed'> = { reason: returned.reason };
     if (returned.details) details.details = returned.details;
     return failed(errorInfo('action_failed', `action '${action.name}' failed: ${returned.message}`, { ...named(action.name, skillName), details }));
@@ -247,6 +268,12 @@ function finish(agent: Agent<object>, catalog: Catalog, entry: ActionEntry, retu
   let produced: readonly unknown[] | undefined;
   let changes: ActionResult | undefined;
   if (isActionResult(returned)) {
+    const unread = unreadChanges(returned);
+    if (unread !== undefined) {
+      const { message, details } = unreadChangesProblem(unread);
+      // Applied without it, the result would change less than the action asked, without a word.
+      return failed(errorInfo('invalid_output', `action '${action.name}' returned a result it cannot apply: ${message}`, { ...named(action.name, skillName), subject: unread.key, details }));
+    }
     changes = returned;
     output = returned.output;
     patch = returned.state;

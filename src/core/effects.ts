@@ -6,6 +6,7 @@
  * Pure: no I/O, no XState.
  */
 import { errorInfo, type ErrorInfo } from './errors.js';
+import { unknownField } from './options.js';
 import { deepFreeze, describeGiven, isPlainObject } from './plain.js';
 import type { Result } from './result.js';
 import { signalProblem, type Signal } from './signal.js';
@@ -249,9 +250,18 @@ export function effectProblem(value: unknown): string | undefined {
   }
 }
 
+/** The fields of an effect's meta: one entry per key of `EffectMeta`. */
+const META_FIELDS = { skill: true, tags: true } as const satisfies Record<keyof EffectMeta, true>;
+
 /** Why an effect's meta is not `{ skill?: string, tags?: string[] }`, or undefined when it is. */
 function metaProblem(type: string, meta: unknown): string | undefined {
   if (!isPlainObject(meta)) return `effect '${type}' has a meta that is not an object`;
+  // A misspelled `tag` would be dropped without a word.
+  for (const key in meta) {
+    if (Object.hasOwn(META_FIELDS, key) || !Object.hasOwn(meta, key)) continue;
+    const stray = unknownField(meta, META_FIELDS, { of: 'an effect meta' })!;
+    return `effect '${type}' has a meta whose ${stray.field} ${stray.message}`;
+  }
   if (meta.skill !== undefined && typeof meta.skill !== 'string') return `effect '${type}' has a meta whose skill is not a string`;
   if (meta.tags !== undefined && !(Array.isArray(meta.tags) && meta.tags.every((tag) => typeof tag === 'string'))) {
     return `effect '${type}' has meta tags that are not an array of strings`;

@@ -43,13 +43,15 @@ export interface ErrorDetailsByCode {
     | { reason: 'unpersistable'; agent: string; path: (string | number)[] }
     | { reason: 'unpersistable'; agents: string[]; errors: ErrorInfo[] };
   // cmd
-  invalid_instruction: never;
+  /** A field an instruction does not take (`parms`), the fields it does, and the one it probably meant. */
+  invalid_instruction: { field: string; known: string[]; suggestion?: string };
   /** A route's target that no action answers to, with the actions there are. */
   unknown_action: { route: string; available: string[] };
   invalid_params: never;
   /** The action's own `fail(reason, message, details)`: its reason and its details. */
   action_failed: { reason: string; details?: Record<string, unknown> };
-  invalid_output: never;
+  /** A change `result(output, changes)` does not take (`stat`), the changes it does, and the one it probably meant. */
+  invalid_output: { field: string; known: string[]; suggestion?: string };
   invalid_state_update: never;
   invalid_effect: never;
   unlinked_agent: never;

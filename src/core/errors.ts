@@ -76,7 +76,7 @@ export class SignalError extends SkillstateError {}
 export class RouteError extends SkillstateError {}
 /** A skill, action or agent definition that cannot work. Thrown when the definition is made. */
 export class DefinitionError extends SkillstateError {}
-/** An initial state that does not satisfy the agent's schema. Thrown by `definition.new()`. */
+/** An initial state that does not satisfy the agent's schema, or options `definition.new()` does not take. Thrown by `definition.new()`. */
 export class StateError extends SkillstateError {}
 
 /** Fields of an `ErrorInfo` of code `C` besides its code and message. */

@@ -6,7 +6,7 @@
  * Pure: no I/O, no XState.
  */
 import { isAction, type AnyAction } from './action.js';
-import { describeThrown, errorInfo, RouteError, withCause, type ErrorInfo } from './errors.js';
+import { describeThrown, errorInfo, RouteError, withCause, type ErrorDetails, type ErrorInfo } from './errors.js';
 import { unknownField } from './options.js';
 import { describeGiven, describeValue, isPlainObject } from './plain.js';
 import type { Result } from './result.js';
@@ -40,7 +40,7 @@ export type RouteTarget =
   | InstructionObject
   | ((signal: Signal) => Instruction | readonly Instruction[]);
 
-/** The fields of an action target: one entry per key of `InstructionObject`. */
+/** The fields of an instruction object and of an action target: one entry per key of `InstructionObject`. */
 const TARGET_FIELDS = { action: true, params: true, skill: true } as const satisfies Record<keyof InstructionObject, true>;
 
 /**
@@ -93,7 +93,19 @@ export function normalizeInstruction(value: unknown): Result<NormalizedInstructi
   if (skill !== undefined && typeof skill !== 'string') {
     return { ok: false, error: malformed(`instruction for '${name}' names a skill that is not a string`, name) };
   }
+  // A misspelled `parms` would run the action with no params at all, without a word.
+  for (const key in value) {
+    if (!Object.hasOwn(TARGET_FIELDS, key) && Object.hasOwn(value, key)) return { ok: false, error: strayField(value, name) };
+  }
   return { ok: true, value: { action: name, actionSpec, params: params ?? {}, skill } };
+}
+
+/** The `invalid_instruction` error for an instruction with a field it does not take, naming the field and the one it probably meant. */
+function strayField(instruction: object, action: string): ErrorInfo<'invalid_instruction'> {
+  const stray = unknownField(instruction, TARGET_FIELDS, { of: 'an instruction' })!;
+  const details: ErrorDetails<'invalid_instruction'> = { field: stray.field, known: stray.known };
+  if (stray.suggestion !== undefined) details.suggestion = stray.suggestion;
+  return errorInfo('invalid_instruction', `instruction for '${action}': ${stray.field} ${stray.message}`, { action, subject: stray.field, details });
 }
 
 /**

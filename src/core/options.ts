@@ -6,6 +6,7 @@
  */
 import { closestName, didYouMean } from './closest-name.js';
 import { errorInfo, type ErrorInfo } from './errors.js';
+import { describeGiven } from './plain.js';
 
 /**
  * The first key of `options` that is not one of `known`, as an `invalid_options` error naming it
@@ -28,6 +29,25 @@ export function unknownOption(where: string, options: object, known: Readonly<Re
 }
 
 /**
+ * Why `options` cannot be the options of `where`: given, yet not an object (`example` shows one,
+ * `{ strict: true }`), or with a key `unknownOption` refuses. Undefined for options that can be
+ * read, and for none at all.
+ */
+export function optionsProblem(
+  where: string,
+  options: unknown,
+  known: Readonly<Record<string, unknown>>,
+  example: string,
+  aliases: Readonly<Record<string, string>> = {},
+): ErrorInfo | undefined {
+  if (options === undefined) return undefined;
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    return errorInfo('invalid_options', `${where} options must be an object such as ${example}, got ${describeGiven(options)}`, { subject: where });
+  }
+  return unknownOption(where, options, known, aliases);
+}
+
+/**
  * Why `definition` has a field its `define*` function does not take — `rotues is not a field of
  * the definition; did you mean 'routes'?` — or undefined when every field is known. A misspelled
  * field would otherwise be dropped without a word, and the definition work without it (a skill
@@ -38,12 +58,38 @@ export function unknownField(
   definition: object,
   known: Readonly<Record<string, unknown>>,
   { of = 'the definition', misspelledOnly = false }: { of?: string; misspelledOnly?: boolean } = {},
-): { field: string; message: string } | undefined {
+): UnknownField | undefined {
   for (const key of Object.keys(definition)) {
     if (Object.hasOwn(known, key)) continue;
-    const meant = closestName(key, Object.keys(known));
+    const names = Object.keys(known);
+    const meant = closestName(key, names);
     if (meant === undefined && misspelledOnly) continue;
-    return { field: key, message: `is not a field of ${of}${didYouMean(meant)} (fields: ${Object.keys(known).join(', ')})` };
+    const message = `is not a field of ${of}${didYouMean(meant)} (fields: ${names.join(', ')})`;
+    return meant === undefined ? { field: key, message, known: names } : { field: key, message, known: names, suggestion: meant };
+  }
+  return undefined;
+}
+
+/** A field `unknownField` found: its name, why it is refused, the fields there are and the one it probably meant. */
+export interface UnknownField {
+  field: string;
+  /** `is not a field of …; did you mean '…'? (fields: …)`, to follow the field's name. */
+  message: string;
+  known: string[];
+  suggestion?: string;
+}
+
+/**
+ * An `invalid_options` error for an argument past the `takes` ones (their names) that `where`
+ * has, as `arguments` shows them: a function that takes no options would ignore a bag given to
+ * it without a word. `instead` says what to write for what the extra argument was likely meant
+ * to do. Undefined when nothing but `undefined` follows them.
+ */
+export function extraArguments(where: string, given: ArrayLike<unknown>, takes: readonly string[], instead: string): ErrorInfo | undefined {
+  for (let i = takes.length; i < given.length; i++) {
+    if (given[i] === undefined) continue;
+    const what = takes.length === 0 ? 'takes no arguments' : `takes ${takes.join(', ')} only`;
+    return errorInfo('invalid_options', `${where} ${what}, got ${describeGiven(given[i])} as well: ${instead}`, { subject: where });
   }
   return undefined;
 }

@@ -57,7 +57,7 @@ export function patternProblem(pattern: unknown): string | undefined {
       return `pattern '${pattern}' has '${part}': '*' and '**' must be whole segments`;
     }
     if (!SEGMENT.test(part)) {
-      return `pattern '${pattern}' has an invalid segment '${part}' (allowed: letters, digits, '_', '-', '*' and '**')`;
+      return `pattern '${pattern}' has an invalid segment '${part}' (allowed: ASCII letters, digits, '_', '-', '*' and '**')`;
     }
   }
   return undefined;

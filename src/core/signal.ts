@@ -106,7 +106,7 @@ function describeTypeProblem(type: unknown): string {
   }
   const bad = type.split('.').find((segment) => !SEGMENT.test(segment));
   if (bad === '') return `signal type '${type}' has an empty segment`;
-  return `signal type '${type}' has an invalid segment '${bad}' (allowed: letters, digits, '_' and '-')`;
+  return `signal type '${type}' has an invalid segment '${bad}' (allowed: ASCII letters, digits, '_' and '-')`;
 }
 
 /**

@@ -30,6 +30,16 @@ export const SEMVER = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
  */
 export const SKILL_NAME = /^[\p{L}\p{N}][\p{L}\p{M}\p{N}_-]{0,63}$/u;
 
+/**
+ * True for a key that cannot hold a skill's state slice: one the plain-data helpers never write
+ * (`__proto__`, `constructor`, `prototype`), or one every object inherits from `Object.prototype`
+ * (`toString`, `hasOwnProperty`), whose inherited value the agent's state would read for the
+ * slice. `defineSkill` refuses such a `stateKey`.
+ */
+export function isReservedStateKey(key: string): boolean {
+  return !isSafeKey(key) || key in Object.prototype;
+}
+
 /** What the process-layer hooks see. */
 export interface SkillHookContext<TState = unknown, TConfig = unknown> {
   readonly agentId: string;

@@ -21,7 +21,9 @@ import { diagnostic, type Diagnostic } from './diagnostics.js';
 import { DefinitionError, describeThrown, errorInfo, type ErrorInfo } from './errors.js';
 import type { InstructionObject } from './instruction.js';
 import { unlinkedError } from './agent-value.js';
+import { optionsProblem } from './options.js';
 import { cloneData, isPlainObject } from './plain.js';
+import { RuntimeError } from './runtime-error.js';
 import type { AnySkill } from './skill.js';
 import { toolProblem, type FunctionTool, type JsonSchema } from './function-tool.js';
 
@@ -72,7 +74,28 @@ export function inputJsonSchema(action: AnyAction): JsonSchema {
  * cannot be expressed in strict mode, the reason it was left non-strict.
  */
 export function toolForAction(action: AnyAction, options: ToolOptions = {}): FunctionTool {
+  refuseToolOptions('toolForAction', options, TOOL_OPTIONS);
   return convert(action, options).tool;
+}
+
+/** The options `toolForAction` takes: one entry per key of `ToolOptions`. */
+const TOOL_OPTIONS = { strict: true, name: true } as const satisfies Record<keyof ToolOptions, true>;
+/** The options `toolsForAgent`, `agentToolset` and a ref's `toolset` take: those of `toolForAction` but `name`. */
+const AGENT_TOOL_OPTIONS = { strict: true } as const satisfies Record<keyof Omit<ToolOptions, 'name'>, true>;
+
+/**
+ * Why `options` cannot be the options of `where` (`toolsForAgent`, a ref's `toolset`): not an
+ * object, or a key other than `strict` — a misspelled `strict` would hand a model the non-strict
+ * schemas without a word.
+ */
+export function agentToolOptionsProblem(where: string, options: unknown): ErrorInfo | undefined {
+  return optionsProblem(where, options, AGENT_TOOL_OPTIONS, '{ strict: true }');
+}
+
+/** Throws the `invalid_options` `RuntimeError` for tool options `where` cannot read. */
+function refuseToolOptions(where: string, options: unknown, known: Readonly<Record<string, true>>): void {
+  const problem = optionsProblem(where, options, known, '{ strict: true }');
+  if (problem) throw new RuntimeError(problem);
 }
 
 function convert(action: AnyAction, options: ToolOptions): { tool: FunctionTool; nullablePaths: string[][]; strictProblem?: string } {
@@ -187,9 +210,11 @@ function dropNulls(value: unknown, path: readonly string[], depth = 0): void {
 
 /**
  * The function tools for every action of every active skill (and the agent's own actions).
- * Throws `DefinitionError` (`unlinked_agent`) for plain agent data without its definition.
+ * Throws `DefinitionError` (`unlinked_agent`) for plain agent data without its definition, and
+ * a `RuntimeError` (`invalid_options`) for an option other than `strict`.
  */
 export function toolsForAgent(agent: Agent<object>, options: Omit<ToolOptions, 'name'> = {}): FunctionTool[] {
+  refuseToolOptions('toolsForAgent', options, AGENT_TOOL_OPTIONS);
   return agentToolset(agent, options).tools;
 }
 
@@ -200,6 +225,7 @@ export function toolsForAgent(agent: Agent<object>, options: Omit<ToolOptions, '
  * empty tool list would hide the mistake.
  */
 export function agentToolset(agent: Agent<object>, options: Omit<ToolOptions, 'name'> = {}): Toolset {
+  refuseToolOptions('agentToolset', options, AGENT_TOOL_OPTIONS);
   const catalog = catalogOf(agent);
   if (!catalog) throw new DefinitionError(unlinkedError(agent));
   const tools: FunctionTool[] = [];

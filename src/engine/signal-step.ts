@@ -23,6 +23,7 @@ import { actionInstruction, instructionsForTarget, type InstructionObject } from
 import type { InvokeUserCode } from '../core/invoke.js';
 import { andThen, isThenable, type MaybePromise } from '../core/maybe-async.js';
 import { matchesAny } from '../core/pattern.js';
+import { unknownField } from '../core/options.js';
 import { likelyRoute } from '../core/router.js';
 import { deepFreeze, isPlainObject } from '../core/plain.js';
 import { signalProblem, type Signal } from '../core/signal.js';
@@ -32,6 +33,9 @@ import { runMountHooks } from './mount-step.js';
 import { failedOutcome, type StepOutcome } from './outcome.js';
 import { registrationProblem } from './registration.js';
 import { callSafely } from './user-code.js';
+
+/** The fields of a `Decision.handle`: one entry per key of its decision. */
+const HANDLE_FIELDS = { decision: true, state: true, effects: true, output: true } as const satisfies Record<keyof Extract<SignalDecision, { decision: 'handle' }>, true>;
 
 const NO_SKILLS: readonly AnySkill[] = Object.freeze([]);
 
@@ -167,6 +171,9 @@ export class AgentStep {
         return this.fail(reworded(error, { skill: error.skill ?? skill.name }));
       }
       case 'handle': {
+        // A misspelled `stat` would handle the signal and change nothing, without a word.
+        const stray = unknownField(decision, HANDLE_FIELDS, { of: 'Decision.handle' });
+        if (stray) return this.fail(errorInfo('hook_failed', `${what} returned Decision.handle whose ${stray.field} ${stray.message}`, { skill: skill.name, subject: stray.field }));
         if (decision.state !== undefined) {
           const patched = patchSlice(this.agent, this.catalog, skill, decision.state, what);
           if (!patched.ok) return this.fail(patched.error);

@@ -25,7 +25,8 @@
  */
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import { describeValue } from '../core/plain.js';
-import { manifestError } from './errors.js';
+import { optionsProblem } from '../core/options.js';
+import { ManifestError, manifestError } from './errors.js';
 import { DEFAULT_MAX_QUERY_CHARS, rankMatches, TriggerIndex, type SkillUsage, type TriggerMatch } from './match.js';
 import { RelevanceIndex, strongMatches, type RelevanceScore } from './rank.js';
 import type { DocumentSkillRegistry } from './document-registry.js';
@@ -71,6 +72,22 @@ export interface DiscloseOptions extends RootPathOptions {
    */
   margin?: number;
 }
+
+/** The options `disclose` takes: one entry per key of `DiscloseOptions`. */
+const DISCLOSE_OPTIONS = {
+  rootPath: true,
+  workspace: true,
+  maxSkills: true,
+  preload: true,
+  usage: true,
+  budget: true,
+  maxQueryChars: true,
+  enable: true,
+  catalogQuery: true,
+  recent: true,
+  catalogBudget: true,
+  margin: true,
+} as const satisfies Record<keyof DiscloseOptions, true>;
 
 /** The decision, before any body is read. */
 export interface DisclosurePlan {
@@ -260,12 +277,16 @@ export async function preloadSkills(registry: DocumentSkillRegistry, preload: re
 
 /**
  * Discloses the registry's skills for `query`: decides the tier, reads the bodies it shows and
- * renders the injection format within the budget.
+ * renders the injection format within the budget. Throws `invalid_options` for a query that is
+ * not a string or an option `DiscloseOptions` does not have.
  */
 export async function disclose(registry: DocumentSkillRegistry, query: string, options: DiscloseOptions = {}): Promise<Disclosure> {
   if (typeof query !== 'string') {
     throw manifestError('invalid_options', `disclose takes the query as a string (the user's message; '' for none), got ${describeValue(query)}`, { subject: 'query', details: { option: 'query', value: describeValue(query) } });
   }
+  // A misspelled `budjet` would leave the text unbounded, without a word.
+  const unknown = optionsProblem('disclose', options, DISCLOSE_OPTIONS, '{ budget: { tokens: 2000 } }');
+  if (unknown) throw new ManifestError(unknown);
   const diagnostics: Diagnostic[] = [];
   const preload = options.preload?.length ? await preloadSkills(registry, options.preload) : [];
   const plan = planDisclosure(registry, query, { ...options, preload });

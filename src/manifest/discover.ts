@@ -4,7 +4,8 @@
  * one), extra paths, and skillstate's example skills asked for by name — and building a registry
  * from them. On a name clash the more specific source wins (project > user > bundled > extra >
  * example: extra paths add skills, they never replace ones the project, the user or the
- * application provide) and a warning names both paths. skillstate's own example skills are never
+ * application provide); within one source, the skill whose folder bears its name wins (see
+ * `name-clash.ts`); a warning names both paths. skillstate's own example skills are never
  * scanned unless named: a library's examples must not reach a user's model unasked.
  *
  * The walk reads front matter only (bodies wait for activation), skips hidden folders,
@@ -31,6 +32,7 @@ import { FolderWatcher } from './watch.js';
 import { DocumentSkillRegistry, type RegistryOptions, type ScanResult, type ShadowedSkill, type WatchOptions } from './document-registry.js';
 import { skillEntry, type SkillEntry, type SkillSourceKind } from './skill-entry.js';
 import { lookupKey } from './skill-identifier.js';
+import { settleClash, shadowedDiagnostic, type Claim } from './name-clash.js';
 
 /** The folder holding the package's package.json, above `from` (the sources, or the build in `dist/`). */
 function packageRoot(from: string): string {
@@ -183,6 +185,29 @@ function checkSources(sources: SkillSources): void {
   }
 }
 
+/** The options `discoverSkills` takes: one entry per key of `DiscoverOptions`. */
+const DISCOVER_OPTIONS = {
+  maxDepth: true,
+  maxSkills: true,
+  maxFolders: true,
+  concurrency: true,
+  trust: true,
+  trustFile: true,
+  watch: true,
+  maxManifestBytes: true,
+  maxAliasCount: true,
+  onDiagnostic: true,
+} as const satisfies Record<keyof DiscoverOptions, true>;
+
+/** Throws `invalid_options` for options that are not an object, or hold a key `discoverSkills` does not take (`wach` for `watch`). */
+function checkDiscoverOptions(options: DiscoverOptions): void {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw manifestError('invalid_options', `discoverSkills takes options such as { watch: true } as its second argument, got ${describeValue(options)}`, { subject: 'options', details: { option: 'options', value: describeValue(options) } });
+  }
+  const unknown = unknownOption('discoverSkills', options, DISCOVER_OPTIONS);
+  if (unknown) throw new ManifestError(unknown);
+}
+
 function sourceRoots(sources: SkillSources, diagnostics: Diagnostic[]): { kind: SkillSourceKind; path: string }[] {
   const roots: { kind: SkillSourceKind; path: string }[] = [];
   if (typeof sources.bundled === 'string' && sources.project === undefined && sources.user === undefined) {
@@ -246,7 +271,7 @@ export async function scanSkillSources(sources: SkillSources, options: DiscoverO
   const stats: ScanStats = { folders: 0, skills: 0, bytesRead: 0 };
   const folders: string[] = [];
   const missing: string[] = [];
-  const winners = new Map<string, SkillEntry>();
+  const winners = new Map<string, Claim>();
   const shadowed: ShadowedSkill[] = [];
   const seenReal = new Map<string, string>();
   const roots = sourceRoots(sources, diagnostics);
@@ -322,17 +347,14 @@ export async function scanSkillSources(sources: SkillSources, options: DiscoverO
             );
           }
           // Names equal after NFKC (`café` composed or decomposed) are one name: lookups find either.
-          const kept = winners.get(lookupKey(entry.name));
-          if (kept) {
-            shadowed.push({ name: entry.name, kept: { source: kept.source, path: kept.rootPath }, shadowed: { source: entry.source, path: entry.rootPath } });
-            diagnostics.push(
-              diagnostic('warning', 'skill_shadowed', `skill '${entry.name}' in ${entry.source} (${entry.rootPath}) is shadowed by ${kept.source} (${kept.rootPath})${kept.name === entry.name ? '' : `, whose name '${kept.name}' is the same once normalised (NFKC)`}`, {
-                skill: entry.name,
-                subject: entry.rootPath,
-                details: { kept: kept.rootPath, keptSource: kept.source, shadowed: entry.rootPath, shadowedSource: entry.source },
-              }),
-            );
-          } else winners.set(lookupKey(entry.name), entry);
+          const key = lookupKey(entry.name);
+          const held = winners.get(key);
+          if (held) {
+            const clash = settleClash(held, { entry, root: root.path });
+            if (clash.kept.entry === entry) winners.set(key, clash.kept);
+            shadowed.push({ name: clash.lost.name, kept: { source: clash.kept.entry.source, path: clash.kept.entry.rootPath }, shadowed: { source: clash.lost.source, path: clash.lost.rootPath } });
+            diagnostics.push(shadowedDiagnostic(clash));
+          } else winners.set(key, { entry, root: root.path });
           continue;
         }
         const container: Container = { path: visit.dir, found: 0, unsure: false, parent: visit.parent };
@@ -349,7 +371,7 @@ export async function scanSkillSources(sources: SkillSources, options: DiscoverO
       if (container.found === 0 && !container.unsure) passedOver(container.path, { reason: 'no_skill_md' }, undefined);
     }
   }
-  return { entries: [...winners.values()], shadowed, diagnostics, stats, folders, missing };
+  return { entries: [...winners.values()].map((claim) => claim.entry), shadowed, diagnostics, stats, folders, missing };
 }
 
 type FolderOutcome =
@@ -427,6 +449,7 @@ function isDirectorySync(file: string): boolean {
  */
 export async function discoverSkills(sources: SkillSources = defaultSkillSources(), options: DiscoverOptions = {}): Promise<DocumentSkillRegistry> {
   checkSources(sources);
+  checkDiscoverOptions(options);
   const registry = new DocumentSkillRegistry({
     ...options,
     scan: () => scanSkillSources(sources, options),

@@ -7,10 +7,13 @@
  *
  * Pure: no I/O (in-memory skills hold their content).
  */
-import type { AnyAction } from '../core/action.js';
+import { isAction, type AnyAction } from '../core/action.js';
 import type { Diagnostic } from '../core/diagnostics.js';
-import { manifestError } from './errors.js';
-import { checkManifestFields, type SkillManifest } from './fields.js';
+import { DefinitionError } from '../core/errors.js';
+import { unknownField } from '../core/options.js';
+import { describeGiven, isPlainObject } from '../core/plain.js';
+import { normalizeRelative } from './confine.js';
+import { checkManifestFields, type FieldProblem, type SkillManifest } from './fields.js';
 import type { TriggerSpec } from './triggers.js';
 
 /** Options of reading a document skill resource. */
@@ -82,11 +85,54 @@ export interface DocumentSkillDefinition {
   metadata?: Record<string, unknown>;
 }
 
+/** The fields `defineDocumentSkill` takes: one entry per key of `DocumentSkillDefinition`. */
+const DEFINITION_FIELDS = {
+  name: true,
+  description: true,
+  version: true,
+  instructions: true,
+  resources: true,
+  triggers: true,
+  briefDescription: true,
+  defaultEnabled: true,
+  disableModelInvocation: true,
+  actions: true,
+  metadata: true,
+} as const satisfies Record<keyof DocumentSkillDefinition, true>;
+
+/** The definition's field for each front matter field the definition's values are checked as. */
+const MANIFEST_FIELD_OF: Readonly<Record<string, keyof DocumentSkillDefinition>> = {
+  brief_description: 'briefDescription',
+  default_enabled: 'defaultEnabled',
+  'disable-model-invocation': 'disableModelInvocation',
+};
+
+type ResourceValue = NonNullable<DocumentSkillDefinition['resources']>[string];
+
 /**
  * Defines a document skill held in memory. Its fields are checked by the same rules as a
- * SKILL.md's; a definition that cannot work throws a `ManifestError` (`invalid_manifest`).
+ * SKILL.md's, and its resources as a folder's files are: a definition that cannot work throws a
+ * `DefinitionError` (`invalid_skill`, `details.field` naming the field) when it is made — a field
+ * `defineDocumentSkill` does not take (a misspelled `resourses`, with the field it probably
+ * meant), a resource path that is absolute, holds `..` or is not written plainly (`./a.md`), or a
+ * resource that is neither text, bytes nor a function.
  */
 export function defineDocumentSkill(definition: DocumentSkillDefinition): DocumentSkill {
+  if (typeof definition !== 'object' || definition === null || Array.isArray(definition)) {
+    throw new DefinitionError({ code: 'invalid_skill', message: `defineDocumentSkill needs a definition object { name, description, instructions }, got ${describeGiven(definition)}` });
+  }
+  const written: unknown = definition.name;
+  const refuse = (field: string, message: string): never => {
+    throw new DefinitionError({
+      code: 'invalid_skill',
+      message: `document skill '${typeof written === 'string' ? written : '?'}': ${field} ${message}`,
+      ...(typeof written === 'string' ? { skill: written } : {}),
+      details: { field },
+    });
+  };
+  const stray = unknownField(definition, DEFINITION_FIELDS, { of: 'a document skill definition' });
+  if (stray) refuse(stray.field, stray.message);
+
   const data: Record<string, unknown> = { name: definition.name, description: definition.description };
   if (definition.version !== undefined) data.version = definition.version;
   if (definition.triggers !== undefined) data.triggers = definition.triggers;
@@ -97,17 +143,27 @@ export function defineDocumentSkill(definition: DocumentSkillDefinition): Docume
   const { manifest, problems } = checkManifestFields(data);
   const errors = problems.filter((problem) => problem.level !== 'advice');
   if (!manifest || errors.length) {
-    const name = typeof definition.name === 'string' ? definition.name : '?';
-    throw manifestError('invalid_manifest', `document skill '${name}': ${errors.map((problem) => problem.message).join('; ')}`, {
-      skill: name,
-      issues: errors.map((problem) => ({ path: [problem.field], message: problem.message })),
+    const name = typeof written === 'string' ? written : '?';
+    const fieldOf = (field: string) => MANIFEST_FIELD_OF[field] ?? field;
+    // The rules speak of front matter fields; the messages name the definition's.
+    const messageOf = (problem: FieldProblem) =>
+      Object.entries(MANIFEST_FIELD_OF).reduce((message, [field, own]) => message.replaceAll(`'${field}'`, `'${own}'`), problem.message);
+    throw new DefinitionError({
+      code: 'invalid_skill',
+      message: `document skill '${name}': ${errors.map(messageOf).join('; ')}`,
+      ...(typeof written === 'string' ? { skill: written } : {}),
+      issues: errors.map((problem) => ({ path: [fieldOf(problem.field)], message: messageOf(problem) })),
+      details: { field: fieldOf(errors[0]?.field ?? 'name') },
     });
   }
-  if (typeof definition.instructions !== 'string') {
-    throw manifestError('invalid_manifest', `document skill '${manifest.id}': instructions must be a string`, { skill: manifest.id });
-  }
-  const entries = Object.entries(definition.resources ?? {});
+  if (typeof definition.instructions !== 'string') refuse('instructions', `must be a string (the body a model reads), got ${describeGiven(definition.instructions)}`);
+  const entries = checkResources(definition.resources, refuse);
   const actions = definition.actions ?? [];
+  if (!Array.isArray(actions)) refuse('actions', `must be an array of actions made by defineAction, got ${describeGiven(actions)}`);
+  actions.forEach((action, i) => {
+    if (!isAction(action)) refuse(`actions[${i}]`, 'is not an action made by defineAction');
+  });
+  const instructions = definition.instructions;
   return {
     name: manifest.id,
     description: manifest.description,
@@ -115,14 +171,47 @@ export function defineDocumentSkill(definition: DocumentSkillDefinition): Docume
     manifest,
     async load() {
       const resources = new Map<string, SkillResource>();
-      for (const [key, value] of entries) {
-        resources.set(key, {
-          size: typeof value === 'string' ? Buffer.byteLength(value) : typeof value === 'function' ? undefined : value.byteLength,
-          read: async () => (typeof value === 'function' ? value() : value),
-        });
-      }
-      return { instructions: definition.instructions, resources };
+      for (const [key, value] of entries) resources.set(key, memoryResource(value));
+      return { instructions, resources };
     },
     loadActions: async () => actions,
+  };
+}
+
+/**
+ * The resources of a definition as `[path, value]` pairs, each checked as a folder's files are:
+ * a path relative to the skill's root, written plainly (`docs/a.md`: no `..`, no leading `/` or
+ * drive letter, no `./`, `//` or `\`), so that the path the model is offered is the one it can
+ * read; a value that is text, bytes or a function. `refuse` throws for the first that is not.
+ */
+function checkResources(resources: unknown, refuse: (field: string, message: string) => never): [string, ResourceValue][] {
+  if (resources === undefined) return [];
+  if (resources instanceof Map) refuse('resources', 'must be an object of relative path → content, not a Map (write Object.fromEntries(map))');
+  if (!isPlainObject(resources)) refuse('resources', `must be an object of relative path → text, bytes or a function returning either, got ${describeGiven(resources)}`);
+  const entries = Object.entries(resources as Record<string, unknown>);
+  for (const [key, value] of entries) {
+    const field = `resources[${JSON.stringify(key)}]`;
+    const normal = normalizeRelative(key);
+    if (!normal.ok) refuse(field, `is not a path the skill can offer: ${normal.message}`);
+    if (normal.relative !== key) refuse(field, `is not written as the model would ask for it: write '${normal.relative}'`);
+    if (typeof value !== 'string' && !(value instanceof Uint8Array) && typeof value !== 'function') {
+      refuse(field, `must be text (a string), bytes (a Uint8Array) or a function returning either, got ${describeGiven(value)}`);
+    }
+  }
+  return entries as [string, ResourceValue][];
+}
+
+/** A resource held in memory; a function's result is checked when it is read, since only then is it known. */
+function memoryResource(value: ResourceValue): SkillResource {
+  if (typeof value !== 'function') return { size: typeof value === 'string' ? Buffer.byteLength(value) : value.byteLength, read: async () => value };
+  return {
+    size: undefined,
+    async read() {
+      const content: unknown = await value();
+      if (typeof content !== 'string' && !(content instanceof Uint8Array)) {
+        throw new TypeError(`its function returned ${describeGiven(content)}, not text (a string) or bytes (a Uint8Array)`);
+      }
+      return content;
+    },
   };
 }

@@ -21,7 +21,9 @@
  *
  * Pure: no I/O.
  */
-import { isPlainObject } from '../core/plain.js';
+import { closestName, didYouMean } from '../core/closest-name.js';
+import { errorInfo, type ErrorInfo } from '../core/errors.js';
+import { describeGiven, isPlainObject } from '../core/plain.js';
 import { normalizeRelative } from './confine.js';
 import { skillIdentifier } from './skill-identifier.js';
 import { compileTriggerPattern, type TriggerSpec } from './triggers.js';
@@ -43,6 +45,24 @@ const TEXT_FIELDS = ['name', 'description', 'license', 'compatibility'] as const
 
 /** Which field set strict validation accepts: the Agent Skills standard alone, or with skillstate's extension fields. */
 export type ManifestSpec = 'agentskills' | 'skillstate';
+
+/** Every `ManifestSpec`: one entry per value. */
+const MANIFEST_SPECS = { agentskills: true, skillstate: true } as const satisfies Record<ManifestSpec, true>;
+
+/**
+ * The `invalid_options` error for a `spec` option that is not a `ManifestSpec` (`agentskillz`
+ * would otherwise mean the default without a word), naming the values there are; undefined when
+ * it is one or is not given.
+ */
+export function manifestSpecProblem(spec: unknown): ErrorInfo<'invalid_options'> | undefined {
+  if (spec === undefined || (typeof spec === 'string' && Object.hasOwn(MANIFEST_SPECS, spec))) return undefined;
+  const names = Object.keys(MANIFEST_SPECS);
+  const meant = typeof spec === 'string' ? closestName(spec, names) : undefined;
+  return errorInfo('invalid_options', `spec must be ${names.map((name) => `'${name}'`).join(' or ')}, got ${describeGiven(spec)}${didYouMean(meant)}`, {
+    subject: 'spec',
+    details: { option: 'spec', value: spec },
+  });
+}
 
 /** Fields of the Agent Skills hosts that skillstate honours. */
 export const HOST_FIELDS = ['disable-model-invocation'] as const;

@@ -6,7 +6,7 @@
  *
  * I/O: reads the skill's folder. Never writes.
  */
-import { closeSync, lstatSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import { isInside } from './confine.js';
@@ -221,6 +221,23 @@ function brokenLinkError(file: string): ManifestError {
   });
 }
 
+/**
+ * The `skill_not_found` error of a skill whose SKILL.md (or whole folder) went away after it was
+ * discovered, or undefined when `error` is another failure. Said in the words a person acts on:
+ * what is missing, and how to bring the skill back or have it forgotten.
+ */
+function goneSince(error: unknown, file: string, rootPath: string, skill: string): ManifestError | undefined {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code !== 'ENOENT' && code !== 'ENOTDIR') return undefined;
+  const what = existsSync(rootPath) ? file : `its folder ${rootPath}`;
+  return manifestError(
+    'skill_not_found',
+    `skill '${skill}' is no longer on disk: ${what} was removed after the skill was discovered; restore it, or refresh the registry (registry.refresh()) to stop offering the skill`,
+    { skill, subject: file },
+    error,
+  );
+}
+
 /** The front matter block of a SKILL.md's text (delimiters included), or the whole text when it has none. */
 function frontMatterText(raw: string): string {
   const { text } = normalizeText(raw);
@@ -231,7 +248,8 @@ function frontMatterText(raw: string): string {
 /**
  * The `DocumentSkill` of a folder whose front matter is already parsed (`frontMatter`, as read).
  * Loading reads the body then; a front matter changed meanwhile is not taken up (the registry
- * reads it again on `refresh()` or when watching), and loading says so.
+ * reads it again on `refresh()` or when watching), and loading says so. A SKILL.md or folder
+ * deleted meanwhile is `skill_not_found`, saying so.
  */
 function folderSkill(rootPath: string, file: string, parsed: ParsedManifest, frontMatter: string, options: FolderSkillOptions): DocumentSkill {
   const { manifest } = parsed;
@@ -243,11 +261,18 @@ function folderSkill(rootPath: string, file: string, parsed: ParsedManifest, fro
     rootPath,
     file,
     async load(): Promise<LoadedSkill> {
-      const head = await readManifestHead(file, options.maxManifestBytes, true);
+      let head: ManifestHead;
+      try {
+        head = await readManifestHead(file, options.maxManifestBytes, true);
+      } catch (error) {
+        throw goneSince(error, file, rootPath, manifest.id) ?? error;
+      }
       assertManifestInside(file, rootPath);
       const report = inspectSkillManifest(head.text, { file, maxAliasCount: options.maxAliasCount, maxBytes: options.maxManifestBytes });
       if (!report.parsed) throw manifestError('invalid_manifest', `${file}: ${report.errors.join('; ')}`, { subject: file, skill: manifest.id });
-      const listed = await listResources(rootPath);
+      const listed = await listResources(rootPath).catch((error: unknown) => {
+        throw goneSince(error, file, rootPath, manifest.id) ?? error;
+      });
       const diagnostics = head.invalidUtf8At === undefined ? listed.diagnostics : [invalidUtf8Diagnostic(file, head.invalidUtf8At, manifest.id), ...listed.diagnostics];
       if (frontMatterText(head.text) !== frontMatter) {
         diagnostics.unshift(

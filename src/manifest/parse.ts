@@ -5,24 +5,27 @@
  *   reports each fix-up as a diagnostic — a BOM, CRLF line ends, an unquoted `: ` in a value, a
  *   name that does not match its folder, an over-long description, unknown fields, nested
  *   metadata, a refused trigger pattern (dropped), YAML syntax the reference validator refuses
- *   (flow style, anchors, tags, tabs), a name that cannot be an identifier (loaded under one
- *   derived from it);
+ *   (flow style, anchors, tags, tabs) and characters its YAML reader refuses (control characters
+ *   such as U+0007), a name that cannot be an identifier (loaded under one derived from it);
  * - strict (`strict: true`, what `validateSkillDir` and `skillstate validate` use): every
  *   problem of the specification is an error, in the reference validator's words. With
  *   `spec: 'agentskills'` the file is judged as the reference judges it: its reading of a BOM and
  *   of the closing `---`, and its YAML loader's refusals, in that loader's words.
  *
- * Fatal problems throw a `ManifestError` with code `invalid_manifest` naming the file.
+ * Fatal problems throw a `ManifestError` with code `invalid_manifest` naming the file; options
+ * that cannot be read (a key `ParseOptions` does not have, an unknown `spec`) throw one with
+ * `invalid_options` naming the option.
  *
  * Pure: no I/O.
  */
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
-import { manifestError } from './errors.js';
-import { checkManifestFields, type FieldProblem, type ManifestSpec, type SkillManifest } from './fields.js';
+import { optionsProblem } from '../core/options.js';
+import { ManifestError, manifestError } from './errors.js';
+import { checkManifestFields, manifestSpecProblem, type FieldProblem, type ManifestSpec, type SkillManifest } from './fields.js';
 import { INVALID_YAML, loadFrontMatterYaml, splitFrontMatter } from './frontmatter.js';
-import { referenceYamlRefusal } from './reference-yaml.js';
+import { NON_PRINTABLE, referenceYamlRefusal } from './reference-yaml.js';
 
-/** Characters without which front matter holds nothing the reference's YAML loader refuses (bar a duplicate key). */
+/** Characters without which front matter holds no syntax the reference's YAML loader refuses (bar a duplicate key). */
 const MAYBE_REFUSED = /[[{&!*\t]/;
 
 /** SKILL.md files larger than this are refused (front matter and body together). */
@@ -36,7 +39,10 @@ export interface ParseOptions {
   dirName?: string;
   /** Every specification problem is an error (default false: lenient). */
   strict?: boolean;
-  /** Field set accepted in strict mode (default `skillstate`: the standard plus skillstate's extension fields). */
+  /**
+   * Field set accepted in strict mode (default `skillstate`: the standard plus skillstate's
+   * extension fields). Any other value is refused (`invalid_options`).
+   */
   spec?: ManifestSpec;
   maxAliasCount?: number;
   /** Refuse texts longer than this many UTF-8 bytes (default 256 KiB). */
@@ -68,7 +74,8 @@ export interface ManifestReport {
  * the body and the diagnostics.
  */
 export function parseSkillManifest(text: string, options: ParseOptions = {}): ParsedManifest {
-  const report = inspectSkillManifest(text, options);
+  refuseOptions('parseSkillManifest', options);
+  const report = inspect(text, options);
   if (report.parsed && report.errors.length === 0) return report.parsed;
   const where = options.file ?? 'SKILL.md';
   throw manifestError('invalid_manifest', `${where}: ${report.errors.join('; ')}`, {
@@ -78,8 +85,29 @@ export function parseSkillManifest(text: string, options: ParseOptions = {}): Pa
   });
 }
 
-/** Like `parseSkillManifest`, but returns every problem instead of throwing. */
+/**
+ * Like `parseSkillManifest`, but returns every problem of the text instead of throwing. Options it
+ * cannot read are thrown, as `parseSkillManifest` throws them.
+ */
 export function inspectSkillManifest(text: string, options: ParseOptions = {}): ManifestReport {
+  refuseOptions('inspectSkillManifest', options);
+  return inspect(text, options);
+}
+
+/** The options `parseSkillManifest` and `inspectSkillManifest` take: one entry per key of `ParseOptions`. */
+const PARSE_OPTIONS = { file: true, dirName: true, strict: true, spec: true, maxAliasCount: true, maxBytes: true } as const satisfies Record<keyof ParseOptions, true>;
+
+/**
+ * Throws `invalid_options` for options `where` cannot read: not an object, a key `ParseOptions`
+ * does not have (a misspelled `strcit` would validate leniently without a word), a `spec` that is
+ * not a `ManifestSpec`.
+ */
+function refuseOptions(where: string, options: ParseOptions): void {
+  const refused = optionsProblem(where, options, PARSE_OPTIONS, '{ strict: true }') ?? manifestSpecProblem(options.spec);
+  if (refused) throw new ManifestError(refused);
+}
+
+function inspect(text: string, options: ParseOptions): ManifestReport {
   const file = options.file;
   const strict = options.strict === true;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_MANIFEST_BYTES;
@@ -97,12 +125,12 @@ export function inspectSkillManifest(text: string, options: ParseOptions = {}): 
   if (split.value.bom) note('info', 'manifest_bom', 'a UTF-8 byte-order mark was removed');
   if (split.value.crlf) note('info', 'manifest_crlf', 'CRLF line ends were read as LF');
 
-  const refusal = reference || MAYBE_REFUSED.test(split.value.yaml) ? referenceYamlRefusal(split.value.yaml, { duplicates: reference }) : undefined;
+  const refusal = reference || MAYBE_REFUSED.test(split.value.yaml) || NON_PRINTABLE.test(split.value.yaml) ? referenceYamlRefusal(split.value.yaml, { duplicates: reference }) : undefined;
   if (refusal && reference) return { parsed: undefined, errors: [`${INVALID_YAML}${refusal.message}`], diagnostics };
   const loaded = loadFrontMatterYaml(split.value.yaml, { maxAliasCount: options.maxAliasCount ?? 100, repair: !strict });
   if (!loaded.ok) return { parsed: undefined, errors: [loaded.message], diagnostics };
   if (refusal) {
-    note('warning', 'manifest_reference_syntax', `front matter line ${refusal.line} uses ${refusal.construct}, which the Agent Skills reference validator refuses (Invalid YAML in frontmatter); skillstate reads it as YAML`, {
+    note('warning', 'manifest_reference_syntax', `front matter line ${refusal.line} uses ${refusal.construct}${refusal.character ? ` (${refusal.character}, column ${refusal.column})` : ''}, which the Agent Skills reference validator refuses (Invalid YAML in frontmatter); skillstate reads it as YAML`, {
       construct: refusal.construct,
       line: refusal.line,
       column: refusal.column,

@@ -1,6 +1,8 @@
 /**
  * What the Agent Skills reference validator's YAML loader refuses. skills-ref reads front matter
- * with strictyaml, which loads a subset of YAML: it refuses flow collections (`[a, b]`,
+ * with strictyaml, whose reader (ruamel.yaml's) first refuses any character outside YAML's
+ * printable set — control characters such as U+0000, U+0007 or ESC, DEL, C1 controls but NEL,
+ * U+FFFE and U+FFFF — and which then loads a subset of YAML: it refuses flow collections (`[a, b]`,
  * `{a: b}`), anchors (`&a`), tags (`!str`), tabs anywhere but inside quotes, comments and
  * block-scalar text, an alias to nothing (`*a`, since no anchor can exist), and a key given twice.
  * `referenceYamlRefusal` finds the first such construct in a front matter and returns it with
@@ -16,7 +18,7 @@
 import { isMap, isScalar, isSeq, Lexer, parseDocument, type Node } from 'yaml';
 
 /** The constructs the reference's YAML loader refuses. */
-export type RefusedConstruct = 'flow style' | 'an anchor' | 'a tag' | 'an alias' | 'a tab' | 'a duplicate key';
+export type RefusedConstruct = 'a non-printable character' | 'flow style' | 'an anchor' | 'a tag' | 'an alias' | 'a tab' | 'a duplicate key';
 
 /** The first construct of a front matter that the reference refuses, where it is, and the reference's words. */
 export interface ReferenceYamlRefusal {
@@ -27,7 +29,15 @@ export interface ReferenceYamlRefusal {
   column: number;
   /** The loader's error as the reference prints it after `Invalid YAML in frontmatter: `. */
   message: string;
+  /** For `a non-printable character`: which one, as `U+0007`. */
+  character?: string;
 }
+
+/**
+ * What ruamel.yaml's reader refuses before it reads any YAML (its `NON_PRINTABLE`): every code point
+ * but tab, LF, CR, U+0020–U+007E, NEL (U+0085), U+00A0–U+D7FF, U+E000–U+FFFD and U+10000–U+10FFFF.
+ */
+export const NON_PRINTABLE = /[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
 
 /** The name strictyaml gives a string it loads, printed in every position. */
 const LABEL = '<unicode string>';
@@ -119,6 +129,25 @@ interface Found {
   construct: RefusedConstruct;
   offset: number;
   message: string;
+  character?: string;
+}
+
+/**
+ * The first character the reference's reader refuses, with the reader's error: the code point in
+ * hex and its position, counted in code points from the start of the text the reference loads
+ * (the line break after the opening `---` is position 0).
+ */
+function firstNonPrintable(yaml: string, marks: Marks): Found | undefined {
+  const match = NON_PRINTABLE.exec(yaml);
+  if (!match) return undefined;
+  const point = match[0].codePointAt(0)!;
+  const { pointer } = marks.position(match.index);
+  return {
+    construct: 'a non-printable character',
+    offset: match.index,
+    message: `unacceptable character #x${point.toString(16).padStart(4, '0')}: special characters are not allowed\n  in "${LABEL}", position ${pointer}`,
+    character: `U+${point.toString(16).toUpperCase().padStart(4, '0')}`,
+  };
 }
 
 /** The first flow collection, anchor, tag, alias or misplaced tab, in document order. */
@@ -222,12 +251,13 @@ function firstDuplicateKey(node: unknown, marks: Marks): Found | undefined {
  */
 export function referenceYamlRefusal(yaml: string, options: { duplicates?: boolean } = {}): ReferenceYamlRefusal | undefined {
   const marks = new Marks(yaml);
-  let found = firstRefusedToken(yaml, marks);
+  // The reader checks every character before the scanner reads a token.
+  let found = firstNonPrintable(yaml, marks) ?? firstRefusedToken(yaml, marks);
   if (!found && options.duplicates !== false) {
     const doc = parseDocument(yaml, { uniqueKeys: false });
     if (!doc.errors.length) found = firstDuplicateKey(doc.contents, marks);
   }
   if (!found) return undefined;
   const { line, column } = marks.position(found.offset);
-  return { construct: found.construct, line: line + 1, column: column + 1, message: found.message };
+  return { construct: found.construct, line: line + 1, column: column + 1, message: found.message, ...(found.character ? { character: found.character } : {}) };
 }

@@ -23,7 +23,8 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { confine } from './confine.js';
 import { fileKind, NotRegularFileError, openRegularFile } from './regular.js';
-import { manifestError, type ManifestError } from './errors.js';
+import { ManifestError, manifestError } from './errors.js';
+import { optionsProblem } from '../core/options.js';
 import type { ScriptRefusal } from '../core/error-info.js';
 import type { ScriptRef } from './fields.js';
 import { TsxMissingError, tsxMissingMessage } from './toolsets.js';
@@ -68,6 +69,9 @@ export interface ScriptOptions {
    */
   signal?: AbortSignal;
 }
+
+/** The options `runSkillScript` takes: one entry per key of `ScriptOptions`. */
+const SCRIPT_OPTIONS = { timeoutMs: true, maxOutputBytes: true, env: true, input: true, signal: true } as const satisfies Record<keyof ScriptOptions, true>;
 
 /** What running a skill script produced: exit code, output, and whether it timed out. */
 export interface ScriptResult {
@@ -181,9 +185,13 @@ export function scriptEnvironment(extra: Readonly<Record<string, string>> = {}):
  * Runs a script of a skill: `script` is a name the manifest declares under `scripts`, a path
  * relative to the skill's root, or an absolute path inside it. Only a regular file is run.
  * Resolves with the result once the process has ended (or been killed); throws `script_refused`
- * or `script_failed`, and `invalid_options` for a limit out of range.
+ * or `script_failed`, and `invalid_options` for a limit out of range or an option `ScriptOptions`
+ * does not have.
  */
 export async function runSkillScript(owner: ScriptOwner, script: string, args: readonly string[] = [], options: ScriptOptions = {}): Promise<ScriptResult> {
+  // A misspelled `timeoutMS` would run the script under the default limit, without a word.
+  const unknown = optionsProblem('runSkillScript', options, SCRIPT_OPTIONS, '{ timeoutMs: 5000 }');
+  if (unknown) throw new ManifestError(unknown);
   assertScriptLimits(options);
   if (typeof owner !== 'string' && (typeof owner !== 'object' || owner === null)) throw refused('?', script, 'no skill was given', 'no_root');
   const skill = typeof owner === 'string' ? path.basename(owner) : owner.name;

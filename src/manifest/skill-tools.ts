@@ -8,7 +8,8 @@
  *   with the notice saying why its tools are missing), its root path and its resources.
  *   Loading a mounted skill again mounts nothing and returns the body again; when the skill has
  *   changed on disk since (the registry reloaded it), the new version takes the old one's place.
- *   An unknown name fails with the list of available skills.
+ *   An unknown name fails with the list of available skills; a skill whose folder was deleted
+ *   since it was discovered fails with `skill_not_found`, saying what is missing and what to do.
  * - `list_skills`: the enabled skills with their descriptions (or `brief_description` where given).
  * - `read_skill_resource`: one file of a skill, by a path relative to its root or an absolute
  *   path inside it (see `resources.ts` for what is refused).
@@ -24,6 +25,7 @@ import { z } from 'zod';
 import { defineAction, fail, result } from '../core/action.js';
 import type { AnyAction } from '../core/action.js';
 import { defineSkill, type AnySkill } from '../core/skill.js';
+import { optionsProblem, unknownOption } from '../core/options.js';
 import { ManifestError } from './errors.js';
 import { wrapBody } from './escape.js';
 import { rankSkills } from './disclose.js';
@@ -57,6 +59,11 @@ export interface SkillToolsOptions {
   scripts?: boolean | { timeoutMs?: number; maxOutputBytes?: number; needsApproval?: boolean };
 }
 
+/** The options `createSkillTools` takes: one entry per key of `SkillToolsOptions`. */
+const SKILL_TOOLS_OPTIONS = { name: true, maxResourceBytes: true, nameEnum: true, rootPath: true, workspace: true, scripts: true } as const satisfies Record<keyof SkillToolsOptions, true>;
+/** The options `scripts: { … }` takes. */
+const SCRIPTS_OPTIONS = { timeoutMs: true, maxOutputBytes: true, needsApproval: true } as const satisfies Record<keyof Exclude<SkillToolsOptions['scripts'], boolean | undefined>, true>;
+
 /** A skill's folder as `load_skill` reports it under the chosen mode. */
 function reportedRoot(rootPath: string | undefined, options: SkillToolsOptions): string | undefined {
   if (rootPath === undefined || options.rootPath === 'hidden') return undefined;
@@ -88,8 +95,16 @@ function failure(error: unknown) {
   throw error;
 }
 
-/** Creates the `skills` code skill over a registry: mount it on an agent to offer the tools. */
+/**
+ * Creates the `skills` code skill over a registry: mount it on an agent to offer the tools.
+ * Throws `invalid_options` for an option `SkillToolsOptions` does not have (in `scripts` too).
+ */
 export function createSkillTools(registry: DocumentSkillRegistry, options: SkillToolsOptions = {}): AnySkill {
+  // A misspelled `scripst` would leave the model without run_skill_script, without a word.
+  const unknown =
+    optionsProblem('createSkillTools', options, SKILL_TOOLS_OPTIONS, '{ scripts: true }') ??
+    (typeof options.scripts === 'object' && options.scripts !== null ? unknownOption('createSkillTools scripts', options.scripts, SCRIPTS_OPTIONS) : undefined);
+  if (unknown) throw new ManifestError(unknown);
   if (typeof options.scripts === 'object' && options.scripts !== null) assertScriptLimits(options.scripts, 'scripts');
   const names = registry.names();
   const nameSchema =

@@ -2,14 +2,15 @@
  * A document skill as a `SkillSpec`: once loaded, a document skill is a skill like any code
  * skill — its body becomes the `instructions`, its toolsets' tools become its actions, and its
  * root path, source, version and manifest go into `metadata`. Mounting this spec on an agent is
- * what activating the skill means.
+ * what activating the skill means. Its state key is its name, unless the name is a key no state
+ * slice may use (`constructor`, `prototype`, `toString`...): see `documentStateKey`.
  *
  * Pure: no I/O (the body and the actions are already loaded).
  */
 import type { AnyAction } from '../core/action.js';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import { DefinitionError } from '../core/errors.js';
-import { defineSkill, type AnySkill } from '../core/skill.js';
+import { defineSkill, isReservedStateKey, type AnySkill } from '../core/skill.js';
 import { parseAllowedTools, type AllowedToolEntry } from './allowed-tools.js';
 import { manifestError } from './errors.js';
 import type { LoadedSkill } from './document.js';
@@ -17,6 +18,21 @@ import type { SkillEntry } from './skill-entry.js';
 import { bodyForModel } from './trust.js';
 
 const SEMVER = /^\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/;
+
+/** What the state key of a skill whose name is a reserved key adds to the name. */
+const RESERVED_NAME_SUFFIX = '_skill';
+
+/**
+ * The state key of the document skill registered as `name`: the name itself, except for a name
+ * that no state slice may use (`constructor` and `prototype`, which the specification accepts, or
+ * `toString` and `hasOwnProperty`, loaded leniently; see `isReservedStateKey`): such a skill keeps
+ * its slice under the name followed by `_skill` (`constructor_skill`). A name the specification
+ * accepts never holds `_`, so that key is never another such skill's name. The mapping depends on
+ * the name alone, so a reloaded skill keeps its key, and its slice.
+ */
+export function documentStateKey(name: string): string {
+  return isReservedStateKey(name) ? `${name}${RESERVED_NAME_SUFFIX}` : name;
+}
 
 /** What a document skill's spec records in `metadata`. */
 export interface DocumentSkillMetadata {
@@ -41,8 +57,9 @@ export interface DocumentSkillMetadata {
 
 /**
  * Builds the `SkillSpec` of a loaded document skill. Throws `toolset_failed` if its actions do not
- * fit a skill. Its `allowed-tools` are read into `preApproves`; `report` gets a diagnostic for
- * each entry that cannot be read, and one saying that an untrusted skill pre-approves nothing.
+ * fit a skill (two of one name, say), and `invalid_manifest` for anything else `defineSkill`
+ * refuses. Its `allowed-tools` are read into `preApproves`; `report` gets a diagnostic for each
+ * entry that cannot be read, and one saying that an untrusted skill pre-approves nothing.
  */
 export function documentSkillSpec(entry: SkillEntry, loaded: LoadedSkill, actions: readonly AnyAction[], report: (item: Diagnostic) => void = () => {}): AnySkill {
   const allowedTools = entry.manifest?.allowedTools ?? [];
@@ -71,6 +88,7 @@ export function documentSkillSpec(entry: SkillEntry, loaded: LoadedSkill, action
   try {
     return defineSkill({
       name: entry.name,
+      stateKey: documentStateKey(entry.name),
       description: entry.description,
       category: 'document',
       tags: ['document', entry.source],
@@ -81,7 +99,11 @@ export function documentSkillSpec(entry: SkillEntry, loaded: LoadedSkill, action
     });
   } catch (error) {
     if (!(error instanceof DefinitionError)) throw error;
-    throw manifestError('toolset_failed', `skill '${entry.name}': its tools cannot form a skill: ${error.message}`, { skill: entry.name }, error);
+    const field = (error.details as { field?: unknown } | undefined)?.field;
+    if (typeof field === 'string' && /^actions\b/.test(field)) {
+      throw manifestError('toolset_failed', `skill '${entry.name}': its tools cannot form a skill: ${error.message}`, { skill: entry.name }, error);
+    }
+    throw manifestError('invalid_manifest', `skill '${entry.name}' cannot be loaded: ${error.message}`, { skill: entry.name, subject: entry.file ?? entry.rootPath }, error);
   }
 }
 

@@ -14,7 +14,9 @@
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import type { Dirent } from 'node:fs';
 import path from 'node:path';
-import type { ManifestSpec } from './fields.js';
+import { optionsProblem } from '../core/options.js';
+import { ManifestError } from './errors.js';
+import { manifestSpecProblem, type ManifestSpec } from './fields.js';
 import { MANIFEST_NAMES } from './folder.js';
 import { neverSearched, skippedFolder, type FolderSkip, type SkippedFolder } from './skipped-folder.js';
 import { validateSkillDir, type ValidationResult } from './validate.js';
@@ -151,12 +153,25 @@ export async function findSkillFolders(dir: string, options: { maxDepth?: number
   return { folders: folders.sort(byFolder), skipped: skipped.sort((a, b) => byFolder(a.dir, b.dir)) };
 }
 
+/** Options of `validateSkillTree`: the field set to validate against, and how deep to look for skill folders. */
+export interface TreeValidationOptions {
+  spec?: ManifestSpec;
+  maxDepth?: number;
+}
+
+/** The options `validateSkillTree` takes: one entry per key of `TreeValidationOptions`. */
+const TREE_VALIDATION_OPTIONS = { spec: true, maxDepth: true } as const satisfies Record<keyof TreeValidationOptions, true>;
+
 /**
  * Validates `dir` strictly: as one skill when it holds a SKILL.md (or is not a folder, or its
  * SKILL.md cannot be read, or it holds no skill at all: then its own result says why), else each
- * skill folder below it. Folders the search passed over are in `skipped`.
+ * skill folder below it. Folders the search passed over are in `skipped`. Throws `invalid_options`
+ * for an option it does not take or a `spec` that is not a `ManifestSpec`.
  */
-export async function validateSkillTree(dir: string, options: { spec?: ManifestSpec; maxDepth?: number } = {}): Promise<TreeValidation> {
+export async function validateSkillTree(dir: string, options: TreeValidationOptions = {}): Promise<TreeValidation> {
+  // Refused before any folder is read: a misspelled `spce`, or a `spec` of no known value, would judge every skill by the default.
+  const refused = optionsProblem('validateSkillTree', options, TREE_VALIDATION_OPTIONS, "{ spec: 'agentskills' }") ?? manifestSpecProblem(options.spec);
+  if (refused) throw new ManifestError(refused);
   const done = (results: ValidationResult[], skipped: SkippedFolder[] = []): TreeValidation => ({
     results,
     skipped,

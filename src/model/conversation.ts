@@ -20,7 +20,8 @@
 import { z } from 'zod';
 import { defineAction, fail, result, type ActionContext, type ActionDefinition, type ActionFailure } from '../core/action.js';
 import { Effects, type Effect } from '../core/effects.js';
-import type { ErrorInfo } from '../core/errors.js';
+import { SignalError, type ErrorInfo } from '../core/errors.js';
+import { extraArguments } from '../core/options.js';
 import { jsonCopy } from '../core/plain.js';
 import { createSignal } from '../core/signal.js';
 import type { ObjectSchema } from '../core/schema.js';
@@ -713,7 +714,13 @@ export const conversation = defineSkill({
   ],
 });
 
-/** A `chat.message` signal for `text`, to `send` or `call`. */
+/**
+ * A `chat.message` signal for `text`, to `send` or `call`. Takes the text only: an options bag
+ * after it is refused (`invalid_options`), not ignored; a signal with options of its own is
+ * `createSignal(ChatSignals.message, { text }, options)`.
+ */
 export function chatMessage(text: string) {
+  const extra = extraArguments('chatMessage', arguments, ['the text'], `for a signal with options, write createSignal('${ChatSignals.message}', { text }, options)`);
+  if (extra) throw new SignalError(extra);
   return createSignal(ChatSignals.message, { text });
 }

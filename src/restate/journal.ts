@@ -7,7 +7,7 @@
  *
  * No SDK, no I/O.
  */
-import { fail, isActionFailure, isActionResult, result, type ActionChanges, type SkillHandle } from '../core/action.js';
+import { fail, isActionFailure, isActionResult, result, unreadChanges, withUnreadChanges, type ActionChanges, type SkillHandle, type UnreadChanges } from '../core/action.js';
 import { describeThrown } from '../core/errors.js';
 import type { AnySkill } from '../core/skill.js';
 
@@ -27,6 +27,8 @@ export type JournalEntry =
       replace?: string[];
       /** The skills it mounts could not all be read when it ran: a replay mounts them as bare names (and fails the same way). */
       unreadable?: true;
+      /** What `result` could not read in its changes (a misspelled key): a replay is refused the same way. */
+      unread?: UnreadChanges;
     }
   | { kind: 'failure'; reason: string; message: string; details?: Record<string, unknown> }
   | { kind: 'thrown'; name: string; message: string };
@@ -45,6 +47,8 @@ export function toEntry(answer: { returned: unknown } | { thrown: unknown }): Jo
     if (value.mount !== undefined) entry.mount = value.mount.map((m: Mounting) => (Array.isArray(m) ? [nameOf(m[0] as SkillHandle), m[1] as Record<string, unknown>] : nameOf(m as SkillHandle)));
     if (value.unmount !== undefined) entry.unmount = value.unmount.map(nameOf);
     if (value.replace !== undefined) entry.replace = value.replace.map(nameOf);
+    const unread = unreadChanges(value);
+    if (unread !== undefined) entry.unread = unread;
     return entry;
   }
   return value === undefined ? { kind: 'value', value: null, undefined: true } : { kind: 'value', value };
@@ -71,7 +75,7 @@ export function fromEntry(entry: JournalEntry, skills: { get(name: string): AnyS
       if (entry.mount !== undefined) changes.mount = entry.mount.map((m) => (typeof m === 'string' ? skill(m) : ([skill(m[0]), m[1]] as const)));
       if (entry.unmount !== undefined) changes.unmount = entry.unmount;
       if (entry.replace !== undefined) changes.replace = entry.replace.map(skill);
-      return result(entry.output, changes);
+      return withUnreadChanges(result(entry.output, changes), entry.unread);
     }
   }
 }

@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import type { AgentDefinition } from '../core/agent-definition.js';
 import type { Agent, MountedSkill } from '../core/agent-value.js';
 import { errorInfo, toErrorInfo, type ErrorInfo } from '../core/errors.js';
+import { extraArguments } from '../core/options.js';
 import { isPlainObject } from '../core/plain.js';
 import { toSignal, type Signal } from '../core/signal.js';
 import { SKILL_NAME, type AnySkill } from '../core/skill.js';
@@ -797,8 +798,14 @@ export function restoreParentsFirst<TRef>(snapshots: readonly unknown[], restore
 
 // ── Stores ─────────────────────────────────────────────────────────────────────────────────
 
-/** Keeps snapshots in memory (as JSON text, so what comes back is a copy that went through JSON). */
+/**
+ * Keeps snapshots in memory (as JSON text, so what comes back is a copy that went through JSON).
+ * Takes no options: one given is refused (`invalid_options`), not ignored.
+ */
 export function createMemoryStore(): SnapshotStore {
+  // An options bag, ignored, would leave its author believing it did something.
+  const extra = extraArguments('createMemoryStore', arguments, [], 'createSqliteStore({ path }) is the store that takes options');
+  if (extra) throw new RuntimeError(extra);
   const texts = new Map<string, string>();
   return {
     async save(snapshot) {
@@ -856,9 +863,12 @@ async function writeAtomically(file: string, text: string): Promise<void> {
  * its hash, and `list` reads it from the snapshot). Saves and deletes of one agent through
  * this store are carried out one after another, in the order they were made, so the last save
  * wins; each snapshot is turned into text when `save` is called, so changing it afterwards
- * changes nothing saved.
+ * changes nothing saved. Takes the folder only: options given after it are refused
+ * (`invalid_options`), not ignored.
  */
 export function createFileStore(dir: string): SnapshotStore {
+  const extra = extraArguments('createFileStore', arguments, ['the folder'], 'createSqliteStore({ path }) is the store that takes options');
+  if (extra) throw new RuntimeError(extra);
   const fileOf = (id: string) => join(dir, fileName(id));
   /** The last write or delete of each agent still under way: the next one waits for it. */
   const pending = new Map<string, Promise<unknown>>();

@@ -12,7 +12,7 @@ import { errorInfo, type ErrorInfo } from '../core/errors.js';
 import { plainInstructions, type Instruction, type InstructionObject } from '../core/instruction.js';
 import { toSignal, type Signal, type SignalLike } from '../core/signal.js';
 import type { AnySkill } from '../core/skill.js';
-import { agentToolset, type Toolset } from '../core/toolset.js';
+import { agentToolOptionsProblem, agentToolset, type Toolset } from '../core/toolset.js';
 import type { AgentActor, AgentItemEvent } from '../../machines/agent.js';
 import type { AgentProcess } from './agent-process.js';
 import type { StepInterrupt } from './mailbox.js';
@@ -32,9 +32,6 @@ function toolsetFor(agent: Agent<object>, strict: boolean): Toolset {
   const key = strict ? 'strict' : 'plain';
   return (cached[key] ??= agentToolset(agent, { strict }));
 }
-
-/** The options `toolset` takes. */
-const TOOLSET_OPTIONS = { strict: true } as const;
 
 /** The options `call`, `run`, `callTool`, `mount` and `unmount` take: one entry per key of `CallOptions`. */
 const CALL_OPTIONS = { timeout: true, signal: true } as const satisfies Record<keyof CallOptions, true>;
@@ -194,7 +191,7 @@ export class ProcessRef<TState extends object = Record<string, unknown>> impleme
 
   toolset(options: { strict?: boolean } = {}): Toolset {
     // A misspelled `strict` would hand a model the non-strict schemas without a word.
-    const unknown = typeof options === 'object' && options !== null ? unknownOption('toolset', options, TOOLSET_OPTIONS) : errorInfo('invalid_options', 'toolset options must be an object such as { strict: true }');
+    const unknown = agentToolOptionsProblem('toolset', options);
     if (unknown) throw new RuntimeError(unknown, this.id);
     return toolsetFor(this.process.agent, options.strict === true);
   }

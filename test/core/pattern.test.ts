@@ -131,7 +131,7 @@ describe('patternProblem and compilePattern', () => {
     ['**.**', "pattern '**.**' has '**.**'; one '**' already matches any number of segments"],
     ['a**', "pattern 'a**' has 'a**': '*' and '**' must be whole segments"],
     ['a*b', "pattern 'a*b' has 'a*b': '*' and '**' must be whole segments"],
-    ['a.b c', "pattern 'a.b c' has an invalid segment 'b c' (allowed: letters, digits, '_', '-', '*' and '**')"],
+    ['a.b c', "pattern 'a.b c' has an invalid segment 'b c' (allowed: ASCII letters, digits, '_', '-', '*' and '**')"],
   ])('explains why %j is invalid', (pattern, problem) => {
     expect(patternProblem(pattern)).toBe(problem);
   });

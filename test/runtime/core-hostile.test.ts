@@ -59,7 +59,7 @@ describe('listeners are checked when they are given', () => {
     expect(error).toMatchObject({
       code: 'invalid_pattern',
       subject: 'orders created',
-      message: "cannot subscribe to 'orders created': pattern 'orders created' has an invalid segment 'orders created' (allowed: letters, digits, '_', '-', '*' and '**')",
+      message: "cannot subscribe to 'orders created': pattern 'orders created' has an invalid segment 'orders created' (allowed: ASCII letters, digits, '_', '-', '*' and '**')",
     });
   });
 });
