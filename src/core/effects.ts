@@ -134,6 +134,23 @@ const EFFECT_KINDS: { readonly [K in EffectType]: true } = {
   error: true,
 };
 
+/** The fields of each effect kind: one entry per key of its type. */
+const EFFECT_FIELDS: { readonly [K in EffectType]: Readonly<Record<keyof Extract<Effect, { type: K }>, true>> } = {
+  register_action: { type: true, action: true, meta: true },
+  deregister_action: { type: true, action: true, meta: true },
+  run: { type: true, action: true, params: true, meta: true },
+  reply: { type: true, data: true, to: true, error: true, meta: true },
+  defer_reply: { type: true, meta: true },
+  emit: { type: true, signal: true, meta: true },
+  spawn: { type: true, definition: true, id: true, state: true, meta: true },
+  stop: { type: true, agent: true, reason: true, meta: true },
+  schedule: { type: true, delay: true, signal: true, meta: true },
+  error: { type: true, error: true, meta: true },
+};
+
+/** Fields every effect of a kind has, whatever options it was made with. */
+const REQUIRED_FIELDS: ReadonlySet<string> = new Set(['type', 'meta', 'data', 'definition']);
+
 /** The effect kinds, in a fixed order. */
 export const EFFECT_TYPES: readonly EffectType[] = Object.freeze(Object.keys(EFFECT_KINDS) as EffectType[]);
 
@@ -153,31 +170,29 @@ function guard<K extends EffectType>(type: K) {
     isPlainObject(value) && value.type === type && effectProblem(value) === undefined;
 }
 
+/**
+ * The options given to an effect's constructor, as fields of the effect: every one with a value,
+ * so that one it does not take (`Effects.stop({ agnet })`, which would otherwise stop the agent
+ * itself) reaches `effectProblem`, which refuses the effect naming it. Options that are not an
+ * object are kept as `options`, refused the same way.
+ */
+function optionFields(options: unknown): Record<string, unknown> {
+  if (!isPlainObject(options)) return options === undefined ? {} : { options };
+  const fields: Record<string, unknown> = {};
+  for (const key of Object.keys(options)) if (options[key] !== undefined) fields[key] = options[key];
+  return fields;
+}
+
 /** Constructors and a type guard for each effect kind. */
 export const Effects = {
   registerAction: (action: string, m?: EffectMeta): RegisterActionEffect => ({ type: 'register_action', action, meta: meta(m) }),
   deregisterAction: (action: string, m?: EffectMeta): DeregisterActionEffect => ({ type: 'deregister_action', action, meta: meta(m) }),
   run: (action: string, params: Record<string, unknown> = {}, m?: EffectMeta): RunEffect => ({ type: 'run', action, params, meta: meta(m) }),
-  reply: (data: unknown, m?: EffectMeta, options: { to?: string; error?: ErrorInfo } = {}): ReplyEffect => {
-    const effect: ReplyEffect = { type: 'reply', data, meta: meta(m) };
-    if (options.to !== undefined) effect.to = options.to;
-    if (options.error !== undefined) effect.error = options.error;
-    return effect;
-  },
+  reply: (data: unknown, m?: EffectMeta, options?: { to?: string; error?: ErrorInfo }): ReplyEffect => ({ type: 'reply', data, meta: meta(m), ...optionFields(options) }),
   deferReply: (m?: EffectMeta): DeferReplyEffect => ({ type: 'defer_reply', meta: meta(m) }),
   emit: (signal: Signal, m?: EffectMeta): EmitEffect => ({ type: 'emit', signal, meta: meta(m) }),
-  spawn: (definition: string, options: { id?: string; state?: Record<string, unknown> } = {}, m?: EffectMeta): SpawnEffect => {
-    const effect: SpawnEffect = { type: 'spawn', definition, meta: meta(m) };
-    if (options.id !== undefined) effect.id = options.id;
-    if (options.state !== undefined) effect.state = options.state;
-    return effect;
-  },
-  stop: (options: { agent?: string; reason?: string } = {}, m?: EffectMeta): StopEffect => {
-    const effect: StopEffect = { type: 'stop', meta: meta(m) };
-    if (options.agent !== undefined) effect.agent = options.agent;
-    if (options.reason !== undefined) effect.reason = options.reason;
-    return effect;
-  },
+  spawn: (definition: string, options?: { id?: string; state?: Record<string, unknown> }, m?: EffectMeta): SpawnEffect => ({ type: 'spawn', definition, meta: meta(m), ...optionFields(options) }),
+  stop: (options?: { agent?: string; reason?: string }, m?: EffectMeta): StopEffect => ({ type: 'stop', meta: meta(m), ...optionFields(options) }),
   schedule: (delay: number, signal: Signal, m?: EffectMeta): ScheduleEffect => ({ type: 'schedule', delay, signal, meta: meta(m) }),
   error: (error: ErrorInfo, m?: EffectMeta): ErrorEffect => ({ type: 'error', error, meta: meta(m) }),
 
@@ -204,6 +219,14 @@ export function effectProblem(value: unknown): string | undefined {
   const type = value.type;
   if (typeof type !== 'string' || !EFFECT_TYPE_SET.has(type)) {
     return `unknown effect type '${String(type)}'; known types: ${EFFECT_TYPES.join(', ')}`;
+  }
+  // A misspelled field (`agnet` for a stop's agent, which would stop the agent itself) is refused, not dropped.
+  const fields = EFFECT_FIELDS[type as EffectType];
+  for (const key in value) {
+    if (Object.hasOwn(fields, key) || !Object.hasOwn(value, key)) continue;
+    if (key === 'options') return `effect '${type}' was given options that are not an object (${describeGiven(value.options)}): its options are ${Object.keys(fields).filter((field) => !REQUIRED_FIELDS.has(field)).join(', ')}, in an object`;
+    const stray = unknownField(value, fields, { of: `a '${type}' effect` })!;
+    return `effect '${type}': ${stray.field} ${stray.message}`;
   }
   if (value.meta !== undefined) {
     const problem = metaProblem(type, value.meta);

@@ -23,7 +23,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { diagnostic, type Diagnostic } from '../core/diagnostics.js';
 import { describeValue } from '../core/plain.js';
-import { unknownOption } from '../core/options.js';
+import { optionsProblem, unknownOption } from '../core/options.js';
 import { ManifestError, manifestError } from './errors.js';
 import { loadSkillFolder, type FolderSkillOptions } from './folder.js';
 import { neverSearched, skippedFolder, skippedFolderDiagnostic, type FolderSkip } from './skipped-folder.js';
@@ -77,6 +77,9 @@ export interface DefaultSkillSourcesOptions {
   examples?: readonly string[];
 }
 
+/** The keys `DefaultSkillSourcesOptions` takes. */
+const DEFAULT_SOURCES_OPTIONS = { cwd: true, home: true, bundled: true, extra: true, examples: true } as const satisfies Record<keyof DefaultSkillSourcesOptions, true>;
+
 /**
  * The default sources — `<cwd>/.agent/skills` (project) and `<home>/.agent/skills` (user) — plus
  * whatever `options` adds: the application's own folder (`bundled`), `extra` folders, `examples`
@@ -87,6 +90,8 @@ export interface DefaultSkillSourcesOptions {
  * const registry = await discoverSkills(defaultSkillSources({ bundled: './skills' }));
  */
 export function defaultSkillSources(options: DefaultSkillSourcesOptions = {}): SkillSources {
+  const refused = optionsProblem('defaultSkillSources', options, DEFAULT_SOURCES_OPTIONS, "{ bundled: './skills' }");
+  if (refused) throw new ManifestError(refused);
   return {
     project: path.join(options.cwd ?? process.cwd(), '.agent', 'skills'),
     user: path.join(options.home ?? os.homedir(), '.agent', 'skills'),

@@ -16,7 +16,7 @@ import path from 'node:path';
 import type { AnyAction } from '../core/action.js';
 import { diagnostic, type Diagnostic, type DiagnosticListener } from '../core/diagnostics.js';
 import { errorInfo } from '../core/errors.js';
-import { unknownOption } from '../core/options.js';
+import { optionsProblem, unknownOption } from '../core/options.js';
 import { describeGiven, describeValue } from '../core/plain.js';
 import type { SkillResolver } from '../core/skill-registry.js';
 import type { AnySkill } from '../core/skill.js';
@@ -118,6 +118,9 @@ export interface SkillWatcher {
   /** Stops watching. */
   close(): void;
 }
+
+/** The keys `RegistryOptions` takes. */
+const REGISTRY_OPTIONS = { onDiagnostic: true, scan: true, watcher: true, maxManifestBytes: true, maxAliasCount: true } as const satisfies Record<keyof RegistryOptions, true>;
 
 /** The keys `WatchOptions` takes. */
 const WATCH_OPTIONS = { debounceMs: true, onChange: true } as const satisfies Record<keyof WatchOptions, true>;
@@ -507,5 +510,7 @@ async function loadContent(entry: SkillEntry): Promise<LoadedSkill> {
 
 /** Creates an empty registry; add skills with `register` or `registerPath`. */
 export function createDocumentSkillRegistry(options: RegistryOptions = {}): DocumentSkillRegistry {
+  const refused = optionsProblem('createDocumentSkillRegistry', options, REGISTRY_OPTIONS, '{ onDiagnostic }');
+  if (refused) throw new ManifestError(refused);
   return new DocumentSkillRegistry(options);
 }

@@ -14,7 +14,8 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Diagnostic } from '../core/diagnostics.js';
-import type { ManifestSpec, SkillManifest } from './fields.js';
+import { optionsProblem } from '../core/options.js';
+import { manifestSpecProblem, type ManifestSpec, type SkillManifest } from './fields.js';
 import { ManifestError } from './errors.js';
 import { bothManifestsDiagnostic, MANIFEST_NAMES, readManifestHead, type ManifestHead } from './folder.js';
 import { DEFAULT_MAX_MANIFEST_BYTES, inspectSkillManifest } from './parse.js';
@@ -32,8 +33,14 @@ export interface ValidationResult {
   manifest: SkillManifest | undefined;
 }
 
+/** The options `validateSkillDir` takes. */
+const VALIDATE_OPTIONS = { spec: true, maxBytes: true } as const;
+
 /** Validates a skill folder strictly. Never throws for a bad skill: the problems are in `errors`. */
 export async function validateSkillDir(dir: string, options: { spec?: ManifestSpec; maxBytes?: number } = {}): Promise<ValidationResult> {
+  // Options it cannot read are the caller's mistake, not the skill's: refused, whatever the folder holds.
+  const refused = optionsProblem('validateSkillDir', options, VALIDATE_OPTIONS, "{ spec: 'agentskills' }") ?? manifestSpecProblem(options.spec);
+  if (refused) throw new ManifestError(refused);
   const result = (errors: string[], file?: string): ValidationResult => ({ dir, file, valid: false, errors, warnings: [], manifest: undefined });
   try {
     if (!(await stat(dir)).isDirectory()) return result([`Not a directory: ${dir}`]);
