@@ -280,7 +280,7 @@ export function defineAgent<TSchema extends ObjectSchema = z.ZodObject<{}>, cons
     blueprint,
     new: (options = {}) => {
       if (!isPlainObject(options)) {
-        throw new StateError({ code: 'invalid_state', message: `agent '${name}': new() takes { id?, state? }, got ${describeValue(options)}` });
+        throw new StateError({ code: 'invalid_options', message: `agent '${name}': new() takes { id?, state? }, got ${describeValue(options)}` });
       }
       // A misspelled `idd` would give the agent a random id, without a word.
       const unknown = unknownOption('new()', options, NEW_OPTIONS);

@@ -2,9 +2,10 @@
  * Where a component outside a system reports what it did to the system's agents (a skill watcher
  * that unmounted a skill removed from disk, say): to the system's own diagnostic listeners, as a
  * diagnostic about that agent, where a program listening to the system hears it. A system
- * registers its sink as it starts; anything else has none.
+ * registers its sink as it starts (kept by the system object, as a system's resolvers are, out of
+ * its public surface); anything else has none.
  *
- * Pure: no I/O, no XState.
+ * No I/O, no XState: a weak map from each system to its sink.
  */
 import type { Diagnostic } from './diagnostics.js';
 

@@ -148,9 +148,6 @@ const EFFECT_FIELDS: { readonly [K in EffectType]: Readonly<Record<keyof Extract
   error: { type: true, error: true, meta: true },
 };
 
-/** Fields every effect of a kind has, whatever options it was made with. */
-const REQUIRED_FIELDS: ReadonlySet<string> = new Set(['type', 'meta', 'data', 'definition']);
-
 /** The effect kinds, in a fixed order. */
 export const EFFECT_TYPES: readonly EffectType[] = Object.freeze(Object.keys(EFFECT_KINDS) as EffectType[]);
 
@@ -170,14 +167,20 @@ function guard<K extends EffectType>(type: K) {
     isPlainObject(value) && value.type === type && effectProblem(value) === undefined;
 }
 
+/** Where an effect made by a constructor keeps options given to it that are not an object. */
+const GIVEN_OPTIONS: unique symbol = Symbol('skillstate.effectOptions');
+
+/** The options of the constructors that take some, by effect kind. */
+const CONSTRUCTOR_OPTIONS: Partial<Record<EffectType, string>> = { reply: '{ to, error }', spawn: '{ id, state }', stop: '{ agent, reason }' };
+
 /**
  * The options given to an effect's constructor, as fields of the effect: every one with a value,
  * so that one it does not take (`Effects.stop({ agnet })`, which would otherwise stop the agent
  * itself) reaches `effectProblem`, which refuses the effect naming it. Options that are not an
- * object are kept as `options`, refused the same way.
+ * object (`Effects.stop('child')`) are kept aside, refused the same way.
  */
-function optionFields(options: unknown): Record<string, unknown> {
-  if (!isPlainObject(options)) return options === undefined ? {} : { options };
+function optionFields(options: unknown): Record<string | symbol, unknown> {
+  if (!isPlainObject(options)) return options === undefined ? {} : { [GIVEN_OPTIONS]: options };
   const fields: Record<string, unknown> = {};
   for (const key of Object.keys(options)) if (options[key] !== undefined) fields[key] = options[key];
   return fields;
@@ -222,9 +225,11 @@ export function effectProblem(value: unknown): string | undefined {
   }
   // A misspelled field (`agnet` for a stop's agent, which would stop the agent itself) is refused, not dropped.
   const fields = EFFECT_FIELDS[type as EffectType];
+  if (GIVEN_OPTIONS in value) {
+    return `effect '${type}' was made with options that are not a plain object (${describeGiven((value as { [GIVEN_OPTIONS]: unknown })[GIVEN_OPTIONS])}): Effects.${type} takes ${CONSTRUCTOR_OPTIONS[type as EffectType] ?? 'no options'}`;
+  }
   for (const key in value) {
     if (Object.hasOwn(fields, key) || !Object.hasOwn(value, key)) continue;
-    if (key === 'options') return `effect '${type}' was given options that are not an object (${describeGiven(value.options)}): its options are ${Object.keys(fields).filter((field) => !REQUIRED_FIELDS.has(field)).join(', ')}, in an object`;
     const stray = unknownField(value, fields, { of: `a '${type}' effect` })!;
     return `effect '${type}': ${stray.field} ${stray.message}`;
   }

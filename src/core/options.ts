@@ -6,7 +6,7 @@
  */
 import { closestName, didYouMean } from './closest-name.js';
 import { errorInfo, type ErrorInfo } from './errors.js';
-import { describeGiven } from './plain.js';
+import { describeGiven, isPlainObject } from './plain.js';
 
 /**
  * The first key of `options` that is not one of `known`, as an `invalid_options` error naming it
@@ -80,16 +80,17 @@ export interface UnknownField {
 }
 
 /**
- * An `invalid_options` error for an argument past the `takes` ones (their names) that `where`
- * has, as `arguments` shows them: a function that takes no options would ignore a bag given to
- * it without a word. `instead` says what to write for what the extra argument was likely meant
- * to do. Undefined when nothing but `undefined` follows them.
+ * An `invalid_options` error for an options bag (a plain object) given past the `takes` arguments
+ * (their names) of `where`, as `arguments` shows them: a function that takes no options would
+ * ignore it without a word. `instead` says what to write for what it was likely meant to do.
+ * Anything else past them is let be: `texts.map(chatMessage)` passes an index and the array.
+ * Undefined when no options bag follows them.
  */
 export function extraArguments(where: string, given: ArrayLike<unknown>, takes: readonly string[], instead: string): ErrorInfo | undefined {
   for (let i = takes.length; i < given.length; i++) {
-    if (given[i] === undefined) continue;
-    const what = takes.length === 0 ? 'takes no arguments' : `takes ${takes.join(', ')} only`;
-    return errorInfo('invalid_options', `${where} ${what}, got ${describeGiven(given[i])} as well: ${instead}`, { subject: where });
+    if (!isPlainObject(given[i])) continue;
+    const what = takes.length === 0 ? 'takes no options' : `takes ${takes.join(', ')} only, no options`;
+    return errorInfo('invalid_options', `${where} ${what}, got an object: ${instead}`, { subject: where });
   }
   return undefined;
 }

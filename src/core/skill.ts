@@ -34,7 +34,7 @@ export const SKILL_NAME = /^[\p{L}\p{N}][\p{L}\p{M}\p{N}_-]{0,63}$/u;
  * True for a key that cannot hold a skill's state slice: one the plain-data helpers never write
  * (`__proto__`, `constructor`, `prototype`), or one every object inherits from `Object.prototype`
  * (`toString`, `hasOwnProperty`), whose inherited value the agent's state would read for the
- * slice. `defineSkill` refuses such a `stateKey`.
+ * slice. `defineSkill` refuses such a `stateKey`, with a message for each of the two.
  */
 export function isReservedStateKey(key: string): boolean {
   return !isSafeKey(key) || key in Object.prototype;

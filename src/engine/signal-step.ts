@@ -172,8 +172,11 @@ export class AgentStep {
       }
       case 'handle': {
         // A misspelled `stat` would handle the signal and change nothing, without a word.
-        const stray = unknownField(decision, HANDLE_FIELDS, { of: 'Decision.handle' });
-        if (stray) return this.fail(errorInfo('hook_failed', `${what} returned Decision.handle whose ${stray.field} ${stray.message}`, { skill: skill.name, subject: stray.field }));
+        for (const key in decision) {
+          if (Object.hasOwn(HANDLE_FIELDS, key) || !Object.hasOwn(decision, key)) continue;
+          const stray = unknownField(decision, HANDLE_FIELDS, { of: 'Decision.handle' })!;
+          return this.fail(errorInfo('hook_failed', `${what} returned Decision.handle whose ${stray.field} ${stray.message}`, { skill: skill.name, subject: stray.field }));
+        }
         if (decision.state !== undefined) {
           const patched = patchSlice(this.agent, this.catalog, skill, decision.state, what);
           if (!patched.ok) return this.fail(patched.error);

@@ -380,10 +380,10 @@ export class DocumentSkillRegistry implements SkillResolver {
   async refresh(): Promise<readonly Diagnostic[]> {
     if (!this.#options.scan) return [];
     const result = await this.#options.scan();
-    this.applyScan(result);
+    const kept = this.applyScan(result);
     // A folder the watch had lost (gone with its parent) is watched again once a scan finds it.
     if (this.#watcher && !this.#watcher.closed) await this.#watcher.rescanned();
-    return result.diagnostics;
+    return [...result.diagnostics, ...kept];
   }
 
   /** @internal The folders the last scan looked at (what a watcher watches). */
@@ -446,10 +446,13 @@ export class DocumentSkillRegistry implements SkillResolver {
   /**
    * @internal Replaces the discovered entries with a scan's; hand-registered skills stay on top. A
    * skill whose SKILL.md is still in its folder but no longer loads (saved half-written, say) keeps
-   * its previous version, as an edit to that file alone does, with a `skill_reload_failed` error:
-   * taking it away would unmount it from the agents that use it.
+   * its previous version (its front matter, and its body when it was loaded), as an edit to that
+   * file alone does, with a `skill_reload_failed` error: taking it away would unmount it from the
+   * agents that use it. So does one whose name a folder that lost it to the skill (a misnamed copy)
+   * would take by that breakage. Returns the diagnostics it reported beyond the scan's.
    */
-  applyScan(result: ScanResult): void {
+  applyScan(result: ScanResult): Diagnostic[] {
+    const lostBefore = this.#shadowed;
     this.#folders = result.folders ?? [];
     this.#missing = result.missing ?? [];
     this.#diagnostics = [];
@@ -458,21 +461,38 @@ export class DocumentSkillRegistry implements SkillResolver {
     const next = new Map<string, SkillEntry>();
     for (const entry of result.entries) next.set(entry.name, entry);
     const stale = new Set<string>();
+    const reported: Diagnostic[] = [];
     for (const [name, entry] of this.#entries) {
-      if (next.has(name) || this.#pinned.has(name) || entry.rootPath === undefined) continue;
+      if (this.#pinned.has(name) || entry.rootPath === undefined) continue;
+      // Another folder holding the name now keeps it only if it would have had it anyway: one that
+      // lost the name to this skill before (a misnamed copy of it) does not win it by its breakage.
+      const claimant = next.get(name);
+      if (claimant !== undefined && !lostBefore.some((clash) => clash.name === name && clash.shadowed.path === claimant.rootPath && clash.kept.path === entry.rootPath)) continue;
       const unloadable = result.diagnostics.find(
         (item) => item.code === 'skill_skipped' && (item.details as { reason?: unknown } | undefined)?.reason === 'invalid_manifest' && typeof item.subject === 'string' && path.resolve(item.subject) === entry.rootPath,
       );
       if (unloadable === undefined) continue;
       next.set(name, entry);
       stale.add(name);
-      this.#report(
-        diagnostic('error', 'skill_reload_failed', `skill '${name}' is still in ${entry.rootPath} but cannot be loaded: ${unloadable.message}; the previous version stays`, {
-          skill: name,
-          subject: entry.rootPath,
-        }),
-      );
+      const kept = diagnostic('error', 'skill_reload_failed', `skill '${name}' is still in ${entry.rootPath} but cannot be loaded: ${unloadable.message}; the previous version stays`, {
+        skill: name,
+        subject: entry.rootPath,
+      });
+      reported.push(kept);
+      if (claimant !== undefined) {
+        const clash = { name, kept: { source: entry.source, path: entry.rootPath }, shadowed: { source: claimant.source, path: claimant.rootPath } };
+        this.#shadowed = this.#shadowed.filter((known) => !(known.name === name && known.kept.path === claimant.rootPath));
+        this.#shadowed.push(clash);
+        reported.push(
+          diagnostic('warning', 'skill_shadowed', `skill '${name}' in ${describe(claimant)} is still shadowed by ${describe(entry)}, whose previous version stays while its SKILL.md cannot be loaded`, {
+            skill: name,
+            subject: claimant.rootPath,
+            details: { kept: clash.kept, shadowed: clash.shadowed },
+          }),
+        );
+      }
     }
+    for (const item of reported) this.#report(item);
     this.#stale = stale;
     for (const [name, entry] of this.#entries) {
       if (!this.#pinned.has(name)) continue;
@@ -492,6 +512,7 @@ export class DocumentSkillRegistry implements SkillResolver {
     this.#keys = undefined;
     for (const [name, entry] of next) this.#entries.set(name, entry);
     this.#revision++;
+    return reported;
   }
 }
 

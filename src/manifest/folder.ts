@@ -232,7 +232,7 @@ function goneSince(error: unknown, file: string, rootPath: string, skill: string
   const what = existsSync(rootPath) ? file : `its folder ${rootPath}`;
   return manifestError(
     'skill_not_found',
-    `skill '${skill}' is no longer on disk: ${what} was removed after the skill was discovered; restore it, or refresh the registry (registry.refresh()) to stop offering the skill`,
+    `skill '${skill}' is no longer on disk: ${what} was removed after the skill was discovered; it cannot be loaded until it is put back (a rescan of the skill folders stops offering the skill)`,
     { skill, subject: file },
     error,
   );

@@ -8,7 +8,7 @@
  */
 export { parseSkillManifest, inspectSkillManifest, type ParseOptions, type ParsedManifest, type ManifestReport } from './parse.js';
 export type { SkillManifest, ManifestSpec, ToolsetRef, ScriptRef } from './fields.js';
-export { validateSkillDir, type ValidationResult } from './validate.js';
+export { validateSkillDir, type ValidateOptions, type ValidationResult } from './validate.js';
 export type { TriggerSpec } from './triggers.js';
 export type { ShadowedSkill, ActivatedSkill, SkillChange, SkillWatcher, WatchOptions, RunningAgents } from './document-registry.js';
 export type { SkillEntry, SkillSourceKind } from './skill-entry.js';

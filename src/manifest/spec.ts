@@ -27,8 +27,9 @@ const RESERVED_NAME_SUFFIX = '_skill';
  * that no state slice may use (`constructor` and `prototype`, which the specification accepts, or
  * `toString` and `hasOwnProperty`, loaded leniently; see `isReservedStateKey`): such a skill keeps
  * its slice under the name followed by `_skill` (`constructor_skill`). A name the specification
- * accepts never holds `_`, so that key is never another such skill's name. The mapping depends on
- * the name alone, so a reloaded skill keeps its key, and its slice.
+ * accepts never holds `_`, so among such names that key is no other skill's (one loaded leniently as
+ * `constructor_skill` beside `constructor` is refused at mount, `state_key_conflict`). The mapping
+ * depends on the name alone, so a reloaded skill keeps its key, and its slice.
  */
 export function documentStateKey(name: string): string {
   return isReservedStateKey(name) ? `${name}${RESERVED_NAME_SUFFIX}` : name;

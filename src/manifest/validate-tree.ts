@@ -172,18 +172,20 @@ export async function validateSkillTree(dir: string, options: TreeValidationOpti
   // Refused before any folder is read: a misspelled `spce`, or a `spec` of no known value, would judge every skill by the default.
   const refused = optionsProblem('validateSkillTree', options, TREE_VALIDATION_OPTIONS, "{ spec: 'agentskills' }") ?? manifestSpecProblem(options.spec);
   if (refused) throw new ManifestError(refused);
+  // What each folder is validated with: the search's own options stay here.
+  const judged = options.spec === undefined ? {} : { spec: options.spec };
   const done = (results: ValidationResult[], skipped: SkippedFolder[] = []): TreeValidation => ({
     results,
     skipped,
     valid: results.every((result) => result.valid) && skipped.every((item) => item.level === 'info'),
   });
-  if (!(await stat(dir).catch(() => undefined))?.isDirectory() || (await holdsManifest(dir)) !== false) return done([await validateSkillDir(dir, options)]);
+  if (!(await stat(dir).catch(() => undefined))?.isDirectory() || (await holdsManifest(dir)) !== false) return done([await validateSkillDir(dir, judged)]);
   const { folders, skipped } = await findSkillFolders(dir, options);
   if (!folders.length) {
-    const own = await validateSkillDir(dir, options);
+    const own = await validateSkillDir(dir, judged);
     return done([{ ...own, errors: [...own.errors, `No skill folder (one holding a SKILL.md) found in ${dir}`] }], skipped);
   }
   const results: ValidationResult[] = [];
-  for (const folder of folders) results.push(await validateSkillDir(folder, options));
+  for (const folder of folders) results.push(await validateSkillDir(folder, judged));
   return done(results, skipped);
 }

@@ -34,10 +34,18 @@ export interface ValidationResult {
 }
 
 /** The options `validateSkillDir` takes. */
-const VALIDATE_OPTIONS = { spec: true, maxBytes: true } as const;
+const VALIDATE_OPTIONS = { spec: true, maxBytes: true } as const satisfies Record<keyof ValidateOptions, true>;
+
+/** The options of `validateSkillDir`. */
+export interface ValidateOptions {
+  /** Whose rules judge the skill: the reference's (`'agentskills'`) or skillstate's (the default). */
+  spec?: ManifestSpec;
+  /** The most bytes of SKILL.md read. */
+  maxBytes?: number;
+}
 
 /** Validates a skill folder strictly. Never throws for a bad skill: the problems are in `errors`. */
-export async function validateSkillDir(dir: string, options: { spec?: ManifestSpec; maxBytes?: number } = {}): Promise<ValidationResult> {
+export async function validateSkillDir(dir: string, options: ValidateOptions = {}): Promise<ValidationResult> {
   // Options it cannot read are the caller's mistake, not the skill's: refused, whatever the folder holds.
   const refused = optionsProblem('validateSkillDir', options, VALIDATE_OPTIONS, "{ spec: 'agentskills' }") ?? manifestSpecProblem(options.spec);
   if (refused) throw new ManifestError(refused);

@@ -52,7 +52,8 @@ export class SkillLifecycles {
   states(mounted: readonly MountedSkill[]): Record<string, LifecycleState> {
     const states: Record<string, LifecycleState> = {};
     for (const record of mounted) states[record.name] = this.failed?.has(record.name) ? 'failed' : 'active';
-    if (this.retired) for (const skill of this.retired) states[skill] ??= 'inactive';
+    // Own keys only: a skill named `constructor` would otherwise find Object's and be left out.
+    if (this.retired) for (const skill of this.retired) if (!Object.hasOwn(states, skill)) states[skill] = 'inactive';
     return states;
   }
 

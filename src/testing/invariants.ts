@@ -55,13 +55,15 @@ export function checkAgentInvariants(agent: AgentRef<object>, knownSkills: reado
     const value = lifecycle?.getSnapshot().value as string | undefined;
     if (record && value !== 'active' && value !== 'failed') violations.push(`skill '${name}' is mounted but its lifecycle is ${value ?? 'missing'}`);
     if (!record && value !== undefined && value !== 'inactive') violations.push(`skill '${name}' is not mounted but its lifecycle is ${value}`);
-    if (view.lifecycles[name] !== undefined && value !== undefined && view.lifecycles[name] !== value) {
-      violations.push(`skill '${name}': the agent records its lifecycle as ${view.lifecycles[name]}, the lifecycle machine is ${value}`);
+    // Own keys only: a skill named `constructor` would otherwise read Object's.
+    const recorded = Object.hasOwn(view.lifecycles, name) ? view.lifecycles[name] : undefined;
+    if (recorded !== undefined && value !== undefined && recorded !== value) {
+      violations.push(`skill '${name}': the agent records its lifecycle as ${recorded}, the lifecycle machine is ${value}`);
     }
-    if (view.lifecycles[name] !== undefined && value === undefined) {
-      violations.push(`skill '${name}': the agent records its lifecycle as ${view.lifecycles[name]}, but it has no lifecycle machine`);
+    if (recorded !== undefined && value === undefined) {
+      violations.push(`skill '${name}': the agent records its lifecycle as ${recorded}, but it has no lifecycle machine`);
     }
-    if (view.lifecycles[name] === undefined && value !== undefined) {
+    if (recorded === undefined && value !== undefined) {
       violations.push(`skill '${name}' has a lifecycle machine (${value}) the agent does not record`);
     }
     const running = lifecycle ? Object.keys(lifecycle.getSnapshot().children ?? {}).filter((id) => lifecycle.getSnapshot().children[id]?.getSnapshot().status === 'active') : [];

@@ -56,7 +56,7 @@ describe("new(): the math agent", () => {
     [5, 'number'],
     [[{ id: 'x' }], 'an array'],
   ])('refuses options that are not an object (%j) with a StateError saying what it takes', (options, got) => {
-    const error = thrownBy(() => MathAgent.new(options as never), StateError, 'invalid_state');
+    const error = thrownBy(() => MathAgent.new(options as never), StateError, 'invalid_options');
     expect(error.message).toBe(`agent 'math_agent': new() takes { id?, state? }, got ${got}`);
   });
 

@@ -49,7 +49,7 @@ describe('an effect with a field its kind does not take', () => {
     {
       name: 'Effects.stop given the id instead of its options',
       make: () => Effects.stop('child' as never),
-      message: "effect 'stop' was given options that are not an object (a string, 'child'): its options are agent, reason, in an object",
+      message: "effect 'stop' was made with options that are not a plain object (a string, 'child'): Effects.stop takes { agent, reason }",
     },
     {
       name: 'Effects.spawn with a misspelled id',

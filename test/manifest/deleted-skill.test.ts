@@ -24,7 +24,7 @@ describe('a skill deleted after discovery', () => {
     expect(failed.agent).toBe(agent);
     const result = failed.results[0]!;
     expect(result).toMatchObject({ ok: false, error: { code: 'action_failed', details: { reason: 'skill_not_found' } } });
-    const message = `skill 'notes' is no longer on disk: its folder ${folder} was removed after the skill was discovered; restore it, or refresh the registry (registry.refresh()) to stop offering the skill`;
+    const message = `skill 'notes' is no longer on disk: its folder ${folder} was removed after the skill was discovered; it cannot be loaded until it is put back (a rescan of the skill folders stops offering the skill)`;
     expect(!result.ok && result.error.message).toBe(`action 'load_skill' failed: ${message}`);
     expect(!result.ok && result.error.message).not.toContain('ENOENT');
 
@@ -48,7 +48,7 @@ describe('a skill deleted after discovery', () => {
     await rm(file);
     await expect(registry.content('notes')).rejects.toMatchObject({
       code: 'skill_not_found',
-      message: `skill 'notes' is no longer on disk: ${file} was removed after the skill was discovered; restore it, or refresh the registry (registry.refresh()) to stop offering the skill`,
+      message: `skill 'notes' is no longer on disk: ${file} was removed after the skill was discovered; it cannot be loaded until it is put back (a rescan of the skill folders stops offering the skill)`,
     });
   });
 });

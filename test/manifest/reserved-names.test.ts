@@ -8,6 +8,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cmd, createAgentSystem, createSkillTools, defineAgent, defineDocumentSkill, createDocumentSkillRegistry, discoverSkills, isMounted, unmountSkill, type AgentSystem } from '../../src/index.js';
+import { checkAgentInvariants } from '../../src/testing/index.js';
 import { disclose, validateSkillDir } from '../../src/manifest/index.js';
 import { documentStateKey } from '../../src/manifest/spec.js';
 import { simpleSkill, tree } from './tree.js';
@@ -163,6 +164,10 @@ describe('load_skill, reload and unmount', () => {
 
     await ref.unmount('constructor');
     expect(ref.getSnapshot().agent.mounted.map((record) => record.name)).toEqual(['skills']);
+    // Its lifecycle recorded as inactive, as any unmounted skill's (not Object's own `constructor`).
+    expect(Object.hasOwn(ref.getSnapshot().lifecycles, 'constructor')).toBe(true);
+    expect(ref.getSnapshot().lifecycles.constructor).toBe('inactive');
+    expect(checkAgentInvariants(ref, [])).toEqual([]);
   });
 
   it('an in-memory skill named constructor loads too', async () => {

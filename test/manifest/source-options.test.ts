@@ -8,6 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createDocumentSkillRegistry } from '../../src/index.js';
 import { defaultSkillSources, validateSkillDir } from '../../src/manifest/index.js';
+import { validateSkillTree } from '../../src/manifest/validate-tree.js';
 
 describe('option bags of the skill-source helpers', () => {
   it('defaultSkillSources refuses a misspelled option, and options that are not an object', () => {
@@ -28,6 +29,17 @@ describe('option bags of the skill-source helpers', () => {
     await mkdir(skill);
     await writeFile(path.join(skill, 'SKILL.md'), '---\nname: notes\ndescription: Notes. Use when taking notes.\n---\nbody\n');
     await expect(validateSkillDir(skill, { spec: 'agentskills' })).resolves.toMatchObject({ valid: true });
+  });
+
+  it('validateSkillTree searches with its maxDepth and validates each folder with its spec', async () => {
+    const root = await mkdtemp(path.join(tmpdir(), 'skillstate-tree-'));
+    const deep = path.join(root, 'a', 'b', 'notes');
+    await mkdir(deep, { recursive: true });
+    await writeFile(path.join(deep, 'SKILL.md'), '---\nname: notes\ndescription: Notes. Use when taking notes.\n---\nbody\n');
+    const found = await validateSkillTree(root, { spec: 'agentskills', maxDepth: 4 });
+    expect(found.results.map((result) => [result.dir, result.valid])).toEqual([[deep, true]]);
+    const shallow = await validateSkillTree(root, { spec: 'agentskills', maxDepth: 1 });
+    expect(shallow.results.map((result) => result.dir)).not.toContain(deep);
   });
 
   it('createDocumentSkillRegistry refuses a misspelled option', () => {

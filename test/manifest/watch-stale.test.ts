@@ -81,7 +81,10 @@ describe('a skill whose SKILL.md no longer loads, while its folder is still ther
     const registry = await discoverSkills({ extra: [root] });
     await writeFile(path.join(root, 'alpha', 'SKILL.md'), HALF_SAVED);
     const diagnostics = await registry.refresh();
-    expect(diagnostics).toEqual([expect.objectContaining({ code: 'skill_skipped', subject: path.join(root, 'alpha') })]);
+    expect(diagnostics).toEqual([
+      expect.objectContaining({ code: 'skill_skipped', subject: path.join(root, 'alpha') }),
+      expect.objectContaining({ code: 'skill_reload_failed', skill: 'alpha', subject: path.join(root, 'alpha') }),
+    ]);
     expect(registry.names()).toEqual(['alpha', 'beta']);
     expect(registry.diagnostics.map((item) => item.code)).toEqual(['skill_skipped', 'skill_reload_failed']);
 
@@ -89,6 +92,30 @@ describe('a skill whose SKILL.md no longer loads, while its folder is still ther
     await rm(path.join(root, 'alpha'), { recursive: true });
     await registry.refresh();
     expect(registry.names()).toEqual(['beta']);
+  });
+
+  it('a misnamed copy that lost the name to it does not take the name by its breakage', async () => {
+    const root = await tree({ 'report/SKILL.md': simpleSkill('report', '', '# Current\n'), 'archive-report/SKILL.md': simpleSkill('report', '', '# Archived\n') });
+    const registry = await discoverSkills({ extra: [root] });
+    expect(registry.entry('report')!.rootPath).toBe(path.join(root, 'report'));
+    expect((await registry.content('report')).instructions).toBe('# Current\n');
+
+    await writeFile(path.join(root, 'report', 'SKILL.md'), HALF_SAVED.replace('alpha', 'report'));
+    for (let scan = 0; scan < 2; scan++) {
+      const diagnostics = await registry.refresh();
+      expect(registry.entry('report')!.rootPath).toBe(path.join(root, 'report'));
+      expect((await registry.content('report')).instructions).toBe('# Current\n');
+      expect(diagnostics.filter((item) => item.code !== 'manifest_name_mismatch').map((item) => item.code)).toEqual(['skill_skipped', 'skill_reload_failed', 'skill_shadowed']);
+      expect(registry.shadowed).toEqual([{ name: 'report', kept: { source: 'extra', path: path.join(root, 'report') }, shadowed: { source: 'extra', path: path.join(root, 'archive-report') } }]);
+    }
+
+    // Repaired, it is read again; removed, the copy takes the name.
+    await writeFile(path.join(root, 'report', 'SKILL.md'), simpleSkill('report', 'version: 2.0.0', '# Repaired\n'));
+    await registry.refresh();
+    expect(registry.entry('report')!.version).toBe('2.0.0');
+    await rm(path.join(root, 'report'), { recursive: true });
+    await registry.refresh();
+    expect(registry.entry('report')!.rootPath).toBe(path.join(root, 'archive-report'));
   });
 
   it('a skill never loaded whose first scan finds it broken is skipped, as before: there is no version to keep', async () => {

@@ -24,7 +24,7 @@ describe('stores that take no options', () => {
     const error = thrownBy(() => (createMemoryStore as (options: unknown) => unknown)({ x: 1 }));
     expect(error).toBeInstanceOf(RuntimeError);
     expect(error).toMatchObject({ code: 'invalid_options', subject: 'createMemoryStore' });
-    expect(error.message).toBe('createMemoryStore takes no arguments, got an object as well: createSqliteStore({ path }) is the store that takes options');
+    expect(error.message).toBe('createMemoryStore takes no options, got an object: createSqliteStore({ path }) is the store that takes options');
     expect(() => (createMemoryStore as (options: unknown) => unknown)(undefined)).not.toThrow();
   });
 
@@ -34,7 +34,7 @@ describe('stores that take no options', () => {
       const error = thrownBy(() => (createFileStore as (dir: string, options: unknown) => unknown)(dir, { pretty: true }));
       expect(error).toBeInstanceOf(RuntimeError);
       expect(error).toMatchObject({ code: 'invalid_options', subject: 'createFileStore' });
-      expect(error.message).toBe('createFileStore takes the folder only, got an object as well: createSqliteStore({ path }) is the store that takes options');
+      expect(error.message).toBe('createFileStore takes the folder only, no options, got an object: createSqliteStore({ path }) is the store that takes options');
       const store = createFileStore(dir);
       await store.save({ id: 'a', definition: 'x', state: {}, mounted: [] } as unknown as Parameters<typeof store.save>[0]);
       expect(await store.list()).toEqual(['a']);
@@ -49,7 +49,9 @@ describe('chatMessage', () => {
     const error = thrownBy(() => (chatMessage as (text: string, options: unknown) => unknown)('hi', { bogus: 1 }));
     expect(error).toBeInstanceOf(SignalError);
     expect(error).toMatchObject({ code: 'invalid_options', subject: 'chatMessage' });
-    expect(error.message).toBe("chatMessage takes the text only, got an object as well: for a signal with options, write createSignal('chat.message', { text }, options)");
+    expect(error.message).toBe("chatMessage takes the text only, no options, got an object: for a signal with options, write createSignal('chat.message', { text }, options)");
     expect(chatMessage('hi')).toMatchObject({ type: 'chat.message', data: { text: 'hi' } });
+    // What map gives a callback (an index, the array) is no options bag.
+    expect(['a', 'b'].map(chatMessage).map((signal) => signal.data)).toEqual([{ text: 'a' }, { text: 'b' }]);
   });
 });
