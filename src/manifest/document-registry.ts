@@ -474,7 +474,10 @@ export class DocumentSkillRegistry implements SkillResolver {
       if (unloadable === undefined) continue;
       next.set(name, entry);
       stale.add(name);
-      const kept = diagnostic('error', 'skill_reload_failed', `skill '${name}' is still in ${entry.rootPath} but cannot be loaded: ${unloadable.message}; the previous version stays`, {
+      // The scan's words without their `<folder> skipped: `, which this message says its own way.
+      const skippedAs = `${unloadable.subject as string} skipped: `;
+      const why = unloadable.message.startsWith(skippedAs) ? unloadable.message.slice(skippedAs.length) : unloadable.message;
+      const kept = diagnostic('error', 'skill_reload_failed', `skill '${name}' is still in ${entry.rootPath} but cannot be loaded: ${why}; the previous version stays`, {
         skill: name,
         subject: entry.rootPath,
       });

@@ -54,7 +54,7 @@ describe('a skill whose SKILL.md no longer loads, while its folder is still ther
     expect(mounted()).toEqual(['skills', 'alpha']);
     const failed = registry.diagnostics.filter((item) => item.code === 'skill_reload_failed');
     expect(failed).toEqual([expect.objectContaining({ level: 'error', skill: 'alpha', subject: path.join(root, 'alpha') })]);
-    expect(failed[0]!.message).toContain(`skill 'alpha' is still in ${path.join(root, 'alpha')} but cannot be loaded`);
+    expect(failed[0]!.message.startsWith(`skill 'alpha' is still in ${path.join(root, 'alpha')} but cannot be loaded: ${path.join(root, 'alpha', 'SKILL.md')}: Invalid YAML in frontmatter: `)).toBe(true);
     expect(failed[0]!.message).toContain('the previous version stays');
     // Its body as it was loaded: an agent loading it now gets the version that worked.
     expect((await registry.content('alpha')).instructions).toBe('# Body\n\nInstructions.\n');
