@@ -10,7 +10,7 @@
 import type { z } from 'zod';
 import { closestName, didYouMean } from './closest-name.js';
 import { DefinitionError, refuseDefinitionField, type ErrorDetails } from './errors.js';
-import { unknownField } from './options.js';
+import { strayField, unknownField } from './options.js';
 import { describeGiven, isDefinedAs } from './plain.js';
 import type { Effect } from './effects.js';
 import { isObjectSchema, isZodSchema, schemaProblem, type ObjectSchema } from './schema.js';
@@ -160,20 +160,16 @@ export function result<TOutput, TState = unknown>(output: TOutput, changes: Acti
     return value;
   }
   // Only the changes given: an absent key and an undefined one read the same to `cmd`, not to
-  // `toEqual`. One test per key to copy them (every sync action's step runs this); the loop
-  // after only looks for a key that is none of them, and builds nothing.
+  // `toEqual`. One test per key to copy them (every sync action's step runs this); `strayField`
+  // after only looks for a key that is none of them, and builds nothing unless it finds one.
   if (changes.state !== undefined) value.state = changes.state;
   if (changes.effects !== undefined) value.effects = changes.effects;
   if (changes.mount !== undefined) value.mount = changes.mount;
   if (changes.unmount !== undefined) value.unmount = changes.unmount;
   if (changes.replace !== undefined) value.replace = changes.replace;
   // A misspelled `stat` would otherwise change nothing, without a word: `cmd` refuses the result.
-  for (const key in changes) {
-    if (!Object.hasOwn(CHANGE_FIELDS, key) && Object.hasOwn(changes, key)) {
-      value[UNREAD] = { key };
-      break;
-    }
-  }
+  const stray = strayField(changes, CHANGE_FIELDS, 'the changes');
+  if (stray) value[UNREAD] = { key: stray.field };
   return value;
 }
 

@@ -6,7 +6,7 @@
  * Pure: no I/O, no XState.
  */
 import { errorInfo, type ErrorInfo } from './errors.js';
-import { unknownField } from './options.js';
+import { strayField } from './options.js';
 import { deepFreeze, describeGiven, isPlainObject } from './plain.js';
 import type { Result } from './result.js';
 import { signalProblem, type Signal } from './signal.js';
@@ -228,11 +228,8 @@ export function effectProblem(value: unknown): string | undefined {
   if (GIVEN_OPTIONS in value) {
     return `effect '${type}' was made with options that are not a plain object (${describeGiven((value as { [GIVEN_OPTIONS]: unknown })[GIVEN_OPTIONS])}): Effects.${type} takes ${CONSTRUCTOR_OPTIONS[type as EffectType] ?? 'no options'}`;
   }
-  for (const key in value) {
-    if (Object.hasOwn(fields, key) || !Object.hasOwn(value, key)) continue;
-    const stray = unknownField(value, fields, { of: `a '${type}' effect` })!;
-    return `effect '${type}': ${stray.field} ${stray.message}`;
-  }
+  const stray = strayField(value, fields, `a '${type}' effect`);
+  if (stray) return `effect '${type}': ${stray.field} ${stray.message}`;
   if (value.meta !== undefined) {
     const problem = metaProblem(type, value.meta);
     if (problem) return problem;
@@ -285,11 +282,8 @@ const META_FIELDS = { skill: true, tags: true } as const satisfies Record<keyof 
 function metaProblem(type: string, meta: unknown): string | undefined {
   if (!isPlainObject(meta)) return `effect '${type}' has a meta that is not an object`;
   // A misspelled `tag` would be dropped without a word.
-  for (const key in meta) {
-    if (Object.hasOwn(META_FIELDS, key) || !Object.hasOwn(meta, key)) continue;
-    const stray = unknownField(meta, META_FIELDS, { of: 'an effect meta' })!;
-    return `effect '${type}' has a meta whose ${stray.field} ${stray.message}`;
-  }
+  const stray = strayField(meta, META_FIELDS, 'an effect meta');
+  if (stray) return `effect '${type}' has a meta whose ${stray.field} ${stray.message}`;
   if (meta.skill !== undefined && typeof meta.skill !== 'string') return `effect '${type}' has a meta whose skill is not a string`;
   if (meta.tags !== undefined && !(Array.isArray(meta.tags) && meta.tags.every((tag) => typeof tag === 'string'))) {
     return `effect '${type}' has meta tags that are not an array of strings`;

@@ -7,7 +7,7 @@
  */
 import { isAction, type AnyAction } from './action.js';
 import { describeThrown, errorInfo, RouteError, withCause, type ErrorDetails, type ErrorInfo } from './errors.js';
-import { unknownField } from './options.js';
+import { strayField, unknownField, type UnknownField } from './options.js';
 import { describeGiven, describeValue, isPlainObject } from './plain.js';
 import type { Result } from './result.js';
 import type { Signal } from './signal.js';
@@ -94,15 +94,13 @@ export function normalizeInstruction(value: unknown): Result<NormalizedInstructi
     return { ok: false, error: malformed(`instruction for '${name}' names a skill that is not a string`, name) };
   }
   // A misspelled `parms` would run the action with no params at all, without a word.
-  for (const key in value) {
-    if (!Object.hasOwn(TARGET_FIELDS, key) && Object.hasOwn(value, key)) return { ok: false, error: strayField(value, name) };
-  }
+  const stray = strayField(value, TARGET_FIELDS, 'an instruction');
+  if (stray) return { ok: false, error: strayFieldError(stray, name) };
   return { ok: true, value: { action: name, actionSpec, params: params ?? {}, skill } };
 }
 
 /** The `invalid_instruction` error for an instruction with a field it does not take, naming the field and the one it probably meant. */
-function strayField(instruction: object, action: string): ErrorInfo<'invalid_instruction'> {
-  const stray = unknownField(instruction, TARGET_FIELDS, { of: 'an instruction' })!;
+function strayFieldError(stray: UnknownField, action: string): ErrorInfo<'invalid_instruction'> {
   const details: ErrorDetails<'invalid_instruction'> = { field: stray.field, known: stray.known };
   if (stray.suggestion !== undefined) details.suggestion = stray.suggestion;
   return errorInfo('invalid_instruction', `instruction for '${action}': ${stray.field} ${stray.message}`, { action, subject: stray.field, details });

@@ -70,6 +70,16 @@ export function unknownField(
   return undefined;
 }
 
+/**
+ * `unknownField` for a value checked at every step (an instruction, an action's changes, an
+ * effect): a loop over its own keys that allocates nothing while each is known, the field
+ * described only once one is not.
+ */
+export function strayField(value: object, known: Readonly<Record<string, unknown>>, of: string): UnknownField | undefined {
+  for (const key in value) if (!Object.hasOwn(known, key) && Object.hasOwn(value, key)) return unknownField(value, known, { of });
+  return undefined;
+}
+
 /** A field `unknownField` found: its name, why it is refused, the fields there are and the one it probably meant. */
 export interface UnknownField {
   field: string;

@@ -23,7 +23,7 @@ import { actionInstruction, instructionsForTarget, type InstructionObject } from
 import type { InvokeUserCode } from '../core/invoke.js';
 import { andThen, isThenable, type MaybePromise } from '../core/maybe-async.js';
 import { matchesAny } from '../core/pattern.js';
-import { unknownField } from '../core/options.js';
+import { strayField } from '../core/options.js';
 import { likelyRoute } from '../core/router.js';
 import { deepFreeze, isPlainObject } from '../core/plain.js';
 import { signalProblem, type Signal } from '../core/signal.js';
@@ -172,11 +172,8 @@ export class AgentStep {
       }
       case 'handle': {
         // A misspelled `stat` would handle the signal and change nothing, without a word.
-        for (const key in decision) {
-          if (Object.hasOwn(HANDLE_FIELDS, key) || !Object.hasOwn(decision, key)) continue;
-          const stray = unknownField(decision, HANDLE_FIELDS, { of: 'Decision.handle' })!;
-          return this.fail(errorInfo('hook_failed', `${what} returned Decision.handle whose ${stray.field} ${stray.message}`, { skill: skill.name, subject: stray.field }));
-        }
+        const stray = strayField(decision, HANDLE_FIELDS, 'Decision.handle');
+        if (stray) return this.fail(errorInfo('hook_failed', `${what} returned Decision.handle whose ${stray.field} ${stray.message}`, { skill: skill.name, subject: stray.field }));
         if (decision.state !== undefined) {
           const patched = patchSlice(this.agent, this.catalog, skill, decision.state, what);
           if (!patched.ok) return this.fail(patched.error);
